@@ -1,0 +1,3 @@
+//! `pxfa`: Portworx on FlashArray for OpenShift hosted control plane tenants.
+
+fn main() {}

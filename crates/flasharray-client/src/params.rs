@@ -1,0 +1,173 @@
+//! Query parameters shared by every backend.
+
+use serde::{Deserialize, Serialize};
+
+use crate::name::{HostGroupName, HostName};
+
+/// Selection for list calls on volumes, hosts, host groups and pods.
+///
+/// Backends return **every** matching item, following continuation tokens;
+/// `page_size` only sets how many items each REST call asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ListParams {
+    /// Only these names; every one must exist, else the call fails (as on the array).
+    pub names: Vec<String>,
+    /// Only these ids (volumes, pods).
+    pub ids: Vec<String>,
+    /// Array filter expression, e.g. `name='px-*' and provisioned>1073741824`.
+    pub filter: Option<String>,
+    /// Sort keys; a trailing `-` sorts descending (`name-`).
+    pub sort: Vec<String>,
+    /// `Some(true)` only destroyed, `Some(false)` only live, `None` both.
+    pub destroyed: Option<bool>,
+    /// Stop after this many items.
+    pub limit: Option<usize>,
+    /// Items per REST call.
+    pub page_size: Option<u32>,
+}
+
+impl ListParams {
+    /// Everything.
+    pub fn all() -> Self {
+        Self::default()
+    }
+
+    /// Only the given names.
+    pub fn names<I, S>(names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        ListParams {
+            names: names.into_iter().map(|s| s.as_ref().to_string()).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// Adds a filter expression.
+    pub fn filter(mut self, f: impl Into<String>) -> Self {
+        self.filter = Some(f.into());
+        self
+    }
+
+    /// Restricts to destroyed (`true`) or live (`false`) objects.
+    pub fn destroyed(mut self, d: bool) -> Self {
+        self.destroyed = Some(d);
+        self
+    }
+
+    /// Sets the page size.
+    pub fn page_size(mut self, n: u32) -> Self {
+        self.page_size = Some(n);
+        self
+    }
+}
+
+/// Selection for `/connections`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConnectionParams {
+    /// Only connections seen by these hosts (private or through their group).
+    pub host_names: Vec<String>,
+    /// Only connections of these host groups.
+    pub host_group_names: Vec<String>,
+    /// Only connections of these volumes.
+    pub volume_names: Vec<String>,
+    /// Filter expression.
+    pub filter: Option<String>,
+    /// Sort keys.
+    pub sort: Vec<String>,
+    /// Items per REST call.
+    pub page_size: Option<u32>,
+}
+
+/// Selection for membership listings (`/host-groups/hosts`, `/pods/arrays`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MemberParams {
+    /// Groups.
+    pub group_names: Vec<String>,
+    /// Members.
+    pub member_names: Vec<String>,
+}
+
+/// Selection for tag listings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TagParams {
+    /// Only tags of these objects.
+    pub resource_names: Vec<String>,
+    /// Only tags in these namespaces.
+    pub namespaces: Vec<String>,
+    /// Include tags of destroyed objects (`None`: the array's default).
+    pub resource_destroyed: Option<bool>,
+}
+
+/// Kinds of objects that carry tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TagResource {
+    /// `/volumes/tags`.
+    Volume,
+    /// `/hosts/tags`.
+    Host,
+    /// `/host-groups/tags`.
+    HostGroup,
+    /// `/pods/tags`.
+    Pod,
+}
+
+impl TagResource {
+    /// The collection path segment (`volumes`, `hosts`, `host-groups`, `pods`).
+    pub fn collection(self) -> &'static str {
+        match self {
+            TagResource::Volume => "volumes",
+            TagResource::Host => "hosts",
+            TagResource::HostGroup => "host-groups",
+            TagResource::Pod => "pods",
+        }
+    }
+}
+
+/// The host side of a connection: one host (private LUN) or one host group (shared
+/// LUN). The REST API allows several volumes per call but only one host or group.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ConnectionTarget {
+    /// A private connection.
+    Host(HostName),
+    /// A shared connection.
+    HostGroup(HostGroupName),
+}
+
+impl ConnectionTarget {
+    /// The host or host group name.
+    pub fn name(&self) -> &str {
+        match self {
+            ConnectionTarget::Host(h) => h.as_str(),
+            ConnectionTarget::HostGroup(g) => g.as_str(),
+        }
+    }
+}
+
+impl std::fmt::Display for ConnectionTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectionTarget::Host(h) => write!(f, "host {h}"),
+            ConnectionTarget::HostGroup(g) => write!(f, "host group {g}"),
+        }
+    }
+}
+
+/// One page of a list answer, as the REST API shapes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page<T> {
+    /// Items of this page.
+    pub items: Vec<T>,
+    /// Token for the next page, if any.
+    pub continuation_token: Option<String>,
+    /// Whether more items follow.
+    pub more_items_remaining: Option<bool>,
+    /// Total count, when asked for.
+    pub total_item_count: Option<u64>,
+}
