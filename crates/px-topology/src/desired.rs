@@ -1,0 +1,170 @@
+//! The array objects a tenant needs, as drivers describe them and the converge engine
+//! applies them.
+//!
+//! Every object pxfa creates carries tags in the `pxfa.io` namespace:
+//! `managed-by=pxfa` always; `tenant=<name>` on objects that belong to one tenant;
+//! `scope=shared` on management-cluster objects (the management nodes' hosts and their
+//! host group) that several tenants use. pxfa changes or destroys only objects whose
+//! tags say it owns them; destroying a tenant never removes shared objects.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, Size, VolumeName};
+use serde::Serialize;
+
+/// Tag namespace.
+pub const TAG_NAMESPACE: &str = flasharray::PXFA_TAG_NAMESPACE;
+/// Tag key marking pxfa's objects; value [`MANAGED_BY_VALUE`].
+pub const TAG_MANAGED_BY: &str = "managed-by";
+/// Value of [`TAG_MANAGED_BY`].
+pub const MANAGED_BY_VALUE: &str = "pxfa";
+/// Tag key naming the owning tenant.
+pub const TAG_TENANT: &str = "tenant";
+/// Tag key for shared objects; value [`SCOPE_SHARED`].
+pub const TAG_SCOPE: &str = "scope";
+/// Value of [`TAG_SCOPE`] on shared objects.
+pub const SCOPE_SHARED: &str = "shared";
+/// Tag key for the object's role (`px-data`, `px-metadata`, `mgmt-host`, ...).
+pub const TAG_ROLE: &str = "role";
+/// Tag key for the worker index a volume belongs to.
+pub const TAG_NODE: &str = "node-index";
+/// Tag key for the disk index on that worker.
+pub const TAG_DISK: &str = "disk-index";
+
+/// Who an object belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// Only this tenant: created, changed and destroyed with it.
+    Tenant,
+    /// Shared with other tenants (management hosts, their host group): created and
+    /// updated, never destroyed by a tenant's `destroy`.
+    Shared,
+}
+
+/// Ownership tags for an object of `tenant` in `scope` with `role`.
+pub fn ownership_tags(tenant: &str, scope: Scope, role: &str) -> BTreeMap<String, String> {
+    let mut t = BTreeMap::new();
+    t.insert(TAG_MANAGED_BY.to_string(), MANAGED_BY_VALUE.to_string());
+    match scope {
+        Scope::Tenant => {
+            t.insert(TAG_TENANT.to_string(), tenant.to_string());
+        }
+        Scope::Shared => {
+            t.insert(TAG_SCOPE.to_string(), SCOPE_SHARED.to_string());
+        }
+    }
+    t.insert(TAG_ROLE.to_string(), role.to_string());
+    t
+}
+
+/// A pod for the tenant's volumes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredPod {
+    /// Pod name.
+    pub name: PodName,
+    /// Quota; `None` for unlimited.
+    pub quota: Option<Size>,
+    /// Tags (`pxfa.io` namespace).
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A volume.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredVolume {
+    /// Full name, `pod::vol` when in the tenant's pod.
+    pub name: VolumeName,
+    /// Provisioned size.
+    pub size: Size,
+    /// Tags (`pxfa.io` namespace): ownership, role, node and disk index.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A host: one server's initiators.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredHost {
+    /// Host name.
+    pub name: HostName,
+    /// FC WWNs, normalised (16 upper-case hex digits).
+    pub wwns: Vec<String>,
+    /// iSCSI IQNs.
+    pub iqns: Vec<String>,
+    /// NVMe NQNs.
+    pub nqns: Vec<String>,
+    /// Personality, usually none for Linux.
+    pub personality: Option<String>,
+    /// The host group the host must be in.
+    pub host_group: Option<HostGroupName>,
+    /// Tenant-owned or shared.
+    pub scope: Scope,
+    /// Tags (`pxfa.io` namespace).
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A host group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredHostGroup {
+    /// Group name.
+    pub name: HostGroupName,
+    /// Tenant-owned or shared.
+    pub scope: Scope,
+    /// Tags (`pxfa.io` namespace).
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A connection of one volume to a host or host group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredConnection {
+    /// The host or host group.
+    #[serde(serialize_with = "ser_target")]
+    pub target: ConnectionTarget,
+    /// The volume.
+    pub volume: VolumeName,
+    /// A fixed LUN, or `None` to let the array choose.
+    pub lun: Option<u32>,
+}
+
+fn ser_target<S: serde::Serializer>(t: &ConnectionTarget, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&t.to_string())
+}
+
+/// An API token for the tenant's Portworx (`px-pure-secret`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredApiToken {
+    /// The array admin user the token belongs to; must exist on the array.
+    pub admin: String,
+    /// Token lifetime; `None` never expires.
+    pub lifetime: Option<Duration>,
+}
+
+/// Everything one tenant needs on the array.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DesiredState {
+    /// Tenant name (the `tenant` tag value).
+    pub tenant: String,
+    /// The tenant's pod, if any.
+    pub pod: Option<DesiredPod>,
+    /// Host groups.
+    pub host_groups: Vec<DesiredHostGroup>,
+    /// Hosts.
+    pub hosts: Vec<DesiredHost>,
+    /// Volumes.
+    pub volumes: Vec<DesiredVolume>,
+    /// Connections.
+    pub connections: Vec<DesiredConnection>,
+    /// API token for the tenant.
+    pub api_token: Option<DesiredApiToken>,
+}
+
+impl DesiredState {
+    /// True when the tenant needs nothing on the array (KubeVirt CSI mapping).
+    pub fn is_empty(&self) -> bool {
+        self.pod.is_none()
+            && self.host_groups.is_empty()
+            && self.hosts.is_empty()
+            && self.volumes.is_empty()
+            && self.connections.is_empty()
+            && self.api_token.is_none()
+    }
+}
