@@ -1,0 +1,1 @@
+//! HTTPS simulator of the FlashArray REST API.
