@@ -1,0 +1,278 @@
+//! The `TenantStorage` spec: parsing with field paths, defaults, semantic validation
+//! and the derived values other modules need.
+//!
+//! Parsing goes YAML text -> `serde_json::Value` (serde-saphyr) -> typed structs
+//! through `serde_path_to_error`, so every error names the field it is about:
+//! `spec.storage.capacity: "4 TB" is not a valid size ...`. Validation then checks
+//! what types cannot (mode/protocol combinations, initiators, addresses, limits) and
+//! reports every problem at once, not only the first.
+
+mod model;
+mod net;
+mod validate;
+mod version;
+
+use std::fmt;
+use std::path::Path;
+
+use flasharray::Size;
+
+pub use model::*;
+pub use net::{Ipv4Cidr, Ipv4Range};
+pub use version::Version;
+
+/// Longest tenant name: derived array names add up to 23 characters
+/// (`-px-data-12-3`, pod prefixes, ...) and must stay within 63.
+pub const MAX_TENANT_NAME: usize = 40;
+
+/// Default PX-StoreV2 pool ceiling (`-max_thin_pool_size`), per the Portworx
+/// PX-StoreV2 page for 3.1 ([M] in the reference: configurable with
+/// `spec.portworx.maxPoolSize`).
+pub const DEFAULT_MAX_POOL_SIZE: Size = Size::tib(15);
+
+/// One problem with a spec, at a field path such as `spec.storage.capacity`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct SpecError {
+    /// Dotted path of the field (`spec.management.nodes[1].wwns[0]`), or `document`
+    /// when the YAML itself cannot be read.
+    pub path: String,
+    /// What is wrong and, where possible, how to fix it.
+    pub message: String,
+}
+
+impl SpecError {
+    /// An error at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        SpecError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Every problem found in a spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecErrors(pub Vec<SpecError>);
+
+impl fmt::Display for SpecErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SpecErrors {}
+
+impl From<SpecError> for SpecErrors {
+    fn from(e: SpecError) -> Self {
+        SpecErrors(vec![e])
+    }
+}
+
+/// Parses a spec: structure, types and defaults. Semantic rules are checked by
+/// [`TenantStorage::validate`]; [`parse_valid_spec`] does both.
+pub fn parse_spec(yaml: &str) -> Result<TenantStorage, SpecError> {
+    let value: serde_json::Value = serde_saphyr::from_str(yaml)
+        .map_err(|e| SpecError::new("document", format!("not valid YAML: {e}")))?;
+    from_value(value)
+}
+
+/// Parses a spec already read into a JSON value (a YAML document from a
+/// multi-document file, or a custom resource fetched from a cluster).
+pub fn from_value(value: serde_json::Value) -> Result<TenantStorage, SpecError> {
+    if !value.is_object() {
+        return Err(SpecError::new(
+            "document",
+            "expected a mapping with apiVersion, kind, metadata and spec",
+        ));
+    }
+    let mut spec: TenantStorage = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." || path.is_empty() {
+            "document".to_string()
+        } else {
+            path
+        };
+        SpecError::new(path, e.into_inner().to_string())
+    })?;
+    spec.resolve_defaults();
+    Ok(spec)
+}
+
+/// Parses and validates; every problem is reported.
+pub fn parse_valid_spec(yaml: &str) -> Result<TenantStorage, SpecErrors> {
+    let spec = parse_spec(yaml)?;
+    let errors = spec.validate();
+    if errors.is_empty() {
+        Ok(spec)
+    } else {
+        Err(SpecErrors(errors))
+    }
+}
+
+/// Reads, parses and validates a spec file.
+pub fn load_spec(path: impl AsRef<Path>) -> Result<TenantStorage, SpecErrors> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        SpecError::new(
+            path.display().to_string(),
+            format!("cannot read the spec: {e}"),
+        )
+    })?;
+    parse_valid_spec(&text)
+}
+
+impl TenantStorage {
+    /// Checks the semantic rules; empty when the spec is valid.
+    pub fn validate(&self) -> Vec<SpecError> {
+        validate::validate(self)
+    }
+
+    /// Fills the name-derived defaults in, so that a serialised spec shows the
+    /// effective values. Idempotent.
+    pub fn resolve_defaults(&mut self) {
+        let name = self.metadata.name.clone();
+        let hc = &mut self.spec.hosted_cluster;
+        if hc.node_pool.is_none() {
+            hc.node_pool = Some(format!("{name}-workers"));
+        }
+        if self.spec.storage.app_storage_class.is_none() {
+            self.spec.storage.app_storage_class =
+                Some(format!("px-repl{}", self.spec.storage.replication));
+        }
+        if self.spec.array.token_user.is_none() && self.spec.storage.mode == StorageMode::CloudDrive
+        {
+            self.spec.array.token_user = Some(format!("pxfa-{name}"));
+        }
+        if self.spec.portworx.cluster_name.is_none() && self.spec.storage.mode.runs_portworx() {
+            self.spec.portworx.cluster_name = Some(format!("px-{name}"));
+        }
+    }
+
+    /// The tenant name (`metadata.name`), the root of every derived name.
+    pub fn tenant_name(&self) -> &str {
+        &self.metadata.name
+    }
+
+    /// The storage mode.
+    pub fn mode(&self) -> StorageMode {
+        self.spec.storage.mode
+    }
+
+    /// The SAN protocol (`None` for kubevirt-csi).
+    pub fn protocol(&self) -> Option<Protocol> {
+        self.spec.storage.protocol
+    }
+
+    /// The hosted control plane namespace on the management cluster:
+    /// `<hostedCluster.namespace>-<hostedCluster.name>`.
+    pub fn hcp_namespace(&self) -> String {
+        let hc = &self.spec.hosted_cluster;
+        format!("{}-{}", hc.namespace, hc.name)
+    }
+
+    /// The NodePool name (default `<name>-workers`).
+    pub fn node_pool(&self) -> String {
+        self.spec
+            .hosted_cluster
+            .node_pool
+            .clone()
+            .unwrap_or_else(|| format!("{}-workers", self.metadata.name))
+    }
+
+    /// Portworx storage nodes in the tenant: every worker VM for the Portworx modes,
+    /// none for kubevirt-csi.
+    pub fn storage_nodes(&self) -> u32 {
+        if self.mode().runs_portworx() {
+            self.spec.hosted_cluster.replicas
+        } else {
+            0
+        }
+    }
+
+    /// The array admin owning the tenant's API token (default `pxfa-<name>`).
+    pub fn token_user(&self) -> String {
+        self.spec
+            .array
+            .token_user
+            .clone()
+            .unwrap_or_else(|| format!("pxfa-{}", self.metadata.name))
+    }
+
+    /// The tenant StorageCluster name (default `px-<name>`).
+    pub fn portworx_cluster_name(&self) -> String {
+        self.spec
+            .portworx
+            .cluster_name
+            .clone()
+            .unwrap_or_else(|| format!("px-{}", self.metadata.name))
+    }
+
+    /// The tenant's app StorageClass (default `px-repl<replication>`).
+    pub fn app_storage_class(&self) -> String {
+        self.spec
+            .storage
+            .app_storage_class
+            .clone()
+            .unwrap_or_else(|| format!("px-repl{}", self.spec.storage.replication))
+    }
+
+    /// The PX-StoreV2 pool ceiling (default [`DEFAULT_MAX_POOL_SIZE`]).
+    pub fn max_pool_size(&self) -> Size {
+        self.spec
+            .portworx
+            .max_pool_size
+            .unwrap_or(DEFAULT_MAX_POOL_SIZE)
+    }
+
+    /// The hosted cluster's OpenShift version: `ocpVersion`, else the release image
+    /// tag, else unknown.
+    pub fn ocp_version(&self) -> Option<Version> {
+        let hc = &self.spec.hosted_cluster;
+        hc.ocp_version.or_else(|| {
+            hc.release_image
+                .as_deref()
+                .and_then(Version::from_release_image)
+        })
+    }
+
+    /// The management cluster's OpenShift Virtualization version, when given.
+    pub fn virtualization_version(&self) -> Option<Version> {
+        self.spec.hosted_cluster.virtualization_version
+    }
+
+    /// Whether the tenant's apps ask for ReadWriteMany.
+    pub fn wants_rwx(&self) -> bool {
+        self.spec
+            .storage
+            .access_modes
+            .iter()
+            .any(|m| m == "ReadWriteMany")
+    }
+}
+
+impl ManagementNode {
+    /// The node's array host name: `host`, else the node name when it is a valid
+    /// array name.
+    pub fn array_host(&self) -> Result<flasharray::HostName, flasharray::name::NameError> {
+        match &self.host {
+            Some(h) => Ok(h.clone()),
+            None => flasharray::HostName::new(self.name.clone()),
+        }
+    }
+
+    /// The initiators of `protocol` on this node.
+    pub fn initiators(&self, protocol: Protocol) -> &[String] {
+        match protocol {
+            Protocol::Fc => &self.wwns,
+            Protocol::Iscsi => &self.iqns,
+            Protocol::NvmeTcp => &self.nqns,
+        }
+    }
+}

@@ -1,0 +1,467 @@
+//! The `TenantStorage` document, field for field as admins write it.
+//!
+//! Every struct refuses unknown fields so that a typo (`modee:`) is an error with its
+//! path rather than a silently ignored setting. Defaults that do not depend on the
+//! tenant are serde defaults (the `default_*` functions, listed in `docs/spec.md`);
+//! defaults derived from the tenant name (node pool, token user, Portworx cluster
+//! name, app StorageClass) stay `None` after deserialising and are resolved by the
+//! accessors on [`TenantStorage`](super::TenantStorage) and filled in by
+//! [`parse_spec`](super::parse_spec), so serialising a parsed spec shows every
+//! effective value.
+
+use std::fmt;
+
+use flasharray::{HostGroupName, HostName, PodName, Size};
+use serde::{Deserialize, Serialize};
+
+use super::net::{Ipv4Cidr, Ipv4Range};
+use super::version::Version;
+
+/// The only accepted `apiVersion`.
+pub const API_VERSION: &str = "pxfa.io/v1alpha1";
+/// The only accepted `kind`.
+pub const KIND: &str = "TenantStorage";
+
+/// Default HostedCluster namespace.
+pub const DEFAULT_NAMESPACE: &str = "clusters";
+/// Default number of worker VMs.
+pub const DEFAULT_REPLICAS: u32 = 3;
+/// Default vCPU cores per worker VM: the PX-StoreV2 minimum.
+pub const DEFAULT_CORES: u32 = 8;
+/// Default memory per worker VM.
+pub const DEFAULT_MEMORY: Size = Size::gib(32);
+/// Default root disk per worker VM: what PX-StoreV2 needs when `/var` and `/opt` share
+/// the root disk.
+pub const DEFAULT_ROOT_VOLUME: Size = Size::gib(128);
+/// Default management StorageClass for VM root disks.
+pub const DEFAULT_ROOT_STORAGE_CLASS: &str = "pxfa-vm-rootdisk";
+/// Default Portworx replication factor of the tenant's app StorageClass.
+pub const DEFAULT_REPLICATION: u8 = 3;
+/// Default drives per storage node before the pool ceiling adds more.
+pub const DEFAULT_DRIVES_PER_NODE: u32 = 1;
+/// Default (and minimum) PX-StoreV2 metadata device.
+pub const DEFAULT_METADATA_SIZE: Size = Size::gib(64);
+/// Default management FADA StorageClass (direct-access).
+pub const DEFAULT_FADA_STORAGE_CLASS: &str = "pxfa-fada-block";
+/// Default guest StorageClass name (kubevirt-csi).
+pub const DEFAULT_GUEST_STORAGE_CLASS: &str = "px-kubevirt-csi";
+/// Default Portworx namespace.
+pub const DEFAULT_PORTWORX_NAMESPACE: &str = "portworx";
+/// Default Portworx version: the first supported for hosted control planes.
+pub const DEFAULT_PORTWORX_VERSION: Version = Version::new(3, 6, 2);
+/// Default secondary-network MTU.
+pub const DEFAULT_MTU: u32 = 1500;
+/// Default NetworkAttachmentDefinition name.
+pub const DEFAULT_NAD_NAME: &str = "storage-network";
+/// Default guest interface for the storage network.
+pub const DEFAULT_GUEST_INTERFACE: &str = "enp2s0";
+
+/// One tenant's storage, as a Kubernetes-shaped resource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TenantStorage {
+    /// Must be [`API_VERSION`].
+    pub api_version: String,
+    /// Must be [`KIND`].
+    pub kind: String,
+    /// The tenant's name and labels.
+    pub metadata: Metadata,
+    /// What the tenant needs.
+    pub spec: TenantSpec,
+}
+
+/// Object metadata; `name` is the tenant name every derived object name starts from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Metadata {
+    /// Tenant name: DNS-1123 label, at most 40 characters.
+    pub name: String,
+    /// Free-form labels, carried for a future controller.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// Free-form annotations, carried for a future controller.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub annotations: std::collections::BTreeMap<String, String>,
+}
+
+/// The body of the spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TenantSpec {
+    /// The HostedCluster and its NodePool.
+    pub hosted_cluster: HostedClusterSpec,
+    /// The tenant's storage option and capacity.
+    pub storage: StorageSpec,
+    /// The FlashArray.
+    #[serde(default)]
+    pub array: ArraySpec,
+    /// The management cluster's nodes as the array sees them.
+    pub management: ManagementSpec,
+    /// Optional secondary storage network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSpec>,
+    /// Portworx in the tenant.
+    #[serde(default)]
+    pub portworx: PortworxSpec,
+}
+
+/// The HostedCluster and its KubeVirt NodePool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HostedClusterSpec {
+    /// HostedCluster name.
+    pub name: String,
+    /// HostedCluster/NodePool namespace; the control plane runs in `<namespace>-<name>`.
+    #[serde(default = "default_namespace")]
+    pub namespace: String,
+    /// NodePool name; default `<metadata.name>-workers`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_pool: Option<String>,
+    /// Worker VMs.
+    #[serde(default = "default_replicas")]
+    pub replicas: u32,
+    /// vCPU cores per worker VM.
+    #[serde(default = "default_cores")]
+    pub cores: u32,
+    /// Memory per worker VM.
+    #[serde(default = "default_memory")]
+    pub memory: Size,
+    /// Root disk per worker VM.
+    #[serde(default = "default_root_volume")]
+    pub root_volume_size: Size,
+    /// OpenShift release image.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_image: Option<String>,
+    /// OpenShift version of the hosted cluster; derived from the release image tag
+    /// when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocp_version: Option<Version>,
+    /// OpenShift Virtualization version on the management cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtualization_version: Option<Version>,
+    /// Management StorageClass for VM root disks (must be RWX Block).
+    #[serde(default = "default_root_storage_class")]
+    pub root_storage_class: String,
+}
+
+/// The three ways a tenant gets its storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StorageMode {
+    /// Portworx in the tenant creates its own FlashArray volumes (FACD).
+    CloudDrive,
+    /// Pre-provisioned FlashArray volumes passed into the worker VMs.
+    DirectAccess,
+    /// No Portworx in the tenant: the guest's PVCs map to management PVCs.
+    KubevirtCsi,
+}
+
+impl StorageMode {
+    /// Every mode, in the order documented.
+    pub const ALL: [StorageMode; 3] = [
+        StorageMode::CloudDrive,
+        StorageMode::DirectAccess,
+        StorageMode::KubevirtCsi,
+    ];
+
+    /// The spelling in the spec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StorageMode::CloudDrive => "cloud-drive",
+            StorageMode::DirectAccess => "direct-access",
+            StorageMode::KubevirtCsi => "kubevirt-csi",
+        }
+    }
+
+    /// Whether Portworx runs inside the tenant (and so has a storage pool to size).
+    pub fn runs_portworx(self) -> bool {
+        !matches!(self, StorageMode::KubevirtCsi)
+    }
+
+    /// The protocols this mode supports (empty: the protocol does not apply).
+    pub fn protocols(self) -> &'static [Protocol] {
+        match self {
+            StorageMode::CloudDrive => &[Protocol::Iscsi, Protocol::NvmeTcp],
+            StorageMode::DirectAccess => &[Protocol::Fc, Protocol::Iscsi, Protocol::NvmeTcp],
+            StorageMode::KubevirtCsi => &[],
+        }
+    }
+}
+
+impl fmt::Display for StorageMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// SAN protocol between hosts and the array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Protocol {
+    /// Fibre Channel (WWNs).
+    Fc,
+    /// iSCSI (IQNs).
+    Iscsi,
+    /// NVMe over TCP (NQNs).
+    NvmeTcp,
+}
+
+impl Protocol {
+    /// The spelling in the spec.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Fc => "fc",
+            Protocol::Iscsi => "iscsi",
+            Protocol::NvmeTcp => "nvme-tcp",
+        }
+    }
+
+    /// The node field holding this protocol's initiators.
+    pub fn initiator_field(self) -> &'static str {
+        match self {
+            Protocol::Fc => "wwns",
+            Protocol::Iscsi => "iqns",
+            Protocol::NvmeTcp => "nqns",
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How direct-access volumes reach the worker VMs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Attach {
+    /// The management Portworx attaches the volume on demand through a FADA PVC.
+    #[default]
+    Fada,
+    /// pxfa connects the volumes to the management host group up front.
+    HostGroup,
+}
+
+/// The virtual disk bus of direct-access disks inside the VM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiskBus {
+    /// virtio-scsi: stable `/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_<serial>` paths.
+    #[default]
+    Scsi,
+    /// virtio-blk: `/dev/disk/by-id/virtio-<serial>` paths (serial truncated to 20).
+    Virtio,
+}
+
+/// The tenant's storage option and capacity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StorageSpec {
+    /// cloud-drive, direct-access or kubevirt-csi.
+    pub mode: StorageMode,
+    /// SAN protocol; required for cloud-drive and direct-access, refused for
+    /// kubevirt-csi.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<Protocol>,
+    /// Usable capacity for the tenant's apps, after replication.
+    pub capacity: Size,
+    /// Portworx replication of the app StorageClass, 1..=3.
+    #[serde(default = "default_replication")]
+    pub replication: u8,
+    /// Drives per storage node; sizing adds drives to stay under the pool ceiling.
+    #[serde(default = "default_drives_per_node")]
+    pub drives_per_node: u32,
+    /// PX-StoreV2 metadata device per node (>= 64Gi).
+    #[serde(default = "default_metadata_size")]
+    pub metadata_size: Size,
+    /// Optional FlashArray pod for the tenant's volumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod: Option<PodName>,
+    /// direct-access: how volumes reach the VMs.
+    #[serde(default)]
+    pub attach: Attach,
+    /// direct-access: the VM disk bus.
+    #[serde(default)]
+    pub disk_bus: DiskBus,
+    /// direct-access: management FADA StorageClass name.
+    #[serde(default = "default_fada_storage_class")]
+    pub fada_storage_class: String,
+    /// Tenant StorageClass name; default `px-repl<replication>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_storage_class: Option<String>,
+    /// kubevirt-csi: the guest StorageClass name.
+    #[serde(default = "default_guest_storage_class")]
+    pub guest_storage_class: String,
+    /// Access modes the tenant's apps ask for (`ReadWriteOnce`, `ReadWriteMany`, ...);
+    /// used by lint (kubevirt-csi cannot give RWX). Empty: `ReadWriteOnce`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access_modes: Vec<String>,
+}
+
+/// The FlashArray. Credentials never live here.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArraySpec {
+    /// Management endpoint (`MgmtEndPoint` in pure.json): host name or IP, no scheme.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// cloud-drive: the array admin owning the tenant's API token; default
+    /// `pxfa-<metadata.name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_user: Option<String>,
+}
+
+/// The management cluster as the array sees it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManagementSpec {
+    /// Host group of the management nodes (shared by tenants).
+    pub host_group: HostGroupName,
+    /// Management worker nodes.
+    pub nodes: Vec<ManagementNode>,
+    /// Optional MetalLB pool for the hosted API servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metallb: Option<MetallbSpec>,
+}
+
+/// One management worker node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ManagementNode {
+    /// Kubernetes node name.
+    pub name: String,
+    /// Array host name for this node; default the node name, which must then be a
+    /// valid array host name (no dots: set `host` for FQDN node names).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostName>,
+    /// Fibre Channel port WWNs.
+    #[serde(default)]
+    pub wwns: Vec<String>,
+    /// iSCSI initiator names.
+    #[serde(default)]
+    pub iqns: Vec<String>,
+    /// NVMe host NQNs.
+    #[serde(default)]
+    pub nqns: Vec<String>,
+    /// The node's address on the storage network, with prefix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_address: Option<Ipv4Cidr>,
+}
+
+/// MetalLB address pool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MetallbSpec {
+    /// Address ranges or prefixes (`198.51.100.50-198.51.100.69`, `198.51.100.64/28`).
+    pub addresses: Vec<String>,
+}
+
+/// Secondary storage network: a linux bridge on a VLAN uplink of every management
+/// node, and a NetworkAttachmentDefinition the worker VMs attach to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NetworkSpec {
+    /// Linux bridge name.
+    pub bridge: String,
+    /// Physical uplink interface on the management nodes.
+    pub uplink: String,
+    /// VLAN id, 1..=4094; absent: untagged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vlan: Option<u16>,
+    /// MTU.
+    #[serde(default = "default_mtu")]
+    pub mtu: u32,
+    /// The storage subnet.
+    pub subnet: Ipv4Cidr,
+    /// Gateway, inside the subnet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<std::net::Ipv4Addr>,
+    /// Addresses handed to worker VMs, inside the subnet.
+    pub vm_range: Ipv4Range,
+    /// Interface name of the storage NIC inside the worker VMs.
+    #[serde(default = "default_guest_interface")]
+    pub guest_interface: String,
+    /// NetworkAttachmentDefinition name.
+    #[serde(default = "default_nad_name")]
+    pub nad_name: String,
+}
+
+/// Portworx in the tenant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PortworxSpec {
+    /// Portworx Enterprise version (>= 3.6.2 for hosted clusters).
+    #[serde(default = "default_portworx_version")]
+    pub version: Version,
+    /// Namespace of the StorageCluster in the tenant.
+    #[serde(default = "default_portworx_namespace")]
+    pub namespace: String,
+    /// StorageCluster name; default `px-<metadata.name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_name: Option<String>,
+    /// PX-StoreV2 pool ceiling; default 15Ti (`-max_thin_pool_size`, fixed at pool
+    /// creation). Sizing adds drives so that no pool exceeds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pool_size: Option<Size>,
+}
+
+impl Default for PortworxSpec {
+    fn default() -> Self {
+        PortworxSpec {
+            version: DEFAULT_PORTWORX_VERSION,
+            namespace: default_portworx_namespace(),
+            cluster_name: None,
+            max_pool_size: None,
+        }
+    }
+}
+
+fn default_namespace() -> String {
+    DEFAULT_NAMESPACE.to_string()
+}
+fn default_replicas() -> u32 {
+    DEFAULT_REPLICAS
+}
+fn default_cores() -> u32 {
+    DEFAULT_CORES
+}
+fn default_memory() -> Size {
+    DEFAULT_MEMORY
+}
+fn default_root_volume() -> Size {
+    DEFAULT_ROOT_VOLUME
+}
+fn default_root_storage_class() -> String {
+    DEFAULT_ROOT_STORAGE_CLASS.to_string()
+}
+fn default_replication() -> u8 {
+    DEFAULT_REPLICATION
+}
+fn default_drives_per_node() -> u32 {
+    DEFAULT_DRIVES_PER_NODE
+}
+fn default_metadata_size() -> Size {
+    DEFAULT_METADATA_SIZE
+}
+fn default_fada_storage_class() -> String {
+    DEFAULT_FADA_STORAGE_CLASS.to_string()
+}
+fn default_guest_storage_class() -> String {
+    DEFAULT_GUEST_STORAGE_CLASS.to_string()
+}
+fn default_portworx_namespace() -> String {
+    DEFAULT_PORTWORX_NAMESPACE.to_string()
+}
+fn default_portworx_version() -> Version {
+    DEFAULT_PORTWORX_VERSION
+}
+fn default_mtu() -> u32 {
+    DEFAULT_MTU
+}
+fn default_guest_interface() -> String {
+    DEFAULT_GUEST_INTERFACE.to_string()
+}
+fn default_nad_name() -> String {
+    DEFAULT_NAD_NAME.to_string()
+}
