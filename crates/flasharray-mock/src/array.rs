@@ -1,0 +1,620 @@
+//! `MockArray`: the state behind one lock, the fault switches in front of it, and the
+//! `FlashArray` trait on top.
+//!
+//! Every trait call goes through [`MockArray::call`]: count it, decide its faults,
+//! sleep the injected latency (never holding the lock), refuse it if a pre-call fault
+//! says so, then run the rules on the state under the lock, after eradicating what
+//! the clock says is due.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use flasharray::models::*;
+use flasharray::params::*;
+use flasharray::size::{GIB, TIB};
+use flasharray::{Error, FlashArray, HostGroupName, HostName, PodName, Result, Size, VolumeName};
+
+use crate::clock::MockClock;
+use crate::faults::{Faults, WriteFault, lost_answer};
+use crate::state::{ArrayRec, Ctx, DestroyConnected, MockState, State};
+use crate::stats::CallStats;
+
+/// Default eradication delay of a FlashArray: 24 hours.
+pub const DEFAULT_ERADICATION_DELAY: Duration = Duration::from_secs(24 * 3600);
+
+/// An in-memory FlashArray with the real array's rules. Clones share one array.
+#[derive(Clone)]
+pub struct MockArray {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    clock: MockClock,
+    faults: Faults,
+    stats: Mutex<CallStats>,
+}
+
+impl std::fmt::Debug for MockArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.lock();
+        f.debug_struct("MockArray")
+            .field("name", &s.array.name)
+            .field("id", &s.array.id)
+            .field("volumes", &s.volumes.len())
+            .field("hosts", &s.hosts.len())
+            .field("host_groups", &s.host_groups.len())
+            .field("pods", &s.pods.len())
+            .field("connections", &s.connections.map.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for MockArray {
+    fn default() -> Self {
+        MockArray::new()
+    }
+}
+
+/// Builds a [`MockArray`] with non-default settings.
+#[derive(Debug, Clone)]
+pub struct MockArrayBuilder {
+    name: String,
+    version: String,
+    capacity: Size,
+    eradication_delay: Duration,
+    admins: Vec<String>,
+    clock: Option<MockClock>,
+    seed_volumes: usize,
+    destroy_connected: DestroyConnected,
+}
+
+impl Default for MockArrayBuilder {
+    fn default() -> Self {
+        MockArrayBuilder {
+            name: "pxfa-sim".into(),
+            version: "6.7.4".into(),
+            capacity: Size::tib(100),
+            eradication_delay: DEFAULT_ERADICATION_DELAY,
+            admins: Vec::new(),
+            clock: None,
+            seed_volumes: 0,
+            destroy_connected: DestroyConnected::default(),
+        }
+    }
+}
+
+impl MockArrayBuilder {
+    /// Array name (default `pxfa-sim`).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Purity version reported by `GET /arrays` (default `6.7.4`).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Usable capacity (default 100 TiB).
+    pub fn capacity(mut self, capacity: Size) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// Delay between destroy and automatic eradication (default 24 h).
+    pub fn eradication_delay(mut self, d: Duration) -> Self {
+        self.eradication_delay = d;
+        self
+    }
+
+    /// An admin user that may own an API token; repeatable. Without any, the array
+    /// has `pureuser`.
+    pub fn admin(mut self, name: impl Into<String>) -> Self {
+        self.admins.push(name.into());
+        self
+    }
+
+    /// The clock (default: the system clock).
+    pub fn clock(mut self, clock: MockClock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Starts with `n` volumes `seed-vol-00001`… of 1 GiB (benchmarks).
+    pub fn seed_volumes(mut self, n: usize) -> Self {
+        self.seed_volumes = n;
+        self
+    }
+
+    /// What destroying a connected volume does (default: refuse).
+    pub fn destroy_connected(mut self, policy: DestroyConnected) -> Self {
+        self.destroy_connected = policy;
+        self
+    }
+
+    /// Builds the array.
+    pub fn build(self) -> MockArray {
+        let clock = self.clock.unwrap_or_else(MockClock::system);
+        let admins = if self.admins.is_empty() {
+            vec!["pureuser".to_string()]
+        } else {
+            self.admins
+        };
+        let mut state = State::new(
+            ArrayRec {
+                id: uuid::Uuid::new_v4().to_string(),
+                name: self.name,
+                version: self.version,
+                capacity: self.capacity.as_u64(),
+                eradication_delay_ms: u64::try_from(self.eradication_delay.as_millis())
+                    .unwrap_or(u64::MAX),
+                destroy_connected: self.destroy_connected,
+            },
+            &admins,
+        );
+        if self.seed_volumes > 0 {
+            let names: Vec<VolumeName> = (1..=self.seed_volumes)
+                .filter_map(|i| VolumeName::new(format!("seed-vol-{i:05}")).ok())
+                .collect();
+            let ctx = Ctx {
+                now: clock.now_ms(),
+                safemode: false,
+            };
+            let body = VolumePost {
+                provisioned: Some(GIB),
+                source: None,
+            };
+            // Names and size are valid by construction; a failure here is a bug in
+            // the rules, not an input problem.
+            if let Err(e) = state.create_volumes(ctx, &names, &body) {
+                panic!("seeding {} volumes failed: {e}", names.len());
+            }
+        }
+        MockArray {
+            inner: Arc::new(Inner {
+                state: Mutex::new(state),
+                clock,
+                faults: Faults::default(),
+                stats: Mutex::new(CallStats::default()),
+            }),
+        }
+    }
+}
+
+impl MockArray {
+    /// An array named `pxfa-sim`, Purity 6.7.4, 100 TiB, 24 h eradication delay,
+    /// admin `pureuser`, system clock.
+    pub fn new() -> MockArray {
+        MockArray::builder().build()
+    }
+
+    /// A builder for other settings.
+    pub fn builder() -> MockArrayBuilder {
+        MockArrayBuilder::default()
+    }
+
+    /// The array's clock; advance it to make eradication delays pass.
+    pub fn clock(&self) -> &MockClock {
+        &self.inner.clock
+    }
+
+    /// Runtime fault injection.
+    pub fn faults(&self) -> &Faults {
+        &self.inner.faults
+    }
+
+    /// Calls made so far.
+    pub fn stats(&self) -> CallStats {
+        lock(&self.inner.stats).clone()
+    }
+
+    /// Starts counting calls from zero.
+    pub fn reset_stats(&self) {
+        *lock(&self.inner.stats) = CallStats::default();
+    }
+
+    /// Adds an admin user that may own an API token (no-op if it exists).
+    pub fn add_admin(&self, name: &str) {
+        self.lock().add_admin(name);
+    }
+
+    /// The admin owning `token`, if the token exists and has not expired. The
+    /// simulator's login uses it; comparing here keeps the tokens inside the state.
+    pub fn api_token_owner(&self, token: &str) -> Option<String> {
+        let now = self.inner.clock.now_ms();
+        self.lock().token_owner(token, now)
+    }
+
+    /// The whole state (objects, tags, LUNs, tokens, clock) for saving as JSON.
+    pub fn snapshot(&self) -> MockState {
+        let mut s = self.lock().clone();
+        s.clock = Some(self.inner.clock.snapshot());
+        MockState { inner: s }
+    }
+
+    /// Replaces the whole state with a snapshot (and puts the clock back).
+    pub fn restore(&self, state: MockState) {
+        let mut s = state.inner;
+        s.rebuild_indexes();
+        s.sweep_due = 0;
+        if let Some(c) = s.clock {
+            self.inner.clock.restore(c);
+        }
+        *self.lock() = s;
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        lock(&self.inner.state)
+    }
+
+    /// Runs one trait call: stats, faults, latency, then `f` under the lock.
+    async fn call<T>(
+        &self,
+        op: &'static str,
+        operation: &'static str,
+        write: bool,
+        f: impl FnOnce(&mut State, Ctx) -> Result<T>,
+    ) -> Result<T> {
+        lock(&self.inner.stats).record(op, write);
+        let faults = self.inner.faults.on_call(operation, write);
+        if !faults.latency.is_zero() {
+            tokio::time::sleep(faults.latency).await;
+        }
+        if let Some(e) = faults.refuse {
+            return Err(e);
+        }
+        if faults.write == WriteFault::Dropped {
+            return Err(lost_answer(operation, true));
+        }
+        let ctx = Ctx {
+            now: self.inner.clock.now_ms(),
+            safemode: self.inner.faults.safemode(),
+        };
+        let result = {
+            let mut s = self.lock();
+            s.sweep(ctx.now);
+            f(&mut s, ctx)
+        };
+        if faults.write == WriteFault::AnswerLost {
+            return Err(lost_answer(operation, false));
+        }
+        result.map_err(|e| match e {
+            Error::Api(mut a) => {
+                if a.operation.is_empty() {
+                    a.operation = operation.to_string();
+                }
+                Error::Api(a)
+            }
+            other => other,
+        })
+    }
+}
+
+/// Locks a mutex, ignoring poisoning: every rule validates before it mutates, so a
+/// panic cannot leave half-applied state behind.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[async_trait]
+impl FlashArray for MockArray {
+    async fn list_volumes(&self, params: &ListParams) -> Result<Vec<Volume>> {
+        self.call("list_volumes", "GET /volumes", false, |s, c| {
+            s.list_volumes(params, c.now)
+        })
+        .await
+    }
+
+    async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>> {
+        self.call("create_volumes", "POST /volumes", true, |s, c| {
+            s.create_volumes(c, names, body)
+        })
+        .await
+    }
+
+    async fn patch_volumes(
+        &self,
+        names: &[VolumeName],
+        patch: &VolumePatch,
+        truncate: bool,
+    ) -> Result<Vec<Volume>> {
+        self.call("patch_volumes", "PATCH /volumes", true, |s, c| {
+            s.patch_volumes(c, names, patch, truncate)
+        })
+        .await
+    }
+
+    async fn eradicate_volumes(&self, names: &[VolumeName]) -> Result<()> {
+        self.call("eradicate_volumes", "DELETE /volumes", true, |s, c| {
+            s.eradicate_volumes(c, names)
+        })
+        .await
+    }
+
+    async fn list_tags(&self, kind: TagResource, params: &TagParams) -> Result<Vec<Tag>> {
+        self.call("list_tags", "GET /tags", false, |s, _| {
+            s.list_tags(kind, params)
+        })
+        .await
+    }
+
+    async fn set_tags(&self, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
+        self.call("set_tags", "PUT /tags/batch", true, |s, _| {
+            s.set_tags(kind, tags)
+        })
+        .await
+    }
+
+    async fn delete_tags(
+        &self,
+        kind: TagResource,
+        resource_names: &[String],
+        keys: &[String],
+        namespaces: &[String],
+    ) -> Result<()> {
+        self.call("delete_tags", "DELETE /tags", true, |s, _| {
+            s.delete_tags(kind, resource_names, keys, namespaces)
+        })
+        .await
+    }
+
+    async fn list_hosts(&self, params: &ListParams) -> Result<Vec<Host>> {
+        self.call("list_hosts", "GET /hosts", false, |s, _| {
+            s.list_hosts(params)
+        })
+        .await
+    }
+
+    async fn create_hosts(&self, names: &[HostName], body: &HostPost) -> Result<Vec<Host>> {
+        self.call("create_hosts", "POST /hosts", true, |s, _| {
+            s.create_hosts(names, body)
+        })
+        .await
+    }
+
+    async fn patch_hosts(&self, names: &[HostName], patch: &HostPatch) -> Result<Vec<Host>> {
+        self.call("patch_hosts", "PATCH /hosts", true, |s, _| {
+            s.patch_hosts(names, patch)
+        })
+        .await
+    }
+
+    async fn delete_hosts(&self, names: &[HostName]) -> Result<()> {
+        self.call("delete_hosts", "DELETE /hosts", true, |s, _| {
+            s.delete_hosts(names)
+        })
+        .await
+    }
+
+    async fn list_host_groups(&self, params: &ListParams) -> Result<Vec<HostGroup>> {
+        self.call("list_host_groups", "GET /host-groups", false, |s, _| {
+            s.list_host_groups(params)
+        })
+        .await
+    }
+
+    async fn create_host_groups(&self, names: &[HostGroupName]) -> Result<Vec<HostGroup>> {
+        self.call("create_host_groups", "POST /host-groups", true, |s, _| {
+            s.create_host_groups(names)
+        })
+        .await
+    }
+
+    async fn delete_host_groups(&self, names: &[HostGroupName]) -> Result<()> {
+        self.call("delete_host_groups", "DELETE /host-groups", true, |s, _| {
+            s.delete_host_groups(names)
+        })
+        .await
+    }
+
+    async fn list_host_group_members(&self, params: &MemberParams) -> Result<Vec<Member>> {
+        self.call(
+            "list_host_group_members",
+            "GET /host-groups/hosts",
+            false,
+            |s, _| s.list_host_group_members(params),
+        )
+        .await
+    }
+
+    async fn add_host_group_members(
+        &self,
+        group: &HostGroupName,
+        hosts: &[HostName],
+    ) -> Result<Vec<Member>> {
+        self.call(
+            "add_host_group_members",
+            "POST /host-groups/hosts",
+            true,
+            |s, _| s.add_host_group_members(group, hosts),
+        )
+        .await
+    }
+
+    async fn remove_host_group_members(
+        &self,
+        group: &HostGroupName,
+        hosts: &[HostName],
+    ) -> Result<()> {
+        self.call(
+            "remove_host_group_members",
+            "DELETE /host-groups/hosts",
+            true,
+            |s, _| s.remove_host_group_members(group, hosts),
+        )
+        .await
+    }
+
+    async fn list_connections(&self, params: &ConnectionParams) -> Result<Vec<Connection>> {
+        self.call("list_connections", "GET /connections", false, |s, _| {
+            s.list_connections(params)
+        })
+        .await
+    }
+
+    async fn create_connections(
+        &self,
+        target: &ConnectionTarget,
+        volumes: &[VolumeName],
+        lun: Option<u32>,
+    ) -> Result<Vec<Connection>> {
+        self.call("create_connections", "POST /connections", true, |s, _| {
+            s.create_connections(target, volumes, lun)
+        })
+        .await
+    }
+
+    async fn delete_connections(
+        &self,
+        target: &ConnectionTarget,
+        volumes: &[VolumeName],
+    ) -> Result<()> {
+        self.call("delete_connections", "DELETE /connections", true, |s, _| {
+            s.delete_connections(target, volumes)
+        })
+        .await
+    }
+
+    async fn list_pods(&self, params: &ListParams) -> Result<Vec<Pod>> {
+        self.call("list_pods", "GET /pods", false, |s, c| {
+            s.list_pods(params, c.now)
+        })
+        .await
+    }
+
+    async fn create_pods(&self, names: &[PodName], body: &PodPost) -> Result<Vec<Pod>> {
+        self.call("create_pods", "POST /pods", true, |s, c| {
+            s.create_pods(c, names, body)
+        })
+        .await
+    }
+
+    async fn patch_pods(
+        &self,
+        names: &[PodName],
+        patch: &PodPatch,
+        destroy_contents: bool,
+    ) -> Result<Vec<Pod>> {
+        self.call("patch_pods", "PATCH /pods", true, |s, c| {
+            s.patch_pods(c, names, patch, destroy_contents)
+        })
+        .await
+    }
+
+    async fn eradicate_pods(&self, names: &[PodName], eradicate_contents: bool) -> Result<()> {
+        self.call("eradicate_pods", "DELETE /pods", true, |s, c| {
+            s.eradicate_pods(c, names, eradicate_contents)
+        })
+        .await
+    }
+
+    async fn list_pod_arrays(&self, pods: &[PodName]) -> Result<Vec<Member>> {
+        self.call("list_pod_arrays", "GET /pods/arrays", false, |s, _| {
+            s.list_pod_arrays(pods)
+        })
+        .await
+    }
+
+    async fn get_array(&self) -> Result<ArrayInfo> {
+        self.call(
+            "get_array",
+            "GET /arrays",
+            false,
+            |s, c| Ok(s.array_info(c)),
+        )
+        .await
+    }
+
+    async fn get_array_space(&self) -> Result<ArraySpace> {
+        self.call("get_array_space", "GET /arrays/space", false, |s, c| {
+            Ok(s.array_space(c.now))
+        })
+        .await
+    }
+
+    async fn list_api_tokens(&self, admins: &[String], expose: bool) -> Result<Vec<AdminApiToken>> {
+        self.call(
+            "list_api_tokens",
+            "GET /admins/api-tokens",
+            false,
+            |s, _| s.list_api_tokens(admins, expose),
+        )
+        .await
+    }
+
+    async fn create_api_token(
+        &self,
+        admin: &str,
+        timeout: Option<Duration>,
+    ) -> Result<AdminApiToken> {
+        self.call(
+            "create_api_token",
+            "POST /admins/api-tokens",
+            true,
+            |s, c| s.create_api_token(c.now, admin, timeout),
+        )
+        .await
+    }
+
+    async fn delete_api_token(&self, admin: &str) -> Result<()> {
+        self.call(
+            "delete_api_token",
+            "DELETE /admins/api-tokens",
+            true,
+            |s, _| s.delete_api_token(admin),
+        )
+        .await
+    }
+}
+
+impl State {
+    /// Bytes provisioned by every volume, destroyed ones included.
+    fn total_provisioned(&self) -> u64 {
+        self.volumes.iter().map(|(_, v)| v.provisioned).sum()
+    }
+
+    fn array_info(&self, ctx: Ctx) -> ArrayInfo {
+        ArrayInfo {
+            id: Some(self.array.id.clone()),
+            name: self.array.name.clone(),
+            os: Some("Purity//FA".into()),
+            version: Some(self.array.version.clone()),
+            banner: Some(String::new()),
+            capacity: Some(self.array.capacity),
+            parity: Some(1.0),
+            space: crate::volume::space_of(self.total_provisioned()),
+            idle_timeout: Some(1_800_000),
+            ntp_servers: Vec::new(),
+            scsi_timeout: Some(60_000),
+            console_lock_enabled: Some(false),
+            eradication_config: ArrayEradicationConfig {
+                eradication_delay: Some(self.array.eradication_delay_ms),
+                manual_eradication: Some(
+                    if ctx.safemode {
+                        "partial-disabled"
+                    } else {
+                        "all-enabled"
+                    }
+                    .into(),
+                ),
+            },
+        }
+    }
+
+    fn array_space(&self, now: u64) -> ArraySpace {
+        ArraySpace {
+            id: Some(self.array.id.clone()),
+            name: self.array.name.clone(),
+            capacity: self.array.capacity,
+            parity: Some(1.0),
+            space: crate::volume::space_of(self.total_provisioned()),
+            time: Some(now),
+        }
+    }
+}
+
+/// Sizes of the default array, for callers that want to reason about them.
+pub const DEFAULT_CAPACITY: u64 = 100 * TIB;

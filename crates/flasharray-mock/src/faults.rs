@@ -1,0 +1,235 @@
+//! Runtime fault injection: the failures a real array and network produce, on demand.
+//!
+//! Counts are "from now on": `busy_next(2)` fails the next two calls, whatever they
+//! are. Pre-call faults (rate limit, busy, unavailable) are consumed before a call does
+//! anything, in that order, one count per call. Write faults count only the writes
+//! that get past the pre-call faults, i.e. the writes the array actually receives.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use flasharray::{ApiError, Error, TransportError};
+
+/// Fault switches of one mock array. Every method takes `&self`.
+#[derive(Debug, Default)]
+pub struct Faults {
+    state: Mutex<FaultState>,
+}
+
+#[derive(Debug, Default, Clone)]
+struct FaultState {
+    latency: Duration,
+    rate_limited: u32,
+    retry_after: Duration,
+    busy: u32,
+    unavailable: u32,
+    /// Writes received since the faults were last armed; write faults fire on an
+    /// absolute position in this count.
+    writes_seen: u64,
+    fail_after_effect_at: Vec<u64>,
+    drop_at: Vec<u64>,
+    safemode: bool,
+}
+
+/// What the fault switches say about one call, decided before it runs.
+#[derive(Debug)]
+pub(crate) struct CallFaults {
+    /// Sleep this long before answering (outside any lock).
+    pub latency: Duration,
+    /// Answer with this error without doing anything.
+    pub refuse: Option<Error>,
+    /// For writes that run: what happens to the answer.
+    pub write: WriteFault,
+}
+
+/// What happens to a write the array receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WriteFault {
+    /// Applied and answered.
+    None,
+    /// Applied, but the answer is lost.
+    AnswerLost,
+    /// Never applied: the connection broke first.
+    Dropped,
+}
+
+impl Faults {
+    /// Adds `d` to every call (the call sleeps with `tokio::time::sleep`).
+    pub fn set_latency(&self, d: Duration) {
+        self.lock().latency = d;
+    }
+
+    /// The next `n` calls answer 429 with `retry_after`.
+    pub fn rate_limit_next(&self, n: u32, retry_after: Duration) {
+        let mut s = self.lock();
+        s.rate_limited = n;
+        s.retry_after = retry_after;
+    }
+
+    /// The next `n` calls answer 500 "Server is busy".
+    pub fn busy_next(&self, n: u32) {
+        self.lock().busy = n;
+    }
+
+    /// The next `n` calls answer 503.
+    pub fn unavailable_next(&self, n: u32) {
+        self.lock().unavailable = n;
+    }
+
+    /// The `nth` write from now (1 = the next one) is applied, then its answer is lost:
+    /// the caller gets `Error::Transport { maybe_applied: true }`.
+    pub fn fail_write_after_effect(&self, nth: u64) {
+        let mut s = self.lock();
+        let at = s.writes_seen + nth.max(1);
+        s.fail_after_effect_at.push(at);
+    }
+
+    /// The `nth` write from now (1 = the next one) is not applied and the caller gets
+    /// `Error::Transport { maybe_applied: true }`, as when the connection drops while
+    /// the request is in flight.
+    pub fn drop_write(&self, nth: u64) {
+        let mut s = self.lock();
+        let at = s.writes_seen + nth.max(1);
+        s.drop_at.push(at);
+    }
+
+    /// SafeMode: every eradication is refused ("Cannot eradicate ... SafeMode").
+    pub fn set_safemode(&self, on: bool) {
+        self.lock().safemode = on;
+    }
+
+    /// Whether SafeMode refuses eradication.
+    pub fn safemode(&self) -> bool {
+        self.lock().safemode
+    }
+
+    /// Removes every fault (latency, pending counts, SafeMode).
+    pub fn clear(&self) {
+        *self.lock() = FaultState::default();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, FaultState> {
+        // A panic elsewhere while holding this lock cannot leave the counters in a
+        // state worse than "some count consumed", so poisoning is ignored.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Decides the faults of one call named `op` (`METHOD /path`).
+    pub(crate) fn on_call(&self, op: &str, is_write: bool) -> CallFaults {
+        let mut s = self.lock();
+        let latency = s.latency;
+        let mut refuse = None;
+        if s.rate_limited > 0 {
+            s.rate_limited -= 1;
+            let mut e = ApiError::new(429, None, "API rate limit exceeded");
+            e.retry_after = Some(s.retry_after);
+            e.operation = op.to_string();
+            refuse = Some(Error::from(e));
+        } else if s.busy > 0 {
+            s.busy -= 1;
+            let mut e = ApiError::new(500, None, "Server is busy");
+            e.operation = op.to_string();
+            refuse = Some(Error::from(e));
+        } else if s.unavailable > 0 {
+            s.unavailable -= 1;
+            let mut e = ApiError::new(503, None, "Service Unavailable");
+            e.operation = op.to_string();
+            refuse = Some(Error::from(e));
+        }
+        let mut write = WriteFault::None;
+        if refuse.is_none() && is_write {
+            s.writes_seen += 1;
+            let n = s.writes_seen;
+            if let Some(i) = s.drop_at.iter().position(|&at| at == n) {
+                s.drop_at.swap_remove(i);
+                write = WriteFault::Dropped;
+            }
+            if let Some(i) = s.fail_after_effect_at.iter().position(|&at| at == n) {
+                s.fail_after_effect_at.swap_remove(i);
+                if write == WriteFault::None {
+                    write = WriteFault::AnswerLost;
+                }
+            }
+        }
+        CallFaults {
+            latency,
+            refuse,
+            write,
+        }
+    }
+}
+
+/// The transport error a lost answer or dropped connection produces.
+pub(crate) fn lost_answer(op: &str, dropped: bool) -> Error {
+    Error::from(TransportError {
+        operation: op.to_string(),
+        request_id: None,
+        message: if dropped {
+            "connection dropped while the request was in flight (injected fault)".into()
+        } else {
+            "connection reset before the answer arrived (injected fault)".into()
+        },
+        maybe_applied: true,
+        timeout: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flasharray::ErrorKind;
+
+    #[test]
+    fn pre_call_faults_consume_one_count_per_call_in_order() {
+        let f = Faults::default();
+        f.rate_limit_next(1, Duration::from_millis(250));
+        f.busy_next(1);
+        f.unavailable_next(1);
+        let e = f.on_call("GET /volumes", false).refuse.unwrap();
+        assert_eq!(e.kind(), ErrorKind::RateLimited);
+        assert_eq!(
+            e.as_api().unwrap().retry_after,
+            Some(Duration::from_millis(250))
+        );
+        let e = f.on_call("GET /volumes", false).refuse.unwrap();
+        assert_eq!(e.as_api().unwrap().status, 500);
+        assert_eq!(e.kind(), ErrorKind::Busy);
+        let e = f.on_call("GET /volumes", false).refuse.unwrap();
+        assert_eq!(e.as_api().unwrap().status, 503);
+        assert!(f.on_call("GET /volumes", false).refuse.is_none());
+    }
+
+    #[test]
+    fn write_faults_count_writes_only() {
+        let f = Faults::default();
+        f.drop_write(2);
+        f.fail_write_after_effect(3);
+        assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::None);
+        assert_eq!(f.on_call("GET /volumes", false).write, WriteFault::None);
+        assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::Dropped);
+        assert_eq!(
+            f.on_call("POST /volumes", true).write,
+            WriteFault::AnswerLost
+        );
+        assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::None);
+    }
+
+    #[test]
+    fn refused_writes_do_not_advance_write_faults() {
+        let f = Faults::default();
+        f.busy_next(1);
+        f.drop_write(1);
+        assert!(f.on_call("POST /volumes", true).refuse.is_some());
+        assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::Dropped);
+    }
+
+    #[test]
+    fn clear_removes_everything() {
+        let f = Faults::default();
+        f.busy_next(5);
+        f.set_safemode(true);
+        f.clear();
+        assert!(!f.safemode());
+        assert!(f.on_call("GET /x", false).refuse.is_none());
+    }
+}

@@ -1,0 +1,703 @@
+//! The FlashArray `filter` query language, evaluated against a model serialized to
+//! JSON, so that the mock and the simulator answer filters the way an array does.
+//!
+//! Grammar (case-insensitive keywords):
+//!
+//! ```text
+//! expr    := and ("or" and)*
+//! and     := unary ("and" unary)*
+//! unary   := "not" "(" expr ")" | "(" expr ")" | call | test
+//! call    := "contains" "(" path "," value ")"
+//! test    := path [op (value | "(" value ("," value)* ")")]
+//! op      := "=" | "!=" | "<" | "<=" | ">" | ">="
+//! path    := ident ("." ident | "[any]")*
+//! value   := 'quoted, \ escapes, * wildcard' | "double quoted" | number | true | false | null | bare-word
+//! ```
+//!
+//! Semantics chosen where the array's are not documented ([M] in the reference):
+//! string comparison ignores ASCII case (names are case-insensitive on the array);
+//! a path that reaches a list matches when any element does; a bare path tests that
+//! the field exists and is neither `null`, an empty list, nor a reference whose
+//! fields are all `null`; `!=` is the negation of `=`; `tags(...)` is not supported
+//! because tags are not part of the objects' JSON.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+/// A parsed filter expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Filter {
+    root: Expr,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Expr {
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Exists(Path),
+    Cmp(Path, Op, Vec<Lit>),
+    Contains(Path, Lit),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Seg {
+    Field(String),
+    Any,
+}
+
+type Path = Vec<Seg>;
+
+/// One piece of a quoted string: literal text or a `*` wildcard.
+#[derive(Debug, Clone, PartialEq)]
+enum Pat {
+    Text(String),
+    Star,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Lit {
+    Str(Vec<Pat>),
+    Num(f64),
+    Bool(bool),
+    Null,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    Str(Vec<Pat>),
+    Num(f64),
+    Op(Op),
+    LParen,
+    RParen,
+    Comma,
+    Dot,
+    AnyIndex,
+}
+
+fn lex(input: &str) -> Result<Vec<Tok>, String> {
+    let chars: Vec<char> = input.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            ' ' | '\t' | '\n' | '\r' => i += 1,
+            '(' => {
+                out.push(Tok::LParen);
+                i += 1;
+            }
+            ')' => {
+                out.push(Tok::RParen);
+                i += 1;
+            }
+            ',' => {
+                out.push(Tok::Comma);
+                i += 1;
+            }
+            '.' if !chars.get(i + 1).is_some_and(char::is_ascii_digit) => {
+                out.push(Tok::Dot);
+                i += 1;
+            }
+            '[' => {
+                let end = chars[i..]
+                    .iter()
+                    .position(|&c| c == ']')
+                    .ok_or_else(|| format!("unclosed '[' at position {i}"))?;
+                let inner: String = chars[i + 1..i + end].iter().collect();
+                if inner.trim() != "any" {
+                    return Err(format!(
+                        "only [any] list indexes are supported, got [{inner}] at position {i}"
+                    ));
+                }
+                out.push(Tok::AnyIndex);
+                i += end + 1;
+            }
+            '=' => {
+                out.push(Tok::Op(Op::Eq));
+                i += 1;
+            }
+            '!' if chars.get(i + 1) == Some(&'=') => {
+                out.push(Tok::Op(Op::Ne));
+                i += 2;
+            }
+            '<' | '>' => {
+                let eq = chars.get(i + 1) == Some(&'=');
+                out.push(Tok::Op(match (c, eq) {
+                    ('<', true) => Op::Le,
+                    ('<', false) => Op::Lt,
+                    ('>', true) => Op::Ge,
+                    _ => Op::Gt,
+                }));
+                i += if eq { 2 } else { 1 };
+            }
+            '\'' | '"' => {
+                let quote = c;
+                let start = i;
+                i += 1;
+                let mut parts = Vec::new();
+                let mut text = String::new();
+                loop {
+                    let Some(&c) = chars.get(i) else {
+                        return Err(format!("unterminated string starting at position {start}"));
+                    };
+                    i += 1;
+                    if c == quote {
+                        break;
+                    }
+                    match c {
+                        '\\' => {
+                            let Some(&n) = chars.get(i) else {
+                                return Err(format!(
+                                    "unterminated string starting at position {start}"
+                                ));
+                            };
+                            text.push(n);
+                            i += 1;
+                        }
+                        '*' => {
+                            if !text.is_empty() {
+                                parts.push(Pat::Text(std::mem::take(&mut text)));
+                            }
+                            parts.push(Pat::Star);
+                        }
+                        _ => text.push(c),
+                    }
+                }
+                if !text.is_empty() || parts.is_empty() {
+                    parts.push(Pat::Text(text));
+                }
+                out.push(Tok::Str(parts));
+            }
+            c if c.is_ascii_digit() || c == '-' || c == '.' => {
+                let start = i;
+                i += 1;
+                while i < chars.len()
+                    && (chars[i].is_ascii_digit() || matches!(chars[i], '.' | 'e' | 'E' | '+'))
+                {
+                    i += 1;
+                }
+                let s: String = chars[start..i].iter().collect();
+                let n: f64 = s
+                    .parse()
+                    .map_err(|_| format!("{s:?} at position {start} is not a number"))?;
+                out.push(Tok::Num(n));
+            }
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let start = i;
+                while i < chars.len()
+                    && (chars[i].is_ascii_alphanumeric() || matches!(chars[i], '_' | '-' | ':'))
+                {
+                    i += 1;
+                }
+                out.push(Tok::Ident(chars[start..i].iter().collect()));
+            }
+            _ => return Err(format!("unexpected character {c:?} at position {i}")),
+        }
+    }
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.pos).cloned();
+        self.pos += 1;
+        t
+    }
+
+    fn expect(&mut self, want: &Tok, what: &str) -> Result<(), String> {
+        match self.next() {
+            Some(t) if &t == want => Ok(()),
+            Some(t) => Err(format!("expected {what}, found {}", describe(&t))),
+            None => Err(format!("expected {what}, found the end of the filter")),
+        }
+    }
+
+    fn keyword(&self, kw: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Ident(s)) if s.eq_ignore_ascii_case(kw))
+    }
+
+    fn or(&mut self) -> Result<Expr, String> {
+        let mut left = self.and()?;
+        while self.keyword("or") {
+            self.pos += 1;
+            let right = self.and()?;
+            left = Expr::Or(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn and(&mut self) -> Result<Expr, String> {
+        let mut left = self.unary()?;
+        while self.keyword("and") {
+            self.pos += 1;
+            let right = self.unary()?;
+            left = Expr::And(Box::new(left), Box::new(right));
+        }
+        Ok(left)
+    }
+
+    fn unary(&mut self) -> Result<Expr, String> {
+        match self.peek() {
+            Some(Tok::LParen) => {
+                self.pos += 1;
+                let e = self.or()?;
+                self.expect(&Tok::RParen, "')'")?;
+                Ok(e)
+            }
+            Some(Tok::Ident(s))
+                if s.eq_ignore_ascii_case("not")
+                    && self.toks.get(self.pos + 1) == Some(&Tok::LParen) =>
+            {
+                self.pos += 2;
+                let e = self.or()?;
+                self.expect(&Tok::RParen, "')' closing not(")?;
+                Ok(Expr::Not(Box::new(e)))
+            }
+            Some(Tok::Ident(s))
+                if s.eq_ignore_ascii_case("contains")
+                    && self.toks.get(self.pos + 1) == Some(&Tok::LParen) =>
+            {
+                self.pos += 2;
+                let path = self.path()?;
+                self.expect(&Tok::Comma, "',' in contains(field, 'text')")?;
+                let lit = self.literal()?;
+                self.expect(&Tok::RParen, "')' closing contains(")?;
+                Ok(Expr::Contains(path, lit))
+            }
+            Some(Tok::Ident(s)) if self.toks.get(self.pos + 1) == Some(&Tok::LParen) => {
+                Err(format!("function {s}() is not supported"))
+            }
+            _ => self.test(),
+        }
+    }
+
+    fn path(&mut self) -> Result<Path, String> {
+        let mut path = Vec::new();
+        match self.next() {
+            Some(Tok::Ident(s)) => path.push(Seg::Field(s)),
+            Some(t) => return Err(format!("expected a field name, found {}", describe(&t))),
+            None => return Err("expected a field name, found the end of the filter".into()),
+        }
+        loop {
+            match self.peek() {
+                Some(Tok::Dot) => {
+                    self.pos += 1;
+                    match self.next() {
+                        Some(Tok::Ident(s)) => path.push(Seg::Field(s)),
+                        _ => return Err("expected a field name after '.'".into()),
+                    }
+                }
+                Some(Tok::AnyIndex) => {
+                    self.pos += 1;
+                    path.push(Seg::Any);
+                }
+                _ => return Ok(path),
+            }
+        }
+    }
+
+    fn test(&mut self) -> Result<Expr, String> {
+        let path = self.path()?;
+        let op = match self.peek() {
+            Some(Tok::Op(op)) => *op,
+            _ => return Ok(Expr::Exists(path)),
+        };
+        self.pos += 1;
+        if self.peek() == Some(&Tok::LParen) {
+            self.pos += 1;
+            let mut lits = vec![self.literal()?];
+            while self.peek() == Some(&Tok::Comma) {
+                self.pos += 1;
+                lits.push(self.literal()?);
+            }
+            self.expect(&Tok::RParen, "')' closing the value list")?;
+            if !matches!(op, Op::Eq | Op::Ne) {
+                return Err("a value list needs '=' or '!='".into());
+            }
+            return Ok(Expr::Cmp(path, op, lits));
+        }
+        let lit = self.literal()?;
+        Ok(Expr::Cmp(path, op, vec![lit]))
+    }
+
+    fn literal(&mut self) -> Result<Lit, String> {
+        match self.next() {
+            Some(Tok::Str(p)) => Ok(Lit::Str(p)),
+            Some(Tok::Num(n)) => Ok(Lit::Num(n)),
+            Some(Tok::Ident(s)) => Ok(match s.to_ascii_lowercase().as_str() {
+                "true" => Lit::Bool(true),
+                "false" => Lit::Bool(false),
+                "null" => Lit::Null,
+                _ => Lit::Str(vec![Pat::Text(s)]),
+            }),
+            Some(t) => Err(format!("expected a value, found {}", describe(&t))),
+            None => Err("expected a value, found the end of the filter".into()),
+        }
+    }
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) => format!("{s:?}"),
+        Tok::Str(_) => "a string".into(),
+        Tok::Num(n) => format!("{n}"),
+        Tok::Op(_) => "an operator".into(),
+        Tok::LParen => "'('".into(),
+        Tok::RParen => "')'".into(),
+        Tok::Comma => "','".into(),
+        Tok::Dot => "'.'".into(),
+        Tok::AnyIndex => "'[any]'".into(),
+    }
+}
+
+impl Filter {
+    /// Parses a filter; the error says what is wrong and where.
+    pub fn parse(input: &str) -> Result<Filter, String> {
+        let toks = lex(input)?;
+        if toks.is_empty() {
+            return Err("empty filter".into());
+        }
+        let mut p = Parser { toks, pos: 0 };
+        let root = p.or()?;
+        if let Some(t) = p.peek() {
+            return Err(format!(
+                "unexpected {} after a complete expression",
+                describe(t)
+            ));
+        }
+        Ok(Filter { root })
+    }
+
+    /// Whether `item` (a model serialized to JSON) passes the filter.
+    pub fn matches(&self, item: &Value) -> bool {
+        eval(&self.root, item)
+    }
+}
+
+impl std::str::FromStr for Filter {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Filter::parse(s)
+    }
+}
+
+/// Every value the path reaches; lists met on the way fan out.
+fn resolve<'a>(v: &'a Value, path: &[Seg], out: &mut Vec<&'a Value>) {
+    let Some((first, rest)) = path.split_first() else {
+        match v {
+            Value::Array(items) => out.extend(items.iter()),
+            _ => out.push(v),
+        }
+        return;
+    };
+    match (first, v) {
+        (Seg::Field(f), Value::Object(m)) => {
+            if let Some(x) = m.get(f.as_str()) {
+                resolve(x, rest, out);
+            }
+        }
+        (Seg::Field(_), Value::Array(items)) => {
+            for x in items {
+                resolve(x, path, out);
+            }
+        }
+        (Seg::Any, Value::Array(items)) => {
+            for x in items {
+                resolve(x, rest, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn present(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Object(m) => m.values().any(present),
+        _ => true,
+    }
+}
+
+fn eval(e: &Expr, item: &Value) -> bool {
+    match e {
+        Expr::And(a, b) => eval(a, item) && eval(b, item),
+        Expr::Or(a, b) => eval(a, item) || eval(b, item),
+        Expr::Not(a) => !eval(a, item),
+        Expr::Exists(p) => {
+            let mut vals = Vec::new();
+            resolve(item, p, &mut vals);
+            vals.iter().any(|v| present(v))
+        }
+        Expr::Contains(p, lit) => {
+            let mut vals = Vec::new();
+            resolve(item, p, &mut vals);
+            let needle = lit_text(lit).to_ascii_lowercase();
+            vals.iter()
+                .any(|v| scalar_text(v).is_some_and(|s| s.to_ascii_lowercase().contains(&needle)))
+        }
+        Expr::Cmp(p, op, lits) => {
+            let mut vals = Vec::new();
+            resolve(item, p, &mut vals);
+            if vals.is_empty() {
+                // A missing field equals null.
+                vals.push(&Value::Null);
+            }
+            match op {
+                Op::Eq => vals.iter().any(|v| lits.iter().any(|l| equal(v, l))),
+                Op::Ne => !vals.iter().any(|v| lits.iter().any(|l| equal(v, l))),
+                _ => vals.iter().any(|v| {
+                    lits.iter().any(|l| {
+                        order(v, l).is_some_and(|o| match op {
+                            Op::Lt => o == Ordering::Less,
+                            Op::Le => o != Ordering::Greater,
+                            Op::Gt => o == Ordering::Greater,
+                            Op::Ge => o != Ordering::Less,
+                            Op::Eq | Op::Ne => false,
+                        })
+                    })
+                }),
+            }
+        }
+    }
+}
+
+fn lit_text(l: &Lit) -> String {
+    match l {
+        Lit::Str(parts) => parts
+            .iter()
+            .map(|p| match p {
+                Pat::Text(t) => t.as_str(),
+                Pat::Star => "*",
+            })
+            .collect(),
+        Lit::Num(n) => n.to_string(),
+        Lit::Bool(b) => b.to_string(),
+        Lit::Null => "null".into(),
+    }
+}
+
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn equal(v: &Value, l: &Lit) -> bool {
+    match (v, l) {
+        (Value::Null, Lit::Null) => true,
+        (_, Lit::Null) | (Value::Null, _) => false,
+        (Value::Number(n), Lit::Num(x)) => n.as_f64() == Some(*x),
+        (Value::Number(n), Lit::Str(p)) => match pattern_number(p) {
+            Some(x) => n.as_f64() == Some(x),
+            None => wildcard(p, &n.to_string()),
+        },
+        (Value::Bool(b), Lit::Bool(x)) => b == x,
+        (Value::Bool(b), Lit::Str(p)) => wildcard(p, if *b { "true" } else { "false" }),
+        (Value::String(s), Lit::Str(p)) => wildcard(p, s),
+        (Value::String(s), Lit::Num(x)) => s.parse::<f64>().ok() == Some(*x),
+        (Value::String(s), Lit::Bool(x)) => {
+            s.eq_ignore_ascii_case(if *x { "true" } else { "false" })
+        }
+        _ => false,
+    }
+}
+
+fn pattern_number(p: &[Pat]) -> Option<f64> {
+    match p {
+        [Pat::Text(t)] => t.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn order(v: &Value, l: &Lit) -> Option<Ordering> {
+    match (v, l) {
+        (Value::Number(n), Lit::Num(x)) => n.as_f64()?.partial_cmp(x),
+        (Value::Number(n), Lit::Str(p)) => n.as_f64()?.partial_cmp(&pattern_number(p)?),
+        (Value::String(s), Lit::Num(x)) => s.parse::<f64>().ok()?.partial_cmp(x),
+        (Value::String(s), Lit::Str(p)) => Some(
+            s.to_ascii_lowercase()
+                .cmp(&lit_text(&Lit::Str(p.to_vec())).to_ascii_lowercase()),
+        ),
+        _ => None,
+    }
+}
+
+/// Case-insensitive match of `s` against a pattern with `*` wildcards.
+fn wildcard(pat: &[Pat], s: &str) -> bool {
+    let s = s.to_ascii_lowercase();
+    let parts: Vec<String> = pat
+        .iter()
+        .map(|p| match p {
+            Pat::Text(t) => t.to_ascii_lowercase(),
+            Pat::Star => String::new(),
+        })
+        .collect();
+    if !pat.iter().any(|p| *p == Pat::Star) {
+        return parts.concat() == s;
+    }
+    // Greedy segment matching: text pieces must appear in order; the first piece
+    // anchors at the start unless a star precedes it, the last at the end unless a
+    // star follows it.
+    let mut rest = s.as_str();
+    let n = pat.len();
+    for (i, p) in pat.iter().enumerate() {
+        let Pat::Text(_) = p else { continue };
+        let t = &parts[i];
+        let starred_before = i > 0 && pat[i - 1] == Pat::Star;
+        let last_text = !pat[i + 1..].iter().any(|q| matches!(q, Pat::Text(_)));
+        let starred_after = i + 1 < n;
+        if !starred_before {
+            if !rest.starts_with(t.as_str()) {
+                return false;
+            }
+            rest = &rest[t.len()..];
+        } else if last_text && !starred_after {
+            return rest.ends_with(t.as_str());
+        } else {
+            match rest.find(t.as_str()) {
+                Some(pos) => rest = &rest[pos + t.len()..],
+                None => return false,
+            }
+        }
+    }
+    pat.last() == Some(&Pat::Star) || rest.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn vol() -> Value {
+        json!({
+            "name": "tenant-a::px-data-01",
+            "provisioned": 1073741824u64,
+            "destroyed": false,
+            "pod": {"id": "p1", "name": "tenant-a"},
+            "source": {"id": null, "name": null},
+            "time_remaining": null,
+            "wwns": ["2100F4C7AA002706", "2100F4C7AA002707"],
+            "arrays": [{"name": "a1", "status": "online"}, {"name": "a2", "status": "offline"}],
+            "note": "it's * here",
+        })
+    }
+
+    fn m(f: &str) -> bool {
+        Filter::parse(f)
+            .unwrap_or_else(|e| panic!("{f}: {e}"))
+            .matches(&vol())
+    }
+
+    #[test]
+    fn comparisons() {
+        assert!(m("name='tenant-a::px-data-01'"));
+        assert!(m("name='TENANT-A::PX-DATA-01'"));
+        assert!(!m("name='px-data-01'"));
+        assert!(m("name!='x'"));
+        assert!(m("provisioned=1073741824"));
+        assert!(m("provisioned>1024"));
+        assert!(m("provisioned>=1073741824"));
+        assert!(!m("provisioned<1073741824"));
+        assert!(m("provisioned<=1073741824"));
+        assert!(m("provisioned='1073741824'"));
+        assert!(m("destroyed=false"));
+        assert!(m("destroyed='false'"));
+        assert!(!m("destroyed=true"));
+        assert!(m("time_remaining=null"));
+        assert!(m("missing=null"));
+        assert!(!m("missing='x'"));
+    }
+
+    #[test]
+    fn wildcards_and_escapes() {
+        assert!(m("name='tenant-a::*'"));
+        assert!(m("name='*data*'"));
+        assert!(m("name='*-01'"));
+        assert!(m("name='t*a::px*01'"));
+        assert!(!m("name='*-02'"));
+        assert!(!m("name='px*'"));
+        assert!(m("note='it\\'s \\* here'"));
+        assert!(!m("note='it\\'s \\* her'"));
+        assert!(m("note='it\\'s*'"));
+    }
+
+    #[test]
+    fn logic_and_precedence() {
+        assert!(m("destroyed=false and provisioned>1"));
+        assert!(!m("destroyed=true and provisioned>1"));
+        assert!(m("destroyed=true or provisioned>1"));
+        // and binds tighter than or
+        assert!(m("destroyed=true and provisioned>1 or name='*01'"));
+        assert!(!m("destroyed=true and (provisioned>1 or name='*01')"));
+        assert!(m("not(destroyed=true)"));
+        assert!(m("NOT(destroyed=true) AND name='t*'"));
+    }
+
+    #[test]
+    fn membership_nested_lists_existence_contains() {
+        assert!(m("name=('a','tenant-a::px-data-01')"));
+        assert!(!m("name=('a','b')"));
+        assert!(m("name!=('a','b')"));
+        assert!(m("pod.name='tenant-a'"));
+        assert!(m("pod.name='tenant-*'"));
+        assert!(m("arrays[any].status='offline'"));
+        assert!(m("arrays.name='a2'"));
+        assert!(m("wwns='2100F4C7AA002707'"));
+        assert!(m("pod"));
+        assert!(!m("source"));
+        assert!(!m("time_remaining"));
+        assert!(m("contains(name,'DATA')"));
+        assert!(!m("contains(name,'zzz')"));
+        assert!(m("contains(wwns,'2707')"));
+    }
+
+    #[test]
+    fn parse_errors_say_what_is_wrong() {
+        for (f, want) in [
+            ("", "empty"),
+            ("name='x", "unterminated"),
+            ("name=", "expected a value"),
+            ("(name='x'", "')'"),
+            ("name='x' name='y'", "unexpected"),
+            ("tags('k','v')", "not supported"),
+            ("arrays[0].name='x'", "[any]"),
+            ("name<('a','b')", "value list"),
+            ("name # 'x'", "unexpected character"),
+            ("contains(name 'x')", "','"),
+        ] {
+            let e = Filter::parse(f).unwrap_err();
+            assert!(e.contains(want), "{f:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn double_quotes_and_bare_words() {
+        assert!(m("pod.name=\"tenant-a\""));
+        assert!(m("arrays.status=online"));
+    }
+}

@@ -1,0 +1,124 @@
+//! Admins and their API tokens. One token per admin: a second POST is refused until
+//! the first is deleted (the reference infers this from Ansible, [M]).
+
+use std::time::Duration;
+
+use flasharray::Result;
+use flasharray::models::{AdminApiToken, ApiToken};
+use secrecy::SecretString;
+
+use crate::state::{State, TokenRec, bad};
+
+impl State {
+    fn admin_key(&self, admin: &str) -> Result<String> {
+        let k = admin.to_ascii_lowercase();
+        if self.admins.contains_key(&k) {
+            Ok(k)
+        } else {
+            Err(bad(admin, "Admin does not exist."))
+        }
+    }
+
+    fn render_token(name: &str, t: &TokenRec, expose: bool) -> AdminApiToken {
+        AdminApiToken {
+            name: name.to_string(),
+            api_token: ApiToken {
+                created_at: Some(t.created_at),
+                expires_at: t.expires_at,
+                token: expose.then(|| t.token.clone()),
+            },
+        }
+    }
+
+    /// Admins with a token, all or the named ones (each must exist).
+    pub(crate) fn list_api_tokens(
+        &self,
+        admins: &[String],
+        expose: bool,
+    ) -> Result<Vec<AdminApiToken>> {
+        let keys: Vec<String> = if admins.is_empty() {
+            self.admins.keys().cloned().collect()
+        } else {
+            admins
+                .iter()
+                .map(|a| self.admin_key(a))
+                .collect::<Result<_>>()?
+        };
+        Ok(keys
+            .iter()
+            .filter_map(|k| self.admins.get(k))
+            .filter_map(|a| {
+                a.token
+                    .as_ref()
+                    .map(|t| Self::render_token(&a.name, t, expose))
+            })
+            .collect())
+    }
+
+    pub(crate) fn create_api_token(
+        &mut self,
+        now: u64,
+        admin: &str,
+        timeout: Option<Duration>,
+    ) -> Result<AdminApiToken> {
+        let k = self.admin_key(admin)?;
+        let expires_at = match timeout {
+            Some(d) if d.is_zero() => {
+                return Err(bad(
+                    admin,
+                    "Invalid value for timeout: it must be positive.",
+                ));
+            }
+            Some(d) => Some(now.saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))),
+            None => None,
+        };
+        let rec = self
+            .admins
+            .get_mut(&k)
+            .ok_or_else(|| bad(admin, "Admin does not exist."))?;
+        if rec.token.is_some() {
+            return Err(bad(
+                admin,
+                format!(
+                    "API token already exists for admin {}; delete it before creating a new one.",
+                    rec.name
+                ),
+            ));
+        }
+        let t = TokenRec {
+            token: SecretString::from(uuid::Uuid::new_v4().to_string()),
+            created_at: now,
+            expires_at,
+        };
+        let out = Self::render_token(&rec.name, &t, true);
+        rec.token = Some(t);
+        Ok(out)
+    }
+
+    pub(crate) fn delete_api_token(&mut self, admin: &str) -> Result<()> {
+        let k = self.admin_key(admin)?;
+        let rec = self
+            .admins
+            .get_mut(&k)
+            .ok_or_else(|| bad(admin, "Admin does not exist."))?;
+        if rec.token.take().is_none() {
+            return Err(bad(
+                admin,
+                format!("API token for admin {} does not exist.", rec.name),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The admin a token belongs to, if it is valid at `now` (for the simulator's login).
+    pub(crate) fn token_owner(&self, token: &str, now: u64) -> Option<String> {
+        use secrecy::ExposeSecret;
+        self.admins.values().find_map(|a| {
+            let t = a.token.as_ref()?;
+            let matches = t.token.expose_secret().as_bytes().len() == token.len()
+                && t.token.expose_secret() == token;
+            let live = t.expires_at.is_none_or(|e| e > now);
+            (matches && live).then(|| a.name.clone())
+        })
+    }
+}
