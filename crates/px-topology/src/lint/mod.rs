@@ -1,1 +1,133 @@
-//! (in progress)
+//! Lint rules: what is known to break Portworx on FlashArray in hosted clusters,
+//! checked in a tenant spec or in manifests an admin already has.
+//!
+//! Each rule has a stable id (`PXFA001` ...), a severity and a message that says why
+//! it matters and how to fix it; `docs/lint-rules.md` lists them all. [`RULES`] is the
+//! catalogue; the rules themselves live in [`spec_rules`] and [`manifest_rules`].
+
+mod finding;
+mod load;
+pub mod manifest_rules;
+mod nodiscard;
+pub mod spec_rules;
+
+pub use finding::{Finding, Rule, Severity};
+pub use load::{LintError, lint_path};
+pub use manifest_rules::lint_manifests;
+pub use nodiscard::{nodiscard_needed, nodiscard_needed_for, nodiscard_reason};
+pub use spec_rules::lint_spec;
+
+/// Every rule, in id order.
+pub const RULES: &[Rule] = &[
+    Rule::new(
+        "PXFA000",
+        Severity::Error,
+        "the TenantStorage spec is invalid",
+    ),
+    Rule::new(
+        "PXFA001",
+        Severity::Error,
+        "Portworx below 3.6.2 for hosted clusters",
+    ),
+    Rule::new(
+        "PXFA002",
+        Severity::Error,
+        "NodePool upgradeType is not InPlace",
+    ),
+    Rule::new("PXFA003", Severity::Error, "NodePool autoRepair is enabled"),
+    Rule::new(
+        "PXFA004",
+        Severity::Error,
+        "VM root volume is not ReadWriteMany + Block",
+    ),
+    Rule::new(
+        "PXFA005",
+        Severity::Error,
+        "fewer vCPU cores than PX-StoreV2 needs",
+    ),
+    Rule::new(
+        "PXFA006",
+        Severity::Error,
+        "less memory than PX-StoreV2 needs",
+    ),
+    Rule::new(
+        "PXFA007",
+        Severity::Warning,
+        "root volume too small for PX-StoreV2",
+    ),
+    Rule::new(
+        "PXFA008",
+        Severity::Error,
+        "replication greater than storage nodes",
+    ),
+    Rule::new(
+        "PXFA009",
+        Severity::Error,
+        "nodiscard missing on a VM root-disk StorageClass",
+    ),
+    Rule::new(
+        "PXFA010",
+        Severity::Error,
+        "attachDefaultNetwork false without additionalNetworks",
+    ),
+    Rule::new(
+        "PXFA011",
+        Severity::Warning,
+        "several guest NICs without PURE_ISCSI_ALLOWED_IFACES",
+    ),
+    Rule::new(
+        "PXFA012",
+        Severity::Error,
+        "StorageCluster with both storage and cloudStorage",
+    ),
+    Rule::new(
+        "PXFA013",
+        Severity::Warning,
+        "StorageCluster limits storage nodes",
+    ),
+    Rule::new(
+        "PXFA014",
+        Severity::Error,
+        "px-pure-secret with wrong name, key or namespace",
+    ),
+    Rule::new("PXFA015", Severity::Error, "the same address on two NNCPs"),
+    Rule::new(
+        "PXFA016",
+        Severity::Error,
+        "MCE component named hypershift-preview",
+    ),
+    Rule::new(
+        "PXFA017",
+        Severity::Error,
+        "ReadWriteMany requested with kubevirt-csi",
+    ),
+    Rule::new(
+        "PXFA018",
+        Severity::Warning,
+        "Portworx drive below the recommended 128 GiB",
+    ),
+    Rule::new(
+        "PXFA019",
+        Severity::Warning,
+        "tenant provisioning exceeds the array's free space",
+    ),
+];
+
+/// The catalogue entry for `id`.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_ids_are_unique_and_ordered() {
+        for w in RULES.windows(2) {
+            assert!(w[0].id < w[1].id, "{} then {}", w[0].id, w[1].id);
+        }
+        assert_eq!(rule("PXFA012").unwrap().severity, Severity::Error);
+        assert!(rule("PXFA999").is_none());
+    }
+}

@@ -1,0 +1,119 @@
+//! Linting files: a spec, a multi-document YAML file, or a directory of them.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::finding::{Finding, Severity};
+use super::manifest_rules::lint_manifests;
+use super::spec_rules::lint_spec;
+use crate::spec::{self, KIND};
+
+/// A file that could not be read or is not YAML.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct LintError {
+    /// The file or directory.
+    pub path: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+fn err(path: &Path, message: impl Into<String>) -> LintError {
+    LintError {
+        path: path.display().to_string(),
+        message: message.into(),
+    }
+}
+
+/// Lints a file or every `*.yaml`/`*.yml` file under a directory (recursively, in
+/// name order). `TenantStorage` documents get the spec checks (validation errors as
+/// `PXFA000`, then the spec rules); every other document is linted as a manifest,
+/// all of them together so that rules relating objects across files work.
+pub fn lint_path(path: impl AsRef<Path>) -> Result<Vec<Finding>, LintError> {
+    let path = path.as_ref();
+    let files = if path.is_dir() {
+        let mut files = Vec::new();
+        collect_yaml(path, &mut files)?;
+        files
+    } else if path.exists() {
+        vec![path.to_path_buf()]
+    } else {
+        return Err(err(path, "no such file or directory"));
+    };
+    let mut findings = Vec::new();
+    let mut manifests: Vec<(Value, String)> = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).map_err(|e| err(f, format!("cannot read: {e}")))?;
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&text)
+            .map_err(|e| err(f, format!("not valid YAML: {e}")))?;
+        let source = f.display().to_string();
+        for d in docs.into_iter().filter(|d| !d.is_null()) {
+            if d.get("kind").and_then(Value::as_str) == Some(KIND) {
+                findings.extend(lint_spec_value(d).into_iter().map(|mut x| {
+                    x.source = Some(source.clone());
+                    x
+                }));
+            } else {
+                manifests.push((d, source.clone()));
+            }
+        }
+    }
+    let docs: Vec<Value> = manifests.iter().map(|(d, _)| d.clone()).collect();
+    for mut f in lint_manifests(&docs) {
+        f.source = source_of(&f.object, &manifests);
+        findings.push(f);
+    }
+    Ok(findings)
+}
+
+/// The file holding the object a manifest finding names.
+fn source_of(object: &str, manifests: &[(Value, String)]) -> Option<String> {
+    manifests.iter().find_map(|(d, src)| {
+        let kind = d.get("kind").and_then(Value::as_str)?;
+        let name = d.pointer("/metadata/name").and_then(Value::as_str)?;
+        let obj = match d.pointer("/metadata/namespace").and_then(Value::as_str) {
+            Some(ns) => format!("{kind}/{ns}/{name}"),
+            None => format!("{kind}/{name}"),
+        };
+        (obj == object).then(|| src.clone())
+    })
+}
+
+/// Spec checks on one `TenantStorage` document.
+fn lint_spec_value(d: Value) -> Vec<Finding> {
+    match spec::from_value(d) {
+        Err(e) => vec![Finding::new("PXFA000", Severity::Error, e.path, e.message)],
+        Ok(t) => {
+            let errors = t.validate();
+            if errors.is_empty() {
+                lint_spec(&t)
+            } else {
+                errors
+                    .into_iter()
+                    .map(|e| Finding::new("PXFA000", Severity::Error, e.path, e.message))
+                    .collect()
+            }
+        }
+    }
+}
+
+fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LintError> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| err(dir, format!("cannot list: {e}")))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect_yaml(&p, out)?;
+        } else if p
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e == "yaml" || e == "yml")
+        {
+            out.push(p);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,557 @@
+//! Rules over Kubernetes manifests an admin already has (any kind pxfa renders).
+//!
+//! Rules that relate objects (a NodePool's root StorageClass, a StorageCluster's
+//! namespace and its secret) look across every document given in one call, so lint a
+//! whole directory at once to get them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::finding::{Finding, Severity};
+use super::nodiscard::nodiscard_reason;
+use super::spec_rules::{PX_STOREV2_MIN_CORES, PX_STOREV2_MIN_MEMORY, PX_STOREV2_MIN_ROOT};
+use crate::spec::{DEFAULT_PORTWORX_VERSION, Version};
+
+/// The Portworx CSI provisioner.
+pub const PORTWORX_PROVISIONER: &str = "pxd.portworx.com";
+/// The KubeVirt CSI provisioner (guest side of kubevirt-csi).
+pub const KUBEVIRT_CSI_PROVISIONER: &str = "csi.kubevirt.io";
+/// StorageClass names that hold VM root disks even when no NodePool names them.
+const KNOWN_ROOT_DISK_CLASSES: [&str; 2] = ["px-rwx-block-kubevirt", "pxfa-vm-rootdisk"];
+
+fn kind(d: &Value) -> &str {
+    d.get("kind").and_then(Value::as_str).unwrap_or("")
+}
+
+fn name(d: &Value) -> &str {
+    d.pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+fn namespace(d: &Value) -> Option<&str> {
+    d.pointer("/metadata/namespace").and_then(Value::as_str)
+}
+
+fn object(d: &Value) -> String {
+    match namespace(d) {
+        Some(ns) => format!("{}/{ns}/{}", kind(d), name(d)),
+        None => format!("{}/{}", kind(d), name(d)),
+    }
+}
+
+fn str_at<'a>(d: &'a Value, ptr: &str) -> Option<&'a str> {
+    d.pointer(ptr).and_then(Value::as_str)
+}
+
+fn of_kind<'a>(docs: &'a [Value], k: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
+    docs.iter().filter(move |d| kind(d) == k)
+}
+
+/// Reads a Kubernetes quantity (`32Gi`, `8G`, `512Mi`, plain bytes).
+fn quantity(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.parse::<flasharray::Size>().ok().map(|s| s.as_u64()),
+        _ => None,
+    }
+}
+
+/// Every manifest rule that fires on `docs`.
+pub fn lint_manifests(docs: &[Value]) -> Vec<Finding> {
+    let docs = flatten_lists(docs);
+    let mut out = Vec::new();
+    for d in &docs {
+        match kind(d) {
+            "NodePool" => node_pool(d, &mut out),
+            "StorageCluster" => storage_cluster(d, &docs, &mut out),
+            "MultiClusterEngine" => mce(d, &mut out),
+            _ => {}
+        }
+    }
+    repl_vs_nodes(&docs, &mut out);
+    nodiscard(&docs, &mut out);
+    pure_secret(&docs, &mut out);
+    nncp_addresses(&docs, &mut out);
+    rwx_on_kubevirt_csi(&docs, &mut out);
+    out
+}
+
+/// `kind: List` documents hold their objects in `items`.
+fn flatten_lists(docs: &[Value]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for d in docs {
+        if kind(d) == "List" || kind(d).ends_with("List") {
+            if let Some(items) = d.get("items").and_then(Value::as_array) {
+                out.extend(flatten_lists(items));
+                continue;
+            }
+        }
+        if d.is_object() {
+            out.push(d.clone());
+        }
+    }
+    out
+}
+
+fn node_pool(d: &Value, out: &mut Vec<Finding>) {
+    let obj = object(d);
+    match str_at(d, "/spec/management/upgradeType") {
+        Some("InPlace") => {}
+        other => out.push(Finding::new(
+            "PXFA002",
+            Severity::Error,
+            &obj,
+            format!(
+                "spec.management.upgradeType is {}; Portworx needs InPlace (Replace recreates \
+                 the worker VMs and with them the storage nodes). upgradeType is immutable: \
+                 recreate the NodePool with upgradeType: InPlace",
+                other
+                    .map(|s| format!("{s:?}"))
+                    .unwrap_or_else(|| "unset (Replace)".into())
+            ),
+        )),
+    }
+    if d.pointer("/spec/management/autoRepair")
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        out.push(Finding::new(
+            "PXFA003",
+            Severity::Error,
+            &obj,
+            "spec.management.autoRepair is true; machine recreation destroys Portworx storage \
+             nodes. Set autoRepair: false",
+        ));
+    }
+    let kv = d.pointer("/spec/platform/kubevirt");
+    let Some(kv) = kv else { return };
+    if let Some(p) = kv.pointer("/rootVolume/persistent") {
+        let rwx = p
+            .get("accessModes")
+            .and_then(Value::as_array)
+            .is_some_and(|m| m.iter().any(|m| m.as_str() == Some("ReadWriteMany")));
+        let block = p.get("volumeMode").and_then(Value::as_str) == Some("Block");
+        if !(rwx && block) {
+            out.push(Finding::new(
+                "PXFA004",
+                Severity::Error,
+                &obj,
+                "spec.platform.kubevirt.rootVolume.persistent must have accessModes \
+                 [ReadWriteMany] and volumeMode: Block, or the worker VMs cannot live-migrate \
+                 and node drains stall",
+            ));
+        }
+        if let Some(size) = p.get("size").and_then(quantity)
+            && size < PX_STOREV2_MIN_ROOT.as_u64()
+        {
+            out.push(Finding::new(
+                "PXFA007",
+                Severity::Warning,
+                &obj,
+                format!(
+                    "root volume {} is below the 128 GiB PX-StoreV2 needs when /var and /opt \
+                     share the root disk; raise rootVolume.persistent.size to 128Gi",
+                    flasharray::Size::bytes(size)
+                ),
+            ));
+        }
+    }
+    if let Some(c) = kv.pointer("/compute/cores").and_then(Value::as_u64)
+        && c < u64::from(PX_STOREV2_MIN_CORES)
+    {
+        out.push(Finding::new(
+            "PXFA005",
+            Severity::Error,
+            &obj,
+            format!(
+                "compute.cores {c} is below the PX-StoreV2 minimum of 8 (if Portworx runs in \
+                 this tenant); raise it to at least 8"
+            ),
+        ));
+    }
+    if let Some(m) = kv.pointer("/compute/memory").and_then(quantity)
+        && m < PX_STOREV2_MIN_MEMORY.as_u64()
+    {
+        out.push(Finding::new(
+            "PXFA006",
+            Severity::Error,
+            &obj,
+            format!(
+                "compute.memory {} is below the PX-StoreV2 minimum of 8 GiB (if Portworx runs \
+                 in this tenant); raise it",
+                flasharray::Size::bytes(m)
+            ),
+        ));
+    }
+    let additional = kv
+        .get("additionalNetworks")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if kv.get("attachDefaultNetwork").and_then(Value::as_bool) == Some(false) && additional == 0 {
+        out.push(Finding::new(
+            "PXFA010",
+            Severity::Error,
+            &obj,
+            "attachDefaultNetwork is false but no additionalNetworks are set: the VMs would \
+             have no network. Add the storage network to additionalNetworks or attach the \
+             default network",
+        ));
+    }
+}
+
+/// How many NICs the NodePool's VMs get.
+fn guest_nics(np: &Value) -> usize {
+    let kv = np.pointer("/spec/platform/kubevirt");
+    let additional = kv
+        .and_then(|k| k.get("additionalNetworks"))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let default = kv
+        .and_then(|k| k.get("attachDefaultNetwork"))
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    additional + usize::from(default)
+}
+
+fn env_value<'a>(sc: &'a Value, var: &str) -> Option<&'a str> {
+    sc.pointer("/spec/env")?
+        .as_array()?
+        .iter()
+        .find(|e| e.get("name").and_then(Value::as_str) == Some(var))
+        .map(|e| e.get("value").and_then(Value::as_str).unwrap_or(""))
+}
+
+/// The Portworx version of a StorageCluster: `spec.version`, else the image tag.
+fn storage_cluster_version(sc: &Value) -> Option<Result<Version, String>> {
+    if let Some(v) = str_at(sc, "/spec/version") {
+        return Some(v.parse());
+    }
+    let image = str_at(sc, "/spec/image")?;
+    let last = image.rsplit('/').next().unwrap_or(image);
+    let (_, tag) = last.split_once(':')?;
+    Some(tag.parse())
+}
+
+fn storage_cluster(sc: &Value, docs: &[Value], out: &mut Vec<Finding>) {
+    let obj = object(sc);
+    match storage_cluster_version(sc) {
+        Some(Ok(v)) if v.at_least(&DEFAULT_PORTWORX_VERSION) == Some(true) => {}
+        Some(Ok(v)) => out.push(Finding::new(
+            "PXFA001",
+            Severity::Error,
+            &obj,
+            format!(
+                "Portworx {v} is not supported with hosted control planes; use 3.6.2 or later \
+                 on the management cluster and in every hosted cluster"
+            ),
+        )),
+        Some(Err(e)) => out.push(Finding::new(
+            "PXFA001",
+            Severity::Warning,
+            &obj,
+            format!("cannot tell the Portworx version ({e}); hosted clusters need 3.6.2 or later"),
+        )),
+        None => {}
+    }
+    let spec = sc.get("spec");
+    let has = |k: &str| spec.and_then(|s| s.get(k)).is_some_and(|v| !v.is_null());
+    if has("storage") && has("cloudStorage") {
+        out.push(Finding::new(
+            "PXFA012",
+            Severity::Error,
+            &obj,
+            "spec.storage (local drives) and spec.cloudStorage (cloud drives) are both set; \
+             Portworx uses one drive source. Keep storage for direct-access, cloudStorage for \
+             cloud-drive",
+        ));
+    }
+    for field in [
+        "maxStorageNodesPerZone",
+        "maxStorageNodes",
+        "maxStorageNodesPerZonePerNodeGroup",
+    ] {
+        if spec
+            .and_then(|s| s.get("cloudStorage"))
+            .and_then(|c| c.get(field))
+            .is_some_and(|v| !v.is_null())
+        {
+            out.push(Finding::new(
+                "PXFA013",
+                Severity::Warning,
+                &obj,
+                format!(
+                    "spec.cloudStorage.{field} makes some workers storageless; pxfa sizes pools \
+                     and replication for every worker being a storage node. Remove {field}"
+                ),
+            ));
+        }
+    }
+    let iscsi =
+        env_value(sc, "PURE_FLASHARRAY_SAN_TYPE").is_some_and(|v| v.eq_ignore_ascii_case("ISCSI"));
+    if iscsi && env_value(sc, "PURE_ISCSI_ALLOWED_IFACES").is_none() {
+        let multi = of_kind(docs, "NodePool").find(|np| guest_nics(np) > 1);
+        if let Some(np) = multi {
+            out.push(Finding::new(
+                "PXFA011",
+                Severity::Warning,
+                &obj,
+                format!(
+                    "PURE_FLASHARRAY_SAN_TYPE=ISCSI with {} guest NICs ({}) and no \
+                     PURE_ISCSI_ALLOWED_IFACES: iSCSI sessions may use the pod network. Set \
+                     PURE_ISCSI_ALLOWED_IFACES to the storage interface (e.g. enp2s0)",
+                    guest_nics(np),
+                    object(np)
+                ),
+            ));
+        }
+    }
+}
+
+fn mce(d: &Value, out: &mut Vec<Finding>) {
+    let comps = d
+        .pointer("/spec/overrides/components")
+        .and_then(Value::as_array);
+    for c in comps.into_iter().flatten() {
+        if c.get("name").and_then(Value::as_str) == Some("hypershift-preview") {
+            out.push(Finding::new(
+                "PXFA016",
+                Severity::Error,
+                object(d),
+                "spec.overrides.components names hypershift-preview, folded into hypershift \
+                 in MCE 2.3; use name: hypershift (enabled by default)",
+            ));
+        }
+    }
+}
+
+/// A Portworx StorageClass's `repl` parameter.
+fn repl(sc: &Value) -> Option<u64> {
+    match sc.pointer("/parameters/repl")? {
+        Value::String(s) => s.parse().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
+fn is_portworx_class(sc: &Value) -> bool {
+    str_at(sc, "/provisioner") == Some(PORTWORX_PROVISIONER)
+}
+
+fn repl_vs_nodes(docs: &[Value], out: &mut Vec<Finding>) {
+    // Tenant-side classes only make sense against the tenant's own node count: with
+    // exactly one NodePool in the set, its replicas are the storage nodes.
+    let pools: Vec<&Value> = of_kind(docs, "NodePool").collect();
+    let [np] = pools.as_slice() else { return };
+    let Some(nodes) = np.pointer("/spec/replicas").and_then(Value::as_u64) else {
+        return;
+    };
+    for sc in of_kind(docs, "StorageClass").filter(|s| is_portworx_class(s)) {
+        if let Some(r) = repl(sc)
+            && r > nodes
+        {
+            out.push(Finding::new(
+                "PXFA008",
+                Severity::Error,
+                object(sc),
+                format!(
+                    "repl {r} needs {r} storage nodes but {} has {nodes} replicas; lower repl \
+                     or add workers",
+                    object(np)
+                ),
+            ));
+        }
+    }
+}
+
+fn hyperconverged_version(docs: &[Value]) -> Option<Version> {
+    of_kind(docs, "HyperConverged").find_map(|hc| {
+        hc.pointer("/status/versions")?
+            .as_array()?
+            .iter()
+            .find(|v| v.get("name").and_then(Value::as_str) == Some("operator"))?
+            .get("version")?
+            .as_str()?
+            .parse()
+            .ok()
+    })
+}
+
+fn nodiscard(docs: &[Value], out: &mut Vec<Finding>) {
+    let root_classes: BTreeSet<&str> = of_kind(docs, "NodePool")
+        .filter_map(|np| {
+            str_at(
+                np,
+                "/spec/platform/kubevirt/rootVolume/persistent/storageClass",
+            )
+        })
+        .collect();
+    let ocp = of_kind(docs, "NodePool")
+        .chain(of_kind(docs, "HostedCluster"))
+        .find_map(|d| str_at(d, "/spec/release/image").and_then(Version::from_release_image));
+    let virt = hyperconverged_version(docs);
+    for sc in of_kind(docs, "StorageClass").filter(|s| is_portworx_class(s)) {
+        let n = name(sc);
+        let virt_default = str_at(
+            sc,
+            "/metadata/annotations/storageclass.kubevirt.io~1is-default-virt-class",
+        ) == Some("true");
+        if !(root_classes.contains(n) || KNOWN_ROOT_DISK_CLASSES.contains(&n) || virt_default) {
+            continue;
+        }
+        let set = match sc.pointer("/parameters/nodiscard") {
+            Some(Value::String(s)) => s == "true",
+            Some(Value::Bool(b)) => *b,
+            _ => false,
+        };
+        if set {
+            continue;
+        }
+        let Some(reason) = nodiscard_reason(virt, ocp) else {
+            continue;
+        };
+        let severity = if virt.is_none() || ocp.is_none() {
+            Severity::Warning
+        } else {
+            Severity::Error
+        };
+        out.push(Finding::new(
+            "PXFA009",
+            severity,
+            object(sc),
+            format!(
+                "StorageClass {n} holds VM root disks and lacks parameters.nodiscard: \"true\", \
+                 needed because {reason}; add it (or upgrade, and include the HyperConverged \
+                 status and the NodePool release image so the versions can be checked)"
+            ),
+        ));
+    }
+}
+
+fn pure_secret(docs: &[Value], out: &mut Vec<Finding>) {
+    let px_namespaces: BTreeSet<&str> = of_kind(docs, "StorageCluster")
+        .filter_map(namespace)
+        .collect();
+    for s in of_kind(docs, "Secret") {
+        let holds_pure_json = ["data", "stringData"]
+            .iter()
+            .filter_map(|k| s.get(*k).and_then(Value::as_object))
+            .any(|m| m.contains_key("pure.json"));
+        let keys: Vec<String> = ["data", "stringData"]
+            .iter()
+            .filter_map(|k| s.get(*k).and_then(Value::as_object))
+            .flat_map(|m| m.keys().cloned())
+            .collect();
+        let n = name(s);
+        if holds_pure_json && n != "px-pure-secret" {
+            out.push(Finding::new(
+                "PXFA014",
+                Severity::Error,
+                object(s),
+                format!(
+                    "this Secret holds pure.json but is named {n:?}; Portworx only reads a \
+                     Secret named px-pure-secret. Rename it"
+                ),
+            ));
+        }
+        if n == "px-pure-secret" && !holds_pure_json {
+            out.push(Finding::new(
+                "PXFA014",
+                Severity::Error,
+                object(s),
+                format!(
+                    "px-pure-secret must hold its configuration under the key pure.json (found \
+                     keys: {}); recreate it with --from-file=pure.json=<file>",
+                    if keys.is_empty() {
+                        "none".to_string()
+                    } else {
+                        keys.join(", ")
+                    }
+                ),
+            ));
+        }
+        if n == "px-pure-secret"
+            && !px_namespaces.is_empty()
+            && !namespace(s).is_some_and(|ns| px_namespaces.contains(ns))
+        {
+            out.push(Finding::new(
+                "PXFA014",
+                Severity::Error,
+                object(s),
+                format!(
+                    "px-pure-secret is in namespace {:?} but the StorageCluster is in {}; the \
+                     secret must be in the StorageCluster's namespace",
+                    namespace(s).unwrap_or("(none)"),
+                    px_namespaces.iter().copied().collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+    }
+}
+
+fn nncp_addresses(docs: &[Value], out: &mut Vec<Finding>) {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for p in of_kind(docs, "NodeNetworkConfigurationPolicy") {
+        let ifaces = p
+            .pointer("/spec/desiredState/interfaces")
+            .and_then(Value::as_array);
+        let mut own = BTreeSet::new();
+        for i in ifaces.into_iter().flatten() {
+            for fam in ["ipv4", "ipv6"] {
+                let addrs = i
+                    .pointer(&format!("/{fam}/address"))
+                    .and_then(Value::as_array);
+                for a in addrs.into_iter().flatten() {
+                    if let Some(ip) = a.get("ip").and_then(Value::as_str) {
+                        own.insert(ip.to_ascii_lowercase());
+                    }
+                }
+            }
+        }
+        for ip in own {
+            let obj = object(p);
+            if let Some(prev) = seen.get(&ip) {
+                out.push(Finding::new(
+                    "PXFA015",
+                    Severity::Error,
+                    &obj,
+                    format!(
+                        "address {ip} is also set by {prev}; two nodes with one storage \
+                         address break iSCSI/NVMe sessions. Give each node its own address"
+                    ),
+                ));
+            } else {
+                seen.insert(ip, obj);
+            }
+        }
+    }
+}
+
+fn rwx_on_kubevirt_csi(docs: &[Value], out: &mut Vec<Finding>) {
+    let kv_classes: BTreeSet<&str> = of_kind(docs, "StorageClass")
+        .filter(|s| str_at(s, "/provisioner") == Some(KUBEVIRT_CSI_PROVISIONER))
+        .map(name)
+        .collect();
+    for pvc in of_kind(docs, "PersistentVolumeClaim") {
+        let Some(class) = str_at(pvc, "/spec/storageClassName") else {
+            continue;
+        };
+        let rwx = pvc
+            .pointer("/spec/accessModes")
+            .and_then(Value::as_array)
+            .is_some_and(|m| m.iter().any(|m| m.as_str() == Some("ReadWriteMany")));
+        if rwx && kv_classes.contains(class) {
+            out.push(Finding::new(
+                "PXFA017",
+                Severity::Error,
+                object(pvc),
+                format!(
+                    "ReadWriteMany on {class}, a kubevirt-csi class: each guest PVC becomes a \
+                     disk hot-plugged into one VM, so RWX cannot be served. Ask for \
+                     ReadWriteOnce or use a Portworx option"
+                ),
+            ));
+        }
+    }
+}

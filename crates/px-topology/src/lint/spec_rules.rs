@@ -1,0 +1,160 @@
+//! Rules over a parsed `TenantStorage` spec.
+//!
+//! Structural problems (wrong types, unknown fields, impossible combinations) are the
+//! parser's and validator's job; these rules flag specs that are well-formed but
+//! known to break or hurt Portworx in a hosted cluster.
+
+use flasharray::Size;
+
+use super::finding::{Finding, Severity};
+use super::nodiscard::nodiscard_reason;
+use crate::spec::{DEFAULT_PORTWORX_VERSION, StorageMode, TenantStorage};
+
+/// PX-StoreV2 minimum vCPU cores.
+pub const PX_STOREV2_MIN_CORES: u32 = 8;
+/// PX-StoreV2 minimum memory.
+pub const PX_STOREV2_MIN_MEMORY: Size = Size::gib(8);
+/// Root disk PX-StoreV2 needs when `/var` and `/opt` live on it.
+pub const PX_STOREV2_MIN_ROOT: Size = Size::gib(128);
+
+/// Every spec rule that fires on `spec`.
+pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
+    let mut out = Vec::new();
+    portworx_version(spec, &mut out);
+    out.extend(px_storev2_nodes(spec));
+    replication(spec, &mut out);
+    nodiscard(spec, &mut out);
+    rwx_with_kubevirt_csi(spec, &mut out);
+    out
+}
+
+fn portworx_version(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if !spec.mode().runs_portworx() {
+        return;
+    }
+    let v = spec.spec.portworx.version;
+    if v.at_least(&DEFAULT_PORTWORX_VERSION) != Some(true) {
+        out.push(Finding::new(
+            "PXFA001",
+            Severity::Error,
+            "spec.portworx.version",
+            format!(
+                "Portworx {v} is not supported for hosted control plane clusters; set 3.6.2 or \
+                 later (the management cluster needs 3.6.2+ too)"
+            ),
+        ));
+    }
+}
+
+/// PX-StoreV2 node checks (cores, memory, root disk); shared with sizing.
+pub fn px_storev2_nodes(spec: &TenantStorage) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if !spec.mode().runs_portworx() {
+        return out;
+    }
+    let hc = &spec.spec.hosted_cluster;
+    if hc.cores < PX_STOREV2_MIN_CORES {
+        out.push(Finding::new(
+            "PXFA005",
+            Severity::Error,
+            "spec.hostedCluster.cores",
+            format!(
+                "{} cores per worker VM is below the PX-StoreV2 minimum of 8 (16 recommended); \
+                 raise cores to at least 8",
+                hc.cores
+            ),
+        ));
+    }
+    if hc.memory < PX_STOREV2_MIN_MEMORY {
+        out.push(Finding::new(
+            "PXFA006",
+            Severity::Error,
+            "spec.hostedCluster.memory",
+            format!(
+                "{} per worker VM is below the PX-StoreV2 minimum of 8 GiB (16 GiB recommended, \
+                 and OpenShift itself needs more); raise memory",
+                hc.memory
+            ),
+        ));
+    }
+    if hc.root_volume_size < PX_STOREV2_MIN_ROOT {
+        out.push(Finding::new(
+            "PXFA007",
+            Severity::Warning,
+            "spec.hostedCluster.rootVolumeSize",
+            format!(
+                "{} root disk is below the 128 GiB PX-StoreV2 needs when /var and /opt share \
+                 the root disk; raise rootVolumeSize to 128Gi",
+                hc.root_volume_size
+            ),
+        ));
+    }
+    out
+}
+
+fn replication(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if !spec.mode().runs_portworx() {
+        return;
+    }
+    let repl = u32::from(spec.spec.storage.replication);
+    let nodes = spec.storage_nodes();
+    if repl > nodes {
+        out.push(Finding::new(
+            "PXFA008",
+            Severity::Error,
+            "spec.storage.replication",
+            format!(
+                "replication {repl} needs {repl} storage nodes but the tenant has {nodes}; \
+                 volumes could not be provisioned. Lower replication or add workers"
+            ),
+        ));
+    }
+}
+
+fn nodiscard(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    let virt = spec.virtualization_version();
+    let ocp = spec.ocp_version();
+    let Some(reason) = nodiscard_reason(virt, ocp) else {
+        return;
+    };
+    let class = &spec.spec.hosted_cluster.root_storage_class;
+    let unknown = virt.is_none() || ocp.is_none();
+    let (severity, object, advice) = if unknown {
+        (
+            Severity::Warning,
+            if virt.is_none() {
+                "spec.hostedCluster.virtualizationVersion"
+            } else {
+                "spec.hostedCluster.ocpVersion"
+            },
+            "state the versions so that discard (space reclamation) is only disabled when needed",
+        )
+    } else {
+        (
+            Severity::Info,
+            "spec.hostedCluster.rootStorageClass",
+            "upgrade to drop it",
+        )
+    };
+    out.push(Finding::new(
+        "PXFA009",
+        severity,
+        object,
+        format!(
+            "pxfa renders StorageClass {class} with nodiscard: \"true\" because {reason}; {advice}"
+        ),
+    ));
+}
+
+fn rwx_with_kubevirt_csi(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if spec.mode() == StorageMode::KubevirtCsi && spec.wants_rwx() {
+        out.push(Finding::new(
+            "PXFA017",
+            Severity::Error,
+            "spec.storage.accessModes",
+            "kubevirt-csi maps each guest PVC to a disk hot-plugged into one VM, so \
+             ReadWriteMany cannot work; use direct-access or cloud-drive for RWX, or ask for \
+             ReadWriteOnce",
+        ));
+    }
+}
