@@ -10,6 +10,7 @@
 //! * [`models`]: the array's objects, with every field real arrays send.
 //! * [`error`]: one error enum; array answers classified by one table of messages.
 //! * [`params`]: selections for list calls.
+//! * [`rest`]: the REST 2.x client, [`RestArray`].
 #![deny(missing_docs)]
 
 pub mod array;
@@ -17,11 +18,13 @@ pub mod error;
 pub mod models;
 pub mod name;
 pub mod params;
+pub mod rest;
 pub mod size;
 
 pub use array::FlashArray;
 pub use error::{ApiError, Error, ErrorKind, Result, TransportError};
 pub use name::{HostGroupName, HostName, PodName, VolumeName};
+pub use rest::{RestArray, RestArrayBuilder, RetryConfig};
 pub use params::{ConnectionParams, ConnectionTarget, ListParams, MemberParams, TagParams, TagResource};
 pub use size::Size;
 

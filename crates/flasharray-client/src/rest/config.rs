@@ -1,0 +1,338 @@
+//! Building a [`RestArray`]: address, credentials, TLS trust, timeouts, retries.
+//!
+//! Everything is checked in [`RestArrayBuilder::build`] without touching the network,
+//! so that a bad CA file or URL is reported before any array call.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use secrecy::SecretString;
+use url::Url;
+
+use crate::error::{Error, Result};
+use crate::rest::RestArray;
+use crate::rest::retry::RetryConfig;
+use crate::rest::session::ApiVersion;
+
+/// Connect timeout used unless [`RestArrayBuilder::connect_timeout`] says otherwise.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Per-request timeout used unless [`RestArrayBuilder::request_timeout`] says otherwise.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Where the trust anchors come from.
+enum Trust {
+    /// The platform's trust store (reqwest's default).
+    System,
+    /// Only the CA certificates in this PEM file.
+    CaFile(PathBuf),
+    /// Only the CA certificates in these PEM bytes.
+    CaPem(Vec<u8>),
+}
+
+/// Configures a [`RestArray`]. Obtain one with [`RestArray::builder`].
+pub struct RestArrayBuilder {
+    url: String,
+    api_token: Option<SecretString>,
+    trust: Trust,
+    insecure: bool,
+    allow_http: bool,
+    api_version: Option<String>,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    retry: RetryConfig,
+    user_agent: String,
+}
+
+impl std::fmt::Debug for RestArrayBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RestArrayBuilder")
+            .field("url", &self.url)
+            .field("api_token", &self.api_token.as_ref().map(|_| "[REDACTED]"))
+            .field("insecure", &self.insecure)
+            .field("allow_http", &self.allow_http)
+            .field("api_version", &self.api_version)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("retry", &self.retry)
+            .field("user_agent", &self.user_agent)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RestArrayBuilder {
+    pub(crate) fn new(url: impl Into<String>) -> Self {
+        RestArrayBuilder {
+            url: url.into(),
+            api_token: None,
+            trust: Trust::System,
+            insecure: false,
+            allow_http: false,
+            api_version: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            retry: RetryConfig::default(),
+            user_agent: concat!("pxfa/", env!("CARGO_PKG_VERSION")).to_string(),
+        }
+    }
+
+    /// The admin API token used to log in (`api-token` header). Required.
+    pub fn api_token(mut self, token: SecretString) -> Self {
+        self.api_token = Some(token);
+        self
+    }
+
+    /// Trusts only the CA certificates in this PEM file (typically the array's
+    /// self-signed management certificate or the site CA); the platform store is not
+    /// consulted.
+    pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.trust = Trust::CaFile(path.into());
+        self
+    }
+
+    /// Like [`RestArrayBuilder::ca_file`], with the PEM bytes at hand.
+    pub fn ca_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.trust = Trust::CaPem(pem.into());
+        self
+    }
+
+    /// Skips certificate verification. Anyone on the path can then read the API
+    /// token, so this logs a warning when the client is built.
+    pub fn insecure(mut self, insecure: bool) -> Self {
+        self.insecure = insecure;
+        self
+    }
+
+    /// Allows `http://` URLs. Meant for local test servers: over plain HTTP the API
+    /// token travels in clear text.
+    pub fn allow_http(mut self, allow: bool) -> Self {
+        self.allow_http = allow;
+        self
+    }
+
+    /// Pins the REST version (`"2.26"`) instead of taking the highest both sides
+    /// support; logging in fails with [`Error::Version`] when the array lacks it.
+    pub fn api_version(mut self, version: impl Into<String>) -> Self {
+        self.api_version = Some(version.into());
+        self
+    }
+
+    /// TCP + TLS connect timeout (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Timeout of one HTTP request, answer included (default 60 s).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Retry limits (default [`RetryConfig::default`]).
+    pub fn retry(mut self, retry: RetryConfig) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The `User-Agent` header (default `pxfa/<version>`).
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Self {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// Checks the configuration and builds the client. No request is sent: the first
+    /// call logs in.
+    pub fn build(self) -> Result<RestArray> {
+        let base = parse_base_url(&self.url, self.allow_http)?;
+        let api_token = self
+            .api_token
+            .ok_or_else(|| Error::Config("an API token is required".into()))?;
+        let pinned = match &self.api_version {
+            Some(v) => {
+                let parsed = ApiVersion::parse(v).ok_or_else(|| {
+                    Error::Config(format!("api_version {v:?} is not a REST 2.x version"))
+                })?;
+                if !parsed.is_supported() {
+                    return Err(Error::Config(format!(
+                        "api_version {parsed} is outside the versions this client speaks ({}..={})",
+                        ApiVersion::MIN,
+                        ApiVersion::MAX
+                    )));
+                }
+                Some(parsed)
+            }
+            None => None,
+        };
+        if self.retry.max_delay < self.retry.min_delay {
+            return Err(Error::Config(
+                "retry max_delay is shorter than min_delay".into(),
+            ));
+        }
+
+        let mut http = reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .timeout(self.request_timeout)
+            .user_agent(self.user_agent)
+            // x-auth-token is not a header reqwest strips on cross-host redirects, and
+            // arrays do not redirect API calls: never follow one.
+            .redirect(reqwest::redirect::Policy::none())
+            .https_only(!self.allow_http);
+        match self.trust {
+            Trust::System => {}
+            Trust::CaFile(path) => {
+                let pem = std::fs::read(&path).map_err(|e| {
+                    Error::Config(format!("cannot read CA file {}: {e}", path.display()))
+                })?;
+                http = http.tls_certs_only(parse_ca(&pem, &path.display().to_string())?);
+            }
+            Trust::CaPem(pem) => {
+                http = http.tls_certs_only(parse_ca(&pem, "the given CA PEM")?);
+            }
+        }
+        if self.insecure {
+            tracing::warn!(
+                array = %base,
+                "TLS certificate verification is disabled: the API token can be intercepted"
+            );
+            http = http.tls_danger_accept_invalid_certs(true);
+        }
+        let http = http
+            .build()
+            .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?;
+        Ok(RestArray::from_parts(
+            http, base, api_token, pinned, self.retry,
+        ))
+    }
+}
+
+fn parse_ca(pem: &[u8], what: &str) -> Result<Vec<reqwest::Certificate>> {
+    let certs = reqwest::Certificate::from_pem_bundle(pem)
+        .map_err(|e| Error::Config(format!("{what} is not a PEM certificate bundle: {e}")))?;
+    if certs.is_empty() {
+        return Err(Error::Config(format!("{what} holds no certificate")));
+    }
+    Ok(certs)
+}
+
+/// Accepts `host`, `host:port`, `https://host[:port]` (and `http://` when allowed);
+/// returns the origin with an empty path.
+pub(crate) fn parse_base_url(input: &str, allow_http: bool) -> Result<Url> {
+    let trimmed = input.trim().trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Err(Error::Config("the array address is empty".into()));
+    }
+    let with_scheme = if trimmed.contains("://") {
+        trimmed.to_string()
+    } else {
+        format!("https://{trimmed}")
+    };
+    let url = Url::parse(&with_scheme)
+        .map_err(|e| Error::Config(format!("array address {input:?}: {e}")))?;
+    match url.scheme() {
+        "https" => {}
+        "http" if allow_http => {}
+        "http" => {
+            return Err(Error::Config(format!(
+                "array address {input:?} uses plain http; the API token would travel in clear text (allow_http to override)"
+            )));
+        }
+        other => {
+            return Err(Error::Config(format!(
+                "array address {input:?}: unsupported scheme {other:?}"
+            )));
+        }
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(Error::Config(format!(
+            "array address {input:?} has no host"
+        )));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Error::Config(format!(
+            "array address must not carry credentials; use an API token"
+        )));
+    }
+    if url.path() != "/" && !url.path().is_empty() {
+        return Err(Error::Config(format!(
+            "array address {input:?} has a path; give only host and port"
+        )));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(Error::Config(format!(
+            "array address {input:?} has a query or fragment"
+        )));
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn address_forms() {
+        let ok = |s: &str| parse_base_url(s, false).unwrap().to_string();
+        assert_eq!(ok("array1"), "https://array1/");
+        assert_eq!(
+            ok("array1.example.com:8443"),
+            "https://array1.example.com:8443/"
+        );
+        assert_eq!(ok("https://10.0.0.5/"), "https://10.0.0.5/");
+        assert_eq!(ok("[fd00::5]:443"), "https://[fd00::5]/");
+        assert!(parse_base_url("http://array1", false).is_err());
+        assert_eq!(
+            parse_base_url("http://127.0.0.1:1234", true)
+                .unwrap()
+                .as_str(),
+            "http://127.0.0.1:1234/"
+        );
+        assert!(parse_base_url("https://array1/api", false).is_err());
+        assert!(parse_base_url("ftp://array1", false).is_err());
+        assert!(parse_base_url("", false).is_err());
+        assert!(parse_base_url("https://u:p@array1", false).is_err());
+    }
+
+    #[test]
+    fn build_checks_without_network() {
+        let token = || SecretString::from("t");
+        assert!(matches!(
+            RestArray::builder("a").build(),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            RestArray::builder("a")
+                .api_token(token())
+                .api_version("1.19")
+                .build(),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            RestArray::builder("a")
+                .api_token(token())
+                .api_version("2.99")
+                .build(),
+            Err(Error::Config(_))
+        ));
+        assert!(matches!(
+            RestArray::builder("a")
+                .api_token(token())
+                .ca_pem(b"nope".to_vec())
+                .build(),
+            Err(Error::Config(_))
+        ));
+        let missing = RestArray::builder("a")
+            .api_token(token())
+            .ca_file("/nonexistent/ca.pem")
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("/nonexistent/ca.pem"), "{missing}");
+        assert!(
+            RestArray::builder("a")
+                .api_token(token())
+                .api_version("2.26")
+                .build()
+                .is_ok()
+        );
+    }
+}

@@ -1,0 +1,418 @@
+//! One HTTP exchange with the array, and the loop that retries it.
+//!
+//! Every request gets a fresh `X-Request-ID` (uuid v4). Errors carry the id the array
+//! echoed (or, without an echo, the one sent) and the operation as `METHOD /path`
+//! without query values. Headers are never logged and never copied into errors.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use backon::{ExponentialBuilder, Retryable};
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::{Method, StatusCode};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::{ApiError, Error, ErrorDetail, Result, TransportError, classify};
+use crate::rest::RestArray;
+use crate::rest::query::Query;
+use crate::rest::retry::{is_retryable, requested_wait};
+
+/// Which credential a request carries.
+#[derive(Clone, Copy)]
+pub(crate) enum Auth<'a> {
+    /// None (`/api/api_version`).
+    None,
+    /// The admin API token (`/login`).
+    ApiToken(&'a SecretString),
+    /// The session token.
+    Session(&'a SecretString),
+}
+
+/// A successful answer. Not `Debug`: the headers of a login answer hold the session.
+pub(crate) struct Reply {
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+    pub(crate) operation: String,
+}
+
+/// An API call relative to `/api/2.N/`.
+pub(crate) struct Call<'a> {
+    pub(crate) method: Method,
+    pub(crate) path: &'a str,
+    pub(crate) query: &'a Query,
+    pub(crate) body: Option<&'a [u8]>,
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    #[serde(default)]
+    errors: Option<Vec<ErrorDetail>>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Items<T> {
+    items: Vec<T>,
+}
+
+impl Reply {
+    /// Decodes the body; a failure names the JSON path of the field.
+    pub(crate) fn decode<T: DeserializeOwned>(&self) -> Result<T> {
+        decode_bytes(&self.body, &self.operation)
+    }
+
+    /// Decodes `{"items": [...]}`.
+    pub(crate) fn items<T: DeserializeOwned>(&self) -> Result<Vec<T>> {
+        self.decode::<Items<T>>().map(|i| i.items)
+    }
+}
+
+pub(crate) fn decode_bytes<T: DeserializeOwned>(body: &[u8], operation: &str) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(de).map_err(|e| Error::Decode {
+        operation: operation.to_string(),
+        path: e.path().to_string(),
+        message: redact_quoted(&e.inner().to_string()),
+    })
+}
+
+/// serde_json quotes offending string values in its messages; a value may be a
+/// secret (a token field of the wrong shape), so quoted text is elided.
+fn redact_quoted(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut inside = false;
+    for c in msg.chars() {
+        if c == '"' {
+            if !inside {
+                out.push_str("\"…");
+            } else {
+                out.push('"');
+            }
+            inside = !inside;
+        } else if !inside {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl RestArray {
+    /// Sends one request and reads the whole answer. Non-2xx answers become
+    /// [`Error::Api`]. `write_sent` marks whether a broken exchange may have changed
+    /// the array (false for version discovery and login).
+    pub(crate) async fn send(
+        &self,
+        method: Method,
+        abs_path: &str,
+        query: &Query,
+        body: Option<&[u8]>,
+        auth: Auth<'_>,
+        write_sent: bool,
+    ) -> Result<Reply> {
+        let operation = format!("{method} {abs_path}");
+        let request_id = uuid::Uuid::new_v4().to_string();
+        let mut url = self.base.clone();
+        url.set_path(abs_path);
+        if !query.is_empty() {
+            url.set_query(Some(&query.encoded()));
+        }
+        let mut req = self
+            .http
+            .request(method.clone(), url)
+            .header("X-Request-ID", &request_id);
+        if method != Method::DELETE {
+            req = req.header(ACCEPT, "application/json");
+        }
+        match auth {
+            Auth::None => {}
+            Auth::ApiToken(t) => req = req.header("api-token", sensitive(t)?),
+            Auth::Session(t) => req = req.header("x-auth-token", sensitive(t)?),
+        }
+        match body {
+            Some(b) => {
+                req = req
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(b.to_vec());
+            }
+            None if method == Method::POST => {
+                req = req.header(reqwest::header::CONTENT_LENGTH, "0");
+            }
+            None => {}
+        }
+
+        let started = Instant::now();
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let err = transport_error(&e, &operation, &request_id, write_sent);
+                tracing::debug!(%operation, request_id, error = %err, "request failed");
+                return Err(err);
+            }
+        };
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let echoed = headers
+            .get("x-request-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+            .unwrap_or(request_id);
+        let body = match resp.bytes().await {
+            Ok(b) => b,
+            Err(e) => {
+                // Status and headers arrived: the request reached the array.
+                let mut err = transport_error(&e, &operation, &echoed, write_sent);
+                if let Error::Transport(t) = &mut err {
+                    t.maybe_applied = write_sent;
+                }
+                return Err(err);
+            }
+        };
+        tracing::debug!(
+            %operation,
+            request_id = %echoed,
+            status = status.as_u16(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "array answered"
+        );
+        if status.is_success() {
+            return Ok(Reply {
+                headers,
+                body,
+                operation,
+            });
+        }
+        Err(api_error(status, &headers, &body, operation, echoed))
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, runs out of retries or
+    /// reaches the deadline (see [`crate::rest::retry`]).
+    pub(crate) async fn with_retries<T, F, Fut>(
+        &self,
+        idempotent: bool,
+        what: &str,
+        mut attempt: F,
+    ) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        let cfg = self.retry;
+        let started = Instant::now();
+        let attempts = AtomicU32::new(0);
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(cfg.min_delay)
+            .with_max_delay(cfg.max_delay)
+            .with_max_times(cfg.max_retries as usize)
+            .with_jitter();
+        let result = (|| {
+            attempts.fetch_add(1, Ordering::Relaxed);
+            attempt()
+        })
+        .retry(backoff)
+        .sleep(tokio::time::sleep)
+        .when(|e| is_retryable(e, idempotent))
+        .adjust(|e, computed| {
+            let computed = computed?;
+            let wait = e.as_api().and_then(|a| a.retry_after).unwrap_or(computed);
+            if started.elapsed() + wait > cfg.max_elapsed {
+                return None;
+            }
+            Some(wait)
+        })
+        .notify(|e, wait| {
+            tracing::warn!(
+                operation = what,
+                request_id = e.request_id().unwrap_or("-"),
+                wait_ms = wait.as_millis() as u64,
+                error = %e,
+                "retrying"
+            );
+        })
+        .await;
+        match result {
+            Err(e) if attempts.load(Ordering::Relaxed) > 1 && is_retryable(&e, idempotent) => {
+                Err(Error::RetriesExhausted {
+                    attempts: attempts.load(Ordering::Relaxed),
+                    elapsed: started.elapsed(),
+                    last: Box::new(e),
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// An authenticated API call with retries and one re-login after a 401.
+    pub(crate) async fn call(&self, call: Call<'_>) -> Result<Reply> {
+        let idempotent = call.method == Method::GET;
+        let what = format!("{} {}", call.method, call.path);
+        self.with_retries(idempotent, &what, || self.attempt(&call))
+            .await
+    }
+
+    async fn attempt(&self, call: &Call<'_>) -> Result<Reply> {
+        let session = self.session().await?;
+        let path = format!("/api/{}/{}", session.version, call.path);
+        let first = self
+            .send(
+                call.method.clone(),
+                &path,
+                call.query,
+                call.body,
+                Auth::Session(&session.token),
+                true,
+            )
+            .await;
+        match first {
+            Err(e) if is_unauthorized(&e) => {
+                let renewed = self.renew(&session).await?;
+                let path = format!("/api/{}/{}", renewed.version, call.path);
+                self.send(
+                    call.method.clone(),
+                    &path,
+                    call.query,
+                    call.body,
+                    Auth::Session(&renewed.token),
+                    true,
+                )
+                .await
+            }
+            other => other,
+        }
+    }
+}
+
+fn is_unauthorized(e: &Error) -> bool {
+    matches!(e, Error::Api(a) if a.status == 401)
+}
+
+fn sensitive(t: &SecretString) -> Result<reqwest::header::HeaderValue> {
+    let mut v = reqwest::header::HeaderValue::from_str(t.expose_secret())
+        .map_err(|_| Error::Config("a token holds characters not allowed in a header".into()))?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+fn transport_error(
+    e: &reqwest::Error,
+    operation: &str,
+    request_id: &str,
+    write_sent: bool,
+) -> Error {
+    // Describe the cause chain without the URL (it holds object names in the query).
+    let mut message = String::new();
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    if e.is_timeout() {
+        message.push_str("timed out");
+    } else if e.is_connect() {
+        message.push_str("cannot connect");
+    } else {
+        message.push_str("request failed");
+    }
+    while let Some(s) = source {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        source = s.source();
+    }
+    TransportError {
+        operation: operation.to_string(),
+        request_id: Some(request_id.to_string()),
+        message,
+        maybe_applied: write_sent && !e.is_connect() && !e.is_builder(),
+        timeout: e.is_timeout(),
+    }
+    .into()
+}
+
+fn api_error(
+    status: StatusCode,
+    headers: &HeaderMap,
+    body: &[u8],
+    operation: String,
+    request_id: String,
+) -> Error {
+    let errors = match serde_json::from_slice::<ErrorBody>(body) {
+        Ok(ErrorBody {
+            errors: Some(errors),
+            ..
+        }) if !errors.is_empty() => errors,
+        Ok(ErrorBody {
+            message: Some(message),
+            ..
+        }) => vec![ErrorDetail {
+            context: None,
+            message,
+        }],
+        _ => vec![ErrorDetail {
+            context: None,
+            message: format!(
+                "{} (the answer is not a JSON error document)",
+                status.canonical_reason().unwrap_or("error")
+            ),
+        }],
+    };
+    let kind = classify(status.as_u16(), &errors[0].message);
+    ApiError {
+        status: status.as_u16(),
+        kind,
+        errors,
+        request_id: Some(request_id),
+        operation,
+        retry_after: requested_wait(headers).map(|d| d.min(Duration::from_secs(3600))),
+    }
+    .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn error_bodies() {
+        let h = HeaderMap::new();
+        let e = api_error(
+            StatusCode::BAD_REQUEST,
+            &h,
+            br#"{"errors":[{"context":"v1","message":"Volume does not exist."}]}"#,
+            "GET /api/2.26/volumes".into(),
+            "rid".into(),
+        );
+        let a = e.as_api().unwrap();
+        assert_eq!(a.kind, ErrorKind::NotFound);
+        assert_eq!(a.context(), Some("v1"));
+        let e = api_error(
+            StatusCode::TOO_MANY_REQUESTS,
+            &h,
+            br#"{"message":"API rate limit exceeded"}"#,
+            "GET /api/2.26/volumes".into(),
+            "rid".into(),
+        );
+        assert_eq!(e.as_api().unwrap().message(), "API rate limit exceeded");
+        let e = api_error(
+            StatusCode::BAD_GATEWAY,
+            &h,
+            b"<html>bad gateway</html>",
+            "GET /api/2.26/volumes".into(),
+            "rid".into(),
+        );
+        assert!(e.as_api().unwrap().message().contains("Bad Gateway"));
+    }
+
+    #[test]
+    fn decode_errors_name_the_path_and_hide_values() {
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct T {
+            a: Vec<u64>,
+        }
+        let err = decode_bytes::<T>(br#"{"a":[1,"secret-value"]}"#, "GET /x").unwrap_err();
+        let s = err.to_string();
+        assert!(s.contains("a[1]"), "{s}");
+        assert!(!s.contains("secret-value"), "{s}");
+    }
+}
