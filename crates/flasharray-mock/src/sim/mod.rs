@@ -1,1 +1,109 @@
-//! HTTPS simulator of the FlashArray REST API.
+//! HTTPS simulator of the FlashArray REST API 2.x, serving a [`MockArray`].
+//!
+//! Every request is answered through the [`flasharray::FlashArray`] trait methods of
+//! the mock, so HTTP behaviour is exactly the trait behaviour (rules, errors, mock
+//! faults); this module only adds what exists at the HTTP level: versions, login and
+//! sessions, paths and query parameters, envelopes and paging, status codes, headers,
+//! TLS, and HTTP faults ([`parse_faults`]). The target is that Pure's own Python SDK
+//! (`py-pure-client`) and our REST client work against it unchanged.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), flasharray_mock::sim::SimError> {
+//! use flasharray_mock::MockArray;
+//! use flasharray_mock::sim::{SimConfig, Simulator};
+//!
+//! let cfg = SimConfig::new("a-secret-api-token".into());
+//! let sim = Simulator::start(MockArray::new(), cfg).await?;
+//! println!("serving {}", sim.url());
+//! sim.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod faults;
+mod paging;
+mod query;
+mod response;
+mod routes;
+mod server;
+mod session;
+mod tls;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use secrecy::SecretString;
+
+pub use faults::{FaultTrigger, HttpFault, HttpFaultKind, parse_faults};
+pub use server::{RunningSim, Simulator};
+
+#[cfg(doc)]
+use crate::MockArray;
+
+/// The newest REST version the simulator advertises by default: the first one whose
+/// SDK module has tag endpoints for volumes, hosts, host groups *and* pods (pod tags
+/// arrived in 2.39; host and host-group tags in 2.34).
+pub const TOP_REST_VERSION: &str = "2.39";
+
+/// The default `GET /api/api_version` list: ascending, REST 1.x entries first, as
+/// real arrays answer.
+pub fn default_versions() -> Vec<String> {
+    let mut v: Vec<String> = ["1.17", "1.18", "1.19"].map(String::from).to_vec();
+    v.extend((0..=39).map(|n| format!("2.{n}")));
+    v
+}
+
+/// How to run the simulator.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Address to listen on; port 0 picks a free port.
+    pub listen: SocketAddr,
+    /// The API token that `POST /login` accepts (tokens the array issued through
+    /// `/admins/api-tokens` are accepted too). Never logged.
+    pub api_token: SecretString,
+    /// Serve HTTPS with a fresh self-signed certificate (default). Plain HTTP is for
+    /// benchmarks that want to leave TLS out of the measurement.
+    pub tls: bool,
+    /// Sessions end this long after login (on the array's clock).
+    pub session_ttl: Option<Duration>,
+    /// Every n-th authenticated request finds its session expired (401).
+    pub expire_sessions_every: Option<u64>,
+    /// HTTP-level faults, in addition to the mock array's own.
+    pub faults: Vec<HttpFault>,
+    /// The `GET /api/api_version` list; empty means [`default_versions`].
+    pub versions: Vec<String>,
+}
+
+impl SimConfig {
+    /// Defaults: `127.0.0.1:0`, TLS on, no expiry, no faults, default versions.
+    pub fn new(api_token: SecretString) -> SimConfig {
+        SimConfig {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            api_token,
+            tls: true,
+            session_ttl: None,
+            expire_sessions_every: None,
+            faults: Vec::new(),
+            versions: Vec::new(),
+        }
+    }
+}
+
+/// Why the simulator could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Certificate or TLS setup failed.
+    #[error("TLS setup: {0}")]
+    Tls(String),
+    /// The configuration is unusable (the field is named in the message).
+    #[error("simulator configuration: {0}")]
+    Config(String),
+}

@@ -1,0 +1,126 @@
+//! Runs the HTTPS simulator on a fresh `MockArray` until SIGINT/SIGTERM.
+//!
+//! Used by `tests/sdk_compat/run.sh` so that the Python SDK suite does not depend on
+//! the `pxfa` CLI. A random API token is written to `--token-file` (mode 0600);
+//! the token never appears on stdout. The URL is printed as `PXFA_SIM_URL=...` and,
+//! with `--url-file`, written there once the simulator accepts connections.
+//!
+//! ```text
+//! cargo run -p flasharray-mock --example sim_serve -- --port 0 --token-file /tmp/t \
+//!     [--url-file /tmp/u] [--faults 429:every=10] [--session-ttl-secs 60] [--plain]
+//! ```
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use flasharray_mock::MockArray;
+use flasharray_mock::sim::{SimConfig, Simulator, parse_faults};
+
+struct Args {
+    port: u16,
+    token_file: PathBuf,
+    url_file: Option<PathBuf>,
+    faults: String,
+    session_ttl: Option<Duration>,
+    plain: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        port: 0,
+        token_file: PathBuf::new(),
+        url_file: None,
+        faults: String::new(),
+        session_ttl: None,
+        plain: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--port" => args.port = value()?.parse().map_err(|e| format!("--port: {e}"))?,
+            "--token-file" => args.token_file = PathBuf::from(value()?),
+            "--url-file" => args.url_file = Some(PathBuf::from(value()?)),
+            "--faults" => args.faults = value()?,
+            "--session-ttl-secs" => {
+                let secs: u64 = value()?
+                    .parse()
+                    .map_err(|e| format!("--session-ttl-secs: {e}"))?;
+                args.session_ttl = Some(Duration::from_secs(secs));
+            }
+            "--plain" => args.plain = true,
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if args.token_file.as_os_str().is_empty() {
+        return Err("--token-file is required".into());
+    }
+    Ok(args)
+}
+
+fn write_private(path: &PathBuf, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(contents.as_bytes())
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("sim_serve: {e}");
+            std::process::exit(2);
+        }
+    };
+    let faults = match parse_faults(&args.faults) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("sim_serve: --faults: {e}");
+            std::process::exit(2);
+        }
+    };
+    let token = uuid::Uuid::new_v4().to_string();
+    if let Err(e) = write_private(&args.token_file, &token) {
+        eprintln!("sim_serve: cannot write {}: {e}", args.token_file.display());
+        std::process::exit(1);
+    }
+    let mut cfg = SimConfig::new(token.into());
+    cfg.listen = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
+    cfg.tls = !args.plain;
+    cfg.faults = faults;
+    cfg.session_ttl = args.session_ttl;
+    let sim = match Simulator::start(MockArray::new(), cfg).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("sim_serve: {e}");
+            std::process::exit(1);
+        }
+    };
+    println!("PXFA_SIM_URL={}", sim.url());
+    if let Some(path) = &args.url_file
+        && let Err(e) = std::fs::write(path, sim.url())
+    {
+        eprintln!("sim_serve: cannot write {}: {e}", path.display());
+        std::process::exit(1);
+    }
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("sim_serve: cannot watch SIGTERM: {e}");
+            std::process::exit(1);
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+    sim.shutdown().await;
+}

@@ -1,0 +1,336 @@
+//! From an HTTP request to a trait call and back.
+//!
+//! `route` handles what exists only over HTTP (versions, login, sessions, HTTP
+//! faults) and then dispatches `/api/2.N/<resource>` to one module per resource.
+//! Every `2.N` prefix reaches the same handlers, since clients pin different
+//! versions (LXD uses 2.21, Pure's SDK the highest both sides know).
+
+mod array;
+mod connections;
+mod host_groups;
+mod hosts;
+mod members;
+mod pods;
+mod tags;
+mod tokens;
+mod volumes;
+
+use std::str::FromStr;
+
+use flasharray::TagResource;
+use flasharray::name::NameError;
+use hyper::body::{Bytes, Incoming};
+use hyper::{Method, Request, StatusCode};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::faults::HttpFaultKind;
+use super::query::Query;
+use super::response::{
+    Fail, Reply, bad_request, busy, not_found, rate_limited, unauthorized, unavailable,
+};
+use super::server::SimState;
+
+/// Largest request body accepted; real requests are a few KiB.
+const MAX_BODY: usize = 4 * 1024 * 1024;
+
+/// One request, parsed.
+pub(crate) struct Call<'a> {
+    pub(crate) state: &'a SimState,
+    pub(crate) method: Method,
+    /// `volumes`, `hosts/host-groups`, ...
+    pub(crate) resource: String,
+    pub(crate) query: Query,
+    pub(crate) body: Bytes,
+}
+
+impl Call<'_> {
+    /// The error for a method this path does not have.
+    pub(crate) fn method_not_allowed(&self) -> Fail {
+        bad_request(
+            None,
+            format!(
+                "Method {} is not supported on /{}.",
+                self.method, self.resource
+            ),
+        )
+    }
+
+    /// The body as `T`, refusing any field outside `allowed` with a 400 naming it,
+    /// so that a client never believes a setting was applied when the simulator
+    /// does not model it. An empty body is `T::default()`.
+    pub(crate) fn body<T: DeserializeOwned + Default>(&self, allowed: &[&str]) -> Result<T, Fail> {
+        if self.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(T::default());
+        }
+        let value: Value = serde_json::from_slice(&self.body)
+            .map_err(|e| bad_request(None, format!("Invalid JSON in the request body: {e}")))?;
+        let Some(object) = value.as_object() else {
+            return Err(bad_request(None, "The request body must be a JSON object."));
+        };
+        for key in object.keys() {
+            if !allowed.contains(&key.as_str()) {
+                return Err(bad_request(
+                    Some(key),
+                    format!("Field {key:?} is not supported by the simulator for this request."),
+                ));
+            }
+        }
+        serde_json::from_value(value)
+            .map_err(|e| bad_request(None, format!("Invalid request body: {e}")))
+    }
+
+    /// The body as a JSON list (tag batches).
+    pub(crate) fn body_list<T: DeserializeOwned>(&self) -> Result<Vec<T>, Fail> {
+        serde_json::from_slice(&self.body).map_err(|e| {
+            bad_request(
+                None,
+                format!("Invalid request body: expected a JSON list: {e}"),
+            )
+        })
+    }
+
+    /// Validated names from a csv parameter; an invalid name is a 400 naming it.
+    pub(crate) fn names<N>(&self, key: &str) -> Result<Vec<N>, Fail>
+    where
+        N: FromStr<Err = NameError>,
+    {
+        self.query
+            .csv(key)
+            .iter()
+            .map(|n| N::from_str(n).map_err(|e| bad_request(Some(n), e.to_string())))
+            .collect()
+    }
+
+    /// Like [`Call::names`], but at least one name is required.
+    pub(crate) fn required_names<N>(&self, key: &str) -> Result<Vec<N>, Fail>
+    where
+        N: FromStr<Err = NameError>,
+    {
+        let names = self.names(key)?;
+        if names.is_empty() {
+            return Err(bad_request(
+                Some(key),
+                format!("Parameter {key:?} is required."),
+            ));
+        }
+        Ok(names)
+    }
+
+    /// Exactly one validated name (e.g. `group_names` on membership writes).
+    pub(crate) fn single_name<N>(&self, key: &str) -> Result<N, Fail>
+    where
+        N: FromStr<Err = NameError>,
+    {
+        let mut names = self.required_names::<N>(key)?;
+        if names.len() > 1 {
+            return Err(bad_request(
+                Some(key),
+                format!("Parameter {key:?} accepts only one name here."),
+            ));
+        }
+        Ok(names.remove(0))
+    }
+
+    /// Refuses `ids` where the simulator only addresses objects by name.
+    pub(crate) fn no_ids(&self, key: &str) -> Result<(), Fail> {
+        if self.query.has(key) {
+            return Err(bad_request(
+                Some(key),
+                format!("Parameter {key:?} is not supported by the simulator; use names."),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Answers one request (`Err(Fail::Drop)` closes the connection unanswered).
+pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Reply, Fail> {
+    let (parts, body) = req.into_parts();
+    let path = parts.uri.path();
+    if path == "/api/api_version" {
+        if parts.method != Method::GET {
+            return Err(bad_request(
+                None,
+                "Only GET is supported on /api/api_version.",
+            ));
+        }
+        return Ok(Reply::json(
+            StatusCode::OK,
+            &json!({ "version": state.versions }),
+        ));
+    }
+    let Some((version, resource)) = path
+        .strip_prefix("/api/")
+        .and_then(|rest| rest.split_once('/'))
+    else {
+        return Err(not_found(path));
+    };
+    if !is_rest2_version(version) {
+        return Err(not_found(path));
+    }
+    let resource = resource.trim_end_matches('/').to_string();
+    let header = |name: &str| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    match (parts.method.clone(), resource.as_str()) {
+        (Method::POST, "login") => return login(state, header("api-token").as_deref()).await,
+        (Method::POST, "logout") => {
+            if let Some(token) = header("x-auth-token") {
+                state.sessions.end(&token);
+            }
+            return Ok(Reply::empty());
+        }
+        (_, "login" | "logout") => {
+            return Err(bad_request(None, format!("Use POST for /{resource}.")));
+        }
+        _ => {}
+    }
+
+    let session = header("x-auth-token");
+    if let Err(refusal) = state.sessions.check(session.as_deref(), state.now_ms()) {
+        return Err(unauthorized(refusal.message()));
+    }
+    let is_write = parts.method != Method::GET;
+    let mut lose_answer = false;
+    match state.faults.next(is_write) {
+        None => {}
+        Some(HttpFaultKind::ExpireSession) => {
+            if let Some(token) = &session {
+                state.sessions.end(token);
+            }
+            return Err(unauthorized("Session expired."));
+        }
+        Some(HttpFaultKind::RateLimit { retry_after }) => {
+            return Err(rate_limited(
+                retry_after.as_secs(),
+                "API rate limit exceeded",
+            ));
+        }
+        Some(HttpFaultKind::Busy) => return Err(busy()),
+        Some(HttpFaultKind::Unavailable) => {
+            return Err(unavailable("Service unavailable. Please retry later."));
+        }
+        Some(HttpFaultKind::DropWrite) => return Err(Fail::Drop),
+        Some(HttpFaultKind::LoseAnswer) => lose_answer = true,
+    }
+
+    let body = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY)
+        .await
+        .map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))?;
+    let call = Call {
+        state,
+        method: parts.method,
+        resource,
+        query: Query::parse(parts.uri.query()),
+        body,
+    };
+    let result = dispatch(&call).await;
+    if lose_answer {
+        return Err(Fail::Drop);
+    }
+    result
+}
+
+fn is_rest2_version(v: &str) -> bool {
+    v.strip_prefix("2.")
+        .is_some_and(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `POST /login`: the configured token, or any unexpired token the array issued.
+async fn login(state: &SimState, api_token: Option<&str>) -> Result<Reply, Fail> {
+    let Some(presented) = api_token.filter(|t| !t.is_empty()) else {
+        return Err(bad_request(Some("api-token"), "Missing api-token header."));
+    };
+    let username = if state.is_configured_token(presented) {
+        Some("pureuser".to_string())
+    } else {
+        issued_token_owner(state, presented).await?
+    };
+    let Some(username) = username else {
+        return Err(unauthorized("Invalid API token."));
+    };
+    let session = state.sessions.login(&username, state.now_ms());
+    Ok(Reply::json(
+        StatusCode::OK,
+        &json!({ "items": [{ "username": username }] }),
+    )
+    .with_header("x-auth-token", &session))
+}
+
+async fn issued_token_owner(state: &SimState, presented: &str) -> Result<Option<String>, Fail> {
+    let now = state.now_ms();
+    let tokens = state.array.list_api_tokens(&[], true).await?;
+    Ok(tokens
+        .into_iter()
+        .find(|t| {
+            t.api_token.expose() == Some(presented)
+                && t.api_token.expires_at.is_none_or(|exp| exp > now)
+        })
+        .map(|t| t.name))
+}
+
+async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
+    match call.resource.as_str() {
+        "volumes" => volumes::handle(call).await,
+        "hosts" => hosts::handle(call).await,
+        "host-groups" => host_groups::handle(call).await,
+        "host-groups/hosts" | "hosts/host-groups" => members::host_group_hosts(call).await,
+        "connections" => connections::handle(call).await,
+        "pods" => pods::handle(call).await,
+        "pods/arrays" => members::pod_arrays(call).await,
+        "arrays" => array::arrays(call).await,
+        "arrays/space" => array::space(call).await,
+        "hardware" => array::hardware(call).await,
+        "admins/api-tokens" => tokens::handle(call).await,
+        other => match tag_path(other) {
+            Some((kind, false)) => tags::tags(call, kind).await,
+            Some((kind, true)) => tags::batch(call, kind).await,
+            None => Err(not_found(&format!("/{other}"))),
+        },
+    }
+}
+
+/// `volumes/tags` -> (Volume, false); `hosts/tags/batch` -> (Host, true).
+fn tag_path(resource: &str) -> Option<(TagResource, bool)> {
+    let (collection, rest) = resource.split_once("/tags")?;
+    let batch = match rest {
+        "" => false,
+        "/batch" => true,
+        _ => return None,
+    };
+    let kind = [
+        TagResource::Volume,
+        TagResource::Host,
+        TagResource::HostGroup,
+        TagResource::Pod,
+    ]
+    .into_iter()
+    .find(|k| k.collection() == collection)?;
+    Some((kind, batch))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_and_tag_paths() {
+        assert!(is_rest2_version("2.39"));
+        assert!(is_rest2_version("2.0"));
+        assert!(!is_rest2_version("1.19"));
+        assert!(!is_rest2_version("2."));
+        assert!(!is_rest2_version("2.x"));
+        assert_eq!(tag_path("volumes/tags"), Some((TagResource::Volume, false)));
+        assert_eq!(
+            tag_path("host-groups/tags/batch"),
+            Some((TagResource::HostGroup, true))
+        );
+        assert_eq!(tag_path("pods/tags/x"), None);
+        assert_eq!(tag_path("arrays/tags"), None);
+    }
+}

@@ -1,0 +1,289 @@
+//! The listener: accepts connections, speaks TLS and HTTP/1.1 keep-alive, and shuts
+//! down gracefully (stop accepting, let in-flight requests finish, then close).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use flasharray::FlashArray;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use secrecy::ExposeSecret;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+use tokio_rustls::TlsAcceptor;
+
+use super::faults::{FaultPlan, FaultTrigger, HttpFault, HttpFaultKind};
+use super::response::Fail;
+use super::session::Sessions;
+use super::{SimConfig, SimError, default_versions, routes, tls};
+use crate::MockArray;
+
+/// How long a graceful shutdown waits for in-flight requests before closing.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Everything a request handler needs; shared by all connections.
+pub(crate) struct SimState {
+    /// The array, used only through the trait.
+    pub(crate) array: Arc<dyn FlashArray>,
+    /// The mock, for its clock (session TTL).
+    pub(crate) mock: MockArray,
+    pub(crate) api_token: secrecy::SecretString,
+    pub(crate) sessions: Sessions,
+    pub(crate) faults: FaultPlan,
+    pub(crate) versions: Vec<String>,
+}
+
+impl SimState {
+    /// Milliseconds on the array's clock.
+    pub(crate) fn now_ms(&self) -> u64 {
+        self.mock.clock().now_ms()
+    }
+
+    /// Compares a presented API token with the configured one without an early
+    /// exit on the first differing byte.
+    pub(crate) fn is_configured_token(&self, presented: &str) -> bool {
+        let want = self.api_token.expose_secret().as_bytes();
+        let got = presented.as_bytes();
+        let mut diff = want.len() ^ got.len();
+        for (i, w) in want.iter().enumerate() {
+            diff |= usize::from(w ^ got.get(i).copied().unwrap_or(0));
+        }
+        diff == 0
+    }
+}
+
+/// Starts simulators.
+#[derive(Debug)]
+pub struct Simulator;
+
+impl Simulator {
+    /// Binds `cfg.listen`, makes the certificate, and serves `array` until
+    /// [`RunningSim::shutdown`] (or until the `RunningSim` is dropped).
+    pub async fn start(array: MockArray, cfg: SimConfig) -> Result<RunningSim, SimError> {
+        if cfg.api_token.expose_secret().is_empty() {
+            return Err(SimError::Config("api_token must not be empty".into()));
+        }
+        let mut faults = cfg.faults.clone();
+        if let Some(n) = cfg.expire_sessions_every {
+            if n == 0 {
+                return Err(SimError::Config(
+                    "expire_sessions_every must be at least 1".into(),
+                ));
+            }
+            faults.push(HttpFault {
+                kind: HttpFaultKind::ExpireSession,
+                trigger: FaultTrigger::Every(n),
+            });
+        }
+        let versions = if cfg.versions.is_empty() {
+            default_versions()
+        } else {
+            cfg.versions.clone()
+        };
+        if !versions.iter().any(|v| v.starts_with("2.")) {
+            return Err(SimError::Config(format!(
+                "versions must list at least one 2.x version, got {versions:?}"
+            )));
+        }
+        let listener = TcpListener::bind(cfg.listen)
+            .await
+            .map_err(|source| SimError::Bind {
+                addr: cfg.listen,
+                source,
+            })?;
+        let local_addr = listener.local_addr().map_err(|source| SimError::Bind {
+            addr: cfg.listen,
+            source,
+        })?;
+        let identity = if cfg.tls {
+            Some(tls::self_signed(local_addr.ip())?)
+        } else {
+            None
+        };
+        let cert_pem = identity
+            .as_ref()
+            .map(|i| i.cert_pem.clone())
+            .unwrap_or_default();
+        let acceptor = identity.map(|i| TlsAcceptor::from(i.config));
+        let state = Arc::new(SimState {
+            array: Arc::new(array.clone()),
+            mock: array,
+            api_token: cfg.api_token.clone(),
+            sessions: Sessions::new(cfg.session_ttl),
+            faults: FaultPlan::new(faults),
+            versions,
+        });
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let task = tokio::spawn(accept_loop(listener, acceptor, state, stop_rx));
+        let scheme = if cfg.tls { "https" } else { "http" };
+        let host = if local_addr.ip().is_unspecified() {
+            "127.0.0.1".to_string()
+        } else {
+            local_addr.ip().to_string()
+        };
+        let url = match local_addr {
+            SocketAddr::V6(_) if !local_addr.ip().is_unspecified() => {
+                format!("{scheme}://[{host}]:{}", local_addr.port())
+            }
+            _ => format!("{scheme}://{host}:{}", local_addr.port()),
+        };
+        tracing::info!(%url, tls = cfg.tls, "FlashArray simulator listening");
+        Ok(RunningSim {
+            url,
+            local_addr,
+            cert_pem,
+            stop: stop_tx,
+            task: Some(task),
+        })
+    }
+}
+
+/// A simulator that is serving. Dropping it stops accepting connections; call
+/// [`RunningSim::shutdown`] to also wait for in-flight requests.
+#[derive(Debug)]
+pub struct RunningSim {
+    url: String,
+    local_addr: SocketAddr,
+    cert_pem: String,
+    stop: watch::Sender<bool>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl RunningSim {
+    /// `https://127.0.0.1:PORT` (or `http://` without TLS).
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// The self-signed certificate in PEM form (SAN `127.0.0.1`, `localhost`), for
+    /// clients that verify TLS; empty without TLS.
+    pub fn cert_pem(&self) -> &str {
+        &self.cert_pem
+    }
+
+    /// The bound address (with the real port when port 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Stops accepting, lets in-flight requests finish (up to a few seconds), then
+    /// closes every connection.
+    pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for RunningSim {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    acceptor: Option<TlsAcceptor>,
+    state: Arc<SimState>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut connections = JoinSet::new();
+    loop {
+        while connections.try_join_next().is_some() {}
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: back off briefly.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = stop.changed() => break,
+        };
+        let _ = tcp.set_nodelay(true);
+        let state = state.clone();
+        let acceptor = acceptor.clone();
+        let stop = stop.clone();
+        connections.spawn(async move {
+            match acceptor {
+                Some(acceptor) => match acceptor.accept(tcp).await {
+                    Ok(tls) => serve_connection(tls, state, stop).await,
+                    Err(e) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
+                },
+                None => serve_connection(tcp, state, stop).await,
+            }
+        });
+    }
+    drop(listener);
+    let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        connections.abort_all();
+    }
+}
+
+async fn serve_connection<I>(io: I, state: Arc<SimState>, mut stop: watch::Receiver<bool>)
+where
+    I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let service = service_fn(move |req| handle(state.clone(), req));
+    let conn = http1::Builder::new()
+        .keep_alive(true)
+        .serve_connection(TokioIo::new(io), service);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => {}
+        _ = stop.changed() => {
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        }
+    }
+}
+
+/// Returned to hyper to close the connection without answering.
+#[derive(Debug)]
+struct ConnectionDropped;
+
+impl std::fmt::Display for ConnectionDropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection dropped by fault injection")
+    }
+}
+
+impl std::error::Error for ConnectionDropped {}
+
+async fn handle(
+    state: Arc<SimState>,
+    req: Request<Incoming>,
+) -> Result<Response<axum::body::Body>, ConnectionDropped> {
+    let request_id = req
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 200)
+        .map(str::to_string)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let method = req.method().clone();
+    let path = req.uri().path().to_string();
+    match routes::route(&state, req).await {
+        Ok(reply) | Err(Fail::Reply(reply)) => {
+            tracing::debug!(%method, %path, status = reply.status.as_u16(), %request_id, "sim request");
+            Ok(reply.into_response(&request_id))
+        }
+        Err(Fail::Drop) => {
+            tracing::debug!(%method, %path, %request_id, "sim request: connection dropped");
+            Err(ConnectionDropped)
+        }
+    }
+}
