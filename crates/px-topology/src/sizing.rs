@@ -1,1 +1,396 @@
-//! (in progress)
+//! Portworx pool sizing: from the usable capacity a tenant asks for to the drives
+//! every storage node gets and what that provisions on the array.
+//!
+//! The arithmetic, in order (each step is a line of [`Sizing::explain`]):
+//!
+//! 1. raw = capacity × replication (Portworx keeps `replication` copies);
+//! 2. per node = raw ÷ storage nodes (every worker VM is a storage node);
+//! 3. drives per node = max(requested, ⌈per node ÷ pool ceiling⌉), so that no
+//!    PX-StoreV2 pool exceeds its ceiling (default 15 TiB, `spec.portworx.maxPoolSize`);
+//! 4. drive size = ⌈per node ÷ drives⌉ rounded up to a whole GiB (hence a multiple
+//!    of 512 bytes, as the array wants), never below the 8 GiB PX-StoreV2 floor;
+//! 5. one metadata device per node (>= 64 GiB);
+//! 6. provisioned on the array = nodes × (drives × drive size + metadata);
+//! 7. pod quota = provisioned + 10 %, rounded up to a whole GiB, so that a pool
+//!    resize or a replacement drive does not hit the quota at once;
+//! 8. against the array (when known): how much of its capacity and free space the
+//!    tenant would provision. FlashArray volumes are thin, so this is an upper bound
+//!    on physical use before data reduction, not a prediction.
+//!
+//! kubevirt-csi has no Portworx pool in the tenant: its capacity comes from the
+//! management cluster's StorageClass, so the sizing only says so.
+
+use flasharray::Size;
+use flasharray::models::ArraySpace;
+use flasharray::size::GIB;
+use serde::Serialize;
+
+use crate::lint::{Finding, Severity, spec_rules};
+use crate::spec::{SpecError, StorageMode, TenantStorage};
+
+/// Smallest drive PX-StoreV2 accepts.
+pub const MIN_DRIVE: Size = Size::gib(8);
+/// Smallest drive PX-StoreV2 recommends.
+pub const RECOMMENDED_DRIVE: Size = Size::gib(128);
+/// Smallest metadata device.
+pub const MIN_METADATA: Size = Size::gib(64);
+/// Pod quota headroom over the provisioned total, in percent.
+pub const POD_QUOTA_HEADROOM_PERCENT: u64 = 10;
+
+/// What the sizing needs to know about the array's space (from `get_array_space`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArraySpaceInfo {
+    /// Array name.
+    pub name: String,
+    /// Usable capacity.
+    pub capacity: Size,
+    /// Physical space used.
+    pub used: Size,
+    /// Space already provisioned to volumes, when the array reports it.
+    pub provisioned: Option<Size>,
+}
+
+impl From<&ArraySpace> for ArraySpaceInfo {
+    fn from(a: &ArraySpace) -> Self {
+        let used = a.space.total_used.or(a.space.total_physical).unwrap_or(0);
+        ArraySpaceInfo {
+            name: a.name.clone(),
+            capacity: Size::bytes(a.capacity),
+            used: Size::bytes(used),
+            provisioned: a.space.total_provisioned.map(Size::bytes),
+        }
+    }
+}
+
+/// The tenant against the array's space.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArrayHeadroom {
+    /// What the array reported.
+    pub array: ArraySpaceInfo,
+    /// capacity − used (zero when the array is over-full).
+    pub free: Size,
+    /// The tenant's provisioned total as a percentage of the array's capacity.
+    pub percent_of_capacity: f64,
+    /// The tenant's provisioned total as a percentage of the free space
+    /// (`None` when nothing is free).
+    pub percent_of_free: Option<f64>,
+    /// Free space if the tenant filled every byte it provisions (upper bound:
+    /// volumes are thin and data is reduced). Negative when it would not fit.
+    pub free_after_bytes: i128,
+    /// (already provisioned + tenant) ÷ capacity, when the array reports provisioning.
+    pub provisioning_ratio_after: Option<f64>,
+}
+
+/// The pool sizing of one tenant. Sizes are bytes in JSON.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sizing {
+    /// Tenant name.
+    pub tenant: String,
+    /// Storage mode.
+    pub mode: StorageMode,
+    /// Whether the tenant has a Portworx pool at all (false for kubevirt-csi, where
+    /// every size below is zero).
+    pub has_pool: bool,
+    /// Usable capacity asked for.
+    pub usable_capacity: Size,
+    /// Portworx replication.
+    pub replication: u8,
+    /// capacity × replication.
+    pub raw_capacity: Size,
+    /// Storage nodes (worker VMs).
+    pub storage_nodes: u32,
+    /// raw ÷ nodes, rounded up to a byte.
+    pub per_node: Size,
+    /// PX-StoreV2 pool ceiling used.
+    pub pool_ceiling: Size,
+    /// drivesPerNode from the spec.
+    pub requested_drives_per_node: u32,
+    /// Drives per node after respecting the ceiling.
+    pub drives_per_node: u32,
+    /// Size of each data drive.
+    pub drive_size: Size,
+    /// drives × drive size: each node's pool.
+    pub pool_size: Size,
+    /// Metadata device per node.
+    pub metadata_size: Size,
+    /// Data drives on the array, all nodes.
+    pub data_provisioned: Size,
+    /// Metadata devices on the array, all nodes.
+    pub metadata_provisioned: Size,
+    /// Everything provisioned on the array for this tenant's pools.
+    pub total_provisioned: Size,
+    /// Quota for the tenant's pod: total + [`POD_QUOTA_HEADROOM_PERCENT`], whole GiB.
+    pub pod_quota: Size,
+    /// Usable capacity Portworx will actually offer: nodes × pool ÷ replication
+    /// (>= the request; the difference is rounding).
+    pub effective_usable: Size,
+    /// The tenant against the array, when the array's space was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<ArrayHeadroom>,
+    /// PX-StoreV2 and headroom findings.
+    pub findings: Vec<Finding>,
+}
+
+/// Sizes the tenant's pools, optionally against the array's space.
+pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizing, SpecError> {
+    let s = &spec.spec.storage;
+    let capacity = s.capacity;
+    if capacity.as_u64() == 0 {
+        return Err(SpecError::new(
+            "spec.storage.capacity",
+            "must be more than 0",
+        ));
+    }
+    if !spec.mode().runs_portworx() {
+        return Ok(Sizing {
+            tenant: spec.tenant_name().to_string(),
+            mode: spec.mode(),
+            has_pool: false,
+            usable_capacity: capacity,
+            replication: s.replication,
+            raw_capacity: Size::bytes(0),
+            storage_nodes: 0,
+            per_node: Size::bytes(0),
+            pool_ceiling: spec.max_pool_size(),
+            requested_drives_per_node: s.drives_per_node,
+            drives_per_node: 0,
+            drive_size: Size::bytes(0),
+            pool_size: Size::bytes(0),
+            metadata_size: Size::bytes(0),
+            data_provisioned: Size::bytes(0),
+            metadata_provisioned: Size::bytes(0),
+            total_provisioned: Size::bytes(0),
+            pod_quota: Size::bytes(0),
+            effective_usable: Size::bytes(0),
+            array: None,
+            findings: Vec::new(),
+        });
+    }
+    let nodes = spec.storage_nodes();
+    let repl = s.replication;
+    if !(1..=3).contains(&repl) {
+        return Err(SpecError::new(
+            "spec.storage.replication",
+            format!("{repl} is out of range: Portworx replication is 1, 2 or 3"),
+        ));
+    }
+    if nodes == 0 || u32::from(repl) > nodes {
+        return Err(SpecError::new(
+            "spec.storage.replication",
+            format!(
+                "replication {repl} needs at least {repl} storage nodes; the tenant has {nodes}"
+            ),
+        ));
+    }
+    let ceiling_gib = spec.max_pool_size().as_u64() / GIB;
+    if ceiling_gib < MIN_DRIVE.as_u64() / GIB {
+        return Err(SpecError::new(
+            "spec.portworx.maxPoolSize",
+            format!("{} is below the 8 GiB drive minimum", spec.max_pool_size()),
+        ));
+    }
+    let requested = s.drives_per_node.max(1);
+    let raw = u128::from(capacity.as_u64()) * u128::from(repl);
+    let n = u128::from(nodes);
+    let per_node = raw.div_ceil(n);
+    let ceiling = u128::from(ceiling_gib) * u128::from(GIB);
+    let needed = per_node.div_ceil(ceiling);
+    let drives = u128::from(requested).max(needed);
+    let drive_gib = raw.div_ceil(n * drives * u128::from(GIB));
+    let drive_gib = drive_gib.max(u128::from(MIN_DRIVE.as_u64() / GIB));
+    let too_big = |what: &str| SpecError::new("spec.storage.capacity", format!("{what} overflows"));
+    let drives = u32::try_from(drives).map_err(|_| too_big("drive count"))?;
+    let drive = u64::try_from(drive_gib * u128::from(GIB)).map_err(|_| too_big("drive size"))?;
+    let metadata = s.metadata_size.round_up_gib().max(MIN_METADATA);
+    let pool = u128::from(drive) * u128::from(drives);
+    let data_total = pool * n;
+    let meta_total = u128::from(metadata.as_u64()) * n;
+    let total = data_total + meta_total;
+    let quota_gib =
+        (total * u128::from(100 + POD_QUOTA_HEADROOM_PERCENT)).div_ceil(100 * u128::from(GIB));
+    let to_size =
+        |b: u128, what: &str| u64::try_from(b).map(Size::bytes).map_err(|_| too_big(what));
+
+    let mut findings = spec_rules::px_storev2_nodes(spec);
+    let drive_size = Size::bytes(drive);
+    if drive_size < RECOMMENDED_DRIVE {
+        findings.push(Finding::new(
+            "PXFA018",
+            Severity::Warning,
+            "spec.storage.capacity",
+            format!(
+                "each drive is {drive_size}, below the 128 GiB PX-StoreV2 recommends; raise \
+                 capacity or lower drivesPerNode"
+            ),
+        ));
+    }
+    let total_size = to_size(total, "total")?;
+    let headroom = array.map(|a| headroom(a, total_size, &mut findings));
+    Ok(Sizing {
+        tenant: spec.tenant_name().to_string(),
+        mode: spec.mode(),
+        has_pool: true,
+        usable_capacity: capacity,
+        replication: repl,
+        raw_capacity: to_size(raw, "raw capacity")?,
+        storage_nodes: nodes,
+        per_node: to_size(per_node, "per-node share")?,
+        pool_ceiling: Size::bytes(ceiling_gib * GIB),
+        requested_drives_per_node: s.drives_per_node,
+        drives_per_node: drives,
+        drive_size,
+        pool_size: to_size(pool, "pool size")?,
+        metadata_size: metadata,
+        data_provisioned: to_size(data_total, "data total")?,
+        metadata_provisioned: to_size(meta_total, "metadata total")?,
+        total_provisioned: total_size,
+        pod_quota: to_size(quota_gib * u128::from(GIB), "pod quota")?,
+        effective_usable: to_size(data_total / u128::from(repl), "effective capacity")?,
+        array: headroom,
+        findings,
+    })
+}
+
+fn percent(part: u64, whole: u64) -> f64 {
+    part as f64 * 100.0 / whole as f64
+}
+
+fn headroom(a: ArraySpaceInfo, total: Size, findings: &mut Vec<Finding>) -> ArrayHeadroom {
+    let cap = a.capacity.as_u64();
+    let free = cap.saturating_sub(a.used.as_u64());
+    let free_after = i128::from(free) - i128::from(total.as_u64());
+    if free_after < 0 {
+        findings.push(Finding::new(
+            "PXFA019",
+            Severity::Warning,
+            format!("array/{}", a.name),
+            format!(
+                "the tenant provisions {total} but the array has {} free; fine while data \
+                 reduction and thin provisioning hold, but a full tenant would fill the array. \
+                 Lower capacity or add array capacity",
+                Size::bytes(free)
+            ),
+        ));
+    }
+    ArrayHeadroom {
+        percent_of_capacity: if cap == 0 {
+            100.0
+        } else {
+            percent(total.as_u64(), cap)
+        },
+        percent_of_free: (free > 0).then(|| percent(total.as_u64(), free)),
+        free: Size::bytes(free),
+        free_after_bytes: free_after,
+        provisioning_ratio_after: a
+            .provisioned
+            .filter(|_| cap > 0)
+            .map(|p| (p.as_u64() as f64 + total.as_u64() as f64) / cap as f64),
+        array: a,
+    }
+}
+
+impl Sizing {
+    /// The arithmetic, line by line, for `pxfa size`.
+    pub fn explain(&self) -> Vec<String> {
+        let mut l = Vec::new();
+        if !self.has_pool {
+            l.push(format!(
+                "tenant {}: {} has no Portworx pool in the tenant; the guest's {} come from the \
+                 management cluster's StorageClass, so size that class's pool instead",
+                self.tenant, self.mode, self.usable_capacity
+            ));
+            return l;
+        }
+        l.push(format!("tenant {} ({}):", self.tenant, self.mode));
+        l.push(format!(
+            "raw capacity      = usable {} x replication {} = {}",
+            self.usable_capacity, self.replication, self.raw_capacity
+        ));
+        l.push(format!(
+            "per storage node  = {} / {} nodes = {}",
+            self.raw_capacity, self.storage_nodes, self.per_node
+        ));
+        let needed = if self.drives_per_node > self.requested_drives_per_node {
+            format!(
+                " (raised from {} so that no pool exceeds the {} PX-StoreV2 ceiling)",
+                self.requested_drives_per_node, self.pool_ceiling
+            )
+        } else {
+            format!(" (pool ceiling {} respected)", self.pool_ceiling)
+        };
+        l.push(format!(
+            "drives per node   = {}{needed}",
+            self.drives_per_node
+        ));
+        l.push(format!(
+            "drive size        = {} / {} drive(s), rounded up to a whole GiB (min 8 GiB) = {}",
+            self.per_node, self.drives_per_node, self.drive_size
+        ));
+        l.push(format!(
+            "pool per node     = {} x {} = {}",
+            self.drives_per_node, self.drive_size, self.pool_size
+        ));
+        l.push(format!(
+            "metadata per node = {} (PX-StoreV2 minimum 64 GiB)",
+            self.metadata_size
+        ));
+        l.push(format!(
+            "on the array      = {} nodes x ({} + {}) = {} data + {} metadata = {}",
+            self.storage_nodes,
+            self.pool_size,
+            self.metadata_size,
+            self.data_provisioned,
+            self.metadata_provisioned,
+            self.total_provisioned
+        ));
+        l.push(format!(
+            "usable after repl = {} x {} / {} = {} (asked {})",
+            self.storage_nodes,
+            self.pool_size,
+            self.replication,
+            self.effective_usable,
+            self.usable_capacity
+        ));
+        l.push(format!(
+            "pod quota         = {} + {}% headroom, rounded up to a GiB = {}",
+            self.total_provisioned, POD_QUOTA_HEADROOM_PERCENT, self.pod_quota
+        ));
+        if let Some(h) = &self.array {
+            l.push(format!(
+                "array {}         : capacity {}, used {}, free {}",
+                h.array.name, h.array.capacity, h.array.used, h.free
+            ));
+            let of_free = h
+                .percent_of_free
+                .map(|p| format!("{p:.1}% of free"))
+                .unwrap_or_else(|| "no free space".into());
+            l.push(format!(
+                "tenant share      = {:.1}% of capacity, {of_free}; free after (if every byte \
+                 were written) {}",
+                h.percent_of_capacity,
+                signed_size(h.free_after_bytes)
+            ));
+            if let Some(r) = h.provisioning_ratio_after {
+                l.push(format!("provisioned/capacity after = {r:.2}"));
+            }
+            l.push(
+                "note: FlashArray volumes are thin and data is reduced, so these are upper \
+                 bounds on physical use"
+                    .into(),
+            );
+        }
+        for f in &self.findings {
+            l.push(format!("{} {}: {}", f.severity, f.rule, f.message));
+        }
+        l
+    }
+}
+
+fn signed_size(b: i128) -> String {
+    let mag = Size::bytes(u64::try_from(b.unsigned_abs()).unwrap_or(u64::MAX));
+    if b < 0 {
+        format!("-{mag}")
+    } else {
+        mag.to_string()
+    }
+}
