@@ -1,0 +1,233 @@
+//! Pool sizing: the arithmetic, the ceiling, the floors, the array headroom.
+
+use flasharray::Size;
+use flasharray::models::{ArraySpace, Space};
+use flasharray::size::{GIB, TIB};
+use proptest::prelude::*;
+use px_topology::sizing::{ArraySpaceInfo, size};
+use px_topology::spec::{TenantStorage, parse_valid_spec};
+
+fn spec(
+    mode: &str,
+    capacity: &str,
+    repl: u8,
+    replicas: u32,
+    drives: u32,
+    extra: &str,
+) -> TenantStorage {
+    let protocol = if mode == "kubevirt-csi" {
+        String::new()
+    } else {
+        "protocol: iscsi,".into()
+    };
+    let yaml = format!(
+        r#"
+apiVersion: pxfa.io/v1alpha1
+kind: TenantStorage
+metadata: {{name: sz}}
+spec:
+  hostedCluster: {{name: sz, replicas: {replicas}}}
+  storage: {{mode: {mode}, {protocol} capacity: "{capacity}", replication: {repl}, drivesPerNode: {drives}}}
+  array: {{endpoint: fa.example.net}}
+  management:
+    hostGroup: mgmt
+    nodes: [{{name: n1, iqns: ["iqn.2020-01.io.pxfa:n1"]}}]
+{extra}"#
+    );
+    parse_valid_spec(&yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"))
+}
+
+#[test]
+fn four_tib_repl3_on_three_nodes() {
+    let t = spec("direct-access", "4Ti", 3, 3, 1, "");
+    let s = size(&t, None).unwrap();
+    assert_eq!(s.raw_capacity, Size::tib(12));
+    assert_eq!(s.per_node, Size::tib(4));
+    assert_eq!(s.drives_per_node, 1);
+    assert_eq!(s.drive_size, Size::tib(4));
+    assert_eq!(s.metadata_size, Size::gib(64));
+    assert_eq!(s.data_provisioned, Size::tib(12));
+    assert_eq!(s.metadata_provisioned, Size::gib(192));
+    assert_eq!(s.total_provisioned, Size::bytes(12 * TIB + 192 * GIB));
+    // 10 % headroom rounded up to a GiB: (12288 + 192) * 1.1 = 13728 GiB.
+    assert_eq!(s.pod_quota, Size::gib(13728));
+    assert_eq!(s.effective_usable, Size::tib(4));
+    assert!(s.findings.is_empty(), "{:?}", s.findings);
+}
+
+#[test]
+fn pool_ceiling_adds_drives() {
+    // 40Ti x 3 / 3 nodes = 40Ti per node > 15Ti: three drives of 13.34 TiB (rounded up).
+    let t = spec("direct-access", "40Ti", 3, 3, 1, "");
+    let s = size(&t, None).unwrap();
+    assert_eq!(s.drives_per_node, 3);
+    assert_eq!(s.drive_size, Size::gib((40 * 1024_u64).div_ceil(3)));
+    assert!(s.drive_size <= s.pool_ceiling);
+    assert!(s.explain().iter().any(|l| l.contains("raised from 1")));
+}
+
+#[test]
+fn configurable_ceiling() {
+    let t = spec(
+        "direct-access",
+        "4Ti",
+        3,
+        3,
+        1,
+        "  portworx: {maxPoolSize: 1Ti}\n",
+    );
+    let s = size(&t, None).unwrap();
+    assert_eq!(s.pool_ceiling, Size::tib(1));
+    assert_eq!(s.drives_per_node, 4);
+    assert_eq!(s.drive_size, Size::tib(1));
+}
+
+#[test]
+fn requested_drives_are_kept_when_larger() {
+    let t = spec("cloud-drive", "3Ti", 2, 4, 3, "");
+    let s = size(&t, None).unwrap();
+    assert_eq!(s.drives_per_node, 3);
+    // 6Ti / 4 nodes / 3 drives = 512 GiB.
+    assert_eq!(s.drive_size, Size::gib(512));
+}
+
+#[test]
+fn small_drives_hit_the_floor_and_warn() {
+    let t = spec("direct-access", "6Gi", 1, 3, 1, "");
+    let s = size(&t, None).unwrap();
+    assert_eq!(s.drive_size, Size::gib(8));
+    assert!(s.findings.iter().any(|f| f.rule == "PXFA018"));
+    let big = size(&spec("direct-access", "1Ti", 3, 3, 1, ""), None).unwrap();
+    assert!(!big.findings.iter().any(|f| f.rule == "PXFA018"));
+}
+
+#[test]
+fn odd_sizes_round_up_to_whole_gib() {
+    let t = spec("direct-access", "1000G", 3, 3, 2, "");
+    let s = size(&t, None).unwrap();
+    assert_eq!(s.drive_size.as_u64() % GIB, 0);
+    assert_eq!(s.drive_size.as_u64() % 512, 0);
+    assert!(s.effective_usable >= s.usable_capacity);
+}
+
+#[test]
+fn kubevirt_csi_has_no_pool() {
+    let t = spec("kubevirt-csi", "1Ti", 3, 2, 1, "");
+    let s = size(&t, None).unwrap();
+    assert!(!s.has_pool);
+    assert_eq!(s.total_provisioned, Size::bytes(0));
+    let e = s.explain();
+    assert_eq!(e.len(), 1);
+    assert!(e[0].contains("no Portworx pool"), "{e:?}");
+}
+
+#[test]
+fn px_storev2_node_findings_come_along() {
+    let t = spec("direct-access", "1Ti", 3, 3, 1, "");
+    let mut t = t;
+    t.spec.hosted_cluster.cores = 4;
+    let s = size(&t, None).unwrap();
+    assert!(s.findings.iter().any(|f| f.rule == "PXFA005"));
+}
+
+#[test]
+fn replication_above_nodes_is_an_error() {
+    let mut t = spec("direct-access", "1Ti", 3, 3, 1, "");
+    t.spec.hosted_cluster.replicas = 2;
+    let e = size(&t, None).unwrap_err();
+    assert_eq!(e.path, "spec.storage.replication");
+}
+
+fn array(capacity: u64, used: u64, provisioned: Option<u64>) -> ArraySpaceInfo {
+    let a = ArraySpace {
+        id: None,
+        name: "fa1".into(),
+        capacity,
+        parity: None,
+        space: Space {
+            total_used: Some(used),
+            total_provisioned: provisioned,
+            ..Default::default()
+        },
+        time: None,
+    };
+    ArraySpaceInfo::from(&a)
+}
+
+#[test]
+fn headroom_against_the_array() {
+    let t = spec("direct-access", "4Ti", 3, 3, 1, "");
+    let s = size(&t, Some(array(100 * TIB, 40 * TIB, Some(200 * TIB)))).unwrap();
+    let h = s.array.as_ref().unwrap();
+    assert_eq!(h.free, Size::tib(60));
+    let total = s.total_provisioned.as_u64() as f64;
+    assert!((h.percent_of_capacity - total * 100.0 / (100 * TIB) as f64).abs() < 1e-9);
+    assert!((h.percent_of_free.unwrap() - total * 100.0 / (60 * TIB) as f64).abs() < 1e-9);
+    assert_eq!(
+        h.free_after_bytes,
+        i128::from(60 * TIB) - i128::from(s.total_provisioned.as_u64())
+    );
+    assert!(h.provisioning_ratio_after.unwrap() > 2.0);
+    assert!(!s.findings.iter().any(|f| f.rule == "PXFA019"));
+    assert!(s.explain().iter().any(|l| l.contains("upper bounds")));
+}
+
+#[test]
+fn headroom_warns_when_it_cannot_fit() {
+    let t = spec("direct-access", "4Ti", 3, 3, 1, "");
+    let s = size(&t, Some(array(20 * TIB, 10 * TIB, None))).unwrap();
+    let h = s.array.as_ref().unwrap();
+    assert!(h.free_after_bytes < 0);
+    assert!(s.findings.iter().any(|f| f.rule == "PXFA019"));
+    assert!(
+        s.explain()
+            .iter()
+            .any(|l| l.contains("free after") && l.contains("-"))
+    );
+}
+
+#[test]
+fn sizing_serializes_for_json_output() {
+    let t = spec("direct-access", "4Ti", 3, 3, 1, "");
+    let j = serde_json::to_value(size(&t, None).unwrap()).unwrap();
+    assert_eq!(j["drive_size"], 4 * TIB);
+    assert_eq!(j["mode"], "direct-access");
+    assert!(j.get("array").is_none());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn drives_cover_the_request_within_a_gib_and_under_the_ceiling(
+        cap_gib in 1u64..200_000,
+        repl in 1u8..=3,
+        extra_nodes in 0u32..10,
+        drives in 1u32..6,
+        ceiling_gib in 8u64..20_000,
+    ) {
+        let replicas = 3 + extra_nodes;
+        let mut t = spec("direct-access", "1Ti", 3, 3, 1, "");
+        t.spec.hosted_cluster.replicas = replicas;
+        t.spec.storage.capacity = Size::gib(cap_gib);
+        t.spec.storage.replication = repl;
+        t.spec.storage.drives_per_node = drives;
+        t.spec.portworx.max_pool_size = Some(Size::gib(ceiling_gib));
+        let s = size(&t, None).unwrap();
+        let raw = u128::from(cap_gib * GIB) * u128::from(repl);
+        let slots = u128::from(replicas) * u128::from(s.drives_per_node);
+        let drive = u128::from(s.drive_size.as_u64());
+        // Never below the request.
+        prop_assert!(drive * slots >= raw);
+        prop_assert!(s.effective_usable.as_u64() >= cap_gib * GIB);
+        // Never more than 1 GiB per drive over the exact share (unless the 8 GiB floor).
+        if drive > u128::from(8 * GIB) {
+            prop_assert!(drive * slots < raw + slots * u128::from(GIB));
+        }
+        // Every drive within the ceiling, whole GiB.
+        prop_assert!(s.drive_size <= s.pool_ceiling);
+        prop_assert_eq!(s.drive_size.as_u64() % GIB, 0);
+        prop_assert!(s.drives_per_node >= drives);
+        prop_assert!(s.pod_quota >= s.total_provisioned);
+    }
+}
