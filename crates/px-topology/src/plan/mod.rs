@@ -1,0 +1,373 @@
+//! Desired state minus observed state: the ordered list of changes `apply` would make.
+//!
+//! [`observe`] reads only the objects a [`DesiredState`](crate::desired::DesiredState)
+//! names plus the objects tagged for the tenant, in as few dependent rounds as the API
+//! allows. [`plan`] is a pure function of the desired and observed states, so the same
+//! inputs always give the same plan and it can be tested without an array.
+//!
+//! A plan never touches an object pxfa does not own: a same-named object without
+//! pxfa's tags is a *conflict* that blocks the whole plan (unless the admin adopts it),
+//! and an object tagged for another tenant is always a conflict. Changes that would
+//! lose data (shrinking a volume) are *refused* unless explicitly allowed.
+
+mod diff;
+mod observe;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use flasharray::models::{HostPatch, HostPost, Tag};
+use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, TagResource, VolumeName};
+use serde::Serialize;
+
+pub use diff::plan;
+pub(crate) use diff::row_target;
+pub use observe::{Observed, Orphans, TagIndex, TokenState, observe};
+pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
+pub(crate) use observe::{lookup_tags, lookup_volumes};
+
+/// Most names sent in one REST call. Names travel in the query string; 100 names of
+/// up to 63 characters stay well below the 8 KiB URL limit common to HTTP servers.
+pub const MAX_NAMES_PER_CALL: usize = 100;
+
+/// What a change does to its object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Make an object that does not exist.
+    Create,
+    /// Change an existing object (size, initiators, quota, tags, group).
+    Update,
+    /// Remove an object: destroy (recoverable) for volumes and pods, delete otherwise.
+    Delete,
+    /// Undo a pending destruction instead of creating a duplicate.
+    Recover,
+    /// Already as desired; listed so that a plan accounts for every object.
+    #[serde(rename = "noop")]
+    NoOp,
+}
+
+impl Action {
+    fn symbol(self) -> char {
+        match self {
+            Action::Create => '+',
+            Action::Update | Action::Recover => '~',
+            Action::Delete => '-',
+            Action::NoOp => '=',
+        }
+    }
+}
+
+/// The kind of array object a change is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A pod.
+    Pod,
+    /// A host group.
+    HostGroup,
+    /// A host.
+    Host,
+    /// A volume.
+    Volume,
+    /// pxfa's tags on an existing object (adoption or drift).
+    Tag,
+    /// A volume connected to a host or host group.
+    Connection,
+    /// A host's membership in a host group.
+    HostGroupMembership,
+    /// The tenant's API token.
+    ApiToken,
+}
+
+impl Kind {
+    /// Words for human output (`host group`, `volume`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Kind::Pod => "pod",
+            Kind::HostGroup => "host group",
+            Kind::Host => "host",
+            Kind::Volume => "volume",
+            Kind::Tag => "tags of",
+            Kind::Connection => "connection",
+            Kind::HostGroupMembership => "membership",
+            Kind::ApiToken => "api token of",
+        }
+    }
+}
+
+/// One change to one object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// What happens.
+    pub action: Action,
+    /// To what kind of object.
+    pub kind: Kind,
+    /// The object: its name; `volume -> target` for connections, `host -> group` for
+    /// memberships, the admin user for tokens.
+    pub name: String,
+    /// Why, in words an admin understands.
+    pub reason: String,
+    /// Extra facts (`size`, `from`, `to`, `lun`, ...), human-readable.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub details: BTreeMap<String, String>,
+    /// What `apply` needs to carry the change out; not part of the JSON contract.
+    #[serde(skip)]
+    pub(crate) payload: Payload,
+}
+
+/// Typed data behind a change, so that `apply` never re-derives or re-parses names.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) enum Payload {
+    /// No data needed (no-ops).
+    #[default]
+    None,
+    /// Pod create/recover/update/destroy.
+    Pod { name: PodName, quota: Option<u64> },
+    /// Host group create/delete.
+    HostGroup { name: HostGroupName },
+    /// Host create (`post`), update (`patch`) or delete.
+    Host {
+        name: HostName,
+        post: HostPost,
+        patch: HostPatch,
+    },
+    /// Membership: `from` is the group to leave first (update, delete), `to` the
+    /// group to join (create, update).
+    Membership {
+        host: HostName,
+        from: Option<HostGroupName>,
+        to: Option<HostGroupName>,
+    },
+    /// Volume create/recover/resize/destroy; `truncate` for an allowed shrink.
+    Volume {
+        name: VolumeName,
+        size: u64,
+        truncate: bool,
+    },
+    /// Tags to set on one object; `tags` carries the resource name.
+    Tags {
+        resource: TagResource,
+        tags: Vec<Tag>,
+    },
+    /// Connect or disconnect.
+    Connection {
+        target: ConnectionTarget,
+        volume: VolumeName,
+        lun: Option<u32>,
+    },
+    /// Token creation.
+    Token {
+        admin: String,
+        lifetime: Option<Duration>,
+    },
+}
+
+impl Change {
+    pub(crate) fn new(
+        action: Action,
+        kind: Kind,
+        name: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        Change {
+            action,
+            kind,
+            name: name.into(),
+            reason: reason.into(),
+            details: BTreeMap::new(),
+            payload: Payload::None,
+        }
+    }
+
+    pub(crate) fn detail(mut self, key: &str, value: impl ToString) -> Self {
+        self.details.insert(key.to_string(), value.to_string());
+        self
+    }
+
+    pub(crate) fn with(mut self, payload: Payload) -> Self {
+        self.payload = payload;
+        self
+    }
+
+    /// One line: `+ create volume tenant-w00-data0 (512 GiB)`.
+    pub fn to_line(&self) -> String {
+        let verb = match (self.action, self.kind) {
+            (Action::Delete, Kind::Volume | Kind::Pod) => "destroy",
+            (Action::Delete, Kind::Connection) => "disconnect",
+            (Action::Delete, _) => "delete",
+            (Action::Create, Kind::Connection) => "connect",
+            (Action::Create, Kind::Tag) => "adopt (tag)",
+            (Action::Create, _) => "create",
+            (Action::Update, _) => "update",
+            (Action::Recover, _) => "recover",
+            (Action::NoOp, _) => "keep",
+        };
+        let mut s = format!(
+            "{} {verb} {} {}",
+            self.action.symbol(),
+            self.kind.label(),
+            self.name
+        );
+        if !self.details.is_empty() {
+            let d: Vec<String> = self
+                .details
+                .iter()
+                .map(|(k, v)| {
+                    if k == "size" {
+                        v.clone()
+                    } else {
+                        format!("{k} {v}")
+                    }
+                })
+                .collect();
+            let _ = write!(s, " ({})", d.join(", "));
+        }
+        s
+    }
+}
+
+/// Something that stops a plan or one change: an object pxfa must not touch, or a
+/// change that would lose data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Blocker {
+    /// Object kind.
+    pub kind: Kind,
+    /// Object name.
+    pub name: String,
+    /// Why, and what the admin can do about it.
+    pub reason: String,
+}
+
+/// Counts per action, as the JSON contract wants them (recover counts as update).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Objects to create.
+    pub create: usize,
+    /// Objects to update or recover.
+    pub update: usize,
+    /// Objects to destroy or delete.
+    pub delete: usize,
+    /// Objects already as desired.
+    pub noop: usize,
+}
+
+/// Switches of [`plan`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Take over same-named objects without pxfa's tags by tagging them. Objects
+    /// tagged for another tenant are never adopted.
+    pub adopt: bool,
+    /// Allow shrinking volumes (`truncate`), which discards the data past the new end.
+    pub allow_shrink: bool,
+}
+
+/// The ordered changes that bring the array to the desired state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    /// The tenant.
+    pub tenant: String,
+    /// Every change, no-ops included, in the order they take effect.
+    pub changes: Vec<Change>,
+    /// Objects pxfa must not touch; any conflict blocks the whole plan.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<Blocker>,
+    /// Changes refused because they would lose data or disrupt I/O; the rest of the
+    /// plan still applies.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refusals: Vec<Blocker>,
+    /// Counts per action.
+    pub summary: Summary,
+    /// Volume serials already on the array, so that `apply` can report every
+    /// volume's serial without another read.
+    #[serde(skip)]
+    pub(crate) serials: BTreeMap<String, String>,
+}
+
+impl Plan {
+    pub(crate) fn new(
+        tenant: &str,
+        changes: Vec<Change>,
+        conflicts: Vec<Blocker>,
+        refusals: Vec<Blocker>,
+        serials: BTreeMap<String, String>,
+    ) -> Self {
+        let mut summary = Summary::default();
+        for c in &changes {
+            match c.action {
+                Action::Create => summary.create += 1,
+                Action::Update | Action::Recover => summary.update += 1,
+                Action::Delete => summary.delete += 1,
+                Action::NoOp => summary.noop += 1,
+            }
+        }
+        Plan {
+            tenant: tenant.to_string(),
+            changes,
+            conflicts,
+            refusals,
+            summary,
+            serials,
+        }
+    }
+
+    /// True when a conflict forbids applying anything.
+    pub fn is_blocked(&self) -> bool {
+        !self.conflicts.is_empty()
+    }
+
+    /// True when applying would change the array.
+    pub fn has_changes(&self) -> bool {
+        self.changes.iter().any(|c| c.action != Action::NoOp)
+    }
+
+    /// The changes `apply` would make (no-ops left out).
+    pub fn actionable(&self) -> impl Iterator<Item = &Change> {
+        self.changes.iter().filter(|c| c.action != Action::NoOp)
+    }
+
+    /// The plan as one JSON object: `{"changes": [...], "summary": {...}, ...}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+    }
+
+    /// A readable diff, one line per change; no-ops only when `verbose`.
+    pub fn to_text(&self, verbose: bool) -> String {
+        let mut out = String::new();
+        for c in &self.conflicts {
+            let _ = writeln!(
+                out,
+                "! conflict {} {}: {}",
+                c.kind.label(),
+                c.name,
+                c.reason
+            );
+        }
+        for r in &self.refusals {
+            let _ = writeln!(out, "x refused {} {}: {}", r.kind.label(), r.name, r.reason);
+        }
+        for c in &self.changes {
+            if c.action == Action::NoOp && !verbose {
+                continue;
+            }
+            out.push_str(&c.to_line());
+            if verbose {
+                let _ = write!(out, "  # {}", c.reason);
+            }
+            out.push('\n');
+        }
+        let s = self.summary;
+        let _ = writeln!(
+            out,
+            "Plan for {}: {} to create, {} to update, {} to delete, {} unchanged.",
+            self.tenant, s.create, s.update, s.delete, s.noop
+        );
+        if self.is_blocked() {
+            out.push_str(
+                "Blocked: resolve the conflicts above (or adopt the objects) before applying.\n",
+            );
+        }
+        out
+    }
+}

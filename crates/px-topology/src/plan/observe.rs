@@ -1,0 +1,469 @@
+//! Reading the part of the array a tenant's plan depends on.
+//!
+//! Round 1 (concurrent): the desired pod, host groups, hosts and volumes by name,
+//! every `pxfa.io` tag per resource kind (ownership of the desired objects *and* the
+//! tenant's orphans in one call per kind), and the token admin. Round 2 (only when the
+//! tags name orphans): the orphan objects and the members of orphan groups. Round 3:
+//! the connections of every existing tenant volume, host and host group.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
+
+use flasharray::models::{Connection, Host, HostGroup, Pod, Tag, Volume};
+use flasharray::{
+    ConnectionParams, ErrorKind, FlashArray, ListParams, MemberParams, Result, TagParams,
+    TagResource,
+};
+use futures_util::future::{join_all, try_join_all};
+
+use super::MAX_NAMES_PER_CALL;
+use crate::desired::{DesiredState, MANAGED_BY_VALUE, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_TENANT};
+
+/// pxfa's tags (`pxfa.io` namespace) per object, keyed by lower-cased object name
+/// because array names are case-insensitive.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TagIndex {
+    /// Volume tags.
+    pub volumes: BTreeMap<String, BTreeMap<String, String>>,
+    /// Host tags.
+    pub hosts: BTreeMap<String, BTreeMap<String, String>>,
+    /// Host group tags.
+    pub host_groups: BTreeMap<String, BTreeMap<String, String>>,
+    /// Pod tags.
+    pub pods: BTreeMap<String, BTreeMap<String, String>>,
+    /// The object names as the array spells them, by kind slot and lower-cased name.
+    spelled: BTreeMap<(u8, String), String>,
+}
+
+fn kind_slot(kind: TagResource) -> u8 {
+    match kind {
+        TagResource::Volume => 0,
+        TagResource::Host => 1,
+        TagResource::HostGroup => 2,
+        TagResource::Pod => 3,
+    }
+}
+
+impl TagIndex {
+    /// The tags of one kind.
+    pub fn of(&self, kind: TagResource) -> &BTreeMap<String, BTreeMap<String, String>> {
+        match kind {
+            TagResource::Volume => &self.volumes,
+            TagResource::Host => &self.hosts,
+            TagResource::HostGroup => &self.host_groups,
+            TagResource::Pod => &self.pods,
+        }
+    }
+
+    fn of_mut(&mut self, kind: TagResource) -> &mut BTreeMap<String, BTreeMap<String, String>> {
+        match kind {
+            TagResource::Volume => &mut self.volumes,
+            TagResource::Host => &mut self.hosts,
+            TagResource::HostGroup => &mut self.host_groups,
+            TagResource::Pod => &mut self.pods,
+        }
+    }
+
+    /// pxfa's tags of the object `name`, if it has any.
+    pub fn get(&self, kind: TagResource, name: &str) -> Option<&BTreeMap<String, String>> {
+        self.of(kind).get(&name.to_ascii_lowercase())
+    }
+
+    /// Adds tags read from the array; tags outside `pxfa.io` are ignored.
+    pub fn insert(&mut self, kind: TagResource, tags: &[Tag]) {
+        for t in tags {
+            if t.namespace.as_deref() != Some(TAG_NAMESPACE) {
+                continue;
+            }
+            let Some(name) = t.resource.name.as_deref() else {
+                continue;
+            };
+            let key = name.to_ascii_lowercase();
+            self.spelled
+                .insert((kind_slot(kind), key.clone()), name.to_string());
+            self.of_mut(kind)
+                .entry(key)
+                .or_default()
+                .insert(t.key.clone(), t.value.clone());
+        }
+    }
+
+    /// Names (as spelled on the array) of the objects of `kind` tagged for `tenant`.
+    pub fn owned_by(&self, kind: TagResource, tenant: &str) -> Vec<String> {
+        self.of(kind)
+            .iter()
+            .filter(|(_, t)| {
+                t.get(TAG_MANAGED_BY).map(String::as_str) == Some(MANAGED_BY_VALUE)
+                    && t.get(TAG_TENANT).map(String::as_str) == Some(tenant)
+            })
+            .map(|(k, _)| {
+                self.spelled
+                    .get(&(kind_slot(kind), k.clone()))
+                    .cloned()
+                    .unwrap_or_else(|| k.clone())
+            })
+            .collect()
+    }
+}
+
+/// The token admin as the array reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenState {
+    /// The desired state asks for no token; nothing was read.
+    #[default]
+    NotWanted,
+    /// The admin user does not exist on the array.
+    AdminMissing,
+    /// The admin exists and has no API token.
+    NoToken,
+    /// The admin already has an API token.
+    HasToken,
+}
+
+/// What the array holds of a tenant's objects, keyed by lower-cased name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observed {
+    /// Pods (desired and orphaned), destroyed ones included.
+    pub pods: BTreeMap<String, Pod>,
+    /// Host groups (desired and orphaned).
+    pub host_groups: BTreeMap<String, HostGroup>,
+    /// Hosts (desired and orphaned).
+    pub hosts: BTreeMap<String, Host>,
+    /// Volumes (desired and orphaned), destroyed ones included.
+    pub volumes: BTreeMap<String, Volume>,
+    /// Every `pxfa.io` tag on the array, by kind and object.
+    pub tags: TagIndex,
+    /// Connections of the existing tenant volumes, hosts and host groups (one row per
+    /// host, as the array lists them), without duplicates.
+    pub connections: Vec<Connection>,
+    /// Members of the orphaned host groups, by lower-cased group name.
+    pub group_members: BTreeMap<String, Vec<String>>,
+    /// The token admin.
+    pub token: TokenState,
+    /// Objects tagged for this tenant that the desired state no longer names.
+    pub orphans: Orphans,
+}
+
+/// Objects tagged for the tenant that the desired state no longer names, as the array
+/// spells their names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Orphans {
+    /// Volumes.
+    pub volumes: Vec<String>,
+    /// Hosts.
+    pub hosts: Vec<String>,
+    /// Host groups.
+    pub host_groups: Vec<String>,
+    /// Pods.
+    pub pods: Vec<String>,
+}
+
+impl Orphans {
+    fn is_empty(&self) -> bool {
+        self.volumes.is_empty()
+            && self.hosts.is_empty()
+            && self.host_groups.is_empty()
+            && self.pods.is_empty()
+    }
+}
+
+fn keyed<T>(items: Vec<T>, name: impl Fn(&T) -> &str) -> BTreeMap<String, T> {
+    items
+        .into_iter()
+        .map(|i| (name(&i).to_ascii_lowercase(), i))
+        .collect()
+}
+
+/// Reads what `desired` depends on. Read-only; see the module text for the rounds.
+pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<Observed> {
+    let pod_names: Vec<String> = desired.pod.iter().map(|p| p.name.to_string()).collect();
+    let group_names: Vec<String> = desired
+        .host_groups
+        .iter()
+        .map(|g| g.name.to_string())
+        .collect();
+    let host_names: Vec<String> = desired.hosts.iter().map(|h| h.name.to_string()).collect();
+    let volume_names: Vec<String> = desired.volumes.iter().map(|v| v.name.to_string()).collect();
+
+    // Round 1.
+    let objects = futures_util::future::try_join4(
+        lookup_pods(array, &pod_names),
+        lookup_host_groups(array, &group_names),
+        lookup_hosts(array, &host_names),
+        lookup_volumes(array, &volume_names),
+    );
+    let tags = try_join_all(
+        [
+            TagResource::Volume,
+            TagResource::Host,
+            TagResource::HostGroup,
+            TagResource::Pod,
+        ]
+        .map(|k| async move { lookup_tags(array, k, &[]).await.map(|t| (k, t)) }),
+    );
+    let token = read_token_state(array, desired);
+    let ((pods, groups, hosts, volumes), tags, token) =
+        futures_util::future::try_join3(objects, tags, token).await?;
+
+    let mut obs = Observed {
+        pods: keyed(pods, |p| &p.name),
+        host_groups: keyed(groups, |g| &g.name),
+        hosts: keyed(hosts, |h| &h.name),
+        volumes: keyed(volumes, |v| &v.name),
+        token,
+        ..Observed::default()
+    };
+    for (kind, t) in tags {
+        obs.tags.insert(kind, &t);
+    }
+
+    // Round 2: orphans.
+    let not_desired = |names: Vec<String>, desired: &[String]| -> Vec<String> {
+        let want: BTreeSet<String> = desired.iter().map(|n| n.to_ascii_lowercase()).collect();
+        names
+            .into_iter()
+            .filter(|n| !want.contains(&n.to_ascii_lowercase()))
+            .collect()
+    };
+    let t = &desired.tenant;
+    obs.orphans = Orphans {
+        volumes: not_desired(obs.tags.owned_by(TagResource::Volume, t), &volume_names),
+        hosts: not_desired(obs.tags.owned_by(TagResource::Host, t), &host_names),
+        host_groups: not_desired(obs.tags.owned_by(TagResource::HostGroup, t), &group_names),
+        pods: not_desired(obs.tags.owned_by(TagResource::Pod, t), &pod_names),
+    };
+    if !obs.orphans.is_empty() {
+        let o = &obs.orphans;
+        let members = try_join_all(o.host_groups.iter().map(|g| async move {
+            let m = array
+                .list_host_group_members(&MemberParams {
+                    group_names: vec![g.clone()],
+                    member_names: vec![],
+                })
+                .await;
+            match m {
+                Ok(m) => Ok((
+                    g.to_ascii_lowercase(),
+                    m.into_iter()
+                        .filter_map(|m| m.member.name)
+                        .collect::<Vec<_>>(),
+                )),
+                Err(e) if e.kind() == ErrorKind::NotFound => Ok((g.to_ascii_lowercase(), vec![])),
+                Err(e) => Err(e),
+            }
+        }));
+        let (objects, members) = futures_util::future::try_join(
+            futures_util::future::try_join4(
+                lookup_pods(array, &o.pods),
+                lookup_host_groups(array, &o.host_groups),
+                lookup_hosts(array, &o.hosts),
+                lookup_volumes(array, &o.volumes),
+            ),
+            members,
+        )
+        .await?;
+        let (pods, groups, hosts, volumes) = objects;
+        obs.pods.extend(keyed(pods, |p| &p.name));
+        obs.host_groups.extend(keyed(groups, |g| &g.name));
+        obs.hosts.extend(keyed(hosts, |h| &h.name));
+        obs.volumes.extend(keyed(volumes, |v| &v.name));
+        obs.group_members = members.into_iter().collect();
+    }
+
+    // Round 3: connections of what exists and is live.
+    let live_volumes: Vec<String> = obs
+        .volumes
+        .values()
+        .filter(|v| !v.destroyed)
+        .map(|v| v.name.clone())
+        .collect();
+    let hosts: Vec<String> = obs.hosts.values().map(|h| h.name.clone()).collect();
+    let groups: Vec<String> = obs.host_groups.values().map(|g| g.name.clone()).collect();
+    obs.connections = list_connections_of(array, &live_volumes, &hosts, &groups).await?;
+    Ok(obs)
+}
+
+async fn read_token_state(array: &dyn FlashArray, desired: &DesiredState) -> Result<TokenState> {
+    let Some(tok) = &desired.api_token else {
+        return Ok(TokenState::NotWanted);
+    };
+    match array
+        .list_api_tokens(std::slice::from_ref(&tok.admin), false)
+        .await
+    {
+        Ok(items) => {
+            let has = items.iter().any(|a| {
+                a.name.eq_ignore_ascii_case(&tok.admin)
+                    && (a.api_token.created_at.is_some()
+                        || a.api_token.token.is_some()
+                        || a.api_token.expires_at.is_some())
+            });
+            Ok(if has {
+                TokenState::HasToken
+            } else {
+                TokenState::NoToken
+            })
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(TokenState::AdminMissing),
+        Err(e) => Err(e),
+    }
+}
+
+/// Lists the named objects that exist, skipping the ones that do not.
+///
+/// Arrays fail a `names=` listing as a whole when one name is missing, so a failed
+/// chunk is asked again with a filter (`name=('a','b')`), and, if the array rejects
+/// the filter, by listing everything and picking the names locally. Chunks of
+/// [`MAX_NAMES_PER_CALL`] run concurrently.
+async fn lookup<T, F, Fut>(names: &[String], name_of: fn(&T) -> &str, list: F) -> Result<Vec<T>>
+where
+    F: Fn(ListParams) -> Fut,
+    Fut: Future<Output = Result<Vec<T>>>,
+{
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = &list;
+    let chunks = names.chunks(MAX_NAMES_PER_CALL).map(|chunk| async move {
+        let wanted: BTreeSet<String> = chunk.iter().map(|n| n.to_ascii_lowercase()).collect();
+        let pick = |items: Vec<T>| -> Vec<T> {
+            items
+                .into_iter()
+                .filter(|i| wanted.contains(&name_of(i).to_ascii_lowercase()))
+                .collect()
+        };
+        match list(ListParams::names(chunk)).await {
+            Ok(items) => Ok(pick(items)),
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                let quoted: Vec<String> = chunk.iter().map(|n| format!("'{n}'")).collect();
+                let filter = format!("name=({})", quoted.join(","));
+                match list(ListParams::all().filter(filter)).await {
+                    Ok(items) => Ok(pick(items)),
+                    Err(e) if e.kind() == ErrorKind::Invalid => {
+                        list(ListParams::all()).await.map(pick)
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        }
+    });
+    let mut out = Vec::new();
+    for r in join_all(chunks).await {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// The named volumes that exist, destroyed ones included.
+pub(crate) async fn lookup_volumes(
+    array: &dyn FlashArray,
+    names: &[String],
+) -> Result<Vec<Volume>> {
+    lookup(
+        names,
+        |v: &Volume| &v.name,
+        |p| async move { array.list_volumes(&p).await },
+    )
+    .await
+}
+
+/// The named hosts that exist.
+pub(crate) async fn lookup_hosts(array: &dyn FlashArray, names: &[String]) -> Result<Vec<Host>> {
+    lookup(
+        names,
+        |h: &Host| &h.name,
+        |p| async move { array.list_hosts(&p).await },
+    )
+    .await
+}
+
+/// The named host groups that exist.
+pub(crate) async fn lookup_host_groups(
+    array: &dyn FlashArray,
+    names: &[String],
+) -> Result<Vec<HostGroup>> {
+    lookup(
+        names,
+        |g: &HostGroup| &g.name,
+        |p| async move { array.list_host_groups(&p).await },
+    )
+    .await
+}
+
+/// The named pods that exist, destroyed ones included.
+pub(crate) async fn lookup_pods(array: &dyn FlashArray, names: &[String]) -> Result<Vec<Pod>> {
+    lookup(
+        names,
+        |p: &Pod| &p.name,
+        |p| async move { array.list_pods(&p).await },
+    )
+    .await
+}
+
+/// pxfa's tags of `kind`: of the given objects, or of every object when `resources`
+/// is empty. Tags of destroyed objects are included so that they can be recovered.
+pub(crate) async fn lookup_tags(
+    array: &dyn FlashArray,
+    kind: TagResource,
+    resources: &[String],
+) -> Result<Vec<Tag>> {
+    let params = |names: &[String]| TagParams {
+        resource_names: names.to_vec(),
+        namespaces: vec![TAG_NAMESPACE.to_string()],
+        resource_destroyed: None,
+    };
+    if resources.is_empty() {
+        return array.list_tags(kind, &params(&[])).await;
+    }
+    let calls = resources.chunks(MAX_NAMES_PER_CALL).map(|c| {
+        let p = params(c);
+        async move { array.list_tags(kind, &p).await }
+    });
+    Ok(try_join_all(calls).await?.into_iter().flatten().collect())
+}
+
+/// Connections of the given volumes, hosts and host groups (all must exist), one
+/// call per chunk of names and side, concurrently, without duplicate rows.
+pub(crate) async fn list_connections_of(
+    array: &dyn FlashArray,
+    volumes: &[String],
+    hosts: &[String],
+    groups: &[String],
+) -> Result<Vec<Connection>> {
+    let mut params = Vec::new();
+    for c in volumes.chunks(MAX_NAMES_PER_CALL) {
+        params.push(ConnectionParams {
+            volume_names: c.to_vec(),
+            ..Default::default()
+        });
+    }
+    for c in hosts.chunks(MAX_NAMES_PER_CALL) {
+        params.push(ConnectionParams {
+            host_names: c.to_vec(),
+            ..Default::default()
+        });
+    }
+    for c in groups.chunks(MAX_NAMES_PER_CALL) {
+        params.push(ConnectionParams {
+            host_group_names: c.to_vec(),
+            ..Default::default()
+        });
+    }
+    let calls = params.iter().map(|p| array.list_connections(p));
+    let mut seen = BTreeSet::new();
+    let mut out: Vec<Connection> = Vec::new();
+    for batch in try_join_all(calls).await? {
+        for c in batch {
+            let key = (
+                c.host.name.clone().map(|n| n.to_ascii_lowercase()),
+                c.host_group.name.clone().map(|n| n.to_ascii_lowercase()),
+                c.volume.name.clone().map(|n| n.to_ascii_lowercase()),
+            );
+            if seen.insert(key) {
+                out.push(c);
+            }
+        }
+    }
+    Ok(out)
+}
