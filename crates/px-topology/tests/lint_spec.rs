@@ -1,0 +1,157 @@
+//! Spec lint rules: each fires on a one-field change of a clean spec and stays quiet
+//! on the clean spec.
+
+use std::collections::BTreeSet;
+
+use flasharray::Size;
+use px_topology::lint::{Severity, lint_path, lint_spec};
+use px_topology::spec::{StorageMode, TenantStorage, Version, load_spec};
+
+fn example(name: &str) -> String {
+    format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn good() -> TenantStorage {
+    load_spec(example("tenant-direct-access.yaml")).unwrap()
+}
+
+fn rules(t: &TenantStorage) -> BTreeSet<&'static str> {
+    lint_spec(t).into_iter().map(|f| f.rule).collect()
+}
+
+fn fires_alone(rule: &str, change: impl FnOnce(&mut TenantStorage)) {
+    let mut t = good();
+    change(&mut t);
+    assert_eq!(rules(&t), BTreeSet::from([rule]), "{:#?}", lint_spec(&t));
+}
+
+#[test]
+fn examples_are_quiet() {
+    for f in [
+        "tenant-direct-access.yaml",
+        "tenant-cloud-drive.yaml",
+        "tenant-kubevirt-csi.yaml",
+    ] {
+        let t = load_spec(example(f)).unwrap();
+        assert!(lint_spec(&t).is_empty(), "{f}: {:#?}", lint_spec(&t));
+    }
+}
+
+#[test]
+fn pxfa001_old_portworx() {
+    fires_alone("PXFA001", |t| {
+        t.spec.portworx.version = Version::new(3, 5, 9)
+    });
+    fires_alone("PXFA001", |t| {
+        t.spec.portworx.version = "3.6".parse().unwrap()
+    });
+    let mut t = good();
+    t.spec.portworx.version = Version::new(3, 7, 0);
+    assert!(rules(&t).is_empty());
+}
+
+#[test]
+fn pxfa005_006_007_px_storev2_nodes() {
+    fires_alone("PXFA005", |t| t.spec.hosted_cluster.cores = 7);
+    fires_alone("PXFA006", |t| t.spec.hosted_cluster.memory = Size::gib(6));
+    fires_alone("PXFA007", |t| {
+        t.spec.hosted_cluster.root_volume_size = Size::gib(64)
+    });
+    // kubevirt-csi runs no Portworx in the tenant: no PX-StoreV2 minimums.
+    let mut t = load_spec(example("tenant-kubevirt-csi.yaml")).unwrap();
+    t.spec.hosted_cluster.cores = 2;
+    t.spec.hosted_cluster.root_volume_size = Size::gib(32);
+    assert!(rules(&t).is_empty());
+}
+
+#[test]
+fn pxfa008_replication_above_nodes() {
+    fires_alone("PXFA008", |t| t.spec.hosted_cluster.replicas = 2);
+}
+
+#[test]
+fn pxfa009_nodiscard_versions() {
+    let mut t = good();
+    t.spec.hosted_cluster.virtualization_version = Some(Version::new(4, 18, 4));
+    let f = lint_spec(&t);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!((f[0].rule, f[0].severity), ("PXFA009", Severity::Info));
+    assert!(f[0].message.contains("4.18.4"), "{}", f[0].message);
+
+    let mut t = good();
+    t.spec.hosted_cluster.virtualization_version = None;
+    let f = lint_spec(&t);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!((f[0].rule, f[0].severity), ("PXFA009", Severity::Warning));
+    assert_eq!(f[0].object, "spec.hostedCluster.virtualizationVersion");
+
+    // OCP version from the release image: 4.20.26 needs it, 4.20.27 does not.
+    let mut t = good();
+    t.spec.hosted_cluster.release_image =
+        Some("quay.io/openshift-release-dev/ocp-release:4.20.26-multi".into());
+    assert_eq!(rules(&t), BTreeSet::from(["PXFA009"]));
+    t.spec.hosted_cluster.release_image =
+        Some("quay.io/openshift-release-dev/ocp-release:4.20.27-multi".into());
+    assert!(rules(&t).is_empty());
+}
+
+#[test]
+fn pxfa017_rwx_with_kubevirt_csi() {
+    let mut t = load_spec(example("tenant-kubevirt-csi.yaml")).unwrap();
+    t.spec.storage.access_modes = vec!["ReadWriteMany".into()];
+    assert_eq!(rules(&t), BTreeSet::from(["PXFA017"]));
+    // RWX with a Portworx mode is fine.
+    let mut t = good();
+    t.spec.storage.access_modes = vec!["ReadWriteMany".into()];
+    assert_eq!(t.mode(), StorageMode::DirectAccess);
+    assert!(rules(&t).is_empty());
+}
+
+#[test]
+fn lint_path_on_a_spec_file() {
+    assert!(
+        lint_path(example("tenant-direct-access.yaml"))
+            .unwrap()
+            .is_empty()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.yaml");
+    let text = std::fs::read_to_string(example("tenant-direct-access.yaml"))
+        .unwrap()
+        .replace("cores: 8", "cores: 4");
+    std::fs::write(&p, text).unwrap();
+    let f = lint_path(&p).unwrap();
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].rule, "PXFA005");
+    assert_eq!(
+        f[0].source.as_deref(),
+        Some(p.display().to_string().as_str())
+    );
+}
+
+#[test]
+fn lint_path_reports_invalid_specs_as_pxfa000() {
+    let p = format!(
+        "{}/../../fixtures/tenants/invalid-duplicate-wwn.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let f = lint_path(&p).unwrap();
+    assert!(!f.is_empty());
+    assert!(
+        f.iter()
+            .all(|f| f.rule == "PXFA000" && f.severity == Severity::Error),
+        "{f:#?}"
+    );
+    assert!(
+        f.iter()
+            .any(|f| f.object == "spec.management.nodes[1].wwns[0]"),
+        "{f:#?}"
+    );
+    let p = format!(
+        "{}/../../fixtures/tenants/invalid-size.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let f = lint_path(&p).unwrap();
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].object, "spec.storage.capacity");
+}
