@@ -1,3 +1,5 @@
 //! `pxfa`: Portworx on FlashArray for OpenShift hosted control plane tenants.
 
-fn main() {}
+fn main() -> std::process::ExitCode {
+    pxfa::main()
+}

@@ -1,0 +1,105 @@
+//! `pxfa demo`: the whole flow for the example direct-access tenant on an embedded
+//! simulated array, so that an admin can see what pxfa does before pointing it at
+//! a real array.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use flasharray::{ConnectionParams, ListParams};
+use px_topology::plan::PlanOptions;
+
+use super::tenant::{Tenant, report_text, run_apply};
+use crate::args::DemoArgs;
+use crate::exit::Outcome;
+use crate::output::Printer;
+use crate::session::{Session, load_sim};
+
+/// The example tenant the demo provisions (`examples/tenant-direct-access.yaml`).
+const EXAMPLE_SPEC: &str = include_str!("../../../../examples/tenant-direct-access.yaml");
+
+/// Runs the demo.
+pub async fn run(a: &DemoArgs, p: &Printer) -> Result<Outcome> {
+    let spec = px_topology::spec::parse_valid_spec(EXAMPLE_SPEC)
+        .map_err(|e| anyhow::anyhow!("the built-in example spec is invalid:\n{e}"))?;
+    let t = Tenant::from_spec(spec, Path::new("examples/tenant-direct-access.yaml"))?;
+    let mock = load_sim(None)?;
+    for admin in t.sim_admins() {
+        mock.add_admin(&admin);
+    }
+    let session = Session::simulated(mock, None);
+    let result = demo(a, p, &t, &session).await;
+    session.close().await?;
+    result
+}
+
+fn heading(p: &Printer, n: u32, title: &str) -> Result<()> {
+    p.stdout(&format!(
+        "\n{}",
+        p.paint_out("1", &format!("== {n}. {title}"))
+    ))
+}
+
+async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Result<Outcome> {
+    let array = session.array.as_ref();
+    p.stdout(&format!(
+        "pxfa demo: tenant {} ({}) on an {}.",
+        t.spec.tenant_name(),
+        t.spec.mode(),
+        session.label
+    ))?;
+
+    heading(p, 1, "Sizing")?;
+    p.stdout(&t.sizing.explain().join("\n"))?;
+
+    heading(p, 2, "Plan")?;
+    let observed = px_topology::plan::observe(array, &t.desired)
+        .await
+        .context("cannot read the simulated array")?;
+    let plan = px_topology::plan::plan(&t.desired, &observed, &PlanOptions::default());
+    p.stdout(plan.to_text(false).trim_end())?;
+
+    heading(p, 3, "Apply")?;
+    let report = run_apply(session, t, &plan, 8, p).await;
+    p.stdout(&report_text(&report))?;
+    if !report.is_success() {
+        anyhow::bail!("the demo apply failed; this is a bug in pxfa, please report it");
+    }
+
+    heading(p, 4, "Array state")?;
+    let vols = array.list_volumes(&ListParams::all()).await?;
+    p.stdout(&super::volume::table(p, &vols).to_string())?;
+    let hosts = array.list_hosts(&ListParams::all()).await?;
+    p.stdout(&super::host::table(p, &hosts).to_string())?;
+    let conns = array.list_connections(&ConnectionParams::default()).await?;
+    p.stdout(&super::connection::table(p, &conns).to_string())?;
+
+    heading(p, 5, "Apply again")?;
+    let observed = px_topology::plan::observe(array, &t.desired).await?;
+    let again = px_topology::plan::plan(&t.desired, &observed, &PlanOptions::default());
+    let second = run_apply(session, t, &again, 8, p).await;
+    p.stdout(&format!(
+        "{} change(s) the second time: the array already matches the spec. ({})",
+        again.actionable().count(),
+        report_text(&second)
+    ))?;
+
+    heading(p, 6, "Manifests")?;
+    let facts = px_topology::driver::ArrayFacts {
+        volume_serials: report.facts.volume_serials.clone(),
+        api_token: None,
+    };
+    let manifests = px_topology::render::render(
+        &t.spec,
+        &t.sizing,
+        &facts,
+        px_topology::render::RenderOptions::default(),
+    )?;
+    let files = px_topology::render::write_dir(&manifests, &a.out)
+        .with_context(|| format!("cannot write manifests to {}", a.out.display()))?;
+    p.stdout(&format!(
+        "Wrote {} file(s) to {}. Start with its README; apply the management-cluster folder first.",
+        files.len(),
+        a.out.display()
+    ))?;
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,256 @@
+//! `pxfa host ...`.
+
+use anyhow::{Context, Result};
+use comfy_table::Table;
+use flasharray::ListParams;
+use flasharray::models::{Host, HostPatch, HostPost, NameRef, normalize_wwn};
+
+use super::{Ctx, describe, host_group_names, host_names, list_params};
+use crate::args::{HostCmd, InitiatorArgs};
+use crate::confirm::{check_selection, confirm};
+use crate::exit::{InvalidInput, Outcome};
+use crate::output::{Printer, list_or_dash, or_dash};
+
+/// Initiators after validation: WWNs in the array's form.
+struct Initiators {
+    wwns: Vec<String>,
+    iqns: Vec<String>,
+    nqns: Vec<String>,
+}
+
+impl Initiators {
+    fn parse(a: &InitiatorArgs) -> Result<Self> {
+        let wwns = a
+            .wwns
+            .iter()
+            .map(|w| normalize_wwn(w).map_err(|e| InvalidInput::new(format!("--wwn: {e}"))))
+            .collect::<Result<Vec<_>>>()?;
+        let checks: [(&str, &Vec<String>, &[&str]); 2] = [
+            ("--iqn", &a.iqns, &["iqn.", "eui."]),
+            ("--nqn", &a.nqns, &["nqn."]),
+        ];
+        for (flag, list, prefixes) in checks {
+            let bad = list.iter().find(|i| {
+                let l = i.to_ascii_lowercase();
+                !prefixes.iter().any(|p| l.starts_with(p))
+            });
+            if let Some(bad) = bad {
+                return Err(InvalidInput::new(format!(
+                    "{flag} {bad:?}: expected a name starting with {}",
+                    prefixes.join(" or ")
+                )));
+            }
+        }
+        Ok(Initiators {
+            wwns,
+            iqns: a.iqns.clone(),
+            nqns: a.nqns.clone(),
+        })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.wwns.is_empty() && self.iqns.is_empty() && self.nqns.is_empty()
+    }
+
+    fn describe(&self) -> String {
+        self.wwns
+            .iter()
+            .chain(&self.iqns)
+            .chain(&self.nqns)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Runs a `host` subcommand.
+pub async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+    let array = ctx.array();
+    let p = ctx.printer;
+    match cmd {
+        HostCmd::List { list } => {
+            host_names(&list.names)?;
+            let hosts = array
+                .list_hosts(&list_params(&list, None))
+                .await
+                .context("cannot list hosts")?;
+            p.emit(&hosts, || table(p, &hosts))?;
+        }
+        HostCmd::Get { name } => {
+            let names = host_names(std::slice::from_ref(&name))?;
+            let h = array
+                .list_hosts(&ListParams::names(&names))
+                .await
+                .with_context(|| format!("cannot read host {name}"))?
+                .into_iter()
+                .next()
+                .with_context(|| format!("host {name} does not exist"))?;
+            p.emit(&h, || detail(p, &h))?;
+        }
+        HostCmd::Create {
+            name,
+            initiators,
+            personality,
+            host_group,
+        } => {
+            let names = host_names(std::slice::from_ref(&name))?;
+            let ini = Initiators::parse(&initiators)?;
+            let group = host_group
+                .as_ref()
+                .map(|g| host_group_names(std::slice::from_ref(g)))
+                .transpose()?;
+            let body = HostPost {
+                wwns: ini.wwns,
+                iqns: ini.iqns,
+                nqns: ini.nqns,
+                personality,
+            };
+            let mut out = array
+                .create_hosts(&names, &body)
+                .await
+                .with_context(|| format!("cannot create host {name}"))?;
+            if let Some(g) = group {
+                let patch = HostPatch {
+                    host_group: Some(NameRef::new(g[0].as_str())),
+                    ..Default::default()
+                };
+                out = array.patch_hosts(&names, &patch).await.with_context(|| {
+                    format!(
+                        "host {name} was created, but cannot be put into host group {}",
+                        g[0]
+                    )
+                })?;
+            }
+            p.done(format!("created host {name}"));
+            p.emit(&out, || table(p, &out))?;
+        }
+        HostCmd::Delete { names } => {
+            check_selection("host delete", &names)?;
+            let hnames = host_names(&names)?;
+            confirm(ctx.yes, &format!("delete {}", describe("host", &names)))?;
+            array
+                .delete_hosts(&hnames)
+                .await
+                .with_context(|| format!("cannot delete {}", describe("host", &names)))?;
+            p.done(format!("deleted {}", describe("host", &names)));
+            p.emit(&serde_json::json!({ "deleted": names }), || {
+                let mut t = p.table(&["DELETED"]);
+                for n in &names {
+                    t.add_row(vec![n.clone()]);
+                }
+                t
+            })?;
+        }
+        HostCmd::AddInitiator { name, initiators } => {
+            let names = host_names(std::slice::from_ref(&name))?;
+            let ini = Initiators::parse(&initiators)?;
+            if ini.is_empty() {
+                return Err(InvalidInput::new("give at least one --wwn, --iqn or --nqn"));
+            }
+            let what = ini.describe();
+            let patch = HostPatch {
+                add_wwns: ini.wwns,
+                add_iqns: ini.iqns,
+                add_nqns: ini.nqns,
+                ..Default::default()
+            };
+            let out = array
+                .patch_hosts(&names, &patch)
+                .await
+                .with_context(|| format!("cannot add {what} to host {name}"))?;
+            p.done(format!("added {what} to host {name}"));
+            p.emit(&out, || table(p, &out))?;
+        }
+        HostCmd::RemoveInitiator { name, initiators } => {
+            let names = host_names(std::slice::from_ref(&name))?;
+            let ini = Initiators::parse(&initiators)?;
+            if ini.is_empty() {
+                return Err(InvalidInput::new("give at least one --wwn, --iqn or --nqn"));
+            }
+            let what = ini.describe();
+            let patch = HostPatch {
+                remove_wwns: ini.wwns,
+                remove_iqns: ini.iqns,
+                remove_nqns: ini.nqns,
+                ..Default::default()
+            };
+            let out = array
+                .patch_hosts(&names, &patch)
+                .await
+                .with_context(|| format!("cannot remove {what} from host {name}"))?;
+            p.done(format!("removed {what} from host {name}"));
+            p.emit(&out, || table(p, &out))?;
+        }
+        HostCmd::SetGroup { name, group, none } => {
+            let names = host_names(std::slice::from_ref(&name))?;
+            let target = match (group, none) {
+                (Some(g), false) => host_group_names(std::slice::from_ref(&g))?[0]
+                    .as_str()
+                    .to_string(),
+                (None, true) => String::new(),
+                _ => return Err(InvalidInput::new("give a host group, or --none")),
+            };
+            let patch = HostPatch {
+                host_group: Some(NameRef::new(target.clone())),
+                ..Default::default()
+            };
+            let out = array
+                .patch_hosts(&names, &patch)
+                .await
+                .with_context(|| format!("cannot change the host group of host {name}"))?;
+            if target.is_empty() {
+                p.done(format!("host {name} is in no host group now"));
+            } else {
+                p.done(format!("host {name} is in host group {target} now"));
+            }
+            p.emit(&out, || table(p, &out))?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// The host list table.
+pub fn table(p: &Printer, hosts: &[Host]) -> Table {
+    let mut t = p.table(&[
+        "NAME",
+        "HOST GROUP",
+        "WWNS",
+        "IQNS",
+        "NQNS",
+        "PERSONALITY",
+        "CONNECTIONS",
+    ]);
+    for h in hosts {
+        t.add_row(vec![
+            h.name.clone(),
+            or_dash(h.host_group.name.as_deref()),
+            list_or_dash(&h.wwns),
+            list_or_dash(&h.iqns),
+            list_or_dash(&h.nqns),
+            or_dash(h.personality.as_deref()),
+            h.connection_count
+                .map_or_else(|| "-".into(), |c| c.to_string()),
+        ]);
+    }
+    t
+}
+
+fn detail(p: &Printer, h: &Host) -> Table {
+    p.kv_table(vec![
+        ("name", h.name.clone()),
+        ("host group", or_dash(h.host_group.name.as_deref())),
+        ("wwns", list_or_dash(&h.wwns)),
+        ("iqns", list_or_dash(&h.iqns)),
+        ("nqns", list_or_dash(&h.nqns)),
+        ("personality", or_dash(h.personality.as_deref())),
+        (
+            "connections",
+            h.connection_count
+                .map_or_else(|| "-".into(), |c| c.to_string()),
+        ),
+        (
+            "port connectivity",
+            or_dash(h.port_connectivity.status.as_deref()),
+        ),
+    ])
+}

@@ -1,0 +1,189 @@
+//! One module per command area; [`run`] dispatches.
+//!
+//! Every command validates its input with the library types before opening the
+//! array, so that an invalid name or size exits 2 with nothing sent.
+
+pub mod array;
+pub mod completions;
+pub mod connection;
+pub mod demo;
+pub mod host;
+pub mod hostgroup;
+pub mod pod;
+pub mod sim;
+pub mod tenant;
+pub mod token;
+pub mod volume;
+
+use anyhow::Result;
+use flasharray::{HostGroupName, HostName, PodName, VolumeName};
+
+use crate::args::{Cli, Command, ListArgs, ResourceCmd, SimCmd};
+use crate::exit::{InvalidInput, Outcome};
+use crate::output::Printer;
+use crate::session::Session;
+
+/// What a resource command gets: the open array, the output, and `--yes`.
+pub struct Ctx<'a> {
+    /// The array.
+    pub session: &'a Session,
+    /// Output.
+    pub printer: &'a Printer,
+    /// `--yes` was given.
+    pub yes: bool,
+}
+
+impl Ctx<'_> {
+    /// The array.
+    pub fn array(&self) -> &dyn flasharray::FlashArray {
+        self.session.array.as_ref()
+    }
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli, printer: &Printer) -> Result<Outcome> {
+    let g = &cli.global;
+    match cli.command {
+        Command::Completions(a) => completions::run(&a),
+        Command::Sim(SimCmd::Serve(a)) => sim::serve(&a, g, printer).await,
+        Command::Render(a) => tenant::render(&a, printer),
+        Command::Lint(a) => tenant::lint(&a, printer),
+        Command::Size(a) => tenant::size(&a, g, printer).await,
+        Command::Plan(a) => tenant::plan(&a, g, printer).await,
+        Command::Apply(a) => tenant::apply(&a, g, printer).await,
+        Command::Destroy(a) => tenant::destroy(&a, g, printer).await,
+        Command::Demo(a) => demo::run(&a, printer).await,
+        Command::Resource(c) => {
+            let session = Session::open(g, printer, &[])?;
+            let ctx = Ctx {
+                session: &session,
+                printer,
+                yes: g.yes,
+            };
+            let result = run_resource(c, &ctx).await;
+            // Close (log out, save simulator state) whatever happened: a failed
+            // command may still have changed the array.
+            let closed = session.close().await;
+            let outcome = result?;
+            closed?;
+            Ok(outcome)
+        }
+    }
+}
+
+async fn run_resource(cmd: ResourceCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+    match cmd {
+        ResourceCmd::Volume(c) => volume::run(c, ctx).await,
+        ResourceCmd::Host(c) => host::run(c, ctx).await,
+        ResourceCmd::HostGroup(c) => hostgroup::run(c, ctx).await,
+        ResourceCmd::Connection(c) => connection::run(c, ctx).await,
+        ResourceCmd::Pod(c) => pod::run(c, ctx).await,
+        ResourceCmd::Token(c) => token::run(c, ctx).await,
+        ResourceCmd::Array(c) => array::run(c, ctx).await,
+    }
+}
+
+/// Validated volume names; the first invalid one is reported (exit 2).
+pub fn volume_names(names: &[String]) -> Result<Vec<VolumeName>> {
+    let v = names
+        .iter()
+        .map(|n| VolumeName::new(n.as_str()))
+        .collect::<Result<Vec<_>, _>>()?;
+    no_duplicates("volume", v.iter().map(|n| n.key()))?;
+    Ok(v)
+}
+
+/// Validated host names.
+pub fn host_names(names: &[String]) -> Result<Vec<HostName>> {
+    let v = names
+        .iter()
+        .map(|n| HostName::new(n.as_str()))
+        .collect::<Result<Vec<_>, _>>()?;
+    no_duplicates("host", v.iter().map(|n| n.key()))?;
+    Ok(v)
+}
+
+/// Validated host group names.
+pub fn host_group_names(names: &[String]) -> Result<Vec<HostGroupName>> {
+    let v = names
+        .iter()
+        .map(|n| HostGroupName::new(n.as_str()))
+        .collect::<Result<Vec<_>, _>>()?;
+    no_duplicates("host group", v.iter().map(|n| n.key()))?;
+    Ok(v)
+}
+
+/// Validated pod names.
+pub fn pod_names(names: &[String]) -> Result<Vec<PodName>> {
+    let v = names
+        .iter()
+        .map(|n| PodName::new(n.as_str()))
+        .collect::<Result<Vec<_>, _>>()?;
+    no_duplicates("pod", v.iter().map(|n| n.key()))?;
+    Ok(v)
+}
+
+/// Names are case-insensitive on the array: `v1 V1` would be the same object twice.
+fn no_duplicates(kind: &str, keys: impl Iterator<Item = String>) -> Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    for k in keys {
+        if !seen.insert(k.clone()) {
+            return Err(InvalidInput::new(format!(
+                "{kind} name {k:?} is given twice (names are case-insensitive)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// List parameters from the command line.
+pub fn list_params(l: &ListArgs, destroyed: Option<bool>) -> flasharray::ListParams {
+    flasharray::ListParams {
+        names: l.names.clone(),
+        filter: l.filter.clone(),
+        sort: l.sort.clone(),
+        limit: l.limit,
+        destroyed,
+        ..Default::default()
+    }
+}
+
+/// `--destroyed` / `--live` as the array's tri-state.
+pub fn destroyed_filter(d: &crate::args::DestroyedArgs) -> Option<bool> {
+    match (d.destroyed, d.live) {
+        (true, _) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
+    }
+}
+
+/// `3 volumes (v1, v2, v3)` for confirmations and messages.
+pub fn describe(kind: &str, names: &[String]) -> String {
+    let plural = if names.len() == 1 { "" } else { "s" };
+    format!("{} {kind}{plural} ({})", names.len(), names.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_validated_and_unique() {
+        assert!(volume_names(&["v1".into(), "pod1::v2".into()]).is_ok());
+        let e = volume_names(&["v1".into(), "V1".into()]).unwrap_err();
+        assert_eq!(crate::exit::code_for(&e), 2);
+        let e = host_names(&["bad name".into()]).unwrap_err();
+        assert_eq!(crate::exit::code_for(&e), 2);
+        assert!(pod_names(&["-p".into()]).is_err());
+        assert!(host_group_names(&["g".repeat(64)]).is_err());
+    }
+
+    #[test]
+    fn describe_counts() {
+        assert_eq!(describe("volume", &["a".into()]), "1 volume (a)");
+        assert_eq!(
+            describe("host", &["a".into(), "b".into()]),
+            "2 hosts (a, b)"
+        );
+    }
+}

@@ -1,0 +1,462 @@
+//! The tenant workflow: `size`, `render`, `lint`, `plan`, `apply`, `destroy`.
+//!
+//! All of them start from one spec file. An invalid spec exits 2 with the field path
+//! before any array is contacted.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use px_topology::converge::{self, ApplyOptions, ApplyReport};
+use px_topology::desired::DesiredState;
+use px_topology::driver::{ArrayFacts, driver_for};
+use px_topology::plan::{self, Plan, PlanOptions};
+use px_topology::render::{self, RenderOptions};
+use px_topology::sizing::{self, ArraySpaceInfo, Sizing};
+use px_topology::spec::{self, TenantStorage};
+use serde::Serialize;
+
+use crate::args::{
+    ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs, RenderArgs, SizeArgs,
+};
+use crate::confirm::confirm;
+use crate::exit::{InvalidInput, Outcome};
+use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
+use crate::session::Session;
+
+/// A loaded tenant: spec, sizing and the array objects it needs.
+pub struct Tenant {
+    /// The validated spec.
+    pub spec: TenantStorage,
+    /// The pool sizing.
+    pub sizing: Sizing,
+    /// What the array must hold.
+    pub desired: DesiredState,
+}
+
+impl Tenant {
+    /// Loads and validates a spec file; every problem is reported with its field path.
+    pub fn load(path: &Path) -> Result<Tenant> {
+        let spec = spec::load_spec(path)
+            .map_err(|e| InvalidInput::new(format!("{}: invalid spec:\n{e}", path.display())))?;
+        Self::from_spec(spec, path)
+    }
+
+    /// Sizing and desired state of a validated spec.
+    pub fn from_spec(spec: TenantStorage, path: &Path) -> Result<Tenant> {
+        let sizing = sizing::size(&spec, None)
+            .map_err(|e| InvalidInput::new(format!("{}: {e}", path.display())))?;
+        let desired = driver_for(&spec)
+            .desired_state(&spec, &sizing)
+            .map_err(|e| InvalidInput::new(format!("{}: {e}", path.display())))?;
+        Ok(Tenant {
+            spec,
+            sizing,
+            desired,
+        })
+    }
+
+    /// The array admins an embedded simulated array needs for this tenant.
+    pub fn sim_admins(&self) -> Vec<String> {
+        self.desired
+            .api_token
+            .iter()
+            .map(|t| t.admin.clone())
+            .collect()
+    }
+}
+
+/// Whether the global options name an array (flags, environment or pure.json).
+fn array_given(g: &GlobalArgs) -> bool {
+    g.array.is_some()
+        || g.pure_json.is_some()
+        || std::env::var_os(crate::config::ENV_URL).is_some_and(|v| !v.is_empty())
+}
+
+/// `size`: the sizing explained; with an array, the headroom left on it.
+pub async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    let t = Tenant::load(&a.file)?;
+    let sizing = if array_given(g) {
+        let session = Session::open(g, p, &t.sim_admins())?;
+        let space = session.array.get_array_space().await;
+        session.close().await?;
+        let space = space.context("cannot read the array's space")?;
+        sizing::size(&t.spec, Some(ArraySpaceInfo::from(&space)))
+            .map_err(|e| InvalidInput::new(format!("{}: {e}", a.file.display())))?
+    } else {
+        t.sizing
+    };
+    p.emit_text(&sizing, &sizing.explain().join("\n"))?;
+    Ok(Outcome::Success)
+}
+
+/// `render`: manifests to a folder, no array access.
+pub fn render(a: &RenderArgs, p: &Printer) -> Result<Outcome> {
+    let t = Tenant::load(&a.file)?;
+    write_manifests(&t, &ArrayFacts::default(), &a.out, a.include_secrets, p)?;
+    Ok(Outcome::Success)
+}
+
+#[derive(Serialize)]
+struct Written {
+    dir: String,
+    files: Vec<String>,
+}
+
+fn write_manifests(
+    t: &Tenant,
+    facts: &ArrayFacts,
+    dir: &Path,
+    include_secrets: bool,
+    p: &Printer,
+) -> Result<()> {
+    let manifests = render::render(&t.spec, &t.sizing, facts, RenderOptions { include_secrets })
+        .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
+    let files = render::write_dir(&manifests, dir)
+        .with_context(|| format!("cannot write manifests to {}", dir.display()))?;
+    let written = Written {
+        dir: dir.display().to_string(),
+        files: files.iter().map(|f| f.display().to_string()).collect(),
+    };
+    p.done(format!(
+        "wrote {} manifest file(s) to {}{}",
+        files.len(),
+        dir.display(),
+        if include_secrets {
+            " (including secrets: keep this folder out of git)"
+        } else {
+            ""
+        }
+    ));
+    let text = written.files.join("\n");
+    p.emit_text(&written, &text)
+}
+
+/// `lint`: findings per file; exit 1 when any is an error.
+pub fn lint(a: &LintArgs, p: &Printer) -> Result<Outcome> {
+    let mut all = Vec::new();
+    for f in &a.files {
+        let findings = px_topology::lint::lint_path(f)
+            .with_context(|| format!("cannot lint {}", f.display()))?;
+        all.extend(findings.into_iter());
+    }
+    let errors = all
+        .iter()
+        .filter(|f| f.severity == px_topology::lint::Severity::Error)
+        .count();
+    let text = if all.is_empty() {
+        "no findings".to_string()
+    } else {
+        all.iter()
+            .map(|f| f.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    p.emit_text(&all, &text)?;
+    if errors > 0 {
+        anyhow::bail!("{errors} lint error(s)");
+    }
+    Ok(Outcome::Success)
+}
+
+/// Observes the array and plans.
+async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<Plan> {
+    let observed = plan::observe(session.array.as_ref(), &t.desired)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot read the array state of tenant {}",
+                t.spec.tenant_name()
+            )
+        })?;
+    Ok(plan::plan(&t.desired, &observed, &opts))
+}
+
+fn plan_text(plan: &Plan, p: &Printer) -> String {
+    let mut text = plan.to_text(p.verbose > 0);
+    let s = &plan.summary;
+    if !plan.has_changes() && plan.conflicts.is_empty() {
+        text.push_str("No changes: the array already matches the spec.\n");
+    }
+    text.push_str(&format!(
+        "Plan for tenant {}: {} to create, {} to update, {} to delete, {} unchanged.",
+        plan.tenant, s.create, s.update, s.delete, s.noop
+    ));
+    text
+}
+
+fn blocked_error(plan: &Plan) -> anyhow::Error {
+    let list: Vec<String> = plan
+        .conflicts
+        .iter()
+        .map(|c| format!("{} {}: {}", c.kind.label(), c.name, c.reason))
+        .collect();
+    anyhow::anyhow!(
+        "the plan is blocked by {} conflict(s); nothing was changed (objects without pxfa's tags can be taken over with --adopt):\n  {}",
+        list.len(),
+        list.join("\n  ")
+    )
+}
+
+/// `plan`.
+pub async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    let t = Tenant::load(&a.file)?;
+    let session = Session::open(g, p, &t.sim_admins())?;
+    let result = make_plan(
+        &session,
+        &t,
+        PlanOptions {
+            adopt: a.adopt,
+            allow_shrink: a.allow_shrink,
+        },
+    )
+    .await;
+    session.close().await?;
+    let plan = result?;
+    match p.format {
+        OutputFormat::Table => p.stdout(&plan_text(&plan, p))?,
+        OutputFormat::Json => p.stdout(&to_json(&plan.to_json())?)?,
+        OutputFormat::Yaml => p.stdout(&to_yaml(&plan.to_json())?)?,
+    }
+    if plan.is_blocked() {
+        return Err(blocked_error(&plan));
+    }
+    if a.detailed_exitcode && plan.has_changes() {
+        return Ok(Outcome::Changes);
+    }
+    Ok(Outcome::Success)
+}
+
+/// What `apply -o json` prints.
+#[derive(Serialize)]
+struct ApplyOut<'a> {
+    plan: serde_json::Value,
+    report: &'a ApplyReport,
+}
+
+/// Runs a plan with progress on stderr; shared by `apply` and `demo`.
+pub async fn run_apply(
+    session: &Session,
+    t: &Tenant,
+    plan: &Plan,
+    concurrency: usize,
+    p: &Printer,
+) -> ApplyReport {
+    let total = plan.actionable().count();
+    let progress = ChangeProgress::new(p, total);
+    let report = converge::apply(
+        session.array.as_ref(),
+        &t.desired,
+        plan,
+        &ApplyOptions {
+            concurrency,
+            ..ApplyOptions::default()
+        },
+        &|ev| progress.event(ev),
+    )
+    .await;
+    progress.finish();
+    report
+}
+
+/// One line per failed or skipped change, with the array's message and request id.
+pub fn report_text(report: &ApplyReport) -> String {
+    let mut s = format!(
+        "Applied {} change(s) in {} round(s) with {} call(s); {} failed, {} skipped.",
+        report.applied.len(),
+        report.rounds,
+        report.calls,
+        report.failed.len(),
+        report.skipped.len()
+    );
+    for f in &report.failed {
+        s.push_str(&format!("\n  FAILED {}: {}", f.change.to_line(), f.error));
+        if let Some(id) = &f.request_id {
+            s.push_str(&format!(" (request id {id})"));
+        }
+    }
+    for k in &report.skipped {
+        s.push_str(&format!("\n  skipped {}: {}", k.change.to_line(), k.reason));
+    }
+    s
+}
+
+/// `apply`.
+pub async fn apply(a: &ApplyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    let t = Tenant::load(&a.file)?;
+    let session = Session::open(g, p, &t.sim_admins())?;
+    let result = apply_in(a, g, p, &t, &session).await;
+    let closed = session.close().await;
+    let outcome = result?;
+    closed?;
+    Ok(outcome)
+}
+
+async fn apply_in(
+    a: &ApplyArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    t: &Tenant,
+    session: &Session,
+) -> Result<Outcome> {
+    let plan = make_plan(
+        session,
+        t,
+        PlanOptions {
+            adopt: a.adopt,
+            allow_shrink: a.allow_shrink,
+        },
+    )
+    .await?;
+    let text = plan_text(&plan, p);
+    if p.format == OutputFormat::Table {
+        p.stdout(&text)?;
+    } else {
+        p.info(&text);
+    }
+    if plan.is_blocked() {
+        return Err(blocked_error(&plan));
+    }
+    if plan.has_changes() {
+        confirm(
+            g.yes,
+            &format!(
+                "apply {} change(s) to {} for tenant {}",
+                plan.actionable().count(),
+                session.label,
+                plan.tenant
+            ),
+        )?;
+    }
+    let report = run_apply(session, t, &plan, a.concurrency as usize, p).await;
+    match p.format {
+        OutputFormat::Table => p.stdout(&report_text(&report))?,
+        f => {
+            p.info(report_text(&report));
+            let out = ApplyOut {
+                plan: plan.to_json(),
+                report: &report,
+            };
+            p.stdout(&if f == OutputFormat::Json {
+                to_json(&out)?
+            } else {
+                to_yaml(&out)?
+            })?;
+        }
+    }
+    if let Some(dir) = &a.out {
+        let facts = ArrayFacts {
+            volume_serials: report.facts.volume_serials.clone(),
+            api_token: report.facts.api_token.clone(),
+        };
+        write_manifests(t, &facts, dir, a.include_secrets, p)?;
+    }
+    if report.is_success() {
+        Ok(Outcome::Success)
+    } else {
+        p.warn(format!(
+            "{} change(s) failed and {} were skipped; run apply again after fixing the cause: it continues where this one stopped",
+            report.failed.len(),
+            report.skipped.len()
+        ));
+        Ok(Outcome::PartialFailure)
+    }
+}
+
+/// `destroy`.
+pub async fn destroy(a: &DestroyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    let t = Tenant::load(&a.file)?;
+    let session = Session::open(g, p, &t.sim_admins())?;
+    let result = destroy_in(a, g, p, &t, &session).await;
+    let closed = session.close().await;
+    let outcome = result?;
+    closed?;
+    Ok(outcome)
+}
+
+async fn destroy_in(
+    a: &DestroyArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    t: &Tenant,
+    session: &Session,
+) -> Result<Outcome> {
+    let what = if a.eradicate {
+        "destroy and ERADICATE (irreversible)"
+    } else {
+        "destroy (recoverable for the array's eradication delay)"
+    };
+    confirm(
+        g.yes,
+        &format!(
+            "{what} every object pxfa made for tenant {} on {}",
+            t.spec.tenant_name(),
+            session.label
+        ),
+    )?;
+    let progress = ChangeProgress::new(p, 0);
+    let report = converge::destroy(
+        session.array.as_ref(),
+        &t.desired,
+        &converge::DestroyOptions {
+            eradicate: a.eradicate,
+            delete_token: a.delete_token,
+            concurrency: a.concurrency as usize,
+        },
+        &|ev| progress.event(ev),
+    )
+    .await
+    .with_context(|| format!("cannot destroy tenant {}", t.spec.tenant_name()))?;
+    progress.finish();
+    p.emit_text(&report, &destroy_text(&report))?;
+    if report.is_success() {
+        Ok(Outcome::Success)
+    } else {
+        Ok(Outcome::PartialFailure)
+    }
+}
+
+/// The destroy report for humans: what went, what failed (with request ids), what
+/// stays pending eradication, and what was kept because pxfa does not own it.
+pub fn destroy_text(r: &converge::DestroyReport) -> String {
+    let mut s = format!(
+        "Destroyed {} of {} object(s) in {} round(s) with {} call(s); {} failed, {} skipped.",
+        r.done.len(),
+        r.changes.len(),
+        r.rounds,
+        r.calls,
+        r.failed.len(),
+        r.skipped.len()
+    );
+    for f in &r.failed {
+        s.push_str(&format!("\n  FAILED {}: {}", f.change.to_line(), f.error));
+        if let Some(id) = &f.request_id {
+            s.push_str(&format!(" (request id {id})"));
+        }
+    }
+    for k in &r.skipped {
+        s.push_str(&format!("\n  skipped {}: {}", k.change.to_line(), k.reason));
+    }
+    for e in &r.pending_eradication {
+        let when = e.time_remaining_ms.map_or_else(String::new, |ms| {
+            format!(
+                ", eradicated by the array in {}",
+                crate::output::human_ms(ms)
+            )
+        });
+        s.push_str(&format!(
+            "\n  pending eradication {} {}: {}{when}",
+            e.kind.label(),
+            e.name,
+            e.reason
+        ));
+    }
+    for k in &r.kept {
+        s.push_str(&format!(
+            "\n  kept {} {}: {}",
+            k.kind.label(),
+            k.name,
+            k.reason
+        ));
+    }
+    s
+}

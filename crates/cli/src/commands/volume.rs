@@ -1,0 +1,306 @@
+//! `pxfa volume ...`.
+
+use anyhow::{Context, Result};
+use comfy_table::Table;
+use flasharray::models::{Tag, Volume, VolumePatch, VolumePost};
+use flasharray::{ListParams, Size, TagParams, TagResource};
+
+use super::{Ctx, describe, destroyed_filter, list_params, volume_names};
+use crate::args::{TagArgs, VolumeCmd};
+use crate::confirm::{check_selection, confirm};
+use crate::exit::{InvalidInput, Outcome};
+use crate::output::{
+    Printer, destroyed_state, human_size, human_size_opt, local_time_opt, or_dash,
+};
+
+/// Runs a `volume` subcommand.
+pub async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+    let array = ctx.array();
+    let p = ctx.printer;
+    match cmd {
+        VolumeCmd::List { list, destroyed } => {
+            volume_names(&list.names)?;
+            let vols = array
+                .list_volumes(&list_params(&list, destroyed_filter(&destroyed)))
+                .await
+                .context("cannot list volumes")?;
+            p.emit(&vols, || table(p, &vols))?;
+        }
+        VolumeCmd::Get { name } => {
+            let names = volume_names(std::slice::from_ref(&name))?;
+            let vols = array
+                .list_volumes(&ListParams::names(&names))
+                .await
+                .with_context(|| format!("cannot read volume {name}"))?;
+            let v = vols
+                .into_iter()
+                .next()
+                .with_context(|| format!("volume {name} does not exist"))?;
+            p.emit(&v, || detail(p, &v))?;
+        }
+        VolumeCmd::Create { names, size } => {
+            let vnames = volume_names(&names)?;
+            let size = Size::parse_volume(&size)?;
+            let created = array
+                .create_volumes(
+                    &vnames,
+                    &VolumePost {
+                        provisioned: Some(size.as_u64()),
+                        source: None,
+                    },
+                )
+                .await
+                .with_context(|| format!("cannot create {}", describe("volume", &names)))?;
+            p.done(format!("created {} of {size}", describe("volume", &names)));
+            p.emit(&created, || table(p, &created))?;
+        }
+        VolumeCmd::Resize {
+            names,
+            size,
+            truncate,
+        } => {
+            let vnames = volume_names(&names)?;
+            let size = Size::parse_volume(&size)?;
+            let current = array
+                .list_volumes(&ListParams::names(&vnames))
+                .await
+                .with_context(|| format!("cannot read {}", describe("volume", &names)))?;
+            let shrinking: Vec<String> = current
+                .iter()
+                .filter(|v| v.provisioned > size.as_u64())
+                .map(|v| format!("{} ({})", v.name, human_size(v.provisioned)))
+                .collect();
+            if !shrinking.is_empty() && !truncate {
+                return Err(InvalidInput::new(format!(
+                    "refusing to shrink {} to {size}: data beyond the new size would be lost; add --truncate if that is intended",
+                    shrinking.join(", ")
+                )));
+            }
+            if !shrinking.is_empty() {
+                confirm(
+                    ctx.yes,
+                    &format!(
+                        "shrink {} to {size}, losing data beyond it",
+                        shrinking.join(", ")
+                    ),
+                )?;
+            }
+            let patch = VolumePatch {
+                provisioned: Some(size.as_u64()),
+                ..Default::default()
+            };
+            let out = array
+                .patch_volumes(&vnames, &patch, truncate)
+                .await
+                .with_context(|| format!("cannot resize {}", describe("volume", &names)))?;
+            p.done(format!("resized {} to {size}", describe("volume", &names)));
+            p.emit(&out, || table(p, &out))?;
+        }
+        VolumeCmd::Rename { name, new_name } => {
+            let old = volume_names(std::slice::from_ref(&name))?;
+            let new = volume_names(std::slice::from_ref(&new_name))?;
+            let patch = VolumePatch {
+                name: Some(new[0].as_str().to_string()),
+                ..Default::default()
+            };
+            let out = array
+                .patch_volumes(&old, &patch, false)
+                .await
+                .with_context(|| format!("cannot rename volume {name} to {new_name}"))?;
+            p.done(format!("renamed volume {name} to {new_name}"));
+            p.emit(&out, || table(p, &out))?;
+        }
+        VolumeCmd::Destroy { names } => {
+            check_selection("volume destroy", &names)?;
+            let vnames = volume_names(&names)?;
+            confirm(
+                ctx.yes,
+                &format!(
+                    "destroy {} (recoverable until eradicated)",
+                    describe("volume", &names)
+                ),
+            )?;
+            let patch = VolumePatch {
+                destroyed: Some(true),
+                ..Default::default()
+            };
+            let out = array
+                .patch_volumes(&vnames, &patch, false)
+                .await
+                .with_context(|| format!("cannot destroy {}", describe("volume", &names)))?;
+            p.done(format!(
+                "destroyed {}; `pxfa volume recover` brings them back until they are eradicated",
+                describe("volume", &names)
+            ));
+            p.emit(&out, || table(p, &out))?;
+        }
+        VolumeCmd::Recover { names } => {
+            let vnames = volume_names(&names)?;
+            let patch = VolumePatch {
+                destroyed: Some(false),
+                ..Default::default()
+            };
+            let out = array
+                .patch_volumes(&vnames, &patch, false)
+                .await
+                .with_context(|| format!("cannot recover {}", describe("volume", &names)))?;
+            p.done(format!("recovered {}", describe("volume", &names)));
+            p.emit(&out, || table(p, &out))?;
+        }
+        VolumeCmd::Eradicate { names } => {
+            check_selection("volume eradicate", &names)?;
+            let vnames = volume_names(&names)?;
+            confirm(
+                ctx.yes,
+                &format!("eradicate {} (irreversible)", describe("volume", &names)),
+            )?;
+            array
+                .eradicate_volumes(&vnames)
+                .await
+                .with_context(|| format!("cannot eradicate {}", describe("volume", &names)))?;
+            p.done(format!("eradicated {}", describe("volume", &names)));
+            p.emit(&serde_json::json!({ "eradicated": names }), || {
+                let mut t = p.table(&["ERADICATED"]);
+                for n in &names {
+                    t.add_row(vec![n.clone()]);
+                }
+                t
+            })?;
+        }
+        VolumeCmd::Tag(args) => {
+            let vnames = volume_names(&args.names)?;
+            let names: Vec<String> = vnames.iter().map(|n| n.as_str().to_string()).collect();
+            tag(ctx, TagResource::Volume, &names, &args).await?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// Shows, sets or removes tags on objects of `kind`; shared with other resources.
+pub async fn tag(ctx: &Ctx<'_>, kind: TagResource, names: &[String], args: &TagArgs) -> Result<()> {
+    let array = ctx.array();
+    let p = ctx.printer;
+    let mut set = Vec::new();
+    for kv in &args.set {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| InvalidInput::new(format!("--set {kv:?}: expected KEY=VALUE")))?;
+        if k.trim().is_empty() {
+            return Err(InvalidInput::new(format!("--set {kv:?}: the key is empty")));
+        }
+        for n in names {
+            set.push(Tag::new(n.as_str(), args.namespace.as_str(), k.trim(), v));
+        }
+    }
+    if !set.is_empty() {
+        array
+            .set_tags(kind, &set)
+            .await
+            .with_context(|| format!("cannot tag {}", describe(kind.collection(), names)))?;
+        p.done(format!(
+            "set {} tag(s) on {}",
+            args.set.len(),
+            describe("object", names)
+        ));
+    }
+    if !args.remove.is_empty() {
+        array
+            .delete_tags(
+                kind,
+                names,
+                &args.remove,
+                std::slice::from_ref(&args.namespace),
+            )
+            .await
+            .with_context(|| format!("cannot remove tags from {}", describe("object", names)))?;
+        p.done(format!(
+            "removed tag(s) {} from {}",
+            args.remove.join(", "),
+            describe("object", names)
+        ));
+    }
+    let tags = array
+        .list_tags(
+            kind,
+            &TagParams {
+                resource_names: names.to_vec(),
+                namespaces: Vec::new(),
+                resource_destroyed: None,
+            },
+        )
+        .await
+        .with_context(|| format!("cannot list tags of {}", describe("object", names)))?;
+    p.emit(&tags, || tag_table(p, &tags))
+}
+
+fn tag_table(p: &Printer, tags: &[Tag]) -> Table {
+    let mut t = p.table(&["OBJECT", "NAMESPACE", "KEY", "VALUE"]);
+    for tag in tags {
+        t.add_row(vec![
+            or_dash(tag.resource.name.as_deref()),
+            or_dash(tag.namespace.as_deref()),
+            tag.key.clone(),
+            tag.value.clone(),
+        ]);
+    }
+    t
+}
+
+/// The volume list table.
+pub fn table(p: &Printer, vols: &[Volume]) -> Table {
+    let mut t = p.table(&[
+        "NAME",
+        "SIZE",
+        "USED",
+        "CONNECTIONS",
+        "SERIAL",
+        "CREATED",
+        "STATE",
+    ]);
+    for v in vols {
+        t.add_row(vec![
+            v.name.clone(),
+            human_size(v.provisioned),
+            human_size_opt(v.space.total_used.or(v.space.total_physical)),
+            v.connection_count
+                .map_or_else(|| "-".into(), |c| c.to_string()),
+            or_dash(v.serial.as_deref()),
+            local_time_opt(v.created),
+            destroyed_state(v.destroyed, v.time_remaining),
+        ]);
+    }
+    t
+}
+
+fn detail(p: &Printer, v: &Volume) -> Table {
+    p.kv_table(vec![
+        ("name", v.name.clone()),
+        ("id", or_dash(v.id.as_deref())),
+        ("size", human_size(v.provisioned)),
+        (
+            "used",
+            human_size_opt(v.space.total_used.or(v.space.total_physical)),
+        ),
+        ("pod", or_dash(v.pod.name.as_deref())),
+        ("serial", or_dash(v.serial.as_deref())),
+        (
+            "connections",
+            v.connection_count
+                .map_or_else(|| "-".into(), |c| c.to_string()),
+        ),
+        ("created", local_time_opt(v.created)),
+        ("state", destroyed_state(v.destroyed, v.time_remaining)),
+        (
+            "qos bandwidth",
+            v.qos
+                .bandwidth_limit
+                .map_or_else(|| "unlimited".into(), |b| format!("{}/s", human_size(b))),
+        ),
+        (
+            "qos iops",
+            v.qos
+                .iops_limit
+                .map_or_else(|| "unlimited".into(), |c| c.to_string()),
+        ),
+    ])
+}

@@ -1,0 +1,583 @@
+//! Where the array address and API token come from.
+//!
+//! Precedence, highest first: command-line flags (`--array`, `--api-token-file`),
+//! environment (`PUREFA_URL`, `PUREFA_API`, the names Pure's own tooling uses), then a
+//! px-pure-secret `pure.json` file (`--pure-json`). Address and token are resolved
+//! independently, so a pure.json can supply the token for an address given by flag.
+//! A token is never taken from an argument value: argv is visible to every user of
+//! the machine through `ps`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use url::Url;
+
+use crate::args::GlobalArgs;
+use crate::exit::InvalidInput;
+
+/// Environment variable with the array address.
+pub const ENV_URL: &str = "PUREFA_URL";
+/// Environment variable with the API token.
+pub const ENV_TOKEN: &str = "PUREFA_API";
+
+/// Which array to talk to.
+#[derive(Debug)]
+pub enum Target {
+    /// The embedded simulated array (`--array sim`).
+    Sim,
+    /// A real array (or the HTTPS simulator) over REST.
+    Rest(RestTarget),
+}
+
+/// Where a setting came from, for messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A command-line flag.
+    Flag,
+    /// An environment variable.
+    Env(&'static str),
+    /// A pure.json file.
+    PureJson(PathBuf),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Flag => f.write_str("command line"),
+            Source::Env(v) => write!(f, "environment variable {v}"),
+            Source::PureJson(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+/// A resolved REST target. Debug never shows the token.
+pub struct RestTarget {
+    /// Base URL, `https://host[:port]`.
+    pub url: Url,
+    /// Where the URL came from.
+    pub url_source: Source,
+    /// The API token.
+    pub token: SecretString,
+    /// Where the token came from.
+    pub token_source: Source,
+    /// CA bundle to trust.
+    pub ca_file: Option<PathBuf>,
+    /// Skip certificate verification.
+    pub insecure: bool,
+}
+
+impl fmt::Debug for RestTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RestTarget")
+            .field("url", &self.url.as_str())
+            .field("url_source", &self.url_source)
+            .field("token", &"[REDACTED]")
+            .field("token_source", &self.token_source)
+            .field("ca_file", &self.ca_file)
+            .field("insecure", &self.insecure)
+            .finish()
+    }
+}
+
+/// The px-pure-secret file: `{"FlashArrays": [{"MgmtEndPoint": ..., "APIToken": ...}]}`.
+#[derive(Deserialize)]
+struct PureJson {
+    #[serde(rename = "FlashArrays", default)]
+    flash_arrays: Vec<PureJsonArray>,
+}
+
+#[derive(Deserialize)]
+struct PureJsonArray {
+    #[serde(rename = "MgmtEndPoint")]
+    mgmt_endpoint: Option<String>,
+    #[serde(rename = "APIToken")]
+    api_token: Option<SecretString>,
+}
+
+/// One usable pure.json entry.
+struct PureEntry {
+    endpoint: String,
+    token: SecretString,
+}
+
+/// Resolves the target from flags, environment (`env`) and pure.json. `warn` receives
+/// warnings (insecure mode, readable credential files).
+pub fn resolve(
+    global: &GlobalArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+    warn: &mut dyn FnMut(String),
+) -> Result<Target> {
+    let env_url = env(ENV_URL).filter(|s| !s.trim().is_empty());
+    let flag_or_env_url = match (&global.array, env_url) {
+        (Some(a), _) => Some((a.clone(), Source::Flag)),
+        (None, Some(u)) => Some((u, Source::Env(ENV_URL))),
+        (None, None) => None,
+    };
+    if let Some((addr, _)) = &flag_or_env_url
+        && addr.trim().eq_ignore_ascii_case("sim")
+    {
+        return Ok(Target::Sim);
+    }
+
+    let pure = match &global.pure_json {
+        Some(path) => Some((
+            select_entry(
+                path,
+                load_pure_json(path, warn)?,
+                global.array_name.as_deref(),
+                flag_or_env_url.as_ref().map(|(a, _)| a.as_str()),
+            )?,
+            path.clone(),
+        )),
+        None => {
+            if global.array_name.is_some() {
+                return Err(InvalidInput::new("--array-name needs --pure-json"));
+            }
+            None
+        }
+    };
+
+    let (addr, url_source) = match (flag_or_env_url, &pure) {
+        (Some(a), _) => a,
+        (None, Some((entry, path))) => (entry.endpoint.clone(), Source::PureJson(path.clone())),
+        (None, None) => {
+            return Err(InvalidInput::new(format!(
+                "no array given: use --array URL (or `--array sim`), {ENV_URL}, or --pure-json FILE"
+            )));
+        }
+    };
+    let url = parse_array_url(&addr).with_context(|| format!("array address from {url_source}"))?;
+
+    let env_token = env(ENV_TOKEN).filter(|s| !s.trim().is_empty());
+    let (token, token_source) = match (&global.api_token_file, env_token, pure) {
+        (Some(file), _, _) => (read_token_file(file, warn)?, Source::Flag),
+        (None, Some(t), _) => (
+            SecretString::from(t.trim().to_string()),
+            Source::Env(ENV_TOKEN),
+        ),
+        (None, None, Some((entry, path))) => (entry.token, Source::PureJson(path)),
+        (None, None, None) => {
+            return Err(InvalidInput::new(format!(
+                "no API token given for {url}: use --api-token-file FILE, {ENV_TOKEN}, or --pure-json FILE"
+            )));
+        }
+    };
+
+    if global.insecure {
+        warn(format!(
+            "--insecure: the certificate of {url} is not verified; anyone between here and the \
+             array can read the API token. Prefer --ca-file."
+        ));
+    }
+    Ok(Target::Rest(RestTarget {
+        url,
+        url_source,
+        token,
+        token_source,
+        ca_file: global.ca_file.clone(),
+        insecure: global.insecure,
+    }))
+}
+
+/// Parses `host`, `host:port` or `https://host[:port]` into a base URL. Plain HTTP
+/// is refused: the API token would travel in clear text.
+pub fn parse_array_url(addr: &str) -> Result<Url> {
+    let addr = addr.trim();
+    if addr.is_empty() {
+        return Err(InvalidInput::new("the array address is empty"));
+    }
+    let with_scheme = if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("https://{addr}")
+    };
+    let url = Url::parse(&with_scheme)
+        .map_err(|e| InvalidInput::new(format!("invalid array address {addr:?}: {e}")))?;
+    if url.scheme() != "https" {
+        return Err(InvalidInput::new(format!(
+            "invalid array address {addr:?}: only https:// is supported (the API token must not travel in clear text)"
+        )));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(InvalidInput::new(format!(
+            "invalid array address {addr:?}: no host"
+        )));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(InvalidInput::new(format!(
+            "invalid array address: credentials in the URL are not accepted (use --api-token-file)"
+        )));
+    }
+    if url.path() != "/" && !url.path().is_empty() || url.query().is_some() {
+        return Err(InvalidInput::new(format!(
+            "invalid array address {addr:?}: give only scheme, host and port"
+        )));
+    }
+    Ok(url)
+}
+
+/// Reads a token file: the first non-empty line, trimmed.
+pub fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Result<SecretString> {
+    warn_if_shared(path, warn);
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read API token file {}", path.display()))?;
+    let text = SecretString::from(text);
+    let line = text
+        .expose_secret()
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(str::to_string);
+    match line {
+        Some(l) => Ok(SecretString::from(l)),
+        None => Err(InvalidInput::new(format!(
+            "API token file {} is empty",
+            path.display()
+        ))),
+    }
+}
+
+fn load_pure_json(path: &Path, warn: &mut dyn FnMut(String)) -> Result<PureJson> {
+    warn_if_shared(path, warn);
+    let text = SecretString::from(
+        std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read pure.json {}", path.display()))?,
+    );
+    // serde_json messages can quote the offending value, which may be a token: report
+    // only where and what kind of problem.
+    serde_json::from_str::<PureJson>(text.expose_secret()).map_err(|e| {
+        let what = match e.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                "not valid JSON"
+            }
+            _ => "not in the px-pure-secret format ({\"FlashArrays\": [{\"MgmtEndPoint\", \"APIToken\"}]})",
+        };
+        InvalidInput::new(format!(
+            "{}: {what} (line {}, column {})",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+fn select_entry(
+    path: &Path,
+    pure: PureJson,
+    array_name: Option<&str>,
+    address: Option<&str>,
+) -> Result<PureEntry> {
+    let mut entries = Vec::new();
+    for (i, a) in pure.flash_arrays.into_iter().enumerate() {
+        let endpoint = a
+            .mgmt_endpoint
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| {
+                InvalidInput::new(format!(
+                    "{}: FlashArrays[{i}].MgmtEndPoint is missing",
+                    path.display()
+                ))
+            })?;
+        let token = a
+            .api_token
+            .filter(|t| !t.expose_secret().trim().is_empty())
+            .ok_or_else(|| {
+                InvalidInput::new(format!(
+                    "{}: FlashArrays[{i}].APIToken is missing",
+                    path.display()
+                ))
+            })?;
+        entries.push(PureEntry {
+            endpoint: endpoint.trim().to_string(),
+            token,
+        });
+    }
+    if entries.is_empty() {
+        return Err(InvalidInput::new(format!(
+            "{}: FlashArrays is empty",
+            path.display()
+        )));
+    }
+    let listed = || {
+        entries
+            .iter()
+            .map(|e| e.endpoint.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let wanted = match (array_name, address) {
+        (Some(n), _) => Some(n.to_string()),
+        (None, Some(a)) => Some(
+            parse_array_url(a)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_else(|| a.to_string()),
+        ),
+        (None, None) => None,
+    };
+    match wanted {
+        None if entries.len() == 1 => Ok(entries.remove(0)),
+        None => Err(InvalidInput::new(format!(
+            "{} lists {} arrays ({}); choose one with --array-name",
+            path.display(),
+            entries.len(),
+            listed()
+        ))),
+        Some(w) => {
+            let found = entries
+                .iter()
+                .position(|e| endpoint_matches(&e.endpoint, &w));
+            match found {
+                Some(i) => Ok(entries.remove(i)),
+                None if array_name.is_none() && entries.len() == 1 => Ok(entries.remove(0)),
+                None => Err(InvalidInput::new(format!(
+                    "{}: no FlashArrays entry with MgmtEndPoint {w:?} (it lists {})",
+                    path.display(),
+                    listed()
+                ))),
+            }
+        }
+    }
+}
+
+/// `MgmtEndPoint` is a bare host (maybe with port); compare it with a host or address.
+fn endpoint_matches(endpoint: &str, wanted: &str) -> bool {
+    if endpoint.eq_ignore_ascii_case(wanted) {
+        return true;
+    }
+    let host = |s: &str| {
+        parse_array_url(s)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+    };
+    match (host(endpoint), host(wanted)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Warns when a credential file can be read by group or others.
+#[cfg(unix)]
+pub fn warn_if_shared(path: &Path, warn: &mut dyn FnMut(String)) {
+    use std::os::unix::fs::PermissionsExt;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let mode = meta.permissions().mode();
+        if mode & 0o077 != 0 {
+            warn(format!(
+                "{} holds an API token but is readable by group or others (mode {:o}); run chmod 600 {}",
+                path.display(),
+                mode & 0o777,
+                path.display()
+            ));
+        }
+    }
+}
+
+/// Warns when a credential file can be read by group or others (unix only).
+#[cfg(not(unix))]
+pub fn warn_if_shared(_path: &Path, _warn: &mut dyn FnMut(String)) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use std::io::Write;
+
+    const TOKEN: &str = "6f1e0c6a-9d3f-4d10-8bbf-2b8c3e1f0a11";
+
+    fn global(args: &[&str]) -> GlobalArgs {
+        let mut argv = vec!["pxfa"];
+        argv.extend_from_slice(args);
+        argv.extend_from_slice(&["array", "info"]);
+        crate::args::Cli::try_parse_from(argv).unwrap().global
+    }
+
+    fn private_file(dir: &Path, name: &str, body: &str) -> PathBuf {
+        let p = dir.join(name);
+        let mut f = std::fs::File::create(&p).unwrap();
+        f.write_all(body.as_bytes()).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        p
+    }
+
+    fn rest(t: Target) -> RestTarget {
+        match t {
+            Target::Rest(r) => r,
+            Target::Sim => panic!("expected a REST target"),
+        }
+    }
+
+    #[test]
+    fn flags_beat_env_beat_pure_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let tok = private_file(dir.path(), "tok", "flag-token\n");
+        let pj = private_file(
+            dir.path(),
+            "pure.json",
+            &format!(r#"{{"FlashArrays":[{{"MgmtEndPoint":"10.0.0.9","APIToken":"{TOKEN}"}}]}}"#),
+        );
+        let env_all = |k: &str| match k {
+            ENV_URL => Some("env-array:8443".to_string()),
+            ENV_TOKEN => Some("env-token".to_string()),
+            _ => None,
+        };
+        let no_env = |_: &str| None;
+        let mut warns = Vec::new();
+        let pjs = pj.to_str().unwrap();
+
+        let t = rest(
+            resolve(&global(&["--pure-json", pjs]), &no_env, &mut |w| {
+                warns.push(w)
+            })
+            .unwrap(),
+        );
+        assert_eq!(t.url.as_str(), "https://10.0.0.9/");
+        assert_eq!(t.token.expose_secret(), TOKEN);
+        assert!(matches!(t.token_source, Source::PureJson(_)));
+
+        let t = rest(
+            resolve(&global(&["--pure-json", pjs]), &env_all, &mut |w| {
+                warns.push(w)
+            })
+            .unwrap(),
+        );
+        assert_eq!(t.url.as_str(), "https://env-array:8443/");
+        assert_eq!(t.token.expose_secret(), "env-token");
+
+        let args = global(&[
+            "--pure-json",
+            pjs,
+            "--array",
+            "https://flag-array",
+            "--api-token-file",
+            tok.to_str().unwrap(),
+        ]);
+        let t = rest(resolve(&args, &env_all, &mut |w| warns.push(w)).unwrap());
+        assert_eq!(t.url.as_str(), "https://flag-array/");
+        assert_eq!(t.token.expose_secret(), "flag-token");
+        assert_eq!(t.token_source, Source::Flag);
+        assert!(warns.is_empty(), "{warns:?}");
+        assert!(!format!("{t:?}").contains("flag-token"));
+    }
+
+    #[test]
+    fn sim_from_flag_or_env() {
+        let no_env = |_: &str| None;
+        assert!(matches!(
+            resolve(&global(&["--array", "sim"]), &no_env, &mut |_| {}).unwrap(),
+            Target::Sim
+        ));
+        let env = |k: &str| (k == ENV_URL).then(|| "SIM".to_string());
+        assert!(matches!(
+            resolve(&global(&[]), &env, &mut |_| {}).unwrap(),
+            Target::Sim
+        ));
+    }
+
+    #[test]
+    fn several_arrays_need_a_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let pj = private_file(
+            dir.path(),
+            "pure.json",
+            r#"{"FlashArrays":[{"MgmtEndPoint":"fa1.example","APIToken":"t1"},{"MgmtEndPoint":"fa2.example","APIToken":"t2"}]}"#,
+        );
+        let pjs = pj.to_str().unwrap();
+        let no_env = |_: &str| None;
+        let e = resolve(&global(&["--pure-json", pjs]), &no_env, &mut |_| {}).unwrap_err();
+        assert!(e.to_string().contains("--array-name"), "{e}");
+        assert_eq!(crate::exit::code_for(&e), 2);
+        let t = rest(
+            resolve(
+                &global(&["--pure-json", pjs, "--array-name", "FA2.example"]),
+                &no_env,
+                &mut |_| {},
+            )
+            .unwrap(),
+        );
+        assert_eq!(t.token.expose_secret(), "t2");
+        let t = rest(
+            resolve(
+                &global(&["--pure-json", pjs, "--array", "https://fa1.example"]),
+                &no_env,
+                &mut |_| {},
+            )
+            .unwrap(),
+        );
+        assert_eq!(t.token.expose_secret(), "t1");
+    }
+
+    #[test]
+    fn broken_pure_json_never_quotes_the_token() {
+        let dir = tempfile::tempdir().unwrap();
+        let pj = private_file(
+            dir.path(),
+            "pure.json",
+            &format!(r#"{{"FlashArrays":[{{"MgmtEndPoint":"a","APIToken":"{TOKEN}"}}], "x": }}"#),
+        );
+        let e = resolve(
+            &global(&["--pure-json", pj.to_str().unwrap()]),
+            &|_| None,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(!format!("{e:#}").contains(TOKEN));
+        let pj = private_file(
+            dir.path(),
+            "p2.json",
+            r#"{"FlashArrays":[{"MgmtEndPoint":"a"}]}"#,
+        );
+        let e = resolve(
+            &global(&["--pure-json", pj.to_str().unwrap()]),
+            &|_| None,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("FlashArrays[0].APIToken"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn shared_token_file_warns() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let tok = private_file(dir.path(), "tok", "t\n");
+        std::fs::set_permissions(&tok, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut warns = Vec::new();
+        let args = global(&["--array", "fa", "--api-token-file", tok.to_str().unwrap()]);
+        resolve(&args, &|_| None, &mut |w| warns.push(w)).unwrap();
+        assert_eq!(warns.len(), 1);
+        assert!(warns[0].contains("chmod 600"));
+    }
+
+    #[test]
+    fn addresses() {
+        assert_eq!(
+            parse_array_url("fa.example").unwrap().as_str(),
+            "https://fa.example/"
+        );
+        assert_eq!(
+            parse_array_url("127.0.0.1:8443").unwrap().port(),
+            Some(8443)
+        );
+        assert!(parse_array_url("http://fa").is_err());
+        assert!(parse_array_url("https://u:p@fa").is_err());
+        assert!(parse_array_url("https://fa/api").is_err());
+        assert!(parse_array_url("").is_err());
+    }
+
+    #[test]
+    fn missing_pieces_are_usage_errors() {
+        let e = resolve(&global(&[]), &|_| None, &mut |_| {}).unwrap_err();
+        assert_eq!(crate::exit::code_for(&e), 2);
+        let e = resolve(&global(&["--array", "fa"]), &|_| None, &mut |_| {}).unwrap_err();
+        assert!(e.to_string().contains("no API token"), "{e}");
+    }
+}

@@ -1,0 +1,367 @@
+//! Everything the CLI writes: results on stdout (table, JSON or YAML), messages,
+//! warnings and progress on stderr.
+//!
+//! Machine output goes to stdout only, so `pxfa ... -o json | jq` never sees a log
+//! line. Tables fit the terminal width, sizes are shown with units and timestamps in
+//! local time; JSON and YAML keep the array's raw values (bytes, ms since the epoch)
+//! so that scripts need no unit parsing. Colours appear only on a terminal and never
+//! when `NO_COLOR` is set.
+
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use anyhow::Result;
+use comfy_table::{Cell, ContentArrangement, Table, presets};
+use serde::Serialize;
+
+use crate::args::{ColorChoice, GlobalArgs, OutputFormat};
+
+/// Decides what is written where.
+#[derive(Debug, Clone)]
+pub struct Printer {
+    /// Format of results on stdout.
+    pub format: OutputFormat,
+    /// Colour on stdout.
+    pub color_out: bool,
+    /// Colour on stderr.
+    pub color_err: bool,
+    /// Only errors on stderr.
+    pub quiet: bool,
+    /// Verbosity count.
+    pub verbose: u8,
+    /// stderr is a terminal (progress bars instead of lines).
+    pub stderr_tty: bool,
+}
+
+/// Whether colours are wanted for a stream that is (or is not) a terminal.
+pub fn use_color(choice: ColorChoice, no_color: bool, is_tty: bool) -> bool {
+    if no_color {
+        return false;
+    }
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => is_tty,
+    }
+}
+
+impl Printer {
+    /// A printer for these options, looking at the real terminal and `NO_COLOR`.
+    pub fn from_args(g: &GlobalArgs) -> Self {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let stderr_tty = std::io::stderr().is_terminal();
+        Printer {
+            format: g.output,
+            color_out: use_color(g.color, no_color, std::io::stdout().is_terminal()),
+            color_err: use_color(g.color, no_color, stderr_tty),
+            quiet: g.quiet,
+            verbose: g.verbose,
+            stderr_tty,
+        }
+    }
+
+    /// Writes a result: `value` as JSON/YAML, or the table `table` builds.
+    pub fn emit<T: Serialize>(&self, value: &T, table: impl FnOnce() -> Table) -> Result<()> {
+        match self.format {
+            OutputFormat::Json => self.stdout(&to_json(value)?),
+            OutputFormat::Yaml => self.stdout(&to_yaml(value)?),
+            OutputFormat::Table => {
+                let t = table();
+                self.stdout(&t.to_string())
+            }
+        }
+    }
+
+    /// Writes a result that has a plain-text form for humans.
+    pub fn emit_text<T: Serialize>(&self, value: &T, text: &str) -> Result<()> {
+        match self.format {
+            OutputFormat::Table => self.stdout(text.trim_end_matches('\n')),
+            _ => self.emit(value, Table::new),
+        }
+    }
+
+    /// Writes `text` and a newline to stdout.
+    pub fn stdout(&self, text: &str) -> Result<()> {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}")?;
+        out.flush()?;
+        Ok(())
+    }
+
+    /// A new table with headers, sized to the terminal.
+    pub fn table(&self, headers: &[&str]) -> Table {
+        let mut t = Table::new();
+        t.load_preset(presets::UTF8_HORIZONTAL_ONLY)
+            .set_content_arrangement(ContentArrangement::Dynamic);
+        if self.color_out {
+            t.enforce_styling();
+            t.set_header(
+                headers
+                    .iter()
+                    .map(|h| Cell::new(h).add_attribute(comfy_table::Attribute::Bold)),
+            );
+        } else {
+            t.force_no_tty();
+            t.set_header(headers.iter().copied());
+        }
+        t
+    }
+
+    /// A two-column FIELD/VALUE table for one object.
+    pub fn kv_table(&self, rows: Vec<(&str, String)>) -> Table {
+        let mut t = self.table(&["FIELD", "VALUE"]);
+        for (k, v) in rows {
+            t.add_row(vec![k.to_string(), v]);
+        }
+        t
+    }
+
+    /// A progress or status line on stderr (hidden with `-q`).
+    pub fn info(&self, msg: impl AsRef<str>) {
+        if !self.quiet {
+            eprintln!("{}", msg.as_ref());
+        }
+    }
+
+    /// A success line on stderr (hidden with `-q`), green on a terminal.
+    pub fn done(&self, msg: impl AsRef<str>) {
+        if !self.quiet {
+            eprintln!("{}", self.paint_err("32", msg.as_ref()));
+        }
+    }
+
+    /// A warning on stderr (shown even with `-q`: it is about safety).
+    pub fn warn(&self, msg: impl AsRef<str>) {
+        eprintln!("{} {}", self.paint_err("33;1", "warning:"), msg.as_ref());
+    }
+
+    /// The error report on stderr: the whole cause chain on one line.
+    pub fn error(&self, err: &anyhow::Error) {
+        eprintln!("{} {err:#}", self.paint_err("31;1", "error:"));
+    }
+
+    fn paint_err(&self, sgr: &str, s: &str) -> String {
+        if self.color_err {
+            format!("\x1b[{sgr}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// Colours `s` for stdout (e.g. plan actions) when colours are on.
+    pub fn paint_out(&self, sgr: &str, s: &str) -> String {
+        if self.color_out {
+            format!("\x1b[{sgr}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+}
+
+/// Pretty JSON.
+pub fn to_json<T: Serialize>(v: &T) -> Result<String> {
+    Ok(serde_json::to_string_pretty(v)?)
+}
+
+/// YAML.
+pub fn to_yaml<T: Serialize>(v: &T) -> Result<String> {
+    let s = serde_saphyr::to_string(v)?;
+    Ok(s.trim_end_matches('\n').to_string())
+}
+
+/// A byte count with binary units (`10 GiB`, `1.50 TiB`).
+pub fn human_size(bytes: u64) -> String {
+    flasharray::Size::bytes(bytes).to_string()
+}
+
+/// An optional byte count; `-` when unknown.
+pub fn human_size_opt(bytes: Option<u64>) -> String {
+    bytes.map_or_else(|| "-".to_string(), human_size)
+}
+
+/// Milliseconds since the epoch as local time (`2026-11-30 15:04:05 CET`).
+pub fn local_time(ms: u64) -> String {
+    let Ok(ms) = i64::try_from(ms) else {
+        return ms.to_string();
+    };
+    match jiff::Timestamp::from_millisecond(ms) {
+        Ok(ts) => ts
+            .to_zoned_datetime(jiff::tz::TimeZone::system())
+            .strftime("%Y-%m-%d %H:%M:%S %Z")
+            .to_string(),
+        Err(_) => ms.to_string(),
+    }
+}
+
+/// Optional local time; `-` when unset.
+pub fn local_time_opt(ms: Option<u64>) -> String {
+    ms.map_or_else(|| "-".to_string(), local_time)
+}
+
+/// A duration in ms, rounded to minutes when long (`23h 59m`).
+pub fn human_ms(ms: u64) -> String {
+    let d = if ms >= 60_000 {
+        Duration::from_secs(ms / 60_000 * 60)
+    } else {
+        Duration::from_secs(ms.div_ceil(1000))
+    };
+    humantime::format_duration(d).to_string()
+}
+
+/// `live`, or `destroyed (eradicated in 23h 59m)` for objects pending eradication.
+pub fn destroyed_state(destroyed: bool, time_remaining: Option<u64>) -> String {
+    match (destroyed, time_remaining) {
+        (false, _) => "live".to_string(),
+        (true, Some(ms)) => format!("destroyed (eradicated in {})", human_ms(ms)),
+        (true, None) => "destroyed".to_string(),
+    }
+}
+
+/// `-` for an empty string list, else comma-separated.
+pub fn list_or_dash(items: &[String]) -> String {
+    if items.is_empty() {
+        "-".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// The value or `-`.
+pub fn or_dash(v: Option<&str>) -> String {
+    v.filter(|s| !s.is_empty()).unwrap_or("-").to_string()
+}
+
+/// Progress of `apply` and `destroy` on stderr: a bar on a terminal, one plain line
+/// per finished change otherwise (logs, CI), nothing with `-q`.
+pub struct ChangeProgress {
+    bar: Option<indicatif::ProgressBar>,
+    plain: bool,
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+}
+
+impl ChangeProgress {
+    /// Progress over `total` changes.
+    pub fn new(p: &Printer, total: usize) -> Self {
+        let show_bar = !p.quiet && p.stderr_tty && p.verbose == 0 && total > 0;
+        let bar = show_bar.then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(total as u64),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            let style = indicatif::ProgressStyle::with_template(
+                "{spinner} [{bar:30}] {pos}/{len} {wide_msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> ");
+            bar.set_style(style);
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        ChangeProgress {
+            bar,
+            plain: !p.quiet && !show_bar,
+            total,
+            done: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Handles one event from the converge engine.
+    pub fn event(&self, ev: px_topology::converge::ProgressEvent) {
+        use px_topology::converge::{Outcome, ProgressEvent};
+        match ev {
+            ProgressEvent::ChangeStarted { change, .. } => {
+                if let Some(b) = &self.bar {
+                    b.set_message(change.to_line());
+                }
+            }
+            ProgressEvent::ChangeFinished {
+                change, outcome, ..
+            } => {
+                let n = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                let status = match &outcome {
+                    Outcome::Applied => "ok".to_string(),
+                    Outcome::Failed { error, request_id } => match request_id {
+                        Some(id) => format!("FAILED: {error} (request id {id})"),
+                        None => format!("FAILED: {error}"),
+                    },
+                    Outcome::Skipped { reason } => format!("skipped: {reason}"),
+                };
+                let counter = if self.total == 0 {
+                    format!("[{n}]")
+                } else {
+                    format!("[{n}/{}]", self.total)
+                };
+                let line = format!("{counter} {} ... {status}", change.to_line());
+                match &self.bar {
+                    Some(b) => {
+                        if !matches!(outcome, Outcome::Applied) {
+                            b.println(&line);
+                        }
+                        b.inc(1);
+                    }
+                    None if self.plain => eprintln!("{line}"),
+                    None => {}
+                }
+            }
+            ProgressEvent::RoundStarted {
+                round,
+                rounds,
+                calls,
+            } => {
+                tracing::info!(round, rounds, calls, "round started");
+            }
+            ProgressEvent::RoundFinished { .. } => {}
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn color_rules() {
+        assert!(!use_color(ColorChoice::Always, true, true), "NO_COLOR wins");
+        assert!(use_color(ColorChoice::Always, false, false));
+        assert!(!use_color(ColorChoice::Auto, false, false));
+        assert!(use_color(ColorChoice::Auto, false, true));
+        assert!(!use_color(ColorChoice::Never, false, true));
+    }
+
+    #[test]
+    fn sizes_and_durations() {
+        assert_eq!(human_size(10 * 1024 * 1024 * 1024), "10 GiB");
+        assert_eq!(human_size_opt(None), "-");
+        assert_eq!(human_ms(86_400_000), "1day");
+        assert_eq!(human_ms(90_061_000), "1day 1h 1m");
+        assert_eq!(human_ms(1500), "2s");
+    }
+
+    #[test]
+    fn local_time_is_formatted() {
+        let s = local_time(1_700_000_000_000);
+        assert!(s.starts_with("2023-11-1"), "{s}");
+        assert_eq!(local_time_opt(None), "-");
+    }
+
+    #[test]
+    fn yaml_and_json_keep_bytes() {
+        #[derive(Serialize)]
+        struct V {
+            provisioned: u64,
+        }
+        let v = V {
+            provisioned: 1_073_741_824,
+        };
+        assert!(to_json(&v).unwrap().contains("1073741824"));
+        assert_eq!(to_yaml(&v).unwrap(), "provisioned: 1073741824");
+    }
+}

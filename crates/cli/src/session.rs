@@ -1,0 +1,141 @@
+//! Opening the array a command talks to: the REST client, or an embedded simulated
+//! array for `--array sim`.
+//!
+//! The embedded array lives only as long as the process; `--sim-state FILE` carries
+//! its state from one command to the next (loaded at start if the file exists, saved
+//! at the end even when the command failed half way, because the array did change).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use flasharray::FlashArray;
+use flasharray::rest::{RestArray, RetryConfig};
+use flasharray_mock::MockArray;
+
+use crate::args::GlobalArgs;
+use crate::config::{self, Target};
+use crate::output::Printer;
+
+/// Admin users of the embedded simulated array: the array's default admin and the
+/// token owners of the example tenants in `examples/`.
+pub const SIM_ADMINS: &[&str] = &[
+    "pureuser",
+    "pxfa-tenant-demo",
+    "pxfa-tenant-cd",
+    "pxfa-tenant-kv",
+];
+
+/// An open array.
+#[derive(Debug)]
+pub struct Session {
+    /// The array, real or simulated.
+    pub array: Arc<dyn FlashArray>,
+    /// What to show in messages (`https://fa1.example` or `embedded simulator`).
+    pub label: String,
+    sim: Option<SimSession>,
+}
+
+#[derive(Debug)]
+struct SimSession {
+    mock: MockArray,
+    state_file: Option<PathBuf>,
+}
+
+impl Session {
+    /// Opens the array the global options name. `extra_admins` are added to an
+    /// embedded simulated array (tenant commands add the tenant's token user).
+    pub fn open(
+        global: &GlobalArgs,
+        printer: &Printer,
+        extra_admins: &[String],
+    ) -> Result<Session> {
+        let env = |k: &str| std::env::var(k).ok();
+        let target = config::resolve(global, &env, &mut |w| printer.warn(w))?;
+        match target {
+            Target::Sim => {
+                let mock = load_sim(global.sim_state.as_deref())?;
+                for a in extra_admins {
+                    mock.add_admin(a);
+                }
+                Ok(Session::simulated(mock, global.sim_state.clone()))
+            }
+            Target::Rest(t) => {
+                if global.sim_state.is_some() {
+                    printer.warn("--sim-state only applies to --array sim; ignored");
+                }
+                tracing::debug!(url = %t.url, url_source = %t.url_source, token_source = %t.token_source, "connecting");
+                let retry = RetryConfig {
+                    max_retries: global.retries,
+                    max_elapsed: global.retry_for,
+                    ..RetryConfig::default()
+                };
+                let mut b = RestArray::builder(t.url.as_str())
+                    .api_token(t.token)
+                    .insecure(t.insecure)
+                    .connect_timeout(global.connect_timeout)
+                    .retry(retry);
+                if let Some(ca) = &t.ca_file {
+                    b = b.ca_file(ca.clone());
+                }
+                let array = b
+                    .build()
+                    .with_context(|| format!("cannot set up the client for {}", t.url))?;
+                Ok(Session {
+                    array: Arc::new(array),
+                    label: t.url.as_str().trim_end_matches('/').to_string(),
+                    sim: None,
+                })
+            }
+        }
+    }
+
+    /// A session over an in-process simulated array.
+    pub fn simulated(mock: MockArray, state_file: Option<PathBuf>) -> Session {
+        Session {
+            array: Arc::new(mock.clone()),
+            label: "embedded simulated array".to_string(),
+            sim: Some(SimSession { mock, state_file }),
+        }
+    }
+
+    /// Ends the session: logs out of a REST array, saves a simulated array's state.
+    pub async fn close(self) -> Result<()> {
+        let closed = self.array.close().await;
+        if let Some(sim) = self.sim
+            && let Some(path) = &sim.state_file
+        {
+            save_sim_state(&sim.mock, path)?;
+        }
+        if let Err(e) = closed {
+            tracing::warn!("logout failed: {e}");
+        }
+        Ok(())
+    }
+}
+
+/// A fresh embedded array with [`SIM_ADMINS`], or the one saved in `state`.
+pub fn load_sim(state: Option<&Path>) -> Result<MockArray> {
+    let mock = MockArray::new();
+    if let Some(path) = state
+        && path.exists()
+    {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read simulator state {}", path.display()))?;
+        let st = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a simulator state file", path.display()))?;
+        mock.restore(st);
+    }
+    for a in SIM_ADMINS {
+        mock.add_admin(a);
+    }
+    Ok(mock)
+}
+
+/// Writes the simulated array's state as JSON, owner-only (it holds the simulated
+/// admins' API tokens) and atomically, so an interrupted save never leaves half a file.
+pub fn save_sim_state(mock: &MockArray, path: &Path) -> Result<()> {
+    let json = serde_json::to_vec_pretty(&mock.snapshot())?;
+    crate::secret_file::write_private(path, &json)
+        .with_context(|| format!("cannot save simulator state {}", path.display()))
+}

@@ -1,0 +1,184 @@
+//! Starting the simulator, running `pxfa`, and checking output.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+/// The binary under test.
+pub fn pxfa_path() -> &'static str {
+    env!("CARGO_BIN_EXE_pxfa")
+}
+
+/// `pxfa` with a clean environment: no `PUREFA_*`, no colours.
+pub fn pxfa() -> Command {
+    let mut c = Command::new(pxfa_path());
+    c.env_remove("PUREFA_URL")
+        .env_remove("PUREFA_API")
+        .env("NO_COLOR", "1")
+        .timeout(Duration::from_secs(60));
+    c
+}
+
+/// An example spec from `examples/`.
+pub fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name)
+}
+
+/// The direct-access example tenant.
+pub fn direct_access_spec() -> PathBuf {
+    example("tenant-direct-access.yaml")
+}
+
+/// A `pxfa sim serve` child process on a free port; killed when dropped.
+pub struct Sim {
+    child: Option<Child>,
+    /// `https://127.0.0.1:PORT`.
+    pub url: String,
+    /// Folder with the token, certificate and state files.
+    pub dir: tempfile::TempDir,
+    /// The token file.
+    pub token_file: PathBuf,
+    /// The certificate (PEM).
+    pub cert: PathBuf,
+}
+
+impl Sim {
+    /// Starts a simulator with extra `sim serve` arguments.
+    pub fn start_with(extra: &[&str]) -> Sim {
+        let dir = tempfile::tempdir().unwrap();
+        let token_file = dir.path().join("token");
+        let cert = dir.path().join("cert.pem");
+        let mut child = StdCommand::new(pxfa_path())
+            .args([
+                "sim",
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--api-token-file",
+            ])
+            .arg(&token_file)
+            .arg("--cert-out")
+            .arg(&cert)
+            .args(extra)
+            .env_remove("PUREFA_URL")
+            .env_remove("PUREFA_API")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start pxfa sim serve");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the simulator printed no readiness line within 30 s");
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("https://"))
+            .unwrap_or_else(|| panic!("no URL in readiness line {line:?}"))
+            .to_string();
+        Sim {
+            child: Some(child),
+            url,
+            dir,
+            token_file,
+            cert,
+        }
+    }
+
+    /// Starts a plain simulator.
+    pub fn start() -> Sim {
+        Self::start_with(&[])
+    }
+
+    /// The API token the simulator accepts.
+    pub fn token(&self) -> String {
+        std::fs::read_to_string(&self.token_file)
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    /// `pxfa` pointed at this simulator (URL, CA file, token file).
+    pub fn cmd(&self) -> Command {
+        let mut c = pxfa();
+        c.arg("--array")
+            .arg(&self.url)
+            .arg("--ca-file")
+            .arg(&self.cert)
+            .arg("--api-token-file")
+            .arg(&self.token_file);
+        c
+    }
+
+    /// Runs `pxfa ARGS -o json` against the simulator, expects success, returns JSON.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let out = self.cmd().args(args).args(["-o", "json"]).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            out.status.success(),
+            "pxfa {args:?} failed ({:?}):\n{stderr}",
+            out.status.code()
+        );
+        self.assert_no_token(&stdout, &stderr);
+        serde_json::from_str(&stdout)
+            .unwrap_or_else(|e| panic!("pxfa {args:?}: stdout is not JSON ({e}):\n{stdout}"))
+    }
+
+    /// Fails when the API token appears in either stream.
+    pub fn assert_no_token(&self, stdout: &str, stderr: &str) {
+        let t = self.token();
+        assert!(!stdout.contains(&t), "the API token leaked to stdout");
+        assert!(!stderr.contains(&t), "the API token leaked to stderr");
+    }
+
+    /// Sends SIGTERM and waits for the process to end; returns whether it exited 0.
+    pub fn terminate(mut self) -> bool {
+        let mut child = self.child.take().unwrap();
+        let status = StdCommand::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                return s.success();
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// stdout and stderr of an output as strings.
+pub fn streams(out: &std::process::Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}

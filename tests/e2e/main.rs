@@ -1,0 +1,14 @@
+//! End-to-end tests of the `pxfa` binary against the HTTPS simulator (`pxfa sim
+//! serve`, started as a child process on a free port) and the embedded simulated
+//! array (`--array sim`).
+//!
+//! Every test runs the real binary with a cleared `PUREFA_*` environment, so the
+//! machine running the tests cannot leak into them, and checks that the API token
+//! never shows up in stdout or stderr.
+
+mod harness;
+
+mod embedded;
+mod errors;
+mod resources;
+mod tenant;
