@@ -249,7 +249,8 @@ async fn login(state: &SimState, api_token: Option<&str>) -> Result<Reply, Fail>
     let username = if state.is_configured_token(presented) {
         Some("pureuser".to_string())
     } else {
-        issued_token_owner(state, presented).await?
+        // Tokens the array issued through /admins/api-tokens log in as their admin.
+        state.mock.api_token_owner(presented)
     };
     let Some(username) = username else {
         return Err(unauthorized("Invalid API token."));
@@ -260,18 +261,6 @@ async fn login(state: &SimState, api_token: Option<&str>) -> Result<Reply, Fail>
         &json!({ "items": [{ "username": username }] }),
     )
     .with_header("x-auth-token", &session))
-}
-
-async fn issued_token_owner(state: &SimState, presented: &str) -> Result<Option<String>, Fail> {
-    let now = state.now_ms();
-    let tokens = state.array.list_api_tokens(&[], true).await?;
-    Ok(tokens
-        .into_iter()
-        .find(|t| {
-            t.api_token.expose() == Some(presented)
-                && t.api_token.expires_at.is_none_or(|exp| exp > now)
-        })
-        .map(|t| t.name))
 }
 
 async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
