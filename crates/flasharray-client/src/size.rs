@@ -76,7 +76,7 @@ impl Size {
             input: self.to_string(),
             reason,
         };
-        if self.0 % SECTOR != 0 {
+        if !self.0.is_multiple_of(SECTOR) {
             return Err(err(format!(
                 "volume sizes must be a multiple of 512 bytes ({} bytes is not)",
                 self.0
@@ -174,7 +174,7 @@ impl FromStr for Size {
                 let scale = 10u128.pow(frac.len() as u32);
                 let frac_v: u128 = frac.parse().map_err(|_| err("malformed decimal"))?;
                 let total = (int * scale + frac_v) * factor as u128;
-                if total % scale != 0 {
+                if !total.is_multiple_of(scale) {
                     return Err(err("not a whole number of bytes"));
                 }
                 u64::try_from(total / scale).map_err(|_| err("too large"))?
@@ -196,7 +196,7 @@ impl fmt::Display for Size {
         ];
         for (factor, name) in UNITS {
             if self.0 >= factor {
-                return if self.0 % factor == 0 {
+                return if self.0.is_multiple_of(factor) {
                     write!(f, "{} {}", self.0 / factor, name)
                 } else {
                     write!(f, "{:.2} {}", self.0 as f64 / factor as f64, name)

@@ -248,9 +248,9 @@ pub(crate) fn parse_base_url(input: &str, allow_http: bool) -> Result<Url> {
         )));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(Error::Config(format!(
-            "array address must not carry credentials; use an API token"
-        )));
+        return Err(Error::Config(
+            "array address must not carry credentials; use an API token".into(),
+        ));
     }
     if url.path() != "/" && !url.path().is_empty() {
         return Err(Error::Config(format!(

@@ -79,7 +79,7 @@ async fn each_error_class() {
 
     let v: VolumeName = "px-new-0".parse().unwrap();
     let e = c
-        .create_volumes(&[v.clone()], &Default::default())
+        .create_volumes(std::slice::from_ref(&v), &Default::default())
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::AlreadyExists);
