@@ -82,11 +82,11 @@ pub fn lint_manifests(docs: &[Value]) -> Vec<Finding> {
 fn flatten_lists(docs: &[Value]) -> Vec<Value> {
     let mut out = Vec::new();
     for d in docs {
-        if kind(d) == "List" || kind(d).ends_with("List") {
-            if let Some(items) = d.get("items").and_then(Value::as_array) {
-                out.extend(flatten_lists(items));
-                continue;
-            }
+        if kind(d).ends_with("List")
+            && let Some(items) = d.get("items").and_then(Value::as_array)
+        {
+            out.extend(flatten_lists(items));
+            continue;
         }
         if d.is_object() {
             out.push(d.clone());
