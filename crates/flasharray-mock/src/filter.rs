@@ -557,7 +557,7 @@ fn wildcard(pat: &[Pat], s: &str) -> bool {
             Pat::Star => String::new(),
         })
         .collect();
-    if !pat.iter().any(|p| *p == Pat::Star) {
+    if !pat.contains(&Pat::Star) {
         return parts.concat() == s;
     }
     // Greedy segment matching: text pieces must appear in order; the first piece

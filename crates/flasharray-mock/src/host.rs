@@ -106,6 +106,9 @@ fn check_personality(host: &str, p: &Option<String>) -> Result<()> {
     Ok(())
 }
 
+/// Volumes seen and bytes they provision, per host or host group id.
+type UsageById<'a> = HashMap<&'a str, (u64, u64)>;
+
 /// Initiators a host would end up with; checked as a whole.
 struct Initiators {
     iqns: Vec<String>,
@@ -180,7 +183,7 @@ impl State {
     }
 
     /// Per host id: number of volumes it sees and their provisioned bytes.
-    fn host_usage(&self) -> (HashMap<&str, (u64, u64)>, HashMap<&str, (u64, u64)>) {
+    fn host_usage(&self) -> (UsageById<'_>, UsageById<'_>) {
         let mut hosts: HashMap<&str, (u64, u64)> = HashMap::new();
         let mut groups: HashMap<&str, (u64, u64)> = HashMap::new();
         for (vol, t) in self.connections.map.keys() {

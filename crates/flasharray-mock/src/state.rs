@@ -467,7 +467,7 @@ impl<R: Named> Table<R> {
         with_ids: bool,
         is_destroyed: impl Fn(&R) -> bool,
     ) -> Result<Vec<(&str, &R)>, Error> {
-        let check = |id: &str, shown: &str, r: &R| -> Result<(), Error> {
+        let check = |shown: &str, r: &R| -> Result<(), Error> {
             match params.destroyed {
                 Some(false) if is_destroyed(r) => {
                     Err(bad(shown, format!("{kind} has been destroyed.")))
@@ -475,10 +475,7 @@ impl<R: Named> Table<R> {
                 Some(true) if !is_destroyed(r) => {
                     Err(bad(shown, format!("{kind} is not destroyed.")))
                 }
-                _ => {
-                    let _ = id;
-                    Ok(())
-                }
+                _ => Ok(()),
             }
         };
         if !params.ids.is_empty() && !with_ids {
@@ -500,7 +497,7 @@ impl<R: Named> Table<R> {
                 let (id, r) = self
                     .by_name(n)
                     .ok_or_else(|| bad(n, format!("{kind} does not exist.")))?;
-                check(id, n, r)?;
+                check(n, r)?;
                 if seen.insert(id) {
                     out.push((id, r));
                 }
@@ -511,7 +508,7 @@ impl<R: Named> Table<R> {
                     .rows
                     .get_key_value(i)
                     .ok_or_else(|| bad(i, format!("{kind} does not exist.")))?;
-                check(id, i, r)?;
+                check(i, r)?;
                 if seen.insert(id.as_str()) {
                     out.push((id.as_str(), r));
                 }

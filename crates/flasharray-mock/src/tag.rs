@@ -113,9 +113,7 @@ impl State {
                 return;
             }
             for t in tags {
-                if !params.namespaces.is_empty()
-                    && !params.namespaces.iter().any(|n| *n == t.namespace)
-                {
+                if !params.namespaces.is_empty() && !params.namespaces.contains(&t.namespace) {
                     continue;
                 }
                 if let Some(tag) = self.render_tag(kind, res, t) {

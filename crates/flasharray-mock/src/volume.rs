@@ -14,7 +14,7 @@ use crate::state::{Ctx, DestroyConnected, State, VolumeRec, bad};
 
 /// Checks a byte count against the array's volume size rules.
 pub(crate) fn check_size(context: &str, field: &str, bytes: u64) -> Result<()> {
-    if bytes % SECTOR != 0 {
+    if !bytes.is_multiple_of(SECTOR) {
         return Err(bad(
             context,
             format!("Invalid value for {field}: {bytes} is not a multiple of 512."),
@@ -408,11 +408,11 @@ impl State {
         }
         let mut ids = Vec::with_capacity(planned.len());
         for (id, full, pod_id, new_size) in planned {
-            if patch.destroyed == Some(false) {
-                if let Some(r) = self.volumes.get_mut(&id) {
-                    r.destroyed_at = None;
-                    r.destroyed_with_pod = false;
-                }
+            if patch.destroyed == Some(false)
+                && let Some(r) = self.volumes.get_mut(&id)
+            {
+                r.destroyed_at = None;
+                r.destroyed_with_pod = false;
             }
             if patch.name.is_some() || patch.pod.is_some() {
                 self.volumes.rename(&id, full);
