@@ -1,0 +1,138 @@
+//! The embedded simulated array (`--array sim`, `--sim-state`), `demo`, simulator
+//! state across restarts, completions.
+
+use predicates::str::contains;
+
+use crate::harness::{Sim, direct_access_spec, pxfa, streams};
+
+#[test]
+fn sim_state_carries_across_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let sim = |args: &[&str]| {
+        let mut c = pxfa();
+        c.args(["--array", "sim", "--sim-state"])
+            .arg(&state)
+            .args(args);
+        c
+    };
+    sim(&["volume", "create", "kept1", "kept2", "--size", "2GiB"])
+        .assert()
+        .success();
+    assert!(state.exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&state).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "state holds tokens: owner only");
+    }
+    let out = sim(&["volume", "list", "-o", "json"]).output().unwrap();
+    let vols: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(vols.as_array().unwrap().len(), 2);
+
+    // A failed command still saves (and does not corrupt) the state.
+    sim(&["volume", "create", "kept1", "--size", "1GiB"])
+        .assert()
+        .code(1)
+        .stderr(contains("already exists"));
+
+    // The tenant workflow on the embedded array.
+    let spec = direct_access_spec();
+    sim(&["apply", "--yes", "-f", spec.to_str().unwrap()])
+        .assert()
+        .success();
+    sim(&["plan", "--detailed-exitcode", "-f", spec.to_str().unwrap()])
+        .assert()
+        .code(0);
+
+    // Without --sim-state, every process starts empty.
+    let out = pxfa()
+        .args(["--array", "sim", "volume", "list", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+}
+
+#[test]
+fn demo_runs_the_whole_flow() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("demo-out");
+    let out = pxfa()
+        .arg("demo")
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    for needle in [
+        "Sizing",
+        "Plan",
+        "Apply",
+        "Array state",
+        "0 change(s) the second time",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?}:\n{stdout}");
+    }
+    assert!(stdout.contains(out_dir.to_str().unwrap()), "{stdout}");
+    assert!(std::fs::read_dir(&out_dir).unwrap().count() > 0);
+}
+
+#[test]
+fn simulator_saves_state_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("sim-state.json");
+    let state_s = state.to_str().unwrap();
+    let sim = Sim::start_with(&["--state", state_s, "--seed-volumes", "3"]);
+    assert_eq!(sim.json(&["volume", "list"]).as_array().unwrap().len(), 3);
+    sim.json(&["volume", "create", "survivor", "--size", "1GiB"]);
+    assert!(sim.terminate(), "clean exit on SIGTERM");
+    assert!(state.exists());
+
+    let again = Sim::start_with(&["--state", state_s]);
+    let names: Vec<String> = again
+        .json(&["volume", "list"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&"survivor".to_string()), "{names:?}");
+    assert_eq!(names.len(), 4);
+}
+
+#[test]
+fn simulator_faults_and_latency_are_survived() {
+    let sim = Sim::start_with(&[
+        "--latency",
+        "5ms",
+        "--faults",
+        "busy:every=3,429:nth=2:retry-after=1",
+    ]);
+    sim.json(&["volume", "create", "f1", "f2", "--size", "1GiB"]);
+    assert_eq!(sim.json(&["volume", "list"]).as_array().unwrap().len(), 2);
+    pxfa()
+        .args([
+            "sim",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--faults",
+            "nonsense",
+        ])
+        .arg("--api-token-file")
+        .arg(sim.dir.path().join("other-token"))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn completions() {
+    for shell in ["bash", "zsh", "fish"] {
+        pxfa()
+            .args(["completions", shell])
+            .assert()
+            .success()
+            .stdout(contains("volume"));
+    }
+}

@@ -1,0 +1,222 @@
+//! The tenant workflow against the HTTPS simulator: size, render, lint, plan,
+//! apply, re-apply, destroy.
+
+use predicates::str::contains;
+
+use crate::harness::{Sim, direct_access_spec, example, pxfa, streams};
+
+#[test]
+fn size_explains_and_reports_headroom() {
+    let out = pxfa()
+        .args(["size", "-f"])
+        .arg(direct_access_spec())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("tenant-demo"), "{stdout}");
+
+    let json: serde_json::Value = serde_json::from_slice(
+        &pxfa()
+            .args(["size", "-o", "json", "-f"])
+            .arg(direct_access_spec())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(json["total_provisioned"].as_u64().unwrap() > 0, "{json}");
+    assert!(json.get("array").is_none());
+
+    let sim = Sim::start();
+    let with_array = sim.json(&["size", "-f", direct_access_spec().to_str().unwrap()]);
+    assert!(
+        with_array["array"]["free"].as_u64().unwrap() > 0,
+        "{with_array}"
+    );
+}
+
+#[test]
+fn render_writes_manifests_without_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    // No array options at all: render never contacts an array.
+    let out = pxfa()
+        .args(["render", "-f"])
+        .arg(example("tenant-cloud-drive.yaml"))
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("wrote"), "{stderr}");
+    assert!(!stdout.is_empty());
+    let mut files = Vec::new();
+    let mut stack = vec![out_dir.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    assert!(
+        files
+            .iter()
+            .any(|f| f.extension().is_some_and(|e| e == "yaml"))
+    );
+
+    // The rendered folder lints without errors.
+    pxfa().arg("lint").arg(&out_dir).assert().success();
+}
+
+#[test]
+fn lint_examples() {
+    for f in [
+        "tenant-direct-access.yaml",
+        "tenant-cloud-drive.yaml",
+        "tenant-kubevirt-csi.yaml",
+    ] {
+        let out = pxfa().arg("lint").arg(example(f)).output().unwrap();
+        assert!(out.status.success(), "{f}: {}", streams(&out).1);
+    }
+    let json: serde_json::Value = serde_json::from_slice(
+        &pxfa()
+            .args(["lint", "-o", "json"])
+            .arg(direct_access_spec())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(json.is_array());
+}
+
+#[test]
+fn invalid_spec_exits_2_with_the_field_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    let text = std::fs::read_to_string(direct_access_spec())
+        .unwrap()
+        .replace("capacity: 4Ti", "capacity: lots");
+    std::fs::write(&bad, text).unwrap();
+    for cmd in ["plan", "apply", "size", "destroy"] {
+        pxfa()
+            .args(["--array", "https://127.0.0.1:1", cmd, "-f"])
+            .arg(&bad)
+            .assert()
+            .code(2)
+            .stderr(contains("spec.storage.capacity"));
+    }
+    let unknown = dir.path().join("unknown.yaml");
+    let text = std::fs::read_to_string(direct_access_spec())
+        .unwrap()
+        .replace("  storage:\n", "  storage:\n    colour: blue\n");
+    std::fs::write(&unknown, text).unwrap();
+    pxfa()
+        .args(["render", "--out"])
+        .arg(dir.path().join("o"))
+        .arg("-f")
+        .arg(&unknown)
+        .assert()
+        .code(2)
+        .stderr(contains("colour"));
+}
+
+#[test]
+fn plan_apply_reapply_destroy() {
+    let sim = Sim::start();
+    let spec = direct_access_spec();
+    let spec_s = spec.to_str().unwrap();
+
+    // Changes pending: exit 3 with --detailed-exitcode, 0 without.
+    sim.cmd()
+        .args(["plan", "--detailed-exitcode", "-f", spec_s])
+        .assert()
+        .code(3);
+    let plan = sim.json(&["plan", "-f", spec_s]);
+    assert!(plan["summary"]["create"].as_u64().unwrap() > 0, "{plan}");
+    let first = &plan["changes"][0];
+    assert!(first["action"].is_string() && first["kind"].is_string() && first["name"].is_string());
+
+    // Not a terminal and no --yes: refused, nothing changed.
+    sim.cmd().args(["apply", "-f", spec_s]).assert().code(2);
+    sim.cmd()
+        .args(["plan", "--detailed-exitcode", "-f", spec_s])
+        .assert()
+        .code(3);
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = sim
+        .cmd()
+        .args(["apply", "--yes", "-f", spec_s, "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("0 failed"), "{stdout}");
+    // Progress lines on stderr when it is not a terminal.
+    assert!(stderr.contains("... ok"), "{stderr}");
+    sim.assert_no_token(&stdout, &stderr);
+    assert!(std::fs::read_dir(dir.path()).unwrap().count() > 0);
+
+    // Converged: no changes, exit 0 with --detailed-exitcode; re-apply changes nothing.
+    sim.cmd()
+        .args(["plan", "--detailed-exitcode", "-f", spec_s])
+        .assert()
+        .code(0);
+    let again = sim.json(&["apply", "--yes", "-f", spec_s]);
+    assert!(
+        again["report"]["applied"].as_array().unwrap().is_empty(),
+        "{again}"
+    );
+    let vols = sim.json(&["volume", "list"]);
+    assert!(!vols.as_array().unwrap().is_empty());
+
+    // Destroy needs --yes without a terminal, then removes the tenant's objects.
+    sim.cmd().args(["destroy", "-f", spec_s]).assert().code(2);
+    let out = sim
+        .cmd()
+        .args(["destroy", "--yes", "-f", spec_s])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", streams(&out).1);
+    let live = sim.json(&["volume", "list", "--live"]);
+    assert!(live.as_array().unwrap().is_empty(), "{live}");
+    sim.cmd()
+        .args(["plan", "--detailed-exitcode", "-f", spec_s])
+        .assert()
+        .code(3);
+}
+
+#[test]
+fn conflicting_unowned_object_blocks_apply() {
+    let sim = Sim::start();
+    let spec = direct_access_spec();
+    let spec_s = spec.to_str().unwrap();
+    let plan = sim.json(&["plan", "-f", spec_s]);
+    let host = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "host-group" || c["kind"] == "hostgroup")
+        .map(|c| c["name"].as_str().unwrap().to_string());
+    let Some(group) = host else {
+        return;
+    };
+    // Same name, no pxfa tags: a conflict, and apply changes nothing (exit 1).
+    sim.json(&["hostgroup", "create", &group]);
+    let out = sim
+        .cmd()
+        .args(["apply", "--yes", "-f", spec_s])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", streams(&out).1);
+    assert!(streams(&out).1.contains("conflict"), "{}", streams(&out).1);
+    assert_eq!(sim.json(&["volume", "list"]).as_array().unwrap().len(), 0);
+}
