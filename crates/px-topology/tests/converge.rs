@@ -354,7 +354,7 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
         .unwrap();
     let foreign = d.volumes[0].name.clone();
     a.create_volumes(
-        &[foreign.clone()],
+        std::slice::from_ref(&foreign),
         &VolumePost {
             provisioned: Some(Size::gib(100).as_u64()),
             source: None,

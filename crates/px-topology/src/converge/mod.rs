@@ -170,6 +170,13 @@ impl ApplyReport {
     }
 }
 
+/// Changes (by index) with the object each one is about.
+type Batch<T> = Vec<(usize, T)>;
+/// Connection changes to one target.
+type TargetBatch = (ConnectionTarget, Batch<flasharray::VolumeName>);
+/// Tag changes: change index, tags, dependencies.
+type TagItems = Vec<(usize, Vec<Tag>, Vec<usize>)>;
+
 /// Lower-cased names to graph nodes, for dependencies.
 type NodeMap = BTreeMap<String, Vec<usize>>;
 
@@ -243,10 +250,7 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
     // --- deletions first in the graph: they free names, LUNs and initiators.
     let mut disconnect_of_volume = NodeMap::new();
     let mut disconnect_of_target = NodeMap::new();
-    let mut disconnects: BTreeMap<
-        (bool, String),
-        (ConnectionTarget, Vec<(usize, flasharray::VolumeName)>),
-    > = BTreeMap::new();
+    let mut disconnects: BTreeMap<(bool, String), TargetBatch> = BTreeMap::new();
     for (i, c) in by(Kind::Connection, Action::Delete) {
         if let Payload::Connection { target, volume, .. } = &c.payload {
             let key = (
@@ -495,7 +499,7 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
                 let n = g.add(
                     Op::CreateHost {
                         name: name.clone(),
-                        post: post.clone(),
+                        post: (**post).clone(),
                     },
                     [],
                     [i],
@@ -508,7 +512,7 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
                 g.add(
                     Op::PatchHost {
                         name: name.clone(),
-                        patch: patch.clone(),
+                        patch: (**patch).clone(),
                     },
                     deleted_hosts.clone(),
                     [i],
@@ -639,8 +643,7 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
     add_tag_ops(&mut g, TagResource::Volume, volume_tags);
 
     // --- tags of existing objects (adoption, drift), one PUT per kind.
-    let mut retag: BTreeMap<u8, (TagResource, Vec<(usize, Vec<Tag>, Vec<usize>)>)> =
-        BTreeMap::new();
+    let mut retag: BTreeMap<u8, (TagResource, TagItems)> = BTreeMap::new();
     for (i, c) in changes.iter().enumerate() {
         if c.kind != Kind::Tag || c.action == Action::NoOp {
             continue;
@@ -673,10 +676,7 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
     }
 
     // --- connections: one POST per target (and per fixed LUN).
-    let mut connects: BTreeMap<
-        (bool, String, Option<u32>),
-        (ConnectionTarget, Vec<(usize, flasharray::VolumeName)>),
-    > = BTreeMap::new();
+    let mut connects: BTreeMap<(bool, String, Option<u32>), TargetBatch> = BTreeMap::new();
     for (i, c) in by(Kind::Connection, Action::Create) {
         if let Payload::Connection {
             target,

@@ -333,8 +333,8 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                 c = c.detail("initiators", initiators);
                 hosts.push(c.with(Payload::Host {
                     name: dh.name.clone(),
-                    post,
-                    patch: HostPatch::default(),
+                    post: Box::new(post),
+                    patch: Box::default(),
                 }));
                 usable_targets.insert((false, key(name)));
                 current_group = None;
@@ -388,8 +388,8 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                         )
                         .with(Payload::Host {
                             name: dh.name.clone(),
-                            post,
-                            patch,
+                            post: Box::new(post),
+                            patch: Box::new(patch),
                         }),
                     );
                 }
@@ -673,8 +673,8 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
             )
             .with(Payload::Host {
                 name: hn,
-                post: HostPost::default(),
-                patch: HostPatch::default(),
+                post: Box::default(),
+                patch: Box::default(),
             }),
         );
     }

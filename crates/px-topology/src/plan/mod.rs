@@ -130,8 +130,8 @@ pub(crate) enum Payload {
     /// Host create (`post`), update (`patch`) or delete.
     Host {
         name: HostName,
-        post: HostPost,
-        patch: HostPatch,
+        post: Box<HostPost>,
+        patch: Box<HostPatch>,
     },
     /// Membership: `from` is the group to leave first (update, delete), `to` the
     /// group to join (create, update).
