@@ -21,8 +21,9 @@ pub use model::*;
 pub use net::{Ipv4Cidr, Ipv4Range};
 pub use version::Version;
 
-/// Longest tenant name: derived array names add up to 23 characters
-/// (`-px-data-12-3`, pod prefixes, ...) and must stay within 63.
+/// Longest tenant name. Derived names append worker, disk and role parts to it and
+/// must fit the array's 63 characters; 40 keeps them whole and readable (longer
+/// names would have to be cut and hashed).
 pub const MAX_TENANT_NAME: usize = 40;
 
 /// Default PX-StoreV2 pool ceiling (`-max_thin_pool_size`), per the Portworx

@@ -318,7 +318,9 @@ pub struct ArraySpec {
 pub struct ManagementSpec {
     /// Host group of the management nodes (shared by tenants).
     pub host_group: HostGroupName,
-    /// Management worker nodes.
+    /// Management worker nodes; required (non-empty) for direct-access, whose volumes
+    /// are connected to these nodes' hosts.
+    #[serde(default)]
     pub nodes: Vec<ManagementNode>,
     /// Optional MetalLB pool for the hosted API servers.
     #[serde(default, skip_serializing_if = "Option::is_none")]

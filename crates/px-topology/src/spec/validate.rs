@@ -293,10 +293,10 @@ fn array_user_problem(u: &str) -> Option<String> {
 
 fn management(t: &TenantStorage, e: &mut Errors) {
     let m = &t.spec.management;
-    if m.nodes.is_empty() {
+    if m.nodes.is_empty() && t.mode() == StorageMode::DirectAccess {
         e.push(
             "spec.management.nodes",
-            "at least one management node is needed",
+            "direct-access needs the management nodes: their hosts receive the tenant's volumes",
         );
     }
     let needs_initiators = match (t.mode(), t.protocol()) {
