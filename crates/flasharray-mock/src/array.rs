@@ -75,7 +75,7 @@ impl Default for MockArrayBuilder {
         MockArrayBuilder {
             name: "pxfa-sim".into(),
             version: "6.7.4".into(),
-            capacity: Size::tib(100),
+            capacity: Size::bytes(DEFAULT_CAPACITY),
             eradication_delay: DEFAULT_ERADICATION_DELAY,
             admins: Vec::new(),
             clock: None,
@@ -110,8 +110,8 @@ impl MockArrayBuilder {
         self
     }
 
-    /// An admin user that may own an API token; repeatable. Without any, the array
-    /// has `pureuser`.
+    /// An admin user that may own an API token; repeatable. `pureuser` always
+    /// exists, as on every FlashArray.
     pub fn admin(mut self, name: impl Into<String>) -> Self {
         self.admins.push(name.into());
         self
@@ -138,11 +138,9 @@ impl MockArrayBuilder {
     /// Builds the array.
     pub fn build(self) -> MockArray {
         let clock = self.clock.unwrap_or_else(MockClock::system);
-        let admins = if self.admins.is_empty() {
-            vec!["pureuser".to_string()]
-        } else {
-            self.admins
-        };
+        // Every FlashArray has the built-in `pureuser`; builder admins come on top.
+        let mut admins = vec![DEFAULT_ADMIN.to_string()];
+        admins.extend(self.admins);
         let mut state = State::new(
             ArrayRec {
                 id: uuid::Uuid::new_v4().to_string(),
@@ -616,5 +614,8 @@ impl State {
     }
 }
 
-/// Sizes of the default array, for callers that want to reason about them.
+/// Usable capacity of a default mock array, in bytes.
 pub const DEFAULT_CAPACITY: u64 = 100 * TIB;
+
+/// The built-in admin every FlashArray has.
+pub const DEFAULT_ADMIN: &str = "pureuser";

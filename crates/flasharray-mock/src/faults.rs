@@ -140,15 +140,16 @@ impl Faults {
         if refuse.is_none() && is_write {
             s.writes_seen += 1;
             let n = s.writes_seen;
-            if let Some(i) = s.drop_at.iter().position(|&at| at == n) {
-                s.drop_at.swap_remove(i);
+            // Several faults armed for the same write fire once; dropping wins, as
+            // a write that never arrived cannot also lose its answer.
+            let lost = s.fail_after_effect_at.contains(&n);
+            let dropped = s.drop_at.contains(&n);
+            s.fail_after_effect_at.retain(|&at| at > n);
+            s.drop_at.retain(|&at| at > n);
+            if dropped {
                 write = WriteFault::Dropped;
-            }
-            if let Some(i) = s.fail_after_effect_at.iter().position(|&at| at == n) {
-                s.fail_after_effect_at.swap_remove(i);
-                if write == WriteFault::None {
-                    write = WriteFault::AnswerLost;
-                }
+            } else if lost {
+                write = WriteFault::AnswerLost;
             }
         }
         CallFaults {

@@ -31,7 +31,9 @@ mod volume;
 
 pub mod sim;
 
-pub use array::{DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArray, MockArrayBuilder};
+pub use array::{
+    DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArray, MockArrayBuilder,
+};
 pub use clock::{ClockSnapshot, MockClock};
 pub use connection::{MAX_LUN, SHARED_LUN_START};
 pub use faults::Faults;
