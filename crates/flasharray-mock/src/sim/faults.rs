@@ -54,7 +54,7 @@ pub enum FaultTrigger {
 impl FaultTrigger {
     fn fires(self, count: u64) -> bool {
         match self {
-            FaultTrigger::Every(n) => count % n == 0,
+            FaultTrigger::Every(n) => count.is_multiple_of(n),
             FaultTrigger::Next(n) => count <= n,
             FaultTrigger::Nth(n) => count == n,
         }

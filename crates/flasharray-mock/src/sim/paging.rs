@@ -97,9 +97,10 @@ impl PageRequest {
     }
 }
 
-/// FNV-1a over the path and the query minus the paging position.
+/// FNV-1a over the path and the query minus the paging parameters, i.e. over what
+/// selects and orders the items.
 fn fingerprint(path: &str, query: &Query) -> u64 {
-    let canonical = query.canonical_without(&["continuation_token", "offset", "limit"]);
+    let canonical = query.canonical_without(PAGING_PARAMS);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in path.bytes().chain([b'?']).chain(canonical.bytes()) {
         h ^= u64::from(b);
