@@ -79,6 +79,10 @@ pub struct ArrayHeadroom {
     pub free_after_bytes: i128,
     /// (already provisioned + tenant) ÷ capacity, when the array reports provisioning.
     pub provisioning_ratio_after: Option<f64>,
+    /// capacity − (already provisioned + tenant), when the array reports provisioning:
+    /// negative means the array is over-provisioned (normal for thin arrays, but worth
+    /// knowing).
+    pub unprovisioned_after_bytes: Option<i128>,
 }
 
 /// The pool sizing of one tenant. Sizes are bytes in JSON.
@@ -285,6 +289,9 @@ fn headroom(a: ArraySpaceInfo, total: Size, findings: &mut Vec<Finding>) -> Arra
             .provisioned
             .filter(|_| cap > 0)
             .map(|p| (p.as_u64() as f64 + total.as_u64() as f64) / cap as f64),
+        unprovisioned_after_bytes: a
+            .provisioned
+            .map(|p| i128::from(cap) - i128::from(p.as_u64()) - i128::from(total.as_u64())),
         array: a,
     }
 }
@@ -357,7 +364,7 @@ impl Sizing {
         ));
         if let Some(h) = &self.array {
             l.push(format!(
-                "array {}         : capacity {}, used {}, free {}",
+                "array {}: capacity {}, used {}, free {}",
                 h.array.name, h.array.capacity, h.array.used, h.free
             ));
             let of_free = h
@@ -370,8 +377,11 @@ impl Sizing {
                 h.percent_of_capacity,
                 signed_size(h.free_after_bytes)
             ));
-            if let Some(r) = h.provisioning_ratio_after {
-                l.push(format!("provisioned/capacity after = {r:.2}"));
+            if let (Some(r), Some(u)) = (h.provisioning_ratio_after, h.unprovisioned_after_bytes) {
+                l.push(format!(
+                    "provisioned after = {r:.2} x capacity (unprovisioned {})",
+                    signed_size(u)
+                ));
             }
             l.push(
                 "note: FlashArray volumes are thin and data is reduced, so these are upper \

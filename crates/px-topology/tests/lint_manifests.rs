@@ -361,3 +361,29 @@ fn lint_path_reports_unreadable_input() {
     assert!(e.path.ends_with("bad.yaml"));
     assert!(lint_path(dir.path().join("missing.yaml")).is_err());
 }
+
+#[test]
+fn lint_paths_relates_objects_across_inputs() {
+    // The secret and the StorageCluster in different files given separately: the
+    // namespace rule still sees both.
+    let dir = tempfile::tempdir().unwrap();
+    let mut docs = good();
+    set(
+        find(&mut docs, "Secret", "px-pure-secret"),
+        "/metadata/namespace",
+        json!("kube-system"),
+    );
+    let (secret, rest): (Vec<Value>, Vec<Value>) =
+        docs.into_iter().partition(|d| d["kind"] == "Secret");
+    let a = dir.path().join("secret.yaml");
+    let b = dir.path().join("rest.yaml");
+    std::fs::write(&a, serde_saphyr::to_string_multiple(&secret).unwrap()).unwrap();
+    std::fs::write(&b, serde_saphyr::to_string_multiple(&rest).unwrap()).unwrap();
+    let f = px_topology::lint::lint_paths([&a, &b]).unwrap();
+    assert_eq!(
+        f.iter().map(|f| f.rule).collect::<Vec<_>>(),
+        vec!["PXFA014"],
+        "{f:#?}"
+    );
+    assert!(lint_path(&a).unwrap().is_empty());
+}

@@ -31,16 +31,25 @@ fn err(path: &Path, message: impl Into<String>) -> LintError {
 /// `PXFA000`, then the spec rules); every other document is linted as a manifest,
 /// all of them together so that rules relating objects across files work.
 pub fn lint_path(path: impl AsRef<Path>) -> Result<Vec<Finding>, LintError> {
-    let path = path.as_ref();
-    let files = if path.is_dir() {
-        let mut files = Vec::new();
-        collect_yaml(path, &mut files)?;
-        files
-    } else if path.exists() {
-        vec![path.to_path_buf()]
-    } else {
-        return Err(err(path, "no such file or directory"));
-    };
+    lint_paths([path])
+}
+
+/// [`lint_path`] over several files and directories at once (`pxfa lint FILE...`):
+/// the manifests of all of them are linted together.
+pub fn lint_paths<P: AsRef<Path>>(
+    paths: impl IntoIterator<Item = P>,
+) -> Result<Vec<Finding>, LintError> {
+    let mut files = Vec::new();
+    for path in paths {
+        let path = path.as_ref();
+        if path.is_dir() {
+            collect_yaml(path, &mut files)?;
+        } else if path.exists() {
+            files.push(path.to_path_buf());
+        } else {
+            return Err(err(path, "no such file or directory"));
+        }
+    }
     let mut findings = Vec::new();
     let mut manifests: Vec<(Value, String)> = Vec::new();
     for f in &files {

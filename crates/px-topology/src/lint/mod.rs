@@ -12,7 +12,7 @@ mod nodiscard;
 pub mod spec_rules;
 
 pub use finding::{Finding, Rule, Severity};
-pub use load::{LintError, lint_path};
+pub use load::{LintError, lint_path, lint_paths};
 pub use manifest_rules::lint_manifests;
 pub use nodiscard::{nodiscard_needed, nodiscard_needed_for, nodiscard_reason};
 pub use spec_rules::lint_spec;
