@@ -5,6 +5,7 @@ pub mod converge;
 pub mod desired;
 pub mod driver;
 pub mod lint;
+pub mod naming;
 pub mod plan;
 pub mod render;
 pub mod sizing;

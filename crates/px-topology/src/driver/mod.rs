@@ -1,1 +1,133 @@
-//! (in progress)
+//! The storage options as drivers: from the validated spec and the sizing, each
+//! driver says which array objects the tenant needs and which manifests go to which
+//! cluster. Everything around them (sizing, plan, converge, writing files, lint) is
+//! shared, so a fourth option is one new module here plus one arm in [`driver_for`].
+
+mod cloud_drive;
+mod direct_access;
+mod kubevirt_csi;
+
+use std::collections::BTreeMap;
+
+use flasharray::name::NameError;
+use secrecy::SecretString;
+
+pub use cloud_drive::CloudDrive;
+pub use direct_access::DirectAccess;
+pub use kubevirt_csi::KubevirtCsi;
+
+use crate::desired::DesiredState;
+use crate::render::{Manifest, RenderError};
+use crate::sizing::Sizing;
+use crate::spec::{StorageMode, TenantStorage};
+
+/// Why a driver cannot describe a tenant. Specs are validated before drivers run,
+/// so these are the cases validation cannot see (names that only overflow once
+/// derived, a field a mode needs that the spec left empty).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DriverError {
+    /// A spec field the driver needs is missing or unusable.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// Dotted spec path (`spec.storage.pod`).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A derived array name is not a valid name.
+    #[error("{path}: derived name is not valid on the array: {source}")]
+    Name {
+        /// The spec field the name derives from.
+        path: String,
+        /// The array's naming rule that failed.
+        source: NameError,
+    },
+}
+
+/// What `apply` learned from the array that manifests may need. Plain `render`
+/// passes [`ArrayFacts::default()`]. `Debug` never shows the token.
+#[derive(Debug, Clone, Default)]
+pub struct ArrayFacts {
+    /// Serial numbers of the tenant's volumes, keyed by full volume name in lower
+    /// case (`pod::vol`): written next to the PVCs so that an admin can match a
+    /// guest disk to an array volume.
+    pub volume_serials: BTreeMap<String, String>,
+    /// The tenant's API token (cloud-drive), when apply created or found it.
+    /// Rendered only with `RenderOptions::include_secrets`.
+    pub api_token: Option<SecretString>,
+}
+
+impl ArrayFacts {
+    /// The serial of `volume` (any case), if known.
+    pub fn serial_of(&self, volume: &str) -> Option<&str> {
+        self.volume_serials
+            .get(&volume.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+}
+
+/// One storage option.
+pub trait StorageDriver: Send + Sync {
+    /// The mode as spelled in the spec (`direct-access`, ...).
+    fn mode(&self) -> &'static str;
+
+    /// The array objects the tenant needs (empty for options that need none).
+    fn desired_state(
+        &self,
+        spec: &TenantStorage,
+        sizing: &Sizing,
+    ) -> Result<DesiredState, DriverError>;
+
+    /// The option-specific manifests, for both clusters. The shared ones (storage
+    /// network, MetalLB, MCE, root-disk class) are added by [`crate::render::render`].
+    fn manifests(
+        &self,
+        spec: &TenantStorage,
+        sizing: &Sizing,
+        facts: &ArrayFacts,
+    ) -> Result<Vec<Manifest>, RenderError>;
+}
+
+/// The driver for the spec's storage mode.
+pub fn driver_for(spec: &TenantStorage) -> Box<dyn StorageDriver> {
+    match spec.mode() {
+        StorageMode::CloudDrive => Box::new(CloudDrive),
+        StorageMode::DirectAccess => Box::new(DirectAccess),
+        StorageMode::KubevirtCsi => Box::new(KubevirtCsi),
+    }
+}
+
+/// The protocol of a Portworx mode, which validation guarantees is set.
+pub(crate) fn required_protocol(
+    spec: &TenantStorage,
+) -> Result<crate::spec::Protocol, DriverError> {
+    spec.protocol().ok_or_else(|| DriverError::Invalid {
+        path: "spec.storage.protocol".to_string(),
+        message: format!("mode {} needs a protocol", spec.mode()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_debug_hides_the_token() {
+        let facts = ArrayFacts {
+            volume_serials: BTreeMap::new(),
+            api_token: Some(SecretString::from("6e1b3c1a-token-value")),
+        };
+        let dbg = format!("{facts:?}");
+        assert!(!dbg.contains("6e1b3c1a-token-value"), "{dbg}");
+    }
+
+    #[test]
+    fn serial_lookup_ignores_case() {
+        let mut facts = ArrayFacts::default();
+        facts
+            .volume_serials
+            .insert("t::t-w00-data0".to_string(), "ABC123".to_string());
+        assert_eq!(facts.serial_of("T::T-W00-DATA0"), Some("ABC123"));
+        assert_eq!(facts.serial_of("t::t-w01-data0"), None);
+    }
+}

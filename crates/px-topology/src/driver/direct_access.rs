@@ -1,0 +1,350 @@
+//! Option (b), Direct Access: pxfa pre-provisions one volume per Portworx drive and
+//! one metadata volume per worker VM; the management cluster's Portworx attaches them
+//! through FADA PVCs; KubeVirt hotplugs them into the VMs with fixed disk serials; the
+//! tenant's Portworx uses them as local drives by `/dev/disk/by-id` path.
+
+use std::collections::BTreeMap;
+
+use flasharray::{ConnectionTarget, PodName, Size};
+use serde_json::{Value, json};
+
+use super::{ArrayFacts, DriverError, StorageDriver, required_protocol};
+use crate::desired::{
+    DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState, DesiredVolume,
+    Scope, TAG_DISK, TAG_NODE, ownership_tags,
+};
+use crate::naming::{self, DiskRole};
+use crate::render::management::{self, PX_PROVISIONER, labels};
+use crate::render::tenant::{self, PortworxDrives};
+use crate::render::{Cluster, Form, Manifest, RenderError, quantity, step};
+use crate::sizing::Sizing;
+use crate::spec::{Attach, DiskBus, Protocol, TenantStorage};
+
+/// PVC annotation that makes the management Portworx use an existing FlashArray
+/// volume instead of creating one ("Using Pre-provisioned FlashArray Direct Access
+/// Volumes", Portworx Enterprise docs); value `vol` or `pod::vol`.
+pub const PURE_VOL_NAME_ANNOTATION: &str = "pure_vol_name";
+
+/// PVC annotation carrying the array volume's serial when apply knows it.
+pub const SERIAL_ANNOTATION: &str = "pxfa.io/array-serial";
+
+/// The Direct Access driver.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DirectAccess;
+
+/// One tenant volume: which worker, which disk, its array name and size.
+#[derive(Debug, Clone)]
+struct WorkerDisk {
+    worker: u32,
+    role: DiskRole,
+    volume: flasharray::VolumeName,
+    size: Size,
+}
+
+fn tenant_pod(spec: &TenantStorage) -> Option<&PodName> {
+    spec.spec.storage.pod.as_ref()
+}
+
+/// Every tenant volume, worker by worker, data disks before the metadata disk.
+fn worker_disks(spec: &TenantStorage, sizing: &Sizing) -> Result<Vec<WorkerDisk>, DriverError> {
+    let tenant = spec.tenant_name();
+    let pod = tenant_pod(spec);
+    let mut out = Vec::new();
+    for worker in 0..spec.spec.hosted_cluster.replicas {
+        let roles = (0..sizing.drives_per_node)
+            .map(|d| (DiskRole::Data(d), sizing.drive_size))
+            .chain(std::iter::once((DiskRole::Metadata, sizing.metadata_size)));
+        for (role, size) in roles {
+            let volume = naming::worker_volume(tenant, pod, worker, role).map_err(|source| {
+                DriverError::Name {
+                    path: "metadata.name".to_string(),
+                    source,
+                }
+            })?;
+            out.push(WorkerDisk {
+                worker,
+                role,
+                volume,
+                size,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// WWNs as the array stores them: 16 upper-case hex digits, no separators.
+fn normalise_wwn(w: &str) -> String {
+    w.chars()
+        .filter(|c| c.is_ascii_hexdigit())
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+impl StorageDriver for DirectAccess {
+    fn mode(&self) -> &'static str {
+        "direct-access"
+    }
+
+    fn desired_state(
+        &self,
+        spec: &TenantStorage,
+        sizing: &Sizing,
+    ) -> Result<DesiredState, DriverError> {
+        let tenant = spec.tenant_name();
+        let protocol = required_protocol(spec)?;
+        let mgmt = &spec.spec.management;
+        let mut state = DesiredState {
+            tenant: tenant.to_string(),
+            ..DesiredState::default()
+        };
+        let disks = worker_disks(spec, sizing)?;
+        if let Some(pod) = tenant_pod(spec) {
+            state.pod = Some(DesiredPod {
+                name: pod.clone(),
+                quota: Some(sizing.pod_quota),
+                tags: ownership_tags(tenant, Scope::Tenant, "tenant-pod"),
+            });
+        }
+        state.host_groups.push(DesiredHostGroup {
+            name: mgmt.host_group.clone(),
+            scope: Scope::Shared,
+            tags: ownership_tags(tenant, Scope::Shared, "mgmt-host-group"),
+        });
+        for (i, node) in mgmt.nodes.iter().enumerate() {
+            let name = node.array_host().map_err(|source| DriverError::Name {
+                path: format!("spec.management.nodes[{i}].host"),
+                source,
+            })?;
+            let initiators = node.initiators(protocol);
+            if initiators.is_empty() {
+                return Err(DriverError::Invalid {
+                    path: format!("spec.management.nodes[{i}].{}", protocol.initiator_field()),
+                    message: format!(
+                        "node {} has no {} initiators; the array cannot reach it over {protocol}",
+                        node.name,
+                        protocol.initiator_field()
+                    ),
+                });
+            }
+            let (mut wwns, mut iqns, mut nqns) = (Vec::new(), Vec::new(), Vec::new());
+            match protocol {
+                Protocol::Fc => wwns = initiators.iter().map(|w| normalise_wwn(w)).collect(),
+                Protocol::Iscsi => iqns = initiators.to_vec(),
+                Protocol::NvmeTcp => nqns = initiators.to_vec(),
+            }
+            state.hosts.push(DesiredHost {
+                name,
+                wwns,
+                iqns,
+                nqns,
+                personality: None,
+                host_group: Some(mgmt.host_group.clone()),
+                scope: Scope::Shared,
+                tags: ownership_tags(tenant, Scope::Shared, "mgmt-host"),
+            });
+        }
+        for d in &disks {
+            let mut tags = ownership_tags(tenant, Scope::Tenant, d.role.tag());
+            tags.insert(TAG_NODE.to_string(), d.worker.to_string());
+            tags.insert(TAG_DISK.to_string(), d.role.index_tag());
+            state.volumes.push(DesiredVolume {
+                name: d.volume.clone(),
+                size: d.size,
+                tags,
+            });
+            if spec.spec.storage.attach == Attach::HostGroup {
+                state.connections.push(DesiredConnection {
+                    target: ConnectionTarget::HostGroup(mgmt.host_group.clone()),
+                    volume: d.volume.clone(),
+                    lun: None,
+                });
+            }
+        }
+        Ok(state)
+    }
+
+    fn manifests(
+        &self,
+        spec: &TenantStorage,
+        sizing: &Sizing,
+        facts: &ArrayFacts,
+    ) -> Result<Vec<Manifest>, RenderError> {
+        let disks = worker_disks(spec, sizing)?;
+        let mut out = vec![fada_storage_class(spec)];
+        for d in &disks {
+            out.push(claim(spec, d, facts));
+        }
+        for worker in 0..spec.spec.hosted_cluster.replicas {
+            let mine: Vec<&WorkerDisk> = disks.iter().filter(|d| d.worker == worker).collect();
+            out.push(vm_disk_patch(spec, worker, &mine));
+        }
+        out.push(management::node_pool(spec, &[])?);
+
+        let bus = spec.spec.storage.disk_bus;
+        let devices = (0..sizing.drives_per_node)
+            .map(|d| device_path(bus, DiskRole::Data(d)))
+            .collect();
+        let drives = PortworxDrives::Local {
+            devices,
+            metadata_device: device_path(bus, DiskRole::Metadata),
+        };
+        // PX_NESTED keeps the tenant's Portworx from clashing with the management
+        // cluster's node labels.
+        let env = [("PX_NESTED", "true".to_string())];
+        out.push(tenant::namespace(spec));
+        out.push(tenant::storage_cluster(spec, &drives, &env).note(
+            "Drives are the hotplugged Direct Access disks, found by their fixed serials (pxdata<d>, pxmeta).",
+        ));
+        out.push(tenant::app_storage_class(spec));
+        out.push(tenant::validation_pvc(
+            spec,
+            &spec.app_storage_class(),
+            &spec.spec.portworx.namespace,
+        ));
+        Ok(out)
+    }
+}
+
+/// The stable guest path of a disk with the serial of `role` on `bus`.
+pub fn device_path(bus: DiskBus, role: DiskRole) -> String {
+    match bus {
+        DiskBus::Scsi => format!("/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_{}", role.serial()),
+        DiskBus::Virtio => format!("/dev/disk/by-id/virtio-{}", role.serial()),
+    }
+}
+
+fn bus_name(bus: DiskBus) -> &'static str {
+    match bus {
+        DiskBus::Scsi => "scsi",
+        DiskBus::Virtio => "virtio",
+    }
+}
+
+/// The management FADA StorageClass the pre-provisioned volumes are bound through.
+fn fada_storage_class(spec: &TenantStorage) -> Manifest {
+    let mut params = serde_json::Map::new();
+    params.insert("backend".into(), json!("pure_block"));
+    if let Some(pod) = tenant_pod(spec) {
+        params.insert("pure_fa_pod_name".into(), json!(pod.as_str()));
+    }
+    let body = json!({
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": spec.spec.storage.fada_storage_class, "labels": labels(spec)},
+        "provisioner": PX_PROVISIONER,
+        "parameters": Value::Object(params),
+        "volumeBindingMode": "Immediate",
+        "allowVolumeExpansion": true,
+    });
+    Manifest::resource(
+        Cluster::Management,
+        step::STORAGE_CLASS,
+        body,
+        &[
+            "FlashArray Direct Access StorageClass of the management Portworx.",
+            "The management Portworx needs this array in its px-pure-secret. The tenant's PVCs bind",
+            "pre-provisioned array volumes through this class.",
+        ],
+    )
+}
+
+/// One management PVC bound to one pre-provisioned array volume.
+fn claim(spec: &TenantStorage, d: &WorkerDisk, facts: &ArrayFacts) -> Manifest {
+    let mut meta_labels = match labels(spec) {
+        Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    };
+    meta_labels.insert("pxfa.io/node-index".into(), json!(d.worker.to_string()));
+    meta_labels.insert("pxfa.io/disk".into(), json!(d.role.serial()));
+    meta_labels.insert("portworx.io/app".into(), json!("kubevirt"));
+    let mut annotations = BTreeMap::new();
+    annotations.insert(
+        PURE_VOL_NAME_ANNOTATION.to_string(),
+        d.volume.as_str().to_string(),
+    );
+    if let Some(serial) = facts.serial_of(d.volume.as_str()) {
+        annotations.insert(SERIAL_ANNOTATION.to_string(), serial.to_string());
+    }
+    let body = json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {
+            "name": d.volume.short(),
+            "namespace": spec.hcp_namespace(),
+            "labels": Value::Object(meta_labels),
+            "annotations": annotations,
+        },
+        "spec": {
+            "accessModes": ["ReadWriteMany"],
+            "volumeMode": "Block",
+            "storageClassName": spec.spec.storage.fada_storage_class,
+            "resources": {"requests": {"storage": quantity(d.size)}},
+        },
+    });
+    Manifest::resource(
+        Cluster::Management,
+        step::CLAIMS,
+        body,
+        &[
+            "Binds a pre-provisioned array volume (pure_vol_name, created by `pxfa apply`) for a worker VM disk.",
+            "Raw block, ReadWriteMany so the VM can live-migrate. Apply after `pxfa apply` and after the",
+            "HostedCluster exists (its namespace holds the VMs).",
+        ],
+    )
+}
+
+/// The JSON patch that hotplugs one worker's disks into its VM, persistently.
+fn vm_disk_patch(spec: &TenantStorage, worker: u32, disks: &[&WorkerDisk]) -> Manifest {
+    let bus = spec.spec.storage.disk_bus;
+    let mut ops = Vec::new();
+    for d in disks {
+        let serial = d.role.serial();
+        ops.push(json!({
+            "op": "add",
+            "path": "/spec/template/spec/domain/devices/disks/-",
+            "value": {"name": serial, "serial": serial, "disk": {"bus": bus_name(bus)}},
+        }));
+        ops.push(json!({
+            "op": "add",
+            "path": "/spec/template/spec/volumes/-",
+            "value": {
+                "name": serial,
+                "persistentVolumeClaim": {"claimName": d.volume.short(), "hotpluggable": true},
+            },
+        }));
+    }
+    let name = naming::fit(&spec.node_pool(), &format!("w{worker:02}"), 253);
+    let hcp = spec.hcp_namespace();
+    let mut m = Manifest {
+        cluster: Cluster::Management,
+        order: step::VM_DISKS,
+        file_name: String::new(),
+        kind: "VirtualMachine".to_string(),
+        name,
+        namespace: Some(hcp.clone()),
+        body: Value::Array(ops),
+        secret: false,
+        purpose: vec![
+            format!(
+                "Hotplugs worker {worker:02}'s Portworx disks into ONE worker VM of NodePool {} in {hcp}.",
+                spec.node_pool()
+            ),
+            "Pick a different VM for each worker index (oc get vm -n <ns>) and never give two VMs the same"
+                .to_string(),
+            "index: the claims are ReadWriteMany, so nothing else stops two Portworx nodes writing one disk."
+                .to_string(),
+        ],
+        form: Form::JsonPatch {
+            target: format!("the VirtualMachine of worker {worker:02} in namespace {hcp}"),
+        },
+    };
+    for d in disks {
+        m = m.note(format!(
+            "Same as: virtctl addvolume <vm> -n {hcp} --volume-name={} --serial={} --bus={} --persist",
+            d.volume.short(),
+            d.role.serial(),
+            bus_name(bus)
+        ));
+    }
+    m
+}

@@ -1,0 +1,341 @@
+//! Management-cluster objects every storage option shares: the storage network
+//! (NNCP, NAD), MetalLB, the MultiClusterEngine overrides, the VM root-disk
+//! StorageClass and the NodePool.
+
+use serde_json::{Value, json};
+
+use super::manifest::{Cluster, Manifest};
+use super::{RenderError, quantity, step};
+use crate::spec::{NetworkSpec, TenantStorage};
+
+/// Portworx CSI provisioner name.
+pub const PX_PROVISIONER: &str = "pxd.portworx.com";
+
+/// The StorageClass the Portworx operator creates and owns when OpenShift
+/// Virtualization is present (PX >= 3.4, operator >= 25.5). pxfa never emits an
+/// object with this name: the operator would fight over it.
+pub const OPERATOR_KUBEVIRT_CLASS: &str = "px-rwx-block-kubevirt";
+
+/// One NodeNetworkConfigurationPolicy per management node: the VLAN sub-interface on
+/// the uplink, and a linux bridge carrying the node's static storage address (the
+/// address differs per node, hence one policy each).
+pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, RenderError> {
+    let Some(net) = &spec.spec.network else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for (i, node) in spec.spec.management.nodes.iter().enumerate() {
+        let addr = node.storage_address.ok_or_else(|| {
+            RenderError::field(
+                format!("spec.management.nodes[{i}].storageAddress"),
+                format!(
+                    "node {} needs its address on the storage network because spec.network is set",
+                    node.name
+                ),
+            )
+        })?;
+        let (port_iface, mut interfaces) = match net.vlan {
+            Some(vlan) => {
+                let sub = format!("{}.{vlan}", net.uplink);
+                let vlan_iface = json!({
+                    "name": sub,
+                    "type": "vlan",
+                    "state": "up",
+                    "mtu": net.mtu,
+                    "vlan": {"base-iface": net.uplink, "id": vlan},
+                    "ipv4": {"enabled": false},
+                });
+                (sub, vec![vlan_iface])
+            }
+            None => (net.uplink.clone(), Vec::new()),
+        };
+        interfaces.push(json!({
+            "name": net.bridge,
+            "type": "linux-bridge",
+            "state": "up",
+            "mtu": net.mtu,
+            "ipv4": {
+                "enabled": true,
+                "dhcp": false,
+                "address": [{"ip": addr.addr.to_string(), "prefix-length": addr.prefix}],
+            },
+            "bridge": {
+                "options": {"stp": {"enabled": false}},
+                "port": [{"name": port_iface}],
+            },
+        }));
+        let body = json!({
+            "apiVersion": "nmstate.io/v1",
+            "kind": "NodeNetworkConfigurationPolicy",
+            "metadata": {
+                "name": crate::naming::nncp(&net.bridge, &node.name),
+                "labels": shared_labels(),
+            },
+            "spec": {
+                "nodeSelector": {"kubernetes.io/hostname": node.name},
+                "desiredState": {"interfaces": interfaces},
+            },
+        });
+        out.push(Manifest::resource(
+            Cluster::Management,
+            step::NNCP,
+            body,
+            &[
+                "Storage network on one management node: linux bridge on the VLAN uplink, with the node's static address.",
+                "Shared by every tenant on this management cluster; re-applying it is harmless.",
+            ],
+        ));
+    }
+    Ok(out)
+}
+
+/// The NetworkAttachmentDefinition the worker VMs use for the storage network:
+/// bridge CNI on the node bridge, whereabouts handing out `vmRange`.
+pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
+    let net = spec.spec.network.as_ref()?;
+    let config = nad_config(net);
+    let body = json!({
+        "apiVersion": "k8s.cni.cncf.io/v1",
+        "kind": "NetworkAttachmentDefinition",
+        "metadata": {
+            "name": net.nad_name,
+            "namespace": spec.hcp_namespace(),
+            "labels": labels(spec),
+        },
+        "spec": {"config": config},
+    });
+    Some(Manifest::resource(
+        Cluster::Management,
+        step::NAD,
+        body,
+        &[
+            "Storage network for the tenant's worker VMs (bridge CNI + whereabouts IPAM); needs the HostedCluster.",
+            "Lives in the hosted control plane namespace, which HyperShift creates with the HostedCluster;",
+            "the VMs retry until it exists.",
+        ],
+    ))
+}
+
+/// The CNI configuration string of the NAD, pretty-printed so it reads well as a
+/// YAML block scalar.
+fn nad_config(net: &NetworkSpec) -> String {
+    let mut ipam = serde_json::Map::new();
+    ipam.insert("type".into(), json!("whereabouts"));
+    ipam.insert("range".into(), json!(net.subnet.to_string()));
+    ipam.insert("range_start".into(), json!(net.vm_range.start.to_string()));
+    ipam.insert("range_end".into(), json!(net.vm_range.end.to_string()));
+    if let Some(gw) = net.gateway {
+        ipam.insert("gateway".into(), json!(gw.to_string()));
+    }
+    let cfg = json!({
+        "cniVersion": "0.3.1",
+        "name": net.nad_name,
+        "type": "bridge",
+        "bridge": net.bridge,
+        "mtu": net.mtu,
+        "ipam": Value::Object(ipam),
+    });
+    // A Value built by json! always serialises.
+    serde_json::to_string_pretty(&cfg).unwrap_or_default()
+}
+
+/// MetalLB pool and L2 advertisement for the hosted API servers' LoadBalancer
+/// services (when `management.metallb` is set).
+pub fn metallb(spec: &TenantStorage) -> Vec<Manifest> {
+    let Some(mlb) = &spec.spec.management.metallb else {
+        return Vec::new();
+    };
+    let pool = format!("{}-hcp-api", spec.tenant_name());
+    let pool_body = json!({
+        "apiVersion": "metallb.io/v1beta1",
+        "kind": "IPAddressPool",
+        "metadata": {"name": pool, "namespace": "metallb-system", "labels": labels(spec)},
+        "spec": {"addresses": mlb.addresses, "autoAssign": true},
+    });
+    let adv_body = json!({
+        "apiVersion": "metallb.io/v1beta1",
+        "kind": "L2Advertisement",
+        "metadata": {"name": format!("{pool}-l2"), "namespace": "metallb-system", "labels": labels(spec)},
+        "spec": {"ipAddressPools": [pool]},
+    });
+    vec![
+        Manifest::resource(
+            Cluster::Management,
+            step::METALLB,
+            pool_body,
+            &[
+                "Addresses MetalLB may give the hosted API server's LoadBalancer service.",
+                "Needs the MetalLB operator and a MetalLB instance in metallb-system.",
+            ],
+        ),
+        Manifest::resource(
+            Cluster::Management,
+            step::METALLB,
+            adv_body,
+            &["Announces the pool above on the management nodes' L2 network."],
+        ),
+    ]
+}
+
+/// MultiClusterEngine overrides enabling HyperShift. The component is `hypershift`;
+/// the older `hypershift-preview` name was folded into it in MCE 2.3.
+pub fn multicluster_engine() -> Manifest {
+    let body = json!({
+        "apiVersion": "multicluster.openshift.io/v1",
+        "kind": "MultiClusterEngine",
+        "metadata": {"name": "multiclusterengine"},
+        "spec": {
+            "overrides": {
+                "components": [
+                    {"name": "hypershift", "enabled": true},
+                    {"name": "hypershift-local-hosting", "enabled": true},
+                ],
+            },
+        },
+    });
+    Manifest::resource(
+        Cluster::Management,
+        step::MCE,
+        body,
+        &[
+            "Enables HyperShift (component hypershift) in the existing MultiClusterEngine.",
+            "Both components are on by default; this makes it explicit. The MCE already exists: if it carries",
+            "other overrides, merge these components into its list instead of applying (apply replaces the list).",
+        ],
+    )
+}
+
+/// The management StorageClass for VM root disks: Portworx replicated, RWX Block
+/// capable so that the VMs live-migrate. `None` when the spec names the class the
+/// Portworx operator owns.
+pub fn root_disk_storage_class(spec: &TenantStorage) -> Option<Manifest> {
+    let name = &spec.spec.hosted_cluster.root_storage_class;
+    if name == OPERATOR_KUBEVIRT_CLASS {
+        return None;
+    }
+    let mut params = serde_json::Map::new();
+    params.insert("repl".into(), json!("3"));
+    let reason = nodiscard_reason(spec);
+    if reason.is_some() {
+        params.insert("nodiscard".into(), json!("true"));
+    }
+    let body = json!({
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": name, "labels": shared_labels()},
+        "provisioner": PX_PROVISIONER,
+        "parameters": Value::Object(params),
+        "volumeBindingMode": "Immediate",
+        "allowVolumeExpansion": true,
+    });
+    let mut m = Manifest::resource(
+        Cluster::Management,
+        step::STORAGE_CLASS,
+        body,
+        &[
+            "Root disks of the worker VMs: Portworx repl 3, used as ReadWriteMany Block so VMs live-migrate.",
+        ],
+    );
+    if let Some(why) = reason {
+        m = m.note(format!("nodiscard is set: {why}."));
+    }
+    Some(m)
+}
+
+/// Why Portworx block StorageClasses on the management cluster need
+/// `nodiscard: "true"` for this tenant's versions, if they do (lint owns the rule).
+pub fn nodiscard_reason(spec: &TenantStorage) -> Option<String> {
+    crate::lint::nodiscard_reason(spec.virtualization_version(), spec.ocp_version())
+}
+
+/// The tenant's KubeVirt NodePool: InPlace upgrades (Portworx keeps state on the
+/// VMs, which Replace would recreate), no auto-repair, RWX Block root disks.
+/// `configs` names ConfigMaps (in the NodePool namespace) carrying MachineConfigs.
+pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, RenderError> {
+    let hc = &spec.spec.hosted_cluster;
+    let image = hc.release_image.as_deref().ok_or_else(|| {
+        RenderError::field(
+            "spec.hostedCluster.releaseImage",
+            "the NodePool needs the OpenShift release image; set releaseImage",
+        )
+    })?;
+    let mut kubevirt = serde_json::Map::new();
+    kubevirt.insert(
+        "compute".into(),
+        json!({"cores": hc.cores, "memory": quantity(hc.memory)}),
+    );
+    kubevirt.insert(
+        "rootVolume".into(),
+        json!({
+            "type": "Persistent",
+            "persistent": {
+                "size": quantity(hc.root_volume_size),
+                "storageClass": hc.root_storage_class,
+                "accessModes": ["ReadWriteMany"],
+                "volumeMode": "Block",
+            },
+        }),
+    );
+    kubevirt.insert("attachDefaultNetwork".into(), json!(true));
+    if let Some(net) = &spec.spec.network {
+        kubevirt.insert(
+            "additionalNetworks".into(),
+            json!([{"name": format!("{}/{}", spec.hcp_namespace(), net.nad_name)}]),
+        );
+    }
+    let mut pool_spec = serde_json::Map::new();
+    pool_spec.insert("clusterName".into(), json!(hc.name));
+    pool_spec.insert("replicas".into(), json!(hc.replicas));
+    pool_spec.insert("release".into(), json!({"image": image}));
+    pool_spec.insert(
+        "management".into(),
+        json!({
+            "upgradeType": "InPlace",
+            "inPlace": {"maxUnavailable": 1},
+            "autoRepair": false,
+        }),
+    );
+    if !configs.is_empty() {
+        let refs: Vec<Value> = configs.iter().map(|c| json!({"name": c})).collect();
+        pool_spec.insert("config".into(), Value::Array(refs));
+    }
+    pool_spec.insert(
+        "platform".into(),
+        json!({"type": "KubeVirt", "kubevirt": Value::Object(kubevirt)}),
+    );
+    let body = json!({
+        "apiVersion": "hypershift.openshift.io/v1beta1",
+        "kind": "NodePool",
+        "metadata": {
+            "name": spec.node_pool(),
+            "namespace": hc.namespace,
+            "labels": labels(spec),
+        },
+        "spec": Value::Object(pool_spec),
+    });
+    Ok(Manifest::resource(
+        Cluster::Management,
+        step::NODE_POOL,
+        body,
+        &[
+            "The tenant's worker VMs (KubeVirt NodePool); needs the HostedCluster.",
+            "upgradeType InPlace (immutable) and autoRepair false are required by Portworx: replacing or",
+            "auto-recreating a VM would destroy a Portworx node's state.",
+        ],
+    ))
+}
+
+/// Labels for objects several tenants share (node network, root-disk class): no
+/// tenant label, since whichever tenant applied it last would otherwise claim it.
+pub fn shared_labels() -> Value {
+    json!({"app.kubernetes.io/managed-by": "pxfa"})
+}
+
+/// Labels pxfa puts on every tenant-owned Kubernetes object it renders, so that
+/// `oc get all -l pxfa.io/tenant=<name>` finds them.
+pub fn labels(spec: &TenantStorage) -> Value {
+    json!({
+        "app.kubernetes.io/managed-by": "pxfa",
+        "pxfa.io/tenant": spec.tenant_name(),
+    })
+}

@@ -1,0 +1,217 @@
+//! Tenant-cluster objects: the Portworx namespace, `px-pure-secret`, the
+//! StorageCluster, the application StorageClass and a validation PVC.
+
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::{Value, json};
+
+use super::management::{PX_PROVISIONER, labels};
+use super::manifest::{Cluster, Manifest};
+use super::step;
+use crate::spec::TenantStorage;
+
+/// Name of the validation PVC: small, bound immediately, proves the class works.
+pub const VALIDATION_PVC: &str = "pxfa-validate";
+
+/// How Portworx in the tenant gets its drives; the StorageCluster has either
+/// `cloudStorage` or `storage`, never both (`storage` would silently win).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PortworxDrives {
+    /// FlashArray Cloud Drives: Portworx creates the volumes itself.
+    Cloud {
+        /// `size=<GiB>[,pod=<pod>]`, one entry per drive per node.
+        device_specs: Vec<String>,
+        /// `size=<GiB>[,pod=<pod>]` for the PX-StoreV2 metadata device.
+        metadata_spec: String,
+        /// Storage nodes at install.
+        initial_storage_nodes: u32,
+    },
+    /// Disks already attached to every node, by stable path.
+    Local {
+        /// Data device paths.
+        devices: Vec<String>,
+        /// PX-StoreV2 metadata device path.
+        metadata_device: String,
+    },
+}
+
+/// The Portworx namespace in the tenant.
+pub fn namespace(spec: &TenantStorage) -> Manifest {
+    let body = json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": spec.spec.portworx.namespace, "labels": labels(spec)},
+    });
+    Manifest::resource(
+        Cluster::Tenant,
+        step::T_NAMESPACE,
+        body,
+        &["Namespace of the tenant's Portworx (StorageCluster, px-pure-secret)."],
+    )
+}
+
+/// `px-pure-secret` with `pure.json`. The token is written only when the admin asked
+/// for secrets *and* one is known; otherwise a placeholder that cannot be mistaken
+/// for a token (and that Portworx will refuse) tells the admin what to paste.
+pub fn pure_secret(spec: &TenantStorage, token: Option<&SecretString>) -> Manifest {
+    let endpoint = spec
+        .spec
+        .array
+        .endpoint
+        .clone()
+        .unwrap_or_else(|| "<array management endpoint>".to_string());
+    let user = spec.token_user();
+    let (token_text, filled) = match token {
+        Some(t) => (t.expose_secret().to_string(), true),
+        None => (
+            format!("<paste the API token of array user {user} here>"),
+            false,
+        ),
+    };
+    let pure = json!({
+        "FlashArrays": [{"MgmtEndPoint": endpoint, "APIToken": token_text}],
+    });
+    let text = serde_json::to_string_pretty(&pure).unwrap_or_default() + "\n";
+    let body = json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {
+            "name": "px-pure-secret",
+            "namespace": spec.spec.portworx.namespace,
+            "labels": labels(spec),
+        },
+        "type": "Opaque",
+        "stringData": {"pure.json": text},
+    });
+    let mut m = Manifest::resource(
+        Cluster::Tenant,
+        step::T_SECRET,
+        body,
+        &[
+            "FlashArray credentials for the tenant's Portworx (px-pure-secret/pure.json, names fixed by Portworx).",
+            "Portworx re-reads it about every 5 minutes.",
+        ],
+    )
+    .secret();
+    m = if filled {
+        m.note(format!("Holds the live API token of array user {user}."))
+    } else {
+        m.note(format!(
+            "TEMPLATE: replace the APIToken placeholder with the token of array user {user} \
+             (pxfa apply --include-secrets fills it in)."
+        ))
+    };
+    m
+}
+
+/// The tenant StorageCluster.
+pub fn storage_cluster(
+    spec: &TenantStorage,
+    drives: &PortworxDrives,
+    env: &[(&str, String)],
+) -> Manifest {
+    let px = &spec.spec.portworx;
+    let mut s = serde_json::Map::new();
+    s.insert(
+        "image".into(),
+        json!(format!("portworx/oci-monitor:{}", px.version)),
+    );
+    s.insert("kvdb".into(), json!({"internal": true}));
+    match drives {
+        PortworxDrives::Cloud {
+            device_specs,
+            metadata_spec,
+            initial_storage_nodes,
+        } => {
+            s.insert(
+                "cloudStorage".into(),
+                json!({
+                    "deviceSpecs": device_specs,
+                    "systemMetadataDeviceSpec": metadata_spec,
+                    "initialStorageNodes": initial_storage_nodes,
+                }),
+            );
+        }
+        PortworxDrives::Local {
+            devices,
+            metadata_device,
+        } => {
+            s.insert(
+                "storage".into(),
+                json!({"devices": devices, "systemMetadataDevice": metadata_device}),
+            );
+        }
+    }
+    s.insert("csi".into(), json!({"enabled": true}));
+    s.insert("stork".into(), json!({"enabled": true}));
+    if !env.is_empty() {
+        let list: Vec<Value> = env
+            .iter()
+            .map(|(k, v)| json!({"name": k, "value": v}))
+            .collect();
+        s.insert("env".into(), Value::Array(list));
+    }
+    let body = json!({
+        "apiVersion": "core.libopenstorage.org/v1",
+        "kind": "StorageCluster",
+        "metadata": {
+            "name": spec.portworx_cluster_name(),
+            "namespace": px.namespace,
+            "labels": labels(spec),
+            "annotations": {
+                "portworx.io/is-openshift": "true",
+                "portworx.io/misc-args": "-T px-storev2",
+            },
+        },
+        "spec": Value::Object(s),
+    });
+    Manifest::resource(
+        Cluster::Tenant,
+        step::T_STORAGE_CLUSTER,
+        body,
+        &[
+            "Portworx in the tenant, PX-StoreV2.",
+            "PX-StoreV2 is set explicitly: the operator's pre-flight does not run on KubeVirt nodes.",
+            "Needs the Portworx operator installed in the tenant first. The drive layout is immutable after install.",
+        ],
+    )
+}
+
+/// The tenant's application StorageClass, replicated `replication` times.
+pub fn app_storage_class(spec: &TenantStorage) -> Manifest {
+    let body = json!({
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": spec.app_storage_class(), "labels": labels(spec)},
+        "provisioner": PX_PROVISIONER,
+        "parameters": {"repl": spec.spec.storage.replication.to_string()},
+        "volumeBindingMode": "Immediate",
+        "allowVolumeExpansion": true,
+    });
+    Manifest::resource(
+        Cluster::Tenant,
+        step::T_STORAGE_CLASS,
+        body,
+        &["StorageClass for the tenant's applications."],
+    )
+}
+
+/// A 1Gi ReadWriteOnce PVC of `class` in `namespace`: `Bound` proves the storage
+/// path end to end; delete it afterwards.
+pub fn validation_pvc(spec: &TenantStorage, class: &str, namespace: &str) -> Manifest {
+    let body = json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": VALIDATION_PVC, "namespace": namespace, "labels": labels(spec)},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "storageClassName": class,
+            "resources": {"requests": {"storage": "1Gi"}},
+        },
+    });
+    Manifest::resource(
+        Cluster::Tenant,
+        step::T_VALIDATE,
+        body,
+        &["Validation: `oc get pvc` must show it Bound within a minute; then delete it."],
+    )
+}

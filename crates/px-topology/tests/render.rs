@@ -1,0 +1,506 @@
+//! Drivers (desired array state per option), rendering rules and secret handling.
+
+#[path = "render_support.rs"]
+mod common;
+
+use flasharray::{ConnectionTarget, PodName};
+use px_topology::desired::{SCOPE_SHARED, Scope, TAG_DISK, TAG_NODE, TAG_TENANT};
+use px_topology::driver::{ArrayFacts, driver_for};
+use px_topology::render::{Cluster, Form, Manifest, RenderOptions, render, write_dir};
+use px_topology::spec::{Attach, DiskBus, TenantStorage};
+use secrecy::SecretString;
+
+const TOKEN: &str = "c5e2ab14-9b2f-4e1d-8a3c-0f6d7e8b9a10";
+
+fn example(mode: &str) -> TenantStorage {
+    common::example_specs()
+        .into_iter()
+        .find(|(m, _)| *m == mode)
+        .map(|(_, s)| s)
+        .unwrap()
+}
+
+fn render_default(spec: &TenantStorage) -> Vec<Manifest> {
+    render(
+        spec,
+        &common::sizing(spec),
+        &ArrayFacts::default(),
+        RenderOptions::default(),
+    )
+    .unwrap()
+}
+
+fn find<'a>(ms: &'a [Manifest], kind: &str) -> Vec<&'a Manifest> {
+    ms.iter().filter(|m| m.kind == kind).collect()
+}
+
+#[test]
+fn direct_access_desired_state() {
+    let spec = example("direct-access");
+    let sizing = common::sizing(&spec);
+    let state = driver_for(&spec).desired_state(&spec, &sizing).unwrap();
+    assert_eq!(driver_for(&spec).mode(), "direct-access");
+    let replicas = spec.spec.hosted_cluster.replicas as usize;
+    let per_vm = sizing.drives_per_node as usize + 1;
+    assert_eq!(state.volumes.len(), replicas * per_vm);
+
+    // In the tenant's pod, with the sizing's quota, which covers the volumes.
+    let pod = state.pod.as_ref().unwrap();
+    assert_eq!(pod.name.as_str(), "tenant-demo");
+    let total: u64 = state.volumes.iter().map(|v| v.size.as_u64()).sum();
+    assert_eq!(total, sizing.total_provisioned.as_u64());
+    assert_eq!(pod.quota, Some(sizing.pod_quota));
+    assert!(sizing.pod_quota.as_u64() >= total);
+    assert_eq!(pod.tags[TAG_TENANT], "tenant-demo");
+
+    let v0 = &state.volumes[0];
+    assert_eq!(v0.name.as_str(), "tenant-demo::tenant-demo-w00-data0");
+    assert_eq!(v0.size, sizing.drive_size);
+    assert_eq!(v0.tags[TAG_NODE], "0");
+    assert_eq!(v0.tags[TAG_DISK], "0");
+    assert_eq!(v0.tags["role"], "px-data");
+    let meta = &state.volumes[per_vm - 1];
+    assert_eq!(meta.name.as_str(), "tenant-demo::tenant-demo-w00-meta");
+    assert_eq!(meta.size, sizing.metadata_size);
+    assert_eq!(meta.tags["role"], "px-metadata");
+    let last = state.volumes.last().unwrap();
+    assert_eq!(last.tags[TAG_NODE], (replicas - 1).to_string());
+
+    let mut names: Vec<String> = state.volumes.iter().map(|v| v.name.key()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(
+        names.len(),
+        state.volumes.len(),
+        "volume names must be unique"
+    );
+
+    // Management hosts, shared, with normalised WWNs, in the host group.
+    assert_eq!(state.hosts.len(), spec.spec.management.nodes.len());
+    for h in &state.hosts {
+        assert_eq!(h.scope, Scope::Shared);
+        assert_eq!(h.tags["scope"], SCOPE_SHARED);
+        assert!(
+            !h.tags.contains_key(TAG_TENANT),
+            "shared objects carry no tenant"
+        );
+        assert_eq!(h.host_group.as_ref().unwrap().as_str(), "hcp-mgmt");
+        assert!(h.iqns.is_empty() && h.nqns.is_empty());
+        for w in &h.wwns {
+            assert_eq!(w.len(), 16, "{w}");
+            assert!(
+                w.chars()
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()),
+                "{w}"
+            );
+        }
+    }
+    assert_eq!(state.hosts[0].wwns[0], "2100F4C7AA002706");
+    assert_eq!(state.host_groups.len(), 1);
+    assert_eq!(state.host_groups[0].scope, Scope::Shared);
+    // attach: fada -> no connections; no token.
+    assert!(state.connections.is_empty());
+    assert!(state.api_token.is_none());
+}
+
+#[test]
+fn direct_access_host_group_attach_connects_every_volume() {
+    let mut spec = example("direct-access");
+    spec.spec.storage.attach = Attach::HostGroup;
+    let state = driver_for(&spec)
+        .desired_state(&spec, &common::sizing(&spec))
+        .unwrap();
+    assert_eq!(state.connections.len(), state.volumes.len());
+    for (c, v) in state.connections.iter().zip(&state.volumes) {
+        assert_eq!(c.volume, v.name);
+        assert!(matches!(&c.target, ConnectionTarget::HostGroup(g) if g.as_str() == "hcp-mgmt"));
+    }
+}
+
+#[test]
+fn direct_access_without_pod_uses_plain_names() {
+    let mut spec = example("direct-access");
+    spec.spec.storage.pod = None;
+    let state = driver_for(&spec)
+        .desired_state(&spec, &common::sizing(&spec))
+        .unwrap();
+    assert!(state.pod.is_none());
+    assert_eq!(state.volumes[0].name.as_str(), "tenant-demo-w00-data0");
+    let ms = render_default(&spec);
+    let pvc = find(&ms, "PersistentVolumeClaim")[0];
+    assert_eq!(
+        pvc.body["metadata"]["annotations"]["pure_vol_name"],
+        "tenant-demo-w00-data0"
+    );
+    let fada = find(&ms, "StorageClass")
+        .into_iter()
+        .find(|m| m.name == "pxfa-fada-block")
+        .unwrap();
+    assert!(fada.body["parameters"].get("pure_fa_pod_name").is_none());
+}
+
+#[test]
+fn cloud_drive_desired_state() {
+    let spec = example("cloud-drive");
+    let sizing = common::sizing(&spec);
+    let state = driver_for(&spec).desired_state(&spec, &sizing).unwrap();
+    let pod = state.pod.as_ref().unwrap();
+    assert_eq!(pod.name, PodName::new("tenant-cd").unwrap());
+    assert_eq!(pod.quota, Some(sizing.pod_quota));
+    assert_eq!(state.api_token.as_ref().unwrap().admin, "pxfa-tenant-cd");
+    assert!(state.volumes.is_empty() && state.hosts.is_empty());
+    assert!(state.host_groups.is_empty() && state.connections.is_empty());
+
+    // Without storage.pod, the pod is named after the tenant.
+    let mut nopod = spec.clone();
+    nopod.spec.storage.pod = None;
+    let st = driver_for(&nopod).desired_state(&nopod, &sizing).unwrap();
+    assert_eq!(st.pod.unwrap().name.as_str(), "tenant-cd");
+}
+
+#[test]
+fn kubevirt_csi_needs_nothing_on_the_array() {
+    let spec = example("kubevirt-csi");
+    let state = driver_for(&spec)
+        .desired_state(&spec, &common::sizing(&spec))
+        .unwrap();
+    assert!(state.is_empty());
+    assert_eq!(state.tenant, "tenant-kv");
+}
+
+#[test]
+fn direct_access_manifests() {
+    let spec = example("direct-access");
+    let sizing = common::sizing(&spec);
+    let ms = render_default(&spec);
+    let pvcs: Vec<_> = find(&ms, "PersistentVolumeClaim")
+        .into_iter()
+        .filter(|m| m.cluster == Cluster::Management)
+        .collect();
+    let replicas = spec.spec.hosted_cluster.replicas as usize;
+    assert_eq!(pvcs.len(), replicas * (sizing.drives_per_node as usize + 1));
+    let p0 = pvcs[0];
+    assert_eq!(p0.name, "tenant-demo-w00-data0");
+    assert_eq!(p0.namespace.as_deref(), Some("clusters-tenant-demo"));
+    assert_eq!(
+        p0.body["metadata"]["annotations"]["pure_vol_name"],
+        "tenant-demo::tenant-demo-w00-data0"
+    );
+    assert_eq!(p0.body["spec"]["accessModes"][0], "ReadWriteMany");
+    assert_eq!(p0.body["spec"]["volumeMode"], "Block");
+
+    let patches: Vec<_> = ms
+        .iter()
+        .filter(|m| matches!(m.form, Form::JsonPatch { .. }))
+        .collect();
+    assert_eq!(patches.len(), replicas);
+    let ops = patches[0].body.as_array().unwrap();
+    assert_eq!(ops.len(), 2 * (sizing.drives_per_node as usize + 1));
+    assert_eq!(ops[0]["value"]["serial"], "pxdata0");
+    assert_eq!(ops[0]["value"]["disk"]["bus"], "scsi");
+    assert_eq!(
+        ops[1]["value"]["persistentVolumeClaim"]["claimName"],
+        "tenant-demo-w00-data0"
+    );
+    assert!(
+        patches[0]
+            .purpose
+            .iter()
+            .any(|l| l.contains("virtctl addvolume"))
+    );
+
+    let sc = find(&ms, "StorageCluster")[0];
+    assert_eq!(sc.cluster, Cluster::Tenant);
+    let st = &sc.body["spec"];
+    assert!(
+        st.get("cloudStorage").is_none(),
+        "never both storage and cloudStorage"
+    );
+    assert_eq!(
+        st["storage"]["devices"][0],
+        "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_pxdata0"
+    );
+    assert_eq!(
+        st["storage"]["systemMetadataDevice"],
+        "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_pxmeta"
+    );
+    assert_eq!(st["env"][0]["name"], "PX_NESTED");
+    assert_eq!(st["image"], "portworx/oci-monitor:3.6.2");
+    assert_eq!(
+        sc.body["metadata"]["annotations"]["portworx.io/misc-args"],
+        "-T px-storev2"
+    );
+    assert!(
+        find(&ms, "Secret").is_empty(),
+        "direct access tenants never talk to the array"
+    );
+
+    let mut virtio = spec.clone();
+    virtio.spec.storage.disk_bus = DiskBus::Virtio;
+    let ms = render_default(&virtio);
+    let sc = find(&ms, "StorageCluster")[0];
+    assert_eq!(
+        sc.body["spec"]["storage"]["devices"][0],
+        "/dev/disk/by-id/virtio-pxdata0"
+    );
+}
+
+#[test]
+fn cloud_drive_manifests() {
+    let spec = example("cloud-drive");
+    let sizing = common::sizing(&spec);
+    let ms = render_default(&spec);
+    let sc = find(&ms, "StorageCluster")[0];
+    let cs = &sc.body["spec"]["cloudStorage"];
+    assert!(sc.body["spec"].get("storage").is_none());
+    assert!(cs.get("maxStorageNodesPerZone").is_none());
+    let specs = cs["deviceSpecs"].as_array().unwrap();
+    assert_eq!(specs.len(), sizing.drives_per_node as usize);
+    assert_eq!(
+        specs[0],
+        format!("size={},pod=tenant-cd", sizing.drive_size.gib_ceil())
+    );
+    assert_eq!(
+        cs["systemMetadataDeviceSpec"],
+        format!("size={},pod=tenant-cd", sizing.metadata_size.gib_ceil())
+    );
+    assert_eq!(cs["initialStorageNodes"], spec.spec.hosted_cluster.replicas);
+    let env = sc.body["spec"]["env"].as_array().unwrap();
+    assert_eq!(env[0]["name"], "PURE_FLASHARRAY_SAN_TYPE");
+    assert_eq!(env[0]["value"], "ISCSI");
+    assert_eq!(env[1]["name"], "PURE_ISCSI_ALLOWED_IFACES");
+    assert_eq!(env[1]["value"], "enp2s0");
+
+    let np = find(&ms, "NodePool")[0];
+    let cm = find(&ms, "ConfigMap")[0];
+    assert_eq!(np.body["spec"]["config"][0]["name"], cm.name.as_str());
+    assert_eq!(cm.namespace.as_deref(), Some("clusters"));
+    assert_eq!(np.body["spec"]["management"]["upgradeType"], "InPlace");
+    assert_eq!(np.body["spec"]["management"]["autoRepair"], false);
+    assert_eq!(
+        np.body["spec"]["platform"]["kubevirt"]["additionalNetworks"][0]["name"],
+        "clusters-tenant-cd/storage-network"
+    );
+}
+
+#[test]
+fn kubevirt_csi_manifests() {
+    let spec = example("kubevirt-csi");
+    let ms = render_default(&spec);
+    let frag = ms
+        .iter()
+        .find(|m| matches!(m.form, Form::Fragment { .. }))
+        .unwrap();
+    assert_eq!(frag.kind, "HostedCluster");
+    let sd = &frag.body["spec"]["platform"]["kubevirt"]["storageDriver"];
+    assert_eq!(sd["type"], "Manual");
+    assert_eq!(
+        sd["manual"]["storageClassMapping"][0]["guestStorageClassName"],
+        "px-kubevirt-csi"
+    );
+    assert!(find(&ms, "StorageCluster").is_empty());
+    let tenant: Vec<_> = ms.iter().filter(|m| m.cluster == Cluster::Tenant).collect();
+    assert_eq!(tenant.len(), 1);
+    assert_eq!(
+        tenant[0].body["spec"]["storageClassName"],
+        "px-kubevirt-csi"
+    );
+}
+
+#[test]
+fn multicluster_engine_uses_hypershift_never_preview() {
+    for (_, spec) in common::example_specs() {
+        let ms = render_default(&spec);
+        let mce = find(&ms, "MultiClusterEngine")[0];
+        let text = serde_json::to_string(&mce.body).unwrap();
+        assert!(!text.contains("hypershift-preview"));
+        assert_eq!(
+            mce.body["spec"]["overrides"]["components"][0]["name"],
+            "hypershift"
+        );
+    }
+}
+
+#[test]
+fn operator_owned_root_class_is_not_emitted_and_nodiscard_follows_versions() {
+    // The Portworx operator owns px-rwx-block-kubevirt: naming it reuses that class.
+    let mut cd = example("cloud-drive");
+    cd.spec.hosted_cluster.root_storage_class = "px-rwx-block-kubevirt".to_string();
+    assert!(
+        render_default(&cd)
+            .iter()
+            .all(|m| m.name != "px-rwx-block-kubevirt")
+    );
+
+    let mut da = example("direct-access");
+    let root = |ms: &[Manifest]| {
+        ms.iter()
+            .find(|m| m.name == "pxfa-vm-rootdisk")
+            .unwrap()
+            .body["parameters"]
+            .clone()
+    };
+    // Virt 4.19.2, OCP 4.19.10: no discard problem.
+    assert!(root(&render_default(&da)).get("nodiscard").is_none());
+    da.spec.hosted_cluster.virtualization_version = Some("4.18.3".parse().unwrap());
+    assert_eq!(root(&render_default(&da))["nodiscard"], "true");
+}
+
+#[test]
+fn files_are_numbered_without_gaps_and_sorted() {
+    for (mode, spec) in common::example_specs() {
+        let ms = render_default(&spec);
+        for cluster in [Cluster::Management, Cluster::Tenant] {
+            let orders: Vec<u32> = ms
+                .iter()
+                .filter(|m| m.cluster == cluster)
+                .map(|m| m.order)
+                .collect();
+            let mut expected = 1;
+            for o in &orders {
+                assert!(*o == expected || *o == expected + 1, "{mode}: {orders:?}");
+                expected = *o;
+            }
+        }
+        let mut sorted = ms.clone();
+        sorted.sort_by_key(|m| (m.cluster, m.order));
+        assert_eq!(sorted, ms, "{mode}");
+    }
+}
+
+// ---- secrets ------------------------------------------------------------------
+
+fn facts_with_token() -> ArrayFacts {
+    ArrayFacts {
+        api_token: Some(SecretString::from(TOKEN)),
+        ..ArrayFacts::default()
+    }
+}
+
+fn all_written_text(ms: &[Manifest]) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let paths = write_dir(ms, tmp.path()).unwrap();
+    paths
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn token_never_appears_without_include_secrets() {
+    let spec = example("cloud-drive");
+    let sizing = common::sizing(&spec);
+    let ms = render(
+        &spec,
+        &sizing,
+        &facts_with_token(),
+        RenderOptions::default(),
+    )
+    .unwrap();
+    let text = all_written_text(&ms);
+    assert!(!text.contains(TOKEN), "token leaked into rendered files");
+    assert!(
+        !format!("{ms:?}").contains(TOKEN),
+        "token leaked into Debug"
+    );
+    let secret = find(&ms, "Secret")[0];
+    assert!(secret.secret);
+    let pure = secret.body["stringData"]["pure.json"].as_str().unwrap();
+    assert!(
+        pure.contains("<paste the API token of array user pxfa-tenant-cd here>"),
+        "{pure}"
+    );
+    assert!(pure.contains("fa1-mgmt.example.net"));
+}
+
+#[test]
+fn token_is_written_only_when_asked_for() {
+    let spec = example("cloud-drive");
+    let sizing = common::sizing(&spec);
+    let ms = render(
+        &spec,
+        &sizing,
+        &facts_with_token(),
+        RenderOptions {
+            include_secrets: true,
+        },
+    )
+    .unwrap();
+    let secret = find(&ms, "Secret")[0];
+    let pure: serde_json::Value =
+        serde_json::from_str(secret.body["stringData"]["pure.json"].as_str().unwrap()).unwrap();
+    assert_eq!(pure["FlashArrays"][0]["APIToken"], TOKEN);
+    // Only the secret file holds it, and Debug still hides it.
+    assert!(!format!("{ms:?}").contains(TOKEN));
+    for m in ms.iter().filter(|m| !m.secret) {
+        assert!(
+            !serde_json::to_string(&m.body).unwrap().contains(TOKEN),
+            "{}",
+            m.file_name
+        );
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    write_dir(&ms, tmp.path()).unwrap();
+    let path = tmp.path().join("tenant").join(&secret.file_name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(TOKEN));
+    assert!(text.contains("# SECRET"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "secret file must be owner-only");
+    }
+    // include_secrets without a token still gives the placeholder.
+    let ms = render(
+        &spec,
+        &sizing,
+        &ArrayFacts::default(),
+        RenderOptions {
+            include_secrets: true,
+        },
+    )
+    .unwrap();
+    let pure = find(&ms, "Secret")[0].body["stringData"]["pure.json"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(pure.contains("<paste the API token"));
+}
+
+#[test]
+fn write_dir_removes_only_its_own_stale_files() {
+    let mut spec = example("direct-access");
+    spec.spec.hosted_cluster.replicas = 4;
+    let tmp = tempfile::tempdir().unwrap();
+    write_dir(&render_default(&spec), tmp.path()).unwrap();
+    let mine = tmp.path().join("management/keep-me.yaml");
+    std::fs::write(&mine, "# admin's own notes\n").unwrap();
+    let before = std::fs::read_dir(tmp.path().join("management"))
+        .unwrap()
+        .count();
+
+    spec.spec.hosted_cluster.replicas -= 1;
+    let ms = render_default(&spec);
+    write_dir(&ms, tmp.path()).unwrap();
+    let names: Vec<String> = std::fs::read_dir(tmp.path().join("management"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.len() < before);
+    assert!(mine.exists(), "a file pxfa did not write must survive");
+    let last = spec.spec.hosted_cluster.replicas;
+    assert!(
+        !names.iter().any(|n| n.contains(&format!("w{last:02}"))),
+        "stale worker files remain: {names:?}"
+    );
+    let readme = std::fs::read_to_string(tmp.path().join("README.txt")).unwrap();
+    for m in &ms {
+        assert!(
+            readme.contains(&m.file_name),
+            "README misses {}",
+            m.file_name
+        );
+    }
+}

@@ -1,0 +1,33 @@
+//! Shared by the render, schema and golden tests: the example specs and their
+//! sizing. Included with `#[path]`; compiled on its own it is an empty test crate.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use px_topology::sizing::Sizing;
+use px_topology::spec::{TenantStorage, load_spec};
+
+/// The modes with an example, in a fixed order.
+pub const MODES: [&str; 3] = ["cloud-drive", "direct-access", "kubevirt-csi"];
+
+/// `examples/tenant-<mode>.yaml` of the workspace.
+pub fn example_path(mode: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/tenant-{mode}.yaml"))
+}
+
+/// Every example, parsed and validated.
+pub fn example_specs() -> Vec<(&'static str, TenantStorage)> {
+    MODES
+        .iter()
+        .map(|m| {
+            let spec = load_spec(example_path(m)).unwrap_or_else(|e| panic!("example {m}: {e}"));
+            (*m, spec)
+        })
+        .collect()
+}
+
+/// The sizing of a valid spec.
+pub fn sizing(spec: &TenantStorage) -> Sizing {
+    px_topology::sizing::size(spec, None)
+        .unwrap_or_else(|e| panic!("sizing {}: {e}", spec.tenant_name()))
+}
