@@ -1603,3 +1603,193 @@ async fn seeded_arrays_list_fast() {
         t.elapsed()
     );
 }
+
+#[tokio::test]
+async fn joining_a_group_cannot_create_lun_or_volume_clashes() {
+    let m = mock();
+    let a: &dyn FlashArray = &m;
+    a.create_volumes(&vs(&["priv", "shared"]), &size(GIB))
+        .await
+        .unwrap();
+    a.create_hosts(&[h("h1")], &HostPost::default())
+        .await
+        .unwrap();
+    a.create_host_groups(&[g("g1")]).await.unwrap();
+    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["priv"]), Some(254))
+        .await
+        .unwrap();
+    a.create_connections(
+        &ConnectionTarget::HostGroup(g("g1")),
+        &vs(&["shared"]),
+        None,
+    )
+    .await
+    .unwrap();
+    // The group's first shared LUN is 254, which h1 already uses privately.
+    let e = a
+        .add_host_group_members(&g("g1"), &[h("h1")])
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InUse, "{e}");
+    assert!(e.to_string().contains("LUN 254"), "{e}");
+    let groups = a
+        .list_host_groups(&ListParams::names(["g1"]))
+        .await
+        .unwrap();
+    assert_eq!(groups[0].host_count, Some(0));
+    // Seen twice: the same volume privately and through the group.
+    a.delete_connections(&ConnectionTarget::Host(h("h1")), &vs(&["priv"]))
+        .await
+        .unwrap();
+    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["shared"]), None)
+        .await
+        .unwrap();
+    let join = HostPatch {
+        host_group: Some(NameRef::new("g1")),
+        ..Default::default()
+    };
+    assert_eq!(
+        kind(a.patch_hosts(&[h("h1")], &join)).await,
+        ErrorKind::Invalid
+    );
+    a.delete_connections(&ConnectionTarget::Host(h("h1")), &vs(&["shared"]))
+        .await
+        .unwrap();
+    a.patch_hosts(&[h("h1")], &join).await.unwrap();
+    let rows = a
+        .list_connections(&ConnectionParams {
+            host_names: vec!["h1".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].lun, Some(254));
+}
+
+#[tokio::test]
+async fn destroying_a_pod_with_connected_volumes_follows_the_policy() {
+    let m = mock();
+    let a: &dyn FlashArray = &m;
+    a.create_pods(&[p("p1")], &PodPost::default())
+        .await
+        .unwrap();
+    a.create_volumes(&vs(&["p1::v"]), &size(GIB)).await.unwrap();
+    a.create_hosts(&[h("h1")], &HostPost::default())
+        .await
+        .unwrap();
+    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["p1::v"]), None)
+        .await
+        .unwrap();
+    let destroy = PodPatch {
+        destroyed: Some(true),
+        ..Default::default()
+    };
+    let e = a.patch_pods(&[p("p1")], &destroy, true).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InUse);
+    assert_eq!(e.as_api().unwrap().context(), Some("p1::v"));
+    assert!(!a.list_pods(&ListParams::names(["p1"])).await.unwrap()[0].destroyed);
+    assert!(!vol(a, "p1::v").await.destroyed);
+}
+
+#[tokio::test]
+async fn clones_share_one_array_across_tasks() {
+    let m = mock();
+    let shared: std::sync::Arc<dyn FlashArray> = std::sync::Arc::new(m.clone());
+    let mut tasks = Vec::new();
+    for i in 0..16 {
+        let a = shared.clone();
+        tasks.push(tokio::spawn(async move {
+            a.create_volumes(&[v(&format!("t-{i}"))], &size(GIB)).await
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    let a: &dyn FlashArray = &m;
+    assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 16);
+    assert_eq!(m.stats().writes, 16);
+}
+
+#[tokio::test]
+async fn filters_and_sorts_work_on_every_collection() {
+    let m = mock();
+    let a: &dyn FlashArray = &m;
+    let fc = HostPost {
+        wwns: vec!["2100000000000001".into()],
+        ..Default::default()
+    };
+    a.create_hosts(&[h("fc-1")], &fc).await.unwrap();
+    a.create_hosts(
+        &[h("iscsi-1")],
+        &HostPost {
+            iqns: vec!["iqn.2020-01.io.pxfa:n1".into()],
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let hosts = a
+        .list_hosts(&ListParams::all().filter("wwns='21000000*'"))
+        .await
+        .unwrap();
+    assert_eq!(
+        hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
+        ["fc-1"]
+    );
+    let hosts = a
+        .list_hosts(&ListParams {
+            sort: vec!["name-".into()],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
+        ["iscsi-1", "fc-1"]
+    );
+    a.create_pods(&[p("pa"), p("pb")], &PodPost::default())
+        .await
+        .unwrap();
+    a.patch_pods(
+        &[p("pb")],
+        &PodPatch {
+            quota_limit: Some(GIB),
+            ..Default::default()
+        },
+        false,
+    )
+    .await
+    .unwrap();
+    let pods = a
+        .list_pods(&ListParams::all().filter("quota_limit"))
+        .await
+        .unwrap();
+    assert_eq!(
+        pods.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["pb"]
+    );
+    let pods = a
+        .list_pods(&ListParams::all().filter("arrays[any].status='online' and not(name='pb')"))
+        .await
+        .unwrap();
+    assert_eq!(
+        pods.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["pa"]
+    );
+    a.create_volumes(&vs(&["c1", "c2"]), &size(GIB))
+        .await
+        .unwrap();
+    a.create_connections(&ConnectionTarget::Host(h("fc-1")), &vs(&["c1", "c2"]), None)
+        .await
+        .unwrap();
+    let conns = a
+        .list_connections(&ConnectionParams {
+            filter: Some("lun>1".into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(conns.len(), 1);
+    assert_eq!(conns[0].volume.name.as_deref(), Some("c2"));
+}
