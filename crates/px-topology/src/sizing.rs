@@ -22,7 +22,7 @@
 
 use flasharray::Size;
 use flasharray::models::ArraySpace;
-use flasharray::size::GIB;
+use flasharray::size::{GIB, TIB};
 use serde::Serialize;
 
 use crate::lint::{Finding, Severity, spec_rules};
@@ -331,11 +331,15 @@ impl Sizing {
         ));
         l.push(format!(
             "drive size        = {} / {} drive(s), rounded up to a whole GiB (min 8 GiB) = {}",
-            self.per_node, self.drives_per_node, self.drive_size
+            self.per_node,
+            self.drives_per_node,
+            exact(self.drive_size)
         ));
         l.push(format!(
             "pool per node     = {} x {} = {}",
-            self.drives_per_node, self.drive_size, self.pool_size
+            self.drives_per_node,
+            exact(self.drive_size),
+            exact(self.pool_size)
         ));
         l.push(format!(
             "metadata per node = {} (PX-StoreV2 minimum 64 GiB)",
@@ -393,6 +397,17 @@ impl Sizing {
             l.push(format!("{} {}: {}", f.severity, f.rule, f.message));
         }
         l
+    }
+}
+
+/// A size for the explanation: whole GiB spelled out when the binary display would
+/// round (`13654 GiB (13.33 TiB)`), so the admin sees the exact drive size.
+fn exact(s: Size) -> String {
+    let b = s.as_u64();
+    if b >= TIB && b % GIB == 0 && b % TIB != 0 {
+        format!("{} GiB ({s})", b / GIB)
+    } else {
+        s.to_string()
     }
 }
 

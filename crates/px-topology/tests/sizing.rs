@@ -231,3 +231,26 @@ proptest! {
         prop_assert!(s.pod_quota >= s.total_provisioned);
     }
 }
+
+#[test]
+fn explain_shows_the_arithmetic() {
+    let t = spec("direct-access", "40Ti", 3, 3, 1, "");
+    let s = size(&t, Some(array(500 * TIB, 100 * TIB, Some(600 * TIB)))).unwrap();
+    let lines = s.explain();
+    for l in &lines {
+        println!("{l}");
+    }
+    let text = lines.join("\n");
+    for needle in [
+        "raw capacity      = usable 40 TiB x replication 3 = 120 TiB",
+        "per storage node  = 120 TiB / 3 nodes = 40 TiB",
+        "drives per node   = 3 (raised from 1",
+        "= 13654 GiB (13.33 TiB)",
+        "metadata per node = 64 GiB",
+        "pod quota",
+        "array fa1: capacity 500 TiB, used 100 TiB, free 400 TiB",
+        "unprovisioned -",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+}
