@@ -135,7 +135,7 @@ fn bad_token_exits_1_without_echoing_it() {
 fn untrusted_certificate_is_refused_without_ca_file() {
     let sim = Sim::start();
     let out = pxfa()
-        .args(["--array", &sim.url, "--api-token-file"])
+        .args(["--array", &sim.url, "--retries", "0", "--api-token-file"])
         .arg(&sim.token_file)
         .args(["array", "info"])
         .output()
@@ -143,6 +143,7 @@ fn untrusted_certificate_is_refused_without_ca_file() {
     let (stdout, stderr) = streams(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.to_lowercase().contains("certificate"), "{stderr}");
+    assert!(stderr.contains("hint: "), "{stderr}");
     sim.assert_no_token(&stdout, &stderr);
 
     // --insecure works, loudly.

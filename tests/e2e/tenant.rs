@@ -200,15 +200,13 @@ fn conflicting_unowned_object_blocks_apply() {
     let spec = direct_access_spec();
     let spec_s = spec.to_str().unwrap();
     let plan = sim.json(&["plan", "-f", spec_s]);
-    let host = plan["changes"]
+    let group = plan["changes"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["kind"] == "host-group" || c["kind"] == "hostgroup")
-        .map(|c| c["name"].as_str().unwrap().to_string());
-    let Some(group) = host else {
-        return;
-    };
+        .find(|c| c["kind"] == "host-group")
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .expect("the direct-access example needs a host group");
     // Same name, no pxfa tags: a conflict, and apply changes nothing (exit 1).
     sim.json(&["hostgroup", "create", &group]);
     let out = sim

@@ -134,7 +134,7 @@ pub fn resolve(
         )),
         None => {
             if global.array_name.is_some() {
-                return Err(InvalidInput::new("--array-name needs --pure-json"));
+                return Err(InvalidInput::error("--array-name needs --pure-json"));
             }
             None
         }
@@ -144,7 +144,7 @@ pub fn resolve(
         (Some(a), _) => a,
         (None, Some((entry, path))) => (entry.endpoint.clone(), Source::PureJson(path.clone())),
         (None, None) => {
-            return Err(InvalidInput::new(format!(
+            return Err(InvalidInput::error(format!(
                 "no array given: use --array URL (or `--array sim`), {ENV_URL}, or --pure-json FILE"
             )));
         }
@@ -160,7 +160,7 @@ pub fn resolve(
         ),
         (None, None, Some((entry, path))) => (entry.token, Source::PureJson(path)),
         (None, None, None) => {
-            return Err(InvalidInput::new(format!(
+            return Err(InvalidInput::error(format!(
                 "no API token given for {url}: use --api-token-file FILE, {ENV_TOKEN}, or --pure-json FILE"
             )));
         }
@@ -187,7 +187,7 @@ pub fn resolve(
 pub fn parse_array_url(addr: &str) -> Result<Url> {
     let addr = addr.trim();
     if addr.is_empty() {
-        return Err(InvalidInput::new("the array address is empty"));
+        return Err(InvalidInput::error("the array address is empty"));
     }
     let with_scheme = if addr.contains("://") {
         addr.to_string()
@@ -195,24 +195,24 @@ pub fn parse_array_url(addr: &str) -> Result<Url> {
         format!("https://{addr}")
     };
     let url = Url::parse(&with_scheme)
-        .map_err(|e| InvalidInput::new(format!("invalid array address {addr:?}: {e}")))?;
+        .map_err(|e| InvalidInput::error(format!("invalid array address {addr:?}: {e}")))?;
     if url.scheme() != "https" {
-        return Err(InvalidInput::new(format!(
+        return Err(InvalidInput::error(format!(
             "invalid array address {addr:?}: only https:// is supported (the API token must not travel in clear text)"
         )));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(InvalidInput::new(format!(
+        return Err(InvalidInput::error(format!(
             "invalid array address {addr:?}: no host"
         )));
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(InvalidInput::new(format!(
-            "invalid array address: credentials in the URL are not accepted (use --api-token-file)"
-        )));
+        return Err(InvalidInput::error(
+            "invalid array address: credentials in the URL are not accepted (use --api-token-file)",
+        ));
     }
     if url.path() != "/" && !url.path().is_empty() || url.query().is_some() {
-        return Err(InvalidInput::new(format!(
+        return Err(InvalidInput::error(format!(
             "invalid array address {addr:?}: give only scheme, host and port"
         )));
     }
@@ -233,7 +233,7 @@ pub fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Result<Secr
         .map(str::to_string);
     match line {
         Some(l) => Ok(SecretString::from(l)),
-        None => Err(InvalidInput::new(format!(
+        None => Err(InvalidInput::error(format!(
             "API token file {} is empty",
             path.display()
         ))),
@@ -255,7 +255,7 @@ fn load_pure_json(path: &Path, warn: &mut dyn FnMut(String)) -> Result<PureJson>
             }
             _ => "not in the px-pure-secret format ({\"FlashArrays\": [{\"MgmtEndPoint\", \"APIToken\"}]})",
         };
-        InvalidInput::new(format!(
+        InvalidInput::error(format!(
             "{}: {what} (line {}, column {})",
             path.display(),
             e.line(),
@@ -276,7 +276,7 @@ fn select_entry(
             .mgmt_endpoint
             .filter(|s| !s.trim().is_empty())
             .ok_or_else(|| {
-                InvalidInput::new(format!(
+                InvalidInput::error(format!(
                     "{}: FlashArrays[{i}].MgmtEndPoint is missing",
                     path.display()
                 ))
@@ -285,7 +285,7 @@ fn select_entry(
             .api_token
             .filter(|t| !t.expose_secret().trim().is_empty())
             .ok_or_else(|| {
-                InvalidInput::new(format!(
+                InvalidInput::error(format!(
                     "{}: FlashArrays[{i}].APIToken is missing",
                     path.display()
                 ))
@@ -296,7 +296,7 @@ fn select_entry(
         });
     }
     if entries.is_empty() {
-        return Err(InvalidInput::new(format!(
+        return Err(InvalidInput::error(format!(
             "{}: FlashArrays is empty",
             path.display()
         )));
@@ -320,7 +320,7 @@ fn select_entry(
     };
     match wanted {
         None if entries.len() == 1 => Ok(entries.remove(0)),
-        None => Err(InvalidInput::new(format!(
+        None => Err(InvalidInput::error(format!(
             "{} lists {} arrays ({}); choose one with --array-name",
             path.display(),
             entries.len(),
@@ -333,7 +333,7 @@ fn select_entry(
             match found {
                 Some(i) => Ok(entries.remove(i)),
                 None if array_name.is_none() && entries.len() == 1 => Ok(entries.remove(0)),
-                None => Err(InvalidInput::new(format!(
+                None => Err(InvalidInput::error(format!(
                     "{}: no FlashArrays entry with MgmtEndPoint {w:?} (it lists {})",
                     path.display(),
                     listed()

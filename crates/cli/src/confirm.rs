@@ -20,7 +20,7 @@ pub struct Declined(pub String);
 /// Refuses empty selections and names with wildcard characters.
 pub fn check_selection(action: &str, names: &[String]) -> Result<()> {
     if names.is_empty() || names.iter().all(|n| n.trim().is_empty()) {
-        return Err(InvalidInput::new(format!(
+        return Err(InvalidInput::error(format!(
             "{action}: refusing an empty selection; name the objects explicitly"
         )));
     }
@@ -28,7 +28,7 @@ pub fn check_selection(action: &str, names: &[String]) -> Result<()> {
         .iter()
         .find(|n| n.contains(['*', '?', '[', ']']) || n.trim().is_empty())
     {
-        return Err(InvalidInput::new(format!(
+        return Err(InvalidInput::error(format!(
             "{action}: refusing the wildcard or empty name {n:?}; name the objects explicitly"
         )));
     }
@@ -42,7 +42,7 @@ pub fn confirm(yes: bool, question: &str) -> Result<()> {
         return Ok(());
     }
     if !std::io::stdin().is_terminal() {
-        return Err(InvalidInput::new(format!(
+        return Err(InvalidInput::error(format!(
             "{question}: refusing without --yes because stdin is not a terminal"
         )));
     }

@@ -42,7 +42,7 @@ pub struct InvalidInput(pub String);
 
 impl InvalidInput {
     /// An invalid-input error with this message.
-    pub fn new(msg: impl Into<String>) -> anyhow::Error {
+    pub fn error(msg: impl Into<String>) -> anyhow::Error {
         anyhow::Error::new(InvalidInput(msg.into()))
     }
 }
@@ -68,6 +68,35 @@ pub fn code_for(err: &anyhow::Error) -> u8 {
     1
 }
 
+/// A next step for errors whose fix is not obvious from the message.
+pub fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
+    let text = format!("{err:#}").to_ascii_lowercase();
+    if text.contains("certificate") || text.contains("unknownissuer") {
+        return Some(
+            "the array's TLS certificate is not trusted: pass --ca-file with the CA bundle that signed it \
+             (for `pxfa sim serve`, the file written by --cert-out)",
+        );
+    }
+    let unauthorized = err.chain().any(|c| {
+        c.downcast_ref::<flasharray::Error>()
+            .is_some_and(|e| e.kind() == flasharray::ErrorKind::Unauthorized)
+    });
+    if unauthorized {
+        return Some(
+            "the array refused the API token: check --api-token-file / PUREFA_API / pure.json, and that the token has not expired",
+        );
+    }
+    if text.contains("connection refused")
+        || text.contains("dns error")
+        || text.contains("timed out")
+    {
+        return Some(
+            "the array did not answer: check the address (--array, PUREFA_URL) and the network path",
+        );
+    }
+    None
+}
+
 /// True when the error is only stdout being closed early (`pxfa volume list | head`),
 /// which is not a failure.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -87,7 +116,7 @@ mod tests {
         assert_eq!(code_for(&e.context("creating volumes")), 2);
         let e = anyhow::Error::new(flasharray::Size::parse_volume("10 parsecs").unwrap_err());
         assert_eq!(code_for(&e), 2);
-        assert_eq!(code_for(&InvalidInput::new("bad")), 2);
+        assert_eq!(code_for(&InvalidInput::error("bad")), 2);
     }
 
     #[test]
@@ -99,6 +128,15 @@ mod tests {
         ));
         assert_eq!(code_for(&e), 1);
         assert_eq!(code_for(&anyhow::anyhow!("connection refused")), 1);
+    }
+
+    #[test]
+    fn hints() {
+        let e = anyhow::anyhow!("GET /api/api_version: invalid peer certificate: UnknownIssuer");
+        assert!(hint_for(&e).unwrap().contains("--ca-file"));
+        let e = anyhow::Error::new(flasharray::Error::api(401, None, "Invalid credentials"));
+        assert!(hint_for(&e).unwrap().contains("API token"));
+        assert!(hint_for(&anyhow::anyhow!("volume v1 does not exist")).is_none());
     }
 
     #[test]

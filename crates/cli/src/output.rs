@@ -138,6 +138,9 @@ impl Printer {
     /// The error report on stderr: the whole cause chain on one line.
     pub fn error(&self, err: &anyhow::Error) {
         eprintln!("{} {err:#}", self.paint_err("31;1", "error:"));
+        if let Some(h) = crate::exit::hint_for(err) {
+            eprintln!("{} {h}", self.paint_err("36", "hint:"));
+        }
     }
 
     fn paint_err(&self, sgr: &str, s: &str) -> String {

@@ -19,7 +19,7 @@ fn target(t: &TargetArgs) -> Result<ConnectionTarget> {
         (None, Some(g)) => Ok(ConnectionTarget::HostGroup(
             host_group_names(std::slice::from_ref(g))?.remove(0),
         )),
-        _ => Err(InvalidInput::new(
+        _ => Err(InvalidInput::error(
             "give exactly one of --host or --hostgroup",
         )),
     }
@@ -58,7 +58,7 @@ pub async fn run(cmd: ConnectionCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             let target = target(&t)?;
             let vnames = volume_names(&volumes)?;
             if lun.is_some() && vnames.len() != 1 {
-                return Err(InvalidInput::new(
+                return Err(InvalidInput::error(
                     "--lun only makes sense with a single volume (each volume needs its own LUN)",
                 ));
             }

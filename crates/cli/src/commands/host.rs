@@ -23,7 +23,7 @@ impl Initiators {
         let wwns = a
             .wwns
             .iter()
-            .map(|w| normalize_wwn(w).map_err(|e| InvalidInput::new(format!("--wwn: {e}"))))
+            .map(|w| normalize_wwn(w).map_err(|e| InvalidInput::error(format!("--wwn: {e}"))))
             .collect::<Result<Vec<_>>>()?;
         let checks: [(&str, &Vec<String>, &[&str]); 2] = [
             ("--iqn", &a.iqns, &["iqn.", "eui."]),
@@ -35,7 +35,7 @@ impl Initiators {
                 !prefixes.iter().any(|p| l.starts_with(p))
             });
             if let Some(bad) = bad {
-                return Err(InvalidInput::new(format!(
+                return Err(InvalidInput::error(format!(
                     "{flag} {bad:?}: expected a name starting with {}",
                     prefixes.join(" or ")
                 )));
@@ -145,7 +145,9 @@ pub async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             let names = host_names(std::slice::from_ref(&name))?;
             let ini = Initiators::parse(&initiators)?;
             if ini.is_empty() {
-                return Err(InvalidInput::new("give at least one --wwn, --iqn or --nqn"));
+                return Err(InvalidInput::error(
+                    "give at least one --wwn, --iqn or --nqn",
+                ));
             }
             let what = ini.describe();
             let patch = HostPatch {
@@ -165,7 +167,9 @@ pub async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             let names = host_names(std::slice::from_ref(&name))?;
             let ini = Initiators::parse(&initiators)?;
             if ini.is_empty() {
-                return Err(InvalidInput::new("give at least one --wwn, --iqn or --nqn"));
+                return Err(InvalidInput::error(
+                    "give at least one --wwn, --iqn or --nqn",
+                ));
             }
             let what = ini.describe();
             let patch = HostPatch {
@@ -188,7 +192,7 @@ pub async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     .as_str()
                     .to_string(),
                 (None, true) => String::new(),
-                _ => return Err(InvalidInput::new("give a host group, or --none")),
+                _ => return Err(InvalidInput::error("give a host group, or --none")),
             };
             let patch = HostPatch {
                 host_group: Some(NameRef::new(target.clone())),

@@ -128,7 +128,7 @@ fn no_duplicates(kind: &str, keys: impl Iterator<Item = String>) -> Result<()> {
     let mut seen = std::collections::BTreeSet::new();
     for k in keys {
         if !seen.insert(k.clone()) {
-            return Err(InvalidInput::new(format!(
+            return Err(InvalidInput::error(format!(
                 "{kind} name {k:?} is given twice (names are case-insensitive)"
             )));
         }

@@ -17,7 +17,7 @@ use crate::session::{SIM_ADMINS, load_sim, save_sim_state};
 /// Runs the simulator until a shutdown signal.
 pub async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let token_file = g.api_token_file.as_ref().ok_or_else(|| {
-        InvalidInput::new(
+        InvalidInput::error(
             "sim serve needs --api-token-file FILE (read if it exists, else a new token is written there)",
         )
     })?;
@@ -25,7 +25,7 @@ pub async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outc
         p.warn("sim serve serves an array; --array and --pure-json are ignored");
     }
     let faults = match &a.faults {
-        Some(s) => parse_faults(s).map_err(|e| InvalidInput::new(format!("--faults: {e}")))?,
+        Some(s) => parse_faults(s).map_err(|e| InvalidInput::error(format!("--faults: {e}")))?,
         None => Vec::new(),
     };
 

@@ -37,17 +37,17 @@ impl Tenant {
     /// Loads and validates a spec file; every problem is reported with its field path.
     pub fn load(path: &Path) -> Result<Tenant> {
         let spec = spec::load_spec(path)
-            .map_err(|e| InvalidInput::new(format!("{}: invalid spec:\n{e}", path.display())))?;
+            .map_err(|e| InvalidInput::error(format!("{}: invalid spec:\n{e}", path.display())))?;
         Self::from_spec(spec, path)
     }
 
     /// Sizing and desired state of a validated spec.
     pub fn from_spec(spec: TenantStorage, path: &Path) -> Result<Tenant> {
         let sizing = sizing::size(&spec, None)
-            .map_err(|e| InvalidInput::new(format!("{}: {e}", path.display())))?;
+            .map_err(|e| InvalidInput::error(format!("{}: {e}", path.display())))?;
         let desired = driver_for(&spec)
             .desired_state(&spec, &sizing)
-            .map_err(|e| InvalidInput::new(format!("{}: {e}", path.display())))?;
+            .map_err(|e| InvalidInput::error(format!("{}: {e}", path.display())))?;
         Ok(Tenant {
             spec,
             sizing,
@@ -81,7 +81,7 @@ pub async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> 
         session.close().await?;
         let space = space.context("cannot read the array's space")?;
         sizing::size(&t.spec, Some(ArraySpaceInfo::from(&space)))
-            .map_err(|e| InvalidInput::new(format!("{}: {e}", a.file.display())))?
+            .map_err(|e| InvalidInput::error(format!("{}: {e}", a.file.display())))?
     } else {
         t.sizing
     };
@@ -137,7 +137,7 @@ pub fn lint(a: &LintArgs, p: &Printer) -> Result<Outcome> {
     for f in &a.files {
         let findings = px_topology::lint::lint_path(f)
             .with_context(|| format!("cannot lint {}", f.display()))?;
-        all.extend(findings.into_iter());
+        all.extend(findings);
     }
     let errors = all
         .iter()

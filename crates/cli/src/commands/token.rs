@@ -33,7 +33,7 @@ fn check_admin(admin: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(InvalidInput::new(format!(
+        Err(InvalidInput::error(format!(
             "invalid admin user name {admin:?}: 1–63 letters, digits, '-', '_', '.' or '@'"
         )))
     }
@@ -75,7 +75,7 @@ pub async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             if let Some(d) = lifetime
                 && d.as_millis() == 0
             {
-                return Err(InvalidInput::new("--lifetime must be longer than 0"));
+                return Err(InvalidInput::error("--lifetime must be longer than 0"));
             }
             let created = array
                 .create_api_token(&admin, lifetime)
@@ -137,7 +137,7 @@ pub async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .with_context(|| format!("cannot delete the API token of admin {admin}"))?;
             p.done(format!(
                 "deleted the API token of {}",
-                describe("admin", &[admin.clone()])
+                describe("admin", std::slice::from_ref(&admin))
             ));
             p.emit(&serde_json::json!({ "deleted": admin }), || {
                 p.kv_table(vec![("deleted token of", admin.clone())])

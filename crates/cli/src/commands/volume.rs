@@ -71,7 +71,7 @@ pub async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .map(|v| format!("{} ({})", v.name, human_size(v.provisioned)))
                 .collect();
             if !shrinking.is_empty() && !truncate {
-                return Err(InvalidInput::new(format!(
+                return Err(InvalidInput::error(format!(
                     "refusing to shrink {} to {size}: data beyond the new size would be lost; add --truncate if that is intended",
                     shrinking.join(", ")
                 )));
@@ -184,9 +184,11 @@ pub async fn tag(ctx: &Ctx<'_>, kind: TagResource, names: &[String], args: &TagA
     for kv in &args.set {
         let (k, v) = kv
             .split_once('=')
-            .ok_or_else(|| InvalidInput::new(format!("--set {kv:?}: expected KEY=VALUE")))?;
+            .ok_or_else(|| InvalidInput::error(format!("--set {kv:?}: expected KEY=VALUE")))?;
         if k.trim().is_empty() {
-            return Err(InvalidInput::new(format!("--set {kv:?}: the key is empty")));
+            return Err(InvalidInput::error(format!(
+                "--set {kv:?}: the key is empty"
+            )));
         }
         for n in names {
             set.push(Tag::new(n.as_str(), args.namespace.as_str(), k.trim(), v));
