@@ -404,7 +404,7 @@ impl Sizing {
 /// round (`13654 GiB (13.33 TiB)`), so the admin sees the exact drive size.
 fn exact(s: Size) -> String {
     let b = s.as_u64();
-    if b >= TIB && b % GIB == 0 && b % TIB != 0 {
+    if b >= TIB && b.is_multiple_of(GIB) && !b.is_multiple_of(TIB) {
         format!("{} GiB ({s})", b / GIB)
     } else {
         s.to_string()
