@@ -26,7 +26,7 @@ enum ClockInner {
 /// What a snapshot records of the clock: the manual time or the system offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ClockSnapshot {
+pub(crate) enum ClockSnapshot {
     /// A manual clock at this time.
     Manual(u64),
     /// A system clock shifted by this many milliseconds.

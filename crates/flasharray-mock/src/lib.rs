@@ -13,6 +13,39 @@
 //! destroying a connected volume is refused by default ([`DestroyConnected`]);
 //! sizes below 1 MiB are refused, not rounded up; a second API token for an admin is
 //! refused; filter string comparisons ignore case.
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use flasharray::models::{VolumePatch, VolumePost};
+//! use flasharray::{ErrorKind, FlashArray, ListParams, VolumeName};
+//! use flasharray_mock::{MockArray, MockClock};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> flasharray::Result<()> {
+//! let mock = MockArray::builder().clock(MockClock::manual(0)).build();
+//! let array: &dyn FlashArray = &mock;
+//! let v = [VolumeName::new("px-data-01")?];
+//! array.create_volumes(&v, &VolumePost { provisioned: Some(1 << 30), source: None }).await?;
+//!
+//! // Names are case-insensitive: the same name in capitals is taken.
+//! let again = array.create_volumes(&[VolumeName::new("PX-DATA-01")?], &VolumePost::default()).await;
+//! assert_eq!(again.unwrap_err().kind(), ErrorKind::AlreadyExists);
+//!
+//! // Destroyed volumes wait 24 hours on the mock clock, then disappear.
+//! let destroy = VolumePatch { destroyed: Some(true), ..Default::default() };
+//! array.patch_volumes(&v, &destroy, false).await?;
+//! mock.clock().advance(Duration::from_secs(24 * 3600));
+//! assert!(array.list_volumes(&ListParams::all()).await?.is_empty());
+//!
+//! // Faults: the next call is rate limited.
+//! mock.faults().rate_limit_next(1, Duration::from_secs(1));
+//! let e = array.list_volumes(&ListParams::all()).await.unwrap_err();
+//! assert_eq!(e.kind(), ErrorKind::RateLimited);
+//! assert_eq!(mock.stats().calls, 5);
+//! # Ok(())
+//! # }
+//! ```
 #![deny(missing_docs)]
 
 mod array;
@@ -34,7 +67,7 @@ pub mod sim;
 pub use array::{
     DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArray, MockArrayBuilder,
 };
-pub use clock::{ClockSnapshot, MockClock};
+pub use clock::MockClock;
 pub use connection::{MAX_LUN, SHARED_LUN_START};
 pub use faults::Faults;
 pub use filter::Filter;
