@@ -221,3 +221,51 @@ fn invalid_fixtures_fail_with_the_documented_path() {
     assert!(seen >= 5, "only {seen} invalid fixtures");
     assert!(load_spec(fixture("valid-minimal.yaml")).is_ok());
 }
+
+/// Every key of a JSON value, depth first.
+fn keys(v: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                out.insert(k.clone());
+                keys(v, out);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|v| keys(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn docs_cover_every_field() {
+    let t = load_spec(fixture("valid-full.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let docs =
+        std::fs::read_to_string(format!("{}/../../docs/spec.md", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+    let mut all = std::collections::BTreeSet::new();
+    // Labels and annotations hold free-form keys: only their own names count.
+    let mut v = serde_json::to_value(&t).unwrap();
+    v["metadata"]["labels"] = serde_json::json!({});
+    v["metadata"]["annotations"] = serde_json::json!({});
+    keys(&v, &mut all);
+    let missing: Vec<_> = all
+        .iter()
+        .filter(|k| !docs.contains(&format!("{k}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/spec.md does not document {missing:?}"
+    );
+    // And the full fixture really sets every field: the parsed spec has no key that
+    // the file does not write itself (no defaults filled in).
+    let raw: serde_json::Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(fixture("valid-full.yaml")).unwrap())
+            .unwrap();
+    let mut written = std::collections::BTreeSet::new();
+    keys(&raw, &mut written);
+    let defaulted: Vec<_> = all.difference(&written).collect();
+    assert!(
+        defaulted.is_empty(),
+        "valid-full.yaml leaves {defaulted:?} to defaults"
+    );
+}

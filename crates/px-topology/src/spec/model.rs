@@ -76,6 +76,11 @@ pub struct TenantStorage {
 pub struct Metadata {
     /// Tenant name: DNS-1123 label, at most 40 characters.
     pub name: String,
+    /// Namespace of the resource when it is stored as a custom resource; not used by
+    /// pxfa (the tenant's namespaces are `hostedCluster.namespace` and the HCP
+    /// namespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     /// Free-form labels, carried for a future controller.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub labels: std::collections::BTreeMap<String, String>,
