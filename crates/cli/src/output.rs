@@ -91,7 +91,8 @@ impl Printer {
     /// A new table with headers, sized to the terminal.
     pub fn table(&self, headers: &[&str]) -> Table {
         let mut t = Table::new();
-        t.load_preset(presets::UTF8_HORIZONTAL_ONLY)
+        // No borders, like kubectl: easy to read, to grep and to cut.
+        t.load_preset(presets::NOTHING)
             .set_content_arrangement(ContentArrangement::Dynamic);
         if self.color_out {
             t.enforce_styling();

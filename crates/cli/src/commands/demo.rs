@@ -68,10 +68,18 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     heading(p, 4, "Array state")?;
     let vols = array.list_volumes(&ListParams::all()).await?;
     p.stdout(&super::volume::table(p, &vols).to_string())?;
+    p.stdout("")?;
     let hosts = array.list_hosts(&ListParams::all()).await?;
     p.stdout(&super::host::table(p, &hosts).to_string())?;
+    p.stdout("")?;
     let conns = array.list_connections(&ConnectionParams::default()).await?;
-    p.stdout(&super::connection::table(p, &conns).to_string())?;
+    if conns.is_empty() {
+        p.stdout(
+            "No connections: with direct access, the management cluster's Portworx connects each volume when a worker VM starts.",
+        )?;
+    } else {
+        p.stdout(&super::connection::table(p, &conns).to_string())?;
+    }
 
     heading(p, 5, "Apply again")?;
     let observed = px_topology::plan::observe(array, &t.desired).await?;
@@ -96,10 +104,11 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     )?;
     let files = px_topology::render::write_dir(&manifests, &a.out)
         .with_context(|| format!("cannot write manifests to {}", a.out.display()))?;
+    let shown = std::fs::canonicalize(&a.out).unwrap_or_else(|_| a.out.clone());
     p.stdout(&format!(
         "Wrote {} file(s) to {}. Start with its README; apply the management-cluster folder first.",
         files.len(),
-        a.out.display()
+        shown.display()
     ))?;
     Ok(Outcome::Success)
 }
