@@ -139,12 +139,6 @@ pub fn worker_volume(
     }
 }
 
-/// The hosted control plane namespace HyperShift creates: `<namespace>-<name>`.
-/// The tenant's worker VMs, their NAD and their data-disk PVCs live there.
-pub fn hcp_namespace(hosted_cluster_namespace: &str, hosted_cluster_name: &str) -> String {
-    format!("{hosted_cluster_namespace}-{hosted_cluster_name}")
-}
-
 /// Name of the ConfigMap that carries the tenant MachineConfig (multipath + udev).
 pub fn multipath_config_map(tenant: &str) -> String {
     fit(tenant, "px-multipath", 253)
@@ -242,10 +236,6 @@ mod tests {
 
     #[test]
     fn kubernetes_names() {
-        assert_eq!(
-            hcp_namespace("clusters", "tenant-demo"),
-            "clusters-tenant-demo"
-        );
         assert_eq!(
             nncp("br-storage", "worker-01.example"),
             "br-storage-worker-01-example"
