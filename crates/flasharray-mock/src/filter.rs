@@ -695,6 +695,94 @@ mod tests {
         }
     }
 
+    /// Arbitrary input (built from the language's own characters, so that most of
+    /// it gets deep into the parser) must give an answer, never a panic.
+    #[test]
+    fn never_panics_on_arbitrary_input() {
+        const ALPHABET: &[&str] = &[
+            "name", "pod", ".", "[any]", "[", "]", "(", ")", ",", "=", "!=", "<", "<=", ">", ">=",
+            "'", "\"", "\\", "*", "and", "or", "not", "contains", " ", "1", "-", "2.5e3", "true",
+            "null", "é", "::", "_",
+        ];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let item = vol();
+        let mut parsed = 0;
+        for _ in 0..20_000 {
+            let len = (next() % 12) as usize;
+            let input: String = (0..len)
+                .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                .collect();
+            if let Ok(f) = Filter::parse(&input) {
+                parsed += 1;
+                f.matches(&item);
+            }
+        }
+        assert!(
+            parsed > 100,
+            "the generator should reach valid filters ({parsed})"
+        );
+    }
+
+    /// The segment matcher agrees with a plain backtracking glob on every pattern
+    /// and text over a small alphabet.
+    #[test]
+    fn wildcard_agrees_with_backtracking() {
+        fn reference(p: &[char], s: &[char]) -> bool {
+            match p.split_first() {
+                None => s.is_empty(),
+                Some(('*', rest)) => (0..=s.len()).any(|i| reference(rest, &s[i..])),
+                Some((c, rest)) => s.first() == Some(c) && reference(rest, &s[1..]),
+            }
+        }
+        fn to_pat(p: &str) -> Vec<Pat> {
+            let mut out = Vec::new();
+            let mut text = String::new();
+            for c in p.chars() {
+                if c == '*' {
+                    if !text.is_empty() {
+                        out.push(Pat::Text(std::mem::take(&mut text)));
+                    }
+                    out.push(Pat::Star);
+                } else {
+                    text.push(c);
+                }
+            }
+            if !text.is_empty() || out.is_empty() {
+                out.push(Pat::Text(text));
+            }
+            out
+        }
+        let words = |alphabet: &[char], max: usize| {
+            let mut all = vec![String::new()];
+            let mut frontier = vec![String::new()];
+            for _ in 0..max {
+                frontier = frontier
+                    .iter()
+                    .flat_map(|w| alphabet.iter().map(move |c| format!("{w}{c}")))
+                    .collect();
+                all.extend(frontier.iter().cloned());
+            }
+            all
+        };
+        for p in words(&['a', 'b', '*'], 4) {
+            for t in words(&['a', 'b'], 4) {
+                let pc: Vec<char> = p.chars().collect();
+                let tc: Vec<char> = t.chars().collect();
+                assert_eq!(
+                    wildcard(&to_pat(&p), &t),
+                    reference(&pc, &tc),
+                    "{p:?} ~ {t:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn double_quotes_and_bare_words() {
         assert!(m("pod.name=\"tenant-a\""));
