@@ -155,3 +155,49 @@ fn lint_path_reports_invalid_specs_as_pxfa000() {
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].object, "spec.storage.capacity");
 }
+
+#[test]
+fn docs_list_every_rule_with_its_severity() {
+    let docs = std::fs::read_to_string(format!(
+        "{}/../../docs/lint-rules.md",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    for r in px_topology::lint::RULES {
+        let row = docs
+            .lines()
+            .find(|l| l.starts_with(&format!("| {} |", r.id)))
+            .unwrap_or_else(|| panic!("docs/lint-rules.md has no row for {}", r.id));
+        let severity_cell = row.split('|').nth(2).unwrap();
+        assert!(
+            severity_cell.contains(&r.severity.to_string()),
+            "{}: docs say {severity_cell:?}, catalogue says {}",
+            r.id,
+            r.severity
+        );
+    }
+}
+
+#[test]
+fn every_rule_id_in_the_code_is_in_the_catalogue() {
+    let src = format!("{}/src", env!("CARGO_MANIFEST_DIR"));
+    let files = [
+        "lint/spec_rules.rs",
+        "lint/manifest_rules.rs",
+        "lint/load.rs",
+        "sizing.rs",
+    ];
+    let mut seen = 0;
+    for f in files {
+        let text = std::fs::read_to_string(format!("{src}/{f}")).unwrap();
+        for (i, _) in text.match_indices("\"PXFA") {
+            let id = &text[i + 1..i + 8];
+            assert!(
+                px_topology::lint::rule(id).is_some(),
+                "{f}: {id} is not in RULES"
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "only {seen} rule ids found");
+}
