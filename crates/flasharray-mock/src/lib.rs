@@ -9,10 +9,22 @@
 //! [`Faults`] injects latency, 429/500/503 answers, lost answers, dropped writes and
 //! SafeMode; [`CallStats`] counts round trips.
 //!
-//! Choices where the real array's behaviour is unconfirmed ([L] in the reference):
-//! destroying a connected volume is refused by default ([`DestroyConnected`]);
-//! sizes below 1 MiB are refused, not rounded up; a second API token for an admin is
-//! refused; filter string comparisons ignore case.
+//! Choices where the real array's behaviour is unconfirmed ([L] in the reference),
+//! so that code tested here does not depend on the lenient reading:
+//!
+//! * destroying a connected volume (or a pod holding one) is refused by default;
+//!   [`DestroyConnected::Disconnect`] switches to disconnecting silently;
+//! * sizes and quotas below 1 MiB are refused, not rounded up;
+//! * a second API token for an admin is refused until the first is deleted;
+//!   expired tokens stay listed but no longer log in;
+//! * a pod can be destroyed while it holds only destroyed volumes, but not
+//!   eradicated without `eradicate_contents` while it holds any; recovering a pod
+//!   recovers the volumes its destruction took down;
+//! * a host in a host group can be deleted when neither it nor the group has
+//!   connections; a host cannot join a group whose shared LUNs or volumes clash
+//!   with its private ones;
+//! * tags cannot be set on destroyed objects, but their tags stay listed;
+//! * filter string comparisons ignore ASCII case; `tags(...)` is not supported.
 //!
 //! ```
 //! use std::time::Duration;
