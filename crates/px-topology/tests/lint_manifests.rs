@@ -387,3 +387,33 @@ fn lint_paths_relates_objects_across_inputs() {
     );
     assert!(lint_path(&a).unwrap().is_empty());
 }
+
+#[test]
+fn hypershift_defaults_count_when_fields_are_unset() {
+    // No cores: HyperShift gives 2.
+    fires_alone("PXFA005", |d| {
+        let np = find(d, "NodePool", "tenant1-workers");
+        np["spec"]["platform"]["kubevirt"]["compute"]
+            .as_object_mut()
+            .unwrap()
+            .remove("cores");
+    });
+    // No root size: 32Gi.
+    fires_alone("PXFA007", |d| {
+        let np = find(d, "NodePool", "tenant1-workers");
+        np["spec"]["platform"]["kubevirt"]["rootVolume"]["persistent"]
+            .as_object_mut()
+            .unwrap()
+            .remove("size");
+    });
+    // No access mode or volume mode: the StorageProfile decides; a warning.
+    let mut docs = good();
+    let p = &mut find(&mut docs, "NodePool", "tenant1-workers")["spec"]["platform"]["kubevirt"]["rootVolume"]
+        ["persistent"];
+    let p = p.as_object_mut().unwrap();
+    p.remove("accessModes");
+    p.remove("volumeMode");
+    let f = lint_manifests(&docs);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!((f[0].rule, f[0].severity), ("PXFA004", Severity::Warning));
+}

@@ -127,47 +127,61 @@ fn node_pool(d: &Value, out: &mut Vec<Finding>) {
     }
     let kv = d.pointer("/spec/platform/kubevirt");
     let Some(kv) = kv else { return };
-    if let Some(p) = kv.pointer("/rootVolume/persistent") {
-        let rwx = p
-            .get("accessModes")
-            .and_then(Value::as_array)
-            .is_some_and(|m| m.iter().any(|m| m.as_str() == Some("ReadWriteMany")));
-        let block = p.get("volumeMode").and_then(Value::as_str) == Some("Block");
-        if !(rwx && block) {
-            out.push(Finding::new(
-                "PXFA004",
-                Severity::Error,
-                &obj,
-                "spec.platform.kubevirt.rootVolume.persistent must have accessModes \
-                 [ReadWriteMany] and volumeMode: Block, or the worker VMs cannot live-migrate \
-                 and node drains stall",
-            ));
-        }
-        if let Some(size) = p.get("size").and_then(quantity)
-            && size < PX_STOREV2_MIN_ROOT.as_u64()
-        {
-            out.push(Finding::new(
-                "PXFA007",
-                Severity::Warning,
-                &obj,
-                format!(
-                    "root volume {} is below the 128 GiB PX-StoreV2 needs when /var and /opt \
-                     share the root disk; raise rootVolume.persistent.size to 128Gi",
-                    flasharray::Size::bytes(size)
-                ),
-            ));
-        }
+    let p = kv.pointer("/rootVolume/persistent");
+    let modes = p
+        .and_then(|p| p.get("accessModes"))
+        .and_then(Value::as_array);
+    let mode = p.and_then(|p| p.get("volumeMode")).and_then(Value::as_str);
+    let rwx = modes.is_some_and(|m| m.iter().any(|m| m.as_str() == Some("ReadWriteMany")));
+    if modes.is_none() && mode.is_none() {
+        out.push(Finding::new(
+            "PXFA004",
+            Severity::Warning,
+            &obj,
+            "spec.platform.kubevirt.rootVolume.persistent sets neither accessModes nor \
+             volumeMode, so the class's StorageProfile decides; the worker VMs need \
+             [ReadWriteMany] + Block to live-migrate. Set both explicitly",
+        ));
+    } else if !(rwx && mode == Some("Block")) {
+        out.push(Finding::new(
+            "PXFA004",
+            Severity::Error,
+            &obj,
+            "spec.platform.kubevirt.rootVolume.persistent must have accessModes \
+             [ReadWriteMany] and volumeMode: Block, or the worker VMs cannot live-migrate \
+             and node drains stall",
+        ));
     }
-    if let Some(c) = kv.pointer("/compute/cores").and_then(Value::as_u64)
-        && c < u64::from(PX_STOREV2_MIN_CORES)
-    {
+    // HyperShift's defaults when unset: 32Gi root volume, 2 cores.
+    let root = p
+        .and_then(|p| p.get("size"))
+        .and_then(quantity)
+        .unwrap_or(32 * flasharray::size::GIB);
+    if root < PX_STOREV2_MIN_ROOT.as_u64() {
+        out.push(Finding::new(
+            "PXFA007",
+            Severity::Warning,
+            &obj,
+            format!(
+                "root volume {} (HyperShift's default is 32Gi) is below the 128 GiB PX-StoreV2 \
+                 needs when /var and /opt share the root disk, if Portworx runs in this tenant; \
+                 set rootVolume.persistent.size to 128Gi",
+                flasharray::Size::bytes(root)
+            ),
+        ));
+    }
+    let cores = kv
+        .pointer("/compute/cores")
+        .and_then(Value::as_u64)
+        .unwrap_or(2);
+    if cores < u64::from(PX_STOREV2_MIN_CORES) {
         out.push(Finding::new(
             "PXFA005",
             Severity::Error,
             &obj,
             format!(
-                "compute.cores {c} is below the PX-StoreV2 minimum of 8 (if Portworx runs in \
-                 this tenant); raise it to at least 8"
+                "compute.cores {cores} (HyperShift's default is 2) is below the PX-StoreV2 \
+                 minimum of 8, if Portworx runs in this tenant; set it to at least 8"
             ),
         ));
     }
