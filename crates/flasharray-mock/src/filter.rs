@@ -14,7 +14,7 @@
 //! value   := 'quoted, \ escapes, * wildcard' | "double quoted" | number | true | false | null | bare-word
 //! ```
 //!
-//! Semantics chosen where the array's are not documented ([M] in the reference):
+//! Semantics chosen where the array's are not documented (tagged `[M]` in the reference):
 //! string comparison ignores ASCII case (names are case-insensitive on the array);
 //! a path that reaches a list matches when any element does; a bare path tests that
 //! the field exists and is neither `null`, an empty list, nor a reference whose

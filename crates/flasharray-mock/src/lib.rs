@@ -9,7 +9,7 @@
 //! [`Faults`] injects latency, 429/500/503 answers, lost answers, dropped writes and
 //! SafeMode; [`CallStats`] counts round trips.
 //!
-//! Choices where the real array's behaviour is unconfirmed ([L] in the reference),
+//! Choices where the real array's behaviour is unconfirmed (tagged `[L]` in the reference),
 //! so that code tested here does not depend on the lenient reading:
 //!
 //! * destroying a connected volume (or a pod holding one) is refused by default;

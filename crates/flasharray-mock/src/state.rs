@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::clock::ClockSnapshot;
 
 /// What destroying a volume that still has host connections does. The reference
-/// marks the real array's behaviour as unconfirmed ([L]), so it is a choice.
+/// marks the real array's behaviour as unconfirmed (`[L]`), so it is a choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DestroyConnected {

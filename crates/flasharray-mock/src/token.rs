@@ -1,5 +1,5 @@
 //! Admins and their API tokens. One token per admin: a second POST is refused until
-//! the first is deleted (the reference infers this from Ansible, [M]).
+//! the first is deleted (the reference infers this from Ansible, `[M]`).
 
 use std::time::Duration;
 
