@@ -417,3 +417,19 @@ fn hypershift_defaults_count_when_fields_are_unset() {
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!((f[0].rule, f[0].severity), ("PXFA004", Severity::Warning));
 }
+
+#[test]
+fn px_storev2_minimums_only_warn_without_a_storage_cluster() {
+    let mut docs = good();
+    set(
+        find(&mut docs, "NodePool", "tenant1-workers"),
+        "/spec/platform/kubevirt/compute/cores",
+        json!(4),
+    );
+    let f = lint_manifests(&docs);
+    assert_eq!((f[0].rule, f[0].severity), ("PXFA005", Severity::Error));
+    docs.retain(|d| d["kind"] != "StorageCluster");
+    let f = lint_manifests(&docs);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!((f[0].rule, f[0].severity), ("PXFA005", Severity::Warning));
+}

@@ -62,9 +62,12 @@ fn quantity(v: &Value) -> Option<u64> {
 pub fn lint_manifests(docs: &[Value]) -> Vec<Finding> {
     let docs = flatten_lists(docs);
     let mut out = Vec::new();
+    // Without a StorageCluster in the set we cannot tell whether Portworx runs in the
+    // tenant (kubevirt-csi tenants have none), so PX-StoreV2 minimums only warn.
+    let px_in_set = of_kind(&docs, "StorageCluster").next().is_some();
     for d in &docs {
         match kind(d) {
-            "NodePool" => node_pool(d, &mut out),
+            "NodePool" => node_pool(d, px_in_set, &mut out),
             "StorageCluster" => storage_cluster(d, &docs, &mut out),
             "MultiClusterEngine" => mce(d, &mut out),
             _ => {}
@@ -95,7 +98,12 @@ fn flatten_lists(docs: &[Value]) -> Vec<Value> {
     out
 }
 
-fn node_pool(d: &Value, out: &mut Vec<Finding>) {
+fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
+    let px_severity = if px_in_set {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
     let obj = object(d);
     match str_at(d, "/spec/management/upgradeType") {
         Some("InPlace") => {}
@@ -177,7 +185,7 @@ fn node_pool(d: &Value, out: &mut Vec<Finding>) {
     if cores < u64::from(PX_STOREV2_MIN_CORES) {
         out.push(Finding::new(
             "PXFA005",
-            Severity::Error,
+            px_severity,
             &obj,
             format!(
                 "compute.cores {cores} (HyperShift's default is 2) is below the PX-StoreV2 \
@@ -190,7 +198,7 @@ fn node_pool(d: &Value, out: &mut Vec<Finding>) {
     {
         out.push(Finding::new(
             "PXFA006",
-            Severity::Error,
+            px_severity,
             &obj,
             format!(
                 "compute.memory {} is below the PX-StoreV2 minimum of 8 GiB (if Portworx runs \
