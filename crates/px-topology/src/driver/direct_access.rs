@@ -236,7 +236,7 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
         "volumeBindingMode": "Immediate",
         "allowVolumeExpansion": true,
     });
-    Manifest::resource(
+    let m = Manifest::resource(
         Cluster::Management,
         step::STORAGE_CLASS,
         body,
@@ -245,7 +245,17 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
             "The management Portworx needs this array in its px-pure-secret. The tenant's PVCs bind",
             "pre-provisioned array volumes through this class.",
         ],
-    )
+    );
+    match tenant_pod(spec) {
+        // StorageClass parameters are immutable: a class shared by tenants in
+        // different pods would make the second tenant's apply fail.
+        Some(pod) => m.note(format!(
+            "Bound to FlashArray pod {}: give every tenant with its own pod its own class name \
+             (storage.fadaStorageClass).",
+            pod.as_str()
+        )),
+        None => m,
+    }
 }
 
 /// One management PVC bound to one pre-provisioned array volume.

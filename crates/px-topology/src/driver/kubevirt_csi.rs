@@ -96,6 +96,9 @@ impl StorageDriver for KubevirtCsi {
             "Binds through the mapping: a PVC appears in the hosted control plane namespace {}.",
             spec.hcp_namespace()
         ));
+        pvc = pvc.note(
+            "If the guest class binds WaitForFirstConsumer, the PVC stays Pending until a pod mounts it.",
+        );
         Ok(vec![fragment, management::node_pool(spec, &[])?, pvc])
     }
 }
