@@ -433,3 +433,54 @@ fn px_storev2_minimums_only_warn_without_a_storage_cluster() {
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!((f[0].rule, f[0].severity), ("PXFA005", Severity::Warning));
 }
+
+#[test]
+fn pxfa008_ignores_management_side_classes() {
+    // Two workers: only the tenant's px-repl3 is wrong; the root-disk class is served
+    // by the management Portworx and the FADA class has no repl of the tenant's.
+    let mut docs = good();
+    set(
+        find(&mut docs, "NodePool", "tenant1-workers"),
+        "/spec/replicas",
+        json!(2),
+    );
+    docs.push(json!({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "pxfa-fada-block"},
+        "provisioner": "pxd.portworx.com",
+        "parameters": {"backend": "pure_block", "repl": "3"}
+    }));
+    let f = lint_manifests(&docs);
+    let objects: Vec<&str> = f.iter().map(|f| f.object.as_str()).collect();
+    assert_eq!(objects, vec!["StorageClass/px-repl3"], "{f:#?}");
+}
+
+#[test]
+fn pxfa009_covers_kubevirt_csi_infra_classes() {
+    let mut docs = good();
+    set(
+        find(&mut docs, "HyperConverged", "kubevirt-hyperconverged"),
+        "/status/versions/0/version",
+        json!("4.18.3"),
+    );
+    // Root disks on a class of another name; the kubevirt-csi infra class stays
+    // pxfa-vm-rootdisk and still needs nodiscard.
+    set(
+        find(&mut docs, "NodePool", "tenant1-workers"),
+        "/spec/platform/kubevirt/rootVolume/persistent/storageClass",
+        json!("px-repl3"),
+    );
+    find(&mut docs, "StorageClass", "px-repl3")["parameters"]["nodiscard"] = json!("true");
+    find(&mut docs, "StorageClass", "pxfa-vm-rootdisk")["metadata"]["name"] = json!("px-infra");
+    set(
+        find(&mut docs, "StorageClass", "px-kubevirt-csi"),
+        "/parameters/infraStorageClassName",
+        json!("px-infra"),
+    );
+    let f = lint_manifests(&docs);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(
+        (f[0].rule, f[0].object.as_str()),
+        ("PXFA009", "StorageClass/px-infra")
+    );
+}

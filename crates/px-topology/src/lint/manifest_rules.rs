@@ -369,7 +369,10 @@ fn repl_vs_nodes(docs: &[Value], out: &mut Vec<Finding>) {
     let Some(nodes) = np.pointer("/spec/replicas").and_then(Value::as_u64) else {
         return;
     };
-    for sc in of_kind(docs, "StorageClass").filter(|s| is_portworx_class(s)) {
+    let management = management_classes(docs);
+    for sc in of_kind(docs, "StorageClass")
+        .filter(|s| is_portworx_class(s) && !management.contains(name(s)))
+    {
         if let Some(r) = repl(sc)
             && r > nodes
         {
@@ -387,6 +390,50 @@ fn repl_vs_nodes(docs: &[Value], out: &mut Vec<Finding>) {
     }
 }
 
+/// Portworx StorageClasses that hold VM disks: VM root-disk classes (named by a
+/// NodePool, a known root class name, or annotated as the default virt class) and
+/// kubevirt-csi infra classes.
+fn vm_disk_classes(docs: &[Value]) -> BTreeSet<&str> {
+    let mut set: BTreeSet<&str> = KNOWN_ROOT_DISK_CLASSES.into_iter().collect();
+    set.extend(of_kind(docs, "NodePool").filter_map(|np| {
+        str_at(
+            np,
+            "/spec/platform/kubevirt/rootVolume/persistent/storageClass",
+        )
+    }));
+    for sc in of_kind(docs, "StorageClass") {
+        if str_at(sc, "/provisioner") == Some(KUBEVIRT_CSI_PROVISIONER)
+            && let Some(infra) = str_at(sc, "/parameters/infraStorageClassName")
+        {
+            set.insert(infra);
+        }
+        if is_virt_default(sc) {
+            set.insert(name(sc));
+        }
+    }
+    set
+}
+
+/// StorageClasses served by the management cluster's Portworx, whose storage nodes
+/// are not the NodePool's VMs: the VM disk classes and FADA (`backend: pure_block`)
+/// classes.
+fn management_classes(docs: &[Value]) -> BTreeSet<&str> {
+    let mut set = vm_disk_classes(docs);
+    set.extend(
+        of_kind(docs, "StorageClass")
+            .filter(|sc| str_at(sc, "/parameters/backend") == Some("pure_block"))
+            .map(name),
+    );
+    set
+}
+
+fn is_virt_default(sc: &Value) -> bool {
+    str_at(
+        sc,
+        "/metadata/annotations/storageclass.kubevirt.io~1is-default-virt-class",
+    ) == Some("true")
+}
+
 fn hyperconverged_version(docs: &[Value]) -> Option<Version> {
     of_kind(docs, "HyperConverged").find_map(|hc| {
         hc.pointer("/status/versions")?
@@ -401,25 +448,14 @@ fn hyperconverged_version(docs: &[Value]) -> Option<Version> {
 }
 
 fn nodiscard(docs: &[Value], out: &mut Vec<Finding>) {
-    let root_classes: BTreeSet<&str> = of_kind(docs, "NodePool")
-        .filter_map(|np| {
-            str_at(
-                np,
-                "/spec/platform/kubevirt/rootVolume/persistent/storageClass",
-            )
-        })
-        .collect();
+    let vm_classes = vm_disk_classes(docs);
     let ocp = of_kind(docs, "NodePool")
         .chain(of_kind(docs, "HostedCluster"))
         .find_map(|d| str_at(d, "/spec/release/image").and_then(Version::from_release_image));
     let virt = hyperconverged_version(docs);
     for sc in of_kind(docs, "StorageClass").filter(|s| is_portworx_class(s)) {
         let n = name(sc);
-        let virt_default = str_at(
-            sc,
-            "/metadata/annotations/storageclass.kubevirt.io~1is-default-virt-class",
-        ) == Some("true");
-        if !(root_classes.contains(n) || KNOWN_ROOT_DISK_CLASSES.contains(&n) || virt_default) {
+        if !vm_classes.contains(n) {
             continue;
         }
         let set = match sc.pointer("/parameters/nodiscard") {
