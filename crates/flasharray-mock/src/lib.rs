@@ -62,6 +62,7 @@
 
 mod array;
 mod clock;
+pub mod conformance;
 mod connection;
 mod faults;
 pub mod filter;
