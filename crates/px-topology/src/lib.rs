@@ -10,3 +10,9 @@ pub mod plan;
 pub mod render;
 pub mod sizing;
 pub mod spec;
+
+pub use lint::{
+    Finding, Severity, lint_manifests, lint_path, lint_paths, lint_spec, nodiscard_needed,
+};
+pub use sizing::{ArraySpaceInfo, Sizing};
+pub use spec::{SpecError, SpecErrors, TenantStorage, load_spec, parse_spec, parse_valid_spec};
