@@ -371,8 +371,16 @@ fn operator_owned_root_class_is_not_emitted_and_nodiscard_follows_versions() {
             .body["parameters"]
             .clone()
     };
-    // Virt 4.19.2, OCP 4.19.10: no discard problem.
+    // Virt 4.19.2, OCP 4.19.10: no discard problem; the versions are recorded.
     assert!(root(&render_default(&da)).get("nodiscard").is_none());
+    let ms = render_default(&da);
+    let ann = &ms
+        .iter()
+        .find(|m| m.name == "pxfa-vm-rootdisk")
+        .unwrap()
+        .body["metadata"]["annotations"];
+    assert_eq!(ann["pxfa.io/openshift-virtualization-version"], "4.19.2");
+    assert_eq!(ann["pxfa.io/openshift-version"], "4.19.10");
     da.spec.hosted_cluster.virtualization_version = Some("4.18.3".parse().unwrap());
     assert_eq!(root(&render_default(&da))["nodiscard"], "true");
 }

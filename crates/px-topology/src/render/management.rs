@@ -222,7 +222,11 @@ pub fn root_disk_storage_class(spec: &TenantStorage) -> Option<Manifest> {
     let body = json!({
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": {"name": name, "labels": shared_labels()},
+        "metadata": {
+            "name": name,
+            "labels": shared_labels(),
+            "annotations": Value::Object(version_annotations(spec)),
+        },
         "provisioner": PX_PROVISIONER,
         "parameters": Value::Object(params),
         "volumeBindingMode": "Immediate",
@@ -240,6 +244,28 @@ pub fn root_disk_storage_class(spec: &TenantStorage) -> Option<Manifest> {
         m = m.note(format!("nodiscard is set: {why}."));
     }
     Some(m)
+}
+
+/// Annotation recording the OpenShift Virtualization version the `nodiscard`
+/// decision was made for, so that `pxfa lint` on the files alone can re-check it.
+pub const VIRT_VERSION_ANNOTATION: &str = "pxfa.io/openshift-virtualization-version";
+/// Annotation recording the hosted cluster's OpenShift version, likewise.
+pub const OCP_VERSION_ANNOTATION: &str = "pxfa.io/openshift-version";
+
+/// The versions behind the `nodiscard` decision, where known ("unknown" otherwise:
+/// an absent version is itself a reason to set it).
+fn version_annotations(spec: &TenantStorage) -> serde_json::Map<String, Value> {
+    let show = |v: Option<crate::spec::Version>| v.map_or("unknown".to_string(), |v| v.to_string());
+    let mut a = serde_json::Map::new();
+    a.insert(
+        VIRT_VERSION_ANNOTATION.into(),
+        json!(show(spec.virtualization_version())),
+    );
+    a.insert(
+        OCP_VERSION_ANNOTATION.into(),
+        json!(show(spec.ocp_version())),
+    );
+    a
 }
 
 /// Why Portworx block StorageClasses on the management cluster need
