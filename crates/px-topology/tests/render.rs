@@ -559,11 +559,7 @@ fn rendered_manifests_pass_pxfa_lint() {
         // the spec knows, not the manifests; render applies the same rule with it.
         let bad: Vec<_> = findings
             .iter()
-            // PXFA008 compares a class's repl with NodePool replicas; the root-disk class
-            // is served by the MANAGEMENT Portworx, whose nodes are not the NodePool's
-            // VMs (reported to the lint owner as a false positive for kubevirt-csi).
             .filter(|f| f.severity >= Severity::Warning && f.rule != "PXFA009")
-            .filter(|f| !(f.rule == "PXFA008" && mode == "kubevirt-csi"))
             .collect();
         assert!(bad.is_empty(), "{mode}: {bad:#?}");
     }
