@@ -167,7 +167,7 @@ impl MockArrayBuilder {
             };
             // Names and size are valid by construction; a failure here is a bug in
             // the rules, not an input problem.
-            if let Err(e) = state.create_volumes(ctx, &names, &body) {
+            if let Err(e) = state.insert_volumes(ctx, &names, &body) {
                 panic!("seeding {} volumes failed: {e}", names.len());
             }
         }
