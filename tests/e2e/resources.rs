@@ -102,6 +102,28 @@ fn volume_lifecycle() {
 }
 
 #[test]
+fn volume_create_sends_one_call_for_all_names() {
+    let sim = Sim::start();
+    let out = sim
+        .cmd()
+        .args([
+            "-vv", "volume", "create", "b1", "b2", "b3", "b4", "--size", "1GiB",
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert!(out.status.success(), "{stderr}");
+    let posts = stderr
+        .lines()
+        .filter(|l| l.contains("operation=POST") && l.contains("/volumes"))
+        .count();
+    assert_eq!(posts, 1, "{stderr}");
+    // -vv shows request ids, never the token.
+    assert!(stderr.contains("request_id="), "{stderr}");
+    sim.assert_no_token(&stdout, &stderr);
+}
+
+#[test]
 fn volume_name_conflict_exits_1() {
     let sim = Sim::start();
     sim.json(&["volume", "create", "data1", "--size", "1GiB"]);

@@ -218,3 +218,38 @@ fn conflicting_unowned_object_blocks_apply() {
     assert!(streams(&out).1.contains("conflict"), "{}", streams(&out).1);
     assert_eq!(sim.json(&["volume", "list"]).as_array().unwrap().len(), 0);
 }
+
+#[test]
+fn failed_changes_are_reported_with_request_ids_and_exit_4() {
+    let sim = Sim::start();
+    let spec = direct_access_spec();
+    let spec_s = spec.to_str().unwrap();
+    // A host outside pxfa already holds worker-01's WWN: the plan cannot see it, the
+    // array refuses the host at apply time.
+    sim.json(&["host", "create", "intruder", "--wwn", "2100F4C7AA002706"]);
+    let out = sim
+        .cmd()
+        .args(["apply", "--yes", "-f", spec_s])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert_eq!(out.status.code(), Some(4), "{stdout}\n{stderr}");
+    assert!(stdout.contains("FAILED"), "{stdout}");
+    assert!(stdout.contains("already in use"), "{stdout}");
+    assert!(stdout.contains("request id"), "{stdout}");
+    assert!(stdout.contains("skipped"), "{stdout}");
+    sim.assert_no_token(&stdout, &stderr);
+
+    // Fix the cause; apply continues where it stopped and converges. The batched
+    // host create was partly applied by the array before tagging, so the hosts it
+    // made are adopted (the plan says so in its conflict message).
+    sim.json(&["host", "delete", "intruder", "--yes"]);
+    sim.cmd()
+        .args(["apply", "--yes", "--adopt", "-f", spec_s])
+        .assert()
+        .success();
+    sim.cmd()
+        .args(["plan", "--detailed-exitcode", "-f", spec_s])
+        .assert()
+        .code(0);
+}

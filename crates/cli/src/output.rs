@@ -102,7 +102,7 @@ impl Printer {
                     .map(|h| Cell::new(h).add_attribute(comfy_table::Attribute::Bold)),
             );
         } else {
-            t.force_no_tty();
+            // No attributes, so no escape codes, but the terminal width still counts.
             t.set_header(headers.iter().copied());
         }
         t
@@ -286,8 +286,10 @@ impl ChangeProgress {
                 let status = match &outcome {
                     Outcome::Applied => "ok".to_string(),
                     Outcome::Failed { error, request_id } => match request_id {
-                        Some(id) => format!("FAILED: {error} (request id {id})"),
-                        None => format!("FAILED: {error}"),
+                        Some(id) if !error.contains(id.as_str()) => {
+                            format!("FAILED: {error} (request id {id})")
+                        }
+                        _ => format!("FAILED: {error}"),
                     },
                     Outcome::Skipped { reason } => format!("skipped: {reason}"),
                 };

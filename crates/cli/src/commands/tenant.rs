@@ -173,15 +173,18 @@ async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<P
 
 fn plan_text(plan: &Plan, p: &Printer) -> String {
     let mut text = plan.to_text(p.verbose > 0);
-    let s = &plan.summary;
-    if !plan.has_changes() && plan.conflicts.is_empty() {
+    if !plan.has_changes() && !plan.is_blocked() {
         text.push_str("No changes: the array already matches the spec.\n");
     }
-    text.push_str(&format!(
-        "Plan for tenant {}: {} to create, {} to update, {} to delete, {} unchanged.",
-        plan.tenant, s.create, s.update, s.delete, s.noop
-    ));
-    text
+    text.trim_end().to_string()
+}
+
+/// `error (request id X)` unless the error text already names the request id.
+fn with_request_id(error: &str, request_id: Option<&str>) -> String {
+    match request_id {
+        Some(id) if !error.contains(id) => format!("{error} (request id {id})"),
+        _ => error.to_string(),
+    }
 }
 
 fn blocked_error(plan: &Plan) -> anyhow::Error {
@@ -269,10 +272,11 @@ pub fn report_text(report: &ApplyReport) -> String {
         report.skipped.len()
     );
     for f in &report.failed {
-        s.push_str(&format!("\n  FAILED {}: {}", f.change.to_line(), f.error));
-        if let Some(id) = &f.request_id {
-            s.push_str(&format!(" (request id {id})"));
-        }
+        s.push_str(&format!(
+            "\n  FAILED {}: {}",
+            f.change.to_line(),
+            with_request_id(&f.error, f.request_id.as_deref())
+        ));
     }
     for k in &report.skipped {
         s.push_str(&format!("\n  skipped {}: {}", k.change.to_line(), k.reason));
@@ -315,6 +319,12 @@ async fn apply_in(
     }
     if plan.is_blocked() {
         return Err(blocked_error(&plan));
+    }
+    if !plan.refusals.is_empty() {
+        p.warn(format!(
+            "{} change(s) refused and left out (see `x refused` above); --allow-shrink allows shrinking volumes",
+            plan.refusals.len()
+        ));
     }
     if plan.has_changes() {
         confirm(
@@ -428,10 +438,11 @@ pub fn destroy_text(r: &converge::DestroyReport) -> String {
         r.skipped.len()
     );
     for f in &r.failed {
-        s.push_str(&format!("\n  FAILED {}: {}", f.change.to_line(), f.error));
-        if let Some(id) = &f.request_id {
-            s.push_str(&format!(" (request id {id})"));
-        }
+        s.push_str(&format!(
+            "\n  FAILED {}: {}",
+            f.change.to_line(),
+            with_request_id(&f.error, f.request_id.as_deref())
+        ));
     }
     for k in &r.skipped {
         s.push_str(&format!("\n  skipped {}: {}", k.change.to_line(), k.reason));
@@ -459,4 +470,19 @@ pub fn destroy_text(r: &converge::DestroyReport) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_id_shown_once() {
+        assert_eq!(
+            with_request_id("boom (request id r1)", Some("r1")),
+            "boom (request id r1)"
+        );
+        assert_eq!(with_request_id("boom", Some("r1")), "boom (request id r1)");
+        assert_eq!(with_request_id("boom", None), "boom");
+    }
 }
