@@ -44,7 +44,7 @@ fn volume(i: usize) -> Volume {
         promotion_status: Some("promoted".into()),
         requested_promotion_state: Some("promoted".into()),
         priority: Some(0),
-        pod: if i % 2 == 0 {
+        pod: if i.is_multiple_of(2) {
             Reference::new("7c9d0000-1111-2222-3333-444455556666", "tenant")
         } else {
             Reference::default()

@@ -256,6 +256,8 @@ impl RestArray {
 
     async fn attempt(&self, call: &Call<'_>) -> Result<Reply> {
         let session = self.session().await?;
+        // Only a write can have changed the array when its answer is lost.
+        let write = call.method != Method::GET;
         let path = format!("/api/{}/{}", session.version, call.path);
         let first = self
             .send(
@@ -264,7 +266,7 @@ impl RestArray {
                 call.query,
                 call.body,
                 Auth::Session(&session.token),
-                true,
+                write,
             )
             .await;
         match first {
@@ -277,7 +279,7 @@ impl RestArray {
                     call.query,
                     call.body,
                     Auth::Session(&renewed.token),
-                    true,
+                    write,
                 )
                 .await
             }

@@ -107,6 +107,14 @@ impl RestArray {
     /// paging is done.
     pub async fn get_json(&self, path: &str, query: &[(&str, &str)]) -> Result<serde_json::Value> {
         let path = path.trim_start_matches('/');
+        if path.is_empty()
+            || path.split('/').any(|seg| seg == ".." || seg == ".")
+            || path.contains(['?', '#'])
+        {
+            return Err(crate::Error::InvalidRequest(format!(
+                "{path:?} is not a path below /api/2.N/; pass query values separately"
+            )));
+        }
         if let Some(bad) = query
             .iter()
             .map(|(k, _)| *k)

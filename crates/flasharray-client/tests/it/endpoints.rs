@@ -339,6 +339,10 @@ async fn array_and_space_and_raw_json() {
             .unwrap_err()
             .is_invalid_input()
     );
+    for bad in ["../oauth2/1.0/token", "volumes?names=x", ""] {
+        let e = c.get_json(bad, &[]).await.unwrap_err();
+        assert!(e.is_invalid_input(), "{bad}: {e}");
+    }
 }
 
 #[tokio::test]
