@@ -2,6 +2,7 @@
 //! storage needs: spec, sizing, desired state, plan, converge, rendering and lint.
 
 pub mod converge;
+pub mod crd;
 pub mod desired;
 pub mod driver;
 pub mod lint;

@@ -90,7 +90,7 @@ pub struct Metadata {
 }
 
 /// The body of the spec.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TenantSpec {
     /// The HostedCluster and its NodePool.
@@ -111,7 +111,7 @@ pub struct TenantSpec {
 }
 
 /// The HostedCluster and its KubeVirt NodePool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HostedClusterSpec {
     /// HostedCluster name.
@@ -130,9 +130,11 @@ pub struct HostedClusterSpec {
     pub cores: u32,
     /// Memory per worker VM.
     #[serde(default = "default_memory")]
+    #[schemars(schema_with = "crate::crd::size_schema")]
     pub memory: Size,
     /// Root disk per worker VM.
     #[serde(default = "default_root_volume")]
+    #[schemars(schema_with = "crate::crd::size_schema")]
     pub root_volume_size: Size,
     /// OpenShift release image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,9 +142,11 @@ pub struct HostedClusterSpec {
     /// OpenShift version of the hosted cluster; derived from the release image tag
     /// when not given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
     pub ocp_version: Option<Version>,
     /// OpenShift Virtualization version on the management cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
     pub virtualization_version: Option<Version>,
     /// Management StorageClass for VM root disks (must be RWX Block).
     #[serde(default = "default_root_storage_class")]
@@ -150,7 +154,7 @@ pub struct HostedClusterSpec {
 }
 
 /// The three ways a tenant gets its storage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum StorageMode {
     /// Portworx in the tenant creates its own FlashArray volumes (FACD).
@@ -200,7 +204,7 @@ impl fmt::Display for StorageMode {
 }
 
 /// SAN protocol between hosts and the array.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Protocol {
     /// Fibre Channel (WWNs).
@@ -238,7 +242,7 @@ impl fmt::Display for Protocol {
 }
 
 /// How direct-access volumes reach the worker VMs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Attach {
     /// The management Portworx attaches the volume on demand through a FADA PVC.
@@ -249,7 +253,7 @@ pub enum Attach {
 }
 
 /// The virtual disk bus of direct-access disks inside the VM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiskBus {
     /// virtio-scsi: stable `/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_<serial>` paths.
@@ -260,7 +264,7 @@ pub enum DiskBus {
 }
 
 /// The tenant's storage option and capacity.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StorageSpec {
     /// cloud-drive, direct-access or kubevirt-csi.
@@ -270,6 +274,7 @@ pub struct StorageSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
     /// Usable capacity for the tenant's apps, after replication.
+    #[schemars(schema_with = "crate::crd::size_schema")]
     pub capacity: Size,
     /// Portworx replication of the app StorageClass, 1..=3.
     #[serde(default = "default_replication")]
@@ -279,9 +284,11 @@ pub struct StorageSpec {
     pub drives_per_node: u32,
     /// PX-StoreV2 metadata device per node (>= 64Gi).
     #[serde(default = "default_metadata_size")]
+    #[schemars(schema_with = "crate::crd::size_schema")]
     pub metadata_size: Size,
     /// Optional FlashArray pod for the tenant's volumes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
     pub pod: Option<PodName>,
     /// direct-access: how volumes reach the VMs.
     #[serde(default)]
@@ -305,7 +312,7 @@ pub struct StorageSpec {
 }
 
 /// The FlashArray. Credentials never live here.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ArraySpec {
     /// Management endpoint (`MgmtEndPoint` in pure.json): host name or IP, no scheme.
@@ -318,10 +325,11 @@ pub struct ArraySpec {
 }
 
 /// The management cluster as the array sees it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ManagementSpec {
     /// Host group of the management nodes (shared by tenants).
+    #[schemars(with = "String")]
     pub host_group: HostGroupName,
     /// Management worker nodes; required (non-empty) for direct-access, whose volumes
     /// are connected to these nodes' hosts.
@@ -333,7 +341,7 @@ pub struct ManagementSpec {
 }
 
 /// One management worker node.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ManagementNode {
     /// Kubernetes node name.
@@ -341,6 +349,7 @@ pub struct ManagementNode {
     /// Array host name for this node; default the node name, which must then be a
     /// valid array host name (no dots: set `host` for FQDN node names).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
     pub host: Option<HostName>,
     /// Fibre Channel port WWNs.
     #[serde(default)]
@@ -353,11 +362,12 @@ pub struct ManagementNode {
     pub nqns: Vec<String>,
     /// The node's address on the storage network, with prefix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
     pub storage_address: Option<Ipv4Cidr>,
 }
 
 /// MetalLB address pool.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MetallbSpec {
     /// Address ranges or prefixes (`198.51.100.50-198.51.100.69`, `198.51.100.64/28`).
@@ -366,7 +376,7 @@ pub struct MetallbSpec {
 
 /// Secondary storage network: a linux bridge on a VLAN uplink of every management
 /// node, and a NetworkAttachmentDefinition the worker VMs attach to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NetworkSpec {
     /// Linux bridge name.
@@ -380,11 +390,14 @@ pub struct NetworkSpec {
     #[serde(default = "default_mtu")]
     pub mtu: u32,
     /// The storage subnet.
+    #[schemars(with = "String")]
     pub subnet: Ipv4Cidr,
     /// Gateway, inside the subnet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
     pub gateway: Option<std::net::Ipv4Addr>,
     /// Addresses handed to worker VMs, inside the subnet.
+    #[schemars(with = "String")]
     pub vm_range: Ipv4Range,
     /// Interface name of the storage NIC inside the worker VMs.
     #[serde(default = "default_guest_interface")]
@@ -395,11 +408,12 @@ pub struct NetworkSpec {
 }
 
 /// Portworx in the tenant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PortworxSpec {
     /// Portworx Enterprise version (>= 3.6.2 for hosted clusters).
     #[serde(default = "default_portworx_version")]
+    #[schemars(with = "String")]
     pub version: Version,
     /// Namespace of the StorageCluster in the tenant.
     #[serde(default = "default_portworx_namespace")]
@@ -410,6 +424,7 @@ pub struct PortworxSpec {
     /// PX-StoreV2 pool ceiling; default 15Ti (`-max_thin_pool_size`, fixed at pool
     /// creation). Sizing adds drives so that no pool exceeds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::crd::optional_size_schema")]
     pub max_pool_size: Option<Size>,
 }
 
