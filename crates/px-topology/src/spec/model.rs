@@ -242,7 +242,9 @@ impl fmt::Display for Protocol {
 }
 
 /// How direct-access volumes reach the worker VMs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Attach {
     /// The management Portworx attaches the volume on demand through a FADA PVC.
@@ -253,7 +255,9 @@ pub enum Attach {
 }
 
 /// The virtual disk bus of direct-access disks inside the VM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiskBus {
     /// virtio-scsi: stable `/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_<serial>` paths.
