@@ -1217,7 +1217,8 @@ impl FlashArray for RestArray {
 
     /// Lost answer: if the admin now holds a token, it is read back (exposed) and
     /// returned instead of creating a second one; without one, the token is created
-    /// again. [L] Arrays are believed to refuse a second token while one exists.
+    /// again. Arrays are believed (low confidence) to refuse a second token while one
+    /// exists, which this rule relies on.
     async fn create_api_token(
         &self,
         admin: &str,

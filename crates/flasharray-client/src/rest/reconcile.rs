@@ -14,6 +14,25 @@
 //!
 //! This happens at most [`WRITE_ROUNDS`] times per call. If the read itself fails,
 //! the original error is returned.
+//!
+//! What counts as "already done", per operation:
+//!
+//! | operation | done when the re-read shows | undecided when |
+//! |---|---|---|
+//! | `create_volumes` | the name, live, of the asked size | same name, other size or destroyed |
+//! | `patch_volumes` | every asked value, under the new name after rename/move | neither old nor new state |
+//! | `eradicate_volumes`, `delete_hosts`, `delete_host_groups`, `eradicate_pods` | the name is gone | – |
+//! | `set_tags` | the tag with the asked value | – |
+//! | `delete_tags` | no asked key left on the object | – |
+//! | `create_hosts` | the name with exactly the asked initiators | same name, other initiators |
+//! | `patch_hosts`, `patch_pods` | every asked value (new name after a rename) | neither old nor new state |
+//! | `create_host_groups` | the name exists | – |
+//! | `add_host_group_members` / `remove_…` | the host is / is not listed in the group | – |
+//! | `create_connections` | the target sees the volume (on the asked LUN) | connected on another LUN |
+//! | `delete_connections` | the target no longer sees the volume | – |
+//! | `create_pods` | the name, live, with the asked quota | same name, other quota or destroyed |
+//! | `create_api_token` | the admin holds a token: it is read back (exposed) and returned | – |
+//! | `delete_api_token` | the admin holds no token | – |
 
 use std::future::Future;
 use std::pin::Pin;
