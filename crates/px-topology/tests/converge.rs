@@ -812,3 +812,54 @@ async fn host_initiators_and_membership_are_corrected() {
     let p = plan_for(&b, &d, PlanOptions::default()).await;
     assert!(!p.is_blocked(), "{:?}", p.conflicts);
 }
+
+#[tokio::test]
+async fn two_tenants_share_management_objects_without_touching_each_other() {
+    let a = array();
+    let t1 = tenant_state();
+    let t2 = desired("t2", 2, Size::gib(256));
+    let (_, r) = converge(&a, &t1).await;
+    assert!(r.is_success(), "{r:?}");
+    let p = plan_for(&a, &t2, PlanOptions::default()).await;
+    assert!(!p.is_blocked(), "{:?}", p.conflicts);
+    let noop_shared = p
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::NoOp && matches!(c.kind, Kind::Host | Kind::HostGroup))
+        .count();
+    assert_eq!(
+        noop_shared,
+        3,
+        "shared hosts and group are reused: {}",
+        p.to_text(true)
+    );
+    let r = apply(&a, &t2, &p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+    assert!(
+        !plan_for(&a, &t1, PlanOptions::default())
+            .await
+            .has_changes()
+    );
+
+    let d = destroy(
+        &a,
+        &t1,
+        &DestroyOptions {
+            eradicate: true,
+            ..Default::default()
+        },
+        &quiet,
+    )
+    .await
+    .unwrap();
+    assert!(d.is_success(), "{d:?}");
+    assert!(
+        !plan_for(&a, &t2, PlanOptions::default())
+            .await
+            .has_changes(),
+        "t2 untouched"
+    );
+    let left = a.list_volumes(&ListParams::all()).await.unwrap();
+    assert_eq!(left.len(), 6);
+    assert!(left.iter().all(|v| v.name.starts_with("t2::")));
+}

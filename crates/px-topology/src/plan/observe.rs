@@ -277,8 +277,27 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
         .filter(|v| !v.destroyed)
         .map(|v| v.name.clone())
         .collect();
-    let hosts: Vec<String> = obs.hosts.values().map(|h| h.name.clone()).collect();
-    let groups: Vec<String> = obs.host_groups.values().map(|g| g.name.clone()).collect();
+    // Hosts and groups only when tenant-owned: a shared management group sees every
+    // tenant's volumes, and this tenant's rows on it come with the volume listing.
+    let mine = |kind: TagResource, name: &str| {
+        obs.tags
+            .get(kind, name)
+            .and_then(|t| t.get(TAG_TENANT))
+            .map(String::as_str)
+            == Some(desired.tenant.as_str())
+    };
+    let hosts: Vec<String> = obs
+        .hosts
+        .values()
+        .filter(|h| mine(TagResource::Host, &h.name))
+        .map(|h| h.name.clone())
+        .collect();
+    let groups: Vec<String> = obs
+        .host_groups
+        .values()
+        .filter(|g| mine(TagResource::HostGroup, &g.name))
+        .map(|g| g.name.clone())
+        .collect();
     obs.connections = list_connections_of(array, &live_volumes, &hosts, &groups).await?;
     Ok(obs)
 }
