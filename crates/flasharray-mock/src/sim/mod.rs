@@ -107,3 +107,29 @@ pub enum SimError {
     #[error("simulator configuration: {0}")]
     Config(String),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_debug_never_shows_the_token() {
+        let cfg = SimConfig::new("s3cr3t-token-value".into());
+        let shown = format!("{cfg:?}");
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+        assert!(cfg.tls);
+        assert_eq!(cfg.listen.port(), 0);
+    }
+
+    #[test]
+    fn default_versions_ascend_and_end_at_the_top_version() {
+        let v = default_versions();
+        assert_eq!(v.first().map(String::as_str), Some("1.17"));
+        assert_eq!(v.last().map(String::as_str), Some(TOP_REST_VERSION));
+        let minors: Vec<u32> = v
+            .iter()
+            .filter_map(|s| s.strip_prefix("2.").and_then(|m| m.parse().ok()))
+            .collect();
+        assert!(minors.windows(2).all(|w| w[0] < w[1]));
+    }
+}
