@@ -6,6 +6,7 @@
 //! names and sizes are validated by the library types, plans come from px-topology.
 
 pub mod args;
+pub mod cluster;
 pub mod commands;
 pub mod config;
 pub mod confirm;

@@ -1,0 +1,212 @@
+//! Waiting for the objects the next step depends on: the storage network (NNCP
+//! `Available`), the disk claims (PVC `Bound`) and the tenant's Portworx
+//! (StorageCluster phase `Online`). Polling with a deadline rather than watches keeps
+//! the fake API server in tests simple and costs one GET per object per interval.
+
+use std::time::Duration;
+
+use kube::api::DynamicObject;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::discovery::{Resources, object_path, status_code};
+
+/// How long and how often to wait.
+#[derive(Debug, Clone, Copy)]
+pub struct WaitOptions {
+    /// Give up after this long (per step).
+    pub timeout: Duration,
+    /// Time between polls.
+    pub interval: Duration,
+}
+
+impl Default for WaitOptions {
+    fn default() -> Self {
+        WaitOptions {
+            timeout: Duration::from_secs(600),
+            interval: Duration::from_secs(5),
+        }
+    }
+}
+
+/// An object that is not ready yet, and what it is doing instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pending {
+    /// `Kind namespace/name`.
+    pub object: String,
+    /// Its current state, in the cluster's words (`phase Pending`, `Available=False:
+    /// FailedToConfigure`, `not found`).
+    pub state: String,
+}
+
+/// One object to wait for.
+#[derive(Debug, Clone)]
+pub struct WaitTarget {
+    /// `apiVersion` of the object.
+    pub api_version: String,
+    /// Its kind.
+    pub kind: String,
+    /// Its namespace.
+    pub namespace: Option<String>,
+    /// Its name.
+    pub name: String,
+}
+
+/// Whether objects of `kind` have a readiness pxfa waits for.
+pub fn waits_for(kind: &str) -> bool {
+    matches!(
+        kind,
+        "NodeNetworkConfigurationPolicy" | "PersistentVolumeClaim" | "StorageCluster"
+    )
+}
+
+/// `Ok` when ready; otherwise the state to report.
+pub fn readiness(kind: &str, obj: &Value) -> Result<(), String> {
+    match kind {
+        "NodeNetworkConfigurationPolicy" => condition(obj, "Available"),
+        "PersistentVolumeClaim" => phase(obj, &["Bound"]),
+        "StorageCluster" | "StorageNode" => phase(obj, &["Online"]),
+        _ => Ok(()),
+    }
+}
+
+fn phase(obj: &Value, ready: &[&str]) -> Result<(), String> {
+    match obj.pointer("/status/phase").and_then(Value::as_str) {
+        Some(p) if ready.contains(&p) => Ok(()),
+        Some(p) => Err(format!("phase {p}")),
+        None => Err("no status yet".to_string()),
+    }
+}
+
+fn condition(obj: &Value, wanted: &str) -> Result<(), String> {
+    let conds = obj
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let Some(c) = conds
+        .iter()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some(wanted))
+    else {
+        return Err(format!("no {wanted} condition yet"));
+    };
+    let status = c.get("status").and_then(Value::as_str).unwrap_or("Unknown");
+    if status == "True" {
+        return Ok(());
+    }
+    let reason = c.get("reason").and_then(Value::as_str).unwrap_or("");
+    let message = c.get("message").and_then(Value::as_str).unwrap_or("");
+    let mut s = format!("{wanted}={status}");
+    if !reason.is_empty() {
+        s.push_str(&format!(": {reason}"));
+    }
+    if !message.is_empty() {
+        s.push_str(&format!(" ({message})"));
+    }
+    Err(s)
+}
+
+/// The state of one object now.
+pub async fn check(resources: &Resources, t: &WaitTarget) -> Result<(), String> {
+    let api = resources
+        .api(&t.api_version, &t.kind, t.namespace.as_deref())
+        .await
+        .map_err(|e| format!("{e:#}"))?;
+    match api.get(&t.name).await {
+        Ok(obj) => readiness(&t.kind, &to_value(&obj)),
+        Err(e) if status_code(&e) == Some(404) => Err("not found".to_string()),
+        Err(e) => Err(format!("cannot read it: {e}")),
+    }
+}
+
+/// Polls every target until all are ready or the timeout passes; on timeout, the
+/// ones still pending and why.
+pub async fn wait_all(
+    resources: &Resources,
+    targets: &[WaitTarget],
+    opts: WaitOptions,
+) -> Result<(), Vec<Pending>> {
+    let deadline = Instant::now() + opts.timeout;
+    let mut remaining: Vec<WaitTarget> = targets.to_vec();
+    loop {
+        let mut pending = Vec::new();
+        let mut still = Vec::new();
+        for t in remaining {
+            if let Err(state) = check(resources, &t).await {
+                pending.push(Pending {
+                    object: object_path(&t.kind, t.namespace.as_deref(), &t.name),
+                    state,
+                });
+                still.push(t);
+            }
+        }
+        if still.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(pending);
+        }
+        tracing::info!(
+            "waiting for {} object(s): {}",
+            pending.len(),
+            pending
+                .iter()
+                .map(|p| format!("{} ({})", p.object, p.state))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        remaining = still;
+        tokio::time::sleep(
+            opts.interval
+                .min(deadline.saturating_duration_since(Instant::now())),
+        )
+        .await;
+    }
+}
+
+/// A dynamic object as JSON.
+pub fn to_value(obj: &DynamicObject) -> Value {
+    serde_json::to_value(obj).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nncp_needs_available_true() {
+        let ok = json!({"status": {"conditions": [{"type": "Available", "status": "True"}]}});
+        assert_eq!(readiness("NodeNetworkConfigurationPolicy", &ok), Ok(()));
+        let bad = json!({"status": {"conditions": [
+            {"type": "Available", "status": "False", "reason": "FailedToConfigure", "message": "ens1f1 missing"}]}});
+        assert_eq!(
+            readiness("NodeNetworkConfigurationPolicy", &bad),
+            Err("Available=False: FailedToConfigure (ens1f1 missing)".to_string())
+        );
+    }
+
+    #[test]
+    fn pvc_and_storage_cluster_phases() {
+        assert!(
+            readiness(
+                "PersistentVolumeClaim",
+                &json!({"status": {"phase": "Bound"}})
+            )
+            .is_ok()
+        );
+        assert_eq!(
+            readiness(
+                "PersistentVolumeClaim",
+                &json!({"status": {"phase": "Pending"}})
+            ),
+            Err("phase Pending".to_string())
+        );
+        assert_eq!(
+            readiness("StorageCluster", &json!({})),
+            Err("no status yet".to_string())
+        );
+        assert!(readiness("ConfigMap", &json!({})).is_ok());
+    }
+}

@@ -1,0 +1,210 @@
+//! One view of a tenant across the cluster layers: the management claims, the disks
+//! in the worker VMs, the tenant's StorageCluster and StorageNodes. The array layer
+//! comes from the plan (`pxfa status` adds it); this module reads clusters only and
+//! never changes anything.
+
+use anyhow::Result;
+use kube::Client;
+use kube::ResourceExt;
+use kube::api::{Api, DynamicObject, ListParams};
+use kube::core::GroupVersionKind;
+use kube::discovery::ApiResource;
+use px_topology::TenantStorage;
+use px_topology::render::{Cluster, Form, Manifest};
+use serde::Serialize;
+
+use super::discovery::{Resources, status_code};
+use super::readiness::{readiness, to_value};
+use super::vms::{self, discover_vms};
+
+/// One object's state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Item {
+    /// `Kind namespace/name`, or a worker.
+    pub object: String,
+    /// Its state in the cluster's words.
+    pub state: String,
+    /// Whether that is the state pxfa wants.
+    pub ok: bool,
+    /// What is wrong and what to do, when not ok.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// One layer (array, management claims, VM disks, tenant Portworx).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Layer {
+    /// The layer's name.
+    pub name: String,
+    /// Its objects.
+    pub items: Vec<Item>,
+}
+
+/// Every layer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StatusReport {
+    /// Layers from the array up to the tenant.
+    pub layers: Vec<Layer>,
+}
+
+impl StatusReport {
+    /// True when every item is as wanted.
+    pub fn healthy(&self) -> bool {
+        self.layers.iter().all(|l| l.items.iter().all(|i| i.ok))
+    }
+}
+
+/// The cluster layers of the tenant described by `spec` and its rendered `manifests`.
+pub async fn cluster_status(
+    spec: &TenantStorage,
+    manifests: &[Manifest],
+    management: &Client,
+    tenant: Option<&Client>,
+) -> Result<StatusReport> {
+    let mut report = StatusReport::default();
+    let mgmt = Resources::new(management.clone());
+
+    let mut claims = Layer {
+        name: "management claims".into(),
+        items: Vec::new(),
+    };
+    for m in manifests.iter().filter(|m| {
+        m.cluster == Cluster::Management
+            && m.kind == "PersistentVolumeClaim"
+            && m.form == Form::Resource
+    }) {
+        claims.items.push(object_item(&mgmt, m, "PVC is not bound: check the FADA StorageClass and that pxfa apply created the array volume").await);
+    }
+    if !claims.items.is_empty() {
+        report.layers.push(claims);
+    }
+
+    let patches: Vec<&Manifest> = manifests
+        .iter()
+        .filter(|m| matches!(m.form, Form::JsonPatch { .. }) && m.kind == "VirtualMachine")
+        .collect();
+    if !patches.is_empty() {
+        let workers = vms::worker_disks(&patches)?;
+        let ns = workers
+            .first()
+            .map(|w| w.namespace.clone())
+            .unwrap_or_default();
+        let found = discover_vms(management, &ns, &spec.node_pool()).await?;
+        let mut layer = Layer {
+            name: "VM disks".into(),
+            items: Vec::new(),
+        };
+        for w in &workers {
+            let object = format!("worker {:02}", w.index);
+            let Some(vm) = found.iter().find(|v| v.index == Some(w.index)) else {
+                layer.items.push(Item {
+                    object,
+                    state: "no VM".into(),
+                    ok: false,
+                    problem: Some(
+                        "no VM carries this worker index: run pxfa apply with --kubeconfig".into(),
+                    ),
+                });
+                continue;
+            };
+            let missing: Vec<&str> = w
+                .disks
+                .iter()
+                .filter(|d| vm.claims.get(&d.serial) != Some(&d.claim))
+                .map(|d| d.serial.as_str())
+                .collect();
+            layer.items.push(Item {
+                object: format!("{object} (VM {})", vm.name),
+                state: if missing.is_empty() {
+                    "all disks attached".into()
+                } else {
+                    format!("missing {}", missing.join(", "))
+                },
+                ok: missing.is_empty(),
+                problem: (!missing.is_empty())
+                    .then(|| "disks not attached: run pxfa apply with --kubeconfig".to_string()),
+            });
+        }
+        report.layers.push(layer);
+    }
+
+    if let Some(tenant) = tenant {
+        let res = Resources::new(tenant.clone());
+        let mut layer = Layer {
+            name: "tenant Portworx".into(),
+            items: Vec::new(),
+        };
+        for m in manifests
+            .iter()
+            .filter(|m| m.cluster == Cluster::Tenant && m.kind == "StorageCluster")
+        {
+            layer.items.push(object_item(&res, m, "StorageCluster not Online: see oc describe storagecluster and the portworx pods' logs").await);
+        }
+        let ns = spec.spec.portworx.namespace.clone();
+        let nodes: Api<DynamicObject> = Api::namespaced_with(
+            tenant.clone(),
+            &ns,
+            &ApiResource::from_gvk_with_plural(
+                &GroupVersionKind::gvk("core.libopenstorage.org", "v1", "StorageNode"),
+                "storagenodes",
+            ),
+        );
+        match nodes.list(&ListParams::default()).await {
+            Ok(list) => {
+                for n in list.items {
+                    let state = readiness("StorageNode", &to_value(&n));
+                    layer.items.push(Item {
+                        object: format!("StorageNode {ns}/{}", n.name_any()),
+                        state: state.clone().err().unwrap_or_else(|| "phase Online".into()),
+                        ok: state.is_ok(),
+                        problem: state.err().map(|_| {
+                            "Portworx node not online: pxctl status on that worker".into()
+                        }),
+                    });
+                }
+            }
+            Err(e) if status_code(&e) == Some(404) => {}
+            Err(e) => layer.items.push(Item {
+                object: format!("StorageNodes in {ns}"),
+                state: "unreadable".into(),
+                ok: false,
+                problem: Some(format!("cannot list them: {e}")),
+            }),
+        }
+        report.layers.push(layer);
+    }
+    Ok(report)
+}
+
+async fn object_item(res: &Resources, m: &Manifest, hint: &str) -> Item {
+    let target = super::readiness::WaitTarget {
+        api_version: m
+            .body
+            .get("apiVersion")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        kind: m.kind.clone(),
+        namespace: m.namespace.clone(),
+        name: m.name.clone(),
+    };
+    let object = super::discovery::object_path(&m.kind, m.namespace.as_deref(), &m.name);
+    match super::readiness::check(res, &target).await {
+        Ok(()) => Item {
+            object,
+            state: "ready".into(),
+            ok: true,
+            problem: None,
+        },
+        Err(state) => Item {
+            object,
+            problem: Some(if state == "not found" {
+                "not applied: run pxfa apply with --kubeconfig".to_string()
+            } else {
+                hint.to_string()
+            }),
+            state,
+            ok: false,
+        },
+    }
+}

@@ -1,0 +1,611 @@
+//! The tenant's worker VMs on the management cluster, which worker index each one
+//! carries, and hotplugging that index's Direct Access disks into it.
+//!
+//! The NodePool names its VMs `<nodePool>-<random>`, so the index of a VM cannot come
+//! from its name. pxfa chooses it once and records it twice: on the VM (annotation
+//! `pxfa.io/worker-index`) and on each of the index's claims (`pxfa.io/attached-vm`).
+//! Later runs keep every recorded choice. A VM that disappeared leaves its claims
+//! recording a VM that no longer exists; a new VM gets those disks only with
+//! `adopt_replaced_vms`, because the old VM might merely be hidden (another namespace
+//! after a move, a deletion still in progress) and the claims are ReadWriteMany: two
+//! VMs with the same index would have two Portworx nodes writing one disk.
+//!
+//! Disks are attached with KubeVirt's `addvolume` subresource (what `virtctl addvolume
+//! --persist` calls): it hotplugs into a running VM with the long-standing
+//! `HotplugVolumes` feature gate and records the disk in the VM spec.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use anyhow::{Context, Result, bail};
+use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
+use kube::core::GroupVersionKind;
+use kube::discovery::ApiResource;
+use kube::{Client, ResourceExt};
+use px_topology::TenantStorage;
+use px_topology::render::Manifest;
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::readiness::{Pending, WaitOptions};
+use super::{ATTACHED_VM_ANNOTATION, BOOKKEEPING_MANAGER, WORKER_INDEX_ANNOTATION};
+
+/// One disk of a worker: the serial the tenant's device paths expect and its claim.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiskAttachment {
+    /// Disk and volume name in the VM, and the disk serial (`pxdata0`, `pxmeta`).
+    pub serial: String,
+    /// The management PVC.
+    pub claim: String,
+    /// `scsi` or `virtio`.
+    pub bus: String,
+}
+
+/// The disks of one worker index, read from the rendered VM patches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkerDisks {
+    /// Worker index (`w00` is 0).
+    pub index: u32,
+    /// The hosted control plane namespace holding the VMs and claims.
+    pub namespace: String,
+    /// Its disks.
+    pub disks: Vec<DiskAttachment>,
+}
+
+/// A worker VM as pxfa sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VmInfo {
+    /// VM name.
+    pub name: String,
+    /// Creation time (RFC 3339), for a deterministic order of new VMs.
+    pub created: String,
+    /// The worker index recorded on it, if any.
+    pub index: Option<u32>,
+    /// Volumes in its spec: volume name -> claim name (claims only).
+    pub claims: BTreeMap<String, String>,
+}
+
+/// One worker's VM and its disks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Assignment {
+    /// Worker index.
+    pub index: u32,
+    /// The VM carrying it.
+    pub vm: String,
+    /// Serials attached by this run.
+    pub attached: Vec<String>,
+    /// Serials that were attached already.
+    pub present: Vec<String>,
+}
+
+/// Switches for [`attach_workers`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AttachOptions {
+    /// Let a new VM take the disks of a worker whose recorded VM is gone.
+    pub adopt_replaced_vms: bool,
+    /// How long to wait for the NodePool's VMs to appear.
+    pub wait: WaitOptions,
+}
+
+/// What [`attach_workers`] did and what waits for the admin or the NodePool.
+#[derive(Debug, Clone, Default)]
+pub struct AttachOutcome {
+    /// Workers with their VM.
+    pub assignments: Vec<Assignment>,
+    /// Workers without a VM, and why.
+    pub pending: Vec<Pending>,
+}
+
+/// The `kubevirt.io/v1` VirtualMachine resource.
+pub fn vm_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("kubevirt.io", "v1", "VirtualMachine"),
+        "virtualmachines",
+    )
+}
+
+/// The `kubevirt.io/v1` VirtualMachineInstance resource.
+pub fn vmi_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("kubevirt.io", "v1", "VirtualMachineInstance"),
+        "virtualmachineinstances",
+    )
+}
+
+/// Reads the disks per worker from the renderer's VM patches (one per worker, named
+/// `<nodePool>-wNN`).
+pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
+    let mut out = Vec::new();
+    for m in patches {
+        let index = m
+            .name
+            .rsplit_once("-w")
+            .and_then(|(_, n)| n.parse::<u32>().ok())
+            .with_context(|| format!("VM patch {}: no worker index (-wNN) in its name", m.name))?;
+        let namespace = m
+            .namespace
+            .clone()
+            .with_context(|| format!("VM patch {}: no namespace", m.name))?;
+        let ops = m
+            .body
+            .as_array()
+            .with_context(|| format!("VM patch {}: not a JSON patch", m.name))?;
+        let mut buses = BTreeMap::new();
+        let mut claims = BTreeMap::new();
+        for op in ops {
+            let path = op.get("path").and_then(Value::as_str).unwrap_or_default();
+            let value = op.get("value").cloned().unwrap_or(Value::Null);
+            let name = value
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            if path.ends_with("/devices/disks/-") {
+                let serial = value.get("serial").and_then(Value::as_str).unwrap_or(&name);
+                let bus = value
+                    .pointer("/disk/bus")
+                    .and_then(Value::as_str)
+                    .unwrap_or("scsi");
+                buses.insert(name.clone(), (serial.to_string(), bus.to_string()));
+            } else if path.ends_with("/spec/volumes/-")
+                && let Some(claim) = value
+                    .pointer("/persistentVolumeClaim/claimName")
+                    .and_then(Value::as_str)
+            {
+                claims.insert(name, claim.to_string());
+            }
+        }
+        let mut disks = Vec::new();
+        for (name, (serial, bus)) in buses {
+            let claim = claims
+                .remove(&name)
+                .with_context(|| format!("VM patch {}: disk {name} has no claim", m.name))?;
+            disks.push(DiskAttachment { serial, claim, bus });
+        }
+        out.push(WorkerDisks {
+            index,
+            namespace,
+            disks,
+        });
+    }
+    out.sort_by_key(|w| w.index);
+    Ok(out)
+}
+
+/// The NodePool's VMs in `namespace` (names `<node_pool>-...`), sorted by name.
+pub async fn discover_vms(
+    client: &Client,
+    namespace: &str,
+    node_pool: &str,
+) -> Result<Vec<VmInfo>> {
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &vm_resource());
+    let list = api
+        .list(&ListParams::default())
+        .await
+        .with_context(|| format!("cannot list VirtualMachines in {namespace}"))?;
+    let prefix = format!("{node_pool}-");
+    let mut vms = Vec::new();
+    for vm in list.items {
+        let name = vm.name_any();
+        if !name.starts_with(&prefix) {
+            continue;
+        }
+        let index = match vm.annotations().get(WORKER_INDEX_ANNOTATION) {
+            Some(v) => Some(v.parse::<u32>().with_context(|| {
+                format!("VirtualMachine {namespace}/{name}: annotation {WORKER_INDEX_ANNOTATION}={v:?} is not a number")
+            })?),
+            None => None,
+        };
+        let created = vm
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|t| t.0.to_string())
+            .unwrap_or_default();
+        let mut claims = BTreeMap::new();
+        if let Some(vols) = vm
+            .data
+            .pointer("/spec/template/spec/volumes")
+            .and_then(Value::as_array)
+        {
+            for v in vols {
+                if let (Some(n), Some(c)) = (
+                    v.get("name").and_then(Value::as_str),
+                    v.pointer("/persistentVolumeClaim/claimName")
+                        .and_then(Value::as_str),
+                ) {
+                    claims.insert(n.to_string(), c.to_string());
+                }
+            }
+        }
+        vms.push(VmInfo {
+            name,
+            created,
+            index,
+            claims,
+        });
+    }
+    vms.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(vms)
+}
+
+/// The VM chosen per worker index, and the indices left waiting with the reason.
+pub type Choice = (BTreeMap<u32, String>, Vec<(u32, String)>);
+
+/// Chooses a VM per worker index. Pure: `recorded` is the VM each index's claims name
+/// (from a previous run), if any.
+///
+/// Rules, in order: a VM keeps the index recorded on it; an index whose claims name an
+/// existing VM goes to that VM; an index whose recorded VM is gone waits for the admin
+/// unless `adopt` is set; remaining VMs, oldest first (then by name), take the free
+/// indices in ascending order. Two VMs recording the same index is an error.
+pub fn assign(
+    vms: &[VmInfo],
+    indices: &[u32],
+    recorded: &BTreeMap<u32, String>,
+    adopt: bool,
+) -> Result<Choice> {
+    let wanted: BTreeSet<u32> = indices.iter().copied().collect();
+    let mut chosen: BTreeMap<u32, String> = BTreeMap::new();
+    let mut taken: BTreeSet<&str> = BTreeSet::new();
+    for vm in vms {
+        if let Some(i) = vm.index {
+            if let Some(other) = chosen.get(&i) {
+                bail!(
+                    "VirtualMachines {other} and {} both carry worker index {i} ({WORKER_INDEX_ANNOTATION}); \
+                     remove the annotation from the wrong one",
+                    vm.name
+                );
+            }
+            if wanted.contains(&i) {
+                chosen.insert(i, vm.name.clone());
+                taken.insert(&vm.name);
+            }
+        }
+    }
+    let mut waiting = Vec::new();
+    let mut free = Vec::new();
+    for &i in &wanted {
+        if chosen.contains_key(&i) {
+            continue;
+        }
+        match recorded.get(&i) {
+            Some(rec) => match vms.iter().find(|v| &v.name == rec) {
+                Some(vm) if vm.index.is_none() => {
+                    chosen.insert(i, vm.name.clone());
+                    taken.insert(&vm.name);
+                }
+                Some(vm) => waiting.push((
+                    i,
+                    format!(
+                        "its claims record VM {rec}, which now carries worker index {}; fix the annotations by hand",
+                        vm.index.unwrap_or_default()
+                    ),
+                )),
+                None if adopt => free.push(i),
+                None => waiting.push((
+                    i,
+                    format!(
+                        "its disks were attached to VM {rec}, which no longer exists; make sure it is gone for \
+                         good, then re-run with --adopt-replaced-vms to give them to a new VM"
+                    ),
+                )),
+            },
+            None => free.push(i),
+        }
+    }
+    let mut fresh: Vec<&VmInfo> = vms
+        .iter()
+        .filter(|v| v.index.is_none() && !taken.contains(v.name.as_str()))
+        .collect();
+    fresh.sort_by(|a, b| (&a.created, &a.name).cmp(&(&b.created, &b.name)));
+    let mut fresh = fresh.into_iter();
+    for i in free {
+        match fresh.next() {
+            Some(vm) => {
+                chosen.insert(i, vm.name.clone());
+            }
+            None => waiting.push((i, "no VM of the NodePool is free for it yet".to_string())),
+        }
+    }
+    waiting.sort();
+    Ok((chosen, waiting))
+}
+
+/// Finds the workers' VMs (waiting up to the timeout for the NodePool to create
+/// enough), records the choice and hotplugs each worker's missing disks.
+pub async fn attach_workers(
+    client: &Client,
+    spec: &TenantStorage,
+    workers: &[WorkerDisks],
+    opts: &AttachOptions,
+) -> Result<AttachOutcome> {
+    let mut outcome = AttachOutcome::default();
+    let Some(namespace) = workers.first().map(|w| w.namespace.clone()) else {
+        return Ok(outcome);
+    };
+    let node_pool = spec.node_pool();
+    let pvcs: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), &namespace);
+    let mut recorded = BTreeMap::new();
+    for w in workers {
+        for d in &w.disks {
+            let pvc = pvcs.get_opt(&d.claim).await.with_context(|| {
+                format!("cannot read PersistentVolumeClaim {namespace}/{}", d.claim)
+            })?;
+            if let Some(vm) = pvc
+                .as_ref()
+                .and_then(|p| p.annotations().get(ATTACHED_VM_ANNOTATION))
+            {
+                recorded.insert(w.index, vm.clone());
+                break;
+            }
+        }
+    }
+    let indices: Vec<u32> = workers.iter().map(|w| w.index).collect();
+    let deadline = Instant::now() + opts.wait.timeout;
+    let (chosen, waiting, vms) = loop {
+        let vms = discover_vms(client, &namespace, &node_pool).await?;
+        let (chosen, waiting) = assign(&vms, &indices, &recorded, opts.adopt_replaced_vms)?;
+        let for_nodepool = waiting
+            .iter()
+            .any(|(_, why)| why.starts_with("no VM of the NodePool"));
+        if !for_nodepool || Instant::now() >= deadline {
+            break (chosen, waiting, vms);
+        }
+        tracing::info!(
+            "waiting for NodePool {node_pool} to create VMs: {} of {} found",
+            vms.len(),
+            indices.len()
+        );
+        tokio::time::sleep(
+            opts.wait
+                .interval
+                .min(deadline.saturating_duration_since(Instant::now())),
+        )
+        .await;
+    };
+    for (i, why) in waiting {
+        outcome.pending.push(Pending {
+            object: format!("worker {i:02} of NodePool {node_pool} in {namespace}"),
+            state: why,
+        });
+    }
+    let vm_api: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), &namespace, &vm_resource());
+    let bookkeeping = PatchParams {
+        field_manager: Some(BOOKKEEPING_MANAGER.to_string()),
+        ..Default::default()
+    };
+    for w in workers {
+        let Some(vm_name) = chosen.get(&w.index) else {
+            continue;
+        };
+        let vm = vms
+            .iter()
+            .find(|v| &v.name == vm_name)
+            .context("chosen VM vanished from the listing")?;
+        // Refuse before recording anything if the VM holds another claim under one
+        // of this worker's disk names.
+        for d in &w.disks {
+            if let Some(claim) = vm.claims.get(&d.serial)
+                && claim != &d.claim
+            {
+                bail!(
+                    "VirtualMachine {namespace}/{vm_name} already has a volume {} backed by claim {claim}, \
+                     not {}; it belongs to another worker or was attached by hand",
+                    d.serial,
+                    d.claim
+                );
+            }
+        }
+        if vm.index != Some(w.index) {
+            let patch = json!({"metadata": {"annotations": {WORKER_INDEX_ANNOTATION: w.index.to_string()}}});
+            vm_api
+                .patch(vm_name, &bookkeeping, &Patch::Merge(&patch))
+                .await
+                .with_context(|| {
+                    format!(
+                        "cannot record worker index {} on VirtualMachine {namespace}/{vm_name}",
+                        w.index
+                    )
+                })?;
+        }
+        for d in &w.disks {
+            let patch = json!({"metadata": {"annotations": {ATTACHED_VM_ANNOTATION: vm_name}}});
+            pvcs.patch(&d.claim, &bookkeeping, &Patch::Merge(&patch))
+                .await
+                .with_context(|| {
+                    format!(
+                        "cannot record VM {vm_name} on PersistentVolumeClaim {namespace}/{}",
+                        d.claim
+                    )
+                })?;
+        }
+        let mut a = Assignment {
+            index: w.index,
+            vm: vm_name.clone(),
+            attached: Vec::new(),
+            present: Vec::new(),
+        };
+        for d in &w.disks {
+            if vm.claims.contains_key(&d.serial) {
+                a.present.push(d.serial.clone());
+                continue;
+            }
+            add_volume(client, &namespace, vm_name, d).await?;
+            a.attached.push(d.serial.clone());
+        }
+        outcome.assignments.push(a);
+    }
+    Ok(outcome)
+}
+
+/// The `addvolume` request body: the disk with its fixed serial and bus, backed by
+/// the claim as a hotpluggable volume.
+pub fn add_volume_body(d: &DiskAttachment) -> Value {
+    json!({
+        "name": d.serial,
+        "disk": {"name": d.serial, "serial": d.serial, "disk": {"bus": d.bus}},
+        "volumeSource": {"persistentVolumeClaim": {"claimName": d.claim, "hotpluggable": true}},
+    })
+}
+
+async fn add_volume(client: &Client, namespace: &str, vm: &str, d: &DiskAttachment) -> Result<()> {
+    let uri = format!(
+        "/apis/subresources.kubevirt.io/v1/namespaces/{namespace}/virtualmachines/{vm}/addvolume"
+    );
+    let body = serde_json::to_vec(&add_volume_body(d))?;
+    let req = http::Request::put(uri)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(body)?;
+    client.request_text(req).await.with_context(|| {
+        format!(
+            "cannot hotplug claim {} as disk {} into VirtualMachine {namespace}/{vm} \
+             (is the HotplugVolumes feature gate on?)",
+            d.claim, d.serial
+        )
+    })?;
+    tracing::info!("attached {} ({}) to {namespace}/{vm}", d.serial, d.claim);
+    Ok(())
+}
+
+/// The guest's name for the storage NIC, read from the running VMIs' status (needs
+/// the guest agent): the interface on the network that uses the storage NAD. `None`
+/// when no VMI reports it; an error when VMs disagree.
+pub async fn discover_guest_interface(
+    client: &Client,
+    namespace: &str,
+    node_pool: &str,
+    nad: &str,
+) -> Result<Option<String>> {
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &vmi_resource());
+    let list = api
+        .list(&ListParams::default())
+        .await
+        .with_context(|| format!("cannot list VirtualMachineInstances in {namespace}"))?;
+    let prefix = format!("{node_pool}-");
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for vmi in list
+        .items
+        .iter()
+        .filter(|v| v.name_any().starts_with(&prefix))
+    {
+        if let Some(iface) = guest_interface_of(&vmi.data, nad) {
+            found.entry(iface).or_default().push(vmi.name_any());
+        }
+    }
+    match found.len() {
+        0 => Ok(None),
+        1 => Ok(found.into_keys().next()),
+        _ => bail!(
+            "worker VMs in {namespace} name the storage interface differently: {}",
+            found
+                .iter()
+                .map(|(i, v)| format!("{i} on {}", v.join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    }
+}
+
+/// The guest interface name of the network attached to `nad` in one VMI's JSON.
+pub fn guest_interface_of(vmi: &Value, nad: &str) -> Option<String> {
+    let networks = vmi.pointer("/spec/networks")?.as_array()?;
+    let net = networks.iter().find(|n| {
+        n.pointer("/multus/networkName")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m == nad || m.rsplit_once('/').is_some_and(|(_, n)| n == nad))
+    })?;
+    let net_name = net.get("name")?.as_str()?;
+    vmi.pointer("/status/interfaces")?
+        .as_array()?
+        .iter()
+        .find(|i| i.get("name").and_then(Value::as_str) == Some(net_name))?
+        .get("interfaceName")?
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vm(name: &str, created: &str, index: Option<u32>) -> VmInfo {
+        VmInfo {
+            name: name.into(),
+            created: created.into(),
+            index,
+            claims: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn new_vms_take_indices_oldest_first() {
+        let vms = [
+            vm("np-zz", "2026-01-01T00:00:00Z", None),
+            vm("np-aa", "2026-01-02T00:00:00Z", None),
+        ];
+        let (chosen, waiting) = assign(&vms, &[0, 1], &BTreeMap::new(), false).unwrap();
+        assert_eq!(chosen[&0], "np-zz");
+        assert_eq!(chosen[&1], "np-aa");
+        assert!(waiting.is_empty());
+    }
+
+    #[test]
+    fn recorded_indices_are_kept_and_stable() {
+        let vms = [vm("np-a", "1", Some(1)), vm("np-b", "2", None)];
+        let (chosen, _) = assign(&vms, &[0, 1], &BTreeMap::new(), false).unwrap();
+        assert_eq!(chosen[&1], "np-a");
+        assert_eq!(chosen[&0], "np-b");
+    }
+
+    #[test]
+    fn replaced_vm_gets_old_disks_only_when_adopting() {
+        let vms = [vm("np-a", "1", Some(0)), vm("np-new", "3", None)];
+        let recorded = BTreeMap::from([(1, "np-gone".to_string())]);
+        let (chosen, waiting) = assign(&vms, &[0, 1], &recorded, false).unwrap();
+        assert_eq!(chosen.get(&1), None);
+        assert_eq!(waiting.len(), 1);
+        assert!(waiting[0].1.contains("np-gone"), "{waiting:?}");
+        let (chosen, waiting) = assign(&vms, &[0, 1], &recorded, true).unwrap();
+        assert_eq!(chosen[&1], "np-new");
+        assert!(waiting.is_empty());
+    }
+
+    #[test]
+    fn duplicate_recorded_index_is_refused() {
+        let vms = [vm("np-a", "1", Some(0)), vm("np-b", "2", Some(0))];
+        let err = assign(&vms, &[0, 1], &BTreeMap::new(), false).unwrap_err();
+        assert!(
+            err.to_string().contains("both carry worker index 0"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn too_few_vms_leave_workers_waiting() {
+        let vms = [vm("np-a", "1", None)];
+        let (chosen, waiting) = assign(&vms, &[0, 1, 2], &BTreeMap::new(), false).unwrap();
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(waiting.iter().map(|w| w.0).collect::<Vec<_>>(), [1, 2]);
+    }
+
+    #[test]
+    fn guest_interface_from_vmi_status() {
+        let vmi = json!({
+            "spec": {"networks": [
+                {"name": "default", "pod": {}},
+                {"name": "storage", "multus": {"networkName": "clusters-t/storage-network"}}]},
+            "status": {"interfaces": [
+                {"name": "default", "interfaceName": "enp1s0"},
+                {"name": "storage", "interfaceName": "enp7s0"}]}
+        });
+        assert_eq!(
+            guest_interface_of(&vmi, "storage-network").as_deref(),
+            Some("enp7s0")
+        );
+        assert_eq!(guest_interface_of(&vmi, "other"), None);
+    }
+}
