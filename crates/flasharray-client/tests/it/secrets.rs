@@ -23,8 +23,10 @@ impl io::Write for Captured {
     }
 }
 
-/// Current-thread runtime, so the thread-local subscriber sees every event.
-#[tokio::test(flavor = "current_thread")]
+/// The subscriber is global (no other test installs one): a thread-local one can miss
+/// events whose callsite interest other test threads cached first. Logs of tests
+/// running alongside land in the same buffer, which only widens the check.
+#[tokio::test]
 async fn tokens_never_leak() {
     let logs = Captured::default();
     let sink = logs.clone();
@@ -33,7 +35,8 @@ async fn tokens_never_leak() {
         .with_ansi(false)
         .with_writer(move || sink.clone())
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    tracing::subscriber::set_global_default(subscriber)
+        .expect("only this test installs a tracing subscriber");
 
     let a = Array::bare().await;
     a.versions(fixture("api_version.json")).await;
