@@ -1100,3 +1100,127 @@ fn crd_is_a_valid_custom_resource_definition() {
         .unwrap();
     assert!(schema.properties.as_ref().unwrap().contains_key("spec"));
 }
+
+// ------------------------------------------------------------------ RBAC
+
+fn kubevirt_csi_spec() -> TenantStorage {
+    parse_valid_spec(
+        "apiVersion: pxfa.io/v1alpha1\nkind: TenantStorage\nmetadata: {name: tenant-kv}\nspec:\n  \
+         hostedCluster: {name: tenant-kv, releaseImage: \"quay.io/openshift-release-dev/ocp-release:4.19.2-x86_64\"}\n  \
+         storage: {mode: kubevirt-csi, capacity: 1Ti}\n  management: {hostGroup: hcp-mgmt}\n",
+    )
+    .expect("valid kubevirt-csi spec")
+}
+
+/// The REST resource of every kind pxfa applies. A new kind in the renderer fails
+/// here until it is added, and then until deploy/rbac grants it.
+fn resource_of(api_version: &str, kind: &str) -> (String, &'static str) {
+    let group = api_version
+        .rsplit_once('/')
+        .map(|(g, _)| g)
+        .unwrap_or("")
+        .to_string();
+    let plural = match kind {
+        "Namespace" => "namespaces",
+        "ConfigMap" => "configmaps",
+        "Secret" => "secrets",
+        "PersistentVolumeClaim" => "persistentvolumeclaims",
+        "StorageClass" => "storageclasses",
+        "NodeNetworkConfigurationPolicy" => "nodenetworkconfigurationpolicies",
+        "NetworkAttachmentDefinition" => "network-attachment-definitions",
+        "MultiClusterEngine" => "multiclusterengines",
+        "NodePool" => "nodepools",
+        "HostedCluster" => "hostedclusters",
+        "StorageCluster" => "storageclusters",
+        "IPAddressPool" => "ipaddresspools",
+        "L2Advertisement" => "l2advertisements",
+        other => panic!("no RBAC mapping for kind {other}; add it here and to deploy/rbac"),
+    };
+    (group, plural)
+}
+
+fn rbac_rules(file: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(format!(
+        "{}/../../deploy/rbac/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let docs: Vec<Value> = serde_saphyr::from_multiple(&text).expect("RBAC YAML");
+    docs.into_iter()
+        .filter(|d| d["kind"] == "ClusterRole")
+        .flat_map(|d| d["rules"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+fn allows(rules: &[Value], group: &str, resource: &str, verb: &str) -> bool {
+    let has = |r: &Value, key: &str, want: &str| {
+        r[key]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == want || v == "*"))
+    };
+    rules.iter().any(|r| {
+        r.get("resourceNames").is_none()
+            && has(r, "apiGroups", group)
+            && has(r, "resources", resource)
+            && has(r, "verbs", verb)
+    }) || (verb != "create"
+        && rules.iter().any(|r| {
+            r.get("resourceNames").is_some()
+                && has(r, "apiGroups", group)
+                && has(r, "resources", resource)
+                && has(r, "verbs", verb)
+        }))
+}
+
+#[test]
+fn shipped_rbac_grants_everything_pxfa_does() {
+    let management = rbac_rules("management.yaml");
+    let tenant = rbac_rules("tenant.yaml");
+    for spec in [
+        direct_access_spec(),
+        cloud_drive_spec(),
+        kubevirt_csi_spec(),
+    ] {
+        for m in rendered(&spec) {
+            if m.form != Form::Resource {
+                continue;
+            }
+            let rules = match m.cluster {
+                Cluster::Management => &management,
+                Cluster::Tenant => &tenant,
+            };
+            let (group, plural) = resource_of(m.body["apiVersion"].as_str().unwrap(), &m.kind);
+            for verb in ["get", "create", "patch"] {
+                assert!(
+                    allows(rules, &group, plural, verb),
+                    "{}: {verb} {group}/{plural} not granted by deploy/rbac",
+                    m.file_name
+                );
+            }
+        }
+    }
+    for (rules, group, resource, verb) in [
+        (&management, "kubevirt.io", "virtualmachines", "list"),
+        (&management, "kubevirt.io", "virtualmachines", "patch"),
+        (
+            &management,
+            "kubevirt.io",
+            "virtualmachineinstances",
+            "list",
+        ),
+        (
+            &management,
+            "subresources.kubevirt.io",
+            "virtualmachines/addvolume",
+            "update",
+        ),
+        (&management, "", "persistentvolumeclaims", "patch"),
+        (&tenant, "", "secrets", "update"),
+        (&tenant, "core.libopenstorage.org", "storagenodes", "list"),
+    ] {
+        assert!(
+            allows(rules, group, resource, verb),
+            "{verb} {group}/{resource}"
+        );
+    }
+}
