@@ -36,8 +36,9 @@ pub trait FlashArray: Send + Sync + std::fmt::Debug {
     }
 
     /// `POST /volumes?names=...`: creates every name with the same body, in one call.
-    async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost)
-    -> Result<Vec<Volume>>;
+    /// `body.tags` are on every created volume before anyone can see it (REST 2.39+;
+    /// older arrays need a second call, see `rest::RestArray`).
+    async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>>;
 
     /// `PATCH /volumes?names=...`: resize (`truncate` to shrink), rename, destroy,
     /// recover, move.
@@ -87,8 +88,12 @@ pub trait FlashArray: Send + Sync + std::fmt::Debug {
     /// `GET /host-groups`.
     async fn list_host_groups(&self, params: &ListParams) -> Result<Vec<HostGroup>>;
 
-    /// `POST /host-groups?names=...`.
-    async fn create_host_groups(&self, names: &[HostGroupName]) -> Result<Vec<HostGroup>>;
+    /// `POST /host-groups?names=...`; `body` carries the creation tags.
+    async fn create_host_groups(
+        &self,
+        names: &[HostGroupName],
+        body: &HostGroupPost,
+    ) -> Result<Vec<HostGroup>>;
 
     /// `DELETE /host-groups?names=...`; refused while a group has members or connections.
     async fn delete_host_groups(&self, names: &[HostGroupName]) -> Result<()>;
@@ -165,8 +170,7 @@ pub trait FlashArray: Send + Sync + std::fmt::Debug {
     // ------------------------------------------------------------------- tokens
 
     /// `GET /admins/api-tokens?names=...`; `expose` asks for the token values.
-    async fn list_api_tokens(&self, admins: &[String], expose: bool)
-    -> Result<Vec<AdminApiToken>>;
+    async fn list_api_tokens(&self, admins: &[String], expose: bool) -> Result<Vec<AdminApiToken>>;
 
     /// `POST /admins/api-tokens?names=admin&timeout=ms`: the answer holds the new token.
     async fn create_api_token(

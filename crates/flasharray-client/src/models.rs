@@ -176,7 +176,10 @@ impl std::fmt::Debug for Chap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Chap")
             .field("host_user", &self.host_user)
-            .field("host_password", &self.host_password.as_ref().map(|_| "****"))
+            .field(
+                "host_password",
+                &self.host_password.as_ref().map(|_| "****"),
+            )
             .field("target_user", &self.target_user)
             .field(
                 "target_password",
@@ -397,6 +400,59 @@ impl Tag {
     }
 }
 
+/// A tag inside a create body (`POST /volumes`, `/hosts`, `/host-groups`, `/pods`,
+/// REST 2.39+). It names no object: it applies to every name of the call, which is
+/// why [`Tag`] (whose `resource` would be sent as `{"id":null,"name":null}`) is not
+/// reused here.
+///
+/// Creating an object with its ownership tags in the same call is what makes an
+/// interrupted apply safe: there is no moment at which the object exists untagged.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TagBody {
+    /// Namespace; the array uses `default` when none is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    /// Key.
+    pub key: String,
+    /// Value.
+    pub value: String,
+    /// Whether the tag follows copies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copyable: Option<bool>,
+}
+
+impl TagBody {
+    /// A non-copyable tag in `namespace` (pxfa's tags describe one object, so a copy
+    /// of it must not inherit them).
+    pub fn new(
+        namespace: impl Into<String>,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
+        TagBody {
+            namespace: Some(namespace.into()),
+            key: key.into(),
+            value: value.into(),
+            copyable: Some(false),
+        }
+    }
+
+    /// The same tag placed on the object `resource`, for `PUT /{kind}/tags/batch`.
+    pub fn on(&self, resource: impl Into<String>) -> Tag {
+        Tag {
+            namespace: self.namespace.clone(),
+            key: self.key.clone(),
+            value: self.value.clone(),
+            copyable: self.copyable,
+            resource: Reference {
+                id: None,
+                name: Some(resource.into()),
+            },
+        }
+    }
+}
+
 /// Array-wide eradication settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -520,6 +576,10 @@ pub struct VolumePost {
     /// Copy source.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<NameRef>,
+    /// Tags every created volume carries from its first moment (REST 2.39+; the REST
+    /// client tags in a second call on older arrays).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<TagBody>,
 }
 
 /// Body of `PATCH /volumes`.
@@ -559,6 +619,18 @@ pub struct HostPost {
     /// Host personality.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub personality: Option<String>,
+    /// Tags every created host carries from its first moment (REST 2.39+).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<TagBody>,
+}
+
+/// Body of `POST /host-groups`: a group has nothing to set at creation but its tags.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HostGroupPost {
+    /// Tags every created group carries from its first moment (REST 2.39+).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<TagBody>,
 }
 
 /// Body of `PATCH /hosts`. `iqns`/`nqns`/`wwns` replace the lists; `add_*` and
@@ -611,6 +683,9 @@ pub struct PodPost {
     /// Quota in bytes (2.23+).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota_limit: Option<u64>,
+    /// Tags every created pod carries from its first moment (REST 2.39+).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<TagBody>,
 }
 
 /// Body of `PATCH /pods`.
@@ -654,7 +729,10 @@ mod tests {
         let j = serde_json::to_value(&v).unwrap();
         assert_eq!(j["pod"], serde_json::json!({"id": null, "name": null}));
         assert!(j.get("time_remaining").unwrap().is_null());
-        assert_eq!(j["qos"], serde_json::json!({"bandwidth_limit": null, "iops_limit": null}));
+        assert_eq!(
+            j["qos"],
+            serde_json::json!({"bandwidth_limit": null, "iops_limit": null})
+        );
         assert!(j["space"].get("virtual").is_some());
     }
 
@@ -683,7 +761,10 @@ mod tests {
             r#"{"name":"pxfa","api_token":{"created_at":1,"expires_at":null,"token":"6f1e0c6a-9d3f-4d10-8bbf-2b8c3e1f0a11"}}"#,
         )
         .unwrap();
-        assert_eq!(t.api_token.expose(), Some("6f1e0c6a-9d3f-4d10-8bbf-2b8c3e1f0a11"));
+        assert_eq!(
+            t.api_token.expose(),
+            Some("6f1e0c6a-9d3f-4d10-8bbf-2b8c3e1f0a11")
+        );
         let dbg = format!("{t:?}");
         assert!(!dbg.contains("6f1e0c6a"), "{dbg}");
         let ser = serde_json::to_string(&t).unwrap();

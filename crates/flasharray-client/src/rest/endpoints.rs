@@ -21,6 +21,7 @@ use crate::rest::http::{Call, Reply};
 use crate::rest::paging::Pager;
 use crate::rest::query::Query;
 use crate::rest::reconcile::{Verdict, find};
+use crate::rest::session::ApiVersion;
 
 fn strings<N: AsRef<str>>(names: &[N]) -> Vec<String> {
     names.iter().map(|n| n.as_ref().to_string()).collect()
@@ -188,6 +189,66 @@ fn gone_verdict<T: crate::rest::reconcile::Named>(
 }
 
 impl RestArray {
+    /// Whether a create may carry `tags` in its body: nothing to carry, or the
+    /// negotiated version is 2.39 or newer.
+    async fn tags_in_create(&self, tags: &[TagBody]) -> Result<bool> {
+        if tags.is_empty() {
+            return Ok(true);
+        }
+        Ok(self.session().await?.version >= ApiVersion::TAGS_IN_CREATE)
+    }
+
+    /// Before 2.39: tags the just-created objects in a second call. A process killed
+    /// between the two calls leaves the objects untagged; see the crate docs.
+    async fn tag_created(
+        &self,
+        kind: TagResource,
+        names: &[String],
+        tags: &[TagBody],
+    ) -> Result<()> {
+        let all: Vec<Tag> = names
+            .iter()
+            .flat_map(|n| tags.iter().map(move |t| t.on(n.clone())))
+            .collect();
+        self.set_tags(kind, &all).await.map(drop)
+    }
+
+    /// After a lost create with tags in its body: the first of `names` that exists
+    /// without every asked tag, i.e. an object this call did not create.
+    async fn lacking_tags(
+        &self,
+        kind: TagResource,
+        names: &[String],
+        tags: &[TagBody],
+    ) -> Result<Option<String>> {
+        if names.is_empty() || tags.is_empty() {
+            return Ok(None);
+        }
+        let have = self
+            .list_tags(
+                kind,
+                &TagParams {
+                    resource_names: names.to_vec(),
+                    ..Default::default()
+                },
+            )
+            .await?;
+        Ok(names
+            .iter()
+            .find(|n| {
+                !tags.iter().all(|t| {
+                    have.iter().any(|h| {
+                        same_opt(h.resource.name.as_deref(), Some(n.as_str()))
+                            && h.key == t.key
+                            && h.value == t.value
+                            && h.namespace.as_deref().unwrap_or("default")
+                                == t.namespace.as_deref().unwrap_or("default")
+                    })
+                })
+            })
+            .cloned())
+    }
+
     async fn write(
         &self,
         method: Method,
@@ -278,52 +339,77 @@ impl FlashArray for RestArray {
     /// destroyed is undecided.
     async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>> {
         require("create volumes", names)?;
-        let bytes = json(body)?;
+        let inline = self.tags_in_create(&body.tags).await?;
+        let sent = VolumePost {
+            tags: if inline {
+                body.tags.clone()
+            } else {
+                Vec::new()
+            },
+            ..body.clone()
+        };
+        let bytes = json(&sent)?;
         let bytes = &bytes;
-        self.settle(
-            "POST volumes",
-            strings(names),
-            |pending| {
-                Box::pin(async move {
-                    self.write(
-                        Method::POST,
-                        "volumes",
-                        Query::new().csv("names", &pending),
-                        Some(bytes.clone()),
-                    )
-                    .await?
-                    .items()
-                })
-            },
-            |pending| {
-                Box::pin(async move {
-                    let found: Vec<Volume> = self.lookup("volumes", &pending).await?;
-                    let mut done = Vec::new();
-                    let mut rest = Vec::new();
-                    for n in pending {
-                        match find(&found, &n) {
-                            Some(v)
-                                if !v.destroyed
-                                    && body.provisioned.is_none_or(|p| p == v.provisioned) =>
-                            {
-                                done.push(v.clone())
-                            }
-                            Some(_) => {
-                                return Ok(Verdict::Undecided(format!(
-                                    "volume {n} exists but is not the one asked for"
-                                )));
-                            }
-                            None => rest.push(n),
-                        }
-                    }
-                    Ok(Verdict::Known {
-                        done,
-                        pending: rest,
+        let sent = &sent;
+        let created = self
+            .settle(
+                "POST volumes",
+                strings(names),
+                |pending| {
+                    Box::pin(async move {
+                        self.write(
+                            Method::POST,
+                            "volumes",
+                            Query::new().csv("names", &pending),
+                            Some(bytes.clone()),
+                        )
+                        .await?
+                        .items()
                     })
-                })
-            },
-        )
-        .await
+                },
+                |pending| {
+                    Box::pin(async move {
+                        let found: Vec<Volume> = self.lookup("volumes", &pending).await?;
+                        let mut done = Vec::new();
+                        let mut rest = Vec::new();
+                        for n in pending {
+                            match find(&found, &n) {
+                                Some(v)
+                                    if !v.destroyed
+                                        && body.provisioned.is_none_or(|p| p == v.provisioned) =>
+                                {
+                                    done.push(v.clone())
+                                }
+                                Some(_) => {
+                                    return Ok(Verdict::Undecided(format!(
+                                        "volume {n} exists but is not the one asked for"
+                                    )));
+                                }
+                                None => rest.push(n),
+                            }
+                        }
+                        let names: Vec<String> = done.iter().map(|v| v.name.clone()).collect();
+                        if let Some(n) = self
+                            .lacking_tags(TagResource::Volume, &names, &sent.tags)
+                            .await?
+                        {
+                            return Ok(Verdict::Undecided(format!(
+                                "volume {n} exists without the tags asked for"
+                            )));
+                        }
+                        Ok(Verdict::Known {
+                            done,
+                            pending: rest,
+                        })
+                    })
+                },
+            )
+            .await?;
+        if !inline {
+            self.tag_created(TagResource::Volume, &strings(names), &body.tags)
+                .await?;
+        }
+        Ok(created)
     }
 
     /// Lost answer: a volume that shows every requested value (under its new name
@@ -593,47 +679,72 @@ impl FlashArray for RestArray {
     /// undecided.
     async fn create_hosts(&self, names: &[HostName], body: &HostPost) -> Result<Vec<Host>> {
         require("create hosts", names)?;
-        let bytes = json(body)?;
+        let inline = self.tags_in_create(&body.tags).await?;
+        let sent = HostPost {
+            tags: if inline {
+                body.tags.clone()
+            } else {
+                Vec::new()
+            },
+            ..body.clone()
+        };
+        let bytes = json(&sent)?;
         let bytes = &bytes;
-        self.settle(
-            "POST hosts",
-            strings(names),
-            |pending| {
-                Box::pin(async move {
-                    self.write(
-                        Method::POST,
-                        "hosts",
-                        Query::new().csv("names", &pending),
-                        Some(bytes.clone()),
-                    )
-                    .await?
-                    .items()
-                })
-            },
-            |pending| {
-                Box::pin(async move {
-                    let found: Vec<Host> = self.lookup("hosts", &pending).await?;
-                    let mut done = Vec::new();
-                    let mut rest = Vec::new();
-                    for n in pending {
-                        match find(&found, &n) {
-                            Some(h) if host_has_initiators(h, body) => done.push(h.clone()),
-                            Some(_) => {
-                                return Ok(Verdict::Undecided(format!(
-                                    "host {n} exists with other initiators"
-                                )));
-                            }
-                            None => rest.push(n),
-                        }
-                    }
-                    Ok(Verdict::Known {
-                        done,
-                        pending: rest,
+        let sent = &sent;
+        let created = self
+            .settle(
+                "POST hosts",
+                strings(names),
+                |pending| {
+                    Box::pin(async move {
+                        self.write(
+                            Method::POST,
+                            "hosts",
+                            Query::new().csv("names", &pending),
+                            Some(bytes.clone()),
+                        )
+                        .await?
+                        .items()
                     })
-                })
-            },
-        )
-        .await
+                },
+                |pending| {
+                    Box::pin(async move {
+                        let found: Vec<Host> = self.lookup("hosts", &pending).await?;
+                        let mut done = Vec::new();
+                        let mut rest = Vec::new();
+                        for n in pending {
+                            match find(&found, &n) {
+                                Some(h) if host_has_initiators(h, body) => done.push(h.clone()),
+                                Some(_) => {
+                                    return Ok(Verdict::Undecided(format!(
+                                        "host {n} exists with other initiators"
+                                    )));
+                                }
+                                None => rest.push(n),
+                            }
+                        }
+                        let names: Vec<String> = done.iter().map(|h| h.name.clone()).collect();
+                        if let Some(n) = self
+                            .lacking_tags(TagResource::Host, &names, &sent.tags)
+                            .await?
+                        {
+                            return Ok(Verdict::Undecided(format!(
+                                "host {n} exists without the tags asked for"
+                            )));
+                        }
+                        Ok(Verdict::Known {
+                            done,
+                            pending: rest,
+                        })
+                    })
+                },
+            )
+            .await?;
+        if !inline {
+            self.tag_created(TagResource::Host, &strings(names), &body.tags)
+                .await?;
+        }
+        Ok(created)
     }
 
     /// Lost answer: a host showing every requested value (under its new name after a
@@ -741,40 +852,75 @@ impl FlashArray for RestArray {
             .await
     }
 
-    /// Lost answer: a group that now exists is done (groups carry nothing else).
-    async fn create_host_groups(&self, names: &[HostGroupName]) -> Result<Vec<HostGroup>> {
+    /// Lost answer: a group that now exists (with the asked tags, when they went in
+    /// the body) is done; one without them is undecided.
+    async fn create_host_groups(
+        &self,
+        names: &[HostGroupName],
+        body: &HostGroupPost,
+    ) -> Result<Vec<HostGroup>> {
         require("create host groups", names)?;
-        self.settle(
-            "POST host-groups",
-            strings(names),
-            |pending| {
-                Box::pin(async move {
-                    self.write(
-                        Method::POST,
-                        "host-groups",
-                        Query::new().csv("names", &pending),
-                        None,
-                    )
-                    .await?
-                    .items()
-                })
+        let inline = self.tags_in_create(&body.tags).await?;
+        let sent = HostGroupPost {
+            tags: if inline {
+                body.tags.clone()
+            } else {
+                Vec::new()
             },
-            |pending| {
-                Box::pin(async move {
-                    let found: Vec<HostGroup> = self.lookup("host-groups", &pending).await?;
-                    let (done, rest): (Vec<String>, Vec<String>) =
-                        pending.into_iter().partition(|n| find(&found, n).is_some());
-                    Ok(Verdict::Known {
-                        done: done
-                            .iter()
-                            .filter_map(|n| find(&found, n).cloned())
-                            .collect(),
-                        pending: rest,
+        };
+        // An empty body stays absent, as arrays before 2.39 expect.
+        let bytes = if sent.tags.is_empty() {
+            None
+        } else {
+            Some(json(&sent)?)
+        };
+        let bytes = &bytes;
+        let sent = &sent;
+        let created = self
+            .settle(
+                "POST host-groups",
+                strings(names),
+                |pending| {
+                    Box::pin(async move {
+                        self.write(
+                            Method::POST,
+                            "host-groups",
+                            Query::new().csv("names", &pending),
+                            bytes.clone(),
+                        )
+                        .await?
+                        .items()
                     })
-                })
-            },
-        )
-        .await
+                },
+                |pending| {
+                    Box::pin(async move {
+                        let found: Vec<HostGroup> = self.lookup("host-groups", &pending).await?;
+                        let (done, rest): (Vec<String>, Vec<String>) =
+                            pending.into_iter().partition(|n| find(&found, n).is_some());
+                        if let Some(n) = self
+                            .lacking_tags(TagResource::HostGroup, &done, &sent.tags)
+                            .await?
+                        {
+                            return Ok(Verdict::Undecided(format!(
+                                "host group {n} exists without the tags asked for"
+                            )));
+                        }
+                        Ok(Verdict::Known {
+                            done: done
+                                .iter()
+                                .filter_map(|n| find(&found, n).cloned())
+                                .collect(),
+                            pending: rest,
+                        })
+                    })
+                },
+            )
+            .await?;
+        if !inline {
+            self.tag_created(TagResource::HostGroup, &strings(names), &body.tags)
+                .await?;
+        }
+        Ok(created)
     }
 
     /// Lost answer: a group that no longer exists is done.
@@ -1045,54 +1191,79 @@ impl FlashArray for RestArray {
     /// again; anything else is undecided.
     async fn create_pods(&self, names: &[PodName], body: &PodPost) -> Result<Vec<Pod>> {
         require("create pods", names)?;
-        let bytes = json(body)?;
+        let inline = self.tags_in_create(&body.tags).await?;
+        let sent = PodPost {
+            tags: if inline {
+                body.tags.clone()
+            } else {
+                Vec::new()
+            },
+            ..body.clone()
+        };
+        let bytes = json(&sent)?;
         let bytes = &bytes;
-        self.settle(
-            "POST pods",
-            strings(names),
-            |pending| {
-                Box::pin(async move {
-                    self.write(
-                        Method::POST,
-                        "pods",
-                        Query::new().csv("names", &pending),
-                        Some(bytes.clone()),
-                    )
-                    .await?
-                    .items()
-                })
-            },
-            |pending| {
-                Box::pin(async move {
-                    let found: Vec<Pod> = self.lookup("pods", &pending).await?;
-                    let mut done = Vec::new();
-                    let mut rest = Vec::new();
-                    for n in pending {
-                        match find(&found, &n) {
-                            Some(p)
-                                if !p.destroyed
-                                    && body
-                                        .quota_limit
-                                        .is_none_or(|q| p.quota_limit == Some(q)) =>
-                            {
-                                done.push(p.clone())
-                            }
-                            Some(_) => {
-                                return Ok(Verdict::Undecided(format!(
-                                    "pod {n} exists but is not the one asked for"
-                                )));
-                            }
-                            None => rest.push(n),
-                        }
-                    }
-                    Ok(Verdict::Known {
-                        done,
-                        pending: rest,
+        let sent = &sent;
+        let created = self
+            .settle(
+                "POST pods",
+                strings(names),
+                |pending| {
+                    Box::pin(async move {
+                        self.write(
+                            Method::POST,
+                            "pods",
+                            Query::new().csv("names", &pending),
+                            Some(bytes.clone()),
+                        )
+                        .await?
+                        .items()
                     })
-                })
-            },
-        )
-        .await
+                },
+                |pending| {
+                    Box::pin(async move {
+                        let found: Vec<Pod> = self.lookup("pods", &pending).await?;
+                        let mut done = Vec::new();
+                        let mut rest = Vec::new();
+                        for n in pending {
+                            match find(&found, &n) {
+                                Some(p)
+                                    if !p.destroyed
+                                        && body
+                                            .quota_limit
+                                            .is_none_or(|q| p.quota_limit == Some(q)) =>
+                                {
+                                    done.push(p.clone())
+                                }
+                                Some(_) => {
+                                    return Ok(Verdict::Undecided(format!(
+                                        "pod {n} exists but is not the one asked for"
+                                    )));
+                                }
+                                None => rest.push(n),
+                            }
+                        }
+                        let names: Vec<String> = done.iter().map(|p| p.name.clone()).collect();
+                        if let Some(n) = self
+                            .lacking_tags(TagResource::Pod, &names, &sent.tags)
+                            .await?
+                        {
+                            return Ok(Verdict::Undecided(format!(
+                                "pod {n} exists without the tags asked for"
+                            )));
+                        }
+                        Ok(Verdict::Known {
+                            done,
+                            pending: rest,
+                        })
+                    })
+                },
+            )
+            .await?;
+        if !inline {
+            self.tag_created(TagResource::Pod, &strings(names), &body.tags)
+                .await?;
+        }
+        Ok(created)
     }
 
     /// Lost answer: a pod showing the requested values (under its new name after a

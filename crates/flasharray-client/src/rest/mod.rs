@@ -6,6 +6,18 @@
 //! re-reads the objects and sends only what is still missing (see the rules on each
 //! operation in `endpoints.rs` and [`reconcile`]).
 //!
+//! # Creation tags
+//!
+//! `VolumePost`, `HostPost`, `HostGroupPost` and `PodPost` carry `tags` that every
+//! created object gets. From REST 2.39 on (see [`ApiVersion::TAGS_IN_CREATE`]) they
+//! travel in the create body, so an object never exists without them: a caller killed
+//! at any moment leaves either nothing or a fully tagged object. On older arrays the
+//! client creates first and then sends `PUT /{kind}/tags/batch`. **A process killed
+//! between those two calls leaves an untagged object**; pxfa's next plan reports it as
+//! a conflict ("exists without pxfa's tags ... adopt it") instead of taking it over,
+//! and the admin resolves it with `apply --adopt`. A lost answer to the tag call
+//! itself is settled like any `set_tags`.
+//!
 //! ```no_run
 //! # async fn demo() -> flasharray::Result<()> {
 //! use flasharray::{FlashArray, ListParams, rest::RestArray};

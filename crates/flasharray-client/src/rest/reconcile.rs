@@ -19,18 +19,18 @@
 //!
 //! | operation | done when the re-read shows | undecided when |
 //! |---|---|---|
-//! | `create_volumes` | the name, live, of the asked size | same name, other size or destroyed |
+//! | `create_volumes` | the name, live, of the asked size (with the asked tags at 2.39+) | same name, other size, destroyed or without the tags |
 //! | `patch_volumes` | every asked value, under the new name after rename/move | neither old nor new state |
 //! | `eradicate_volumes`, `delete_hosts`, `delete_host_groups`, `eradicate_pods` | the name is gone | – |
 //! | `set_tags` | the tag with the asked value | – |
 //! | `delete_tags` | no asked key left on the object | – |
-//! | `create_hosts` | the name with exactly the asked initiators | same name, other initiators |
+//! | `create_hosts` | the name with exactly the asked initiators (and tags at 2.39+) | same name, other initiators or without the tags |
 //! | `patch_hosts`, `patch_pods` | every asked value (new name after a rename) | neither old nor new state |
-//! | `create_host_groups` | the name exists | – |
+//! | `create_host_groups` | the name exists (with the asked tags at 2.39+) | same name without the tags |
 //! | `add_host_group_members` / `remove_…` | the host is / is not listed in the group | – |
 //! | `create_connections` | the target sees the volume (on the asked LUN) | connected on another LUN |
 //! | `delete_connections` | the target no longer sees the volume | – |
-//! | `create_pods` | the name, live, with the asked quota | same name, other quota or destroyed |
+//! | `create_pods` | the name, live, with the asked quota (and tags at 2.39+) | same name, other quota, destroyed or without the tags |
 //! | `create_api_token` | the admin holds a token: it is read back (exposed) and returned | – |
 //! | `delete_api_token` | the admin holds no token | – |
 

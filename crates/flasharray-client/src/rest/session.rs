@@ -29,6 +29,10 @@ pub struct ApiVersion {
 impl ApiVersion {
     /// Oldest version this client speaks: tags and API-token endpoints appear in 2.2.
     pub const MIN: ApiVersion = ApiVersion { minor: 2 };
+    /// First version whose create bodies (`POST /volumes`, `/hosts`, `/host-groups`,
+    /// `/pods`) accept `tags` (Pure's SDK: `VolumePost.tags` etc. appear in the 2.39
+    /// models). Below it the client creates, then tags in a second call.
+    pub const TAGS_IN_CREATE: ApiVersion = ApiVersion { minor: 39 };
     /// Newest version this client was written against (Pure's SDK 1.96 knows 2.58).
     pub const MAX: ApiVersion = ApiVersion { minor: 58 };
 

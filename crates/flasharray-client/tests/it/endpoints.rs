@@ -93,6 +93,7 @@ async fn every_endpoint_with_its_query_and_body() {
     c.create_volumes(
         &["tenant-a::px-0".parse().unwrap(), "px-1".parse().unwrap()],
         &VolumePost {
+            tags: Vec::new(),
             provisioned: Some(50 * g),
             source: None,
         },
@@ -213,6 +214,7 @@ async fn every_endpoint_with_its_query_and_body() {
     c.create_pods(
         &["tenant-a".parse().unwrap()],
         &PodPost {
+            tags: Vec::new(),
             quota_limit: Some(4 << 40),
         },
     )

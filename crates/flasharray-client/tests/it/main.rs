@@ -2,6 +2,7 @@
 //! One binary with a module per area keeps link time down.
 
 mod common;
+mod creation_tags;
 mod endpoints;
 mod errors;
 mod paging;

@@ -144,7 +144,7 @@ async fn busy_writes_are_resent_because_nothing_was_applied() {
         .await;
     let g = a
         .client()
-        .create_host_groups(&["hcp-mgmt".parse().unwrap()])
+        .create_host_groups(&["hcp-mgmt".parse().unwrap()], &Default::default())
         .await
         .unwrap();
     assert_eq!(g[0].name, "hcp-mgmt");

@@ -19,6 +19,7 @@ fn names() -> Vec<VolumeName> {
 
 fn body() -> VolumePost {
     VolumePost {
+        tags: Vec::new(),
         provisioned: Some(50 * G),
         source: None,
     }

@@ -1,0 +1,242 @@
+//! Creation tags: in the create body from REST 2.39 on, a separate `PUT tags/batch`
+//! before it; and a lost create is only settled when the re-read shows the tags.
+
+use flasharray::models::{HostGroupPost, TagBody, VolumePost};
+use flasharray::{ErrorKind, FlashArray, HostGroupName, VolumeName};
+use serde_json::{Value, json};
+use wiremock::matchers::{body_json, header, method, path, query_param};
+use wiremock::{Mock, Request, ResponseTemplate};
+
+use crate::common::*;
+
+const G: u64 = 1 << 30;
+
+fn owner_tags() -> Vec<TagBody> {
+    vec![
+        TagBody::new("pxfa.io", "managed-by", "pxfa"),
+        TagBody::new("pxfa.io", "tenant", "t1"),
+    ]
+}
+
+fn tags_json() -> Value {
+    json!([
+        {"namespace": "pxfa.io", "key": "managed-by", "value": "pxfa", "copyable": false},
+        {"namespace": "pxfa.io", "key": "tenant", "value": "t1", "copyable": false},
+    ])
+}
+
+fn names() -> Vec<VolumeName> {
+    vec!["px-new-0".parse().unwrap(), "px-new-1".parse().unwrap()]
+}
+
+fn body() -> VolumePost {
+    VolumePost {
+        provisioned: Some(50 * G),
+        tags: owner_tags(),
+        ..Default::default()
+    }
+}
+
+/// An array offering REST up to `2.{minor}` and accepting the test token there.
+async fn array_at(minor: u32) -> Array {
+    let a = Array::bare().await;
+    a.versions(json!({"version": ["1.19", "2.0", "2.26", format!("2.{minor}")]}))
+        .await;
+    Mock::given(method("POST"))
+        .and(path(format!("/api/2.{minor}/login")))
+        .and(header("api-token", API_TOKEN))
+        .respond_with(Echo(
+            ResponseTemplate::new(200)
+                .insert_header("x-auth-token", SESSION)
+                .set_body_json(fixture("login.json")),
+        ))
+        .mount(&a.server)
+        .await;
+    a
+}
+
+fn body_of(r: &Request) -> Value {
+    serde_json::from_slice(&r.body).expect("JSON body")
+}
+
+#[tokio::test]
+async fn at_2_39_the_tags_travel_in_the_create_body() {
+    let a = array_at(39).await;
+    Mock::given(method("POST"))
+        .and(path("/api/2.39/volumes"))
+        .and(query_param("names", "px-new-0,px-new-1"))
+        .and(body_json(
+            json!({"provisioned": 50 * G, "tags": tags_json()}),
+        ))
+        .respond_with(ok(fixture("volumes/created.json")))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/2.39/host-groups"))
+        .and(query_param("names", "hcp-mgmt"))
+        .and(body_json(json!({"tags": tags_json()})))
+        .respond_with(ok(
+            json!({"items": [fixture("host_groups/list.json")["items"][0]]}),
+        ))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    let c = a.builder().build().unwrap();
+    c.create_volumes(&names(), &body()).await.unwrap();
+    let g: HostGroupName = "hcp-mgmt".parse().unwrap();
+    c.create_host_groups(
+        std::slice::from_ref(&g),
+        &HostGroupPost { tags: owner_tags() },
+    )
+    .await
+    .unwrap();
+    let calls = a.api_requests().await;
+    assert_eq!(calls.len(), 2, "no separate tag call: {calls:?}");
+    assert!(calls.iter().all(|r| !r.url.path().contains("/tags")));
+}
+
+#[tokio::test]
+async fn before_2_39_the_objects_are_tagged_in_a_second_call() {
+    let a = array_at(26).await;
+    Mock::given(method("POST"))
+        .and(path("/api/2.26/volumes"))
+        .and(query_param("names", "px-new-0,px-new-1"))
+        .and(body_json(json!({"provisioned": 50 * G})))
+        .respond_with(ok(fixture("volumes/created.json")))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    Mock::given(method("PUT"))
+        .and(path("/api/2.26/volumes/tags/batch"))
+        .and(query_param("resource_names", "px-new-0,px-new-1"))
+        .respond_with(ok(json!({"items": []})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/api/2.26/host-groups"))
+        .and(query_param("names", "hcp-mgmt"))
+        .respond_with(ok(
+            json!({"items": [fixture("host_groups/list.json")["items"][0]]}),
+        ))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    Mock::given(method("PUT"))
+        .and(path("/api/2.26/host-groups/tags/batch"))
+        .and(query_param("resource_names", "hcp-mgmt"))
+        .respond_with(ok(json!({"items": []})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    let c = a.builder().build().unwrap();
+    c.create_volumes(&names(), &body()).await.unwrap();
+    let g: HostGroupName = "hcp-mgmt".parse().unwrap();
+    c.create_host_groups(
+        std::slice::from_ref(&g),
+        &HostGroupPost { tags: owner_tags() },
+    )
+    .await
+    .unwrap();
+
+    let calls = a.api_requests().await;
+    let order: Vec<String> = calls
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.url.path()))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "POST /api/2.26/volumes",
+            "PUT /api/2.26/volumes/tags/batch",
+            "POST /api/2.26/host-groups",
+            "PUT /api/2.26/host-groups/tags/batch",
+        ]
+    );
+    // The old array never sees `tags` in a create body (it would refuse the field).
+    assert!(body_of(&calls[0]).get("tags").is_none());
+    assert!(
+        calls[2].body.is_empty(),
+        "a group create keeps its empty body"
+    );
+    // Every tag on every created object.
+    let put = body_of(&calls[1]);
+    let mut got: Vec<(String, String, String)> = put
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["resource"]["name"].as_str().unwrap().to_string(),
+                t["namespace"].as_str().unwrap().to_string(),
+                t["key"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("px-new-0".into(), "pxfa.io".into(), "managed-by".into()),
+            ("px-new-0".into(), "pxfa.io".into(), "tenant".into()),
+            ("px-new-1".into(), "pxfa.io".into(), "managed-by".into()),
+            ("px-new-1".into(), "pxfa.io".into(), "tenant".into()),
+        ]
+    );
+}
+
+/// The lost create's re-read: volumes of the asked size that carry the asked tags.
+async fn lost_create(tags_on_array: Value) -> (Array, flasharray::Result<()>) {
+    let a = array_at(39).await;
+    Mock::given(method("POST"))
+        .and(path("/api/2.39/volumes"))
+        .respond_with(status(504, json!({"message": "Gateway Timeout"})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/2.39/volumes"))
+        .and(query_param("names", "px-new-0,px-new-1"))
+        .respond_with(ok(fixture("volumes/existing_both.json")))
+        .mount(&a.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/2.39/volumes/tags"))
+        .respond_with(ok(json!({"items": tags_on_array})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    let c = a.builder().build().unwrap();
+    let r = c.create_volumes(&names(), &body()).await.map(drop);
+    (a, r)
+}
+
+fn tag_rows(names: &[&str]) -> Value {
+    let rows: Vec<Value> = names
+        .iter()
+        .flat_map(|n| {
+            [("managed-by", "pxfa"), ("tenant", "t1")].map(|(k, v)| {
+                json!({"namespace": "pxfa.io", "key": k, "value": v, "copyable": false,
+                       "resource": {"name": n}})
+            })
+        })
+        .collect();
+    Value::Array(rows)
+}
+
+#[tokio::test]
+async fn a_lost_create_is_settled_when_the_objects_show_their_tags() {
+    let (a, r) = lost_create(tag_rows(&["px-new-0", "px-new-1"])).await;
+    r.expect("the re-read shows both volumes with their tags");
+    assert_eq!(a.count("POST", "/api/2.39/volumes").await, 1, "no replay");
+}
+
+#[tokio::test]
+async fn a_same_named_volume_without_the_tags_is_not_taken_for_ours() {
+    let (a, r) = lost_create(tag_rows(&["px-new-0"])).await;
+    let e = r.expect_err("px-new-1 has no tags: someone else's volume");
+    assert!(e.maybe_applied(), "{e}");
+    assert_ne!(e.kind(), ErrorKind::AlreadyExists);
+    assert_eq!(a.count("POST", "/api/2.39/volumes").await, 1, "no replay");
+}
