@@ -104,6 +104,7 @@ pub async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 iqns: ini.iqns,
                 nqns: ini.nqns,
                 personality,
+                ..Default::default()
             };
             let mut out = array
                 .create_hosts(&names, &body)

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 use flasharray::MemberParams;
+use flasharray::models::HostGroupPost;
 use serde::Serialize;
 
 use super::{Ctx, describe, host_group_names, host_names, list_params};
@@ -74,7 +75,7 @@ pub async fn run(cmd: HostGroupCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         HostGroupCmd::Create { names } => {
             let gnames = host_group_names(&names)?;
             let out = array
-                .create_host_groups(&gnames)
+                .create_host_groups(&gnames, &HostGroupPost::default())
                 .await
                 .with_context(|| format!("cannot create {}", describe("host group", &names)))?;
             p.done(format!("created {}", describe("host group", &names)));

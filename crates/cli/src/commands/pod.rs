@@ -32,6 +32,7 @@ pub async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     &pnames,
                     &PodPost {
                         quota_limit: quota.map(Size::as_u64),
+                        ..Default::default()
                     },
                 )
                 .await

@@ -46,7 +46,7 @@ pub async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     &vnames,
                     &VolumePost {
                         provisioned: Some(size.as_u64()),
-                        source: None,
+                        ..Default::default()
                     },
                 )
                 .await
