@@ -16,7 +16,7 @@ use flasharray::size::{GIB, TIB};
 use flasharray::{Error, FlashArray, HostGroupName, HostName, PodName, Result, Size, VolumeName};
 
 use crate::clock::MockClock;
-use crate::faults::{Faults, WriteFault, lost_answer};
+use crate::faults::{Faults, Stall, WriteFault, lost_answer};
 use crate::state::{ArrayRec, Ctx, DestroyConnected, MockState, State};
 use crate::stats::CallStats;
 
@@ -162,6 +162,7 @@ impl MockArrayBuilder {
                 safemode: false,
             };
             let body = VolumePost {
+                tags: Vec::new(),
                 provisioned: Some(GIB),
                 source: None,
             };
@@ -258,6 +259,9 @@ impl MockArray {
     ) -> Result<T> {
         lock(&self.inner.stats).record(op, write);
         let faults = self.inner.faults.on_call(operation, write);
+        if faults.stall == Stall::Before {
+            return std::future::pending().await;
+        }
         if !faults.latency.is_zero() {
             tokio::time::sleep(faults.latency).await;
         }
@@ -276,6 +280,10 @@ impl MockArray {
             s.sweep(ctx.now);
             f(&mut s, ctx)
         };
+        if faults.stall == Stall::AfterEffect {
+            // The lock is released: the write is visible, its caller never hears.
+            return std::future::pending().await;
+        }
         if faults.write == WriteFault::AnswerLost {
             return Err(lost_answer(operation, false));
         }
@@ -394,9 +402,13 @@ impl FlashArray for MockArray {
         .await
     }
 
-    async fn create_host_groups(&self, names: &[HostGroupName]) -> Result<Vec<HostGroup>> {
+    async fn create_host_groups(
+        &self,
+        names: &[HostGroupName],
+        body: &HostGroupPost,
+    ) -> Result<Vec<HostGroup>> {
         self.call("create_host_groups", "POST /host-groups", true, |s, _| {
-            s.create_host_groups(names)
+            s.create_host_groups(names, body)
         })
         .await
     }

@@ -33,6 +33,7 @@ fn p(s: &str) -> PodName {
 }
 fn size(b: u64) -> VolumePost {
     VolumePost {
+        tags: Vec::new(),
         provisioned: Some(b),
         source: None,
     }
@@ -88,6 +89,7 @@ registry!(
     list_parameters_behave_like_the_array,
     joining_a_group_cannot_create_lun_or_volume_clashes,
     filters_and_sorts_work_on_every_collection,
+    creation_tags_arrive_with_every_object_of_the_call,
 );
 
 /// Rule: names are case insensitive unique and keep creation case.
@@ -107,9 +109,11 @@ pub async fn names_are_case_insensitive_unique_and_keep_creation_case(a: &dyn Fl
         kind(a.create_hosts(&[h("NODE1")], &HostPost::default())).await,
         ErrorKind::AlreadyExists
     );
-    a.create_host_groups(&[g("Grp")]).await.unwrap();
+    a.create_host_groups(&[g("Grp")], &Default::default())
+        .await
+        .unwrap();
     assert_eq!(
-        kind(a.create_host_groups(&[g("grp")])).await,
+        kind(a.create_host_groups(&[g("grp")], &Default::default())).await,
         ErrorKind::AlreadyExists
     );
     a.create_pods(&[p("Pod1")], &PodPost::default())
@@ -388,12 +392,14 @@ pub async fn copies_take_the_source_size(a: &dyn FlashArray) {
         .await
         .unwrap();
     let body = VolumePost {
+        tags: Vec::new(),
         provisioned: None,
         source: Some(NameRef::new("src")),
     };
     let c = a.create_volumes(&vs(&["dst"]), &body).await.unwrap();
     assert_eq!(c[0].provisioned, 3 * GIB);
     let missing = VolumePost {
+        tags: Vec::new(),
         provisioned: None,
         source: Some(NameRef::new("nope")),
     };
@@ -514,7 +520,9 @@ pub async fn a_host_is_in_at_most_one_group(a: &dyn FlashArray) {
     a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
         .await
         .unwrap();
-    a.create_host_groups(&[g("g1"), g("g2")]).await.unwrap();
+    a.create_host_groups(&[g("g1"), g("g2")], &Default::default())
+        .await
+        .unwrap();
     let rows = a
         .add_host_group_members(&g("g1"), &[h("h1"), h("h2")])
         .await
@@ -577,7 +585,9 @@ pub async fn hosts_and_groups_in_use_cannot_be_deleted(a: &dyn FlashArray) {
     a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
         .await
         .unwrap();
-    a.create_host_groups(&[g("g1")]).await.unwrap();
+    a.create_host_groups(&[g("g1")], &Default::default())
+        .await
+        .unwrap();
     a.add_host_group_members(&g("g1"), &[h("h2")])
         .await
         .unwrap();
@@ -625,7 +635,9 @@ pub async fn luns_are_allocated_as_the_array_does(a: &dyn FlashArray) {
     a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
         .await
         .unwrap();
-    a.create_host_groups(&[g("g1")]).await.unwrap();
+    a.create_host_groups(&[g("g1")], &Default::default())
+        .await
+        .unwrap();
     a.add_host_group_members(&g("g1"), &[h("h1"), h("h2")])
         .await
         .unwrap();
@@ -697,7 +709,9 @@ pub async fn connection_rows_counts_and_removal(a: &dyn FlashArray) {
     a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
         .await
         .unwrap();
-    a.create_host_groups(&[g("empty"), g("g1")]).await.unwrap();
+    a.create_host_groups(&[g("empty"), g("g1")], &Default::default())
+        .await
+        .unwrap();
     a.add_host_group_members(&g("g1"), &[h("h1"), h("h2")])
         .await
         .unwrap();
@@ -790,6 +804,7 @@ pub async fn pods_quota_destroy_recover_eradicate(a: &dyn FlashArray) {
         kind(a.create_pods(
             &[p("q")],
             &PodPost {
+                tags: Vec::new(),
                 quota_limit: Some(1000)
             }
         ))
@@ -800,6 +815,7 @@ pub async fn pods_quota_destroy_recover_eradicate(a: &dyn FlashArray) {
         .create_pods(
             &[p("t1")],
             &PodPost {
+                tags: Vec::new(),
                 quota_limit: Some(10 * GIB),
             },
         )
@@ -1147,7 +1163,9 @@ pub async fn joining_a_group_cannot_create_lun_or_volume_clashes(a: &dyn FlashAr
     a.create_hosts(&[h("h1")], &HostPost::default())
         .await
         .unwrap();
-    a.create_host_groups(&[g("g1")]).await.unwrap();
+    a.create_host_groups(&[g("g1")], &Default::default())
+        .await
+        .unwrap();
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["priv"]), Some(254))
         .await
         .unwrap();
@@ -1279,4 +1297,77 @@ pub async fn filters_and_sorts_work_on_every_collection(a: &dyn FlashArray) {
         .unwrap();
     assert_eq!(conns.len(), 1);
     assert_eq!(conns[0].volume.name.as_deref(), Some("c2"));
+}
+
+fn owner_tags() -> Vec<TagBody> {
+    vec![
+        TagBody::new("pxfa.io", "managed-by", "pxfa"),
+        TagBody::new("pxfa.io", "tenant", "t1"),
+    ]
+}
+
+async fn tag_keys(a: &dyn FlashArray, kind: TagResource, name: &str) -> Vec<String> {
+    a.list_tags(
+        kind,
+        &TagParams {
+            resource_names: vec![name.into()],
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|t| format!("{}/{}={}", t.namespace.unwrap_or_default(), t.key, t.value))
+    .collect()
+}
+
+/// Rule: tags in a create body are on every object of the call from its first
+/// moment, with no separate tag call; a create without tags leaves objects untagged.
+pub async fn creation_tags_arrive_with_every_object_of_the_call(a: &dyn FlashArray) {
+    let want = ["pxfa.io/managed-by=pxfa", "pxfa.io/tenant=t1"];
+    a.create_pods(
+        &[p("t1")],
+        &PodPost {
+            tags: owner_tags(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    a.create_volumes(
+        &vs(&["t1::a", "t1::b"]),
+        &VolumePost {
+            provisioned: Some(GIB),
+            tags: owner_tags(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    a.create_hosts(
+        &[h("h1")],
+        &HostPost {
+            wwns: vec!["2100F4C7AA002701".into()],
+            tags: owner_tags(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    a.create_host_groups(&[g("g1"), g("g2")], &HostGroupPost { tags: owner_tags() })
+        .await
+        .unwrap();
+    for (kind, name) in [
+        (TagResource::Pod, "t1"),
+        (TagResource::Volume, "t1::a"),
+        (TagResource::Volume, "t1::b"),
+        (TagResource::Host, "h1"),
+        (TagResource::HostGroup, "g1"),
+        (TagResource::HostGroup, "g2"),
+    ] {
+        assert_eq!(tag_keys(a, kind, name).await, want, "{name}");
+    }
+    // A create without tags leaves the object untagged, as before.
+    a.create_volumes(&vs(&["plain"]), &size(GIB)).await.unwrap();
+    assert!(tag_keys(a, TagResource::Volume, "plain").await.is_empty());
 }

@@ -28,6 +28,10 @@ struct FaultState {
     writes_seen: u64,
     fail_after_effect_at: Vec<u64>,
     drop_at: Vec<u64>,
+    /// Absolute write position after which the array stops answering.
+    stall_at: Option<u64>,
+    /// Set once that write took effect: every call from then on hangs.
+    stalled: bool,
     safemode: bool,
 }
 
@@ -40,6 +44,19 @@ pub(crate) struct CallFaults {
     pub refuse: Option<Error>,
     /// For writes that run: what happens to the answer.
     pub write: WriteFault,
+    /// Whether and when the call hangs forever.
+    pub stall: Stall,
+}
+
+/// A call that never returns, as seen by a client whose process is killed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stall {
+    /// Answers normally.
+    No,
+    /// Takes effect, then never answers.
+    AfterEffect,
+    /// Never reaches the array and never answers.
+    Before,
 }
 
 /// What happens to a write the array receives.
@@ -93,6 +110,20 @@ impl Faults {
         s.drop_at.push(at);
     }
 
+    /// The `nth` write from now (1 = the next one) takes effect and then neither it nor
+    /// any later call (read or write) ever answers: they hang until the caller drops
+    /// them. This is how a test "kills" a client right after a given write: run the
+    /// client under a timeout, then [`Faults::clear`] and start a fresh one.
+    pub fn stall_after_write(&self, nth: u64) {
+        let mut s = self.lock();
+        s.stall_at = Some(s.writes_seen + nth.max(1));
+    }
+
+    /// Whether a [`Faults::stall_after_write`] fired (its write took effect).
+    pub fn stalled(&self) -> bool {
+        self.lock().stalled
+    }
+
     /// SafeMode: every eradication is refused ("Cannot eradicate ... SafeMode").
     pub fn set_safemode(&self, on: bool) {
         self.lock().safemode = on;
@@ -117,6 +148,14 @@ impl Faults {
     /// Decides the faults of one call named `op` (`METHOD /path`).
     pub(crate) fn on_call(&self, op: &str, is_write: bool) -> CallFaults {
         let mut s = self.lock();
+        if s.stalled {
+            return CallFaults {
+                latency: Duration::ZERO,
+                refuse: None,
+                write: WriteFault::None,
+                stall: Stall::Before,
+            };
+        }
         let latency = s.latency;
         let mut refuse = None;
         if s.rate_limited > 0 {
@@ -137,6 +176,7 @@ impl Faults {
             refuse = Some(Error::from(e));
         }
         let mut write = WriteFault::None;
+        let mut stall = Stall::No;
         if refuse.is_none() && is_write {
             s.writes_seen += 1;
             let n = s.writes_seen;
@@ -151,11 +191,16 @@ impl Faults {
             } else if lost {
                 write = WriteFault::AnswerLost;
             }
+            if s.stall_at == Some(n) && !dropped {
+                s.stalled = true;
+                stall = Stall::AfterEffect;
+            }
         }
         CallFaults {
             latency,
             refuse,
             write,
+            stall,
         }
     }
 }
@@ -222,6 +267,22 @@ mod tests {
         f.drop_write(1);
         assert!(f.on_call("POST /volumes", true).refuse.is_some());
         assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::Dropped);
+    }
+
+    #[test]
+    fn a_stall_fires_after_its_write_and_holds_every_later_call() {
+        let f = Faults::default();
+        f.stall_after_write(2);
+        assert_eq!(f.on_call("POST /volumes", true).stall, Stall::No);
+        assert_eq!(f.on_call("GET /volumes", false).stall, Stall::No);
+        assert!(!f.stalled());
+        assert_eq!(f.on_call("POST /hosts", true).stall, Stall::AfterEffect);
+        assert!(f.stalled());
+        assert_eq!(f.on_call("GET /volumes", false).stall, Stall::Before);
+        assert_eq!(f.on_call("POST /pods", true).stall, Stall::Before);
+        f.clear();
+        assert!(!f.stalled());
+        assert_eq!(f.on_call("POST /pods", true).stall, Stall::No);
     }
 
     #[test]

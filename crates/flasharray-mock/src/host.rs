@@ -4,11 +4,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use flasharray::models::{
-    Chap, Host, HostGroup, HostPatch, HostPost, Member, NameRef, PortConnectivity, Reference,
-    normalize_wwn,
+    Chap, Host, HostGroup, HostGroupPost, HostPatch, HostPost, Member, NameRef, PortConnectivity,
+    Reference, normalize_wwn,
 };
 use flasharray::params::MemberParams;
-use flasharray::{HostGroupName, HostName, ListParams, Result};
+use flasharray::{HostGroupName, HostName, ListParams, Result, TagResource};
 
 use crate::listing::refine;
 use crate::state::{HostGroupRec, HostRec, State, TargetId, bad};
@@ -269,6 +269,7 @@ impl State {
             }
             self.check_initiators(n.as_str(), None, &ini, &mut taken)?;
         }
+        let tags = self.creation_tags(first, &body.tags)?;
         let mut ids = Vec::new();
         for n in names {
             let id = uuid::Uuid::new_v4().to_string();
@@ -285,6 +286,7 @@ impl State {
             );
             ids.push(id);
         }
+        self.tag_new(TagResource::Host, &ids, &tags);
         let sel = ids
             .iter()
             .filter_map(|id| self.hosts.get(id).map(|h| (id.as_str(), h)))
@@ -524,7 +526,11 @@ impl State {
         )
     }
 
-    pub(crate) fn create_host_groups(&mut self, names: &[HostGroupName]) -> Result<Vec<HostGroup>> {
+    pub(crate) fn create_host_groups(
+        &mut self,
+        names: &[HostGroupName],
+        body: &HostGroupPost,
+    ) -> Result<Vec<HostGroup>> {
         if names.is_empty() {
             return Err(bad("names", "Invalid request: names must be given."));
         }
@@ -534,6 +540,7 @@ impl State {
                 return Err(bad(n.as_str(), "Host group already exists."));
             }
         }
+        let tags = self.creation_tags(names[0].as_str(), &body.tags)?;
         let mut ids = Vec::new();
         for n in names {
             let id = uuid::Uuid::new_v4().to_string();
@@ -545,6 +552,7 @@ impl State {
             );
             ids.push(id);
         }
+        self.tag_new(TagResource::HostGroup, &ids, &tags);
         let sel = ids
             .iter()
             .filter_map(|id| self.host_groups.get(id).map(|g| (id.as_str(), g)))

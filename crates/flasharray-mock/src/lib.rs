@@ -38,7 +38,7 @@
 //! let mock = MockArray::builder().clock(MockClock::manual(0)).build();
 //! let array: &dyn FlashArray = &mock;
 //! let v = [VolumeName::new("px-data-01")?];
-//! array.create_volumes(&v, &VolumePost { provisioned: Some(1 << 30), source: None }).await?;
+//! array.create_volumes(&v, &VolumePost { provisioned: Some(1 << 30), ..Default::default() }).await?;
 //!
 //! // Names are case-insensitive: the same name in capitals is taken.
 //! let again = array.create_volumes(&[VolumeName::new("PX-DATA-01")?], &VolumePost::default()).await;

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use flasharray::models::{EradicationConfig, Member, Pod, PodArray, PodPatch, PodPost, Reference};
-use flasharray::{ListParams, PodName, Result};
+use flasharray::{ListParams, PodName, Result, TagResource};
 
 use crate::listing::refine;
 use crate::state::{Ctx, DestroyConnected, PodRec, State, bad};
@@ -94,6 +94,7 @@ impl State {
                 return Err(bad(n.as_str(), "Pod already exists."));
             }
         }
+        let tags = self.creation_tags(names[0].as_str(), &body.tags)?;
         let mut ids = Vec::new();
         for n in names {
             let id = uuid::Uuid::new_v4().to_string();
@@ -108,6 +109,7 @@ impl State {
             );
             ids.push(id);
         }
+        self.tag_new(TagResource::Pod, &ids, &tags);
         Ok(self.render_pods(&ids, ctx.now))
     }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use flasharray::Result;
-use flasharray::models::{Reference, Tag};
+use flasharray::models::{Reference, Tag, TagBody};
 use flasharray::params::{TagParams, TagResource};
 
 use crate::state::{State, TagRec, bad};
@@ -19,6 +19,37 @@ fn word(kind: TagResource) -> &'static str {
         TagResource::HostGroup => "Host group",
         TagResource::Pod => "Pod",
     }
+}
+
+/// One tag checked against the array's limits; `shown` names the object in errors.
+fn tag_rec(
+    shown: &str,
+    namespace: Option<&str>,
+    key: &str,
+    value: &str,
+    copyable: Option<bool>,
+) -> Result<TagRec> {
+    if key.is_empty() || key.len() > 63 {
+        return Err(bad(
+            shown,
+            format!("Invalid tag key {key:?}: 1 to 63 characters."),
+        ));
+    }
+    if value.len() > 256 {
+        return Err(bad(
+            shown,
+            format!("Invalid value for tag {key}: at most 256 characters."),
+        ));
+    }
+    let ns = namespace
+        .filter(|n| !n.is_empty())
+        .unwrap_or(DEFAULT_NAMESPACE);
+    Ok(TagRec {
+        namespace: ns.to_string(),
+        key: key.to_string(),
+        value: value.to_string(),
+        copyable: copyable.unwrap_or(true),
+    })
 }
 
 impl State {
@@ -156,48 +187,46 @@ impl State {
             if self.resource_view(kind, &res).is_some_and(|(_, _, d)| d) {
                 return Err(bad(shown, format!("{} has been destroyed.", word(kind))));
             }
-            if t.key.is_empty() || t.key.len() > 63 {
-                return Err(bad(
-                    shown,
-                    format!("Invalid tag key {:?}: 1 to 63 characters.", t.key),
-                ));
-            }
-            if t.value.len() > 256 {
-                return Err(bad(
-                    shown,
-                    format!("Invalid value for tag {}: at most 256 characters.", t.key),
-                ));
-            }
-            let ns = t
-                .namespace
-                .clone()
-                .filter(|n| !n.is_empty())
-                .unwrap_or_else(|| DEFAULT_NAMESPACE.to_string());
-            plan.push((
-                res,
-                TagRec {
-                    namespace: ns,
-                    key: t.key.clone(),
-                    value: t.value.clone(),
-                    copyable: t.copyable.unwrap_or(true),
-                },
-            ));
+            let rec = tag_rec(shown, t.namespace.as_deref(), &t.key, &t.value, t.copyable)?;
+            plan.push((res, rec));
         }
         let mut out = Vec::with_capacity(plan.len());
         for (res, rec) in plan {
-            let list = self.tags_mut(kind).entry(res.clone()).or_default();
-            match list
-                .iter_mut()
-                .find(|x| x.namespace == rec.namespace && x.key == rec.key)
-            {
-                Some(x) => *x = rec.clone(),
-                None => list.push(rec.clone()),
-            }
+            self.upsert_tag(kind, &res, rec.clone());
             if let Some(t) = self.render_tag(kind, &res, &rec) {
                 out.push(t);
             }
         }
         Ok(out)
+    }
+
+    fn upsert_tag(&mut self, kind: TagResource, res: &str, rec: TagRec) {
+        let list = self.tags_mut(kind).entry(res.to_string()).or_default();
+        match list
+            .iter_mut()
+            .find(|x| x.namespace == rec.namespace && x.key == rec.key)
+        {
+            Some(x) => *x = rec,
+            None => list.push(rec),
+        }
+    }
+
+    /// Validates the tags of a create body (the rules of `set_tags`) before the
+    /// create changes anything, so that a bad tag refuses the whole call.
+    pub(crate) fn creation_tags(&self, shown: &str, tags: &[TagBody]) -> Result<Vec<TagRec>> {
+        tags.iter()
+            .map(|t| tag_rec(shown, t.namespace.as_deref(), &t.key, &t.value, t.copyable))
+            .collect()
+    }
+
+    /// Puts validated creation tags on the objects just created, under the same lock
+    /// as the create: no reader ever sees them untagged.
+    pub(crate) fn tag_new(&mut self, kind: TagResource, ids: &[String], recs: &[TagRec]) {
+        for id in ids {
+            for rec in recs {
+                self.upsert_tag(kind, id, rec.clone());
+            }
+        }
     }
 
     /// Deletes the tags of the named objects that match `keys` and `namespaces`

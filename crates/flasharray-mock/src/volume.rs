@@ -7,7 +7,7 @@ use flasharray::models::{
     PriorityAdjustment, Qos, Reference, Space, Volume, VolumePatch, VolumePost,
 };
 use flasharray::size::{MAX_VOLUME, MIB, SECTOR};
-use flasharray::{Error, ListParams, Result, VolumeName};
+use flasharray::{Error, ListParams, Result, TagResource, VolumeName};
 
 use crate::listing::refine;
 use crate::state::{Ctx, DestroyConnected, State, VolumeRec, bad};
@@ -264,6 +264,7 @@ impl State {
         for (pod, added) in &per_pod {
             self.check_quota(pod, *added)?;
         }
+        let tags = self.creation_tags(names[0].as_str(), &body.tags)?;
         let mut ids = Vec::with_capacity(names.len());
         for (n, pod) in names.iter().zip(pods) {
             // Show the pod part with the pod's own case, as the array does.
@@ -293,6 +294,7 @@ impl State {
             );
             ids.push(id);
         }
+        self.tag_new(TagResource::Volume, &ids, &tags);
         Ok(ids)
     }
 

@@ -859,6 +859,7 @@ async fn rest_client_end_to_end() {
         .create_volumes(
             &vols,
             &VolumePost {
+                tags: Vec::new(),
                 provisioned: Some(10 << 20),
                 source: None,
             },
@@ -891,7 +892,7 @@ async fn rest_client_end_to_end() {
     .await
     .unwrap();
     let g = HostGroupName::new("grp").unwrap();
-    rest.create_host_groups(std::slice::from_ref(&g))
+    rest.create_host_groups(std::slice::from_ref(&g), &Default::default())
         .await
         .unwrap();
     rest.add_host_group_members(&g, std::slice::from_ref(&h))

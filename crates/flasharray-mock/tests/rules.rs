@@ -34,6 +34,7 @@ fn p(s: &str) -> PodName {
 }
 fn size(b: u64) -> VolumePost {
     VolumePost {
+        tags: Vec::new(),
         provisioned: Some(b),
         source: None,
     }
@@ -88,6 +89,7 @@ conformance!(
     list_parameters_behave_like_the_array,
     joining_a_group_cannot_create_lun_or_volume_clashes,
     filters_and_sorts_work_on_every_collection,
+    creation_tags_arrive_with_every_object_of_the_call,
 );
 
 /// The registry other runners (e.g. the simulator's HTTP tests) iterate works.
@@ -440,7 +442,9 @@ async fn snapshot_round_trips_through_json() {
     )
     .await
     .unwrap();
-    a.create_host_groups(&[g("g1")]).await.unwrap();
+    a.create_host_groups(&[g("g1")], &Default::default())
+        .await
+        .unwrap();
     a.add_host_group_members(&g("g1"), &[h("h1")])
         .await
         .unwrap();
@@ -599,4 +603,76 @@ async fn clones_share_one_array_across_tasks() {
     let a: &dyn FlashArray = &m;
     assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 16);
     assert_eq!(m.stats().writes, 16);
+}
+
+// ------------------------------------------------------------ creation tags
+
+fn owner() -> Vec<TagBody> {
+    vec![
+        TagBody::new("pxfa.io", "managed-by", "pxfa"),
+        TagBody::new("pxfa.io", "tenant", "t1"),
+    ]
+}
+
+#[tokio::test]
+async fn a_bad_creation_tag_refuses_the_whole_create() {
+    let a = mock();
+    let mut tags = owner();
+    tags.push(TagBody::new("pxfa.io", "", "empty key"));
+    let e = a
+        .create_volumes(
+            &vs(&["a", "b"]),
+            &VolumePost {
+                provisioned: Some(GIB),
+                tags: tags.clone(),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect_err("an empty tag key is refused");
+    assert!(e.to_string().contains("tag key"), "{e}");
+    assert!(a.list_volumes(&ListParams::all()).await.unwrap().is_empty());
+    let long = vec![TagBody::new("pxfa.io", "k", "v".repeat(257))];
+    assert!(
+        a.create_host_groups(&[g("g1")], &HostGroupPost { tags: long })
+            .await
+            .is_err()
+    );
+    assert!(
+        a.list_host_groups(&ListParams::all())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        a.create_pods(
+            &[p("t1")],
+            &PodPost {
+                tags,
+                ..Default::default()
+            }
+        )
+        .await
+        .is_err()
+    );
+    assert!(a.list_pods(&ListParams::all()).await.unwrap().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stalled_array_applies_the_write_then_never_answers() {
+    let a = mock();
+    a.faults().stall_after_write(1);
+    let hung = tokio::time::timeout(
+        Duration::from_secs(5),
+        a.create_volumes(&vs(&["a"]), &size(GIB)),
+    )
+    .await;
+    assert!(hung.is_err(), "the write never answers");
+    assert!(a.faults().stalled());
+    let read =
+        tokio::time::timeout(Duration::from_secs(5), a.list_volumes(&ListParams::all())).await;
+    assert!(read.is_err(), "later calls hang too");
+    a.faults().clear();
+    let vols = a.list_volumes(&ListParams::all()).await.unwrap();
+    assert_eq!(vols.len(), 1, "the stalled write took effect");
 }

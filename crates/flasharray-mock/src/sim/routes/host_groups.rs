@@ -2,6 +2,7 @@
 //! trait, so it is refused with a 400 that says so.
 
 use flasharray::HostGroupName;
+use flasharray::models::HostGroupPost;
 use hyper::Method;
 
 use super::Call;
@@ -25,10 +26,10 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
         Method::POST => {
             call.query.only(&["names"])?;
             let names: Vec<HostGroupName> = call.required_names("names")?;
-            // HostGroupPost has only qos and tags, neither of which is modelled.
-            let _: serde_json::Map<String, serde_json::Value> = call.body(&[])?;
+            // The real HostGroupPost also has qos, which is not modelled.
+            let body: HostGroupPost = call.body(&["tags"])?;
             Ok(Reply::items(
-                &call.state.array.create_host_groups(&names).await?,
+                &call.state.array.create_host_groups(&names, &body).await?,
             ))
         }
         Method::DELETE => {

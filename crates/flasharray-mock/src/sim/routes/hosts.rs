@@ -22,7 +22,7 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
         Method::POST => {
             call.query.only(&["names"])?;
             let names: Vec<HostName> = call.required_names("names")?;
-            let body: HostPost = call.body(&["iqns", "nqns", "wwns", "personality"])?;
+            let body: HostPost = call.body(&["iqns", "nqns", "wwns", "personality", "tags"])?;
             Ok(Reply::items(
                 &call.state.array.create_hosts(&names, &body).await?,
             ))

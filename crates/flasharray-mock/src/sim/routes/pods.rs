@@ -23,7 +23,7 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
         Method::POST => {
             call.query.only(&["names"])?;
             let names: Vec<PodName> = call.required_names("names")?;
-            let body: PodPost = call.body(&["quota_limit"])?;
+            let body: PodPost = call.body(&["quota_limit", "tags"])?;
             Ok(Reply::items(
                 &call.state.array.create_pods(&names, &body).await?,
             ))

@@ -87,7 +87,7 @@ async fn create(call: &Call<'_>) -> Result<Reply, Fail> {
         ));
     }
     let names: Vec<VolumeName> = call.required_names("names")?;
-    let body: VolumePost = call.body(&["provisioned", "source"])?;
+    let body: VolumePost = call.body(&["provisioned", "source", "tags"])?;
     let created = call.state.array.create_volumes(&names, &body).await?;
     Ok(Reply::items(&created))
 }
