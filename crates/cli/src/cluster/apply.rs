@@ -154,7 +154,7 @@ async fn apply_step(
                     continue;
                 }
                 report.applied.push(describe(m));
-                if waits_for(&m.kind) {
+                if waits_for(m.cluster, &m.kind) {
                     waits.push(WaitTarget {
                         api_version: api_version(m)?,
                         kind: m.kind.clone(),

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use kube::api::DynamicObject;
+use px_topology::render::Cluster;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -53,12 +54,16 @@ pub struct WaitTarget {
     pub name: String,
 }
 
-/// Whether objects of `kind` have a readiness pxfa waits for.
-pub fn waits_for(kind: &str) -> bool {
-    matches!(
-        kind,
-        "NodeNetworkConfigurationPolicy" | "PersistentVolumeClaim" | "StorageCluster"
-    )
+/// Whether pxfa waits for objects of `kind` on `cluster`: only where a later step
+/// builds on them. Management claims must be bound before their disks are hotplugged;
+/// the tenant's validation claim may use a WaitForFirstConsumer class and nothing
+/// follows it, so it is not waited for.
+pub fn waits_for(cluster: Cluster, kind: &str) -> bool {
+    match kind {
+        "NodeNetworkConfigurationPolicy" | "StorageCluster" => true,
+        "PersistentVolumeClaim" => cluster == Cluster::Management,
+        _ => false,
+    }
 }
 
 /// `Ok` when ready; otherwise the state to report.

@@ -43,11 +43,11 @@ pub const SWITCHED_AT_ANNOTATION: &str = "pxfa.io/token-switched-at";
 /// The secret Portworx reads its FlashArray credentials from.
 pub const PURE_SECRET: &str = "px-pure-secret";
 
-/// Proves that a token works: logs in to the array with it and says as whom.
+/// Proves that a freshly created token works before it goes into the secret.
 #[async_trait]
 pub trait TokenProbe: Send + Sync {
-    /// The admin name the token logs in as.
-    async fn owner(&self, token: &SecretString) -> Result<String>;
+    /// Ok when `token` logs in to the array, as `user` where the backend can tell.
+    async fn verify(&self, user: &str, token: &SecretString) -> Result<()>;
 }
 
 /// Switches of a rotation.
@@ -186,7 +186,12 @@ impl Rotation<'_> {
             .array
             .list_api_tokens(&[user.to_string()], false)
             .await
-            .with_context(|| format!("cannot read the API token of array user {user}"))?;
+            .with_context(|| {
+                format!(
+                    "cannot read the API token of array user {user} (both token users must exist on \
+                     the array with the same role)"
+                )
+            })?;
         let has = tokens.iter().any(|t| {
             t.name.eq_ignore_ascii_case(user)
                 && (t.api_token.created_at.is_some() || t.api_token.token.is_some())
@@ -225,14 +230,10 @@ impl Rotation<'_> {
             format!("the array created a token for {user} but did not return it")
         })?;
         self.step(format!("created a new token for {user}"));
-        let owner = self
-            .probe
-            .owner(&token)
+        self.probe
+            .verify(user, &token)
             .await
             .with_context(|| format!("the new token of {user} does not log in"))?;
-        if !owner.eq_ignore_ascii_case(user) {
-            bail!("the new token of {user} logs in as {owner}");
-        }
         self.step(format!("verified the new token of {user} (logged in)"));
         self.write(user, &token).await?;
         self.step(format!("wrote the token of {user} to {}", self.path()));

@@ -4,6 +4,7 @@
 //! array, so that an invalid name or size exits 2 with nothing sent.
 
 pub mod array;
+pub mod cluster;
 pub mod completions;
 pub mod connection;
 pub mod demo;

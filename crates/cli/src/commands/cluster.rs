@@ -1,0 +1,440 @@
+//! The cluster commands: `apply --kubeconfig` (after the array), `status`, `token
+//! rotate` and `crd`. The work is in [`crate::cluster`]; this is options and output.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use async_trait::async_trait;
+use clap::Args;
+use flasharray::{FlashArray, RestArray};
+use kube::Client;
+use px_topology::driver::ArrayFacts;
+use px_topology::plan::{self, Action, PlanOptions};
+use px_topology::render::{RenderOptions, render};
+use px_topology::spec::{Protocol, StorageMode};
+use secrecy::{ExposeSecret, SecretString};
+
+use super::tenant::Tenant;
+use crate::args::{GlobalArgs, OutputFormat};
+use crate::cluster::readiness::WaitOptions;
+use crate::cluster::status::{Item, Layer};
+use crate::cluster::vms::discover_guest_interface;
+use crate::cluster::{
+    ApplyOptions, ApplyReport, RotateOptions, StatusReport, TokenProbe, apply_manifests,
+    cluster_status, connect, rotate_token,
+};
+use crate::config::{self, Target};
+use crate::exit::Outcome;
+use crate::output::{Printer, to_json, to_yaml};
+use crate::session::Session;
+
+/// Cluster options of `apply`. Without `--kubeconfig` nothing touches a cluster.
+#[derive(Debug, Clone, Args)]
+pub struct KubeArgs {
+    /// Management cluster kubeconfig: after the array, apply the management manifests
+    /// there (server-side apply, field manager `pxfa`), wait for them and attach the
+    /// worker disks.
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Context in the management kubeconfig (default: its current context).
+    #[arg(long, value_name = "NAME", requires = "kubeconfig")]
+    pub context: Option<String>,
+    /// Tenant (hosted) cluster kubeconfig: apply the tenant manifests there too.
+    #[arg(long, value_name = "FILE", requires = "kubeconfig")]
+    pub tenant_kubeconfig: Option<PathBuf>,
+    /// Context in the tenant kubeconfig.
+    #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
+    pub tenant_context: Option<String>,
+    /// Take over fields another field manager owns instead of stopping at the conflict.
+    #[arg(long, requires = "kubeconfig")]
+    pub force_conflicts: bool,
+    /// How long to wait for each step (NNCP available, PVCs bound, VMs created,
+    /// StorageCluster online).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = humantime::parse_duration)]
+    pub wait_timeout: Duration,
+    /// Give a new VM the disks of a worker whose recorded VM no longer exists (make
+    /// sure the old VM is gone for good: two VMs must never share a worker's disks).
+    #[arg(long, requires = "kubeconfig")]
+    pub adopt_replaced_vms: bool,
+}
+
+/// `status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Tenant spec (YAML).
+    #[arg(short = 'f', long = "file", value_name = "SPEC")]
+    pub file: PathBuf,
+    /// Management cluster kubeconfig; without it only the array layer is shown.
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Context in the management kubeconfig.
+    #[arg(long, value_name = "NAME", requires = "kubeconfig")]
+    pub context: Option<String>,
+    /// Tenant cluster kubeconfig, for the StorageCluster and StorageNodes.
+    #[arg(long, value_name = "FILE", requires = "kubeconfig")]
+    pub tenant_kubeconfig: Option<PathBuf>,
+    /// Context in the tenant kubeconfig.
+    #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
+    pub tenant_context: Option<String>,
+}
+
+/// `token rotate`.
+#[derive(Debug, Args)]
+pub struct TokenRotateArgs {
+    /// Tenant spec (YAML); cloud-drive only.
+    #[arg(short = 'f', long = "file", value_name = "SPEC")]
+    pub file: PathBuf,
+    /// Tenant cluster kubeconfig (holds px-pure-secret).
+    #[arg(long, value_name = "FILE")]
+    pub tenant_kubeconfig: PathBuf,
+    /// Context in the tenant kubeconfig.
+    #[arg(long, value_name = "NAME")]
+    pub tenant_context: Option<String>,
+    /// The second array user the rotation bridges through (same role as the token
+    /// user); default `<tokenUser>-alt`.
+    #[arg(long, value_name = "ADMIN")]
+    pub alternate_user: Option<String>,
+    /// Lifetime of the new token, e.g. `90d`; never expires when omitted.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub lifetime: Option<Duration>,
+    /// Wait between writing a new token and deleting the old one (Portworx re-reads
+    /// px-pure-secret about every five minutes).
+    #[arg(long, value_name = "DURATION", default_value = "6m", value_parser = humantime::parse_duration)]
+    pub grace: Duration,
+}
+
+/// After a successful array apply: the clusters.
+pub async fn apply_to_clusters(
+    k: &KubeArgs,
+    p: &Printer,
+    t: &Tenant,
+    facts: &ArrayFacts,
+) -> Result<Outcome> {
+    let Some(kubeconfig) = &k.kubeconfig else {
+        return Ok(Outcome::Success);
+    };
+    let management = connect(kubeconfig, k.context.as_deref()).await?;
+    let tenant = match &k.tenant_kubeconfig {
+        Some(path) => Some(connect(path, k.tenant_context.as_deref()).await?),
+        None => None,
+    };
+    let mut spec = t.spec.clone();
+    guest_interface(&management, &mut spec, p).await?;
+    // The token goes only to the API server (TLS), never to a file or the output.
+    let manifests = render(
+        &spec,
+        &t.sizing,
+        facts,
+        RenderOptions {
+            include_secrets: true,
+        },
+    )?;
+    let opts = ApplyOptions {
+        force_conflicts: k.force_conflicts,
+        wait: WaitOptions {
+            timeout: k.wait_timeout,
+            ..WaitOptions::default()
+        },
+        apply_secrets: facts.api_token.is_some(),
+        adopt_replaced_vms: k.adopt_replaced_vms,
+    };
+    let report = apply_manifests(&spec, &manifests, &management, tenant.as_ref(), &opts).await?;
+    let text = apply_text(&report);
+    match p.format {
+        OutputFormat::Table => p.stdout(&text)?,
+        // stdout already holds the array report as one document.
+        _ => p.info(&text),
+    }
+    if report.complete() {
+        Ok(Outcome::Success)
+    } else {
+        p.warn(
+            "the clusters are not finished (see above); fix the cause and run the same apply again: \
+             it continues where this one stopped",
+        );
+        Ok(Outcome::PartialFailure)
+    }
+}
+
+/// cloud-drive over iSCSI names the guest's storage NIC in PURE_ISCSI_ALLOWED_IFACES:
+/// when the VMs run, ask them instead of trusting the spec's default.
+async fn guest_interface(
+    management: &Client,
+    spec: &mut px_topology::TenantStorage,
+    p: &Printer,
+) -> Result<()> {
+    if spec.spec.storage.mode != StorageMode::CloudDrive
+        || spec.spec.storage.protocol != Some(Protocol::Iscsi)
+    {
+        return Ok(());
+    }
+    let node_pool = spec.node_pool();
+    let ns = spec.hcp_namespace();
+    let Some(net) = spec.spec.network.as_mut() else {
+        return Ok(());
+    };
+    match discover_guest_interface(management, &ns, &node_pool, &net.nad_name).await {
+        Ok(Some(found)) if found != net.guest_interface => {
+            p.warn(format!(
+                "the worker VMs name the storage interface {found}, not {} (spec.network.guestInterface); using {found}",
+                net.guest_interface
+            ));
+            net.guest_interface = found;
+        }
+        Ok(_) => {}
+        Err(e) => p.warn(format!(
+            "cannot discover the guest storage interface, using {}: {e:#}",
+            net.guest_interface
+        )),
+    }
+    Ok(())
+}
+
+fn apply_text(r: &ApplyReport) -> String {
+    let mut out = Vec::new();
+    for a in &r.applied {
+        out.push(format!("applied  {a}"));
+    }
+    for w in &r.workers {
+        let mut line = format!("worker {:02} -> VM {}", w.index, w.vm);
+        if !w.attached.is_empty() {
+            line.push_str(&format!(", attached {}", w.attached.join(", ")));
+        }
+        if !w.present.is_empty() {
+            line.push_str(&format!(", already had {}", w.present.join(", ")));
+        }
+        out.push(line);
+    }
+    for s in &r.skipped {
+        out.push(format!("skipped  {}: {}", s.object, s.reason));
+    }
+    for c in &r.conflicts {
+        out.push(format!(
+            "CONFLICT {}: {} (re-run with --force-conflicts to take these fields over)",
+            c.object, c.message
+        ));
+        for f in &c.fields {
+            out.push(format!("           {f}"));
+        }
+    }
+    for pnd in &r.pending {
+        out.push(format!("PENDING  {}: {}", pnd.object, pnd.state));
+    }
+    if let Some(at) = &r.stopped_at {
+        out.push(format!("stopped at {at}"));
+    } else if r.complete() {
+        out.push("clusters: done".to_string());
+    }
+    out.join("\n")
+}
+
+/// `status -f SPEC`.
+pub async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    let t = Tenant::load(&a.file)?;
+    let session = Session::open(g, p, &t.sim_admins())?;
+    let array = array_layer(&session, &t).await;
+    let closed = session.close().await;
+    let mut report = StatusReport {
+        layers: vec![array?],
+    };
+    closed?;
+    if let Some(kubeconfig) = &a.kubeconfig {
+        let management = connect(kubeconfig, a.context.as_deref()).await?;
+        let tenant = match &a.tenant_kubeconfig {
+            Some(path) => Some(connect(path, a.tenant_context.as_deref()).await?),
+            None => None,
+        };
+        let manifests = render(
+            &t.spec,
+            &t.sizing,
+            &ArrayFacts::default(),
+            RenderOptions::default(),
+        )?;
+        let clusters = cluster_status(&t.spec, &manifests, &management, tenant.as_ref()).await?;
+        report.layers.extend(clusters.layers);
+    }
+    match p.format {
+        OutputFormat::Json => p.stdout(&to_json(&report)?)?,
+        OutputFormat::Yaml => p.stdout(&to_yaml(&report)?)?,
+        OutputFormat::Table => p.stdout(&status_text(&report))?,
+    }
+    Ok(Outcome::Success)
+}
+
+async fn array_layer(session: &Session, t: &Tenant) -> Result<Layer> {
+    let observed = plan::observe(session.array.as_ref(), &t.desired)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot read the array state of tenant {}",
+                t.spec.tenant_name()
+            )
+        })?;
+    let plan = plan::plan(&t.desired, &observed, &PlanOptions::default());
+    let mut items = Vec::new();
+    for c in &plan.changes {
+        let ok = c.action == Action::NoOp;
+        items.push(Item {
+            object: format!("{} {}", c.kind.label(), c.name),
+            state: if ok {
+                "present, tagged, as specified".to_string()
+            } else {
+                format!(
+                    "needs {}",
+                    serde_json::to_value(c.action)?.as_str().unwrap_or("change")
+                )
+            },
+            ok,
+            problem: (!ok).then(|| format!("{}: run pxfa apply", c.reason)),
+        });
+    }
+    for b in &plan.conflicts {
+        items.push(Item {
+            object: format!("{} {}", b.kind.label(), b.name),
+            state: "conflict".to_string(),
+            ok: false,
+            problem: Some(b.reason.clone()),
+        });
+    }
+    Ok(Layer {
+        name: format!("array ({})", session.label),
+        items,
+    })
+}
+
+fn status_text(r: &StatusReport) -> String {
+    let mut out = Vec::new();
+    for l in &r.layers {
+        out.push(format!("{}:", l.name));
+        if l.items.is_empty() {
+            out.push("  (nothing)".to_string());
+        }
+        for i in &l.items {
+            let mark = if i.ok { "ok " } else { "!! " };
+            out.push(format!("  {mark}{}: {}", i.object, i.state));
+            if let Some(pr) = &i.problem {
+                out.push(format!("      {pr}"));
+            }
+        }
+    }
+    out.push(if r.healthy() {
+        "healthy".to_string()
+    } else {
+        "problems found (marked !!)".to_string()
+    });
+    out.join("\n")
+}
+
+/// `token rotate -f SPEC`.
+pub async fn token_rotate(a: &TokenRotateArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    let t = Tenant::load(&a.file)?;
+    if t.spec.spec.storage.mode != StorageMode::CloudDrive {
+        return Err(crate::exit::InvalidInput::error(format!(
+            "{}: token rotation is for cloud-drive tenants (storage.mode is {})",
+            a.file.display(),
+            t.spec.spec.storage.mode
+        )));
+    }
+    let mut opts = RotateOptions::for_spec(&t.spec);
+    if let Some(alt) = &a.alternate_user {
+        opts.alternate_user = alt.clone();
+    }
+    opts.lifetime = a.lifetime;
+    opts.grace = a.grace;
+    let mut admins = t.sim_admins();
+    admins.push(opts.alternate_user.clone());
+    let session = Session::open(g, p, &admins)?;
+    let tenant = connect(&a.tenant_kubeconfig, a.tenant_context.as_deref()).await?;
+    let env = |k: &str| std::env::var(k).ok();
+    let probe: Box<dyn TokenProbe> = match config::resolve(g, &env, &mut |_| {})? {
+        Target::Rest(target) => Box::new(LoginProbe {
+            url: target.url.to_string(),
+            ca_file: target.ca_file.clone(),
+            insecure: target.insecure,
+        }),
+        Target::Sim => Box::new(ExposedTokenProbe {
+            array: session.array.clone(),
+        }),
+    };
+    let result = rotate_token(
+        session.array.as_ref(),
+        probe.as_ref(),
+        &tenant,
+        &t.spec,
+        &opts,
+    )
+    .await;
+    let closed = session.close().await;
+    let report = result?;
+    closed?;
+    match p.format {
+        OutputFormat::Json => p.stdout(&to_json(&report)?)?,
+        OutputFormat::Yaml => p.stdout(&to_yaml(&report)?)?,
+        OutputFormat::Table => {
+            let mut text = report.steps.join("\n");
+            text.push_str(&format!(
+                "\nrotated: px-pure-secret holds a new token of {}",
+                report.active_user
+            ));
+            p.stdout(&text)?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// Logs in to the array with the new token (a separate REST session, closed at once).
+struct LoginProbe {
+    url: String,
+    ca_file: Option<PathBuf>,
+    insecure: bool,
+}
+
+#[async_trait]
+impl TokenProbe for LoginProbe {
+    async fn verify(&self, user: &str, token: &SecretString) -> Result<()> {
+        let mut b = RestArray::builder(self.url.as_str())
+            .api_token(token.clone())
+            .insecure(self.insecure);
+        if let Some(ca) = &self.ca_file {
+            b = b.ca_file(ca.clone());
+        }
+        let array = b.build()?;
+        array
+            .get_array()
+            .await
+            .with_context(|| format!("logging in as {user} with the new token failed"))?;
+        array.close().await?;
+        Ok(())
+    }
+}
+
+/// The embedded simulator: compare with the token the array exposes for the user.
+struct ExposedTokenProbe {
+    array: std::sync::Arc<dyn FlashArray>,
+}
+
+#[async_trait]
+impl TokenProbe for ExposedTokenProbe {
+    async fn verify(&self, user: &str, token: &SecretString) -> Result<()> {
+        let listed = self
+            .array
+            .list_api_tokens(&[user.to_string()], true)
+            .await?;
+        let matches = listed
+            .iter()
+            .any(|t| t.api_token.expose() == Some(token.expose_secret()));
+        anyhow::ensure!(matches, "the array does not know this token for {user}");
+        Ok(())
+    }
+}
+
+/// `crd`: the TenantStorage CustomResourceDefinition as YAML (or JSON with `-o json`).
+pub fn crd(p: &Printer) -> Result<Outcome> {
+    let crd = px_topology::crd::tenant_storage_crd();
+    match p.format {
+        OutputFormat::Json => p.stdout(&to_json(&crd)?)?,
+        _ => p.stdout(&format!("---\n{}", to_yaml(&crd)?))?,
+    }
+    Ok(Outcome::Success)
+}
