@@ -299,6 +299,19 @@ fn sensitive(t: &SecretString) -> Result<reqwest::header::HeaderValue> {
     Ok(v)
 }
 
+/// Prefix of the message of a transport error caused by the array's TLS certificate.
+pub(crate) const UNTRUSTED_CERTIFICATE: &str = "TLS certificate not trusted: ";
+
+/// rustls reports verification failures as "invalid peer certificate: ..." and
+/// handshake alerts about certificates; nothing else in the chain mentions them.
+fn is_certificate_failure(chain: &str) -> bool {
+    let lower = chain.to_ascii_lowercase();
+    lower.contains("invalid peer certificate")
+        || lower.contains("certificate verify failed")
+        || lower.contains("unknownissuer")
+        || lower.contains("bad certificate")
+}
+
 fn transport_error(
     e: &reqwest::Error,
     operation: &str,
@@ -319,6 +332,11 @@ fn transport_error(
         message.push_str(": ");
         message.push_str(&s.to_string());
         source = s.source();
+    }
+    if is_certificate_failure(&message) {
+        // A certificate the client does not trust will not become trusted by waiting:
+        // say so at once instead of retrying until the deadline.
+        message.insert_str(0, UNTRUSTED_CERTIFICATE);
     }
     TransportError {
         operation: operation.to_string(),

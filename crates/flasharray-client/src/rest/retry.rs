@@ -10,6 +10,7 @@
 //! * The connection broke after sending, the answer timed out, or a gateway answered
 //!   502/504: a GET is retried; a write is **not** (it may have been applied). The
 //!   operation layer re-reads the objects and sends only what is still missing.
+//! * A TLS certificate the client does not trust: final (waiting cannot fix it).
 //! * Everything else is final.
 //!
 //! All retries of one call share one deadline, [`RetryConfig::max_elapsed`]; a wait
@@ -65,6 +66,7 @@ pub(crate) fn is_retryable(err: &Error, idempotent: bool) -> bool {
             matches!(api.kind, ErrorKind::RateLimited | ErrorKind::Busy)
                 || (idempotent && matches!(api.status, 502 | 504))
         }
+        Error::Transport(t) if t.message.starts_with(super::http::UNTRUSTED_CERTIFICATE) => false,
         Error::Transport(t) => idempotent || !t.maybe_applied,
         _ => false,
     }

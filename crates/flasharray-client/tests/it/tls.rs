@@ -144,3 +144,30 @@ fn pki_other_ca() -> String {
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     params.self_signed(&key).unwrap().pem()
 }
+
+#[tokio::test]
+async fn untrusted_certificate_is_final_not_retried() {
+    let pki = pki();
+    let addr = serve(&pki).await;
+    // Default retry policy (5 retries, 1 s doubling): a retried certificate failure
+    // would take well over a second.
+    let client = RestArray::builder(format!("localhost:{}", addr.port()))
+        .api_token(SecretString::from(API_TOKEN))
+        .build()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let err = client.get_array().await.unwrap_err();
+    assert!(
+        started.elapsed() < std::time::Duration::from_millis(900),
+        "took {:?}",
+        started.elapsed()
+    );
+    match &err {
+        Error::Transport(t) => assert!(
+            t.message.starts_with("TLS certificate not trusted"),
+            "{}",
+            t.message
+        ),
+        other => panic!("expected a TLS failure, got {other:?}"),
+    }
+}
