@@ -1293,3 +1293,147 @@ async fn status_explains_each_cluster_layer() {
             .all(|r| r.method.as_str() == "GET")
     );
 }
+
+// ------------------------------------------------- the whole rendered tenant
+
+/// Discovery documents for every group/version the renderer uses, built from the
+/// same kind table the RBAC test uses.
+async fn mount_discovery(server: &MockServer, manifests: &[Manifest]) {
+    let mut groups: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    for m in manifests.iter().filter(|m| m.form == Form::Resource) {
+        let api_version = m.body["apiVersion"].as_str().unwrap().to_string();
+        let (_, plural) = resource_of(&api_version, &m.kind);
+        let namespaced = m.namespace.is_some();
+        let entry = json!({"name": plural, "singularName": "", "namespaced": namespaced,
+                           "kind": m.kind, "verbs": ["get", "patch", "create"]});
+        let list = groups.entry(api_version).or_default();
+        if !list.contains(&entry) {
+            list.push(entry);
+        }
+    }
+    for (gv, resources) in groups {
+        let url = if gv.contains('/') {
+            format!("/apis/{gv}")
+        } else {
+            format!("/api/{gv}")
+        };
+        Mock::given(method("GET"))
+            .and(path(url))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "kind": "APIResourceList", "groupVersion": gv, "resources": resources})))
+            .mount(server)
+            .await;
+    }
+}
+
+#[tokio::test]
+async fn whole_direct_access_tenant_applies_in_order_and_attaches_every_worker() {
+    let fake = Fake::start().await;
+    let spec = direct_access_spec();
+    let manifests = rendered(&spec);
+    mount_discovery(&fake.server, &manifests).await;
+    let ns = "clusters-tenant-full";
+    // Applies echo the body; reads see every object ready.
+    Mock::given(method("PATCH"))
+        .and(header("content-type", "application/apply-patch+yaml"))
+        .respond_with(|r: &Request| {
+            ResponseTemplate::new(200).set_body_json(r.body_json::<Value>().unwrap())
+        })
+        .mount(&fake.server)
+        .await;
+    Mock::given(method("PATCH"))
+        .and(header("content-type", "application/merge-patch+json"))
+        .respond_with(|r: &Request| {
+            ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": if r.url.path().contains("kubevirt") { "kubevirt.io/v1" } else { "v1" },
+                "kind": if r.url.path().contains("kubevirt") { "VirtualMachine" } else { "PersistentVolumeClaim" },
+                "metadata": {"name": r.url.path().rsplit('/').next().unwrap()}}))
+        })
+        .mount(&fake.server)
+        .await;
+    let vms: Vec<Value> = (0..4)
+        .map(|i| {
+            vm_json(
+                &format!("tenant-full-workers-{i}"),
+                &format!("2026-01-0{}T00:00:00Z", i + 1),
+                None,
+                json!([]),
+            )
+        })
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!("/apis/kubevirt.io/v1/namespaces/{ns}/virtualmachines")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineList", "metadata": {}, "items": vms})))
+        .mount(&fake.server)
+        .await;
+    Mock::given(method("GET"))
+        .respond_with(|r: &Request| {
+            let name = r.url.path().rsplit('/').next().unwrap().to_string();
+            ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": "v1",
+                "kind": if r.url.path().contains("/persistentvolumeclaims/") { "PersistentVolumeClaim" } else { "Object" },
+                "metadata": {"name": name},
+                "status": {"phase": "Bound", "conditions": [{"type": "Available", "status": "True"}]}}))
+        })
+        .mount(&fake.server)
+        .await;
+    Mock::given(method("PUT"))
+        .respond_with(ResponseTemplate::new(202))
+        .mount(&fake.server)
+        .await;
+
+    let opts = ApplyOptions {
+        wait: fast_wait(1_000),
+        ..Default::default()
+    };
+    let report = apply_manifests(&spec, &manifests, &fake.client().await, None, &opts)
+        .await
+        .expect("apply");
+    assert!(report.stopped_at.is_none(), "{report:#?}");
+    assert!(
+        report.conflicts.is_empty() && report.pending.is_empty(),
+        "{report:#?}"
+    );
+    let management_objects = manifests
+        .iter()
+        .filter(|m| m.cluster == Cluster::Management && m.form == Form::Resource && !m.secret)
+        .count();
+    assert_eq!(report.applied.len(), management_objects);
+    assert_eq!(report.workers.len(), 4);
+    assert!(report.workers.iter().all(|w| w.attached.len() == 3));
+    // Step order on the wire: every apply of a step comes after every apply of the
+    // steps before it, and hotplug comes last.
+    let all = fake.server.received_requests().await.unwrap();
+    let order_of = |p: &str| {
+        manifests
+            .iter()
+            .find(|m| m.form == Form::Resource && p.ends_with(&format!("/{}", m.name)))
+            .map(|m| m.order)
+    };
+    let steps: Vec<u32> = all
+        .iter()
+        .filter(|r| {
+            r.method.as_str() == "PATCH"
+                && r.headers.get("content-type").unwrap() == "application/apply-patch+yaml"
+        })
+        .filter_map(|r| order_of(r.url.path()))
+        .collect();
+    assert!(steps.windows(2).all(|w| w[0] <= w[1]), "{steps:?}");
+    let last_apply = all
+        .iter()
+        .rposition(|r| {
+            r.method.as_str() == "PATCH"
+                && r.headers.get("content-type").unwrap() == "application/apply-patch+yaml"
+        })
+        .unwrap();
+    let first_hotplug = all.iter().position(|r| r.method.as_str() == "PUT").unwrap();
+    assert!(last_apply < first_hotplug);
+    // The tenant manifests were reported, not sent.
+    assert!(
+        report
+            .skipped
+            .iter()
+            .any(|s| s.reason.contains("--tenant-kubeconfig"))
+    );
+}
