@@ -1437,3 +1437,32 @@ async fn whole_direct_access_tenant_applies_in_order_and_attaches_every_worker()
             .any(|s| s.reason.contains("--tenant-kubeconfig"))
     );
 }
+
+#[tokio::test]
+async fn a_refused_secret_never_shows_its_value() {
+    let fake = Fake::start().await;
+    fake.core_discovery().await;
+    let spec = cloud_drive_spec();
+    let token = SecretString::from("6f1e0c6a-9d3f-4d10-8bbf-2b8c3e1f0a11");
+    let secret = px_topology::render::tenant::pure_secret(&spec, Some(&token));
+    Mock::given(method("PATCH"))
+        .and(path("/api/v1/namespaces/portworx/secrets/px-pure-secret"))
+        .respond_with(ResponseTemplate::new(422).set_body_json(json!({
+            "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Invalid", "code": 422,
+            "message": "Secret \"px-pure-secret\" is invalid: data[pure.json]: Invalid value: \"6f1e0c6a-9d3f-4d10-8bbf-2b8c3e1f0a11\""})))
+        .mount(&fake.server)
+        .await;
+    let mut on_management = secret;
+    on_management.cluster = Cluster::Management;
+    let opts = ApplyOptions {
+        apply_secrets: true,
+        ..Default::default()
+    };
+    let err = apply_manifests(&spec, &[on_management], &fake.client().await, None, &opts)
+        .await
+        .unwrap_err();
+    let text = format!("{err:#} {err:?}");
+    assert!(text.contains("Secret portworx/px-pure-secret"), "{text}");
+    assert!(text.contains("422"), "{text}");
+    assert!(!text.contains("6f1e0c6a"), "{text}");
+}

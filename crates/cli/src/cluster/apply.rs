@@ -234,10 +234,14 @@ pub async fn server_side_apply(
                 message: status.message.clone(),
             }))
         }
-        Err(e) => {
-            // Never echo a secret's body; the error names the object only.
-            Err(anyhow::Error::new(e).context(format!("cannot apply {what}")))
-        }
+        // A validation message may quote field values: for a credential, keep only
+        // the status.
+        Err(kube::Error::Api(status)) if m.secret => Err(anyhow::anyhow!(
+            "cannot apply {what}: the API server answered {} {}",
+            status.code,
+            status.reason
+        )),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot apply {what}"))),
     }
 }
 

@@ -202,7 +202,8 @@ impl Rotation<'_> {
         let ready_at = switched_at.saturating_add(self.opts.grace.as_secs());
         let now = unix_now();
         if ready_at > now {
-            let wait = Duration::from_secs(ready_at - now);
+            // Capped at the grace period: a clock skewed ahead must not stall the run.
+            let wait = Duration::from_secs(ready_at - now).min(self.opts.grace);
             self.step(format!(
                 "waiting {} for Portworx to re-read {PURE_SECRET} before deleting {user}'s token",
                 humantime::format_duration(wait)
