@@ -173,7 +173,33 @@ pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
     Ok(out)
 }
 
-/// The NodePool's VMs in `namespace` (names `<node_pool>-...`), sorted by name.
+/// Label HyperShift puts on a NodePool's machines. [L] Whether it reaches the
+/// KubeVirt VMs is unconfirmed, so it is used when present and the name prefix
+/// `<nodePool>-` otherwise.
+pub const NODE_POOL_LABEL: &str = "hypershift.openshift.io/nodePool";
+
+/// The objects that belong to `node_pool`: by [`NODE_POOL_LABEL`] when any object in
+/// the namespace carries it (a prefix would also match a pool named
+/// `<nodePool>-gpu`), else by the name prefix.
+pub fn of_node_pool(items: Vec<DynamicObject>, node_pool: &str) -> Vec<DynamicObject> {
+    if items
+        .iter()
+        .any(|o| o.labels().contains_key(NODE_POOL_LABEL))
+    {
+        items
+            .into_iter()
+            .filter(|o| o.labels().get(NODE_POOL_LABEL).map(String::as_str) == Some(node_pool))
+            .collect()
+    } else {
+        let prefix = format!("{node_pool}-");
+        items
+            .into_iter()
+            .filter(|o| o.name_any().starts_with(&prefix))
+            .collect()
+    }
+}
+
+/// The NodePool's VMs in `namespace` (see [`of_node_pool`]), sorted by name.
 pub async fn discover_vms(
     client: &Client,
     namespace: &str,
@@ -184,13 +210,9 @@ pub async fn discover_vms(
         .list(&ListParams::default())
         .await
         .with_context(|| format!("cannot list VirtualMachines in {namespace}"))?;
-    let prefix = format!("{node_pool}-");
     let mut vms = Vec::new();
-    for vm in list.items {
+    for vm in of_node_pool(list.items, node_pool) {
         let name = vm.name_any();
-        if !name.starts_with(&prefix) {
-            continue;
-        }
         let index = match vm.annotations().get(WORKER_INDEX_ANNOTATION) {
             Some(v) => Some(v.parse::<u32>().with_context(|| {
                 format!("VirtualMachine {namespace}/{name}: annotation {WORKER_INDEX_ANNOTATION}={v:?} is not a number")
@@ -484,13 +506,8 @@ pub async fn discover_guest_interface(
         .list(&ListParams::default())
         .await
         .with_context(|| format!("cannot list VirtualMachineInstances in {namespace}"))?;
-    let prefix = format!("{node_pool}-");
     let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for vmi in list
-        .items
-        .iter()
-        .filter(|v| v.name_any().starts_with(&prefix))
-    {
+    for vmi in &of_node_pool(list.items, node_pool) {
         if let Some(iface) = guest_interface_of(&vmi.data, nad) {
             found.entry(iface).or_default().push(vmi.name_any());
         }
@@ -590,6 +607,27 @@ mod tests {
         let (chosen, waiting) = assign(&vms, &[0, 1, 2], &BTreeMap::new(), false).unwrap();
         assert_eq!(chosen.len(), 1);
         assert_eq!(waiting.iter().map(|w| w.0).collect::<Vec<_>>(), [1, 2]);
+    }
+
+    fn obj(name: &str, pool: Option<&str>) -> DynamicObject {
+        let mut o = DynamicObject::new(name, &vm_resource());
+        if let Some(p) = pool {
+            o.metadata.labels = Some([(NODE_POOL_LABEL.to_string(), p.to_string())].into());
+        }
+        o
+    }
+
+    #[test]
+    fn node_pool_by_label_when_present_else_by_prefix() {
+        let names = |v: Vec<DynamicObject>| v.iter().map(|o| o.name_any()).collect::<Vec<_>>();
+        let unlabelled = vec![
+            obj("np-a", None),
+            obj("np-gpu-b", None),
+            obj("other-c", None),
+        ];
+        assert_eq!(names(of_node_pool(unlabelled, "np")), ["np-a", "np-gpu-b"]);
+        let labelled = vec![obj("np-a", Some("np")), obj("np-gpu-b", Some("np-gpu"))];
+        assert_eq!(names(of_node_pool(labelled, "np")), ["np-a"]);
     }
 
     #[test]
