@@ -1326,12 +1326,10 @@ async fn mount_discovery(server: &MockServer, manifests: &[Manifest]) {
     }
 }
 
-#[tokio::test]
-async fn whole_direct_access_tenant_applies_in_order_and_attaches_every_worker() {
-    let fake = Fake::start().await;
-    let spec = direct_access_spec();
-    let manifests = rendered(&spec);
-    mount_discovery(&fake.server, &manifests).await;
+/// A management cluster where every applied object is ready at once, with the four
+/// worker VMs of the direct-access fixture.
+async fn mount_ready_management(server: &MockServer, manifests: &[Manifest]) {
+    mount_discovery(server, manifests).await;
     let ns = "clusters-tenant-full";
     // Applies echo the body; reads see every object ready.
     Mock::given(method("PATCH"))
@@ -1339,7 +1337,7 @@ async fn whole_direct_access_tenant_applies_in_order_and_attaches_every_worker()
         .respond_with(|r: &Request| {
             ResponseTemplate::new(200).set_body_json(r.body_json::<Value>().unwrap())
         })
-        .mount(&fake.server)
+        .mount(server)
         .await;
     Mock::given(method("PATCH"))
         .and(header("content-type", "application/merge-patch+json"))
@@ -1349,7 +1347,7 @@ async fn whole_direct_access_tenant_applies_in_order_and_attaches_every_worker()
                 "kind": if r.url.path().contains("kubevirt") { "VirtualMachine" } else { "PersistentVolumeClaim" },
                 "metadata": {"name": r.url.path().rsplit('/').next().unwrap()}}))
         })
-        .mount(&fake.server)
+        .mount(server)
         .await;
     let vms: Vec<Value> = (0..4)
         .map(|i| {
@@ -1365,7 +1363,7 @@ async fn whole_direct_access_tenant_applies_in_order_and_attaches_every_worker()
         .and(path(format!("/apis/kubevirt.io/v1/namespaces/{ns}/virtualmachines")))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
             "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineList", "metadata": {}, "items": vms})))
-        .mount(&fake.server)
+        .mount(server)
         .await;
     Mock::given(method("GET"))
         .respond_with(|r: &Request| {
@@ -1376,13 +1374,20 @@ async fn whole_direct_access_tenant_applies_in_order_and_attaches_every_worker()
                 "metadata": {"name": name},
                 "status": {"phase": "Bound", "conditions": [{"type": "Available", "status": "True"}]}}))
         })
-        .mount(&fake.server)
+        .mount(server)
         .await;
     Mock::given(method("PUT"))
         .respond_with(ResponseTemplate::new(202))
-        .mount(&fake.server)
+        .mount(server)
         .await;
+}
 
+#[tokio::test]
+async fn whole_direct_access_tenant_applies_in_order_and_attaches_every_worker() {
+    let fake = Fake::start().await;
+    let spec = direct_access_spec();
+    let manifests = rendered(&spec);
+    mount_ready_management(&fake.server, &manifests).await;
     let opts = ApplyOptions {
         wait: fast_wait(1_000),
         ..Default::default()
