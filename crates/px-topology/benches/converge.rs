@@ -124,7 +124,7 @@ async fn naive_apply(array: &MockArray, d: &DesiredState) -> Result<(), flasharr
                 .await,
         ) {
             array
-                .create_host_groups(std::slice::from_ref(&g.name))
+                .create_host_groups(std::slice::from_ref(&g.name), &Default::default())
                 .await?;
         }
         array
@@ -161,6 +161,7 @@ async fn naive_apply(array: &MockArray, d: &DesiredState) -> Result<(), flasharr
                 .await,
         ) {
             let body = VolumePost {
+                tags: Vec::new(),
                 provisioned: Some(v.size.as_u64()),
                 source: None,
             };

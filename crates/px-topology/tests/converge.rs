@@ -213,9 +213,11 @@ async fn fresh_apply_creates_everything_in_few_rounds() {
         "pod/groups/hosts/token, then volumes/members, then tags/connections"
     );
     let stats = a.stats();
-    // 1 pod + 1 group POST + 2 host POSTs + 1 token, 1 volume POST per size (2),
-    // 1 membership POST, tags: pod, group, hosts, volumes (4), 1 connection POST.
-    assert_eq!(stats.writes, 13, "{stats:?}");
+    // 1 pod + 1 group POST + 2 host POSTs + 1 token, 1 volume POST per size and
+    // role (2), 1 membership POST, 1 PUT of the volumes' node/disk-index tags, 1
+    // connection POST. Ownership tags travel in the create calls.
+    assert_eq!(stats.writes, 10, "{stats:?}");
+    assert_eq!(stats.op("set_tags"), 1, "{stats:?}");
     assert_eq!(stats.op("create_volumes"), 2);
     assert_eq!(stats.op("create_connections"), 1);
 
@@ -356,6 +358,7 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
     a.create_volumes(
         std::slice::from_ref(&foreign),
         &VolumePost {
+            tags: Vec::new(),
             provisioned: Some(Size::gib(100).as_u64()),
             source: None,
         },

@@ -17,14 +17,16 @@ mod schedule;
 
 use std::collections::BTreeMap;
 
-use flasharray::models::Tag;
+use flasharray::models::{Tag, TagBody};
 use flasharray::{ConnectionTarget, FlashArray, HostGroupName, TagResource};
 use secrecy::SecretString;
 use serde::Serialize;
 
 pub use destroy::{DestroyError, DestroyOptions, DestroyReport, PendingEradication, destroy};
 
-use crate::desired::{DesiredState, TAG_NAMESPACE};
+use crate::desired::{
+    DesiredState, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_ROLE, TAG_SCOPE, TAG_TENANT,
+};
 use crate::plan::{Action, Change, Kind, MAX_NAMES_PER_CALL, Payload, Plan};
 use ops::Op;
 use schedule::Graph;
@@ -190,7 +192,30 @@ fn deps_of(map: &NodeMap, name: &str) -> Vec<usize> {
         .unwrap_or_default()
 }
 
-fn tags_for(resource: &str, tags: &BTreeMap<String, String>) -> Vec<Tag> {
+/// The tags an object is created with: who owns it and what it is for. They go in
+/// the create call itself, so that an apply killed right after a create leaves an
+/// object the next plan recognises as pxfa's (never an untagged "conflict"). They
+/// are the same for every object of a batch, so batching is unaffected.
+const CREATION_KEYS: [&str; 4] = [TAG_MANAGED_BY, TAG_TENANT, TAG_SCOPE, TAG_ROLE];
+
+type TagMap = BTreeMap<String, String>;
+
+/// Splits desired tags into creation tags (see [`CREATION_KEYS`]) and detail tags
+/// (node index, disk index, ...) that follow in the batched tag round; a plan that
+/// finds an owned object without its detail tags plans a tag update.
+fn split_tags(tags: &TagMap) -> (TagMap, TagMap) {
+    tags.iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| CREATION_KEYS.contains(&k.as_str()))
+}
+
+fn creation_body(tags: &TagMap) -> Vec<TagBody> {
+    tags.iter()
+        .map(|(k, v)| TagBody::new(TAG_NAMESPACE, k, v))
+        .collect()
+}
+
+fn tags_for(resource: &str, tags: &TagMap) -> Vec<Tag> {
     tags.iter()
         .map(|(k, v)| Tag::new(resource, TAG_NAMESPACE, k, v))
         .collect()
@@ -221,7 +246,8 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
             .enumerate()
             .filter(move |(_, c)| c.kind == kind && c.action == action)
     };
-    let want_tags = |kind: TagResource, name: &str| -> Vec<Tag> {
+    // Creation tags and detail tags of the desired object `name`.
+    let want_tags = |kind: TagResource, name: &str| -> (TagMap, TagMap) {
         let found = match kind {
             TagResource::Pod => desired
                 .pod
@@ -244,7 +270,13 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
                 .find(|x| x.name.as_str().eq_ignore_ascii_case(name))
                 .map(|x| &x.tags),
         };
-        found.map(|t| tags_for(name, t)).unwrap_or_default()
+        found.map(split_tags).unwrap_or_default()
+    };
+    // Detail tags follow the create in the tag round; none means no tag call.
+    let detail = |items: &mut TagItems, change: usize, name: &str, tags: &TagMap, node: usize| {
+        if !tags.is_empty() {
+            items.push((change, tags_for(name, tags), vec![node]));
+        }
     };
 
     // --- deletions first in the graph: they free names, LUNs and initiators.
@@ -420,16 +452,18 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
         };
         match c.action {
             Action::Create => {
+                let (born, later) = want_tags(TagResource::Pod, name.as_str());
                 let n = g.add(
                     Op::CreatePod {
                         name: name.clone(),
                         quota: *quota,
+                        tags: creation_body(&born),
                     },
                     [],
                     [i],
                 );
                 push(&mut pod_ready, name.as_str(), n);
-                pod_tags.push((i, want_tags(TagResource::Pod, name.as_str()), vec![n]));
+                detail(&mut pod_tags, i, name.as_str(), &later, n);
             }
             Action::Recover => {
                 let n = g.add(
@@ -460,27 +494,33 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
     add_tag_ops(&mut g, TagResource::Pod, pod_tags);
 
     let mut group_ready = NodeMap::new();
-    let new_groups: Vec<(usize, HostGroupName)> = by(Kind::HostGroup, Action::Create)
-        .filter_map(|(i, c)| match &c.payload {
-            Payload::HostGroup { name } => Some((i, name.clone())),
-            _ => None,
-        })
-        .collect();
+    // One POST per set of creation tags (all names of a call get the same tags).
+    let mut new_groups: BTreeMap<TagMap, Vec<(usize, HostGroupName, TagMap)>> = BTreeMap::new();
+    for (i, c) in by(Kind::HostGroup, Action::Create) {
+        if let Payload::HostGroup { name } = &c.payload {
+            let (born, later) = want_tags(TagResource::HostGroup, name.as_str());
+            new_groups
+                .entry(born)
+                .or_default()
+                .push((i, name.clone(), later));
+        }
+    }
     let mut group_tags = Vec::new();
-    for chunk in new_groups.chunks(MAX_NAMES_PER_CALL) {
-        let names: Vec<HostGroupName> = chunk.iter().map(|(_, n)| n.clone()).collect();
-        let n = g.add(
-            Op::CreateHostGroups { names },
-            [],
-            chunk.iter().map(|(i, _)| *i),
-        );
-        for (i, name) in chunk {
-            push(&mut group_ready, name.as_str(), n);
-            group_tags.push((
-                *i,
-                want_tags(TagResource::HostGroup, name.as_str()),
-                vec![n],
-            ));
+    for (born, items) in new_groups {
+        for chunk in items.chunks(MAX_NAMES_PER_CALL) {
+            let names: Vec<HostGroupName> = chunk.iter().map(|(_, n, _)| n.clone()).collect();
+            let n = g.add(
+                Op::CreateHostGroups {
+                    names,
+                    tags: creation_body(&born),
+                },
+                [],
+                chunk.iter().map(|(i, _, _)| *i),
+            );
+            for (i, name, later) in chunk {
+                push(&mut group_ready, name.as_str(), n);
+                detail(&mut group_tags, *i, name.as_str(), later, n);
+            }
         }
     }
     add_tag_ops(&mut g, TagResource::HostGroup, group_tags);
@@ -496,16 +536,20 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
         };
         match c.action {
             Action::Create => {
+                let (born, later) = want_tags(TagResource::Host, name.as_str());
                 let n = g.add(
                     Op::CreateHost {
                         name: name.clone(),
-                        post: (**post).clone(),
+                        post: flasharray::models::HostPost {
+                            tags: creation_body(&born),
+                            ..(**post).clone()
+                        },
                     },
                     [],
                     [i],
                 );
                 push(&mut host_ready, name.as_str(), n);
-                host_tags.push((i, want_tags(TagResource::Host, name.as_str()), vec![n]));
+                detail(&mut host_tags, i, name.as_str(), &later, n);
             }
             Action::Update => {
                 // Initiators freed by deleted hosts may be reused here.
@@ -569,7 +613,10 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
             .map(|p| deps_of(&pod_ready, p))
             .unwrap_or_default()
     };
-    let mut creates: BTreeMap<u64, Vec<(usize, flasharray::VolumeName)>> = BTreeMap::new();
+    // One POST per size and set of creation tags (data and metadata volumes of the
+    // same size differ in role, so they are two calls).
+    type VolumeBatch = Vec<(usize, flasharray::VolumeName, TagMap)>;
+    let mut creates: BTreeMap<(u64, TagMap), VolumeBatch> = BTreeMap::new();
     let mut recovers = Vec::new();
     let mut resizes: BTreeMap<(u64, bool), Vec<(usize, flasharray::VolumeName)>> = BTreeMap::new();
     for (i, c) in changes.iter().enumerate() {
@@ -585,7 +632,13 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
             continue;
         };
         match c.action {
-            Action::Create => creates.entry(*size).or_default().push((i, name.clone())),
+            Action::Create => {
+                let (born, later) = want_tags(TagResource::Volume, name.as_str());
+                creates
+                    .entry((*size, born))
+                    .or_default()
+                    .push((i, name.clone(), later));
+            }
             Action::Recover => recovers.push((i, name.clone())),
             Action::Update => resizes
                 .entry((*size, *truncate))
@@ -595,18 +648,22 @@ fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
         }
     }
     let mut volume_tags = Vec::new();
-    for (size, items) in creates {
+    for ((size, born), items) in creates {
         for chunk in items.chunks(MAX_NAMES_PER_CALL) {
-            let deps: Vec<usize> = chunk.iter().flat_map(|(_, v)| pod_deps(v)).collect();
-            let names = chunk.iter().map(|(_, v)| v.clone()).collect();
+            let deps: Vec<usize> = chunk.iter().flat_map(|(_, v, _)| pod_deps(v)).collect();
+            let names = chunk.iter().map(|(_, v, _)| v.clone()).collect();
             let n = g.add(
-                Op::CreateVolumes { size, names },
+                Op::CreateVolumes {
+                    size,
+                    names,
+                    tags: creation_body(&born),
+                },
                 deps,
-                chunk.iter().map(|(i, _)| *i),
+                chunk.iter().map(|(i, _, _)| *i),
             );
-            for (i, v) in chunk {
+            for (i, v, later) in chunk {
                 push(&mut volume_ready, v.as_str(), n);
-                volume_tags.push((*i, want_tags(TagResource::Volume, v.as_str()), vec![n]));
+                detail(&mut volume_tags, *i, v.as_str(), later, n);
             }
         }
     }

@@ -9,7 +9,8 @@
 use std::time::Duration;
 
 use flasharray::models::{
-    HostPatch, HostPost, PodPatch, PodPost, Tag, Volume, VolumePatch, VolumePost,
+    HostGroupPost, HostPatch, HostPost, PodPatch, PodPost, Tag, TagBody, Volume, VolumePatch,
+    VolumePost,
 };
 use flasharray::{
     ConnectionTarget, Error, FlashArray, HostGroupName, HostName, PodName, Result, TagResource,
@@ -28,9 +29,11 @@ const MAX_SENDS: usize = 3;
 /// One REST write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Op {
+    /// `tags`: the ownership tags the pod is born with.
     CreatePod {
         name: PodName,
         quota: Option<u64>,
+        tags: Vec<TagBody>,
     },
     RecoverPods {
         names: Vec<PodName>,
@@ -47,6 +50,7 @@ pub(crate) enum Op {
     },
     CreateHostGroups {
         names: Vec<HostGroupName>,
+        tags: Vec<TagBody>,
     },
     DeleteHostGroups {
         names: Vec<HostGroupName>,
@@ -73,6 +77,7 @@ pub(crate) enum Op {
     CreateVolumes {
         size: u64,
         names: Vec<VolumeName>,
+        tags: Vec<TagBody>,
     },
     RecoverVolumes {
         names: Vec<VolumeName>,
@@ -157,6 +162,40 @@ fn joined<T: AsRef<str>>(v: &[T]) -> String {
     }
 }
 
+fn names_of<T>(items: &[T], name: impl Fn(&T) -> &String) -> Vec<String> {
+    items.iter().map(|i| name(i).clone()).collect()
+}
+
+/// Of the objects `found` after a lost create, those that carry every creation tag:
+/// the ones this create made. A same-named object without them is someone else's;
+/// it stays "to create", so the re-sent create fails with "already exists" instead
+/// of pxfa taking the object over.
+async fn ours(
+    array: &dyn FlashArray,
+    kind: TagResource,
+    found: &[String],
+    tags: &[TagBody],
+) -> Result<Vec<String>> {
+    if tags.is_empty() || found.is_empty() {
+        return Ok(found.to_vec());
+    }
+    let have = lookup_tags(array, kind, found).await?;
+    Ok(found
+        .iter()
+        .filter(|n| {
+            tags.iter().all(|t| {
+                have.iter().any(|h| {
+                    h.key == t.key
+                        && h.value == t.value
+                        && h.namespace == t.namespace
+                        && h.resource.name.as_deref().is_some_and(|r| same(r, n))
+                })
+            })
+        })
+        .cloned()
+        .collect())
+}
+
 impl Op {
     /// Words for error messages and logs.
     pub fn describe(&self) -> String {
@@ -166,7 +205,9 @@ impl Op {
             Op::SetPodQuota { name, .. } => format!("set quota of pod {name}"),
             Op::DestroyPods { names } => format!("destroy pods {}", joined(names)),
             Op::EradicatePods { names } => format!("eradicate pods {}", joined(names)),
-            Op::CreateHostGroups { names } => format!("create host groups {}", joined(names)),
+            Op::CreateHostGroups { names, .. } => {
+                format!("create host groups {}", joined(names))
+            }
             Op::DeleteHostGroups { names } => format!("delete host groups {}", joined(names)),
             Op::CreateHost { name, .. } => format!("create host {name}"),
             Op::PatchHost { name, .. } => format!("update host {name}"),
@@ -205,12 +246,13 @@ impl Op {
     async fn send(&self, array: &dyn FlashArray) -> Result<Output> {
         let mut out = Output::default();
         match self {
-            Op::CreatePod { name, quota } => {
+            Op::CreatePod { name, quota, tags } => {
                 array
                     .create_pods(
                         std::slice::from_ref(name),
                         &PodPost {
                             quota_limit: *quota,
+                            tags: tags.clone(),
                         },
                     )
                     .await?;
@@ -239,8 +281,9 @@ impl Op {
                 array.patch_pods(names, &patch, false).await?;
             }
             Op::EradicatePods { names } => array.eradicate_pods(names, false).await?,
-            Op::CreateHostGroups { names } => {
-                array.create_host_groups(names).await?;
+            Op::CreateHostGroups { names, tags } => {
+                let body = HostGroupPost { tags: tags.clone() };
+                array.create_host_groups(names, &body).await?;
             }
             Op::DeleteHostGroups { names } => array.delete_host_groups(names).await?,
             Op::CreateHost { name, post } => {
@@ -256,10 +299,11 @@ impl Op {
             Op::RemoveMembers { group, hosts } => {
                 array.remove_host_group_members(group, hosts).await?
             }
-            Op::CreateVolumes { size, names } => {
+            Op::CreateVolumes { size, names, tags } => {
                 let body = VolumePost {
                     provisioned: Some(*size),
                     source: None,
+                    tags: tags.clone(),
                 };
                 out.volumes = array.create_volumes(names, &body).await?;
             }
@@ -313,9 +357,16 @@ impl Op {
     /// operation fully took effect, else the narrowed operation still to send.
     async fn remaining(&self, array: &dyn FlashArray, out: &mut Output) -> Result<Option<Op>> {
         let rest = match self {
-            Op::CreatePod { name, .. } => {
+            Op::CreatePod { name, tags, .. } => {
                 let found = lookup_pods(array, &[name.to_string()]).await?;
-                (found.is_empty()).then(|| self.clone())
+                let ours = ours(
+                    array,
+                    TagResource::Pod,
+                    &names_of(&found, |p| &p.name),
+                    tags,
+                )
+                .await?;
+                (ours.is_empty()).then(|| self.clone())
             }
             Op::RecoverPods { names } | Op::DestroyPods { names } => {
                 let want_destroyed = matches!(self, Op::DestroyPods { .. });
@@ -349,23 +400,44 @@ impl Op {
                     .collect();
                 (!left.is_empty()).then_some(Op::EradicatePods { names: left })
             }
-            Op::CreateHostGroups { names } | Op::DeleteHostGroups { names } => {
-                let creating = matches!(self, Op::CreateHostGroups { .. });
+            Op::CreateHostGroups { names, tags } => {
+                let found = lookup_host_groups(array, &strs(names)).await?;
+                let ours = ours(
+                    array,
+                    TagResource::HostGroup,
+                    &names_of(&found, |g| &g.name),
+                    tags,
+                )
+                .await?;
+                let left: Vec<HostGroupName> = names
+                    .iter()
+                    .filter(|n| !ours.iter().any(|o| same(o, n.as_str())))
+                    .cloned()
+                    .collect();
+                (!left.is_empty()).then(|| Op::CreateHostGroups {
+                    names: left,
+                    tags: tags.clone(),
+                })
+            }
+            Op::DeleteHostGroups { names } => {
                 let found = lookup_host_groups(array, &strs(names)).await?;
                 let left: Vec<HostGroupName> = names
                     .iter()
-                    .filter(|n| found.iter().any(|g| same(&g.name, n.as_str())) != creating)
+                    .filter(|n| found.iter().any(|g| same(&g.name, n.as_str())))
                     .cloned()
                     .collect();
-                match (left.is_empty(), creating) {
-                    (true, _) => None,
-                    (false, true) => Some(Op::CreateHostGroups { names: left }),
-                    (false, false) => Some(Op::DeleteHostGroups { names: left }),
-                }
+                (!left.is_empty()).then_some(Op::DeleteHostGroups { names: left })
             }
-            Op::CreateHost { name, .. } => {
+            Op::CreateHost { name, post } => {
                 let found = lookup_hosts(array, &[name.to_string()]).await?;
-                found.is_empty().then(|| self.clone())
+                let ours = ours(
+                    array,
+                    TagResource::Host,
+                    &names_of(&found, |h| &h.name),
+                    &post.tags,
+                )
+                .await?;
+                ours.is_empty().then(|| self.clone())
             }
             Op::PatchHost { name, patch } => {
                 let found = lookup_hosts(array, &[name.to_string()]).await?;
@@ -434,17 +506,29 @@ impl Op {
                     }),
                 }
             }
-            Op::CreateVolumes { size, names } => {
+            Op::CreateVolumes { size, names, tags } => {
                 let found = lookup_volumes(array, &strs(names)).await?;
+                let ours = ours(
+                    array,
+                    TagResource::Volume,
+                    &names_of(&found, |v| &v.name),
+                    tags,
+                )
+                .await?;
                 let left: Vec<VolumeName> = names
                     .iter()
-                    .filter(|n| !found.iter().any(|v| same(&v.name, n.as_str())))
+                    .filter(|n| !ours.iter().any(|o| same(o, n.as_str())))
                     .cloned()
                     .collect();
-                out.volumes.extend(found);
-                (!left.is_empty()).then_some(Op::CreateVolumes {
+                out.volumes.extend(
+                    found
+                        .into_iter()
+                        .filter(|v| ours.iter().any(|o| same(o, &v.name))),
+                );
+                (!left.is_empty()).then(|| Op::CreateVolumes {
                     size: *size,
                     names: left,
+                    tags: tags.clone(),
                 })
             }
             Op::RecoverVolumes { names } | Op::DestroyVolumes { names } => {

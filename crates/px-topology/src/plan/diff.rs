@@ -324,6 +324,8 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
             nqns: dh.nqns.clone(),
             wwns: wwns.clone(),
             personality: dh.personality.clone(),
+            // Creation tags are added when the create is scheduled (converge).
+            tags: Vec::new(),
         };
         let current_group: Option<String>;
         match obs.hosts.get(&key(name)) {
