@@ -2,6 +2,9 @@
 //! lost answer or a dropped write at every write of an apply, ownership conflicts,
 //! adoption, recovery, resizing, orphans, destroy, SafeMode and throttling.
 
+#[path = "render_support.rs"]
+mod examples;
+
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -327,6 +330,126 @@ async fn every_cut_point_resumes_without_duplicates() {
             &format!("write {n} dropped"),
         )
         .await;
+    }
+}
+
+/// A fresh array for `d`, with the admin its token needs.
+fn array_for(d: &DesiredState) -> MockArray {
+    let mut b = MockArray::builder().admin(ADMIN);
+    if let Some(t) = &d.api_token {
+        b = b.admin(t.admin.clone());
+    }
+    b.build()
+}
+
+/// Kills an apply right after its `n`th write took effect, then runs a new plan and
+/// apply without adoption: it must converge to `want`, the fault-free result.
+async fn kill_after_write(d: &DesiredState, n: u64, want: &serde_json::Value) {
+    let label = format!("{}: killed after write {n}", d.tenant);
+    let a = array_for(d);
+    let p = plan_for(&a, d, PlanOptions::default()).await;
+    a.faults().stall_after_write(n);
+    // The stalled array never answers again; the timeout drops the apply future
+    // mid-flight, which is what a killed process amounts to. The clock is paused,
+    // so the timeout costs no real time.
+    let killed = tokio::time::timeout(
+        Duration::from_secs(3600),
+        apply(&a, d, &p, &ApplyOptions::default(), &quiet),
+    )
+    .await;
+    assert!(killed.is_err(), "{label}: the apply finished anyway");
+    assert!(a.faults().stalled(), "{label}: write {n} never happened");
+    a.faults().clear();
+
+    let p2 = plan_for(&a, d, PlanOptions::default()).await;
+    assert!(!p2.is_blocked(), "{label}: {}", p2.to_text(false));
+    assert!(p2.conflicts.is_empty(), "{label}: {:?}", p2.conflicts);
+    let second = apply(&a, d, &p2, &ApplyOptions::default(), &quiet).await;
+    assert!(second.is_success(), "{label}: {second:?}");
+    let p3 = plan_for(&a, d, PlanOptions::default()).await;
+    assert!(!p3.has_changes(), "{label}: {}", p3.to_text(false));
+    assert_eq!(&view_of(&a, d).await, want, "{label}");
+}
+
+/// [`view`] for any desired state (its token admin, not only [`ADMIN`]).
+async fn view_of(a: &MockArray, d: &DesiredState) -> serde_json::Value {
+    let mut v = view(a).await;
+    if let Some(t) = &d.api_token {
+        let tokens: Vec<_> = a
+            .list_api_tokens(std::slice::from_ref(&t.admin), false)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|x| serde_json::json!([x.name, x.api_token.created_at.is_some()]))
+            .collect();
+        v["tenant_tokens"] = tokens.into();
+    }
+    v
+}
+
+/// Every write position of a full apply of `d`.
+async fn every_kill_point_converges(d: &DesiredState) -> u64 {
+    let a = array_for(d);
+    a.reset_stats();
+    let (_, r) = converge(&a, d).await;
+    assert!(r.is_success(), "{r:?}");
+    let writes = a.stats().writes;
+    let want = view_of(&a, d).await;
+    for n in 1..=writes {
+        kill_after_write(d, n, &want).await;
+    }
+    writes
+}
+
+#[tokio::test]
+async fn an_owned_volume_missing_its_detail_tags_gets_a_tag_update_not_a_conflict() {
+    let d = tenant_state();
+    let a = array();
+    let (_, r) = converge(&a, &d).await;
+    assert!(r.is_success(), "{r:?}");
+    let v = d.volumes[0].name.to_string();
+    a.delete_tags(
+        TagResource::Volume,
+        std::slice::from_ref(&v),
+        &[TAG_NODE.to_string(), TAG_DISK.to_string()],
+        &[TAG_NAMESPACE.to_string()],
+    )
+    .await
+    .unwrap();
+    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    assert!(p.conflicts.is_empty(), "{}", p.to_text(false));
+    let changed: Vec<_> = p
+        .changes
+        .iter()
+        .filter(|c| c.action != Action::NoOp)
+        .map(|c| (c.action, c.kind, c.name.clone()))
+        .collect();
+    assert_eq!(changed, [(Action::Update, Kind::Tag, v.clone())]);
+    let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+    assert!(!plan_for(&a, &d, PlanOptions::default()).await.has_changes());
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_apply_killed_after_any_write_converges_on_the_next_run() {
+    let writes = every_kill_point_converges(&tenant_state()).await;
+    assert!(writes >= 10, "{writes}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn killed_applies_of_the_example_tenants_converge_too() {
+    for mode in ["direct-access", "cloud-drive"] {
+        let spec = examples::example_specs()
+            .into_iter()
+            .find(|(m, _)| *m == mode)
+            .map(|(_, s)| s)
+            .unwrap();
+        let sizing = examples::sizing(&spec);
+        let d = px_topology::driver::driver_for(&spec)
+            .desired_state(&spec, &sizing)
+            .unwrap();
+        let writes = every_kill_point_converges(&d).await;
+        assert!(writes >= 2, "{mode}: {writes}");
     }
 }
 
