@@ -168,6 +168,26 @@ def test_tags(client, unique):
     assert ok(client.get_volumes_tags(resource_names=[v])) == []
 
 
+def test_tags_in_create_bodies(client, unique):
+    """REST 2.39 create bodies carry tags; the object has them from its first moment."""
+    v, h, g, p = f"{unique}-cv", f"{unique}-ch", f"{unique}-cg", f"{unique}-cp"
+    owner = [flasharray.Tag(namespace="pxfa.io", key="managed-by", value="pxfa"),
+             flasharray.Tag(namespace="pxfa.io", key="tenant", value=unique)]
+    ok(client.post_volumes(names=[v], volume=flasharray.VolumePost(provisioned=MIB, tags=owner)))
+    ok(client.post_hosts(names=[h], host=flasharray.HostPost(tags=owner)))
+    ok(client.post_host_groups(names=[g], host_group=flasharray.HostGroupPost(tags=owner)))
+    ok(client.post_pods(names=[p], pod=flasharray.PodPost(tags=owner)))
+    for getter, name in [(client.get_volumes_tags, v), (client.get_hosts_tags, h),
+                         (client.get_host_groups_tags, g), (client.get_pods_tags, p)]:
+        tags = ok(getter(resource_names=[name], namespaces=["pxfa.io"]))
+        assert sorted((t.key, t.value, t.resource.name) for t in tags) == [
+            ("managed-by", "pxfa", name), ("tenant", unique, name)]
+    # A bad tag refuses the whole create: nothing is left behind.
+    bad = [flasharray.Tag(namespace="pxfa.io", key="k", value="v" * 300)]
+    err(client.post_volumes(names=[f"{unique}-bad"], volume=flasharray.VolumePost(provisioned=MIB, tags=bad)))
+    err(client.get_volumes(names=[f"{unique}-bad"]))
+
+
 def test_paging_limit_continuation_sort_and_auto_pagination(sim_target, sim_token, client, unique):
     wanted = [f"{unique}-p{i}" for i in range(7)]
     ok(client.post_volumes(names=wanted, volume=flasharray.VolumePost(provisioned=MIB)))
