@@ -2,17 +2,25 @@
 //! fixed injected round-trip latency, pxfa's batched rounds against the naive way
 //! (one call per object, sequentially), in the same run.
 //!
+//! Two modes, both by default: `mock` hands the `MockArray` itself to the engine;
+//! `sim` serves the same `MockArray` (same injected latency) through the HTTPS
+//! simulator and hands the engine a `RestArray` talking to it, so every call goes
+//! through the real client, TLS, HTTP and the simulator's routes.
+//!
 //! Run: `cargo bench -p px-topology --bench converge` (add `-- --latency-ms 5` to
-//! change the latency, `-- --workers 3,16` to change the sizes).
+//! change the latency, `-- --workers 3,16` to change the sizes, `-- --mode sim`
+//! for one mode only: `mock`, `sim` or `both`).
 
 use std::time::{Duration, Instant};
 
+use flasharray::RestArray;
 use flasharray::models::{HostPost, PodPost, Tag, VolumePost};
 use flasharray::{
     ConnectionTarget, FlashArray, HostGroupName, HostName, ListParams, PodName, Size, TagResource,
     VolumeName,
 };
 use flasharray_mock::MockArray;
+use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::desired::{
     DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
@@ -25,6 +33,8 @@ use px_topology::plan::{PlanOptions, observe, plan};
 const OBSERVE_ROUNDS: usize = 2;
 const MGMT_HOSTS: usize = 3;
 const ADMIN: &str = "px-bench";
+/// The API token the simulator accepts at `POST /login` (a local, throwaway value).
+const SIM_TOKEN: &str = "px-bench-sim-token";
 
 /// `workers` worker VMs x 2 data disks + 1 metadata disk in the tenant pod, shared
 /// management hosts in one host group, every volume connected to the group.
@@ -106,7 +116,7 @@ fn exists<T>(r: flasharray::Result<Vec<T>>) -> bool {
 /// The naive applier: for each object in dependency order, one GET to see whether it
 /// exists, then one call to create it, one call to tag it; one call per membership and
 /// per connection. Sequential, as a simple script would do it.
-async fn naive_apply(array: &MockArray, d: &DesiredState) -> Result<(), flasharray::Error> {
+async fn naive_apply(array: &dyn FlashArray, d: &DesiredState) -> Result<(), flasharray::Error> {
     if let Some(p) = &d.pod {
         if !exists(array.list_pods(&ListParams::names([p.name.as_str()])).await) {
             array
@@ -184,71 +194,164 @@ async fn naive_apply(array: &MockArray, d: &DesiredState) -> Result<(), flasharr
     Ok(())
 }
 
+/// Where the engine's calls go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The `MockArray` itself, as `&dyn FlashArray`.
+    Mock,
+    /// A `RestArray` over HTTPS to the simulator serving the `MockArray`.
+    Sim,
+}
+
+impl Mode {
+    fn label(self) -> &'static str {
+        match self {
+            Mode::Mock => "mock",
+            Mode::Sim => "sim",
+        }
+    }
+}
+
+/// A fresh array with the latency injected, and how the engine reaches it. Calls are
+/// counted on the `MockArray` in both modes; in `sim` mode that misses the client's
+/// `GET /api/api_version` and `POST /login`, which the simulator answers itself
+/// (2 HTTP requests per client, without injected latency).
+struct Target {
+    mock: MockArray,
+    rest: Option<(RunningSim, RestArray)>,
+}
+
+impl Target {
+    async fn new(mode: Mode, latency: Duration) -> Target {
+        let mock = MockArray::builder().admin(ADMIN).build();
+        mock.faults().set_latency(latency);
+        let rest = match mode {
+            Mode::Mock => None,
+            Mode::Sim => {
+                let cfg = SimConfig {
+                    tls: true,
+                    ..SimConfig::new(SIM_TOKEN.into())
+                };
+                let sim = Simulator::start(mock.clone(), cfg)
+                    .await
+                    .expect("simulator starts");
+                let client = RestArray::builder(sim.url())
+                    .api_token(SIM_TOKEN.into())
+                    .ca_pem(sim.cert_pem().as_bytes().to_vec())
+                    .build()
+                    .expect("REST client");
+                Some((sim, client))
+            }
+        };
+        Target { mock, rest }
+    }
+
+    fn array(&self) -> &dyn FlashArray {
+        match &self.rest {
+            Some((_, client)) => client,
+            None => &self.mock,
+        }
+    }
+
+    async fn shutdown(self) {
+        if let Some((sim, _)) = self.rest {
+            sim.shutdown().await;
+        }
+    }
+}
+
+/// The repeat run on an array that already holds the tenant.
+struct Again {
+    wall: Duration,
+    calls: u64,
+    writes: u64,
+}
+
 struct Row {
+    mode: Mode,
     workers: usize,
     objects: usize,
     wall: Duration,
     calls: u64,
     rounds: usize,
     floor: Duration,
-    steady_wall: Duration,
-    steady_calls: u64,
-    steady_writes: u64,
+    /// `None` when the first apply failed (then the repeat is not run).
+    again: Option<Again>,
+    /// Why the first apply failed: how many changes, and the first error.
+    failure: Option<String>,
     naive_wall: Duration,
     naive_calls: u64,
+    naive_failure: Option<String>,
 }
 
-fn fresh_array(latency: Duration) -> MockArray {
-    let a = MockArray::builder().admin(ADMIN).build();
-    a.faults().set_latency(latency);
-    a
-}
-
-async fn measure(workers: usize, latency: Duration) -> Row {
+async fn measure(mode: Mode, workers: usize, latency: Duration) -> Row {
     let d = direct_access(workers);
     let objects = 1 + d.host_groups.len() + d.hosts.len() * 2 + d.volumes.len() * 2 + 1;
 
-    let a = fresh_array(latency);
+    // The cold run includes the REST client's version negotiation, login and TLS
+    // handshakes in `sim` mode: a fresh client, as a fresh `pxfa apply` would be.
+    let t = Target::new(mode, latency).await;
+    let a = t.array();
     let start = Instant::now();
-    let obs = observe(&a, &d).await.expect("observe");
+    let obs = observe(a, &d).await.expect("observe");
     let p = plan(&d, &obs, &PlanOptions::default());
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &|_| {}).await;
+    let r = apply(a, &d, &p, &ApplyOptions::default(), &|_| {}).await;
     let wall = start.elapsed();
-    assert!(r.is_success(), "apply failed: {:?}", r.failed);
-    let calls = a.stats().calls;
+    let calls = t.mock.stats().calls;
     let rounds = OBSERVE_ROUNDS + r.rounds;
     let floor = latency * u32::try_from(rounds).expect("few rounds");
+    let failure = (!r.is_success()).then(|| {
+        format!(
+            "{} failed, {} skipped, {} applied; first error: {}",
+            r.failed.len(),
+            r.skipped.len(),
+            r.applied.len(),
+            r.failed.first().map_or("-", |f| f.error.as_str())
+        )
+    });
 
-    a.reset_stats();
-    let start = Instant::now();
-    let obs = observe(&a, &d).await.expect("observe");
-    let p = plan(&d, &obs, &PlanOptions::default());
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &|_| {}).await;
-    let steady_wall = start.elapsed();
-    assert!(
-        r.is_success() && r.applied.is_empty(),
-        "second apply changed things"
-    );
-    let steady = a.stats();
+    let again = if failure.is_none() {
+        t.mock.reset_stats();
+        let start = Instant::now();
+        let obs = observe(a, &d).await.expect("observe");
+        let p = plan(&d, &obs, &PlanOptions::default());
+        let r = apply(a, &d, &p, &ApplyOptions::default(), &|_| {}).await;
+        let wall = start.elapsed();
+        assert!(
+            r.is_success() && r.applied.is_empty(),
+            "second apply changed things"
+        );
+        let s = t.mock.stats();
+        Some(Again {
+            wall,
+            calls: s.calls,
+            writes: s.writes,
+        })
+    } else {
+        None
+    };
+    t.shutdown().await;
 
-    let n = fresh_array(latency);
+    let n = Target::new(mode, latency).await;
     let start = Instant::now();
-    naive_apply(&n, &d).await.expect("naive apply");
+    let naive = naive_apply(n.array(), &d).await;
     let naive_wall = start.elapsed();
-    let naive_calls = n.stats().calls;
+    let naive_calls = n.mock.stats().calls;
+    n.shutdown().await;
 
     Row {
+        mode,
         workers,
         objects,
         wall,
         calls,
         rounds,
         floor,
-        steady_wall,
-        steady_calls: steady.calls,
-        steady_writes: steady.writes,
+        again,
+        failure,
         naive_wall,
         naive_calls,
+        naive_failure: naive.err().map(|e| e.to_string()),
     }
 }
 
@@ -268,17 +371,29 @@ fn main() {
     let sizes: Vec<usize> = arg("--workers")
         .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![3, 16, 64]);
+    let modes = match arg("--mode").as_deref() {
+        None | Some("both") => vec![Mode::Mock, Mode::Sim],
+        Some("mock") => vec![Mode::Mock],
+        Some("sim") => vec![Mode::Sim],
+        Some(other) => panic!("--mode {other:?}: expected mock, sim or both"),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_time()
+        .enable_all()
         .build()
         .expect("tokio runtime");
     println!(
-        "converge benchmark: MockArray, {} ms injected latency per call, concurrency {}",
+        "converge benchmark: {} ms injected latency per call (MockArray faults), concurrency {}",
         latency.as_millis(),
         ApplyOptions::default().concurrency
     );
     println!(
-        "{:>7} {:>7} | {:>9} {:>6} {:>6} {:>8} {:>6} | {:>9} {:>6} {:>6} | {:>9} {:>6} {:>7}",
+        "modes: mock = MockArray as &dyn FlashArray; sim = RestArray over HTTPS to the simulator \
+         serving that MockArray (calls counted on the MockArray: excludes the client's \
+         api_version + login requests)"
+    );
+    println!(
+        "{:>4} {:>7} {:>7} | {:>9} {:>6} {:>6} {:>8} {:>6} | {:>9} {:>6} {:>6} | {:>9} {:>6} {:>7}",
+        "mode",
         "workers",
         "objects",
         "pxfa ms",
@@ -293,24 +408,57 @@ fn main() {
         "calls",
         "speedup"
     );
-    for w in sizes {
-        let r = rt.block_on(measure(w, latency));
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        println!(
-            "{:>7} {:>7} | {:>9.0} {:>6} {:>6} {:>8.0} {:>6.2} | {:>9.0} {:>6} {:>6} | {:>9.0} {:>6} {:>6.1}x",
-            r.workers,
-            r.objects,
-            ms(r.wall),
-            r.calls,
-            r.rounds,
-            ms(r.floor),
-            ms(r.wall) / ms(r.floor),
-            ms(r.steady_wall),
-            r.steady_calls,
-            r.steady_writes,
-            ms(r.naive_wall),
-            r.naive_calls,
-            ms(r.naive_wall) / ms(r.wall)
-        );
+    let mut failures = 0;
+    for mode in modes {
+        for &w in &sizes {
+            let r = rt.block_on(measure(mode, w, latency));
+            let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+            let (again_ms, again_calls, again_writes) = match &r.again {
+                Some(g) => (
+                    format!("{:.0}", ms(g.wall)),
+                    g.calls.to_string(),
+                    g.writes.to_string(),
+                ),
+                None => ("-".into(), "-".into(), "-".into()),
+            };
+            println!(
+                "{:>4} {:>7} {:>7} | {:>9.0} {:>6} {:>6} {:>8.0} {:>6.2} | {:>9} {:>6} {:>6} | {:>9.0} {:>6} {:>6.1}x",
+                r.mode.label(),
+                r.workers,
+                r.objects,
+                ms(r.wall),
+                r.calls,
+                r.rounds,
+                ms(r.floor),
+                ms(r.wall) / ms(r.floor),
+                again_ms,
+                again_calls,
+                again_writes,
+                ms(r.naive_wall),
+                r.naive_calls,
+                ms(r.naive_wall) / ms(r.wall)
+            );
+            if let Some(f) = &r.failure {
+                println!("     ^ pxfa apply FAILED: {}", shorten(f));
+                failures += 1;
+            }
+            if let Some(f) = &r.naive_failure {
+                println!("     ^ naive apply FAILED: {}", shorten(f));
+                failures += 1;
+            }
+        }
+    }
+    if failures > 0 {
+        eprintln!("{failures} run(s) failed (see the rows marked FAILED)");
+        std::process::exit(1);
+    }
+}
+
+/// One line, at most 300 characters.
+fn shorten(s: &str) -> String {
+    let line = s.replace('\n', " ");
+    match line.char_indices().nth(300) {
+        Some((i, _)) => format!("{}...", &line[..i]),
+        None => line,
     }
 }
