@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use futures_util::stream::BoxStream;
+use futures_util::stream::{self, BoxStream, StreamExt};
 use reqwest::Method;
 use serde::Serialize;
 
@@ -531,77 +531,23 @@ impl FlashArray for RestArray {
     /// others are put again (a tag put is an overwrite, so this cannot double up).
     async fn set_tags(&self, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
         require("set tags", tags)?;
-        let path = format!("{}/tags/batch", kind.collection());
-        let path = &path;
-        let resource = |t: &Tag| t.resource.name.clone().unwrap_or_default();
-        if let Some(t) = tags.iter().find(|t| resource(t).is_empty()) {
-            return Err(Error::InvalidRequest(format!(
-                "set tags: tag {:?} names no object",
-                t.key
-            )));
+        // The array takes at most 30 tags per batch (Pure's SDK declares the body as
+        // `conlist(Tag, max_items=30)`); larger sets go as several batches, a few at
+        // a time. Tags are upserts, so a batch that fails can simply be sent again.
+        let batches: Vec<Vec<Tag>> = tags
+            .chunks(MAX_TAGS_PER_BATCH)
+            .map(<[Tag]>::to_vec)
+            .collect();
+        let answers: Vec<Result<Vec<Tag>>> = stream::iter(batches)
+            .map(|batch| self.put_tag_batch(kind, batch))
+            .buffered(TAG_BATCHES_IN_FLIGHT)
+            .collect()
+            .await;
+        let mut set = Vec::with_capacity(tags.len());
+        for answer in answers {
+            set.extend(answer?);
         }
-        self.settle(
-            "PUT tags",
-            tags.to_vec(),
-            |pending| {
-                Box::pin(async move {
-                    let resources: BTreeSet<String> = pending.iter().map(resource).collect();
-                    let body: Vec<serde_json::Value> = pending
-                        .iter()
-                        .map(|t| {
-                            let mut o = serde_json::json!({
-                                "key": t.key,
-                                "value": t.value,
-                                "resource": {"name": resource(t)},
-                            });
-                            if let Some(ns) = &t.namespace {
-                                o["namespace"] = ns.clone().into();
-                            }
-                            if let Some(c) = t.copyable {
-                                o["copyable"] = c.into();
-                            }
-                            o
-                        })
-                        .collect();
-                    let resources: Vec<String> = resources.into_iter().collect();
-                    self.write(
-                        Method::PUT,
-                        path,
-                        Query::new().csv("resource_names", &resources),
-                        Some(json(&body)?),
-                    )
-                    .await?
-                    .items()
-                })
-            },
-            |pending| {
-                Box::pin(async move {
-                    let resources: BTreeSet<String> = pending.iter().map(resource).collect();
-                    let existing = self
-                        .list_tags(
-                            kind,
-                            &TagParams {
-                                resource_names: resources.into_iter().collect(),
-                                ..Default::default()
-                            },
-                        )
-                        .await?;
-                    let (done, rest): (Vec<Tag>, Vec<Tag>) = pending.into_iter().partition(|t| {
-                        existing.iter().any(|e| {
-                            same_opt(e.resource.name.as_deref(), t.resource.name.as_deref())
-                                && e.namespace == t.namespace
-                                && e.key == t.key
-                                && e.value == t.value
-                        })
-                    });
-                    Ok(Verdict::Known {
-                        done,
-                        pending: rest,
-                    })
-                })
-            },
-        )
-        .await
+        Ok(set)
     }
 
     /// Lost answer: objects that no longer carry any of the keys are done; the
@@ -1530,5 +1476,88 @@ mod tests {
             ..Default::default()
         };
         assert!(host_matches(&h, &join));
+    }
+}
+
+/// Most tags one `PUT /{kind}/tags/batch` may carry.
+pub const MAX_TAGS_PER_BATCH: usize = 30;
+
+/// Tag batches sent at the same time when a call holds more than one.
+const TAG_BATCHES_IN_FLIGHT: usize = 4;
+
+impl RestArray {
+    /// One `PUT /{kind}/tags/batch` of at most [`MAX_TAGS_PER_BATCH`] tags.
+    async fn put_tag_batch(&self, kind: TagResource, tags: Vec<Tag>) -> Result<Vec<Tag>> {
+        let path = format!("{}/tags/batch", kind.collection());
+        let path = &path;
+        let resource = |t: &Tag| t.resource.name.clone().unwrap_or_default();
+        if let Some(t) = tags.iter().find(|t| resource(t).is_empty()) {
+            return Err(Error::InvalidRequest(format!(
+                "set tags: tag {:?} names no object",
+                t.key
+            )));
+        }
+        self.settle(
+            "PUT tags",
+            tags,
+            |pending| {
+                Box::pin(async move {
+                    let resources: BTreeSet<String> = pending.iter().map(resource).collect();
+                    let body: Vec<serde_json::Value> = pending
+                        .iter()
+                        .map(|t| {
+                            let mut o = serde_json::json!({
+                                "key": t.key,
+                                "value": t.value,
+                                "resource": {"name": resource(t)},
+                            });
+                            if let Some(ns) = &t.namespace {
+                                o["namespace"] = ns.clone().into();
+                            }
+                            if let Some(c) = t.copyable {
+                                o["copyable"] = c.into();
+                            }
+                            o
+                        })
+                        .collect();
+                    let resources: Vec<String> = resources.into_iter().collect();
+                    self.write(
+                        Method::PUT,
+                        path,
+                        Query::new().csv("resource_names", &resources),
+                        Some(json(&body)?),
+                    )
+                    .await?
+                    .items()
+                })
+            },
+            |pending| {
+                Box::pin(async move {
+                    let resources: BTreeSet<String> = pending.iter().map(resource).collect();
+                    let existing = self
+                        .list_tags(
+                            kind,
+                            &TagParams {
+                                resource_names: resources.into_iter().collect(),
+                                ..Default::default()
+                            },
+                        )
+                        .await?;
+                    let (done, rest): (Vec<Tag>, Vec<Tag>) = pending.into_iter().partition(|t| {
+                        existing.iter().any(|e| {
+                            same_opt(e.resource.name.as_deref(), t.resource.name.as_deref())
+                                && e.namespace == t.namespace
+                                && e.key == t.key
+                                && e.value == t.value
+                        })
+                    });
+                    Ok(Verdict::Known {
+                        done,
+                        pending: rest,
+                    })
+                })
+            },
+        )
+        .await
     }
 }

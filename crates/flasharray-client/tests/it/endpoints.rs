@@ -10,8 +10,8 @@ use flasharray::{
     TagResource,
 };
 use serde_json::{Value, json};
-use wiremock::Mock;
 use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
 
 use crate::common::*;
 
@@ -356,4 +356,52 @@ async fn empty_single_item_answer_is_reported() {
         matches!(e, flasharray::Error::Decode { ref path, .. } if path == "items"),
         "{e:?}"
     );
+}
+
+/// The array takes at most 30 tags per `PUT tags/batch`: 65 tags go as 30 + 30 + 5,
+/// every tag exactly once.
+#[tokio::test]
+async fn set_tags_splits_batches_of_thirty() {
+    let a = Array::start().await;
+    Mock::given(method("PUT"))
+        .and(path(format!("{V}/volumes/tags/batch")))
+        .respond_with(|req: &wiremock::Request| {
+            let body: Vec<Value> = serde_json::from_slice(&req.body).unwrap();
+            assert!(
+                !body.is_empty() && body.len() <= 30,
+                "batch of {}",
+                body.len()
+            );
+            ResponseTemplate::new(200).set_body_json(json!({"items": body}))
+        })
+        .mount(&a.server)
+        .await;
+    let tags: Vec<Tag> = (0..65)
+        .map(|i| {
+            Tag::new(
+                format!("vol-{i:02}"),
+                "pxfa.io",
+                "node-index",
+                i.to_string(),
+            )
+        })
+        .collect();
+    let set = a
+        .client()
+        .set_tags(TagResource::Volume, &tags)
+        .await
+        .unwrap();
+    assert_eq!(set.len(), 65);
+    let mut sizes = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for r in a.api_requests().await {
+        let body: Vec<Value> = serde_json::from_slice(&r.body).unwrap();
+        sizes.push(body.len());
+        for t in body {
+            assert!(seen.insert(t["resource"]["name"].as_str().unwrap().to_string()));
+        }
+    }
+    sizes.sort_unstable();
+    assert_eq!(sizes, [5, 30, 30]);
+    assert_eq!(seen.len(), 65);
 }
