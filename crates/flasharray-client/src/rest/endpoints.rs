@@ -1432,53 +1432,6 @@ impl FlashArray for RestArray {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_after_renames_and_moves() {
-        let p = |name: Option<&str>, pod: Option<&str>| VolumePatch {
-            name: name.map(str::to_string),
-            pod: pod.map(NameRef::new),
-            ..Default::default()
-        };
-        assert_eq!(volume_name_after("v1", &p(Some("v2"), None)), "v2");
-        assert_eq!(
-            volume_name_after("pod1::v1", &p(Some("v2"), None)),
-            "pod1::v2"
-        );
-        assert_eq!(volume_name_after("v1", &p(None, Some("pod2"))), "pod2::v1");
-        assert_eq!(volume_name_after("pod1::v1", &p(None, Some(""))), "v1");
-        assert_eq!(volume_name_after("pod1::v1", &p(None, None)), "pod1::v1");
-    }
-
-    #[test]
-    fn host_patch_comparison() {
-        let h = Host {
-            name: "h1".into(),
-            wwns: vec!["2100F4C7AA002706".into()],
-            host_group: NameRef::new("hg1"),
-            ..Default::default()
-        };
-        let add = HostPatch {
-            add_wwns: vec!["21:00:f4:c7:aa:00:27:06".into()],
-            ..Default::default()
-        };
-        assert!(host_matches(&h, &add));
-        let leave = HostPatch {
-            host_group: Some(NameRef::new("")),
-            ..Default::default()
-        };
-        assert!(!host_matches(&h, &leave));
-        let join = HostPatch {
-            host_group: Some(NameRef::new("HG1")),
-            ..Default::default()
-        };
-        assert!(host_matches(&h, &join));
-    }
-}
-
 /// Most tags one `PUT /{kind}/tags/batch` may carry.
 pub const MAX_TAGS_PER_BATCH: usize = 30;
 
@@ -1559,5 +1512,52 @@ impl RestArray {
             },
         )
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_after_renames_and_moves() {
+        let p = |name: Option<&str>, pod: Option<&str>| VolumePatch {
+            name: name.map(str::to_string),
+            pod: pod.map(NameRef::new),
+            ..Default::default()
+        };
+        assert_eq!(volume_name_after("v1", &p(Some("v2"), None)), "v2");
+        assert_eq!(
+            volume_name_after("pod1::v1", &p(Some("v2"), None)),
+            "pod1::v2"
+        );
+        assert_eq!(volume_name_after("v1", &p(None, Some("pod2"))), "pod2::v1");
+        assert_eq!(volume_name_after("pod1::v1", &p(None, Some(""))), "v1");
+        assert_eq!(volume_name_after("pod1::v1", &p(None, None)), "pod1::v1");
+    }
+
+    #[test]
+    fn host_patch_comparison() {
+        let h = Host {
+            name: "h1".into(),
+            wwns: vec!["2100F4C7AA002706".into()],
+            host_group: NameRef::new("hg1"),
+            ..Default::default()
+        };
+        let add = HostPatch {
+            add_wwns: vec!["21:00:f4:c7:aa:00:27:06".into()],
+            ..Default::default()
+        };
+        assert!(host_matches(&h, &add));
+        let leave = HostPatch {
+            host_group: Some(NameRef::new("")),
+            ..Default::default()
+        };
+        assert!(!host_matches(&h, &leave));
+        let join = HostPatch {
+            host_group: Some(NameRef::new("HG1")),
+            ..Default::default()
+        };
+        assert!(host_matches(&h, &join));
     }
 }
