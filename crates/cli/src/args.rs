@@ -156,6 +156,10 @@ pub enum Command {
     Apply(ApplyArgs),
     /// Remove what pxfa made on the array for a tenant.
     Destroy(DestroyArgs),
+    /// One view of a tenant across the array and the clusters (-o json for machines).
+    Status(crate::commands::cluster::StatusArgs),
+    /// Print the TenantStorage CustomResourceDefinition (pxfa.io/v1alpha1).
+    Crd,
     /// The whole flow for the example tenant on an embedded simulated array.
     Demo(DemoArgs),
     /// The HTTPS FlashArray simulator.
@@ -541,6 +545,9 @@ pub enum TokenCmd {
         /// Admin user name.
         admin: String,
     },
+    /// Give a cloud-drive tenant a new API token in px-pure-secret, never leaving it
+    /// without a working one (see docs/cluster.md).
+    Rotate(crate::commands::cluster::TokenRotateArgs),
 }
 
 /// `array` subcommands.
@@ -621,6 +628,9 @@ pub struct ApplyArgs {
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub concurrency: u32,
+    /// The clusters: with --kubeconfig, apply the manifests there after the array.
+    #[command(flatten)]
+    pub kube: crate::commands::cluster::KubeArgs,
 }
 
 /// `destroy`.

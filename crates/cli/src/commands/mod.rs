@@ -19,7 +19,7 @@ pub mod volume;
 use anyhow::Result;
 use flasharray::{HostGroupName, HostName, PodName, VolumeName};
 
-use crate::args::{Cli, Command, ListArgs, ResourceCmd, SimCmd};
+use crate::args::{Cli, Command, ListArgs, ResourceCmd, SimCmd, TokenCmd};
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::Printer;
 use crate::session::Session;
@@ -53,6 +53,13 @@ pub async fn run(cli: Cli, printer: &Printer) -> Result<Outcome> {
         Command::Plan(a) => tenant::plan(&a, g, printer).await,
         Command::Apply(a) => tenant::apply(&a, g, printer).await,
         Command::Destroy(a) => tenant::destroy(&a, g, printer).await,
+        Command::Status(a) => cluster::status(&a, g, printer).await,
+        Command::Crd => cluster::crd(printer),
+        // Rotation opens its own session (with the tenant's token users on a
+        // simulated array) and a tenant cluster client.
+        Command::Resource(ResourceCmd::Token(TokenCmd::Rotate(a))) => {
+            cluster::token_rotate(&a, g, printer).await
+        }
         Command::Demo(a) => demo::run(&a, printer).await,
         Command::Resource(c) => {
             let session = Session::open(g, printer, &[])?;

@@ -360,6 +360,13 @@ async fn apply_in(
         };
         write_manifests(t, &facts, dir, a.include_secrets, p)?;
     }
+    if report.is_success() && a.kube.kubeconfig.is_some() {
+        let facts = ArrayFacts {
+            volume_serials: report.facts.volume_serials.clone(),
+            api_token: report.facts.api_token.clone(),
+        };
+        return super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await;
+    }
     if report.is_success() {
         Ok(Outcome::Success)
     } else {

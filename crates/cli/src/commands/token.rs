@@ -143,6 +143,9 @@ pub async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 p.kv_table(vec![("deleted token of", admin.clone())])
             })?;
         }
+        // `commands::run` sends rotation to `cluster::token_rotate` before any session
+        // is opened; it never reaches the per-resource commands.
+        TokenCmd::Rotate(_) => unreachable!("token rotate is dispatched by commands::run"),
     }
     Ok(Outcome::Success)
 }
