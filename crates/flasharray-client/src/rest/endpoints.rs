@@ -1436,7 +1436,7 @@ impl FlashArray for RestArray {
 pub const MAX_TAGS_PER_BATCH: usize = 30;
 
 /// Tag batches sent at the same time when a call holds more than one.
-const TAG_BATCHES_IN_FLIGHT: usize = 4;
+const TAG_BATCHES_IN_FLIGHT: usize = 8;
 
 impl RestArray {
     /// One `PUT /{kind}/tags/batch` of at most [`MAX_TAGS_PER_BATCH`] tags.
