@@ -136,3 +136,61 @@ fn completions() {
             .stdout(contains("volume"));
     }
 }
+
+/// A cloud-drive apply creates the tenant's API token, whose value the array shows only
+/// once: without a place to keep it the apply is refused before any change; with
+/// `--out --include-secrets` the token lands in px-pure-secret (mode 0600), once.
+#[test]
+fn new_token_is_never_created_without_a_place_to_keep_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let out_dir = dir.path().join("out");
+    let spec = crate::harness::example("tenant-cloud-drive.yaml");
+    let sim = |args: &[&str]| {
+        let mut c = pxfa();
+        c.args(["--array", "sim", "--sim-state"])
+            .arg(&state)
+            .args(args)
+            .arg("-f")
+            .arg(&spec);
+        c
+    };
+    sim(&["apply", "--yes"])
+        .assert()
+        .code(2)
+        .stderr(contains("--include-secrets"));
+    // Nothing was changed: the plan still creates everything, the token included.
+    let out = sim(&["plan", "-o", "json"]).output().unwrap();
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let changes = plan["changes"].as_array().unwrap();
+    assert!(changes.iter().all(|c| c["action"] == "create"), "{plan}");
+    assert!(changes.iter().any(|c| c["kind"] == "api-token"), "{plan}");
+
+    let out_arg = out_dir.to_str().unwrap();
+    let out = sim(&["apply", "--yes", "--include-secrets", "--out", out_arg])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert!(out.status.success(), "{stderr}");
+    let secret =
+        std::fs::read_to_string(out_dir.join("tenant/02-secret-px-pure-secret.yaml")).unwrap();
+    assert!(!secret.contains("<paste"), "{secret}");
+    assert!(secret.contains("APIToken"), "{secret}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::metadata(out_dir.join("tenant/02-secret-px-pure-secret.yaml")).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o077, 0);
+    }
+    // The token value went to the file only, never to the terminal.
+    let token_line = secret
+        .lines()
+        .find(|l| l.contains("\"APIToken\""))
+        .unwrap()
+        .to_string();
+    let token = token_line.split('"').nth(3).unwrap();
+    assert!(!token.is_empty());
+    assert!(!stdout.contains(token) && !stderr.contains(token));
+    // The token exists now: a later apply has nothing to create and needs no secrets.
+    sim(&["apply", "--yes"]).assert().success();
+}

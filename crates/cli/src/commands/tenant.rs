@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use px_topology::converge::{self, ApplyOptions, ApplyReport};
 use px_topology::desired::DesiredState;
 use px_topology::driver::{ArrayFacts, driver_for};
-use px_topology::plan::{self, Plan, PlanOptions};
+use px_topology::plan::{self, Action, Kind, Plan, PlanOptions};
 use px_topology::render::{self, RenderOptions};
 use px_topology::sizing::{self, ArraySpaceInfo, Sizing};
 use px_topology::spec::{self, TenantStorage};
@@ -200,6 +200,31 @@ fn blocked_error(plan: &Plan) -> anyhow::Error {
     )
 }
 
+/// An array shows an API token's value only once, in the answer that creates it. If
+/// this apply creates one and has nowhere to put it (no `--out DIR --include-secrets`,
+/// no tenant cluster to write `px-pure-secret` into), the tenant would end up with a
+/// token nobody can read: refuse before changing anything.
+fn refuse_losing_a_new_token(plan: &Plan, a: &ApplyArgs) -> Result<()> {
+    let Some(token) = plan
+        .changes
+        .iter()
+        .find(|c| c.action == Action::Create && c.kind == Kind::ApiToken)
+    else {
+        return Ok(());
+    };
+    let kept = (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some();
+    if kept {
+        return Ok(());
+    }
+    Err(InvalidInput::error(format!(
+        "this apply would create an API token for array user {user}, and the array shows a token's value only once; \
+         nothing was changed. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
+         or with --tenant-kubeconfig to write it into the tenant cluster, \
+         or create the token yourself first (pxfa token create {user} --out FILE)",
+        user = token.name
+    )))
+}
+
 /// `plan`.
 pub async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
@@ -320,6 +345,7 @@ async fn apply_in(
     if plan.is_blocked() {
         return Err(blocked_error(&plan));
     }
+    refuse_losing_a_new_token(&plan, a)?;
     if !plan.refusals.is_empty() {
         p.warn(format!(
             "{} change(s) refused and left out (see `x refused` above); --allow-shrink allows shrinking volumes",
