@@ -24,8 +24,10 @@ pub mod size;
 pub use array::FlashArray;
 pub use error::{ApiError, Error, ErrorKind, Result, TransportError};
 pub use name::{HostGroupName, HostName, PodName, VolumeName};
+pub use params::{
+    ConnectionParams, ConnectionTarget, ListParams, MemberParams, TagParams, TagResource,
+};
 pub use rest::{RestArray, RestArrayBuilder, RetryConfig};
-pub use params::{ConnectionParams, ConnectionTarget, ListParams, MemberParams, TagParams, TagResource};
 pub use size::Size;
 
 /// The tag namespace pxfa writes its ownership tags in.

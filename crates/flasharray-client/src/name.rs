@@ -81,7 +81,9 @@ pub fn check_simple(kind: NameKind, part: &str, allow_underscore: bool) -> Resul
             } else {
                 "letters, digits and '-'"
             };
-            return Err(err(&format!("character {c:?} is not allowed (only {allowed})")));
+            return Err(err(&format!(
+                "character {c:?} is not allowed (only {allowed})"
+            )));
         }
     }
     let first = part.chars().next().unwrap_or('-');
@@ -309,7 +311,12 @@ mod tests {
                 .contains("64")
         );
         assert!(VolumeName::new("_a").is_err());
-        assert!(VolumeName::new("p_d::v").unwrap_err().reason.contains("pod"));
+        assert!(
+            VolumeName::new("p_d::v")
+                .unwrap_err()
+                .reason
+                .contains("pod")
+        );
         assert!(VolumeName::new("p::").is_err());
         assert!(VolumeName::new(format!("p::{}", "v".repeat(64))).is_err());
     }

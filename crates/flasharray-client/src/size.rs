@@ -255,7 +255,16 @@ mod tests {
 
     #[test]
     fn refuses_nonsense() {
-        for s in ["", "4 TB", "TB", "1.2.3G", "5Q", "-1G", "99999999999999999999", "0.3B"] {
+        for s in [
+            "",
+            "4 TB",
+            "TB",
+            "1.2.3G",
+            "5Q",
+            "-1G",
+            "99999999999999999999",
+            "0.3B",
+        ] {
             assert!(s.parse::<Size>().is_err(), "{s}");
         }
         let e = "4 TB".parse::<Size>().unwrap_err();
