@@ -20,7 +20,7 @@ use std::time::{Duration, SystemTime};
 
 use reqwest::header::HeaderMap;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 
 /// Retry limits for one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,7 @@ impl RetryConfig {
 pub(crate) fn is_retryable(err: &Error, idempotent: bool) -> bool {
     match err {
         Error::Api(api) => {
-            matches!(api.kind, ErrorKind::RateLimited | ErrorKind::Busy)
+            api.kind.is_transient()
                 || (idempotent && matches!(api.status, 502 | 504))
         }
         Error::Transport(t) if t.message.starts_with(super::http::UNTRUSTED_CERTIFICATE) => false,
