@@ -63,8 +63,7 @@ impl RetryConfig {
 pub(crate) fn is_retryable(err: &Error, idempotent: bool) -> bool {
     match err {
         Error::Api(api) => {
-            api.kind.is_transient()
-                || (idempotent && matches!(api.status, 502 | 504))
+            api.kind.is_transient() || (idempotent && matches!(api.status, 502 | 504))
         }
         Error::Transport(t) if t.message.starts_with(super::http::UNTRUSTED_CERTIFICATE) => false,
         Error::Transport(t) => idempotent || !t.maybe_applied,
