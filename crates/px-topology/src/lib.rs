@@ -6,6 +6,7 @@ pub mod crd;
 pub mod desired;
 pub mod driver;
 pub mod lint;
+pub mod manifests;
 pub mod naming;
 pub mod plan;
 pub mod render;

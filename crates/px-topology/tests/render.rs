@@ -6,7 +6,8 @@ mod common;
 use flasharray::{ConnectionTarget, PodName};
 use px_topology::desired::{SCOPE_SHARED, Scope, TAG_DISK, TAG_NODE, TAG_TENANT};
 use px_topology::driver::{ArrayFacts, driver_for};
-use px_topology::render::{Cluster, Form, Manifest, RenderOptions, render, write_dir};
+use px_topology::manifests::{RenderOptions, render};
+use px_topology::render::{Cluster, Form, Manifest, write_dir};
 use px_topology::spec::{Attach, DiskBus, TenantStorage};
 use secrecy::SecretString;
 

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use px_topology::driver::ArrayFacts;
-use px_topology::render::{Form, Manifest, RenderOptions, render};
+use px_topology::manifests::{RenderOptions, render};
+use px_topology::render::{Form, Manifest};
 use serde_json::Value;
 
 /// One CRD's served versions: `apiVersion` -> compiled validator, plus the raw

@@ -10,8 +10,8 @@ use clap::Args;
 use flasharray::{FlashArray, RestArray};
 use kube::Client;
 use px_topology::driver::ArrayFacts;
+use px_topology::manifests::{RenderOptions, render};
 use px_topology::plan::{self, Action, PlanOptions};
-use px_topology::render::{RenderOptions, render};
 use px_topology::spec::{Protocol, StorageMode};
 use secrecy::{ExposeSecret, SecretString};
 

@@ -96,11 +96,11 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
         volume_serials: report.facts.volume_serials.clone(),
         api_token: None,
     };
-    let manifests = px_topology::render::render(
+    let manifests = px_topology::manifests::render(
         &t.spec,
         &t.sizing,
         &facts,
-        px_topology::render::RenderOptions::default(),
+        px_topology::manifests::RenderOptions::default(),
     )?;
     let files = px_topology::render::write_dir(&manifests, &a.out)
         .with_context(|| format!("cannot write manifests to {}", a.out.display()))?;

@@ -9,8 +9,9 @@ use anyhow::{Context, Result};
 use px_topology::converge::{self, ApplyOptions, ApplyReport};
 use px_topology::desired::DesiredState;
 use px_topology::driver::{ArrayFacts, driver_for};
+use px_topology::manifests::{self, RenderOptions};
 use px_topology::plan::{self, Action, Kind, Plan, PlanOptions};
-use px_topology::render::{self, RenderOptions};
+use px_topology::render;
 use px_topology::sizing::{self, ArraySpaceInfo, Sizing};
 use px_topology::spec::{self, TenantStorage};
 use serde::Serialize;
@@ -109,7 +110,7 @@ fn write_manifests(
     include_secrets: bool,
     p: &Printer,
 ) -> Result<()> {
-    let manifests = render::render(&t.spec, &t.sizing, facts, RenderOptions { include_secrets })
+    let manifests = manifests::render(&t.spec, &t.sizing, facts, RenderOptions { include_secrets })
         .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
     let files = render::write_dir(&manifests, dir)
         .with_context(|| format!("cannot write manifests to {}", dir.display()))?;

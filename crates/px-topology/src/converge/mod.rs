@@ -19,7 +19,6 @@ use std::collections::BTreeMap;
 
 use flasharray::models::{Tag, TagBody};
 use flasharray::{ConnectionTarget, FlashArray, HostGroupName, TagResource};
-use secrecy::SecretString;
 use serde::Serialize;
 
 pub use destroy::{DestroyError, DestroyOptions, DestroyReport, PendingEradication, destroy};
@@ -27,6 +26,7 @@ pub use destroy::{DestroyError, DestroyOptions, DestroyReport, PendingEradicatio
 use crate::desired::{
     DesiredState, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_ROLE, TAG_SCOPE, TAG_TENANT,
 };
+use crate::driver::ArrayFacts;
 use crate::plan::{Action, Change, Kind, MAX_NAMES_PER_CALL, Payload, Plan};
 use ops::Op;
 use schedule::Graph;
@@ -128,26 +128,6 @@ pub struct SkippedChange {
     pub reason: String,
 }
 
-/// What the array holds after the apply that other steps (manifests) need.
-#[derive(Clone, Default, Serialize)]
-pub struct Facts {
-    /// Serial of every desired volume that exists, by volume name.
-    pub volume_serials: BTreeMap<String, String>,
-    /// The tenant's API token when it was created (or read) by this apply. Never
-    /// serialized, never shown by Debug.
-    #[serde(skip)]
-    pub api_token: Option<SecretString>,
-}
-
-impl std::fmt::Debug for Facts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Facts")
-            .field("volume_serials", &self.volume_serials)
-            .field("api_token", &self.api_token.as_ref().map(|_| "[REDACTED]"))
-            .finish()
-    }
-}
-
 /// The result of [`apply`].
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ApplyReport {
@@ -161,8 +141,8 @@ pub struct ApplyReport {
     pub rounds: usize,
     /// REST calls made, re-reads after lost answers included.
     pub calls: usize,
-    /// Serials and token.
-    pub facts: Facts,
+    /// Serials and token, for the manifests.
+    pub facts: ArrayFacts,
 }
 
 impl ApplyReport {

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use flasharray::name::NameError;
 use secrecy::SecretString;
+use serde::Serialize;
 
 pub use cloud_drive::CloudDrive;
 pub use direct_access::DirectAccess;
@@ -44,16 +45,30 @@ pub enum DriverError {
     },
 }
 
-/// What `apply` learned from the array that manifests may need. Plain `render`
-/// passes [`ArrayFacts::default()`]. `Debug` never shows the token.
-#[derive(Debug, Clone, Default)]
+impl From<DriverError> for RenderError {
+    /// Keeps the driver's path and message, so a manifest error reads the same as
+    /// the spec problem behind it.
+    fn from(e: DriverError) -> Self {
+        match e {
+            DriverError::Invalid { path, message } => RenderError::Invalid { path, message },
+            DriverError::Name { path, source } => RenderError::Name { path, source },
+        }
+    }
+}
+
+/// What `apply` learned from the array that manifests may need: the one type
+/// [`crate::converge::apply`] reports and [`StorageDriver::manifests`] reads. Plain
+/// rendering passes [`ArrayFacts::default()`]. Neither `Debug` nor serialization
+/// ever shows the token.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct ArrayFacts {
-    /// Serial numbers of the tenant's volumes, keyed by full volume name in lower
-    /// case (`pod::vol`): written next to the PVCs so that an admin can match a
-    /// guest disk to an array volume.
+    /// Serial numbers of the tenant's volumes, keyed by full volume name (`pod::vol`;
+    /// looked up in lower case by [`ArrayFacts::serial_of`]): written next to the
+    /// PVCs so that an admin can match a guest disk to an array volume.
     pub volume_serials: BTreeMap<String, String>,
-    /// The tenant's API token (cloud-drive), when apply created or found it.
+    /// The tenant's API token (cloud-drive), when apply created or read it.
     /// Rendered only with `RenderOptions::include_secrets`.
+    #[serde(skip)]
     pub api_token: Option<SecretString>,
 }
 
@@ -79,7 +94,7 @@ pub trait StorageDriver: Send + Sync {
     ) -> Result<DesiredState, DriverError>;
 
     /// The option-specific manifests, for both clusters. The shared ones (storage
-    /// network, MetalLB, MCE, root-disk class) are added by [`crate::render::render`].
+    /// network, MetalLB, MCE, root-disk class) are added by [`crate::manifests::render`].
     fn manifests(
         &self,
         spec: &TenantStorage,
@@ -119,6 +134,8 @@ mod tests {
         };
         let dbg = format!("{facts:?}");
         assert!(!dbg.contains("6e1b3c1a-token-value"), "{dbg}");
+        let json = serde_json::to_string(&facts).expect("serializable");
+        assert!(!json.contains("6e1b3c1a-token-value"), "{json}");
     }
 
     #[test]

@@ -1,0 +1,110 @@
+//! Every manifest a tenant needs, for both clusters: the shared management objects
+//! from [`crate::render`] plus its storage driver's, sorted and numbered. This sits
+//! above [`crate::driver`] so that the drivers can build on [`crate::render`]
+//! without the render layer knowing about drivers.
+
+use crate::driver::{ArrayFacts, driver_for};
+use crate::render::{Cluster, Manifest, RenderError, management};
+use crate::sizing::Sizing;
+use crate::spec::TenantStorage;
+
+/// Rendering switches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Write live credentials (the tenant's API token) into secret manifests. Off:
+    /// secret manifests carry a clearly marked placeholder instead.
+    pub include_secrets: bool,
+}
+
+/// Every manifest the tenant needs, for both clusters, sorted by cluster and step
+/// and numbered: the shared management objects plus the driver's.
+pub fn render(
+    spec: &TenantStorage,
+    sizing: &Sizing,
+    facts: &ArrayFacts,
+    opts: RenderOptions,
+) -> Result<Vec<Manifest>, RenderError> {
+    // The token goes no further than here unless the admin asked for it.
+    let redacted;
+    let facts = if opts.include_secrets || facts.api_token.is_none() {
+        facts
+    } else {
+        redacted = ArrayFacts {
+            volume_serials: facts.volume_serials.clone(),
+            api_token: None,
+        };
+        &redacted
+    };
+
+    let mut out = vec![management::multicluster_engine()];
+    out.extend(management::metallb(spec));
+    out.extend(management::node_network_policies(spec)?);
+    out.extend(management::root_disk_storage_class(spec));
+    out.extend(management::network_attachment(spec));
+    out.extend(driver_for(spec).manifests(spec, sizing, facts)?);
+    Ok(number(out))
+}
+
+/// Sorts by cluster and step, renumbers the steps 1.. per cluster and names files.
+fn number(mut manifests: Vec<Manifest>) -> Vec<Manifest> {
+    // Stable sort: within a step, the order the builders chose (worker by worker,
+    // disk by disk) is kept.
+    manifests.sort_by_key(|m| (m.cluster, m.order));
+    let mut current: Option<(Cluster, u32)> = None;
+    let mut n = 0;
+    for m in &mut manifests {
+        match current {
+            Some((c, o)) if c == m.cluster && o == m.order => {}
+            Some((c, _)) if c == m.cluster => {
+                n += 1;
+                current = Some((m.cluster, m.order));
+            }
+            _ => {
+                n = 1;
+                current = Some((m.cluster, m.order));
+            }
+        }
+        m.order = n;
+        m.file_name = format!("{n:02}-{}.yaml", m.file_stem());
+    }
+    manifests
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbering_is_contiguous_per_cluster() {
+        let mk = |c, o, name: &str| {
+            Manifest::resource(
+                c,
+                o,
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}),
+                &[],
+            )
+        };
+        let out = number(vec![
+            mk(Cluster::Tenant, 50, "t2"),
+            mk(Cluster::Management, 90, "m3"),
+            mk(Cluster::Management, 10, "m1"),
+            mk(Cluster::Tenant, 10, "t1"),
+            mk(Cluster::Management, 90, "m4"),
+        ]);
+        let got: Vec<_> = out
+            .iter()
+            .map(|m| (m.cluster, m.order, m.file_name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Cluster::Management, 1, "01-configmap-m1.yaml"),
+                (Cluster::Management, 2, "02-configmap-m3.yaml"),
+                (Cluster::Management, 2, "02-configmap-m4.yaml"),
+                (Cluster::Tenant, 1, "01-configmap-t1.yaml"),
+                (Cluster::Tenant, 2, "02-configmap-t2.yaml"),
+            ]
+        );
+    }
+}
