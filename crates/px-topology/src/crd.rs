@@ -11,7 +11,6 @@
 //! feature to unify, nothing that needs kube's `client` feature).
 
 use schemars::generate::SchemaSettings;
-use schemars::{Schema, SchemaGenerator, json_schema};
 use serde_json::{Map, Value, json};
 
 use crate::spec::{API_VERSION, KIND, TenantSpec};
@@ -85,22 +84,6 @@ pub fn spec_schema() -> Value {
     let mut value = schema.to_value();
     structural(&mut value);
     value
-}
-
-/// A size: `500GiB`, `2Ti`, or bytes as a number (what a parsed spec serialises
-/// to), like a Kubernetes quantity.
-pub fn size_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({
-        "x-kubernetes-int-or-string": true,
-        "anyOf": [{"type": "integer"}, {"type": "string"}],
-    })
-}
-
-/// An optional [`size_schema`].
-pub fn optional_size_schema(g: &mut SchemaGenerator) -> Schema {
-    let mut s = size_schema(g);
-    s.insert("nullable".into(), Value::Bool(true));
-    s
 }
 
 /// Rewrites a schemars node into what a CRD accepts.

@@ -9,6 +9,7 @@
 
 mod model;
 mod net;
+mod schema;
 mod validate;
 mod version;
 

@@ -130,11 +130,11 @@ pub struct HostedClusterSpec {
     pub cores: u32,
     /// Memory per worker VM.
     #[serde(default = "default_memory")]
-    #[schemars(schema_with = "crate::crd::size_schema")]
+    #[schemars(schema_with = "super::schema::size_schema")]
     pub memory: Size,
     /// Root disk per worker VM.
     #[serde(default = "default_root_volume")]
-    #[schemars(schema_with = "crate::crd::size_schema")]
+    #[schemars(schema_with = "super::schema::size_schema")]
     pub root_volume_size: Size,
     /// OpenShift release image.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,7 +278,7 @@ pub struct StorageSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<Protocol>,
     /// Usable capacity for the tenant's apps, after replication.
-    #[schemars(schema_with = "crate::crd::size_schema")]
+    #[schemars(schema_with = "super::schema::size_schema")]
     pub capacity: Size,
     /// Portworx replication of the app StorageClass, 1..=3.
     #[serde(default = "default_replication")]
@@ -288,7 +288,7 @@ pub struct StorageSpec {
     pub drives_per_node: u32,
     /// PX-StoreV2 metadata device per node (>= 64Gi).
     #[serde(default = "default_metadata_size")]
-    #[schemars(schema_with = "crate::crd::size_schema")]
+    #[schemars(schema_with = "super::schema::size_schema")]
     pub metadata_size: Size,
     /// Optional FlashArray pod for the tenant's volumes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -428,7 +428,7 @@ pub struct PortworxSpec {
     /// PX-StoreV2 pool ceiling; default 15Ti (`-max_thin_pool_size`, fixed at pool
     /// creation). Sizing adds drives so that no pool exceeds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "crate::crd::optional_size_schema")]
+    #[schemars(schema_with = "super::schema::optional_size_schema")]
     pub max_pool_size: Option<Size>,
 }
 
