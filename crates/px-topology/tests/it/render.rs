@@ -1,7 +1,6 @@
 //! Drivers (desired array state per option), rendering rules and secret handling.
 
-#[path = "render_support.rs"]
-mod common;
+use crate::support;
 
 use flasharray::{ConnectionTarget, PodName};
 use px_topology::desired::{SCOPE_SHARED, Scope, TAG_DISK, TAG_NODE, TAG_TENANT};
@@ -14,7 +13,7 @@ use secrecy::SecretString;
 const TOKEN: &str = "c5e2ab14-9b2f-4e1d-8a3c-0f6d7e8b9a10";
 
 fn example(mode: &str) -> TenantStorage {
-    common::example_specs()
+    support::example_specs()
         .into_iter()
         .find(|(m, _)| *m == mode)
         .map(|(_, s)| s)
@@ -24,7 +23,7 @@ fn example(mode: &str) -> TenantStorage {
 fn render_default(spec: &TenantStorage) -> Vec<Manifest> {
     render(
         spec,
-        &common::sizing(spec),
+        &support::sizing(spec),
         &ArrayFacts::default(),
         RenderOptions::default(),
     )
@@ -38,7 +37,7 @@ fn find<'a>(ms: &'a [Manifest], kind: &str) -> Vec<&'a Manifest> {
 #[test]
 fn direct_access_desired_state() {
     let spec = example("direct-access");
-    let sizing = common::sizing(&spec);
+    let sizing = support::sizing(&spec);
     let state = driver_for(&spec).desired_state(&spec, &sizing).unwrap();
     assert_eq!(driver_for(&spec).mode(), "direct-access");
     let replicas = spec.spec.hosted_cluster.replicas as usize;
@@ -109,7 +108,7 @@ fn direct_access_host_group_attach_connects_every_volume() {
     let mut spec = example("direct-access");
     spec.spec.storage.attach = Attach::HostGroup;
     let state = driver_for(&spec)
-        .desired_state(&spec, &common::sizing(&spec))
+        .desired_state(&spec, &support::sizing(&spec))
         .unwrap();
     assert_eq!(state.connections.len(), state.volumes.len());
     for (c, v) in state.connections.iter().zip(&state.volumes) {
@@ -123,7 +122,7 @@ fn direct_access_without_pod_uses_plain_names() {
     let mut spec = example("direct-access");
     spec.spec.storage.pod = None;
     let state = driver_for(&spec)
-        .desired_state(&spec, &common::sizing(&spec))
+        .desired_state(&spec, &support::sizing(&spec))
         .unwrap();
     assert!(state.pod.is_none());
     assert_eq!(state.volumes[0].name.as_str(), "tenant-demo-w00-data0");
@@ -143,7 +142,7 @@ fn direct_access_without_pod_uses_plain_names() {
 #[test]
 fn cloud_drive_desired_state() {
     let spec = example("cloud-drive");
-    let sizing = common::sizing(&spec);
+    let sizing = support::sizing(&spec);
     let state = driver_for(&spec).desired_state(&spec, &sizing).unwrap();
     let pod = state.pod.as_ref().unwrap();
     assert_eq!(pod.name, PodName::new("tenant-cd").unwrap());
@@ -163,7 +162,7 @@ fn cloud_drive_desired_state() {
 fn kubevirt_csi_needs_nothing_on_the_array() {
     let spec = example("kubevirt-csi");
     let state = driver_for(&spec)
-        .desired_state(&spec, &common::sizing(&spec))
+        .desired_state(&spec, &support::sizing(&spec))
         .unwrap();
     assert!(state.is_empty());
     assert_eq!(state.tenant, "tenant-kv");
@@ -172,7 +171,7 @@ fn kubevirt_csi_needs_nothing_on_the_array() {
 #[test]
 fn direct_access_manifests() {
     let spec = example("direct-access");
-    let sizing = common::sizing(&spec);
+    let sizing = support::sizing(&spec);
     let ms = render_default(&spec);
     let pvcs: Vec<_> = find(&ms, "PersistentVolumeClaim")
         .into_iter()
@@ -256,7 +255,7 @@ fn known_volume_serials_are_written_next_to_the_claims() {
     );
     let ms = render(
         &spec,
-        &common::sizing(&spec),
+        &support::sizing(&spec),
         &facts,
         RenderOptions::default(),
     )
@@ -280,7 +279,7 @@ fn known_volume_serials_are_written_next_to_the_claims() {
 #[test]
 fn cloud_drive_manifests() {
     let spec = example("cloud-drive");
-    let sizing = common::sizing(&spec);
+    let sizing = support::sizing(&spec);
     let ms = render_default(&spec);
     let sc = find(&ms, "StorageCluster")[0];
     let cs = &sc.body["spec"]["cloudStorage"];
@@ -341,7 +340,7 @@ fn kubevirt_csi_manifests() {
 
 #[test]
 fn multicluster_engine_uses_hypershift_never_preview() {
-    for (_, spec) in common::example_specs() {
+    for (_, spec) in support::example_specs() {
         let ms = render_default(&spec);
         let mce = find(&ms, "MultiClusterEngine")[0];
         let text = serde_json::to_string(&mce.body).unwrap();
@@ -388,7 +387,7 @@ fn operator_owned_root_class_is_not_emitted_and_nodiscard_follows_versions() {
 
 #[test]
 fn files_are_numbered_without_gaps_and_sorted() {
-    for (mode, spec) in common::example_specs() {
+    for (mode, spec) in support::example_specs() {
         let ms = render_default(&spec);
         for cluster in [Cluster::Management, Cluster::Tenant] {
             let orders: Vec<u32> = ms
@@ -430,7 +429,7 @@ fn all_written_text(ms: &[Manifest]) -> String {
 #[test]
 fn token_never_appears_without_include_secrets() {
     let spec = example("cloud-drive");
-    let sizing = common::sizing(&spec);
+    let sizing = support::sizing(&spec);
     let ms = render(
         &spec,
         &sizing,
@@ -457,7 +456,7 @@ fn token_never_appears_without_include_secrets() {
 #[test]
 fn token_is_written_only_when_asked_for() {
     let spec = example("cloud-drive");
-    let sizing = common::sizing(&spec);
+    let sizing = support::sizing(&spec);
     let ms = render(
         &spec,
         &sizing,
@@ -548,7 +547,7 @@ fn write_dir_removes_only_its_own_stale_files() {
 #[test]
 fn rendered_manifests_pass_pxfa_lint() {
     use px_topology::lint::{Severity, lint_manifests};
-    for (mode, spec) in common::example_specs() {
+    for (mode, spec) in support::example_specs() {
         let ms = render_default(&spec);
         let docs: Vec<serde_json::Value> = ms
             .iter()

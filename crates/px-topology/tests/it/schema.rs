@@ -5,8 +5,7 @@
 //! Schemas come from `PXFA_SCHEMAS_DIR`, default `<workspace>/../shared/schemas`.
 //! A missing directory fails the test unless `PXFA_ALLOW_NO_SCHEMAS=1`.
 
-#[path = "render_support.rs"]
-mod common;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -313,8 +312,8 @@ fn every_rendered_manifest_validates() {
     let crds = load_crds(&dir);
     let mut failures = Vec::new();
     let mut checked_crd = 0;
-    for (mode, spec) in common::example_specs() {
-        let sizing = common::sizing(&spec);
+    for (mode, spec) in support::example_specs() {
+        let sizing = support::sizing(&spec);
         let manifests = render(
             &spec,
             &sizing,
@@ -356,11 +355,11 @@ fn every_rendered_manifest_validates() {
 fn the_harness_catches_typos_and_wrong_types() {
     let Some(dir) = schemas_dir() else { return };
     let crds = load_crds(&dir);
-    let (_, spec) = common::example_specs()
+    let (_, spec) = support::example_specs()
         .into_iter()
         .find(|(m, _)| *m == "direct-access")
         .unwrap();
-    let sizing = common::sizing(&spec);
+    let sizing = support::sizing(&spec);
     let manifests = render(
         &spec,
         &sizing,

@@ -2,8 +2,7 @@
 //! lost answer or a dropped write at every write of an apply, ownership conflicts,
 //! adoption, recovery, resizing, orphans, destroy, SafeMode and throttling.
 
-#[path = "render_support.rs"]
-mod examples;
+use crate::support as examples;
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;

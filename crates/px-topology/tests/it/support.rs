@@ -1,6 +1,5 @@
-//! Shared by the render, schema and golden tests: the example specs and their
-//! sizing. Included with `#[path]`; compiled on its own it is an empty test crate.
-#![allow(dead_code)]
+//! Shared by the converge, render, schema and golden tests: the example specs and
+//! their sizing.
 
 use std::path::PathBuf;
 
@@ -8,15 +7,15 @@ use px_topology::sizing::Sizing;
 use px_topology::spec::{TenantStorage, load_spec};
 
 /// The modes with an example, in a fixed order.
-pub const MODES: [&str; 3] = ["cloud-drive", "direct-access", "kubevirt-csi"];
+pub(crate) const MODES: [&str; 3] = ["cloud-drive", "direct-access", "kubevirt-csi"];
 
 /// `examples/tenant-<mode>.yaml` of the workspace.
-pub fn example_path(mode: &str) -> PathBuf {
+pub(crate) fn example_path(mode: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/tenant-{mode}.yaml"))
 }
 
 /// Every example, parsed and validated.
-pub fn example_specs() -> Vec<(&'static str, TenantStorage)> {
+pub(crate) fn example_specs() -> Vec<(&'static str, TenantStorage)> {
     MODES
         .iter()
         .map(|m| {
@@ -27,7 +26,7 @@ pub fn example_specs() -> Vec<(&'static str, TenantStorage)> {
 }
 
 /// The sizing of a valid spec.
-pub fn sizing(spec: &TenantStorage) -> Sizing {
+pub(crate) fn sizing(spec: &TenantStorage) -> Sizing {
     px_topology::sizing::size(spec, None)
         .unwrap_or_else(|e| panic!("sizing {}: {e}", spec.tenant_name()))
 }

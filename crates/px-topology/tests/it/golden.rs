@@ -1,9 +1,8 @@
 //! Rendering each example spec must give exactly the reviewed files in
 //! `fixtures/golden/<mode>/`. After an intended change, regenerate with
-//! `PXFA_UPDATE_GOLDEN=1 cargo test -p px-topology --test golden` and review the diff.
+//! `PXFA_UPDATE_GOLDEN=1 cargo test -p px-topology --test it golden` and review the diff.
 
-#[path = "render_support.rs"]
-mod common;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,8 +59,8 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
 fn examples_match_golden_files() {
     let update = std::env::var("PXFA_UPDATE_GOLDEN").is_ok_and(|v| v == "1");
     let mut problems = Vec::new();
-    for (mode, spec) in common::example_specs() {
-        let sizing = common::sizing(&spec);
+    for (mode, spec) in support::example_specs() {
+        let sizing = support::sizing(&spec);
         let manifests = render(
             &spec,
             &sizing,
@@ -115,8 +114,8 @@ fn examples_match_golden_files() {
 
 #[test]
 fn rendering_twice_gives_the_same_bytes() {
-    for (mode, spec) in common::example_specs() {
-        let sizing = common::sizing(&spec);
+    for (mode, spec) in support::example_specs() {
+        let sizing = support::sizing(&spec);
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
         let m1 = render(
@@ -141,8 +140,8 @@ fn rendering_twice_gives_the_same_bytes() {
 
 #[test]
 fn every_written_file_parses_back_to_its_manifest() {
-    for (mode, spec) in common::example_specs() {
-        let sizing = common::sizing(&spec);
+    for (mode, spec) in support::example_specs() {
+        let sizing = support::sizing(&spec);
         let manifests = render(
             &spec,
             &sizing,
