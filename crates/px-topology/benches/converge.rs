@@ -10,6 +10,11 @@
 //! Run: `cargo bench -p px-topology --bench converge` (add `-- --latency-ms 5` to
 //! change the latency, `-- --workers 3,16` to change the sizes, `-- --mode sim`
 //! for one mode only: `mock`, `sim` or `both`).
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark binary reports its results on the terminal"
+)]
 
 use std::time::{Duration, Instant};
 

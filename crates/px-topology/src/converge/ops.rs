@@ -198,7 +198,7 @@ async fn ours(
 
 impl Op {
     /// Words for error messages and logs.
-    pub fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         match self {
             Op::CreatePod { name, .. } => format!("create pod {name}"),
             Op::RecoverPods { names } => format!("recover pods {}", joined(names)),

@@ -28,7 +28,7 @@ pub(crate) struct Graph {
 
 impl Graph {
     /// Adds an operation; `deps` must be earlier nodes.
-    pub fn add(
+    pub(super) fn add(
         &mut self,
         op: Op,
         deps: impl IntoIterator<Item = usize>,

@@ -19,7 +19,7 @@ use crate::spec::{Protocol, TenantStorage};
 pub struct CloudDrive;
 
 /// The tenant's pod: `storage.pod`, else the tenant name.
-pub fn pod_name(spec: &TenantStorage) -> Result<PodName, DriverError> {
+fn pod_name(spec: &TenantStorage) -> Result<PodName, DriverError> {
     match &spec.spec.storage.pod {
         Some(p) => Ok(p.clone()),
         None => PodName::new(spec.tenant_name()).map_err(|source| DriverError::Name {

@@ -23,10 +23,10 @@ use crate::spec::{Attach, DiskBus, Protocol, TenantStorage};
 /// PVC annotation that makes the management Portworx use an existing FlashArray
 /// volume instead of creating one ("Using Pre-provisioned FlashArray Direct Access
 /// Volumes", Portworx Enterprise docs); value `vol` or `pod::vol`.
-pub const PURE_VOL_NAME_ANNOTATION: &str = "pure_vol_name";
+const PURE_VOL_NAME_ANNOTATION: &str = "pure_vol_name";
 
 /// PVC annotation carrying the array volume's serial when apply knows it.
-pub const SERIAL_ANNOTATION: &str = "pxfa.io/array-serial";
+const SERIAL_ANNOTATION: &str = "pxfa.io/array-serial";
 
 /// The Direct Access driver.
 #[derive(Debug, Clone, Copy, Default)]
@@ -206,7 +206,7 @@ impl StorageDriver for DirectAccess {
 }
 
 /// The stable guest path of a disk with the serial of `role` on `bus`.
-pub fn device_path(bus: DiskBus, role: DiskRole) -> String {
+fn device_path(bus: DiskBus, role: DiskRole) -> String {
     match bus {
         DiskBus::Scsi => format!("/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_{}", role.serial()),
         DiskBus::Virtio => format!("/dev/disk/by-id/virtio-{}", role.serial()),

@@ -14,7 +14,7 @@ use crate::sizing::Sizing;
 use crate::spec::TenantStorage;
 
 /// Dotted path of the HostedCluster field this option provides.
-pub const STORAGE_DRIVER_PATH: &str = "spec.platform.kubevirt.storageDriver";
+const STORAGE_DRIVER_PATH: &str = "spec.platform.kubevirt.storageDriver";
 
 /// Namespace of the guest validation PVC (no Portworx namespace in the tenant).
 const VALIDATION_NAMESPACE: &str = "default";

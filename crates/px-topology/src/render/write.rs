@@ -78,7 +78,7 @@ pub fn to_yaml(m: &Manifest, total_steps: u32) -> Result<String, RenderError> {
 }
 
 /// The number of distinct steps of `cluster` in `manifests`.
-pub fn steps(manifests: &[Manifest], cluster: Cluster) -> u32 {
+fn steps(manifests: &[Manifest], cluster: Cluster) -> u32 {
     manifests
         .iter()
         .filter(|m| m.cluster == cluster)

@@ -21,6 +21,10 @@ struct Crd {
     versions: BTreeMap<String, (jsonschema::Validator, Value)>,
 }
 
+#[allow(
+    clippy::print_stderr,
+    reason = "a skipped schema check must be loud in the test output"
+)]
 fn schemas_dir() -> Option<PathBuf> {
     let dir = match std::env::var_os("PXFA_SCHEMAS_DIR") {
         Some(d) => PathBuf::from(d),
