@@ -1,6 +1,7 @@
 //! The converge engine against MockArray: fresh apply, idempotence, resume after a
 //! lost answer or a dropped write at every write of an apply, ownership conflicts,
-//! adoption, recovery, resizing, orphans, destroy, SafeMode and throttling.
+//! adoption, recovery, resizing and throttling. Removal (orphans, destroy, SafeMode)
+//! is in [`super::destroy`], on the fixtures defined here.
 
 use crate::support as examples;
 
@@ -15,7 +16,7 @@ use flasharray::{
 };
 use flasharray_mock::MockArray;
 use px_topology::converge::{
-    ApplyOptions, ApplyReport, DestroyError, DestroyOptions, ProgressEvent, apply, destroy,
+    ApplyOptions, ApplyReport, DestroyOptions, ProgressEvent, apply, destroy,
 };
 use px_topology::desired::{
     DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
@@ -24,12 +25,12 @@ use px_topology::desired::{
 use px_topology::plan::{Action, Kind, Plan, PlanOptions, observe, plan};
 use secrecy::ExposeSecret;
 
-const TENANT: &str = "t1";
-const ADMIN: &str = "px-t1";
+pub(super) const TENANT: &str = "t1";
+pub(super) const ADMIN: &str = "px-t1";
 
 /// A direct-access-like tenant: a pod, `workers` x (2 data + 1 metadata) volumes,
 /// all connected to the shared management host group with two hosts, and a token.
-fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredState {
+pub(super) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredState {
     let pod = PodName::new(tenant).unwrap();
     let mgmt = HostGroupName::new("hcp-mgmt").unwrap();
     let mut volumes = Vec::new();
@@ -91,22 +92,22 @@ fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredState {
     }
 }
 
-fn tenant_state() -> DesiredState {
+pub(super) fn tenant_state() -> DesiredState {
     desired(TENANT, 3, Size::gib(512))
 }
 
-fn array() -> MockArray {
+pub(super) fn array() -> MockArray {
     MockArray::builder().admin(ADMIN).admin("px-t2").build()
 }
 
-fn quiet(_: ProgressEvent) {}
+pub(super) fn quiet(_: ProgressEvent) {}
 
-async fn plan_for(array: &MockArray, d: &DesiredState, opts: PlanOptions) -> Plan {
+pub(super) async fn plan_for(array: &MockArray, d: &DesiredState, opts: PlanOptions) -> Plan {
     let obs = observe(array, d).await.expect("observe");
     plan(d, &obs, &opts)
 }
 
-async fn converge(array: &MockArray, d: &DesiredState) -> (Plan, ApplyReport) {
+pub(super) async fn converge(array: &MockArray, d: &DesiredState) -> (Plan, ApplyReport) {
     let p = plan_for(array, d, PlanOptions::default()).await;
     assert!(!p.is_blocked(), "{}", p.to_text(false));
     let r = apply(array, d, &p, &ApplyOptions::default(), &quiet).await;
@@ -661,200 +662,6 @@ async fn grow_is_applied_and_shrink_is_refused_unless_allowed() {
             .await
             .has_changes()
     );
-}
-
-#[tokio::test]
-async fn orphans_are_destroyed_after_the_desired_state_shrinks() {
-    let a = array();
-    converge(&a, &desired(TENANT, 3, Size::gib(512))).await;
-    let fewer = desired(TENANT, 2, Size::gib(512));
-    let p = plan_for(&a, &fewer, PlanOptions::default()).await;
-    let deletes: Vec<(Kind, &str)> = p
-        .changes
-        .iter()
-        .filter(|c| c.action == Action::Delete)
-        .map(|c| (c.kind, c.name.as_str()))
-        .collect();
-    assert_eq!(
-        deletes.iter().filter(|(k, _)| *k == Kind::Volume).count(),
-        3,
-        "{deletes:?}"
-    );
-    assert_eq!(
-        deletes
-            .iter()
-            .filter(|(k, _)| *k == Kind::Connection)
-            .count(),
-        3,
-        "{deletes:?}"
-    );
-    assert!(
-        p.to_text(false)
-            .contains("- destroy volume t1::t1-w02-data0"),
-        "{}",
-        p.to_text(false)
-    );
-    let r = apply(&a, &fewer, &p, &ApplyOptions::default(), &quiet).await;
-    assert!(r.is_success(), "{r:?}");
-    let w2 = a
-        .list_volumes(&ListParams::names(["t1::t1-w02-data0"]))
-        .await
-        .unwrap();
-    assert!(w2[0].destroyed, "soft: destroyed, recoverable");
-    assert!(
-        !plan_for(&a, &fewer, PlanOptions::default())
-            .await
-            .has_changes()
-    );
-    // Growing back recovers the destroyed volumes instead of creating new ones.
-    let p = plan_for(
-        &a,
-        &desired(TENANT, 3, Size::gib(512)),
-        PlanOptions::default(),
-    )
-    .await;
-    assert_eq!(
-        p.changes
-            .iter()
-            .filter(|c| c.action == Action::Recover)
-            .count(),
-        3
-    );
-    assert_eq!(p.summary.create, 3, "connections only");
-}
-
-#[tokio::test]
-async fn destroy_is_soft_keeps_shared_objects_and_refuses_empty_selection() {
-    let a = array();
-    let d = tenant_state();
-    converge(&a, &d).await;
-    let r = destroy(
-        &a,
-        &d,
-        &DestroyOptions {
-            delete_token: true,
-            ..Default::default()
-        },
-        &quiet,
-    )
-    .await
-    .unwrap();
-    assert!(r.is_success(), "{r:?}");
-    assert!(r.pending_eradication.is_empty());
-    let vols = a.list_volumes(&ListParams::all()).await.unwrap();
-    assert_eq!(vols.len(), 9);
-    assert!(
-        vols.iter().all(|v| v.destroyed),
-        "soft destroy keeps volumes recoverable"
-    );
-    let pods = a.list_pods(&ListParams::all()).await.unwrap();
-    assert!(pods[0].destroyed);
-    assert!(
-        a.list_connections(&ConnectionParams::default())
-            .await
-            .unwrap()
-            .is_empty()
-    );
-    // The shared management group and hosts stay, with their members.
-    assert_eq!(
-        a.list_host_groups(&ListParams::all()).await.unwrap().len(),
-        1
-    );
-    assert_eq!(a.list_hosts(&ListParams::all()).await.unwrap().len(), 2);
-    assert!(
-        r.kept
-            .iter()
-            .any(|k| k.kind == Kind::HostGroup && k.reason.contains("shared"))
-    );
-    let tok = a
-        .list_api_tokens(&[ADMIN.to_string()], false)
-        .await
-        .unwrap();
-    assert!(
-        tok.iter().all(|t| t.api_token.created_at.is_none()),
-        "token deleted on request"
-    );
-
-    // Applying again recovers the tenant rather than duplicating it.
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
-    assert_eq!(
-        p.changes
-            .iter()
-            .filter(|c| c.action == Action::Recover)
-            .count(),
-        10,
-        "{}",
-        p.to_text(false)
-    );
-
-    let nobody = desired("nobody", 1, Size::gib(1));
-    let mut nobody = nobody;
-    nobody.host_groups.clear();
-    nobody.hosts.clear();
-    nobody.connections.clear();
-    match destroy(&a, &nobody, &DestroyOptions::default(), &quiet).await {
-        Err(DestroyError::NothingSelected { tenant }) => assert_eq!(tenant, "nobody"),
-        other => panic!("expected a refusal, got {other:?}"),
-    }
-}
-
-#[tokio::test]
-async fn destroy_with_eradication_and_safemode() {
-    let a = array();
-    let d = tenant_state();
-    converge(&a, &d).await;
-    a.faults().set_safemode(true);
-    let r = destroy(
-        &a,
-        &d,
-        &DestroyOptions {
-            eradicate: true,
-            ..Default::default()
-        },
-        &quiet,
-    )
-    .await
-    .unwrap();
-    assert!(
-        r.failed.is_empty(),
-        "SafeMode refusals are pending, not failures: {:?}",
-        r.failed
-    );
-    assert_eq!(
-        r.pending_eradication.len(),
-        9 + 1,
-        "{:?}",
-        r.pending_eradication
-    );
-    assert!(
-        r.pending_eradication
-            .iter()
-            .all(|p| p.time_remaining_ms.is_some())
-    );
-    assert!(
-        r.pending_eradication[0]
-            .reason
-            .to_ascii_lowercase()
-            .contains("safemode")
-            || r.pending_eradication[0].reason.contains("Cannot eradicate")
-    );
-    assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 9);
-
-    a.faults().set_safemode(false);
-    let r = destroy(
-        &a,
-        &d,
-        &DestroyOptions {
-            eradicate: true,
-            ..Default::default()
-        },
-        &quiet,
-    )
-    .await
-    .unwrap();
-    assert!(r.is_success(), "{r:?}");
-    assert!(a.list_volumes(&ListParams::all()).await.unwrap().is_empty());
-    assert!(a.list_pods(&ListParams::all()).await.unwrap().is_empty());
 }
 
 #[tokio::test]

@@ -2,6 +2,7 @@
 //! per area; [`support`] holds what several of them share (the example specs).
 
 mod converge;
+mod destroy;
 mod golden;
 mod lint_manifests;
 mod lint_spec;

@@ -1,0 +1,202 @@
+//! Removing a tenant's objects with MockArray: orphans after the desired state
+//! shrinks, soft destroy that keeps shared objects, eradication and SafeMode.
+
+use flasharray::{ConnectionParams, FlashArray, ListParams, Size};
+use px_topology::converge::{ApplyOptions, DestroyError, DestroyOptions, apply, destroy};
+use px_topology::plan::{Action, Kind, PlanOptions};
+
+use super::converge::{ADMIN, TENANT, array, converge, desired, plan_for, quiet, tenant_state};
+
+#[tokio::test]
+async fn orphans_are_destroyed_after_the_desired_state_shrinks() {
+    let a = array();
+    converge(&a, &desired(TENANT, 3, Size::gib(512))).await;
+    let fewer = desired(TENANT, 2, Size::gib(512));
+    let p = plan_for(&a, &fewer, PlanOptions::default()).await;
+    let deletes: Vec<(Kind, &str)> = p
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Delete)
+        .map(|c| (c.kind, c.name.as_str()))
+        .collect();
+    assert_eq!(
+        deletes.iter().filter(|(k, _)| *k == Kind::Volume).count(),
+        3,
+        "{deletes:?}"
+    );
+    assert_eq!(
+        deletes
+            .iter()
+            .filter(|(k, _)| *k == Kind::Connection)
+            .count(),
+        3,
+        "{deletes:?}"
+    );
+    assert!(
+        p.to_text(false)
+            .contains("- destroy volume t1::t1-w02-data0"),
+        "{}",
+        p.to_text(false)
+    );
+    let r = apply(&a, &fewer, &p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+    let w2 = a
+        .list_volumes(&ListParams::names(["t1::t1-w02-data0"]))
+        .await
+        .unwrap();
+    assert!(w2[0].destroyed, "soft: destroyed, recoverable");
+    assert!(
+        !plan_for(&a, &fewer, PlanOptions::default())
+            .await
+            .has_changes()
+    );
+    // Growing back recovers the destroyed volumes instead of creating new ones.
+    let p = plan_for(
+        &a,
+        &desired(TENANT, 3, Size::gib(512)),
+        PlanOptions::default(),
+    )
+    .await;
+    assert_eq!(
+        p.changes
+            .iter()
+            .filter(|c| c.action == Action::Recover)
+            .count(),
+        3
+    );
+    assert_eq!(p.summary.create, 3, "connections only");
+}
+
+#[tokio::test]
+async fn destroy_is_soft_keeps_shared_objects_and_refuses_empty_selection() {
+    let a = array();
+    let d = tenant_state();
+    converge(&a, &d).await;
+    let r = destroy(
+        &a,
+        &d,
+        &DestroyOptions {
+            delete_token: true,
+            ..Default::default()
+        },
+        &quiet,
+    )
+    .await
+    .unwrap();
+    assert!(r.is_success(), "{r:?}");
+    assert!(r.pending_eradication.is_empty());
+    let vols = a.list_volumes(&ListParams::all()).await.unwrap();
+    assert_eq!(vols.len(), 9);
+    assert!(
+        vols.iter().all(|v| v.destroyed),
+        "soft destroy keeps volumes recoverable"
+    );
+    let pods = a.list_pods(&ListParams::all()).await.unwrap();
+    assert!(pods[0].destroyed);
+    assert!(
+        a.list_connections(&ConnectionParams::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // The shared management group and hosts stay, with their members.
+    assert_eq!(
+        a.list_host_groups(&ListParams::all()).await.unwrap().len(),
+        1
+    );
+    assert_eq!(a.list_hosts(&ListParams::all()).await.unwrap().len(), 2);
+    assert!(
+        r.kept
+            .iter()
+            .any(|k| k.kind == Kind::HostGroup && k.reason.contains("shared"))
+    );
+    let tok = a
+        .list_api_tokens(&[ADMIN.to_string()], false)
+        .await
+        .unwrap();
+    assert!(
+        tok.iter().all(|t| t.api_token.created_at.is_none()),
+        "token deleted on request"
+    );
+
+    // Applying again recovers the tenant rather than duplicating it.
+    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    assert_eq!(
+        p.changes
+            .iter()
+            .filter(|c| c.action == Action::Recover)
+            .count(),
+        10,
+        "{}",
+        p.to_text(false)
+    );
+
+    let nobody = desired("nobody", 1, Size::gib(1));
+    let mut nobody = nobody;
+    nobody.host_groups.clear();
+    nobody.hosts.clear();
+    nobody.connections.clear();
+    match destroy(&a, &nobody, &DestroyOptions::default(), &quiet).await {
+        Err(DestroyError::NothingSelected { tenant }) => assert_eq!(tenant, "nobody"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn destroy_with_eradication_and_safemode() {
+    let a = array();
+    let d = tenant_state();
+    converge(&a, &d).await;
+    a.faults().set_safemode(true);
+    let r = destroy(
+        &a,
+        &d,
+        &DestroyOptions {
+            eradicate: true,
+            ..Default::default()
+        },
+        &quiet,
+    )
+    .await
+    .unwrap();
+    assert!(
+        r.failed.is_empty(),
+        "SafeMode refusals are pending, not failures: {:?}",
+        r.failed
+    );
+    assert_eq!(
+        r.pending_eradication.len(),
+        9 + 1,
+        "{:?}",
+        r.pending_eradication
+    );
+    assert!(
+        r.pending_eradication
+            .iter()
+            .all(|p| p.time_remaining_ms.is_some())
+    );
+    assert!(
+        r.pending_eradication[0]
+            .reason
+            .to_ascii_lowercase()
+            .contains("safemode")
+            || r.pending_eradication[0].reason.contains("Cannot eradicate")
+    );
+    assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 9);
+
+    a.faults().set_safemode(false);
+    let r = destroy(
+        &a,
+        &d,
+        &DestroyOptions {
+            eradicate: true,
+            ..Default::default()
+        },
+        &quiet,
+    )
+    .await
+    .unwrap();
+    assert!(r.is_success(), "{r:?}");
+    assert!(a.list_volumes(&ListParams::all()).await.unwrap().is_empty());
+    assert!(a.list_pods(&ListParams::all()).await.unwrap().is_empty());
+}
