@@ -57,7 +57,7 @@ impl From<DriverError> for RenderError {
 }
 
 /// What `apply` learned from the array that manifests may need: the one type
-/// [`crate::converge::apply`] reports and [`StorageDriver::manifests`] reads. Plain
+/// `converge::apply` reports and [`StorageDriver::manifests`] reads. Plain
 /// rendering passes [`ArrayFacts::default()`]. Neither `Debug` nor serialization
 /// ever shows the token.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -94,7 +94,7 @@ pub trait StorageDriver: Send + Sync {
     ) -> Result<DesiredState, DriverError>;
 
     /// The option-specific manifests, for both clusters. The shared ones (storage
-    /// network, MetalLB, MCE, root-disk class) are added by [`crate::manifests::render`].
+    /// network, MetalLB, MCE, root-disk class) are added by `manifests::render`.
     fn manifests(
         &self,
         spec: &TenantStorage,

@@ -1,7 +1,7 @@
 //! The building blocks of manifests for both clusters (the [`Manifest`] type, the
 //! shared management and tenant objects, MachineConfigs) and writing them as
 //! numbered files with a header saying where and why to apply each one. The drivers
-//! assemble a tenant's manifests from these; [`crate::manifests`] puts them together.
+//! assemble a tenant's manifests from these; `manifests::render` puts them together.
 //!
 //! Output is deterministic: no timestamps, no random names, keys in
 //! `apiVersion, kind, metadata, spec` order, files sorted by cluster and step. The

@@ -1,5 +1,5 @@
 //! How the spec's [`Size`](flasharray::Size) fields look in the JSON schema the CRD is
-//! built from. They live with the model (not in [`crate::crd`]) so that the spec does
+//! built from. They live with the model (not in the `crd` module) so that the spec does
 //! not depend on the CRD module that depends on it.
 
 use schemars::{Schema, SchemaGenerator, json_schema};
