@@ -1,5 +1,9 @@
 //! From one tenant description to every FlashArray object and manifest the tenant's
 //! storage needs: spec, sizing, desired state, plan, converge, rendering and lint.
+//!
+//! Modules depend only downwards: `spec`, `naming`, `desired` at the bottom; `render`
+//! below `driver` below `manifests`; `plan` below `converge`. `docs/architecture.md`
+//! has the full map.
 
 pub mod converge;
 pub mod crd;
