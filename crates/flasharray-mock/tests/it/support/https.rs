@@ -6,15 +6,19 @@ use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
+/// The API token the simulator accepts at login.
 pub(crate) const TOKEN: &str = "5e2a1c3d-0f4b-4e7a-9c1d-2b3a4c5d6e7f";
+/// The REST prefix the tests speak (the simulator's top version).
 pub(crate) const V: &str = "/api/2.39";
 
+/// A running simulator, the mock behind it, and a client trusting its certificate.
 pub(crate) struct Sim {
     pub(crate) array: MockArray,
     pub(crate) sim: RunningSim,
     pub(crate) http: reqwest::Client,
 }
 
+/// Starts a simulator on `array`, after `edit` adjusted the default configuration.
 pub(crate) async fn start_with(array: MockArray, edit: impl FnOnce(&mut SimConfig)) -> Sim {
     let mut cfg = SimConfig::new(TOKEN.into());
     edit(&mut cfg);
@@ -28,6 +32,7 @@ pub(crate) async fn start_with(array: MockArray, edit: impl FnOnce(&mut SimConfi
     Sim { array, sim, http }
 }
 
+/// Starts a simulator on a fresh default mock.
 pub(crate) async fn start() -> Sim {
     start_with(MockArray::new(), |_| {}).await
 }
@@ -41,12 +46,14 @@ pub(crate) struct Answer {
 }
 
 impl Answer {
+    /// A header's value, if present and text.
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 }
 
 impl Sim {
+    /// Sends one request to `path` (from the root), with a session if given.
     pub(crate) async fn send(
         &self,
         method: Method,
@@ -80,6 +87,7 @@ impl Sim {
         })
     }
 
+    /// Logs in with [`TOKEN`] and returns the session token.
     pub(crate) async fn login(&self) -> String {
         let resp = self
             .http
@@ -92,6 +100,7 @@ impl Sim {
         resp.headers()["x-auth-token"].to_str().unwrap().to_string()
     }
 
+    /// Sends one request under [`V`] with session `s`; panics on a transport error.
     pub(crate) async fn call(
         &self,
         s: &str,
@@ -104,10 +113,12 @@ impl Sim {
             .unwrap()
     }
 
+    /// `GET` under [`V`] with session `s`.
     pub(crate) async fn get(&self, s: &str, path: &str) -> Answer {
         self.call(s, Method::GET, path, None).await
     }
 
+    /// The typed REST client, pointed at this simulator.
     pub(crate) fn rest(&self) -> RestArray {
         RestArray::builder(self.sim.url())
             .api_token(TOKEN.into())
@@ -117,6 +128,7 @@ impl Sim {
     }
 }
 
+/// The `name` of every item of a list answer, in order.
 pub(crate) fn names(body: &Value) -> Vec<String> {
     body["items"]
         .as_array()
@@ -126,6 +138,7 @@ pub(crate) fn names(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The status and body of an array error answer with one error.
 pub(crate) fn error(status: u16, context: &str, message: &str) -> (StatusCode, Value) {
     (
         StatusCode::from_u16(status).unwrap(),
