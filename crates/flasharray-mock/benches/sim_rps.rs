@@ -10,6 +10,12 @@
 //! SIM_RPS_SECS=5 SIM_RPS_CLIENTS=8 cargo bench -p flasharray-mock --bench sim_rps
 //! ```
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark: its report is its output"
+)]
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

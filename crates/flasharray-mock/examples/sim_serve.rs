@@ -10,6 +10,12 @@
 //!     [--url-file /tmp/u] [--faults 429:every=10] [--session-ttl-secs 60] [--plain]
 //! ```
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command-line program: it prints the URL and its usage errors"
+)]
+
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;

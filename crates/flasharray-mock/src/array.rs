@@ -17,6 +17,7 @@ use flasharray::{Error, FlashArray, HostGroupName, HostName, PodName, Result, Si
 
 use crate::clock::MockClock;
 use crate::faults::{Faults, Stall, WriteFault, lost_answer};
+use crate::op::Op;
 use crate::state::{ArrayRec, Ctx, DestroyConnected, MockState, State};
 use crate::stats::CallStats;
 
@@ -250,15 +251,9 @@ impl MockArray {
     }
 
     /// Runs one trait call: stats, faults, latency, then `f` under the lock.
-    async fn call<T>(
-        &self,
-        op: &'static str,
-        operation: &'static str,
-        write: bool,
-        f: impl FnOnce(&mut State, Ctx) -> Result<T>,
-    ) -> Result<T> {
-        lock(&self.inner.stats).record(op, write);
-        let faults = self.inner.faults.on_call(operation, write);
+    async fn call<T>(&self, op: Op, f: impl FnOnce(&mut State, Ctx) -> Result<T>) -> Result<T> {
+        lock(&self.inner.stats).record(op);
+        let faults = self.inner.faults.on_call(op);
         if faults.stall == Stall::Before {
             return std::future::pending().await;
         }
@@ -269,7 +264,7 @@ impl MockArray {
             return Err(e);
         }
         if faults.write == WriteFault::Dropped {
-            return Err(lost_answer(operation, true));
+            return Err(lost_answer(op, true));
         }
         let ctx = Ctx {
             now: self.inner.clock.now_ms(),
@@ -285,12 +280,12 @@ impl MockArray {
             return std::future::pending().await;
         }
         if faults.write == WriteFault::AnswerLost {
-            return Err(lost_answer(operation, false));
+            return Err(lost_answer(op, false));
         }
         result.map_err(|e| match e {
             Error::Api(mut a) => {
                 if a.operation.is_empty() {
-                    a.operation = operation.to_string();
+                    a.operation = op.request().to_string();
                 }
                 Error::Api(a)
             }
@@ -308,17 +303,13 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[async_trait]
 impl FlashArray for MockArray {
     async fn list_volumes(&self, params: &ListParams) -> Result<Vec<Volume>> {
-        self.call("list_volumes", "GET /volumes", false, |s, c| {
-            s.list_volumes(params, c.now)
-        })
-        .await
+        self.call(Op::ListVolumes, |s, c| s.list_volumes(params, c.now))
+            .await
     }
 
     async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>> {
-        self.call("create_volumes", "POST /volumes", true, |s, c| {
-            s.create_volumes(c, names, body)
-        })
-        .await
+        self.call(Op::CreateVolumes, |s, c| s.create_volumes(c, names, body))
+            .await
     }
 
     async fn patch_volumes(
@@ -327,31 +318,24 @@ impl FlashArray for MockArray {
         patch: &VolumePatch,
         truncate: bool,
     ) -> Result<Vec<Volume>> {
-        self.call("patch_volumes", "PATCH /volumes", true, |s, c| {
+        self.call(Op::PatchVolumes, |s, c| {
             s.patch_volumes(c, names, patch, truncate)
         })
         .await
     }
 
     async fn eradicate_volumes(&self, names: &[VolumeName]) -> Result<()> {
-        self.call("eradicate_volumes", "DELETE /volumes", true, |s, c| {
-            s.eradicate_volumes(c, names)
-        })
-        .await
+        self.call(Op::EradicateVolumes, |s, c| s.eradicate_volumes(c, names))
+            .await
     }
 
     async fn list_tags(&self, kind: TagResource, params: &TagParams) -> Result<Vec<Tag>> {
-        self.call("list_tags", "GET /tags", false, |s, _| {
-            s.list_tags(kind, params)
-        })
-        .await
+        self.call(Op::ListTags, |s, _| s.list_tags(kind, params))
+            .await
     }
 
     async fn set_tags(&self, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
-        self.call("set_tags", "PUT /tags/batch", true, |s, _| {
-            s.set_tags(kind, tags)
-        })
-        .await
+        self.call(Op::SetTags, |s, _| s.set_tags(kind, tags)).await
     }
 
     async fn delete_tags(
@@ -361,45 +345,34 @@ impl FlashArray for MockArray {
         keys: &[String],
         namespaces: &[String],
     ) -> Result<()> {
-        self.call("delete_tags", "DELETE /tags", true, |s, _| {
+        self.call(Op::DeleteTags, |s, _| {
             s.delete_tags(kind, resource_names, keys, namespaces)
         })
         .await
     }
 
     async fn list_hosts(&self, params: &ListParams) -> Result<Vec<Host>> {
-        self.call("list_hosts", "GET /hosts", false, |s, _| {
-            s.list_hosts(params)
-        })
-        .await
+        self.call(Op::ListHosts, |s, _| s.list_hosts(params)).await
     }
 
     async fn create_hosts(&self, names: &[HostName], body: &HostPost) -> Result<Vec<Host>> {
-        self.call("create_hosts", "POST /hosts", true, |s, _| {
-            s.create_hosts(names, body)
-        })
-        .await
+        self.call(Op::CreateHosts, |s, _| s.create_hosts(names, body))
+            .await
     }
 
     async fn patch_hosts(&self, names: &[HostName], patch: &HostPatch) -> Result<Vec<Host>> {
-        self.call("patch_hosts", "PATCH /hosts", true, |s, _| {
-            s.patch_hosts(names, patch)
-        })
-        .await
+        self.call(Op::PatchHosts, |s, _| s.patch_hosts(names, patch))
+            .await
     }
 
     async fn delete_hosts(&self, names: &[HostName]) -> Result<()> {
-        self.call("delete_hosts", "DELETE /hosts", true, |s, _| {
-            s.delete_hosts(names)
-        })
-        .await
+        self.call(Op::DeleteHosts, |s, _| s.delete_hosts(names))
+            .await
     }
 
     async fn list_host_groups(&self, params: &ListParams) -> Result<Vec<HostGroup>> {
-        self.call("list_host_groups", "GET /host-groups", false, |s, _| {
-            s.list_host_groups(params)
-        })
-        .await
+        self.call(Op::ListHostGroups, |s, _| s.list_host_groups(params))
+            .await
     }
 
     async fn create_host_groups(
@@ -407,26 +380,21 @@ impl FlashArray for MockArray {
         names: &[HostGroupName],
         body: &HostGroupPost,
     ) -> Result<Vec<HostGroup>> {
-        self.call("create_host_groups", "POST /host-groups", true, |s, _| {
+        self.call(Op::CreateHostGroups, |s, _| {
             s.create_host_groups(names, body)
         })
         .await
     }
 
     async fn delete_host_groups(&self, names: &[HostGroupName]) -> Result<()> {
-        self.call("delete_host_groups", "DELETE /host-groups", true, |s, _| {
-            s.delete_host_groups(names)
-        })
-        .await
+        self.call(Op::DeleteHostGroups, |s, _| s.delete_host_groups(names))
+            .await
     }
 
     async fn list_host_group_members(&self, params: &MemberParams) -> Result<Vec<Member>> {
-        self.call(
-            "list_host_group_members",
-            "GET /host-groups/hosts",
-            false,
-            |s, _| s.list_host_group_members(params),
-        )
+        self.call(Op::ListHostGroupMembers, |s, _| {
+            s.list_host_group_members(params)
+        })
         .await
     }
 
@@ -435,12 +403,9 @@ impl FlashArray for MockArray {
         group: &HostGroupName,
         hosts: &[HostName],
     ) -> Result<Vec<Member>> {
-        self.call(
-            "add_host_group_members",
-            "POST /host-groups/hosts",
-            true,
-            |s, _| s.add_host_group_members(group, hosts),
-        )
+        self.call(Op::AddHostGroupMembers, |s, _| {
+            s.add_host_group_members(group, hosts)
+        })
         .await
     }
 
@@ -449,20 +414,15 @@ impl FlashArray for MockArray {
         group: &HostGroupName,
         hosts: &[HostName],
     ) -> Result<()> {
-        self.call(
-            "remove_host_group_members",
-            "DELETE /host-groups/hosts",
-            true,
-            |s, _| s.remove_host_group_members(group, hosts),
-        )
+        self.call(Op::RemoveHostGroupMembers, |s, _| {
+            s.remove_host_group_members(group, hosts)
+        })
         .await
     }
 
     async fn list_connections(&self, params: &ConnectionParams) -> Result<Vec<Connection>> {
-        self.call("list_connections", "GET /connections", false, |s, _| {
-            s.list_connections(params)
-        })
-        .await
+        self.call(Op::ListConnections, |s, _| s.list_connections(params))
+            .await
     }
 
     async fn create_connections(
@@ -471,7 +431,7 @@ impl FlashArray for MockArray {
         volumes: &[VolumeName],
         lun: Option<u32>,
     ) -> Result<Vec<Connection>> {
-        self.call("create_connections", "POST /connections", true, |s, _| {
+        self.call(Op::CreateConnections, |s, _| {
             s.create_connections(target, volumes, lun)
         })
         .await
@@ -482,24 +442,20 @@ impl FlashArray for MockArray {
         target: &ConnectionTarget,
         volumes: &[VolumeName],
     ) -> Result<()> {
-        self.call("delete_connections", "DELETE /connections", true, |s, _| {
+        self.call(Op::DeleteConnections, |s, _| {
             s.delete_connections(target, volumes)
         })
         .await
     }
 
     async fn list_pods(&self, params: &ListParams) -> Result<Vec<Pod>> {
-        self.call("list_pods", "GET /pods", false, |s, c| {
-            s.list_pods(params, c.now)
-        })
-        .await
+        self.call(Op::ListPods, |s, c| s.list_pods(params, c.now))
+            .await
     }
 
     async fn create_pods(&self, names: &[PodName], body: &PodPost) -> Result<Vec<Pod>> {
-        self.call("create_pods", "POST /pods", true, |s, c| {
-            s.create_pods(c, names, body)
-        })
-        .await
+        self.call(Op::CreatePods, |s, c| s.create_pods(c, names, body))
+            .await
     }
 
     async fn patch_pods(
@@ -508,51 +464,36 @@ impl FlashArray for MockArray {
         patch: &PodPatch,
         destroy_contents: bool,
     ) -> Result<Vec<Pod>> {
-        self.call("patch_pods", "PATCH /pods", true, |s, c| {
+        self.call(Op::PatchPods, |s, c| {
             s.patch_pods(c, names, patch, destroy_contents)
         })
         .await
     }
 
     async fn eradicate_pods(&self, names: &[PodName], eradicate_contents: bool) -> Result<()> {
-        self.call("eradicate_pods", "DELETE /pods", true, |s, c| {
+        self.call(Op::EradicatePods, |s, c| {
             s.eradicate_pods(c, names, eradicate_contents)
         })
         .await
     }
 
     async fn list_pod_arrays(&self, pods: &[PodName]) -> Result<Vec<Member>> {
-        self.call("list_pod_arrays", "GET /pods/arrays", false, |s, _| {
-            s.list_pod_arrays(pods)
-        })
-        .await
+        self.call(Op::ListPodArrays, |s, _| s.list_pod_arrays(pods))
+            .await
     }
 
     async fn get_array(&self) -> Result<ArrayInfo> {
-        self.call(
-            "get_array",
-            "GET /arrays",
-            false,
-            |s, c| Ok(s.array_info(c)),
-        )
-        .await
+        self.call(Op::GetArray, |s, c| Ok(s.array_info(c))).await
     }
 
     async fn get_array_space(&self) -> Result<ArraySpace> {
-        self.call("get_array_space", "GET /arrays/space", false, |s, c| {
-            Ok(s.array_space(c.now))
-        })
-        .await
+        self.call(Op::GetArraySpace, |s, c| Ok(s.array_space(c.now)))
+            .await
     }
 
     async fn list_api_tokens(&self, admins: &[String], expose: bool) -> Result<Vec<AdminApiToken>> {
-        self.call(
-            "list_api_tokens",
-            "GET /admins/api-tokens",
-            false,
-            |s, _| s.list_api_tokens(admins, expose),
-        )
-        .await
+        self.call(Op::ListApiTokens, |s, _| s.list_api_tokens(admins, expose))
+            .await
     }
 
     async fn create_api_token(
@@ -560,23 +501,15 @@ impl FlashArray for MockArray {
         admin: &str,
         timeout: Option<Duration>,
     ) -> Result<AdminApiToken> {
-        self.call(
-            "create_api_token",
-            "POST /admins/api-tokens",
-            true,
-            |s, c| s.create_api_token(c.now, admin, timeout),
-        )
+        self.call(Op::CreateApiToken, |s, c| {
+            s.create_api_token(c.now, admin, timeout)
+        })
         .await
     }
 
     async fn delete_api_token(&self, admin: &str) -> Result<()> {
-        self.call(
-            "delete_api_token",
-            "DELETE /admins/api-tokens",
-            true,
-            |s, _| s.delete_api_token(admin),
-        )
-        .await
+        self.call(Op::DeleteApiToken, |s, _| s.delete_api_token(admin))
+            .await
     }
 }
 

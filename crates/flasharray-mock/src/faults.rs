@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use flasharray::{ApiError, Error, TransportError};
 
+use crate::op::Op;
+
 /// Fault switches of one mock array. Every method takes `&self`.
 #[derive(Debug, Default)]
 pub struct Faults {
@@ -145,8 +147,9 @@ impl Faults {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Decides the faults of one call named `op` (`METHOD /path`).
-    pub(crate) fn on_call(&self, op: &str, is_write: bool) -> CallFaults {
+    /// Decides the faults of one call of `op`.
+    pub(crate) fn on_call(&self, op: Op) -> CallFaults {
+        let is_write = op.is_write();
         let mut s = self.lock();
         if s.stalled {
             return CallFaults {
@@ -162,17 +165,17 @@ impl Faults {
             s.rate_limited -= 1;
             let mut e = ApiError::new(429, None, "API rate limit exceeded");
             e.retry_after = Some(s.retry_after);
-            e.operation = op.to_string();
+            e.operation = op.request().to_string();
             refuse = Some(Error::from(e));
         } else if s.busy > 0 {
             s.busy -= 1;
             let mut e = ApiError::new(500, None, "Server is busy");
-            e.operation = op.to_string();
+            e.operation = op.request().to_string();
             refuse = Some(Error::from(e));
         } else if s.unavailable > 0 {
             s.unavailable -= 1;
             let mut e = ApiError::new(503, None, "Service Unavailable");
-            e.operation = op.to_string();
+            e.operation = op.request().to_string();
             refuse = Some(Error::from(e));
         }
         let mut write = WriteFault::None;
@@ -206,9 +209,9 @@ impl Faults {
 }
 
 /// The transport error a lost answer or dropped connection produces.
-pub(crate) fn lost_answer(op: &str, dropped: bool) -> Error {
+pub(crate) fn lost_answer(op: Op, dropped: bool) -> Error {
     Error::from(TransportError {
-        operation: op.to_string(),
+        operation: op.request().to_string(),
         request_id: None,
         message: if dropped {
             "connection dropped while the request was in flight (injected fault)".into()
@@ -231,18 +234,18 @@ mod tests {
         f.rate_limit_next(1, Duration::from_millis(250));
         f.busy_next(1);
         f.unavailable_next(1);
-        let e = f.on_call("GET /volumes", false).refuse.unwrap();
+        let e = f.on_call(Op::ListVolumes).refuse.unwrap();
         assert_eq!(e.kind(), ErrorKind::RateLimited);
         assert_eq!(
             e.as_api().unwrap().retry_after,
             Some(Duration::from_millis(250))
         );
-        let e = f.on_call("GET /volumes", false).refuse.unwrap();
+        let e = f.on_call(Op::ListVolumes).refuse.unwrap();
         assert_eq!(e.as_api().unwrap().status, 500);
         assert_eq!(e.kind(), ErrorKind::Busy);
-        let e = f.on_call("GET /volumes", false).refuse.unwrap();
+        let e = f.on_call(Op::ListVolumes).refuse.unwrap();
         assert_eq!(e.as_api().unwrap().status, 503);
-        assert!(f.on_call("GET /volumes", false).refuse.is_none());
+        assert!(f.on_call(Op::ListVolumes).refuse.is_none());
     }
 
     #[test]
@@ -250,14 +253,11 @@ mod tests {
         let f = Faults::default();
         f.drop_write(2);
         f.fail_write_after_effect(3);
-        assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::None);
-        assert_eq!(f.on_call("GET /volumes", false).write, WriteFault::None);
-        assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::Dropped);
-        assert_eq!(
-            f.on_call("POST /volumes", true).write,
-            WriteFault::AnswerLost
-        );
-        assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::None);
+        assert_eq!(f.on_call(Op::CreateVolumes).write, WriteFault::None);
+        assert_eq!(f.on_call(Op::ListVolumes).write, WriteFault::None);
+        assert_eq!(f.on_call(Op::CreateVolumes).write, WriteFault::Dropped);
+        assert_eq!(f.on_call(Op::CreateVolumes).write, WriteFault::AnswerLost);
+        assert_eq!(f.on_call(Op::CreateVolumes).write, WriteFault::None);
     }
 
     #[test]
@@ -265,24 +265,24 @@ mod tests {
         let f = Faults::default();
         f.busy_next(1);
         f.drop_write(1);
-        assert!(f.on_call("POST /volumes", true).refuse.is_some());
-        assert_eq!(f.on_call("POST /volumes", true).write, WriteFault::Dropped);
+        assert!(f.on_call(Op::CreateVolumes).refuse.is_some());
+        assert_eq!(f.on_call(Op::CreateVolumes).write, WriteFault::Dropped);
     }
 
     #[test]
     fn a_stall_fires_after_its_write_and_holds_every_later_call() {
         let f = Faults::default();
         f.stall_after_write(2);
-        assert_eq!(f.on_call("POST /volumes", true).stall, Stall::No);
-        assert_eq!(f.on_call("GET /volumes", false).stall, Stall::No);
+        assert_eq!(f.on_call(Op::CreateVolumes).stall, Stall::No);
+        assert_eq!(f.on_call(Op::ListVolumes).stall, Stall::No);
         assert!(!f.stalled());
-        assert_eq!(f.on_call("POST /hosts", true).stall, Stall::AfterEffect);
+        assert_eq!(f.on_call(Op::CreateHosts).stall, Stall::AfterEffect);
         assert!(f.stalled());
-        assert_eq!(f.on_call("GET /volumes", false).stall, Stall::Before);
-        assert_eq!(f.on_call("POST /pods", true).stall, Stall::Before);
+        assert_eq!(f.on_call(Op::ListVolumes).stall, Stall::Before);
+        assert_eq!(f.on_call(Op::CreatePods).stall, Stall::Before);
         f.clear();
         assert!(!f.stalled());
-        assert_eq!(f.on_call("POST /pods", true).stall, Stall::No);
+        assert_eq!(f.on_call(Op::CreatePods).stall, Stall::No);
     }
 
     #[test]
@@ -292,6 +292,6 @@ mod tests {
         f.set_safemode(true);
         f.clear();
         assert!(!f.safemode());
-        assert!(f.on_call("GET /x", false).refuse.is_none());
+        assert!(f.on_call(Op::GetArray).refuse.is_none());
     }
 }

@@ -7,7 +7,11 @@
 //! [`MockClock`], initiators owned by one host, LUNs allocated as the array does,
 //! pods that refuse destruction while not empty, space accounting, tags, API tokens.
 //! [`Faults`] injects latency, 429/500/503 answers, lost answers, dropped writes and
-//! SafeMode; [`CallStats`] counts round trips.
+//! SafeMode; [`CallStats`] counts round trips per [`Op`].
+//!
+//! Features: `sim` (default) adds the HTTPS simulator (module `sim`); without it the
+//! crate has no HTTP or TLS stack. `testing` adds the conformance checks
+//! (`conformance`) that hold any `FlashArray` to the rules below.
 //!
 //! Choices where the real array's behaviour is unconfirmed (tagged `[L]` in the reference),
 //! so that code tested here does not depend on the lenient reading:
@@ -62,12 +66,14 @@
 
 mod array;
 mod clock;
+#[cfg(feature = "testing")]
 pub mod conformance;
 mod connection;
 mod faults;
 pub mod filter;
 mod host;
 pub mod listing;
+mod op;
 mod pod;
 mod state;
 mod stats;
@@ -75,6 +81,7 @@ mod tag;
 mod token;
 mod volume;
 
+#[cfg(feature = "sim")]
 pub mod sim;
 
 pub use array::{
@@ -85,6 +92,7 @@ pub use connection::{MAX_LUN, SHARED_LUN_START};
 pub use faults::Faults;
 pub use filter::Filter;
 pub use host::PERSONALITIES;
+pub use op::Op;
 pub use state::{DestroyConnected, MockState};
 pub use stats::CallStats;
 pub use tag::DEFAULT_NAMESPACE;

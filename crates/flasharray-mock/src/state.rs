@@ -63,42 +63,42 @@ impl<R> Default for Table<R> {
 }
 
 impl<R: Named> Table<R> {
-    pub fn id_of(&self, name: &str) -> Option<&str> {
+    pub(crate) fn id_of(&self, name: &str) -> Option<&str> {
         self.names
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
     }
 
-    pub fn by_name(&self, name: &str) -> Option<(&str, &R)> {
+    pub(crate) fn by_name(&self, name: &str) -> Option<(&str, &R)> {
         let id = self.names.get(&name.to_ascii_lowercase())?;
         self.rows.get(id).map(|r| (id.as_str(), r))
     }
 
-    pub fn get(&self, id: &str) -> Option<&R> {
+    pub(crate) fn get(&self, id: &str) -> Option<&R> {
         self.rows.get(id)
     }
 
-    pub fn get_mut(&mut self, id: &str) -> Option<&mut R> {
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut R> {
         self.rows.get_mut(id)
     }
 
-    pub fn contains_name(&self, name: &str) -> bool {
+    pub(crate) fn contains_name(&self, name: &str) -> bool {
         self.names.contains_key(&name.to_ascii_lowercase())
     }
 
-    pub fn insert(&mut self, id: String, rec: R) {
+    pub(crate) fn insert(&mut self, id: String, rec: R) {
         self.names
             .insert(rec.name().to_ascii_lowercase(), id.clone());
         self.rows.insert(id, rec);
     }
 
-    pub fn remove(&mut self, id: &str) -> Option<R> {
+    pub(crate) fn remove(&mut self, id: &str) -> Option<R> {
         let rec = self.rows.remove(id)?;
         self.names.remove(&rec.name().to_ascii_lowercase());
         Some(rec)
     }
 
-    pub fn rename(&mut self, id: &str, new_name: String) {
+    pub(crate) fn rename(&mut self, id: &str, new_name: String) {
         if let Some(rec) = self.rows.get_mut(id) {
             self.names.remove(&rec.name().to_ascii_lowercase());
             self.names
@@ -108,17 +108,17 @@ impl<R: Named> Table<R> {
     }
 
     /// Records in name order (case-insensitive), the default listing order.
-    pub fn iter_by_name(&self) -> impl Iterator<Item = (&str, &R)> {
+    pub(crate) fn iter_by_name(&self) -> impl Iterator<Item = (&str, &R)> {
         self.names
             .values()
             .filter_map(|id| self.rows.get(id).map(|r| (id.as_str(), r)))
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &R)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &R)> {
         self.rows.iter()
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.rows.len()
     }
 
@@ -337,7 +337,7 @@ pub(crate) fn bad(context: &str, message: impl Into<String>) -> Error {
 }
 
 impl State {
-    pub fn new(array: ArrayRec, admins: &[String]) -> Self {
+    pub(crate) fn new(array: ArrayRec, admins: &[String]) -> Self {
         let mut s = State {
             array,
             volumes: Table::default(),
@@ -360,7 +360,7 @@ impl State {
         s
     }
 
-    pub fn add_admin(&mut self, name: &str) {
+    pub(crate) fn add_admin(&mut self, name: &str) {
         self.admins
             .entry(name.to_ascii_lowercase())
             .or_insert_with(|| AdminRec {
@@ -370,7 +370,7 @@ impl State {
     }
 
     /// Rebuilds the name indexes after deserializing.
-    pub fn rebuild_indexes(&mut self) {
+    pub(crate) fn rebuild_indexes(&mut self) {
         self.volumes.rebuild();
         self.hosts.rebuild();
         self.host_groups.rebuild();
@@ -378,7 +378,7 @@ impl State {
     }
 
     /// Milliseconds left before a destroyed object is eradicated.
-    pub fn time_remaining(&self, destroyed_at: Option<u64>, now: u64) -> Option<u64> {
+    pub(crate) fn time_remaining(&self, destroyed_at: Option<u64>, now: u64) -> Option<u64> {
         destroyed_at.map(|t| {
             t.saturating_add(self.array.eradication_delay_ms)
                 .saturating_sub(now)
@@ -392,7 +392,7 @@ impl State {
     /// Eradicates every destroyed object whose time ran out, as the array does in
     /// the background. Called before each operation; SafeMode does not stop it
     /// (SafeMode only blocks manual eradication).
-    pub fn sweep(&mut self, now: u64) {
+    pub(crate) fn sweep(&mut self, now: u64) {
         if self.sweep_due > now {
             return;
         }
@@ -431,14 +431,14 @@ impl State {
 
     /// Notes that something was destroyed at `now`, so that a sweep runs once its
     /// delay has passed.
-    pub fn note_destroyed(&mut self, now: u64) {
+    pub(crate) fn note_destroyed(&mut self, now: u64) {
         self.sweep_due = self
             .sweep_due
             .min(now.saturating_add(self.array.eradication_delay_ms));
     }
 
     /// Removes a volume and everything that refers to it.
-    pub fn drop_volume(&mut self, id: &str) {
+    pub(crate) fn drop_volume(&mut self, id: &str) {
         self.volumes.remove(id);
         self.volume_tags.remove(id);
         let keys: Vec<_> = self
@@ -460,7 +460,7 @@ impl<R: Named> Table<R> {
     /// object must exist and match the `destroyed` flag, as on the array.
     /// `kind` is the capitalised word of the messages (`Volume`); `with_ids` says
     /// whether the kind has public ids.
-    pub fn select(
+    pub(crate) fn select(
         &self,
         kind: &str,
         params: &flasharray::ListParams,

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::op::Op;
+
 /// Calls made to a mock array since it was built or `reset_stats` was called.
 /// Faulted calls count too: they were round trips.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -14,23 +16,44 @@ pub struct CallStats {
     pub reads: u64,
     /// Calls that may change the array.
     pub writes: u64,
-    /// Calls per trait method name (`create_volumes`, `list_hosts`, ...).
-    pub per_op: BTreeMap<String, u64>,
+    /// Calls per operation; operations never called are absent.
+    pub per_op: BTreeMap<Op, u64>,
 }
 
 impl CallStats {
-    pub(crate) fn record(&mut self, op: &str, is_write: bool) {
+    pub(crate) fn record(&mut self, op: Op) {
         self.calls += 1;
-        if is_write {
+        if op.is_write() {
             self.writes += 1;
         } else {
             self.reads += 1;
         }
-        *self.per_op.entry(op.to_string()).or_default() += 1;
+        *self.per_op.entry(op).or_default() += 1;
     }
 
-    /// Calls of one trait method.
-    pub fn op(&self, name: &str) -> u64 {
-        self.per_op.get(name).copied().unwrap_or(0)
+    /// Calls of one operation.
+    pub fn op(&self, op: Op) -> u64 {
+        self.per_op.get(&op).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_split_by_kind_and_operation_and_serialize_by_method_name() {
+        let mut s = CallStats::default();
+        s.record(Op::ListVolumes);
+        s.record(Op::ListVolumes);
+        s.record(Op::CreateVolumes);
+        assert_eq!((s.calls, s.reads, s.writes), (3, 2, 1));
+        assert_eq!(s.op(Op::ListVolumes), 2);
+        assert_eq!(s.op(Op::CreateVolumes), 1);
+        assert_eq!(s.op(Op::DeleteHosts), 0);
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["per_op"]["list_volumes"], 2);
+        let back: CallStats = serde_json::from_value(json).unwrap();
+        assert_eq!(back, s);
     }
 }

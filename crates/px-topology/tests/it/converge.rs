@@ -14,7 +14,7 @@ use flasharray::{
     ConnectionParams, ConnectionTarget, FlashArray, HostGroupName, HostName, ListParams, PodName,
     Size, TagParams, TagResource, VolumeName,
 };
-use flasharray_mock::MockArray;
+use flasharray_mock::{MockArray, Op};
 use px_topology::converge::{
     ApplyOptions, ApplyReport, DestroyOptions, ProgressEvent, apply, destroy,
 };
@@ -220,9 +220,9 @@ async fn fresh_apply_creates_everything_in_few_rounds() {
     // role (2), 1 membership POST, 1 PUT of the volumes' node/disk-index tags, 1
     // connection POST. Ownership tags travel in the create calls.
     assert_eq!(stats.writes, 10, "{stats:?}");
-    assert_eq!(stats.op("set_tags"), 1, "{stats:?}");
-    assert_eq!(stats.op("create_volumes"), 2);
-    assert_eq!(stats.op("create_connections"), 1);
+    assert_eq!(stats.op(Op::SetTags), 1, "{stats:?}");
+    assert_eq!(stats.op(Op::CreateVolumes), 2);
+    assert_eq!(stats.op(Op::CreateConnections), 1);
 
     assert_eq!(r.facts.volume_serials.len(), 9);
     let token = r.facts.api_token.as_ref().expect("token created");
@@ -630,7 +630,7 @@ async fn grow_is_applied_and_shrink_is_refused_unless_allowed() {
     let r = apply(&a, &bigger, &p, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     assert_eq!(
-        a.stats().op("patch_volumes"),
+        a.stats().op(Op::PatchVolumes),
         1,
         "one PATCH for the six volumes of one size"
     );

@@ -1,0 +1,292 @@
+//! Volume rules: names, sizes, batches, serials, resizing, renaming, pods, copies.
+
+use flasharray::models::*;
+use flasharray::params::*;
+use flasharray::size::{GIB, MIB, PIB};
+use flasharray::{ErrorKind, FlashArray};
+
+use super::shorthand::*;
+
+/// Rule: a destroyed volume still owns its name.
+pub async fn a_destroyed_volume_still_owns_its_name(a: &dyn FlashArray) {
+    a.create_volumes(&vs(&["v1"]), &size(GIB)).await.unwrap();
+    let destroy = VolumePatch {
+        destroyed: Some(true),
+        ..Default::default()
+    };
+    a.patch_volumes(&vs(&["v1"]), &destroy, false)
+        .await
+        .unwrap();
+    let e = a
+        .create_volumes(&vs(&["V1"]), &size(GIB))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::AlreadyExists);
+    assert_eq!(e.as_api().unwrap().status, 400);
+    assert_eq!(e.as_api().unwrap().context(), Some("V1"));
+}
+
+/// Rule: pod volumes need a live pod.
+pub async fn pod_volumes_need_a_live_pod(a: &dyn FlashArray) {
+    let e = a
+        .create_volumes(&vs(&["p1::v1"]), &size(GIB))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+    assert_eq!(e.as_api().unwrap().context(), Some("p1"));
+    a.create_pods(&[p("P1")], &PodPost::default())
+        .await
+        .unwrap();
+    let created = a
+        .create_volumes(&vs(&["p1::v1"]), &size(GIB))
+        .await
+        .unwrap();
+    assert_eq!(
+        created[0].name, "P1::v1",
+        "pod part shown with the pod's case"
+    );
+    assert_eq!(created[0].pod.name.as_deref(), Some("P1"));
+    a.patch_pods(
+        &[p("p1")],
+        &PodPatch {
+            destroyed: Some(true),
+            ..Default::default()
+        },
+        true,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        kind(a.create_volumes(&vs(&["p1::v2"]), &size(GIB))).await,
+        ErrorKind::Destroyed
+    );
+}
+
+/// Rule: volume sizes follow the array rules.
+pub async fn volume_sizes_follow_the_array_rules(a: &dyn FlashArray) {
+    let d = a
+        .create_volumes(&vs(&["dflt"]), &VolumePost::default())
+        .await
+        .unwrap();
+    assert_eq!(d[0].provisioned, MIB, "default size is 1 MiB");
+    for bad in [MIB + 1, MIB - 512, 4 * PIB + 512, 0] {
+        let e = a
+            .create_volumes(&vs(&["bad"]), &size(bad))
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Invalid, "{bad}: {e}");
+        assert!(e.to_string().contains("provisioned"), "{e}");
+    }
+    a.create_volumes(&vs(&["max"]), &size(4 * PIB))
+        .await
+        .unwrap();
+    assert!(a.list_volumes(&ListParams::names(["bad"])).await.is_err());
+}
+
+/// Rule: batch create is all or nothing.
+pub async fn batch_create_is_all_or_nothing(a: &dyn FlashArray) {
+    a.create_volumes(&vs(&["b"]), &size(GIB)).await.unwrap();
+    let e = a
+        .create_volumes(&vs(&["a", "B", "c"]), &size(GIB))
+        .await
+        .unwrap_err();
+    assert_eq!(e.as_api().unwrap().context(), Some("B"));
+    assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 1);
+    let e = a
+        .create_volumes(&vs(&["x", "nopod::y"]), &size(GIB))
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::NotFound);
+    assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 1);
+    let made = a
+        .create_volumes(&vs(&["a", "c", "d"]), &size(GIB))
+        .await
+        .unwrap();
+    assert_eq!(
+        made.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+        ["a", "c", "d"]
+    );
+}
+
+/// Rule: serials and creation times.
+pub async fn serials_and_creation_times(a: &dyn FlashArray) {
+    let info = a.get_array().await.unwrap();
+    let prefix: String = info
+        .id
+        .unwrap()
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .take(16)
+        .collect::<String>()
+        .to_ascii_uppercase();
+    let vols = a
+        .create_volumes(&vs(&["s1", "s2"]), &size(GIB))
+        .await
+        .unwrap();
+    for v in &vols {
+        let s = v.serial.as_deref().unwrap();
+        assert_eq!(s.len(), 24);
+        assert!(
+            s.chars()
+                .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()),
+            "{s}"
+        );
+        assert!(s.starts_with(&prefix), "{s} vs {prefix}");
+        assert!(v.created.is_some_and(|c| c > 0), "{v:?}");
+        assert_eq!(v.id.as_deref().map(str::len), Some(36));
+    }
+    assert_ne!(vols[0].serial, vols[1].serial);
+}
+
+/// Rule: resize needs truncate to shrink.
+pub async fn resize_needs_truncate_to_shrink(a: &dyn FlashArray) {
+    a.create_volumes(&vs(&["r"]), &size(10 * GIB))
+        .await
+        .unwrap();
+    let to = |b| VolumePatch {
+        provisioned: Some(b),
+        ..Default::default()
+    };
+    let grown = a
+        .patch_volumes(&vs(&["r"]), &to(20 * GIB), false)
+        .await
+        .unwrap();
+    assert_eq!(grown[0].provisioned, 20 * GIB);
+    assert_eq!(grown[0].space.total_provisioned, Some(20 * GIB));
+    let e = a
+        .patch_volumes(&vs(&["r"]), &to(5 * GIB), false)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("truncate"), "{e}");
+    assert_eq!(vol(a, "r").await.provisioned, 20 * GIB);
+    a.patch_volumes(&vs(&["r"]), &to(5 * GIB), true)
+        .await
+        .unwrap();
+    assert_eq!(vol(a, "r").await.provisioned, 5 * GIB);
+    assert_eq!(
+        kind(a.patch_volumes(&vs(&["r"]), &to(5 * GIB + 1), false)).await,
+        ErrorKind::Invalid
+    );
+}
+
+/// Rule: rename keeps the pod and refuses taken names.
+pub async fn rename_keeps_the_pod_and_refuses_taken_names(a: &dyn FlashArray) {
+    a.create_pods(&[p("p1"), p("p2")], &PodPost::default())
+        .await
+        .unwrap();
+    a.create_volumes(&vs(&["p1::a", "p1::b", "plain"]), &size(GIB))
+        .await
+        .unwrap();
+    let rn = |n: &str| VolumePatch {
+        name: Some(n.into()),
+        ..Default::default()
+    };
+    let r = a
+        .patch_volumes(&vs(&["p1::a"]), &rn("a2"), false)
+        .await
+        .unwrap();
+    assert_eq!(r[0].name, "p1::a2");
+    let r = a
+        .patch_volumes(&vs(&["p1::a2"]), &rn("p1::a3"), false)
+        .await
+        .unwrap();
+    assert_eq!(r[0].name, "p1::a3");
+    assert_eq!(
+        kind(a.patch_volumes(&vs(&["p1::a3"]), &rn("B"), false)).await,
+        ErrorKind::AlreadyExists
+    );
+    assert_eq!(
+        kind(a.patch_volumes(&vs(&["p1::a3"]), &rn("p2::a3"), false)).await,
+        ErrorKind::Invalid
+    );
+    assert_eq!(
+        kind(a.patch_volumes(&vs(&["plain"]), &rn("bad name"), false)).await,
+        ErrorKind::Invalid
+    );
+    let r = a
+        .patch_volumes(&vs(&["plain"]), &rn("PLAIN"), false)
+        .await
+        .unwrap();
+    assert_eq!(r[0].name, "PLAIN", "case-only rename");
+    assert_eq!(
+        kind(a.patch_volumes(&vs(&["plain", "p1::b"]), &rn("x"), false)).await,
+        ErrorKind::Invalid
+    );
+    assert!(a.list_volumes(&ListParams::names(["p1::a"])).await.is_err());
+}
+
+/// Rule: volumes move between pods with connections and tags.
+pub async fn volumes_move_between_pods_with_connections_and_tags(a: &dyn FlashArray) {
+    a.create_pods(&[p("p1")], &PodPost::default())
+        .await
+        .unwrap();
+    a.create_volumes(&vs(&["mv"]), &size(GIB)).await.unwrap();
+    a.create_hosts(&[h("h1")], &HostPost::default())
+        .await
+        .unwrap();
+    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["mv"]), None)
+        .await
+        .unwrap();
+    a.set_tags(TagResource::Volume, &[Tag::new("mv", "pxfa.io", "k", "v")])
+        .await
+        .unwrap();
+    let into = VolumePatch {
+        pod: Some(NameRef::new("p1")),
+        ..Default::default()
+    };
+    let r = a.patch_volumes(&vs(&["mv"]), &into, false).await.unwrap();
+    assert_eq!(r[0].name, "p1::mv");
+    assert_eq!(r[0].pod.name.as_deref(), Some("p1"));
+    assert_eq!(r[0].connection_count, Some(1));
+    let tags = a
+        .list_tags(TagResource::Volume, &TagParams::default())
+        .await
+        .unwrap();
+    assert_eq!(tags[0].resource.name.as_deref(), Some("p1::mv"));
+    let conns = a
+        .list_connections(&ConnectionParams::default())
+        .await
+        .unwrap();
+    assert_eq!(conns[0].volume.name.as_deref(), Some("p1::mv"));
+    let out = VolumePatch {
+        pod: Some(NameRef::new("")),
+        ..Default::default()
+    };
+    let r = a
+        .patch_volumes(&vs(&["p1::mv"]), &out, false)
+        .await
+        .unwrap();
+    assert_eq!(r[0].name, "mv");
+    assert!(r[0].pod.is_unset());
+    let nowhere = VolumePatch {
+        pod: Some(NameRef::new("nope")),
+        ..Default::default()
+    };
+    assert_eq!(
+        kind(a.patch_volumes(&vs(&["mv"]), &nowhere, false)).await,
+        ErrorKind::NotFound
+    );
+}
+
+/// Rule: copies take the source size.
+pub async fn copies_take_the_source_size(a: &dyn FlashArray) {
+    a.create_volumes(&vs(&["src"]), &size(3 * GIB))
+        .await
+        .unwrap();
+    let body = VolumePost {
+        tags: Vec::new(),
+        provisioned: None,
+        source: Some(NameRef::new("src")),
+    };
+    let c = a.create_volumes(&vs(&["dst"]), &body).await.unwrap();
+    assert_eq!(c[0].provisioned, 3 * GIB);
+    let missing = VolumePost {
+        tags: Vec::new(),
+        provisioned: None,
+        source: Some(NameRef::new("nope")),
+    };
+    assert_eq!(
+        kind(a.create_volumes(&vs(&["d2"]), &missing)).await,
+        ErrorKind::NotFound
+    );
+}

@@ -1,0 +1,9 @@
+//! The simulator over real HTTPS, one module per endpoint family: raw requests with
+//! reqwest (exact statuses, bodies and headers), and the typed `RestArray` client.
+
+mod client;
+mod faults;
+mod hosts;
+mod paging;
+mod sessions;
+mod volumes;

@@ -1,0 +1,262 @@
+//! `/volumes` and `/pods`: lifecycle, exact errors, filters, percent-encoded names.
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::support::https::{error, names, start};
+
+#[tokio::test]
+async fn volumes_lifecycle_with_exact_errors() {
+    let s = start().await;
+    let t = s.login().await;
+    let r = s
+        .call(
+            &t,
+            Method::POST,
+            "/volumes?names=v1,V2,v3",
+            Some(json!({"provisioned": 1048576})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert_eq!(names(&r.body), ["v1", "V2", "v3"]);
+    assert_eq!(
+        r.body.as_object().unwrap().len(),
+        1,
+        "POST answers only items"
+    );
+
+    // List: all five keys, total, every field present with nulls.
+    let r = s.get(&t, "/volumes").await;
+    let env = r.body.as_object().unwrap();
+    for key in [
+        "continuation_token",
+        "more_items_remaining",
+        "total_item_count",
+        "items",
+        "total",
+    ] {
+        assert!(env.contains_key(key), "missing {key}: {}", r.raw);
+    }
+    assert_eq!(r.body["more_items_remaining"], false);
+    assert_eq!(r.body["total"][0]["provisioned"], 3 * 1048576);
+    let v1 = &r.body["items"][0];
+    assert_eq!(v1["pod"], json!({"id": null, "name": null}));
+    assert!(v1["time_remaining"].is_null());
+    assert_eq!(
+        v1["qos"],
+        json!({"bandwidth_limit": null, "iops_limit": null})
+    );
+
+    // Names are case-insensitive on input and keep their case on output.
+    let r = s.get(&t, "/volumes?names=v2").await;
+    assert_eq!(names(&r.body), ["V2"]);
+
+    // Errors: the array's status and message, the name as context.
+    let r = s.get(&t, "/volumes?names=nope").await;
+    assert_eq!(
+        (r.status, r.body),
+        error(400, "nope", "Volume does not exist.")
+    );
+    let r = s
+        .call(
+            &t,
+            Method::POST,
+            "/volumes?names=V1",
+            Some(json!({"provisioned": 1048576})),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.body),
+        error(400, "V1", "Volume already exists.")
+    );
+    let r = s.call(&t, Method::DELETE, "/volumes?names=v1", None).await;
+    assert_eq!(
+        (r.status, r.body),
+        error(
+            400,
+            "v1",
+            "Volume must be destroyed before it can be eradicated."
+        )
+    );
+    let r = s
+        .call(&t, Method::POST, "/volumes?names=bad%20name", None)
+        .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.body["errors"][0]["context"], "bad name");
+
+    // Resize (shrinking needs truncate), rename, destroy, recover, eradicate.
+    let r = s
+        .call(
+            &t,
+            Method::PATCH,
+            "/volumes?names=v1",
+            Some(json!({"provisioned": 2097152})),
+        )
+        .await;
+    assert_eq!(r.body["items"][0]["provisioned"], 2097152);
+    let r = s
+        .call(
+            &t,
+            Method::PATCH,
+            "/volumes?names=v1",
+            Some(json!({"provisioned": 1048576})),
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.raw);
+    let r = s
+        .call(
+            &t,
+            Method::PATCH,
+            "/volumes?names=v1&truncate=true",
+            Some(json!({"provisioned": 1048576})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let r = s
+        .call(
+            &t,
+            Method::PATCH,
+            "/volumes?names=V2",
+            Some(json!({"name": "v2new"})),
+        )
+        .await;
+    assert_eq!(names(&r.body), ["v2new"]);
+    let r = s
+        .call(
+            &t,
+            Method::PATCH,
+            "/volumes?names=v3",
+            Some(json!({"destroyed": true})),
+        )
+        .await;
+    assert_eq!(r.body["items"][0]["destroyed"], true);
+    assert_eq!(r.body["items"][0]["time_remaining"], 86_400_000);
+    let r = s.get(&t, "/volumes?destroyed=true").await;
+    assert_eq!(names(&r.body), ["v3"]);
+    let r = s.get(&t, "/volumes?destroyed=false").await;
+    assert_eq!(names(&r.body), ["v1", "v2new"]);
+    // A destroyed volume keeps its name.
+    let r = s.call(&t, Method::POST, "/volumes?names=v3", None).await;
+    assert_eq!(
+        (r.status, r.body),
+        error(400, "v3", "Volume already exists.")
+    );
+    let r = s
+        .call(
+            &t,
+            Method::PATCH,
+            "/volumes?names=v3",
+            Some(json!({"destroyed": false})),
+        )
+        .await;
+    assert_eq!(r.body["items"][0]["destroyed"], false);
+    s.call(
+        &t,
+        Method::PATCH,
+        "/volumes?names=v3",
+        Some(json!({"destroyed": true})),
+    )
+    .await;
+    let r = s.call(&t, Method::DELETE, "/volumes?names=v3", None).await;
+    assert_eq!(r.status, 200);
+    assert!(r.raw.is_empty(), "DELETE answers with an empty body");
+    assert_eq!(s.get(&t, "/volumes?names=v3").await.status, 400);
+
+    // ids address volumes too.
+    let id = s.get(&t, "/volumes?names=v1").await.body["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = s
+        .call(
+            &t,
+            Method::PATCH,
+            &format!("/volumes?ids={id}"),
+            Some(json!({"destroyed": true})),
+        )
+        .await;
+    assert_eq!(names(&r.body), ["v1"]);
+
+    // Unsupported parameters and fields are refused, not ignored.
+    let r = s.get(&t, "/volumes?bogus=1").await;
+    assert_eq!(
+        (r.status, r.body),
+        error(
+            400,
+            "bogus",
+            "Invalid query parameter \"bogus\" for this endpoint."
+        )
+    );
+    let r = s
+        .call(
+            &t,
+            Method::POST,
+            "/volumes?names=x1",
+            Some(json!({"subtype": "regular"})),
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.body["errors"][0]["context"], "subtype");
+    let r = s.get(&t, "/no-such-thing").await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn filters_pods_and_percent_encoded_names() {
+    let s = start().await;
+    let t = s.login().await;
+    let r = s
+        .call(
+            &t,
+            Method::POST,
+            "/pods?names=p1",
+            Some(json!({"quota_limit": 1073741824})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert_eq!(r.body["items"][0]["quota_limit"], 1073741824);
+    let r = s
+        .call(
+            &t,
+            Method::POST,
+            "/volumes?names=p1%3A%3Adata,px-a,px-b",
+            Some(json!({"provisioned": 1048576})),
+        )
+        .await;
+    assert_eq!(names(&r.body), ["p1::data", "px-a", "px-b"]);
+    assert_eq!(r.body["items"][0]["pod"]["name"], "p1");
+
+    // Two filter parameters are ANDed.
+    let r = s
+        .get(
+            &t,
+            "/volumes?filter=name%3D%27px-%2A%27&filter=name%21%3D%27px-b%27",
+        )
+        .await;
+    assert_eq!(names(&r.body), ["px-a"], "{}", r.raw);
+
+    // A pod that still holds volumes cannot be destroyed.
+    let r = s
+        .call(
+            &t,
+            Method::PATCH,
+            "/pods?names=p1",
+            Some(json!({"destroyed": true})),
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    assert!(
+        r.body["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Pod is not empty"),
+        "{}",
+        r.raw
+    );
+    let r = s.get(&t, "/pods").await;
+    assert!(r.body.get("total").is_some());
+    let r = s.get(&t, "/pods/arrays?group_names=p1").await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert_eq!(r.body["items"][0]["group"]["name"], "p1");
+    assert_eq!(r.body["items"][0]["member"]["name"], "pxfa-sim");
+}

@@ -1,0 +1,9 @@
+//! The integration tests of `flasharray-mock`, in one binary: the shared conformance
+//! checks (in memory and through the simulator), the rules only the mock can show,
+//! and the simulator's HTTP behaviour.
+
+mod conformance;
+#[cfg(feature = "sim")]
+mod http;
+mod rules;
+mod support;
