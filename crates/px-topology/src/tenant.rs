@@ -120,3 +120,55 @@ pub fn refuse_losing_a_new_token(plan: &Plan, kept: bool) -> Result<(), NewToken
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Observed, PlanOptions, TokenState, plan};
+
+    fn example(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples")
+            .join(name)
+    }
+
+    #[test]
+    fn a_new_token_needs_a_keeper() {
+        let t = Tenant::load(&example("tenant-cloud-drive.yaml")).expect("example loads");
+        assert!(!t.token_users().is_empty(), "cloud-drive has a token user");
+        let without_token = Observed {
+            token: TokenState::NoToken,
+            ..Observed::default()
+        };
+        let fresh = plan(&t.desired, &without_token, &PlanOptions::default());
+        let lost = refuse_losing_a_new_token(&fresh, false).unwrap_err();
+        assert_eq!(lost.user, t.token_users()[0]);
+        assert!(lost.to_string().contains("only once"), "{lost}");
+        assert_eq!(refuse_losing_a_new_token(&fresh, true), Ok(()));
+        // A token that exists already is not created, so nothing can be lost.
+        let with_token = Observed {
+            token: TokenState::HasToken,
+            ..Observed::default()
+        };
+        let again = plan(&t.desired, &with_token, &PlanOptions::default());
+        assert_eq!(refuse_losing_a_new_token(&again, false), Ok(()));
+    }
+
+    #[test]
+    fn no_token_no_refusal() {
+        let t = Tenant::load(&example("tenant-kubevirt-csi.yaml")).expect("example loads");
+        let fresh = plan(&t.desired, &Observed::default(), &PlanOptions::default());
+        assert_eq!(refuse_losing_a_new_token(&fresh, false), Ok(()));
+    }
+
+    #[test]
+    fn errors_name_the_file() {
+        let e = Tenant::load(Path::new("/nonexistent/tenant.yaml")).unwrap_err();
+        assert!(matches!(e, TenantError::Spec { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent/tenant.yaml: invalid spec:"),
+            "{e}"
+        );
+    }
+}
