@@ -249,3 +249,53 @@ async fn guest_interface_is_read_from_vmi_status() {
             .unwrap();
     assert_eq!(found.as_deref(), Some("enp3s0"));
 }
+
+#[tokio::test]
+async fn cloud_drive_over_iscsi_takes_the_guest_interface_the_vms_report() {
+    use px_cluster::{GuestInterface, resolve_guest_interface};
+    let fake = Fake::start().await;
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/tenant-cloud-drive.yaml"
+    ))
+    .unwrap();
+    let mut spec = px_topology::parse_valid_spec(&text).expect("valid example");
+    let ns = spec.hcp_namespace();
+    let nad = spec.spec.network.as_ref().unwrap().nad_name.clone();
+    let vmi = json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance",
+           "metadata": {"name": format!("{}-abcde", spec.node_pool()), "namespace": ns},
+           "spec": {"networks": [{"name": "storage", "multus": {"networkName": format!("{ns}/{nad}")}}]},
+           "status": {"interfaces": [{"name": "storage", "interfaceName": "enp7s0"}]}});
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "/apis/kubevirt.io/v1/namespaces/{ns}/virtualmachineinstances"
+        )))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstanceList", "metadata": {},
+            "items": [vmi]})))
+        .mount(&fake.server)
+        .await;
+    let client = fake.client().await;
+    let outcome = resolve_guest_interface(&client, &mut spec).await.unwrap();
+    assert_eq!(
+        outcome,
+        GuestInterface::Replaced {
+            specified: "enp2s0".into(),
+            found: "enp7s0".into()
+        }
+    );
+    assert_eq!(
+        spec.spec.network.as_ref().unwrap().guest_interface,
+        "enp7s0"
+    );
+    // The same answer again: nothing to replace.
+    let outcome = resolve_guest_interface(&client, &mut spec).await.unwrap();
+    assert_eq!(outcome, GuestInterface::AsSpecified);
+
+    // Direct access names no guest NIC: the cluster is not asked.
+    let mut da = direct_access_spec();
+    let before = fake.server.received_requests().await.unwrap().len();
+    let outcome = resolve_guest_interface(&client, &mut da).await.unwrap();
+    assert_eq!(outcome, GuestInterface::NotNeeded);
+    assert_eq!(fake.server.received_requests().await.unwrap().len(), before);
+}
