@@ -692,6 +692,48 @@ mod tests {
         assert_eq!(names(of_node_pool(labelled, "np")), ["np-a"]);
     }
 
+    fn vm_patch(bus: Option<&str>) -> Manifest {
+        let mut disk = json!({"name": "pxdata0", "serial": "pxdata0"});
+        if let Some(b) = bus {
+            disk["disk"] = json!({"bus": b});
+        }
+        Manifest {
+            cluster: px_topology::render::Cluster::Management,
+            order: 90,
+            file_name: "90-vm-np-w02.yaml".into(),
+            kind: "VirtualMachine".into(),
+            name: "np-w02".into(),
+            namespace: Some("clusters-t".into()),
+            body: json!([
+                {"op": "add", "path": "/spec/template/spec/domain/devices/disks/-", "value": disk},
+                {"op": "add", "path": "/spec/template/spec/volumes/-",
+                 "value": {"name": "pxdata0", "persistentVolumeClaim": {"claimName": "t-w02-data0"}}},
+            ]),
+            secret: false,
+            purpose: Vec::new(),
+            form: px_topology::render::Form::JsonPatch {
+                target: "VirtualMachine np-w02".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn disk_bus_is_the_spec_type() {
+        let w = worker_disks(&[&vm_patch(Some("virtio"))]).unwrap();
+        assert_eq!(w[0].index, 2);
+        assert_eq!(w[0].disks[0].bus, DiskBus::Virtio);
+        assert_eq!(w[0].disks[0].claim, "t-w02-data0");
+        assert_eq!(
+            add_volume_body(&w[0].disks[0])["disk"]["disk"]["bus"],
+            "virtio"
+        );
+        let w = worker_disks(&[&vm_patch(None)]).unwrap();
+        assert_eq!(w[0].disks[0].bus, DiskBus::Scsi);
+        let e = worker_disks(&[&vm_patch(Some("ide"))]).unwrap_err();
+        assert!(matches!(e, Error::Manifest(_)), "{e:?}");
+        assert!(e.to_string().contains("unknown bus"), "{e}");
+    }
+
     #[test]
     fn guest_interface_from_vmi_status() {
         let vmi = json!({
