@@ -3,7 +3,7 @@
 //! hotplug, guest NIC discovery, the cross-layer status view and tenant token
 //! rotation.
 //!
-//! Everything goes through a `kube::Client` built from a kubeconfig ([`connect`]), so
+//! Everything goes through a `kube::Client` built from a kubeconfig ([`connect()`]), so
 //! tests point it at an in-process fake API server. Nothing here prints, reads
 //! environment variables or exits: callers turn the reports into output, and the one
 //! [`Error`] type into exit codes.

@@ -167,7 +167,7 @@ pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
     Ok(out)
 }
 
-/// Label HyperShift puts on a NodePool's machines. [L] Whether it reaches the
+/// Label HyperShift puts on a NodePool's machines. \[L\] Whether it reaches the
 /// KubeVirt VMs is unconfirmed, so it is used when present and the name prefix
 /// `<nodePool>-` otherwise.
 pub const NODE_POOL_LABEL: &str = "hypershift.openshift.io/nodePool";
