@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 use assert_cmd::Command;
 
 /// The binary under test.
-pub fn pxfa_path() -> &'static str {
+pub(crate) fn pxfa_path() -> &'static str {
     env!("CARGO_BIN_EXE_pxfa")
 }
 
 /// `pxfa` with a clean environment: no `PUREFA_*`, no colours.
-pub fn pxfa() -> Command {
+pub(crate) fn pxfa() -> Command {
     let mut c = Command::new(pxfa_path());
     c.env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
@@ -23,33 +23,33 @@ pub fn pxfa() -> Command {
 }
 
 /// An example spec from `examples/`.
-pub fn example(name: &str) -> PathBuf {
+pub(crate) fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples")
         .join(name)
 }
 
 /// The direct-access example tenant.
-pub fn direct_access_spec() -> PathBuf {
+pub(crate) fn direct_access_spec() -> PathBuf {
     example("tenant-direct-access.yaml")
 }
 
 /// A `pxfa sim serve` child process on a free port; killed when dropped.
-pub struct Sim {
+pub(crate) struct Sim {
     child: Option<Child>,
     /// `https://127.0.0.1:PORT`.
-    pub url: String,
+    pub(crate) url: String,
     /// Folder with the token, certificate and state files.
-    pub dir: tempfile::TempDir,
+    pub(crate) dir: tempfile::TempDir,
     /// The token file.
-    pub token_file: PathBuf,
+    pub(crate) token_file: PathBuf,
     /// The certificate (PEM).
-    pub cert: PathBuf,
+    pub(crate) cert: PathBuf,
 }
 
 impl Sim {
     /// Starts a simulator with extra `sim serve` arguments.
-    pub fn start_with(extra: &[&str]) -> Sim {
+    pub(crate) fn start_with(extra: &[&str]) -> Sim {
         let dir = tempfile::tempdir().unwrap();
         let token_file = dir.path().join("token");
         let cert = dir.path().join("cert.pem");
@@ -98,12 +98,12 @@ impl Sim {
     }
 
     /// Starts a plain simulator.
-    pub fn start() -> Sim {
+    pub(crate) fn start() -> Sim {
         Self::start_with(&[])
     }
 
     /// The API token the simulator accepts.
-    pub fn token(&self) -> String {
+    pub(crate) fn token(&self) -> String {
         std::fs::read_to_string(&self.token_file)
             .unwrap()
             .trim()
@@ -111,7 +111,7 @@ impl Sim {
     }
 
     /// `pxfa` pointed at this simulator (URL, CA file, token file).
-    pub fn cmd(&self) -> Command {
+    pub(crate) fn cmd(&self) -> Command {
         let mut c = pxfa();
         c.arg("--array")
             .arg(&self.url)
@@ -123,7 +123,7 @@ impl Sim {
     }
 
     /// Runs `pxfa ARGS -o json` against the simulator, expects success, returns JSON.
-    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+    pub(crate) fn json(&self, args: &[&str]) -> serde_json::Value {
         let out = self.cmd().args(args).args(["-o", "json"]).output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
@@ -138,14 +138,14 @@ impl Sim {
     }
 
     /// Fails when the API token appears in either stream.
-    pub fn assert_no_token(&self, stdout: &str, stderr: &str) {
+    pub(crate) fn assert_no_token(&self, stdout: &str, stderr: &str) {
         let t = self.token();
         assert!(!stdout.contains(&t), "the API token leaked to stdout");
         assert!(!stderr.contains(&t), "the API token leaked to stderr");
     }
 
     /// Sends SIGTERM and waits for the process to end; returns whether it exited 0.
-    pub fn terminate(mut self) -> bool {
+    pub(crate) fn terminate(mut self) -> bool {
         let mut child = self.child.take().unwrap();
         let status = StdCommand::new("kill")
             .args(["-TERM", &child.id().to_string()])
@@ -176,7 +176,7 @@ impl Drop for Sim {
 }
 
 /// stdout and stderr of an output as strings.
-pub fn streams(out: &std::process::Output) -> (String, String) {
+pub(crate) fn streams(out: &std::process::Output) -> (String, String) {
     (
         String::from_utf8_lossy(&out.stdout).to_string(),
         String::from_utf8_lossy(&out.stderr).to_string(),

@@ -5,6 +5,7 @@
 //! library's wording, before anything is sent to an array.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
@@ -13,18 +14,18 @@ use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 #[command(name = "pxfa", version, propagate_version = true, max_term_width = 100)]
 #[command(after_help = "Exit codes: 0 ok, 1 error, 2 usage or invalid input, \
 3 `plan --detailed-exitcode` found changes, 4 `apply` finished with some changes failed.")]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Options every command understands.
     #[command(flatten)]
-    pub global: GlobalArgs,
+    pub(crate) global: GlobalArgs,
     /// What to do.
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// Human-readable tables, sizes with units, local times.
     #[default]
     Table,
@@ -36,7 +37,7 @@ pub enum OutputFormat {
 
 /// When to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// Only when writing to a terminal and `NO_COLOR` is unset.
     #[default]
     Auto,
@@ -48,34 +49,34 @@ pub enum ColorChoice {
 
 /// Options shared by every command.
 #[derive(Debug, Clone, Args)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// FlashArray management address (`https://host[:port]` or `host`), or `sim` for an
     /// embedded simulated array. Default: `PUREFA_URL`, then the pure.json entry.
     #[arg(long, global = true, value_name = "URL|sim", help_heading = "Array")]
-    pub array: Option<String>,
+    pub(crate) array: Option<String>,
 
     /// File holding the API token (first line). Default: `PUREFA_API`, then pure.json.
     /// A token is never accepted as an argument value.
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
-    pub api_token_file: Option<PathBuf>,
+    pub(crate) api_token_file: Option<PathBuf>,
 
     /// A px-pure-secret `pure.json` file to take the address and token from.
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
-    pub pure_json: Option<PathBuf>,
+    pub(crate) pure_json: Option<PathBuf>,
 
     /// Which `FlashArrays[]` entry of pure.json to use (its `MgmtEndPoint`), when it
     /// lists several.
     #[arg(long, global = true, value_name = "NAME", help_heading = "Array")]
-    pub array_name: Option<String>,
+    pub(crate) array_name: Option<String>,
 
     /// PEM bundle of certificate authorities to trust for the array's certificate.
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
-    pub ca_file: Option<PathBuf>,
+    pub(crate) ca_file: Option<PathBuf>,
 
     /// Do not verify the array's TLS certificate (exposes the token to anyone in the
     /// middle; prefer --ca-file).
     #[arg(long, global = true, help_heading = "Array")]
-    pub insecure: bool,
+    pub(crate) insecure: bool,
 
     /// Retries of one REST call after 429, 503, busy or connection errors.
     #[arg(
@@ -85,22 +86,22 @@ pub struct GlobalArgs {
         default_value_t = 5,
         help_heading = "Array"
     )]
-    pub retries: u32,
+    pub(crate) retries: u32,
 
     /// Give up retrying one REST call after this long (e.g. `2m`, `30s`).
     #[arg(long, global = true, value_name = "DURATION", default_value = "2m",
           value_parser = humantime::parse_duration, help_heading = "Array")]
-    pub retry_for: std::time::Duration,
+    pub(crate) retry_for: std::time::Duration,
 
     /// Connect timeout (e.g. `10s`).
     #[arg(long, global = true, value_name = "DURATION", default_value = "10s",
           value_parser = humantime::parse_duration, help_heading = "Array")]
-    pub connect_timeout: std::time::Duration,
+    pub(crate) connect_timeout: std::time::Duration,
 
     /// With `--array sim`: load the simulated array's state from FILE (JSON) if it
     /// exists, and save it back when the command ends.
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
-    pub sim_state: Option<PathBuf>,
+    pub(crate) sim_state: Option<PathBuf>,
 
     /// Output format of results on stdout.
     #[arg(
@@ -111,15 +112,15 @@ pub struct GlobalArgs {
         default_value_t,
         help_heading = "Output"
     )]
-    pub output: OutputFormat,
+    pub(crate) output: OutputFormat,
 
     /// More log lines on stderr (-v: info, -vv: debug with request ids, -vvv: trace).
     #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet", help_heading = "Output")]
-    pub verbose: u8,
+    pub(crate) verbose: u8,
 
     /// Only errors on stderr; no progress.
     #[arg(short, long, global = true, help_heading = "Output")]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     /// Colours on stdout/stderr. `NO_COLOR` always wins.
     #[arg(
@@ -130,17 +131,17 @@ pub struct GlobalArgs {
         value_name = "WHEN",
         help_heading = "Output"
     )]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
 
     /// Answer yes to confirmations; required for destructive commands when stdin is not
     /// a terminal.
     #[arg(short = 'y', long, global = true)]
-    pub yes: bool,
+    pub(crate) yes: bool,
 }
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Per-resource commands over the array's REST API.
     #[command(flatten)]
     Resource(ResourceCmd),
@@ -157,7 +158,7 @@ pub enum Command {
     /// Remove what pxfa made on the array for a tenant.
     Destroy(DestroyArgs),
     /// One view of a tenant across the array and the clusters (-o json for machines).
-    Status(crate::commands::cluster::StatusArgs),
+    Status(StatusArgs),
     /// Print the TenantStorage CustomResourceDefinition (pxfa.io/v1alpha1).
     Crd,
     /// The whole flow for the example tenant on an embedded simulated array.
@@ -171,7 +172,7 @@ pub enum Command {
 
 /// Commands that work on one kind of array object.
 #[derive(Debug, Subcommand)]
-pub enum ResourceCmd {
+pub(crate) enum ResourceCmd {
     /// Volumes: list, create, resize, rename, destroy, recover, eradicate, tag.
     #[command(subcommand)]
     Volume(VolumeCmd),
@@ -197,35 +198,35 @@ pub enum ResourceCmd {
 
 /// Selection shared by list commands.
 #[derive(Debug, Clone, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// Only these names (each must exist).
     #[arg(value_name = "NAME")]
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Array filter expression, e.g. `name='px-*'`.
     #[arg(long)]
-    pub filter: Option<String>,
+    pub(crate) filter: Option<String>,
     /// Sort keys; a trailing `-` sorts descending (`provisioned-`).
     #[arg(long, value_delimiter = ',')]
-    pub sort: Vec<String>,
+    pub(crate) sort: Vec<String>,
     /// At most this many items.
     #[arg(long)]
-    pub limit: Option<usize>,
+    pub(crate) limit: Option<usize>,
 }
 
 /// Destroyed-state selection for volume and pod listings.
 #[derive(Debug, Clone, Args)]
-pub struct DestroyedArgs {
+pub(crate) struct DestroyedArgs {
     /// Only destroyed objects (pending eradication).
     #[arg(long, conflicts_with = "live")]
-    pub destroyed: bool,
+    pub(crate) destroyed: bool,
     /// Only live objects.
     #[arg(long)]
-    pub live: bool,
+    pub(crate) live: bool,
 }
 
 /// `volume` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum VolumeCmd {
+pub(crate) enum VolumeCmd {
     /// List volumes.
     List {
         /// Selection.
@@ -292,38 +293,38 @@ pub enum VolumeCmd {
 
 /// Tag changes.
 #[derive(Debug, Clone, Args)]
-pub struct TagArgs {
+pub(crate) struct TagArgs {
     /// Object names.
     #[arg(required = true, value_name = "NAME")]
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Set a tag, `KEY=VALUE` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    pub(crate) set: Vec<String>,
     /// Remove a tag by key (repeatable).
     #[arg(long = "remove", value_name = "KEY")]
-    pub remove: Vec<String>,
+    pub(crate) remove: Vec<String>,
     /// Tag namespace.
     #[arg(long, default_value = "default")]
-    pub namespace: String,
+    pub(crate) namespace: String,
 }
 
 /// Initiators given on the command line.
 #[derive(Debug, Clone, Default, Args)]
-pub struct InitiatorArgs {
+pub(crate) struct InitiatorArgs {
     /// FC WWN (`21:00:f4:c7:aa:00:27:06` or `2100F4C7AA002706`), repeatable.
     #[arg(long = "wwn", value_name = "WWN")]
-    pub wwns: Vec<String>,
+    pub(crate) wwns: Vec<String>,
     /// iSCSI IQN, repeatable.
     #[arg(long = "iqn", value_name = "IQN")]
-    pub iqns: Vec<String>,
+    pub(crate) iqns: Vec<String>,
     /// NVMe NQN, repeatable.
     #[arg(long = "nqn", value_name = "NQN")]
-    pub nqns: Vec<String>,
+    pub(crate) nqns: Vec<String>,
 }
 
 /// `host` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum HostCmd {
+pub(crate) enum HostCmd {
     /// List hosts.
     List {
         /// Selection.
@@ -386,7 +387,7 @@ pub enum HostCmd {
 
 /// `hostgroup` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum HostGroupCmd {
+pub(crate) enum HostGroupCmd {
     /// List host groups.
     List {
         /// Selection.
@@ -426,18 +427,18 @@ pub enum HostGroupCmd {
 /// The host side of a connection.
 #[derive(Debug, Clone, Args)]
 #[group(required = true, multiple = false)]
-pub struct TargetArgs {
+pub(crate) struct TargetArgs {
     /// A host (private connection).
     #[arg(long)]
-    pub host: Option<String>,
+    pub(crate) host: Option<String>,
     /// A host group (shared connection).
     #[arg(long = "hostgroup", alias = "host-group", value_name = "GROUP")]
-    pub host_group: Option<String>,
+    pub(crate) host_group: Option<String>,
 }
 
 /// `connection` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum ConnectionCmd {
+pub(crate) enum ConnectionCmd {
     /// List connections (one row per host that sees a volume).
     List {
         /// Only connections seen by this host.
@@ -475,7 +476,7 @@ pub enum ConnectionCmd {
 
 /// `pod` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum PodCmd {
+pub(crate) enum PodCmd {
     /// List pods.
     List {
         /// Selection.
@@ -522,7 +523,7 @@ pub enum PodCmd {
 
 /// `token` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum TokenCmd {
+pub(crate) enum TokenCmd {
     /// List admins' API tokens (never the token values).
     List {
         /// Admin user names; all when omitted.
@@ -547,12 +548,12 @@ pub enum TokenCmd {
     },
     /// Give a cloud-drive tenant a new API token in px-pure-secret, never leaving it
     /// without a working one (see docs/cluster.md).
-    Rotate(crate::commands::cluster::TokenRotateArgs),
+    Rotate(TokenRotateArgs),
 }
 
 /// `array` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum ArrayCmd {
+pub(crate) enum ArrayCmd {
     /// Name, Purity version, capacity, eradication settings.
     Info,
     /// Capacity and space use.
@@ -561,107 +562,107 @@ pub enum ArrayCmd {
 
 /// `size`.
 #[derive(Debug, Args)]
-pub struct SizeArgs {
+pub(crate) struct SizeArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
 }
 
 /// `render`.
 #[derive(Debug, Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Folder to write the manifests to (created if missing).
     #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Also write Secrets with credentials (px-pure-secret); off by default so that
     /// manifests can go to git.
     #[arg(long)]
-    pub include_secrets: bool,
+    pub(crate) include_secrets: bool,
 }
 
 /// `lint`.
 #[derive(Debug, Args)]
-pub struct LintArgs {
+pub(crate) struct LintArgs {
     /// Spec or manifest files, or folders of them.
     #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
 }
 
 /// `plan`.
 #[derive(Debug, Args)]
-pub struct PlanArgs {
+pub(crate) struct PlanArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Exit 3 when there are changes, 0 when none.
     #[arg(long)]
-    pub detailed_exitcode: bool,
+    pub(crate) detailed_exitcode: bool,
     /// Take over same-named objects that lack pxfa's tags.
     #[arg(long)]
-    pub adopt: bool,
+    pub(crate) adopt: bool,
     /// Allow shrinking volumes.
     #[arg(long)]
-    pub allow_shrink: bool,
+    pub(crate) allow_shrink: bool,
 }
 
 /// `apply`.
 #[derive(Debug, Args)]
-pub struct ApplyArgs {
+pub(crate) struct ApplyArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Also write the tenant's manifests to this folder.
     #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Take over same-named objects that lack pxfa's tags.
     #[arg(long)]
-    pub adopt: bool,
+    pub(crate) adopt: bool,
     /// Allow shrinking volumes (data beyond the new size is lost).
     #[arg(long)]
-    pub allow_shrink: bool,
+    pub(crate) allow_shrink: bool,
     /// With --out: write Secrets with credentials (px-pure-secret) too.
     #[arg(long, requires = "out")]
-    pub include_secrets: bool,
+    pub(crate) include_secrets: bool,
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub concurrency: u32,
+    pub(crate) concurrency: u32,
     /// The clusters: with --kubeconfig, apply the manifests there after the array.
     #[command(flatten)]
-    pub kube: crate::commands::cluster::KubeArgs,
+    pub(crate) kube: KubeArgs,
 }
 
 /// `destroy`.
 #[derive(Debug, Args)]
-pub struct DestroyArgs {
+pub(crate) struct DestroyArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Eradicate after destroying (irreversible; SafeMode may refuse).
     #[arg(long)]
-    pub eradicate: bool,
+    pub(crate) eradicate: bool,
     /// Also delete the token admin's API token (only for admins dedicated to this
     /// tenant: tokens carry no tags).
     #[arg(long)]
-    pub delete_token: bool,
+    pub(crate) delete_token: bool,
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub concurrency: u32,
+    pub(crate) concurrency: u32,
 }
 
 /// `demo`.
 #[derive(Debug, Args)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     /// Folder for the manifests.
     #[arg(long, value_name = "DIR", default_value = "pxfa-demo-out")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
 }
 
 /// `sim` subcommands.
 #[derive(Debug, Subcommand)]
-pub enum SimCmd {
+pub(crate) enum SimCmd {
     /// Serve a simulated FlashArray over HTTPS until Ctrl-C or SIGTERM.
     Serve(SimServeArgs),
 }
@@ -669,31 +670,106 @@ pub enum SimCmd {
 /// `sim serve`. The token file is the global `--api-token-file` (required here): read
 /// if it exists, else a new token is generated and written with mode 0600.
 #[derive(Debug, Args)]
-pub struct SimServeArgs {
+pub(crate) struct SimServeArgs {
     /// Address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8443")]
-    pub listen: std::net::SocketAddr,
+    pub(crate) listen: std::net::SocketAddr,
     /// Load state from FILE if it exists; save it there on shutdown.
     #[arg(long, value_name = "FILE")]
-    pub state: Option<PathBuf>,
+    pub(crate) state: Option<PathBuf>,
     /// Write the simulator's self-signed certificate (PEM) to FILE, for --ca-file.
     #[arg(long, value_name = "FILE")]
-    pub cert_out: Option<PathBuf>,
+    pub(crate) cert_out: Option<PathBuf>,
     /// Latency added to every call, e.g. `20ms`.
     #[arg(long, value_parser = humantime::parse_duration)]
-    pub latency: Option<std::time::Duration>,
+    pub(crate) latency: Option<std::time::Duration>,
     /// Faults to inject (see docs/cli.md).
     #[arg(long, value_name = "SPEC")]
-    pub faults: Option<String>,
+    pub(crate) faults: Option<String>,
     /// Create N volumes at start.
     #[arg(long, value_name = "N")]
-    pub seed_volumes: Option<usize>,
+    pub(crate) seed_volumes: Option<usize>,
 }
 
 /// `completions`.
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// Shell.
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub(crate) shell: clap_complete::Shell,
+}
+
+/// Cluster options of `apply`. Without `--kubeconfig` nothing touches a cluster.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct KubeArgs {
+    /// Management cluster kubeconfig: after the array, apply the management manifests
+    /// there (server-side apply, field manager `pxfa`), wait for them and attach the
+    /// worker disks.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// Context in the management kubeconfig (default: its current context).
+    #[arg(long, value_name = "NAME", requires = "kubeconfig")]
+    pub(crate) context: Option<String>,
+    /// Tenant (hosted) cluster kubeconfig: apply the tenant manifests there too.
+    #[arg(long, value_name = "FILE", requires = "kubeconfig")]
+    pub(crate) tenant_kubeconfig: Option<PathBuf>,
+    /// Context in the tenant kubeconfig.
+    #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
+    pub(crate) tenant_context: Option<String>,
+    /// Take over fields another field manager owns instead of stopping at the conflict.
+    #[arg(long, requires = "kubeconfig")]
+    pub(crate) force_conflicts: bool,
+    /// How long to wait for each step (NNCP available, PVCs bound, VMs created,
+    /// StorageCluster online).
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = humantime::parse_duration)]
+    pub(crate) wait_timeout: Duration,
+    /// Give a new VM the disks of a worker whose recorded VM no longer exists (make
+    /// sure the old VM is gone for good: two VMs must never share a worker's disks).
+    #[arg(long, requires = "kubeconfig")]
+    pub(crate) adopt_replaced_vms: bool,
+}
+
+/// `status`.
+#[derive(Debug, Args)]
+pub(crate) struct StatusArgs {
+    /// Tenant spec (YAML).
+    #[arg(short = 'f', long = "file", value_name = "SPEC")]
+    pub(crate) file: PathBuf,
+    /// Management cluster kubeconfig; without it only the array layer is shown.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// Context in the management kubeconfig.
+    #[arg(long, value_name = "NAME", requires = "kubeconfig")]
+    pub(crate) context: Option<String>,
+    /// Tenant cluster kubeconfig, for the StorageCluster and StorageNodes.
+    #[arg(long, value_name = "FILE", requires = "kubeconfig")]
+    pub(crate) tenant_kubeconfig: Option<PathBuf>,
+    /// Context in the tenant kubeconfig.
+    #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
+    pub(crate) tenant_context: Option<String>,
+}
+
+/// `token rotate`.
+#[derive(Debug, Args)]
+pub(crate) struct TokenRotateArgs {
+    /// Tenant spec (YAML); cloud-drive only.
+    #[arg(short = 'f', long = "file", value_name = "SPEC")]
+    pub(crate) file: PathBuf,
+    /// Tenant cluster kubeconfig (holds px-pure-secret).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tenant_kubeconfig: PathBuf,
+    /// Context in the tenant kubeconfig.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) tenant_context: Option<String>,
+    /// The second array user the rotation bridges through (same role as the token
+    /// user); default `<tokenUser>-alt`.
+    #[arg(long, value_name = "ADMIN")]
+    pub(crate) alternate_user: Option<String>,
+    /// Lifetime of the new token, e.g. `90d`; never expires when omitted.
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub(crate) lifetime: Option<Duration>,
+    /// Wait between writing a new token and deleting the old one (Portworx re-reads
+    /// px-pure-secret about every five minutes).
+    #[arg(long, value_name = "DURATION", default_value = "6m", value_parser = humantime::parse_duration)]
+    pub(crate) grace: Duration,
 }

@@ -11,21 +11,21 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use px_topology::PureJson;
 use secrecy::{ExposeSecret, SecretString};
-use serde::Deserialize;
 use url::Url;
 
 use crate::args::GlobalArgs;
 use crate::exit::InvalidInput;
 
 /// Environment variable with the array address.
-pub const ENV_URL: &str = "PUREFA_URL";
+pub(crate) const ENV_URL: &str = "PUREFA_URL";
 /// Environment variable with the API token.
-pub const ENV_TOKEN: &str = "PUREFA_API";
+pub(crate) const ENV_TOKEN: &str = "PUREFA_API";
 
 /// Which array to talk to.
 #[derive(Debug)]
-pub enum Target {
+pub(crate) enum Target {
     /// The embedded simulated array (`--array sim`).
     Sim,
     /// A real array (or the HTTPS simulator) over REST.
@@ -34,7 +34,7 @@ pub enum Target {
 
 /// Where a setting came from, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// A command-line flag.
     Flag,
     /// An environment variable.
@@ -54,19 +54,19 @@ impl fmt::Display for Source {
 }
 
 /// A resolved REST target. Debug never shows the token.
-pub struct RestTarget {
+pub(crate) struct RestTarget {
     /// Base URL, `https://host[:port]`.
-    pub url: Url,
+    pub(crate) url: Url,
     /// Where the URL came from.
-    pub url_source: Source,
+    pub(crate) url_source: Source,
     /// The API token.
-    pub token: SecretString,
+    pub(crate) token: SecretString,
     /// Where the token came from.
-    pub token_source: Source,
+    pub(crate) token_source: Source,
     /// CA bundle to trust.
-    pub ca_file: Option<PathBuf>,
+    pub(crate) ca_file: Option<PathBuf>,
     /// Skip certificate verification.
-    pub insecure: bool,
+    pub(crate) insecure: bool,
 }
 
 impl fmt::Debug for RestTarget {
@@ -82,21 +82,6 @@ impl fmt::Debug for RestTarget {
     }
 }
 
-/// The px-pure-secret file: `{"FlashArrays": [{"MgmtEndPoint": ..., "APIToken": ...}]}`.
-#[derive(Deserialize)]
-struct PureJson {
-    #[serde(rename = "FlashArrays", default)]
-    flash_arrays: Vec<PureJsonArray>,
-}
-
-#[derive(Deserialize)]
-struct PureJsonArray {
-    #[serde(rename = "MgmtEndPoint")]
-    mgmt_endpoint: Option<String>,
-    #[serde(rename = "APIToken")]
-    api_token: Option<SecretString>,
-}
-
 /// One usable pure.json entry.
 struct PureEntry {
     endpoint: String,
@@ -105,7 +90,7 @@ struct PureEntry {
 
 /// Resolves the target from flags, environment (`env`) and pure.json. `warn` receives
 /// warnings (insecure mode, readable credential files).
-pub fn resolve(
+pub(crate) fn resolve(
     global: &GlobalArgs,
     env: &dyn Fn(&str) -> Option<String>,
     warn: &mut dyn FnMut(String),
@@ -184,7 +169,7 @@ pub fn resolve(
 
 /// Parses `host`, `host:port` or `https://host[:port]` into a base URL. Plain HTTP
 /// is refused: the API token would travel in clear text.
-pub fn parse_array_url(addr: &str) -> Result<Url> {
+pub(crate) fn parse_array_url(addr: &str) -> Result<Url> {
     let addr = addr.trim();
     if addr.is_empty() {
         return Err(InvalidInput::error("the array address is empty"));
@@ -220,7 +205,7 @@ pub fn parse_array_url(addr: &str) -> Result<Url> {
 }
 
 /// Reads a token file: the first non-empty line, trimmed.
-pub fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Result<SecretString> {
+pub(crate) fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Result<SecretString> {
     warn_if_shared(path, warn);
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read API token file {}", path.display()))?;
@@ -246,22 +231,10 @@ fn load_pure_json(path: &Path, warn: &mut dyn FnMut(String)) -> Result<PureJson>
         std::fs::read_to_string(path)
             .with_context(|| format!("cannot read pure.json {}", path.display()))?,
     );
-    // serde_json messages can quote the offending value, which may be a token: report
-    // only where and what kind of problem.
-    serde_json::from_str::<PureJson>(text.expose_secret()).map_err(|e| {
-        let what = match e.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                "not valid JSON"
-            }
-            _ => "not in the px-pure-secret format ({\"FlashArrays\": [{\"MgmtEndPoint\", \"APIToken\"}]})",
-        };
-        InvalidInput::error(format!(
-            "{}: {what} (line {}, column {})",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })
+    // The parse error gives only where and what kind of problem, never the text: it
+    // may be a token.
+    PureJson::parse(text.expose_secret())
+        .map_err(|e| InvalidInput::error(format!("{}: {e}", path.display())))
 }
 
 fn select_entry(
@@ -361,7 +334,7 @@ fn endpoint_matches(endpoint: &str, wanted: &str) -> bool {
 
 /// Warns when a credential file can be read by group or others.
 #[cfg(unix)]
-pub fn warn_if_shared(path: &Path, warn: &mut dyn FnMut(String)) {
+pub(crate) fn warn_if_shared(path: &Path, warn: &mut dyn FnMut(String)) {
     use std::os::unix::fs::PermissionsExt;
     if let Ok(meta) = std::fs::metadata(path) {
         let mode = meta.permissions().mode();
@@ -378,7 +351,7 @@ pub fn warn_if_shared(path: &Path, warn: &mut dyn FnMut(String)) {
 
 /// Warns when a credential file can be read by group or others (unix only).
 #[cfg(not(unix))]
-pub fn warn_if_shared(_path: &Path, _warn: &mut dyn FnMut(String)) {}
+pub(crate) fn warn_if_shared(_path: &Path, _warn: &mut dyn FnMut(String)) {}
 
 #[cfg(test)]
 mod tests {

@@ -15,10 +15,10 @@ use crate::exit::InvalidInput;
 /// The user declined a confirmation. Exit code 1.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}: not confirmed, nothing changed")]
-pub struct Declined(pub String);
+pub(crate) struct Declined(pub(crate) String);
 
 /// Refuses empty selections and names with wildcard characters.
-pub fn check_selection(action: &str, names: &[String]) -> Result<()> {
+pub(crate) fn check_selection(action: &str, names: &[String]) -> Result<()> {
     if names.is_empty() || names.iter().all(|n| n.trim().is_empty()) {
         return Err(InvalidInput::error(format!(
             "{action}: refusing an empty selection; name the objects explicitly"
@@ -37,7 +37,7 @@ pub fn check_selection(action: &str, names: &[String]) -> Result<()> {
 
 /// Asks `question` on the terminal unless `yes`; without a terminal, `--yes` is
 /// required.
-pub fn confirm(yes: bool, question: &str) -> Result<()> {
+pub(crate) fn confirm(yes: bool, question: &str) -> Result<()> {
     if yes {
         return Ok(());
     }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 /// How a command that did not fail ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Everything done.
     Success,
     /// `plan --detailed-exitcode` found changes.
@@ -19,7 +19,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The process exit code.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Outcome::Success => 0,
             Outcome::Changes => 3,
@@ -38,58 +38,70 @@ impl From<Outcome> for ExitCode {
 /// nothing was sent to the array. Exit code 2.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct InvalidInput(pub String);
+pub(crate) struct InvalidInput(pub(crate) String);
 
 impl InvalidInput {
     /// An invalid-input error with this message.
-    pub fn error(msg: impl Into<String>) -> anyhow::Error {
+    pub(crate) fn error(msg: impl Into<String>) -> anyhow::Error {
         anyhow::Error::new(InvalidInput(msg.into()))
     }
 }
 
-/// The exit code for a failed command: 2 when anything in the error chain says the
-/// input was invalid before sending, else 1.
-pub fn code_for(err: &anyhow::Error) -> u8 {
-    for cause in err.chain() {
-        if cause.is::<InvalidInput>()
+/// The exit code for a failed command: 2 when an error in the chain is typed as the
+/// user's input being invalid before anything was sent, else 1.
+pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
+    let invalid = err.chain().any(|cause| {
+        cause.is::<InvalidInput>()
             || cause.is::<flasharray::name::NameError>()
             || cause.is::<flasharray::size::SizeError>()
             || cause.is::<px_topology::spec::SpecError>()
             || cause.is::<px_topology::spec::SpecErrors>()
-        {
-            return 2;
-        }
-        if let Some(e) = cause.downcast_ref::<flasharray::Error>()
-            && e.is_invalid_input()
-        {
-            return 2;
-        }
-    }
-    1
+            || cause.is::<px_topology::TenantError>()
+            || cause
+                .downcast_ref::<flasharray::Error>()
+                .is_some_and(flasharray::Error::is_invalid_input)
+            || cause
+                .downcast_ref::<px_cluster::Error>()
+                .is_some_and(px_cluster::Error::is_invalid_input)
+    });
+    if invalid { 2 } else { 1 }
 }
 
-/// A next step for errors whose fix is not obvious from the message.
-pub fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
-    let text = format!("{err:#}").to_ascii_lowercase();
-    if text.contains("certificate") || text.contains("unknownissuer") {
+/// A next step for errors whose fix is not obvious from the message. Only the
+/// array's own errors get array hints: a Kubernetes API server that does not answer
+/// is not the array.
+pub(crate) fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
+    let array_errors = || {
+        err.chain()
+            .filter_map(|c| c.downcast_ref::<flasharray::Error>())
+    };
+    // The client's transport error carries no kind for TLS or refused connections
+    // (only a timeout flag), so these two are told apart by its message, which the
+    // client builds from the TLS and socket errors' own words.
+    let transport = array_errors().find_map(|e| match last_attempt(e) {
+        flasharray::Error::Transport(t) => Some(t),
+        _ => None,
+    });
+    let transport_text = transport.map(|t| t.message.to_ascii_lowercase());
+    if transport_text
+        .as_deref()
+        .is_some_and(|m| m.contains("certificate") || m.contains("unknownissuer"))
+    {
         return Some(
             "the array's TLS certificate is not trusted: pass --ca-file with the CA bundle that signed it \
              (for `pxfa sim serve`, the file written by --cert-out)",
         );
     }
-    let unauthorized = err.chain().any(|c| {
-        c.downcast_ref::<flasharray::Error>()
-            .is_some_and(|e| e.kind() == flasharray::ErrorKind::Unauthorized)
-    });
-    if unauthorized {
+    if array_errors().any(|e| e.kind() == flasharray::ErrorKind::Unauthorized) {
         return Some(
             "the array refused the API token: check --api-token-file / PUREFA_API / pure.json, and that the token has not expired",
         );
     }
-    if text.contains("connection refused")
-        || text.contains("dns error")
-        || text.contains("timed out")
-    {
+    let no_answer = transport.is_some_and(|t| t.timeout)
+        || transport_text
+            .as_deref()
+            .is_some_and(|m| m.contains("connection refused") || m.contains("dns error"));
+    if no_answer {
         return Some(
             "the array did not answer: check the address (--array, PUREFA_URL) and the network path",
         );
@@ -97,9 +109,17 @@ pub fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
     None
 }
 
+/// The error of the last attempt, when the client gave up retrying.
+fn last_attempt(e: &flasharray::Error) -> &flasharray::Error {
+    match e {
+        flasharray::Error::RetriesExhausted { last, .. } => last_attempt(last),
+        other => other,
+    }
+}
+
 /// True when the error is only stdout being closed early (`pxfa volume list | head`),
 /// which is not a failure.
-pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
@@ -130,13 +150,43 @@ mod tests {
         assert_eq!(code_for(&anyhow::anyhow!("connection refused")), 1);
     }
 
+    fn transport(message: &str, timeout: bool) -> anyhow::Error {
+        anyhow::Error::new(flasharray::Error::from(flasharray::error::TransportError {
+            operation: "GET /api/api_version".into(),
+            request_id: None,
+            message: message.into(),
+            maybe_applied: false,
+            timeout,
+        }))
+        .context("cannot open the array")
+    }
+
     #[test]
     fn hints() {
-        let e = anyhow::anyhow!("GET /api/api_version: invalid peer certificate: UnknownIssuer");
+        let e = transport("invalid peer certificate: UnknownIssuer", false);
         assert!(hint_for(&e).unwrap().contains("--ca-file"));
         let e = anyhow::Error::new(flasharray::Error::api(401, None, "Invalid credentials"));
         assert!(hint_for(&e).unwrap().contains("API token"));
+        let e = transport(
+            "tcp connect error: Connection refused (os error 111)",
+            false,
+        );
+        assert!(hint_for(&e).unwrap().contains("did not answer"));
+        assert!(hint_for(&transport("operation timed out", true)).is_some());
         assert!(hint_for(&anyhow::anyhow!("volume v1 does not exist")).is_none());
+        // A Kubernetes API server that does not answer is not the array.
+        assert!(hint_for(&anyhow::anyhow!("kube: connection refused")).is_none());
+    }
+
+    #[test]
+    fn typed_library_errors_choose_the_code() {
+        let e = anyhow::Error::new(px_cluster::Error::InvalidOptions("same user".into()));
+        assert_eq!(code_for(&e), 2);
+        let e = anyhow::Error::new(px_cluster::Error::State("VMs disagree".into()));
+        assert_eq!(code_for(&e), 1);
+        let e =
+            px_topology::Tenant::load(std::path::Path::new("/nonexistent/spec.yaml")).unwrap_err();
+        assert_eq!(code_for(&anyhow::Error::new(e)), 2);
     }
 
     #[test]

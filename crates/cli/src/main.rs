@@ -1,5 +1,85 @@
 //! `pxfa`: Portworx on FlashArray for OpenShift hosted control plane tenants.
+//!
+//! A thin layer of clap commands over the `flasharray` client, the `flasharray-mock`
+//! simulator, `px-topology` and `px-cluster`. [`main`] parses arguments, sets up
+//! logging, runs one command on a tokio runtime and turns the result into an exit code
+//! ([`exit`]). Nothing here holds business rules: names and sizes are validated by the
+//! library types, plans come from px-topology, cluster work from px-cluster.
 
-fn main() -> std::process::ExitCode {
-    pxfa::main()
+mod args;
+mod commands;
+mod config;
+mod confirm;
+mod exit;
+mod output;
+mod secret_file;
+mod session;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::Cli;
+use crate::output::Printer;
+
+/// Runs the command line and returns the process exit code.
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // Help and version go to stdout with 0; usage errors to stderr with 2.
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    let printer = Printer::from_args(&cli.global);
+    init_tracing(&cli.global, printer.color_err);
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            printer.error(&anyhow::Error::new(e).context("cannot start the async runtime"));
+            return ExitCode::from(1);
+        }
+    };
+    let result = runtime.block_on(commands::run(cli, &printer));
+    // Let a simulator or client finish in the background for at most a moment.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match result {
+        Ok(outcome) => outcome.into(),
+        Err(e) if exit::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            printer.error(&e);
+            ExitCode::from(exit::code_for(&e))
+        }
+    }
+}
+
+/// Log lines go to stderr. `-v` shows what pxfa does, `-vv` the REST calls with their
+/// request ids, `-vvv` everything pxfa's crates trace. HTTP and TLS libraries stay at
+/// `warn` whatever the verbosity: their debug output could include headers, and the
+/// `api-token` and `x-auth-token` headers are secrets.
+fn init_tracing(global: &args::GlobalArgs, color: bool) {
+    let ours = match (global.quiet, global.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        (false, _) => "trace",
+    };
+    let filter = format!(
+        "warn,pxfa={ours},flasharray={ours},flasharray_mock={ours},px_topology={ours},px_cluster={ours}"
+    );
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(color)
+        .with_target(global.verbose >= 2)
+        .without_time()
+        .try_init();
 }

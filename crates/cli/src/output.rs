@@ -6,6 +6,10 @@
 //! local time; JSON and YAML keep the array's raw values (bytes, ms since the epoch)
 //! so that scripts need no unit parsing. Colours appear only on a terminal and never
 //! when `NO_COLOR` is set.
+#![allow(
+    clippy::print_stderr,
+    reason = "the printer is the one place in pxfa that writes to the terminal"
+)]
 
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
@@ -18,23 +22,23 @@ use crate::args::{ColorChoice, GlobalArgs, OutputFormat};
 
 /// Decides what is written where.
 #[derive(Debug, Clone)]
-pub struct Printer {
+pub(crate) struct Printer {
     /// Format of results on stdout.
-    pub format: OutputFormat,
+    pub(crate) format: OutputFormat,
     /// Colour on stdout.
-    pub color_out: bool,
+    pub(crate) color_out: bool,
     /// Colour on stderr.
-    pub color_err: bool,
+    pub(crate) color_err: bool,
     /// Only errors on stderr.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// Verbosity count.
-    pub verbose: u8,
+    pub(crate) verbose: u8,
     /// stderr is a terminal (progress bars instead of lines).
-    pub stderr_tty: bool,
+    pub(crate) stderr_tty: bool,
 }
 
 /// Whether colours are wanted for a stream that is (or is not) a terminal.
-pub fn use_color(choice: ColorChoice, no_color: bool, is_tty: bool) -> bool {
+pub(crate) fn use_color(choice: ColorChoice, no_color: bool, is_tty: bool) -> bool {
     if no_color {
         return false;
     }
@@ -47,7 +51,7 @@ pub fn use_color(choice: ColorChoice, no_color: bool, is_tty: bool) -> bool {
 
 impl Printer {
     /// A printer for these options, looking at the real terminal and `NO_COLOR`.
-    pub fn from_args(g: &GlobalArgs) -> Self {
+    pub(crate) fn from_args(g: &GlobalArgs) -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let stderr_tty = std::io::stderr().is_terminal();
         Printer {
@@ -61,7 +65,11 @@ impl Printer {
     }
 
     /// Writes a result: `value` as JSON/YAML, or the table `table` builds.
-    pub fn emit<T: Serialize>(&self, value: &T, table: impl FnOnce() -> Table) -> Result<()> {
+    pub(crate) fn emit<T: Serialize>(
+        &self,
+        value: &T,
+        table: impl FnOnce() -> Table,
+    ) -> Result<()> {
         match self.format {
             OutputFormat::Json => self.stdout(&to_json(value)?),
             OutputFormat::Yaml => self.stdout(&to_yaml(value)?),
@@ -73,7 +81,7 @@ impl Printer {
     }
 
     /// Writes a result that has a plain-text form for humans.
-    pub fn emit_text<T: Serialize>(&self, value: &T, text: &str) -> Result<()> {
+    pub(crate) fn emit_text<T: Serialize>(&self, value: &T, text: &str) -> Result<()> {
         match self.format {
             OutputFormat::Table => self.stdout(text.trim_end_matches('\n')),
             _ => self.emit(value, Table::new),
@@ -81,7 +89,7 @@ impl Printer {
     }
 
     /// Writes `text` and a newline to stdout.
-    pub fn stdout(&self, text: &str) -> Result<()> {
+    pub(crate) fn stdout(&self, text: &str) -> Result<()> {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{text}")?;
         out.flush()?;
@@ -89,7 +97,7 @@ impl Printer {
     }
 
     /// A new table with headers, sized to the terminal.
-    pub fn table(&self, headers: &[&str]) -> Table {
+    pub(crate) fn table(&self, headers: &[&str]) -> Table {
         let mut t = Table::new();
         // No borders, like kubectl: easy to read, to grep and to cut.
         t.load_preset(presets::NOTHING)
@@ -109,7 +117,7 @@ impl Printer {
     }
 
     /// A two-column FIELD/VALUE table for one object.
-    pub fn kv_table(&self, rows: Vec<(&str, String)>) -> Table {
+    pub(crate) fn kv_table(&self, rows: Vec<(&str, String)>) -> Table {
         let mut t = self.table(&["FIELD", "VALUE"]);
         for (k, v) in rows {
             t.add_row(vec![k.to_string(), v]);
@@ -118,26 +126,26 @@ impl Printer {
     }
 
     /// A progress or status line on stderr (hidden with `-q`).
-    pub fn info(&self, msg: impl AsRef<str>) {
+    pub(crate) fn info(&self, msg: impl AsRef<str>) {
         if !self.quiet {
             eprintln!("{}", msg.as_ref());
         }
     }
 
     /// A success line on stderr (hidden with `-q`), green on a terminal.
-    pub fn done(&self, msg: impl AsRef<str>) {
+    pub(crate) fn done(&self, msg: impl AsRef<str>) {
         if !self.quiet {
             eprintln!("{}", self.paint_err("32", msg.as_ref()));
         }
     }
 
     /// A warning on stderr (shown even with `-q`: it is about safety).
-    pub fn warn(&self, msg: impl AsRef<str>) {
+    pub(crate) fn warn(&self, msg: impl AsRef<str>) {
         eprintln!("{} {}", self.paint_err("33;1", "warning:"), msg.as_ref());
     }
 
     /// The error report on stderr: the whole cause chain on one line.
-    pub fn error(&self, err: &anyhow::Error) {
+    pub(crate) fn error(&self, err: &anyhow::Error) {
         eprintln!("{} {err:#}", self.paint_err("31;1", "error:"));
         if let Some(h) = crate::exit::hint_for(err) {
             eprintln!("{} {h}", self.paint_err("36", "hint:"));
@@ -153,7 +161,7 @@ impl Printer {
     }
 
     /// Colours `s` for stdout (e.g. plan actions) when colours are on.
-    pub fn paint_out(&self, sgr: &str, s: &str) -> String {
+    pub(crate) fn paint_out(&self, sgr: &str, s: &str) -> String {
         if self.color_out {
             format!("\x1b[{sgr}m{s}\x1b[0m")
         } else {
@@ -163,34 +171,34 @@ impl Printer {
 }
 
 /// Pretty JSON.
-pub fn to_json<T: Serialize>(v: &T) -> Result<String> {
+pub(crate) fn to_json<T: Serialize>(v: &T) -> Result<String> {
     Ok(serde_json::to_string_pretty(v)?)
 }
 
 /// YAML.
-pub fn to_yaml<T: Serialize>(v: &T) -> Result<String> {
+pub(crate) fn to_yaml<T: Serialize>(v: &T) -> Result<String> {
     let s = serde_saphyr::to_string(v)?;
     Ok(s.trim_end_matches('\n').to_string())
 }
 
 /// A byte count with binary units (`10 GiB`, `1.50 TiB`).
-pub fn human_size(bytes: u64) -> String {
+pub(crate) fn human_size(bytes: u64) -> String {
     flasharray::Size::bytes(bytes).to_string()
 }
 
 /// An optional byte count; `-` when unknown.
-pub fn human_size_opt(bytes: Option<u64>) -> String {
+pub(crate) fn human_size_opt(bytes: Option<u64>) -> String {
     bytes.map_or_else(|| "-".to_string(), human_size)
 }
 
 /// Milliseconds since the epoch as local time (`2026-11-30 15:04:05 CET`).
-pub fn local_time(ms: u64) -> String {
+pub(crate) fn local_time(ms: u64) -> String {
     let Ok(ms) = i64::try_from(ms) else {
         return ms.to_string();
     };
     match jiff::Timestamp::from_millisecond(ms) {
         Ok(ts) => ts
-            .to_zoned_datetime(jiff::tz::TimeZone::system())
+            .to_zoned(jiff::tz::TimeZone::system())
             .strftime("%Y-%m-%d %H:%M:%S %Z")
             .to_string(),
         Err(_) => ms.to_string(),
@@ -198,12 +206,12 @@ pub fn local_time(ms: u64) -> String {
 }
 
 /// Optional local time; `-` when unset.
-pub fn local_time_opt(ms: Option<u64>) -> String {
+pub(crate) fn local_time_opt(ms: Option<u64>) -> String {
     ms.map_or_else(|| "-".to_string(), local_time)
 }
 
 /// A duration in ms, rounded to minutes when long (`23h 59m`).
-pub fn human_ms(ms: u64) -> String {
+pub(crate) fn human_ms(ms: u64) -> String {
     let d = if ms >= 60_000 {
         Duration::from_secs(ms / 60_000 * 60)
     } else {
@@ -213,7 +221,7 @@ pub fn human_ms(ms: u64) -> String {
 }
 
 /// `live`, or `destroyed (eradicated in 23h 59m)` for objects pending eradication.
-pub fn destroyed_state(destroyed: bool, time_remaining: Option<u64>) -> String {
+pub(crate) fn destroyed_state(destroyed: bool, time_remaining: Option<u64>) -> String {
     match (destroyed, time_remaining) {
         (false, _) => "live".to_string(),
         (true, Some(ms)) => format!("destroyed (eradicated in {})", human_ms(ms)),
@@ -222,7 +230,7 @@ pub fn destroyed_state(destroyed: bool, time_remaining: Option<u64>) -> String {
 }
 
 /// `-` for an empty string list, else comma-separated.
-pub fn list_or_dash(items: &[String]) -> String {
+pub(crate) fn list_or_dash(items: &[String]) -> String {
     if items.is_empty() {
         "-".to_string()
     } else {
@@ -231,13 +239,13 @@ pub fn list_or_dash(items: &[String]) -> String {
 }
 
 /// The value or `-`.
-pub fn or_dash(v: Option<&str>) -> String {
+pub(crate) fn or_dash(v: Option<&str>) -> String {
     v.filter(|s| !s.is_empty()).unwrap_or("-").to_string()
 }
 
 /// Progress of `apply` and `destroy` on stderr: a bar on a terminal, one plain line
 /// per finished change otherwise (logs, CI), nothing with `-q`.
-pub struct ChangeProgress {
+pub(crate) struct ChangeProgress {
     bar: Option<indicatif::ProgressBar>,
     plain: bool,
     total: usize,
@@ -246,7 +254,7 @@ pub struct ChangeProgress {
 
 impl ChangeProgress {
     /// Progress over `total` changes.
-    pub fn new(p: &Printer, total: usize) -> Self {
+    pub(crate) fn new(p: &Printer, total: usize) -> Self {
         let show_bar = !p.quiet && p.stderr_tty && p.verbose == 0 && total > 0;
         let bar = show_bar.then(|| {
             let bar = indicatif::ProgressBar::with_draw_target(
@@ -271,7 +279,7 @@ impl ChangeProgress {
     }
 
     /// Handles one event from the converge engine.
-    pub fn event(&self, ev: px_topology::converge::ProgressEvent) {
+    pub(crate) fn event(&self, ev: px_topology::converge::ProgressEvent) {
         use px_topology::converge::{Outcome, ProgressEvent};
         match ev {
             ProgressEvent::ChangeStarted { change, .. } => {
@@ -322,7 +330,7 @@ impl ChangeProgress {
     }
 
     /// Removes the bar.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 /// Writes `bytes` to `path` readable by the owner only. The data goes to a temporary
 /// file in the same folder first and is then renamed over `path`, so readers never see
 /// half a file and an existing file's looser mode is not inherited.
-pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

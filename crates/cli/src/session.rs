@@ -19,7 +19,7 @@ use crate::output::Printer;
 
 /// Admin users of the embedded simulated array: the array's default admin and the
 /// token owners of the example tenants in `examples/`.
-pub const SIM_ADMINS: &[&str] = &[
+pub(crate) const SIM_ADMINS: &[&str] = &[
     "pureuser",
     "pxfa-tenant-demo",
     "pxfa-tenant-cd",
@@ -28,11 +28,11 @@ pub const SIM_ADMINS: &[&str] = &[
 
 /// An open array.
 #[derive(Debug)]
-pub struct Session {
+pub(crate) struct Session {
     /// The array, real or simulated.
-    pub array: Arc<dyn FlashArray>,
+    pub(crate) array: Arc<dyn FlashArray>,
     /// What to show in messages (`https://fa1.example` or `embedded simulator`).
-    pub label: String,
+    pub(crate) label: String,
     sim: Option<SimSession>,
 }
 
@@ -45,7 +45,7 @@ struct SimSession {
 impl Session {
     /// Opens the array the global options name. `extra_admins` are added to an
     /// embedded simulated array (tenant commands add the tenant's token user).
-    pub fn open(
+    pub(crate) fn open(
         global: &GlobalArgs,
         printer: &Printer,
         extra_admins: &[String],
@@ -91,7 +91,7 @@ impl Session {
     }
 
     /// A session over an in-process simulated array.
-    pub fn simulated(mock: MockArray, state_file: Option<PathBuf>) -> Session {
+    pub(crate) fn simulated(mock: MockArray, state_file: Option<PathBuf>) -> Session {
         Session {
             array: Arc::new(mock.clone()),
             label: "embedded simulated array".to_string(),
@@ -100,7 +100,7 @@ impl Session {
     }
 
     /// Ends the session: logs out of a REST array, saves a simulated array's state.
-    pub async fn close(self) -> Result<()> {
+    pub(crate) async fn close(self) -> Result<()> {
         let closed = self.array.close().await;
         if let Some(sim) = self.sim
             && let Some(path) = &sim.state_file
@@ -115,7 +115,7 @@ impl Session {
 }
 
 /// A fresh embedded array with [`SIM_ADMINS`], or the one saved in `state`.
-pub fn load_sim(state: Option<&Path>) -> Result<MockArray> {
+pub(crate) fn load_sim(state: Option<&Path>) -> Result<MockArray> {
     let mock = MockArray::new();
     if let Some(path) = state
         && path.exists()
@@ -134,7 +134,7 @@ pub fn load_sim(state: Option<&Path>) -> Result<MockArray> {
 
 /// Writes the simulated array's state as JSON, owner-only (it holds the simulated
 /// admins' API tokens) and atomically, so an interrupted save never leaves half a file.
-pub fn save_sim_state(mock: &MockArray, path: &Path) -> Result<()> {
+pub(crate) fn save_sim_state(mock: &MockArray, path: &Path) -> Result<()> {
     let json = serde_json::to_vec_pretty(&mock.snapshot())?;
     crate::secret_file::write_private(path, &json)
         .with_context(|| format!("cannot save simulator state {}", path.display()))

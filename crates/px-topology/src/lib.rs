@@ -13,12 +13,16 @@ pub mod lint;
 pub mod manifests;
 pub mod naming;
 pub mod plan;
+pub mod pure_json;
 pub mod render;
 pub mod sizing;
 pub mod spec;
+pub mod tenant;
 
 pub use lint::{
     Finding, Severity, lint_manifests, lint_path, lint_paths, lint_spec, nodiscard_needed,
 };
+pub use pure_json::{FlashArrayEntry, PureJson, PureJsonError};
 pub use sizing::{ArraySpaceInfo, Sizing};
 pub use spec::{SpecError, SpecErrors, TenantStorage, load_spec, parse_spec, parse_valid_spec};
+pub use tenant::{NewTokenWouldBeLost, Tenant, TenantError, refuse_losing_a_new_token};

@@ -8,7 +8,7 @@ use crate::exit::Outcome;
 use crate::output::{human_ms, human_size, human_size_opt, local_time_opt, or_dash};
 
 /// Runs an `array` subcommand.
-pub async fn run(cmd: ArrayCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+pub(crate) async fn run(cmd: ArrayCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
     let array = ctx.array();
     let p = ctx.printer;
     match cmd {

@@ -1,111 +1,31 @@
 //! The cluster commands: `apply --kubeconfig` (after the array), `status`, `token
-//! rotate` and `crd`. The work is in [`crate::cluster`]; this is options and output.
+//! rotate` and `crd`. The work is in [`px_cluster`]; this is options and output.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use async_trait::async_trait;
-use clap::Args;
 use flasharray::{FlashArray, RestArray};
-use kube::Client;
+use px_cluster::status::{Item, Layer};
+use px_cluster::{
+    ApplyOptions, ApplyReport, BoxError, GuestInterface, RotateOptions, StatusReport, TokenProbe,
+    WaitOptions, apply_manifests, cluster_status, connect, resolve_guest_interface, rotate_token,
+};
+use px_topology::Tenant;
 use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
 use px_topology::plan::{self, Action, PlanOptions};
-use px_topology::spec::{Protocol, StorageMode};
+use px_topology::manifests::{RenderOptions, render};
+use px_topology::spec::StorageMode;
 use secrecy::{ExposeSecret, SecretString};
 
-use super::tenant::Tenant;
-use crate::args::{GlobalArgs, OutputFormat};
-use crate::cluster::readiness::WaitOptions;
-use crate::cluster::status::{Item, Layer};
-use crate::cluster::vms::discover_guest_interface;
-use crate::cluster::{
-    ApplyOptions, ApplyReport, RotateOptions, StatusReport, TokenProbe, apply_manifests,
-    cluster_status, connect, rotate_token,
-};
+use crate::args::{GlobalArgs, KubeArgs, OutputFormat, StatusArgs, TokenRotateArgs};
 use crate::config::{self, Target};
 use crate::exit::Outcome;
 use crate::output::{Printer, to_json, to_yaml};
 use crate::session::Session;
 
-/// Cluster options of `apply`. Without `--kubeconfig` nothing touches a cluster.
-#[derive(Debug, Clone, Args)]
-pub struct KubeArgs {
-    /// Management cluster kubeconfig: after the array, apply the management manifests
-    /// there (server-side apply, field manager `pxfa`), wait for them and attach the
-    /// worker disks.
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-    /// Context in the management kubeconfig (default: its current context).
-    #[arg(long, value_name = "NAME", requires = "kubeconfig")]
-    pub context: Option<String>,
-    /// Tenant (hosted) cluster kubeconfig: apply the tenant manifests there too.
-    #[arg(long, value_name = "FILE", requires = "kubeconfig")]
-    pub tenant_kubeconfig: Option<PathBuf>,
-    /// Context in the tenant kubeconfig.
-    #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
-    pub tenant_context: Option<String>,
-    /// Take over fields another field manager owns instead of stopping at the conflict.
-    #[arg(long, requires = "kubeconfig")]
-    pub force_conflicts: bool,
-    /// How long to wait for each step (NNCP available, PVCs bound, VMs created,
-    /// StorageCluster online).
-    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = humantime::parse_duration)]
-    pub wait_timeout: Duration,
-    /// Give a new VM the disks of a worker whose recorded VM no longer exists (make
-    /// sure the old VM is gone for good: two VMs must never share a worker's disks).
-    #[arg(long, requires = "kubeconfig")]
-    pub adopt_replaced_vms: bool,
-}
-
-/// `status`.
-#[derive(Debug, Args)]
-pub struct StatusArgs {
-    /// Tenant spec (YAML).
-    #[arg(short = 'f', long = "file", value_name = "SPEC")]
-    pub file: PathBuf,
-    /// Management cluster kubeconfig; without it only the array layer is shown.
-    #[arg(long, value_name = "FILE")]
-    pub kubeconfig: Option<PathBuf>,
-    /// Context in the management kubeconfig.
-    #[arg(long, value_name = "NAME", requires = "kubeconfig")]
-    pub context: Option<String>,
-    /// Tenant cluster kubeconfig, for the StorageCluster and StorageNodes.
-    #[arg(long, value_name = "FILE", requires = "kubeconfig")]
-    pub tenant_kubeconfig: Option<PathBuf>,
-    /// Context in the tenant kubeconfig.
-    #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
-    pub tenant_context: Option<String>,
-}
-
-/// `token rotate`.
-#[derive(Debug, Args)]
-pub struct TokenRotateArgs {
-    /// Tenant spec (YAML); cloud-drive only.
-    #[arg(short = 'f', long = "file", value_name = "SPEC")]
-    pub file: PathBuf,
-    /// Tenant cluster kubeconfig (holds px-pure-secret).
-    #[arg(long, value_name = "FILE")]
-    pub tenant_kubeconfig: PathBuf,
-    /// Context in the tenant kubeconfig.
-    #[arg(long, value_name = "NAME")]
-    pub tenant_context: Option<String>,
-    /// The second array user the rotation bridges through (same role as the token
-    /// user); default `<tokenUser>-alt`.
-    #[arg(long, value_name = "ADMIN")]
-    pub alternate_user: Option<String>,
-    /// Lifetime of the new token, e.g. `90d`; never expires when omitted.
-    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
-    pub lifetime: Option<Duration>,
-    /// Wait between writing a new token and deleting the old one (Portworx re-reads
-    /// px-pure-secret about every five minutes).
-    #[arg(long, value_name = "DURATION", default_value = "6m", value_parser = humantime::parse_duration)]
-    pub grace: Duration,
-}
-
 /// After a successful array apply: the clusters.
-pub async fn apply_to_clusters(
+pub(crate) async fn apply_to_clusters(
     k: &KubeArgs,
     p: &Printer,
     t: &Tenant,
@@ -120,7 +40,7 @@ pub async fn apply_to_clusters(
         None => None,
     };
     let mut spec = t.spec.clone();
-    guest_interface(&management, &mut spec, p).await?;
+    guest_interface(&management, &mut spec, p).await;
     // The token goes only to the API server (TLS), never to a file or the output.
     let manifests = render(
         &spec,
@@ -157,38 +77,29 @@ pub async fn apply_to_clusters(
     }
 }
 
-/// cloud-drive over iSCSI names the guest's storage NIC in PURE_ISCSI_ALLOWED_IFACES:
-/// when the VMs run, ask them instead of trusting the spec's default.
+/// Puts the guest's own name for the storage NIC into the spec when the VMs report
+/// it (see [`resolve_guest_interface`]); a failure to ask is a warning, not an error.
 async fn guest_interface(
-    management: &Client,
+    management: &px_cluster::Client,
     spec: &mut px_topology::TenantStorage,
     p: &Printer,
-) -> Result<()> {
-    if spec.spec.storage.mode != StorageMode::CloudDrive
-        || spec.spec.storage.protocol != Some(Protocol::Iscsi)
-    {
-        return Ok(());
-    }
-    let node_pool = spec.node_pool();
-    let ns = spec.hcp_namespace();
-    let Some(net) = spec.spec.network.as_mut() else {
-        return Ok(());
-    };
-    match discover_guest_interface(management, &ns, &node_pool, &net.nad_name).await {
-        Ok(Some(found)) if found != net.guest_interface => {
-            p.warn(format!(
-                "the worker VMs name the storage interface {found}, not {} (spec.network.guestInterface); using {found}",
-                net.guest_interface
-            ));
-            net.guest_interface = found;
-        }
+) {
+    let specified = spec
+        .spec
+        .network
+        .as_ref()
+        .map(|n| n.guest_interface.clone())
+        .unwrap_or_default();
+    match resolve_guest_interface(management, spec).await {
+        Ok(GuestInterface::Replaced { specified, found }) => p.warn(format!(
+            "the worker VMs name the storage interface {found}, not {specified} (spec.network.guestInterface); using {found}"
+        )),
         Ok(_) => {}
         Err(e) => p.warn(format!(
-            "cannot discover the guest storage interface, using {}: {e:#}",
-            net.guest_interface
+            "cannot discover the guest storage interface, using {specified}: {:#}",
+            anyhow::Error::new(e)
         )),
     }
-    Ok(())
 }
 
 fn apply_text(r: &ApplyReport) -> String {
@@ -230,9 +141,9 @@ fn apply_text(r: &ApplyReport) -> String {
 }
 
 /// `status -f SPEC`.
-pub async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
-    let session = Session::open(g, p, &t.sim_admins())?;
+    let session = Session::open(g, p, &t.token_users())?;
     let array = array_layer(&session, &t).await;
     let closed = session.close().await;
     let mut report = StatusReport {
@@ -327,8 +238,14 @@ fn status_text(r: &StatusReport) -> String {
 }
 
 /// `token rotate -f SPEC`.
-pub async fn token_rotate(a: &TokenRotateArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn token_rotate(
+    a: &TokenRotateArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
+    // Also refused by px-cluster; checked here first to name the file and to open no
+    // session for nothing.
     if t.spec.spec.storage.mode != StorageMode::CloudDrive {
         return Err(crate::exit::InvalidInput::error(format!(
             "{}: token rotation is for cloud-drive tenants (storage.mode is {})",
@@ -342,7 +259,7 @@ pub async fn token_rotate(a: &TokenRotateArgs, g: &GlobalArgs, p: &Printer) -> R
     }
     opts.lifetime = a.lifetime;
     opts.grace = a.grace;
-    let mut admins = t.sim_admins();
+    let mut admins = t.token_users();
     admins.push(opts.alternate_user.clone());
     let session = Session::open(g, p, &admins)?;
     let tenant = connect(&a.tenant_kubeconfig, a.tenant_context.as_deref()).await?;
@@ -392,7 +309,13 @@ struct LoginProbe {
 
 #[async_trait]
 impl TokenProbe for LoginProbe {
-    async fn verify(&self, user: &str, token: &SecretString) -> Result<()> {
+    async fn verify(&self, user: &str, token: &SecretString) -> Result<(), BoxError> {
+        self.login(user, token).await.map_err(Into::into)
+    }
+}
+
+impl LoginProbe {
+    async fn login(&self, user: &str, token: &SecretString) -> Result<()> {
         let mut b = RestArray::builder(self.url.as_str())
             .api_token(token.clone())
             .insecure(self.insecure);
@@ -416,7 +339,7 @@ struct ExposedTokenProbe {
 
 #[async_trait]
 impl TokenProbe for ExposedTokenProbe {
-    async fn verify(&self, user: &str, token: &SecretString) -> Result<()> {
+    async fn verify(&self, user: &str, token: &SecretString) -> Result<(), BoxError> {
         let listed = self
             .array
             .list_api_tokens(&[user.to_string()], true)
@@ -424,13 +347,15 @@ impl TokenProbe for ExposedTokenProbe {
         let matches = listed
             .iter()
             .any(|t| t.api_token.expose() == Some(token.expose_secret()));
-        anyhow::ensure!(matches, "the array does not know this token for {user}");
+        if !matches {
+            return Err(format!("the array does not know this token for {user}").into());
+        }
         Ok(())
     }
 }
 
 /// `crd`: the TenantStorage CustomResourceDefinition as YAML (or JSON with `-o json`).
-pub fn crd(p: &Printer) -> Result<Outcome> {
+pub(crate) fn crd(p: &Printer) -> Result<Outcome> {
     let crd = px_topology::crd::tenant_storage_crd();
     match p.format {
         OutputFormat::Json => p.stdout(&to_json(&crd)?)?,

@@ -11,7 +11,7 @@ use crate::exit::Outcome;
 /// Writes the completion script for the shell to stdout. The script is generated into
 /// memory first: the generator panics on write errors, and a closed pipe
 /// (`pxfa completions bash | head`) must not be a crash.
-pub fn run(a: &CompletionsArgs) -> Result<Outcome> {
+pub(crate) fn run(a: &CompletionsArgs) -> Result<Outcome> {
     let mut cmd = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(a.shell, &mut cmd, "pxfa", &mut script);

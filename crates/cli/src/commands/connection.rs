@@ -26,7 +26,7 @@ fn target(t: &TargetArgs) -> Result<ConnectionTarget> {
 }
 
 /// Runs a `connection` subcommand.
-pub async fn run(cmd: ConnectionCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+pub(crate) async fn run(cmd: ConnectionCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
     let array = ctx.array();
     let p = ctx.printer;
     match cmd {
@@ -117,7 +117,7 @@ pub async fn run(cmd: ConnectionCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
 }
 
 /// The connection table.
-pub fn table(p: &Printer, conns: &[Connection]) -> Table {
+pub(crate) fn table(p: &Printer, conns: &[Connection]) -> Table {
     let mut t = p.table(&["VOLUME", "HOST", "HOST GROUP", "LUN"]);
     for c in conns {
         t.add_row(vec![

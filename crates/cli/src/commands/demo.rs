@@ -8,7 +8,9 @@ use anyhow::{Context, Result};
 use flasharray::{ConnectionParams, ListParams};
 use px_topology::plan::PlanOptions;
 
-use super::tenant::{Tenant, report_text, run_apply};
+use px_topology::Tenant;
+
+use super::tenant::{report_text, run_apply};
 use crate::args::DemoArgs;
 use crate::exit::Outcome;
 use crate::output::Printer;
@@ -18,12 +20,12 @@ use crate::session::{Session, load_sim};
 const EXAMPLE_SPEC: &str = include_str!("../../../../examples/tenant-direct-access.yaml");
 
 /// Runs the demo.
-pub async fn run(a: &DemoArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn run(a: &DemoArgs, p: &Printer) -> Result<Outcome> {
     let spec = px_topology::spec::parse_valid_spec(EXAMPLE_SPEC)
         .map_err(|e| anyhow::anyhow!("the built-in example spec is invalid:\n{e}"))?;
     let t = Tenant::from_spec(spec, Path::new("examples/tenant-direct-access.yaml"))?;
     let mock = load_sim(None)?;
-    for admin in t.sim_admins() {
+    for admin in t.token_users() {
         mock.add_admin(&admin);
     }
     let session = Session::simulated(mock, None);

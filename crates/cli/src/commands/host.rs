@@ -64,7 +64,7 @@ impl Initiators {
 }
 
 /// Runs a `host` subcommand.
-pub async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
     let array = ctx.array();
     let p = ctx.printer;
     match cmd {
@@ -215,7 +215,7 @@ pub async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
 }
 
 /// The host list table.
-pub fn table(p: &Printer, hosts: &[Host]) -> Table {
+pub(crate) fn table(p: &Printer, hosts: &[Host]) -> Table {
     let mut t = p.table(&[
         "NAME",
         "HOST GROUP",

@@ -22,7 +22,7 @@ struct GroupRow {
 }
 
 /// Runs a `hostgroup` subcommand.
-pub async fn run(cmd: HostGroupCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+pub(crate) async fn run(cmd: HostGroupCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
     let array = ctx.array();
     let p = ctx.printer;
     match cmd {

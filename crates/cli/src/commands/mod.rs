@@ -3,18 +3,18 @@
 //! Every command validates its input with the library types before opening the
 //! array, so that an invalid name or size exits 2 with nothing sent.
 
-pub mod array;
-pub mod cluster;
-pub mod completions;
-pub mod connection;
-pub mod demo;
-pub mod host;
-pub mod hostgroup;
-pub mod pod;
-pub mod sim;
-pub mod tenant;
-pub mod token;
-pub mod volume;
+pub(crate) mod array;
+pub(crate) mod cluster;
+pub(crate) mod completions;
+pub(crate) mod connection;
+pub(crate) mod demo;
+pub(crate) mod host;
+pub(crate) mod hostgroup;
+pub(crate) mod pod;
+pub(crate) mod sim;
+pub(crate) mod tenant;
+pub(crate) mod token;
+pub(crate) mod volume;
 
 use anyhow::Result;
 use flasharray::{HostGroupName, HostName, PodName, VolumeName};
@@ -25,24 +25,24 @@ use crate::output::Printer;
 use crate::session::Session;
 
 /// What a resource command gets: the open array, the output, and `--yes`.
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     /// The array.
-    pub session: &'a Session,
+    pub(crate) session: &'a Session,
     /// Output.
-    pub printer: &'a Printer,
+    pub(crate) printer: &'a Printer,
     /// `--yes` was given.
-    pub yes: bool,
+    pub(crate) yes: bool,
 }
 
 impl Ctx<'_> {
     /// The array.
-    pub fn array(&self) -> &dyn flasharray::FlashArray {
+    pub(crate) fn array(&self) -> &dyn flasharray::FlashArray {
         self.session.array.as_ref()
     }
 }
 
 /// Runs the parsed command line.
-pub async fn run(cli: Cli, printer: &Printer) -> Result<Outcome> {
+pub(crate) async fn run(cli: Cli, printer: &Printer) -> Result<Outcome> {
     let g = &cli.global;
     match cli.command {
         Command::Completions(a) => completions::run(&a),
@@ -92,7 +92,7 @@ async fn run_resource(cmd: ResourceCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
 }
 
 /// Validated volume names; the first invalid one is reported (exit 2).
-pub fn volume_names(names: &[String]) -> Result<Vec<VolumeName>> {
+pub(crate) fn volume_names(names: &[String]) -> Result<Vec<VolumeName>> {
     let v = names
         .iter()
         .map(|n| VolumeName::new(n.as_str()))
@@ -102,7 +102,7 @@ pub fn volume_names(names: &[String]) -> Result<Vec<VolumeName>> {
 }
 
 /// Validated host names.
-pub fn host_names(names: &[String]) -> Result<Vec<HostName>> {
+pub(crate) fn host_names(names: &[String]) -> Result<Vec<HostName>> {
     let v = names
         .iter()
         .map(|n| HostName::new(n.as_str()))
@@ -112,7 +112,7 @@ pub fn host_names(names: &[String]) -> Result<Vec<HostName>> {
 }
 
 /// Validated host group names.
-pub fn host_group_names(names: &[String]) -> Result<Vec<HostGroupName>> {
+pub(crate) fn host_group_names(names: &[String]) -> Result<Vec<HostGroupName>> {
     let v = names
         .iter()
         .map(|n| HostGroupName::new(n.as_str()))
@@ -122,7 +122,7 @@ pub fn host_group_names(names: &[String]) -> Result<Vec<HostGroupName>> {
 }
 
 /// Validated pod names.
-pub fn pod_names(names: &[String]) -> Result<Vec<PodName>> {
+pub(crate) fn pod_names(names: &[String]) -> Result<Vec<PodName>> {
     let v = names
         .iter()
         .map(|n| PodName::new(n.as_str()))
@@ -145,7 +145,7 @@ fn no_duplicates(kind: &str, keys: impl Iterator<Item = String>) -> Result<()> {
 }
 
 /// List parameters from the command line.
-pub fn list_params(l: &ListArgs, destroyed: Option<bool>) -> flasharray::ListParams {
+pub(crate) fn list_params(l: &ListArgs, destroyed: Option<bool>) -> flasharray::ListParams {
     flasharray::ListParams {
         names: l.names.clone(),
         filter: l.filter.clone(),
@@ -157,7 +157,7 @@ pub fn list_params(l: &ListArgs, destroyed: Option<bool>) -> flasharray::ListPar
 }
 
 /// `--destroyed` / `--live` as the array's tri-state.
-pub fn destroyed_filter(d: &crate::args::DestroyedArgs) -> Option<bool> {
+pub(crate) fn destroyed_filter(d: &crate::args::DestroyedArgs) -> Option<bool> {
     match (d.destroyed, d.live) {
         (true, _) => Some(true),
         (false, true) => Some(false),
@@ -166,7 +166,7 @@ pub fn destroyed_filter(d: &crate::args::DestroyedArgs) -> Option<bool> {
 }
 
 /// `3 volumes (v1, v2, v3)` for confirmations and messages.
-pub fn describe(kind: &str, names: &[String]) -> String {
+pub(crate) fn describe(kind: &str, names: &[String]) -> String {
     let plural = if names.len() == 1 { "" } else { "s" };
     format!("{} {kind}{plural} ({})", names.len(), names.join(", "))
 }

@@ -12,7 +12,7 @@ use crate::exit::Outcome;
 use crate::output::{Printer, destroyed_state, human_size_opt};
 
 /// Runs a `pod` subcommand.
-pub async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+pub(crate) async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
     let array = ctx.array();
     let p = ctx.printer;
     match cmd {
@@ -110,7 +110,7 @@ pub async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
 }
 
 /// The pod table.
-pub fn table(p: &Printer, pods: &[Pod]) -> Table {
+pub(crate) fn table(p: &Printer, pods: &[Pod]) -> Table {
     let mut t = p.table(&["NAME", "ARRAYS", "USED", "QUOTA", "STATE"]);
     for pod in pods {
         let arrays: Vec<String> = pod.arrays.iter().filter_map(|a| a.name.clone()).collect();

@@ -15,7 +15,7 @@ use crate::output::Printer;
 use crate::session::{SIM_ADMINS, load_sim, save_sim_state};
 
 /// Runs the simulator until a shutdown signal.
-pub async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let token_file = g.api_token_file.as_ref().ok_or_else(|| {
         InvalidInput::error(
             "sim serve needs --api-token-file FILE (read if it exists, else a new token is written there)",

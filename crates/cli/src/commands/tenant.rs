@@ -7,13 +7,12 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use px_topology::converge::{self, ApplyOptions, ApplyReport};
-use px_topology::desired::DesiredState;
-use px_topology::driver::{ArrayFacts, driver_for};
+use px_topology::driver::ArrayFacts;
+use px_topology::plan::{self, Plan, PlanOptions};
 use px_topology::manifests::{self, RenderOptions};
-use px_topology::plan::{self, Action, Kind, Plan, PlanOptions};
 use px_topology::render;
-use px_topology::sizing::{self, ArraySpaceInfo, Sizing};
-use px_topology::spec::{self, TenantStorage};
+use px_topology::sizing::{self, ArraySpaceInfo};
+use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde::Serialize;
 
 use crate::args::{
@@ -24,48 +23,6 @@ use crate::exit::{InvalidInput, Outcome};
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
 use crate::session::Session;
 
-/// A loaded tenant: spec, sizing and the array objects it needs.
-pub struct Tenant {
-    /// The validated spec.
-    pub spec: TenantStorage,
-    /// The pool sizing.
-    pub sizing: Sizing,
-    /// What the array must hold.
-    pub desired: DesiredState,
-}
-
-impl Tenant {
-    /// Loads and validates a spec file; every problem is reported with its field path.
-    pub fn load(path: &Path) -> Result<Tenant> {
-        let spec = spec::load_spec(path)
-            .map_err(|e| InvalidInput::error(format!("{}: invalid spec:\n{e}", path.display())))?;
-        Self::from_spec(spec, path)
-    }
-
-    /// Sizing and desired state of a validated spec.
-    pub fn from_spec(spec: TenantStorage, path: &Path) -> Result<Tenant> {
-        let sizing = sizing::size(&spec, None)
-            .map_err(|e| InvalidInput::error(format!("{}: {e}", path.display())))?;
-        let desired = driver_for(&spec)
-            .desired_state(&spec, &sizing)
-            .map_err(|e| InvalidInput::error(format!("{}: {e}", path.display())))?;
-        Ok(Tenant {
-            spec,
-            sizing,
-            desired,
-        })
-    }
-
-    /// The array admins an embedded simulated array needs for this tenant.
-    pub fn sim_admins(&self) -> Vec<String> {
-        self.desired
-            .api_token
-            .iter()
-            .map(|t| t.admin.clone())
-            .collect()
-    }
-}
-
 /// Whether the global options name an array (flags, environment or pure.json).
 fn array_given(g: &GlobalArgs) -> bool {
     g.array.is_some()
@@ -74,10 +31,10 @@ fn array_given(g: &GlobalArgs) -> bool {
 }
 
 /// `size`: the sizing explained; with an array, the headroom left on it.
-pub async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     let sizing = if array_given(g) {
-        let session = Session::open(g, p, &t.sim_admins())?;
+        let session = Session::open(g, p, &t.token_users())?;
         let space = session.array.get_array_space().await;
         session.close().await?;
         let space = space.context("cannot read the array's space")?;
@@ -91,7 +48,7 @@ pub async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> 
 }
 
 /// `render`: manifests to a folder, no array access.
-pub fn render(a: &RenderArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) fn render(a: &RenderArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     write_manifests(&t, &ArrayFacts::default(), &a.out, a.include_secrets, p)?;
     Ok(Outcome::Success)
@@ -133,7 +90,7 @@ fn write_manifests(
 }
 
 /// `lint`: findings per file; exit 1 when any is an error.
-pub fn lint(a: &LintArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) fn lint(a: &LintArgs, p: &Printer) -> Result<Outcome> {
     let mut all = Vec::new();
     for f in &a.files {
         let findings = px_topology::lint::lint_path(f)
@@ -201,35 +158,24 @@ fn blocked_error(plan: &Plan) -> anyhow::Error {
     )
 }
 
-/// An array shows an API token's value only once, in the answer that creates it. If
-/// this apply creates one and has nowhere to put it (no `--out DIR --include-secrets`,
-/// no tenant cluster to write `px-pure-secret` into), the tenant would end up with a
-/// token nobody can read: refuse before changing anything.
-fn refuse_losing_a_new_token(plan: &Plan, a: &ApplyArgs) -> Result<()> {
-    let Some(token) = plan
-        .changes
-        .iter()
-        .find(|c| c.action == Action::Create && c.kind == Kind::ApiToken)
-    else {
-        return Ok(());
-    };
+/// Where this apply keeps a token it creates: `--out DIR --include-secrets` or the
+/// tenant cluster's px-pure-secret. Without either, px-topology's rule refuses.
+fn keep_new_token(plan: &Plan, a: &ApplyArgs) -> Result<()> {
     let kept = (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some();
-    if kept {
-        return Ok(());
-    }
-    Err(InvalidInput::error(format!(
-        "this apply would create an API token for array user {user}, and the array shows a token's value only once; \
-         nothing was changed. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
-         or with --tenant-kubeconfig to write it into the tenant cluster, \
-         or create the token yourself first (pxfa token create {user} --out FILE)",
-        user = token.name
-    )))
+    refuse_losing_a_new_token(plan, kept).map_err(|lost| {
+        InvalidInput::error(format!(
+            "{lost}. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
+             or with --tenant-kubeconfig to write it into the tenant cluster, \
+             or create the token yourself first (pxfa token create {user} --out FILE)",
+            user = lost.user
+        ))
+    })
 }
 
 /// `plan`.
-pub async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
-    let session = Session::open(g, p, &t.sim_admins())?;
+    let session = Session::open(g, p, &t.token_users())?;
     let result = make_plan(
         &session,
         &t,
@@ -263,7 +209,7 @@ struct ApplyOut<'a> {
 }
 
 /// Runs a plan with progress on stderr; shared by `apply` and `demo`.
-pub async fn run_apply(
+pub(crate) async fn run_apply(
     session: &Session,
     t: &Tenant,
     plan: &Plan,
@@ -288,7 +234,7 @@ pub async fn run_apply(
 }
 
 /// One line per failed or skipped change, with the array's message and request id.
-pub fn report_text(report: &ApplyReport) -> String {
+pub(crate) fn report_text(report: &ApplyReport) -> String {
     let mut s = format!(
         "Applied {} change(s) in {} round(s) with {} call(s); {} failed, {} skipped.",
         report.applied.len(),
@@ -311,9 +257,9 @@ pub fn report_text(report: &ApplyReport) -> String {
 }
 
 /// `apply`.
-pub async fn apply(a: &ApplyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn apply(a: &ApplyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
-    let session = Session::open(g, p, &t.sim_admins())?;
+    let session = Session::open(g, p, &t.token_users())?;
     let result = apply_in(a, g, p, &t, &session).await;
     let closed = session.close().await;
     let outcome = result?;
@@ -346,7 +292,7 @@ async fn apply_in(
     if plan.is_blocked() {
         return Err(blocked_error(&plan));
     }
-    refuse_losing_a_new_token(&plan, a)?;
+    keep_new_token(&plan, a)?;
     if !plan.refusals.is_empty() {
         p.warn(format!(
             "{} change(s) refused and left out (see `x refused` above); --allow-shrink allows shrinking volumes",
@@ -407,9 +353,9 @@ async fn apply_in(
 }
 
 /// `destroy`.
-pub async fn destroy(a: &DestroyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn destroy(a: &DestroyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
-    let session = Session::open(g, p, &t.sim_admins())?;
+    let session = Session::open(g, p, &t.token_users())?;
     let result = destroy_in(a, g, p, &t, &session).await;
     let closed = session.close().await;
     let outcome = result?;
@@ -461,7 +407,7 @@ async fn destroy_in(
 
 /// The destroy report for humans: what went, what failed (with request ids), what
 /// stays pending eradication, and what was kept because pxfa does not own it.
-pub fn destroy_text(r: &converge::DestroyReport) -> String {
+pub(crate) fn destroy_text(r: &converge::DestroyReport) -> String {
     let mut s = format!(
         "Destroyed {} of {} object(s) in {} round(s) with {} call(s); {} failed, {} skipped.",
         r.done.len(),

@@ -40,7 +40,7 @@ fn check_admin(admin: &str) -> Result<()> {
 }
 
 /// Runs a `token` subcommand.
-pub async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+pub(crate) async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
     let array = ctx.array();
     let p = ctx.printer;
     match cmd {

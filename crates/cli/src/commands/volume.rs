@@ -14,7 +14,7 @@ use crate::output::{
 };
 
 /// Runs a `volume` subcommand.
-pub async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
+pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
     let array = ctx.array();
     let p = ctx.printer;
     match cmd {
@@ -177,7 +177,12 @@ pub async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
 }
 
 /// Shows, sets or removes tags on objects of `kind`; shared with other resources.
-pub async fn tag(ctx: &Ctx<'_>, kind: TagResource, names: &[String], args: &TagArgs) -> Result<()> {
+pub(crate) async fn tag(
+    ctx: &Ctx<'_>,
+    kind: TagResource,
+    names: &[String],
+    args: &TagArgs,
+) -> Result<()> {
     let array = ctx.array();
     let p = ctx.printer;
     let mut set = Vec::new();
@@ -249,7 +254,7 @@ fn tag_table(p: &Printer, tags: &[Tag]) -> Table {
 }
 
 /// The volume list table.
-pub fn table(p: &Printer, vols: &[Volume]) -> Table {
+pub(crate) fn table(p: &Printer, vols: &[Volume]) -> Table {
     let mut t = p.table(&[
         "NAME",
         "SIZE",

@@ -1,12 +1,13 @@
 //! Tenant-cluster objects: the Portworx namespace, `px-pure-secret`, the
 //! StorageCluster, the application StorageClass and a validation PVC.
 
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 use serde_json::{Value, json};
 
 use super::management::{PX_PROVISIONER, labels};
 use super::manifest::{Cluster, Manifest};
 use super::step;
+use crate::pure_json::PureJson;
 use crate::spec::TenantStorage;
 
 /// Name of the validation PVC: small, bound immediately, proves the class works.
@@ -60,17 +61,14 @@ pub fn pure_secret(spec: &TenantStorage, token: Option<&SecretString>) -> Manife
         .clone()
         .unwrap_or_else(|| "<array management endpoint>".to_string());
     let user = spec.token_user();
-    let (token_text, filled) = match token {
-        Some(t) => (t.expose_secret().to_string(), true),
+    let (token, filled) = match token {
+        Some(t) => (t.clone(), true),
         None => (
-            format!("<paste the API token of array user {user} here>"),
+            SecretString::from(format!("<paste the API token of array user {user} here>")),
             false,
         ),
     };
-    let pure = json!({
-        "FlashArrays": [{"MgmtEndPoint": endpoint, "APIToken": token_text}],
-    });
-    let text = serde_json::to_string_pretty(&pure).unwrap_or_default() + "\n";
+    let text = PureJson::single(endpoint, token).to_text();
     let body = json!({
         "apiVersion": "v1",
         "kind": "Secret",

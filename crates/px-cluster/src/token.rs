@@ -22,19 +22,19 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
 use flasharray::FlashArray;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, PostParams};
-use px_topology::TenantStorage;
-use secrecy::{ExposeSecret, SecretString};
+use px_topology::spec::StorageMode;
+use px_topology::{PureJson, TenantStorage};
+use secrecy::SecretString;
 use serde::Serialize;
-use serde_json::Value;
 
-use super::BOOKKEEPING_MANAGER;
+use crate::BOOKKEEPING_MANAGER;
+use crate::error::{BoxError, Error, Result};
 
 /// Annotation on `px-pure-secret`: the array user whose token `pure.json` holds.
 pub const TOKEN_USER_ANNOTATION: &str = "pxfa.io/token-user";
@@ -47,7 +47,7 @@ pub const PURE_SECRET: &str = "px-pure-secret";
 #[async_trait]
 pub trait TokenProbe: Send + Sync {
     /// Ok when `token` logs in to the array, as `user` where the backend can tell.
-    async fn verify(&self, user: &str, token: &SecretString) -> Result<()>;
+    async fn verify(&self, user: &str, token: &SecretString) -> Result<(), BoxError>;
 }
 
 /// Switches of a rotation.
@@ -102,9 +102,17 @@ pub async fn rotate_token(
     spec: &TenantStorage,
     opts: &RotateOptions,
 ) -> Result<RotateReport> {
+    if spec.spec.storage.mode != StorageMode::CloudDrive {
+        return Err(Error::InvalidOptions(format!(
+            "token rotation is for cloud-drive tenants (storage.mode is {})",
+            spec.spec.storage.mode
+        )));
+    }
     let primary = spec.token_user();
     if opts.alternate_user.eq_ignore_ascii_case(&primary) {
-        bail!("the alternate token user must differ from the token user {primary}");
+        return Err(Error::InvalidOptions(format!(
+            "the alternate token user must differ from the token user {primary}"
+        )));
     }
     let namespace = spec.spec.portworx.namespace.clone();
     let mut r = Rotation {
@@ -122,11 +130,11 @@ pub async fn rotate_token(
         && !holder.eq_ignore_ascii_case(&primary)
         && !holder.eq_ignore_ascii_case(&alternate)
     {
-        bail!(
+        return Err(Error::State(format!(
             "Secret {}/{PURE_SECRET} records token user {holder}, neither {primary} nor {alternate}; \
              check spec.array.tokenUser and --alternate-user",
             r.namespace
-        );
+        )));
     }
     if holder.eq_ignore_ascii_case(&alternate) {
         r.step(format!(
@@ -161,9 +169,11 @@ impl Rotation<'_> {
         self.secrets
             .get_opt(PURE_SECRET)
             .await
-            .with_context(|| format!("cannot read {path} in the tenant cluster"))?
-            .with_context(|| {
-                format!("{path} does not exist in the tenant cluster; run pxfa apply first")
+            .map_err(|e| Error::kube(format!("cannot read {path} in the tenant cluster"), e))?
+            .ok_or_else(|| {
+                Error::State(format!(
+                    "{path} does not exist in the tenant cluster; run pxfa apply first"
+                ))
             })
     }
 
@@ -186,10 +196,13 @@ impl Rotation<'_> {
             .array
             .list_api_tokens(&[user.to_string()], false)
             .await
-            .with_context(|| {
-                format!(
-                    "cannot read the API token of array user {user} (both token users must exist on \
-                     the array with the same role)"
+            .map_err(|e| {
+                Error::array(
+                    format!(
+                        "cannot read the API token of array user {user} (both token users must exist on \
+                         the array with the same role)"
+                    ),
+                    e,
                 )
             })?;
         let has = tokens.iter().any(|t| {
@@ -210,10 +223,12 @@ impl Rotation<'_> {
             ));
             tokio::time::sleep(wait).await;
         }
-        self.array
-            .delete_api_token(user)
-            .await
-            .with_context(|| format!("cannot delete the API token of array user {user}"))?;
+        self.array.delete_api_token(user).await.map_err(|e| {
+            Error::array(
+                format!("cannot delete the API token of array user {user}"),
+                e,
+            )
+        })?;
         self.step(format!("deleted the old token of {user}"));
         Ok(())
     }
@@ -224,17 +239,27 @@ impl Rotation<'_> {
             .array
             .create_api_token(user, self.opts.lifetime)
             .await
-            .with_context(|| {
-                format!("cannot create an API token for array user {user} (does the user exist?)")
+            .map_err(|e| {
+                Error::array(
+                    format!(
+                        "cannot create an API token for array user {user} (does the user exist?)"
+                    ),
+                    e,
+                )
             })?;
-        let token = created.api_token.token.with_context(|| {
-            format!("the array created a token for {user} but did not return it")
+        let token = created.api_token.token.ok_or_else(|| {
+            Error::State(format!(
+                "the array created a token for {user} but did not return it"
+            ))
         })?;
         self.step(format!("created a new token for {user}"));
         self.probe
             .verify(user, &token)
             .await
-            .with_context(|| format!("the new token of {user} does not log in"))?;
+            .map_err(|source| Error::Probe {
+                user: user.to_string(),
+                source,
+            })?;
         self.step(format!("verified the new token of {user} (logged in)"));
         self.write(user, &token).await?;
         self.step(format!("wrote the token of {user} to {}", self.path()));
@@ -249,10 +274,10 @@ impl Rotation<'_> {
     async fn write(&self, user: &str, token: &SecretString) -> Result<()> {
         let path = self.path();
         let mut secret = self.read_secret().await?;
-        let pure = pure_json(&secret).with_context(|| format!("{path}: pure.json"))?;
-        let updated = with_token(pure, self.endpoint.as_deref(), token)
-            .with_context(|| format!("{path}: pure.json"))?;
-        let text = serde_json::to_string_pretty(&updated)? + "\n";
+        let mut pure = pure_json(&secret, &path)?;
+        pure.set_token(self.endpoint.as_deref(), token.clone())
+            .map_err(|e| Error::State(format!("{path}: pure.json: {e}")))?;
+        let text = pure.to_text();
         secret
             .data
             .get_or_insert_with(Default::default)
@@ -274,7 +299,7 @@ impl Rotation<'_> {
             .replace(PURE_SECRET, &pp, &secret)
             .await
             .map(|_| ())
-            .map_err(|e| anyhow::anyhow!("cannot update {path}: {}", redact(&e)))
+            .map_err(|e| redacted(format!("cannot update {path}"), e))
     }
 
     async fn confirm(&self, user: &str, token: &SecretString) -> Result<()> {
@@ -287,14 +312,11 @@ impl Rotation<'_> {
             .and_then(|a| a.get(TOKEN_USER_ANNOTATION))
             .cloned()
             .unwrap_or_default();
-        let pure = pure_json(&secret).with_context(|| format!("{path}: pure.json"))?;
-        let holds = tokens_in(&pure)
-            .iter()
-            .any(|t| t.as_str() == token.expose_secret());
+        let holds = pure_json(&secret, &path)?.holds_token(token);
         if holder != user || !holds {
-            bail!(
+            return Err(Error::State(format!(
                 "{path} does not hold the new token of {user} after writing it; re-run to finish"
-            );
+            )));
         }
         Ok(())
     }
@@ -307,73 +329,34 @@ fn unix_now() -> u64 {
         .unwrap_or(0)
 }
 
-/// A kube error without anything a secret's body could have put into it.
-fn redact(e: &kube::Error) -> String {
+/// A kube error without anything a secret's body could have put into it: an API
+/// answer keeps only its status, a transport error stays as it is (it carries no
+/// body).
+fn redacted(context: String, e: kube::Error) -> Error {
     match e {
-        kube::Error::Api(s) => format!("the API server answered {} {}", s.code, s.reason),
-        other => other.to_string(),
+        kube::Error::Api(s) => Error::Refused {
+            context,
+            code: s.code,
+            reason: s.reason,
+        },
+        other => Error::kube(context, other),
     }
 }
 
-fn pure_json(secret: &Secret) -> Result<Value> {
-    if let Some(text) = secret.string_data.as_ref().and_then(|d| d.get("pure.json")) {
-        return serde_json::from_str(text).map_err(|_| anyhow::anyhow!("is not valid JSON"));
-    }
-    let raw = secret
-        .data
-        .as_ref()
-        .and_then(|d| d.get("pure.json"))
-        .context("key missing")?;
-    serde_json::from_slice(&raw.0).map_err(|_| anyhow::anyhow!("is not valid JSON"))
-}
-
-fn tokens_in(pure: &Value) -> Vec<String> {
-    pure.get("FlashArrays")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|fa| fa.get("APIToken").and_then(Value::as_str))
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// `pure.json` with the token of the tenant's array replaced: the entry whose
-/// `MgmtEndPoint` is `endpoint`, or the only entry when no endpoint is set.
-pub fn with_token(mut pure: Value, endpoint: Option<&str>, token: &SecretString) -> Result<Value> {
-    let arrays = pure
-        .get_mut("FlashArrays")
-        .and_then(Value::as_array_mut)
-        .context("has no FlashArrays list")?;
-    let idx = match endpoint {
-        Some(ep) => arrays
-            .iter()
-            .position(|a| a.get("MgmtEndPoint").and_then(Value::as_str) == Some(ep))
-            .with_context(|| format!("has no FlashArrays entry with MgmtEndPoint {ep}"))?,
-        None if arrays.len() == 1 => 0,
-        None => bail!(
-            "lists {} arrays and spec.array.endpoint is not set to say which one is the tenant's",
-            arrays.len()
-        ),
+/// The secret's `pure.json` (from `stringData` when a caller set it, else `data`).
+fn pure_json(secret: &Secret, path: &str) -> Result<PureJson> {
+    let parsed = match secret.string_data.as_ref().and_then(|d| d.get("pure.json")) {
+        Some(text) => PureJson::parse(text),
+        None => {
+            let raw = secret
+                .data
+                .as_ref()
+                .and_then(|d| d.get("pure.json"))
+                .ok_or_else(|| Error::State(format!("{path}: pure.json: key missing")))?;
+            let text = std::str::from_utf8(&raw.0)
+                .map_err(|_| Error::State(format!("{path}: pure.json: is not UTF-8 text")))?;
+            PureJson::parse(text)
+        }
     };
-    arrays[idx]["APIToken"] = Value::String(token.expose_secret().to_string());
-    Ok(pure)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn replaces_only_the_tenant_array_token() {
-        let pure = json!({"FlashArrays": [
-            {"MgmtEndPoint": "fa1", "APIToken": "old-1"},
-            {"MgmtEndPoint": "fa2", "APIToken": "old-2"}]});
-        let out = with_token(pure.clone(), Some("fa2"), &SecretString::from("new")).unwrap();
-        assert_eq!(tokens_in(&out), ["old-1", "new"]);
-        let err = with_token(pure, None, &SecretString::from("new")).unwrap_err();
-        assert!(err.to_string().contains("spec.array.endpoint"), "{err}");
-    }
+    parsed.map_err(|e| Error::State(format!("{path}: pure.json: {e}")))
 }

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Context, Result};
 use kube::Client;
 use kube::api::{Patch, PatchParams};
 use px_topology::TenantStorage;
@@ -12,10 +11,11 @@ use px_topology::render::{Cluster, Form, Manifest};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::FIELD_MANAGER;
-use super::discovery::{Resources, object_path};
-use super::readiness::{Pending, WaitOptions, WaitTarget, wait_all, waits_for};
-use super::vms::{self, Assignment, AttachOptions};
+use crate::FIELD_MANAGER;
+use crate::discovery::{Resources, object_path};
+use crate::error::{Error, Result};
+use crate::readiness::{Pending, WaitOptions, WaitTarget, wait_all, waits_for};
+use crate::vms::{self, Assignment, AttachOptions};
 
 /// Switches of one apply.
 #[derive(Debug, Clone, Default)]
@@ -29,7 +29,7 @@ pub struct ApplyOptions {
     /// placeholder: applying it would replace a working secret with a template.
     pub apply_secrets: bool,
     /// Give the disks of a worker whose VM is gone to a new VM (the admin's explicit
-    /// decision; see [`super::vms`]).
+    /// decision; see [`crate::vms`]).
     pub adopt_replaced_vms: bool,
 }
 
@@ -192,7 +192,7 @@ async fn apply_step(
 
 /// `PATCH` with `application/apply-patch+yaml`, field manager `pxfa`; a 409 is a
 /// [`Conflict`], anything else an error naming the object.
-pub async fn server_side_apply(
+async fn server_side_apply(
     resources: &Resources,
     m: &Manifest,
     force: bool,
@@ -201,7 +201,10 @@ pub async fn server_side_apply(
     let api = resources
         .api(&api_version(m)?, &m.kind, m.namespace.as_deref())
         .await
-        .with_context(|| format!("cannot apply {what}"))?;
+        .map_err(|e| Error::Apply {
+            object: what.clone(),
+            source: Box::new(e),
+        })?;
     let mut params = PatchParams::apply(FIELD_MANAGER);
     if force {
         params = params.force();
@@ -236,12 +239,12 @@ pub async fn server_side_apply(
         }
         // A validation message may quote field values: for a credential, keep only
         // the status.
-        Err(kube::Error::Api(status)) if m.secret => Err(anyhow::anyhow!(
-            "cannot apply {what}: the API server answered {} {}",
-            status.code,
-            status.reason
-        )),
-        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot apply {what}"))),
+        Err(kube::Error::Api(status)) if m.secret => Err(Error::Refused {
+            context: format!("cannot apply {what}"),
+            code: status.code,
+            reason: status.reason.clone(),
+        }),
+        Err(e) => Err(Error::kube(format!("cannot apply {what}"), e)),
     }
 }
 
@@ -250,7 +253,7 @@ fn api_version(m: &Manifest) -> Result<String> {
         .get("apiVersion")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .with_context(|| format!("{}: the manifest has no apiVersion", describe(m)))
+        .ok_or_else(|| Error::Manifest(format!("{}: the manifest has no apiVersion", describe(m))))
 }
 
 fn describe(m: &Manifest) -> String {

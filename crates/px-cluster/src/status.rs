@@ -3,19 +3,18 @@
 //! comes from the plan (`pxfa status` adds it); this module reads clusters only and
 //! never changes anything.
 
-use anyhow::Result;
 use kube::Client;
 use kube::ResourceExt;
 use kube::api::{Api, DynamicObject, ListParams};
-use kube::core::GroupVersionKind;
-use kube::discovery::ApiResource;
 use px_topology::TenantStorage;
 use px_topology::render::{Cluster, Form, Manifest};
 use serde::Serialize;
 
-use super::discovery::{Resources, status_code};
-use super::readiness::{readiness, to_value};
-use super::vms::{self, discover_vms};
+use crate::discovery::{Resources, object_path, status_code};
+use crate::error::Result;
+use crate::kinds::{PVC, STORAGE_CLUSTER, STORAGE_NODE};
+use crate::readiness::{WaitTarget, check, readiness, to_value};
+use crate::vms::{self, discover_vms};
 
 /// One object's state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -69,9 +68,7 @@ pub async fn cluster_status(
         items: Vec::new(),
     };
     for m in manifests.iter().filter(|m| {
-        m.cluster == Cluster::Management
-            && m.kind == "PersistentVolumeClaim"
-            && m.form == Form::Resource
+        m.cluster == Cluster::Management && m.kind == PVC.kind && m.form == Form::Resource
     }) {
         claims.items.push(object_item(&mgmt, m, "PVC is not bound: check the FADA StorageClass and that pxfa apply created the array volume").await);
     }
@@ -136,23 +133,17 @@ pub async fn cluster_status(
         };
         for m in manifests
             .iter()
-            .filter(|m| m.cluster == Cluster::Tenant && m.kind == "StorageCluster")
+            .filter(|m| m.cluster == Cluster::Tenant && m.kind == STORAGE_CLUSTER.kind)
         {
             layer.items.push(object_item(&res, m, "StorageCluster not Online: see oc describe storagecluster and the portworx pods' logs").await);
         }
         let ns = spec.spec.portworx.namespace.clone();
-        let nodes: Api<DynamicObject> = Api::namespaced_with(
-            tenant.clone(),
-            &ns,
-            &ApiResource::from_gvk_with_plural(
-                &GroupVersionKind::gvk("core.libopenstorage.org", "v1", "StorageNode"),
-                "storagenodes",
-            ),
-        );
+        let nodes: Api<DynamicObject> =
+            Api::namespaced_with(tenant.clone(), &ns, &STORAGE_NODE.resource());
         match nodes.list(&ListParams::default()).await {
             Ok(list) => {
                 for n in list.items {
-                    let state = readiness("StorageNode", &to_value(&n));
+                    let state = readiness(STORAGE_NODE.kind, &to_value(&n));
                     layer.items.push(Item {
                         object: format!("StorageNode {ns}/{}", n.name_any()),
                         state: state.clone().err().unwrap_or_else(|| "phase Online".into()),
@@ -177,7 +168,7 @@ pub async fn cluster_status(
 }
 
 async fn object_item(res: &Resources, m: &Manifest, hint: &str) -> Item {
-    let target = super::readiness::WaitTarget {
+    let target = WaitTarget {
         api_version: m
             .body
             .get("apiVersion")
@@ -188,8 +179,8 @@ async fn object_item(res: &Resources, m: &Manifest, hint: &str) -> Item {
         namespace: m.namespace.clone(),
         name: m.name.clone(),
     };
-    let object = super::discovery::object_path(&m.kind, m.namespace.as_deref(), &m.name);
-    match super::readiness::check(res, &target).await {
+    let object = object_path(&m.kind, m.namespace.as_deref(), &m.name);
+    match check(res, &target).await {
         Ok(()) => Item {
             object,
             state: "ready".into(),

@@ -3,22 +3,23 @@
 
 use std::collections::HashMap;
 
-use anyhow::{Context, Result};
 use kube::Client;
 use kube::api::{Api, DynamicObject};
 use kube::core::GroupVersionKind;
 use kube::discovery::{ApiCapabilities, ApiResource, Scope, pinned_kind};
 use tokio::sync::Mutex;
 
+use crate::error::{Error, Result};
+
 /// Resolved kinds of one cluster.
-pub struct Resources {
+pub(crate) struct Resources {
     client: Client,
     known: Mutex<HashMap<(String, String), (ApiResource, ApiCapabilities)>>,
 }
 
 impl Resources {
     /// An empty cache for `client`'s cluster.
-    pub fn new(client: Client) -> Self {
+    pub(crate) fn new(client: Client) -> Self {
         Resources {
             client,
             known: Mutex::new(HashMap::new()),
@@ -26,12 +27,16 @@ impl Resources {
     }
 
     /// The client this cache resolves against.
-    pub fn client(&self) -> &Client {
+    pub(crate) fn client(&self) -> &Client {
         &self.client
     }
 
     /// The resource serving `api_version` (`v1`, `apps/v1`) and `kind`.
-    pub async fn resolve(&self, api_version: &str, kind: &str) -> Result<(ApiResource, bool)> {
+    pub(crate) async fn resolve(
+        &self,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<(ApiResource, bool)> {
         let key = (api_version.to_string(), kind.to_string());
         let mut known = self.known.lock().await;
         if let Some((ar, caps)) = known.get(&key) {
@@ -42,18 +47,20 @@ impl Resources {
             None => ("", api_version),
         };
         let gvk = GroupVersionKind::gvk(group, version, kind);
-        let found = pinned_kind(&self.client, &gvk).await.with_context(|| {
-            format!(
-                "the cluster does not serve {kind} ({api_version}); is the operator that defines it installed?"
-            )
-        })?;
+        let found = pinned_kind(&self.client, &gvk)
+            .await
+            .map_err(|source| Error::NotServed {
+                api_version: api_version.to_string(),
+                kind: kind.to_string(),
+                source,
+            })?;
         let namespaced = found.1.scope == Scope::Namespaced;
         known.insert(key, found.clone());
         Ok((found.0, namespaced))
     }
 
     /// The API for `kind` in `namespace` (ignored for cluster-scoped kinds).
-    pub async fn api(
+    pub(crate) async fn api(
         &self,
         api_version: &str,
         kind: &str,
@@ -69,7 +76,7 @@ impl Resources {
 }
 
 /// `namespace/name` or `name`, for messages.
-pub fn object_path(kind: &str, namespace: Option<&str>, name: &str) -> String {
+pub(crate) fn object_path(kind: &str, namespace: Option<&str>, name: &str) -> String {
     match namespace {
         Some(ns) => format!("{kind} {ns}/{name}"),
         None => format!("{kind} {name}"),
@@ -77,7 +84,7 @@ pub fn object_path(kind: &str, namespace: Option<&str>, name: &str) -> String {
 }
 
 /// The API server's status code of a kube error, if it answered.
-pub fn status_code(e: &kube::Error) -> Option<u16> {
+pub(crate) fn status_code(e: &kube::Error) -> Option<u16> {
     match e {
         kube::Error::Api(s) => Some(s.code),
         _ => None,

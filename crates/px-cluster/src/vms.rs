@@ -16,20 +16,20 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use anyhow::{Context, Result, bail};
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
-use kube::core::GroupVersionKind;
-use kube::discovery::ApiResource;
 use kube::{Client, ResourceExt};
 use px_topology::TenantStorage;
 use px_topology::render::Manifest;
-use serde::Serialize;
+use px_topology::spec::{DiskBus, Protocol, StorageMode};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::readiness::{Pending, WaitOptions};
-use super::{ATTACHED_VM_ANNOTATION, BOOKKEEPING_MANAGER, WORKER_INDEX_ANNOTATION};
+use crate::error::{Error, Result};
+use crate::kinds::{VIRTUAL_MACHINE, VIRTUAL_MACHINE_INSTANCE};
+use crate::readiness::{Pending, WaitOptions};
+use crate::{ATTACHED_VM_ANNOTATION, BOOKKEEPING_MANAGER, WORKER_INDEX_ANNOTATION};
 
 /// One disk of a worker: the serial the tenant's device paths expect and its claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,8 +38,8 @@ pub struct DiskAttachment {
     pub serial: String,
     /// The management PVC.
     pub claim: String,
-    /// `scsi` or `virtio`.
-    pub bus: String,
+    /// The disk bus, as the spec chose it.
+    pub bus: DiskBus,
 }
 
 /// The disks of one worker index, read from the rendered VM patches.
@@ -97,22 +97,6 @@ pub struct AttachOutcome {
     pub pending: Vec<Pending>,
 }
 
-/// The `kubevirt.io/v1` VirtualMachine resource.
-pub fn vm_resource() -> ApiResource {
-    ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("kubevirt.io", "v1", "VirtualMachine"),
-        "virtualmachines",
-    )
-}
-
-/// The `kubevirt.io/v1` VirtualMachineInstance resource.
-pub fn vmi_resource() -> ApiResource {
-    ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("kubevirt.io", "v1", "VirtualMachineInstance"),
-        "virtualmachineinstances",
-    )
-}
-
 /// Reads the disks per worker from the renderer's VM patches (one per worker, named
 /// `<nodePool>-wNN`).
 pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
@@ -122,15 +106,20 @@ pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
             .name
             .rsplit_once("-w")
             .and_then(|(_, n)| n.parse::<u32>().ok())
-            .with_context(|| format!("VM patch {}: no worker index (-wNN) in its name", m.name))?;
+            .ok_or_else(|| {
+                Error::Manifest(format!(
+                    "VM patch {}: no worker index (-wNN) in its name",
+                    m.name
+                ))
+            })?;
         let namespace = m
             .namespace
             .clone()
-            .with_context(|| format!("VM patch {}: no namespace", m.name))?;
+            .ok_or_else(|| Error::Manifest(format!("VM patch {}: no namespace", m.name)))?;
         let ops = m
             .body
             .as_array()
-            .with_context(|| format!("VM patch {}: not a JSON patch", m.name))?;
+            .ok_or_else(|| Error::Manifest(format!("VM patch {}: not a JSON patch", m.name)))?;
         let mut buses = BTreeMap::new();
         let mut claims = BTreeMap::new();
         for op in ops {
@@ -143,11 +132,16 @@ pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
                 .to_string();
             if path.ends_with("/devices/disks/-") {
                 let serial = value.get("serial").and_then(Value::as_str).unwrap_or(&name);
-                let bus = value
-                    .pointer("/disk/bus")
-                    .and_then(Value::as_str)
-                    .unwrap_or("scsi");
-                buses.insert(name.clone(), (serial.to_string(), bus.to_string()));
+                let bus = match value.pointer("/disk/bus") {
+                    None => DiskBus::default(),
+                    Some(b) => DiskBus::deserialize(b).map_err(|_| {
+                        Error::Manifest(format!(
+                            "VM patch {}: disk {name} has an unknown bus {b}",
+                            m.name
+                        ))
+                    })?,
+                };
+                buses.insert(name.clone(), (serial.to_string(), bus));
             } else if path.ends_with("/spec/volumes/-")
                 && let Some(claim) = value
                     .pointer("/persistentVolumeClaim/claimName")
@@ -158,9 +152,9 @@ pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
         }
         let mut disks = Vec::new();
         for (name, (serial, bus)) in buses {
-            let claim = claims
-                .remove(&name)
-                .with_context(|| format!("VM patch {}: disk {name} has no claim", m.name))?;
+            let claim = claims.remove(&name).ok_or_else(|| {
+                Error::Manifest(format!("VM patch {}: disk {name} has no claim", m.name))
+            })?;
             disks.push(DiskAttachment { serial, claim, bus });
         }
         out.push(WorkerDisks {
@@ -173,7 +167,7 @@ pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
     Ok(out)
 }
 
-/// Label HyperShift puts on a NodePool's machines. [L] Whether it reaches the
+/// Label HyperShift puts on a NodePool's machines. \[L\] Whether it reaches the
 /// KubeVirt VMs is unconfirmed, so it is used when present and the name prefix
 /// `<nodePool>-` otherwise.
 pub const NODE_POOL_LABEL: &str = "hypershift.openshift.io/nodePool";
@@ -181,7 +175,7 @@ pub const NODE_POOL_LABEL: &str = "hypershift.openshift.io/nodePool";
 /// The objects that belong to `node_pool`: by [`NODE_POOL_LABEL`] when any object in
 /// the namespace carries it (a prefix would also match a pool named
 /// `<nodePool>-gpu`), else by the name prefix.
-pub fn of_node_pool(items: Vec<DynamicObject>, node_pool: &str) -> Vec<DynamicObject> {
+pub(crate) fn of_node_pool(items: Vec<DynamicObject>, node_pool: &str) -> Vec<DynamicObject> {
     if items
         .iter()
         .any(|o| o.labels().contains_key(NODE_POOL_LABEL))
@@ -200,22 +194,23 @@ pub fn of_node_pool(items: Vec<DynamicObject>, node_pool: &str) -> Vec<DynamicOb
 }
 
 /// The NodePool's VMs in `namespace` (see [`of_node_pool`]), sorted by name.
-pub async fn discover_vms(
+pub(crate) async fn discover_vms(
     client: &Client,
     namespace: &str,
     node_pool: &str,
 ) -> Result<Vec<VmInfo>> {
-    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &vm_resource());
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), namespace, &VIRTUAL_MACHINE.resource());
     let list = api
         .list(&ListParams::default())
         .await
-        .with_context(|| format!("cannot list VirtualMachines in {namespace}"))?;
+        .map_err(|e| Error::kube(format!("cannot list VirtualMachines in {namespace}"), e))?;
     let mut vms = Vec::new();
     for vm in of_node_pool(list.items, node_pool) {
         let name = vm.name_any();
         let index = match vm.annotations().get(WORKER_INDEX_ANNOTATION) {
-            Some(v) => Some(v.parse::<u32>().with_context(|| {
-                format!("VirtualMachine {namespace}/{name}: annotation {WORKER_INDEX_ANNOTATION}={v:?} is not a number")
+            Some(v) => Some(v.parse::<u32>().map_err(|_| {
+                Error::State(format!("VirtualMachine {namespace}/{name}: annotation {WORKER_INDEX_ANNOTATION}={v:?} is not a number"))
             })?),
             None => None,
         };
@@ -274,11 +269,11 @@ pub fn assign(
     for vm in vms {
         if let Some(i) = vm.index {
             if let Some(other) = chosen.get(&i) {
-                bail!(
+                return Err(Error::State(format!(
                     "VirtualMachines {other} and {} both carry worker index {i} ({WORKER_INDEX_ANNOTATION}); \
                      remove the annotation from the wrong one",
                     vm.name
-                );
+                )));
             }
             if wanted.contains(&i) {
                 chosen.insert(i, vm.name.clone());
@@ -352,8 +347,11 @@ pub async fn attach_workers(
     let mut recorded = BTreeMap::new();
     for w in workers {
         for d in &w.disks {
-            let pvc = pvcs.get_opt(&d.claim).await.with_context(|| {
-                format!("cannot read PersistentVolumeClaim {namespace}/{}", d.claim)
+            let pvc = pvcs.get_opt(&d.claim).await.map_err(|e| {
+                Error::kube(
+                    format!("cannot read PersistentVolumeClaim {namespace}/{}", d.claim),
+                    e,
+                )
             })?;
             if let Some(vm) = pvc
                 .as_ref()
@@ -394,7 +392,7 @@ pub async fn attach_workers(
         });
     }
     let vm_api: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), &namespace, &vm_resource());
+        Api::namespaced_with(client.clone(), &namespace, &VIRTUAL_MACHINE.resource());
     let bookkeeping = PatchParams {
         field_manager: Some(BOOKKEEPING_MANAGER.to_string()),
         ..Default::default()
@@ -406,19 +404,18 @@ pub async fn attach_workers(
         let vm = vms
             .iter()
             .find(|v| &v.name == vm_name)
-            .context("chosen VM vanished from the listing")?;
+            .ok_or_else(|| Error::State("chosen VM vanished from the listing".to_string()))?;
         // Refuse before recording anything if the VM holds another claim under one
         // of this worker's disk names.
         for d in &w.disks {
             if let Some(claim) = vm.claims.get(&d.serial)
                 && claim != &d.claim
             {
-                bail!(
+                return Err(Error::State(format!(
                     "VirtualMachine {namespace}/{vm_name} already has a volume {} backed by claim {claim}, \
                      not {}; it belongs to another worker or was attached by hand",
-                    d.serial,
-                    d.claim
-                );
+                    d.serial, d.claim
+                )));
             }
         }
         if vm.index != Some(w.index) {
@@ -426,10 +423,13 @@ pub async fn attach_workers(
             vm_api
                 .patch(vm_name, &bookkeeping, &Patch::Merge(&patch))
                 .await
-                .with_context(|| {
-                    format!(
-                        "cannot record worker index {} on VirtualMachine {namespace}/{vm_name}",
-                        w.index
+                .map_err(|e| {
+                    Error::kube(
+                        format!(
+                            "cannot record worker index {} on VirtualMachine {namespace}/{vm_name}",
+                            w.index
+                        ),
+                        e,
                     )
                 })?;
         }
@@ -437,10 +437,13 @@ pub async fn attach_workers(
             let patch = json!({"metadata": {"annotations": {ATTACHED_VM_ANNOTATION: vm_name}}});
             pvcs.patch(&d.claim, &bookkeeping, &Patch::Merge(&patch))
                 .await
-                .with_context(|| {
-                    format!(
-                        "cannot record VM {vm_name} on PersistentVolumeClaim {namespace}/{}",
-                        d.claim
+                .map_err(|e| {
+                    Error::kube(
+                        format!(
+                            "cannot record VM {vm_name} on PersistentVolumeClaim {namespace}/{}",
+                            d.claim
+                        ),
+                        e,
                     )
                 })?;
         }
@@ -465,7 +468,7 @@ pub async fn attach_workers(
 
 /// The `addvolume` request body: the disk with its fixed serial and bus, backed by
 /// the claim as a hotpluggable volume.
-pub fn add_volume_body(d: &DiskAttachment) -> Value {
+pub(crate) fn add_volume_body(d: &DiskAttachment) -> Value {
     json!({
         "name": d.serial,
         "disk": {"name": d.serial, "serial": d.serial, "disk": {"bus": d.bus}},
@@ -477,17 +480,22 @@ async fn add_volume(client: &Client, namespace: &str, vm: &str, d: &DiskAttachme
     let uri = format!(
         "/apis/subresources.kubevirt.io/v1/namespaces/{namespace}/virtualmachines/{vm}/addvolume"
     );
-    let body = serde_json::to_vec(&add_volume_body(d))?;
-    let req = http::Request::put(uri)
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .body(body)?;
-    client.request_text(req).await.with_context(|| {
+    let context = || {
         format!(
             "cannot hotplug claim {} as disk {} into VirtualMachine {namespace}/{vm} \
              (is the HotplugVolumes feature gate on?)",
             d.claim, d.serial
         )
-    })?;
+    };
+    let body = add_volume_body(d).to_string().into_bytes();
+    let req = http::Request::put(uri)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(body)
+        .map_err(|e| Error::kube(context(), kube::Error::HttpError(e)))?;
+    client
+        .request_text(req)
+        .await
+        .map_err(|e| Error::kube(context(), e))?;
     tracing::info!("attached {} ({}) to {namespace}/{vm}", d.serial, d.claim);
     Ok(())
 }
@@ -501,11 +509,17 @@ pub async fn discover_guest_interface(
     node_pool: &str,
     nad: &str,
 ) -> Result<Option<String>> {
-    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &vmi_resource());
-    let list = api
-        .list(&ListParams::default())
-        .await
-        .with_context(|| format!("cannot list VirtualMachineInstances in {namespace}"))?;
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        namespace,
+        &VIRTUAL_MACHINE_INSTANCE.resource(),
+    );
+    let list = api.list(&ListParams::default()).await.map_err(|e| {
+        Error::kube(
+            format!("cannot list VirtualMachineInstances in {namespace}"),
+            e,
+        )
+    })?;
     let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for vmi in &of_node_pool(list.items, node_pool) {
         if let Some(iface) = guest_interface_of(&vmi.data, nad) {
@@ -515,19 +529,67 @@ pub async fn discover_guest_interface(
     match found.len() {
         0 => Ok(None),
         1 => Ok(found.into_keys().next()),
-        _ => bail!(
+        _ => Err(Error::State(format!(
             "worker VMs in {namespace} name the storage interface differently: {}",
             found
                 .iter()
                 .map(|(i, v)| format!("{i} on {}", v.join(", ")))
                 .collect::<Vec<_>>()
                 .join("; ")
-        ),
+        ))),
     }
 }
 
+/// What [`resolve_guest_interface`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GuestInterface {
+    /// Nothing to resolve: not cloud-drive over iSCSI, or no storage network.
+    NotNeeded,
+    /// No VMI reports the interface (not running, or no guest agent): the spec's
+    /// name stays.
+    Unknown,
+    /// The VMs use the spec's name.
+    AsSpecified,
+    /// The VMs name it differently; the spec now carries their name.
+    Replaced {
+        /// What the spec said.
+        specified: String,
+        /// What the VMs report, now in the spec.
+        found: String,
+    },
+}
+
+/// cloud-drive over iSCSI names the guest's storage NIC in `PURE_ISCSI_ALLOWED_IFACES`:
+/// when the VMs run, ask them instead of trusting the spec's default, and put their
+/// answer into `spec` before rendering. An error leaves `spec` unchanged.
+pub async fn resolve_guest_interface(
+    management: &Client,
+    spec: &mut TenantStorage,
+) -> Result<GuestInterface> {
+    if spec.spec.storage.mode != StorageMode::CloudDrive
+        || spec.spec.storage.protocol != Some(Protocol::Iscsi)
+    {
+        return Ok(GuestInterface::NotNeeded);
+    }
+    let node_pool = spec.node_pool();
+    let ns = spec.hcp_namespace();
+    let Some(net) = spec.spec.network.as_mut() else {
+        return Ok(GuestInterface::NotNeeded);
+    };
+    Ok(
+        match discover_guest_interface(management, &ns, &node_pool, &net.nad_name).await? {
+            None => GuestInterface::Unknown,
+            Some(found) if found == net.guest_interface => GuestInterface::AsSpecified,
+            Some(found) => GuestInterface::Replaced {
+                specified: std::mem::replace(&mut net.guest_interface, found.clone()),
+                found,
+            },
+        },
+    )
+}
+
 /// The guest interface name of the network attached to `nad` in one VMI's JSON.
-pub fn guest_interface_of(vmi: &Value, nad: &str) -> Option<String> {
+pub(crate) fn guest_interface_of(vmi: &Value, nad: &str) -> Option<String> {
     let networks = vmi.pointer("/spec/networks")?.as_array()?;
     let net = networks.iter().find(|n| {
         n.pointer("/multus/networkName")
@@ -610,7 +672,7 @@ mod tests {
     }
 
     fn obj(name: &str, pool: Option<&str>) -> DynamicObject {
-        let mut o = DynamicObject::new(name, &vm_resource());
+        let mut o = DynamicObject::new(name, &VIRTUAL_MACHINE.resource());
         if let Some(p) = pool {
             o.metadata.labels = Some([(NODE_POOL_LABEL.to_string(), p.to_string())].into());
         }
@@ -628,6 +690,48 @@ mod tests {
         assert_eq!(names(of_node_pool(unlabelled, "np")), ["np-a", "np-gpu-b"]);
         let labelled = vec![obj("np-a", Some("np")), obj("np-gpu-b", Some("np-gpu"))];
         assert_eq!(names(of_node_pool(labelled, "np")), ["np-a"]);
+    }
+
+    fn vm_patch(bus: Option<&str>) -> Manifest {
+        let mut disk = json!({"name": "pxdata0", "serial": "pxdata0"});
+        if let Some(b) = bus {
+            disk["disk"] = json!({"bus": b});
+        }
+        Manifest {
+            cluster: px_topology::render::Cluster::Management,
+            order: 90,
+            file_name: "90-vm-np-w02.yaml".into(),
+            kind: "VirtualMachine".into(),
+            name: "np-w02".into(),
+            namespace: Some("clusters-t".into()),
+            body: json!([
+                {"op": "add", "path": "/spec/template/spec/domain/devices/disks/-", "value": disk},
+                {"op": "add", "path": "/spec/template/spec/volumes/-",
+                 "value": {"name": "pxdata0", "persistentVolumeClaim": {"claimName": "t-w02-data0"}}},
+            ]),
+            secret: false,
+            purpose: Vec::new(),
+            form: px_topology::render::Form::JsonPatch {
+                target: "VirtualMachine np-w02".into(),
+            },
+        }
+    }
+
+    #[test]
+    fn disk_bus_is_the_spec_type() {
+        let w = worker_disks(&[&vm_patch(Some("virtio"))]).unwrap();
+        assert_eq!(w[0].index, 2);
+        assert_eq!(w[0].disks[0].bus, DiskBus::Virtio);
+        assert_eq!(w[0].disks[0].claim, "t-w02-data0");
+        assert_eq!(
+            add_volume_body(&w[0].disks[0])["disk"]["disk"]["bus"],
+            "virtio"
+        );
+        let w = worker_disks(&[&vm_patch(None)]).unwrap();
+        assert_eq!(w[0].disks[0].bus, DiskBus::Scsi);
+        let e = worker_disks(&[&vm_patch(Some("ide"))]).unwrap_err();
+        assert!(matches!(e, Error::Manifest(_)), "{e:?}");
+        assert!(e.to_string().contains("unknown bus"), "{e}");
     }
 
     #[test]

@@ -1,14 +1,18 @@
-//! Finishing the job on the clusters: server-side apply of the rendered manifests to
+//! Finishing a tenant on its clusters: server-side apply of the rendered manifests to
 //! the management and tenant clusters, readiness waits, worker VM discovery and disk
-//! hotplug, the cross-layer status view and tenant token rotation.
+//! hotplug, guest NIC discovery, the cross-layer status view and tenant token
+//! rotation.
 //!
-//! Everything goes through a `kube::Client` built from a kubeconfig ([`connect`]), so
-//! tests point it at an in-process fake API server. Nothing here prints: commands turn
-//! the reports into output.
+//! Everything goes through a `kube::Client` built from a kubeconfig ([`connect()`]), so
+//! tests point it at an in-process fake API server. Nothing here prints, reads
+//! environment variables or exits: callers turn the reports into output, and the one
+//! [`Error`] type into exit codes.
 
 pub mod apply;
 pub mod connect;
-pub mod discovery;
+mod discovery;
+pub mod error;
+pub mod kinds;
 pub mod readiness;
 pub mod status;
 pub mod token;
@@ -16,10 +20,14 @@ pub mod vms;
 
 pub use apply::{ApplyOptions, ApplyReport, Conflict, apply_manifests};
 pub use connect::{client_from_config, connect};
+pub use error::{BoxError, Error, Result};
+/// The client every function here takes, re-exported so callers need no kube dependency
+/// of their own.
+pub use kube::Client;
 pub use readiness::{Pending, WaitOptions};
 pub use status::{StatusReport, cluster_status};
 pub use token::{RotateOptions, RotateReport, TokenProbe, rotate_token};
-pub use vms::{Assignment, WorkerDisks, worker_disks};
+pub use vms::{Assignment, GuestInterface, WorkerDisks, resolve_guest_interface, worker_disks};
 
 /// Field manager of every server-side apply pxfa makes.
 pub const FIELD_MANAGER: &str = "pxfa";

@@ -11,7 +11,9 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::discovery::{Resources, object_path, status_code};
+use crate::discovery::{Resources, object_path, status_code};
+use crate::error::chain_text;
+use crate::kinds::{NNCP, PVC, STORAGE_CLUSTER, STORAGE_NODE};
 
 /// How long and how often to wait.
 #[derive(Debug, Clone, Copy)]
@@ -43,36 +45,41 @@ pub struct Pending {
 
 /// One object to wait for.
 #[derive(Debug, Clone)]
-pub struct WaitTarget {
+pub(crate) struct WaitTarget {
     /// `apiVersion` of the object.
-    pub api_version: String,
+    pub(crate) api_version: String,
     /// Its kind.
-    pub kind: String,
+    pub(crate) kind: String,
     /// Its namespace.
-    pub namespace: Option<String>,
+    pub(crate) namespace: Option<String>,
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// Whether pxfa waits for objects of `kind` on `cluster`: only where a later step
 /// builds on them. Management claims must be bound before their disks are hotplugged;
 /// the tenant's validation claim may use a WaitForFirstConsumer class and nothing
 /// follows it, so it is not waited for.
-pub fn waits_for(cluster: Cluster, kind: &str) -> bool {
-    match kind {
-        "NodeNetworkConfigurationPolicy" | "StorageCluster" => true,
-        "PersistentVolumeClaim" => cluster == Cluster::Management,
-        _ => false,
+pub(crate) fn waits_for(cluster: Cluster, kind: &str) -> bool {
+    if kind == NNCP.kind || kind == STORAGE_CLUSTER.kind {
+        true
+    } else if kind == PVC.kind {
+        cluster == Cluster::Management
+    } else {
+        false
     }
 }
 
 /// `Ok` when ready; otherwise the state to report.
-pub fn readiness(kind: &str, obj: &Value) -> Result<(), String> {
-    match kind {
-        "NodeNetworkConfigurationPolicy" => condition(obj, "Available"),
-        "PersistentVolumeClaim" => phase(obj, &["Bound"]),
-        "StorageCluster" | "StorageNode" => phase(obj, &["Online"]),
-        _ => Ok(()),
+pub(crate) fn readiness(kind: &str, obj: &Value) -> Result<(), String> {
+    if kind == NNCP.kind {
+        condition(obj, "Available")
+    } else if kind == PVC.kind {
+        phase(obj, &["Bound"])
+    } else if kind == STORAGE_CLUSTER.kind || kind == STORAGE_NODE.kind {
+        phase(obj, &["Online"])
+    } else {
+        Ok(())
     }
 }
 
@@ -113,11 +120,11 @@ fn condition(obj: &Value, wanted: &str) -> Result<(), String> {
 }
 
 /// The state of one object now.
-pub async fn check(resources: &Resources, t: &WaitTarget) -> Result<(), String> {
+pub(crate) async fn check(resources: &Resources, t: &WaitTarget) -> Result<(), String> {
     let api = resources
         .api(&t.api_version, &t.kind, t.namespace.as_deref())
         .await
-        .map_err(|e| format!("{e:#}"))?;
+        .map_err(|e| chain_text(&e))?;
     match api.get(&t.name).await {
         Ok(obj) => readiness(&t.kind, &to_value(&obj)),
         Err(e) if status_code(&e) == Some(404) => Err("not found".to_string()),
@@ -127,7 +134,7 @@ pub async fn check(resources: &Resources, t: &WaitTarget) -> Result<(), String> 
 
 /// Polls every target until all are ready or the timeout passes; on timeout, the
 /// ones still pending and why.
-pub async fn wait_all(
+pub(crate) async fn wait_all(
     resources: &Resources,
     targets: &[WaitTarget],
     opts: WaitOptions,
@@ -171,7 +178,7 @@ pub async fn wait_all(
 }
 
 /// A dynamic object as JSON.
-pub fn to_value(obj: &DynamicObject) -> Value {
+pub(crate) fn to_value(obj: &DynamicObject) -> Value {
     serde_json::to_value(obj).unwrap_or(Value::Null)
 }
 

@@ -1,0 +1,10 @@
+//! px-cluster against an in-process fake Kubernetes API server, one binary.
+
+mod support;
+
+mod apply;
+mod crd_rbac;
+mod status;
+mod tenant;
+mod token;
+mod vms;

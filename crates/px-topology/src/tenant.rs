@@ -1,0 +1,174 @@
+//! The tenant pipeline every command starts from: a validated spec, its pool sizing
+//! and the array objects it needs ([`Tenant`]), plus the rule that an apply must not
+//! create an API token it has nowhere to keep.
+
+use std::path::{Path, PathBuf};
+
+use crate::desired::DesiredState;
+use crate::driver::{DriverError, driver_for};
+use crate::plan::{Action, Kind, Plan};
+use crate::sizing::{self, Sizing};
+use crate::spec::{self, SpecError, SpecErrors, TenantStorage};
+
+/// A loaded tenant: spec, sizing and the array objects it needs.
+#[derive(Debug, Clone)]
+pub struct Tenant {
+    /// The validated spec.
+    pub spec: TenantStorage,
+    /// The pool sizing.
+    pub sizing: Sizing,
+    /// What the array must hold.
+    pub desired: DesiredState,
+}
+
+/// Why a spec file does not make a tenant. Every variant is the admin's input, named
+/// by file; the message is complete, so the cause is not repeated as a source.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TenantError {
+    /// The spec does not parse or validate; every problem with its field path.
+    #[error("{}: invalid spec:\n{errors}", path.display())]
+    Spec {
+        /// The spec file.
+        path: PathBuf,
+        /// Every problem found.
+        errors: SpecErrors,
+    },
+    /// The spec is valid but cannot be sized.
+    #[error("{}: {error}", path.display())]
+    Sizing {
+        /// The spec file.
+        path: PathBuf,
+        /// Why.
+        error: SpecError,
+    },
+    /// The storage option cannot derive the array objects.
+    #[error("{}: {error}", path.display())]
+    Driver {
+        /// The spec file.
+        path: PathBuf,
+        /// Why.
+        error: DriverError,
+    },
+}
+
+impl Tenant {
+    /// Loads and validates a spec file.
+    pub fn load(path: &Path) -> Result<Tenant, TenantError> {
+        let spec = spec::load_spec(path).map_err(|errors| TenantError::Spec {
+            path: path.to_path_buf(),
+            errors,
+        })?;
+        Self::from_spec(spec, path)
+    }
+
+    /// Sizing and desired state of a validated spec read from `path` (named in
+    /// errors).
+    pub fn from_spec(spec: TenantStorage, path: &Path) -> Result<Tenant, TenantError> {
+        let sizing = sizing::size(&spec, None).map_err(|error| TenantError::Sizing {
+            path: path.to_path_buf(),
+            error,
+        })?;
+        let desired = driver_for(&spec)
+            .desired_state(&spec, &sizing)
+            .map_err(|error| TenantError::Driver {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        Ok(Tenant {
+            spec,
+            sizing,
+            desired,
+        })
+    }
+
+    /// The array admins (token users) this tenant needs on the array; an embedded
+    /// simulated array creates them.
+    pub fn token_users(&self) -> Vec<String> {
+        self.desired
+            .api_token
+            .iter()
+            .map(|t| t.admin.clone())
+            .collect()
+    }
+}
+
+/// An apply would create an API token and nothing would keep its value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "this apply would create an API token for array user {user}, and the array shows a token's value only once; \
+     nothing was changed"
+)]
+pub struct NewTokenWouldBeLost {
+    /// The array user the token is for.
+    pub user: String,
+}
+
+/// An array shows an API token's value only once, in the answer that creates it. If
+/// `plan` creates one and `kept` is false (the caller has nowhere to put it: no
+/// secret file, no tenant cluster), the tenant would end up with a token nobody can
+/// read: refuse before changing anything.
+pub fn refuse_losing_a_new_token(plan: &Plan, kept: bool) -> Result<(), NewTokenWouldBeLost> {
+    let created = plan
+        .changes
+        .iter()
+        .find(|c| c.action == Action::Create && c.kind == Kind::ApiToken);
+    match created {
+        Some(token) if !kept => Err(NewTokenWouldBeLost {
+            user: token.name.clone(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Observed, PlanOptions, TokenState, plan};
+
+    fn example(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples")
+            .join(name)
+    }
+
+    #[test]
+    fn a_new_token_needs_a_keeper() {
+        let t = Tenant::load(&example("tenant-cloud-drive.yaml")).expect("example loads");
+        assert!(!t.token_users().is_empty(), "cloud-drive has a token user");
+        let without_token = Observed {
+            token: TokenState::NoToken,
+            ..Observed::default()
+        };
+        let fresh = plan(&t.desired, &without_token, &PlanOptions::default());
+        let lost = refuse_losing_a_new_token(&fresh, false).unwrap_err();
+        assert_eq!(lost.user, t.token_users()[0]);
+        assert!(lost.to_string().contains("only once"), "{lost}");
+        assert_eq!(refuse_losing_a_new_token(&fresh, true), Ok(()));
+        // A token that exists already is not created, so nothing can be lost.
+        let with_token = Observed {
+            token: TokenState::HasToken,
+            ..Observed::default()
+        };
+        let again = plan(&t.desired, &with_token, &PlanOptions::default());
+        assert_eq!(refuse_losing_a_new_token(&again, false), Ok(()));
+    }
+
+    #[test]
+    fn no_token_no_refusal() {
+        let t = Tenant::load(&example("tenant-kubevirt-csi.yaml")).expect("example loads");
+        let fresh = plan(&t.desired, &Observed::default(), &PlanOptions::default());
+        assert_eq!(refuse_losing_a_new_token(&fresh, false), Ok(()));
+    }
+
+    #[test]
+    fn errors_name_the_file() {
+        let e = Tenant::load(Path::new("/nonexistent/tenant.yaml")).unwrap_err();
+        assert!(matches!(e, TenantError::Spec { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent/tenant.yaml: invalid spec:"),
+            "{e}"
+        );
+    }
+}
