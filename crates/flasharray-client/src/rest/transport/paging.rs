@@ -13,8 +13,8 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
 use crate::params::{ListParams, Page};
-use crate::rest::RestArray;
-use crate::rest::http::Call;
+use super::Transport;
+use super::Call;
 use crate::rest::query::Query;
 
 /// Items asked for per request when the caller sets no page size. Real arrays answer
@@ -69,7 +69,7 @@ impl Pager {
     }
 }
 
-impl RestArray {
+impl Transport {
     /// Fetches the next page, or `None` when the listing is complete.
     pub(crate) async fn next_page<T: DeserializeOwned>(
         &self,
