@@ -377,7 +377,12 @@ mod tests {
         async fn create_volumes(&self, _: &[VolumeName], _: &VolumePost) -> Result<Vec<Volume>> {
             marked()
         }
-        async fn patch_volumes(&self, _: &[VolumeName], _: &VolumePatch, _: bool) -> Result<Vec<Volume>> {
+        async fn patch_volumes(
+            &self,
+            _: &[VolumeName],
+            _: &VolumePatch,
+            _: bool,
+        ) -> Result<Vec<Volume>> {
             marked()
         }
         async fn eradicate_volumes(&self, _: &[VolumeName]) -> Result<()> {
@@ -389,7 +394,13 @@ mod tests {
         async fn set_tags(&self, _: TagResource, _: &[Tag]) -> Result<Vec<Tag>> {
             marked()
         }
-        async fn delete_tags(&self, _: TagResource, _: &[String], _: &[String], _: &[String]) -> Result<()> {
+        async fn delete_tags(
+            &self,
+            _: TagResource,
+            _: &[String],
+            _: &[String],
+            _: &[String],
+        ) -> Result<()> {
             marked()
         }
         async fn list_hosts(&self, _: &ListParams) -> Result<Vec<Host>> {
@@ -407,7 +418,11 @@ mod tests {
         async fn list_host_groups(&self, _: &ListParams) -> Result<Vec<HostGroup>> {
             marked()
         }
-        async fn create_host_groups(&self, _: &[HostGroupName], _: &HostGroupPost) -> Result<Vec<HostGroup>> {
+        async fn create_host_groups(
+            &self,
+            _: &[HostGroupName],
+            _: &HostGroupPost,
+        ) -> Result<Vec<HostGroup>> {
             marked()
         }
         async fn delete_host_groups(&self, _: &[HostGroupName]) -> Result<()> {
@@ -416,7 +431,11 @@ mod tests {
         async fn list_host_group_members(&self, _: &MemberParams) -> Result<Vec<Member>> {
             marked()
         }
-        async fn add_host_group_members(&self, _: &HostGroupName, _: &[HostName]) -> Result<Vec<Member>> {
+        async fn add_host_group_members(
+            &self,
+            _: &HostGroupName,
+            _: &[HostName],
+        ) -> Result<Vec<Member>> {
             marked()
         }
         async fn remove_host_group_members(&self, _: &HostGroupName, _: &[HostName]) -> Result<()> {
@@ -425,7 +444,12 @@ mod tests {
         async fn list_connections(&self, _: &ConnectionParams) -> Result<Vec<Connection>> {
             marked()
         }
-        async fn create_connections(&self, _: &ConnectionTarget, _: &[VolumeName], _: Option<u32>) -> Result<Vec<Connection>> {
+        async fn create_connections(
+            &self,
+            _: &ConnectionTarget,
+            _: &[VolumeName],
+            _: Option<u32>,
+        ) -> Result<Vec<Connection>> {
             marked()
         }
         async fn delete_connections(&self, _: &ConnectionTarget, _: &[VolumeName]) -> Result<()> {

@@ -131,3 +131,112 @@ pub(crate) fn find<'a, T: Named>(items: &'a [T], name: &str) -> Option<&'a T> {
         .iter()
         .find(|i| crate::name::same_name(i.object_name(), name))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::Error;
+
+    fn vol(name: &str) -> Volume {
+        Volume {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    /// A listing over `have` that answers `names=` as arrays do and the filter as
+    /// `filter` says, recording each call's selection.
+    fn run(
+        have: &[&str],
+        ask: &[&str],
+        filter: fn(&[&str], &str) -> Result<Vec<Volume>>,
+    ) -> (Vec<String>, Vec<String>) {
+        let calls = Mutex::new(Vec::new());
+        let names: Vec<String> = ask.iter().map(|s| s.to_string()).collect();
+        let list = |p: ListParams| {
+            let calls = &calls;
+            async move {
+                if !p.names.is_empty() {
+                    calls
+                        .lock()
+                        .unwrap()
+                        .push(format!("names={}", p.names.join(",")));
+                    if let Some(m) = p
+                        .names
+                        .iter()
+                        .find(|n| !have.iter().any(|h| h.eq_ignore_ascii_case(n)))
+                    {
+                        return Err(Error::api(400, Some(m), "Volume does not exist."));
+                    }
+                    return Ok(p.names.iter().map(|n| vol(n)).collect());
+                }
+                match p.filter {
+                    Some(f) => {
+                        calls.lock().unwrap().push(format!("filter={f}"));
+                        filter(have, &f)
+                    }
+                    None => {
+                        calls.lock().unwrap().push("all".into());
+                        Ok(have.iter().map(|n| vol(n)).collect())
+                    }
+                }
+            }
+        };
+        let found = futures_util::FutureExt::now_or_never(lookup(&names, list))
+            .expect("ready at once")
+            .unwrap();
+        let found = found.into_iter().map(|v| v.name).collect();
+        (found, calls.into_inner().unwrap())
+    }
+
+    fn by_filter(have: &[&str], f: &str) -> Result<Vec<Volume>> {
+        Ok(have
+            .iter()
+            .filter(|h| f.contains(&format!("'{h}'")))
+            .map(|n| vol(n))
+            .collect())
+    }
+
+    #[test]
+    fn every_name_present_is_one_call() {
+        let (found, calls) = run(&["a", "b", "c"], &["a", "B"], by_filter);
+        assert_eq!(found, ["a", "B"]);
+        assert_eq!(calls, ["names=a,B"]);
+    }
+
+    #[test]
+    fn a_missing_name_falls_back_to_the_filter() {
+        let (found, calls) = run(&["a", "c"], &["a", "b"], by_filter);
+        assert_eq!(found, ["a"]);
+        assert_eq!(calls, ["names=a,b", "filter=name=('a','b')"]);
+    }
+
+    #[test]
+    fn a_filter_that_finds_nothing_means_none_exist() {
+        let (found, calls) = run(&["c"], &["a"], |_, _| {
+            Err(Error::api(400, None, "Volume does not exist."))
+        });
+        assert!(found.is_empty());
+        assert_eq!(calls.len(), 2);
+    }
+
+    #[test]
+    fn a_rejected_filter_falls_back_to_listing_everything() {
+        let (found, calls) = run(&["a", "c"], &["A", "b"], |_, _| {
+            Err(Error::api(400, None, "Invalid filter."))
+        });
+        assert_eq!(found, ["a"]);
+        assert_eq!(calls, ["names=A,b", "filter=name=('A','b')", "all"]);
+    }
+
+    #[test]
+    fn names_go_in_chunks() {
+        let have: Vec<String> = (0..250).map(|i| format!("v{i}")).collect();
+        let have_ref: Vec<&str> = have.iter().map(String::as_str).collect();
+        let (found, calls) = run(&have_ref, &have_ref, by_filter);
+        assert_eq!(found.len(), 250);
+        assert_eq!(calls.len(), 3);
+    }
+}

@@ -20,7 +20,11 @@ pub(super) async fn list(array: &RestArray, params: &ListParams) -> Result<Vec<P
 
 /// Lost answer: a live pod with the asked quota is done; an absent one is created
 /// again; anything else is undecided.
-pub(super) async fn create(array: &RestArray, names: &[PodName], body: &PodPost) -> Result<Vec<Pod>> {
+pub(super) async fn create(
+    array: &RestArray,
+    names: &[PodName],
+    body: &PodPost,
+) -> Result<Vec<Pod>> {
     require("create pods", names)?;
     array
         .create_tagged(
@@ -71,7 +75,10 @@ pub(super) async fn eradicate(
 ) -> Result<()> {
     require("eradicate pods", names)?;
     array
-        .delete_until_gone::<Pod>(strings(names), eradicate_contents.then_some("eradicate_contents"))
+        .delete_until_gone::<Pod>(
+            strings(names),
+            eradicate_contents.then_some("eradicate_contents"),
+        )
         .await
 }
 

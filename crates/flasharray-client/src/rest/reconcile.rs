@@ -71,7 +71,9 @@ pub(crate) enum Verdict<N, T> {
 }
 
 /// The four named collections with creation tags, renames and deletes.
-pub(crate) trait Collection: Named + DeserializeOwned + Clone + Send + Sync + 'static {
+pub(crate) trait Collection:
+    Named + DeserializeOwned + Clone + Send + Sync + 'static
+{
     /// The tag kind, which also names the collection's path.
     const KIND: TagResource;
     /// The object's name in messages.

@@ -63,9 +63,10 @@ pub(super) async fn create(
             |pending| {
                 Box::pin(async move {
                     let found = list(array, admins, true).await?;
-                    match found.into_iter().find(|t| {
-                        t.name.eq_ignore_ascii_case(admin) && t.api_token.token.is_some()
-                    }) {
+                    match found
+                        .into_iter()
+                        .find(|t| t.name.eq_ignore_ascii_case(admin) && t.api_token.token.is_some())
+                    {
                         Some(t) => Ok(Verdict::Known {
                             done: vec![t],
                             pending: Vec::new(),

@@ -11,10 +11,10 @@ use futures_util::stream::{self, BoxStream, StreamExt};
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 
+use super::Call;
+use super::Transport;
 use crate::error::{Error, Result};
 use crate::params::{ListParams, Page};
-use super::Transport;
-use super::Call;
 use crate::rest::query::Query;
 
 /// Items asked for per request when the caller sets no page size. Real arrays answer

@@ -14,9 +14,9 @@ use reqwest::Method;
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use crate::error::{Error, Result};
-use super::Transport;
 use super::Auth;
+use super::Transport;
+use crate::error::{Error, Result};
 use crate::rest::query::Query;
 
 /// A REST 2.x version (`2.N`).
