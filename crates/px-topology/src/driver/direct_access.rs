@@ -127,12 +127,12 @@ impl StorageDriver for DirectAccess {
                         .iter()
                         .enumerate()
                         .map(|(j, w)| {
-                            Wwn::new(w)
-                                .map(|w| w.as_str().to_string())
-                                .map_err(|e| DriverError::Invalid {
+                            Wwn::new(w).map(|w| w.as_str().to_string()).map_err(|e| {
+                                DriverError::Invalid {
                                     path: format!("spec.management.nodes[{i}].wwns[{j}]"),
                                     message: e.to_string(),
-                                })
+                                }
+                            })
                         })
                         .collect::<Result<_, _>>()?
                 }
