@@ -16,9 +16,9 @@
 //! the original error is returned.
 //!
 //! The three write shapes that recur are written once here: creating with creation
-//! tags ([`RestArray::create_tagged`]), patching with a possible rename
-//! ([`RestArray::patch_renaming`]) and deleting until gone
-//! ([`RestArray::delete_until_gone`]). Re-reads of named objects use the one lookup
+//! tags (`create_tagged`), patching with a possible rename
+//! (`patch_renaming`) and deleting until gone
+//! (`delete_until_gone`). Re-reads of named objects use the one lookup
 //! rule of [`crate::ext`].
 //!
 //! What counts as "already done", per operation:

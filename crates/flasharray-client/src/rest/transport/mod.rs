@@ -1,6 +1,6 @@
 //! The transport: how a request reaches the array, apart from what it asks.
 //!
-//! [`Transport`] sends one HTTP exchange ([`Transport::send`]), retries it by the
+//! The crate-private `Transport` sends one HTTP exchange, retries it by the
 //! rules of [`retry`], keeps the login [`session`] and follows [`paging`]. The
 //! per-resource modules of [`crate::rest`] only build paths, queries and bodies.
 //!
