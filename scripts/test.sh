@@ -18,7 +18,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test --workspace"
 cargo test --workspace
 
-for crate in flasharray-client flasharray-mock px-topology px-cluster pxfa; do
+for crate in flasharray flasharray-mock px-topology px-cluster pxfa; do
   step "cargo test -p $crate (on its own)"
   cargo test -p "$crate"
 done

@@ -75,18 +75,12 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
         err.chain()
             .filter_map(|c| c.downcast_ref::<flasharray::Error>())
     };
-    // The client's transport error carries no kind for TLS or refused connections
-    // (only a timeout flag), so these two are told apart by its message, which the
-    // client builds from the TLS and socket errors' own words.
-    let transport = array_errors().find_map(|e| match last_attempt(e) {
-        flasharray::Error::Transport(t) => Some(t),
+    use flasharray::TransportErrorKind as K;
+    let transport_kind = array_errors().find_map(|e| match last_attempt(e) {
+        flasharray::Error::Transport(t) => Some(t.kind),
         _ => None,
     });
-    let transport_text = transport.map(|t| t.message.to_ascii_lowercase());
-    if transport_text
-        .as_deref()
-        .is_some_and(|m| m.contains("certificate") || m.contains("unknownissuer"))
-    {
+    if transport_kind == Some(K::UntrustedCertificate) {
         return Some(
             "the array's TLS certificate is not trusted: pass --ca-file with the CA bundle that signed it \
              (for `pxfa sim serve`, the file written by --cert-out)",
@@ -97,11 +91,7 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
             "the array refused the API token: check --api-token-file / PUREFA_API / pure.json, and that the token has not expired",
         );
     }
-    let no_answer = transport.is_some_and(|t| t.timeout)
-        || transport_text
-            .as_deref()
-            .is_some_and(|m| m.contains("connection refused") || m.contains("dns error"));
-    if no_answer {
+    if matches!(transport_kind, Some(K::Timeout | K::Connect | K::Dns)) {
         return Some(
             "the array did not answer: check the address (--array, PUREFA_URL) and the network path",
         );
@@ -150,29 +140,30 @@ mod tests {
         assert_eq!(code_for(&anyhow::anyhow!("connection refused")), 1);
     }
 
-    fn transport(message: &str, timeout: bool) -> anyhow::Error {
+    fn transport(message: &str, kind: flasharray::TransportErrorKind) -> anyhow::Error {
         anyhow::Error::new(flasharray::Error::from(flasharray::error::TransportError {
             operation: "GET /api/api_version".into(),
             request_id: None,
             message: message.into(),
             maybe_applied: false,
-            timeout,
+            kind,
         }))
         .context("cannot open the array")
     }
 
     #[test]
     fn hints() {
-        let e = transport("invalid peer certificate: UnknownIssuer", false);
+        use flasharray::TransportErrorKind as K;
+        let e = transport("invalid peer certificate: UnknownIssuer", K::UntrustedCertificate);
         assert!(hint_for(&e).unwrap().contains("--ca-file"));
         let e = anyhow::Error::new(flasharray::Error::api(401, None, "Invalid credentials"));
         assert!(hint_for(&e).unwrap().contains("API token"));
-        let e = transport(
-            "tcp connect error: Connection refused (os error 111)",
-            false,
-        );
+        let e = transport("tcp connect error: Connection refused", K::Connect);
         assert!(hint_for(&e).unwrap().contains("did not answer"));
-        assert!(hint_for(&transport("operation timed out", true)).is_some());
+        assert!(hint_for(&transport("operation timed out", K::Timeout)).is_some());
+        assert!(hint_for(&transport("dns error: no such host", K::Dns)).is_some());
+        // A connection that broke mid-answer is no addressing problem.
+        assert!(hint_for(&transport("connection reset", K::Io)).is_none());
         assert!(hint_for(&anyhow::anyhow!("volume v1 does not exist")).is_none());
         // A Kubernetes API server that does not answer is not the array.
         assert!(hint_for(&anyhow::anyhow!("kube: connection refused")).is_none());

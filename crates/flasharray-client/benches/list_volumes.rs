@@ -2,12 +2,16 @@
 //! (`volume_stream`), against a local plain-HTTP array serving pages of 1,000.
 //!
 //! ```text
-//! cargo bench -p flasharray-client --bench list_volumes
+//! cargo bench -p flasharray --bench list_volumes
 //! ```
 //!
 //! The parent process serves the pages; each measurement runs the client in a fresh
 //! child process, so that its peak resident memory (`VmHWM` in /proc/self/status)
 //! belongs to that one listing alone and not to the server or an earlier run.
+#![allow(
+    clippy::print_stdout,
+    reason = "a benchmark reports its measurements on stdout"
+)]
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! PUREFA_URL=array1.example.com PUREFA_API=<token> [PUREFA_CA_FILE=ca.pem] \
-//!     cargo run -p flasharray-client --example list_volumes > volumes.jsonl
+//!     cargo run -p flasharray --example list_volumes > volumes.jsonl
 //! ```
 //!
 //! The token is read from the environment only, never from the command line, so it

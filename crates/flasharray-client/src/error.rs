@@ -207,6 +207,53 @@ impl fmt::Display for ApiError {
     }
 }
 
+/// What kind of failure below HTTP a [`TransportError`] is, so that callers match on
+/// it instead of searching the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// The array's TLS certificate is not trusted (unknown issuer, bad or expired
+    /// certificate, wrong name). Final: waiting cannot fix it.
+    UntrustedCertificate,
+    /// Another TLS failure (handshake, protocol).
+    Tls,
+    /// The array's name did not resolve.
+    Dns,
+    /// No connection could be made (refused, unreachable).
+    Connect,
+    /// The request or its answer took longer than the configured timeout.
+    Timeout,
+    /// The connection broke during the exchange (reset, closed, dropped).
+    Io,
+    /// The request could not be built (bad URL or header).
+    InvalidRequest,
+}
+
+impl TransportErrorKind {
+    /// Whether sending the same request again can help at all; only an untrusted
+    /// certificate rules it out (whether a write may be resent is
+    /// [`TransportError::maybe_applied`]'s question).
+    pub fn may_retry(self) -> bool {
+        !matches!(self, TransportErrorKind::UntrustedCertificate)
+    }
+}
+
+impl fmt::Display for TransportErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = match self {
+            TransportErrorKind::UntrustedCertificate => "TLS certificate not trusted",
+            TransportErrorKind::Tls => "TLS failure",
+            TransportErrorKind::Dns => "name resolution failed",
+            TransportErrorKind::Connect => "cannot connect",
+            TransportErrorKind::Timeout => "timed out",
+            TransportErrorKind::Io => "connection broken",
+            TransportErrorKind::InvalidRequest => "invalid request",
+        };
+        f.write_str(s)
+    }
+}
+
 /// A failure below HTTP: connect, TLS, reset, timeout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TransportError {
@@ -220,8 +267,15 @@ pub struct TransportError {
     /// broke or the answer timed out). A write with `maybe_applied` must be checked by
     /// reading before it is sent again.
     pub maybe_applied: bool,
+    /// The classification of the failure.
+    pub kind: TransportErrorKind,
+}
+
+impl TransportError {
     /// True for a timeout.
-    pub timeout: bool,
+    pub fn is_timeout(&self) -> bool {
+        self.kind == TransportErrorKind::Timeout
+    }
 }
 
 impl fmt::Display for TransportError {
@@ -331,6 +385,15 @@ impl Error {
         )
     }
 
+    /// The transport failure, if this is one.
+    pub fn as_transport(&self) -> Option<&TransportError> {
+        match self {
+            Error::Transport(t) => Some(t),
+            Error::RetriesExhausted { last, .. } => last.as_transport(),
+            _ => None,
+        }
+    }
+
     /// The array's answer, if this is one.
     pub fn as_api(&self) -> Option<&ApiError> {
         match self {
@@ -433,7 +496,7 @@ mod tests {
             request_id: None,
             message: "connection reset".into(),
             maybe_applied: true,
-            timeout: false,
+            kind: TransportErrorKind::Io,
         };
         assert!(Error::from(t).maybe_applied());
         assert!(!Error::api(400, None, "x").maybe_applied());

@@ -703,17 +703,12 @@ pub struct PodPatch {
     pub quota_limit: Option<u64>,
 }
 
-/// Normalises a WWN to the array's form: 16 upper-case hex digits, no colons.
+/// Normalises a WWN to the array's form: 16 upper-case hex digits, no colons. The
+/// rules are [`crate::Wwn`]'s; this returns its [`crate::Wwn::as_str`].
 pub fn normalize_wwn(wwn: &str) -> Result<String, String> {
-    let s: String = wwn
-        .chars()
-        .filter(|c| *c != ':' && *c != '-')
-        .collect::<String>()
-        .to_ascii_uppercase();
-    if s.len() != 16 || !s.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(format!("{wwn:?} is not a WWN (16 hex digits)"));
-    }
-    Ok(s)
+    crate::Wwn::new(wwn)
+        .map(|w| w.as_str().to_string())
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@
 //! refused before any request leaves the client, with the same wording the mock array
 //! uses for its 400 answers.
 
-use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -182,9 +181,13 @@ macro_rules! name_common {
                 &self.0
             }
         }
-        impl Borrow<str> for $ty {
-            fn borrow(&self) -> &str {
-                &self.0
+        impl $ty {
+            /// Whether `other` names the same object: the array compares names
+            /// ignoring ASCII case. (No `Borrow<str>`: equality and hashing here ignore
+            /// case, which `str`'s do not, so map lookups by `&str` would be wrong; key
+            /// maps by [`Self::key`] instead.)
+            pub fn eq_ignore_case(&self, other: &str) -> bool {
+                same_name(&self.0, other)
             }
         }
         impl Serialize for $ty {

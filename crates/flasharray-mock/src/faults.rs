@@ -219,7 +219,7 @@ pub(crate) fn lost_answer(op: Op, dropped: bool) -> Error {
             "connection reset before the answer arrived (injected fault)".into()
         },
         maybe_applied: true,
-        timeout: false,
+        kind: flasharray::TransportErrorKind::Io,
     })
 }
 

@@ -13,8 +13,9 @@ use std::time::Duration;
 use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, Size, VolumeName};
 use serde::Serialize;
 
-/// Tag namespace.
-pub const TAG_NAMESPACE: &str = flasharray::PXFA_TAG_NAMESPACE;
+/// The tag namespace pxfa writes its ownership tags in (defined here, not in the
+/// client: the client knows tags, not whose they are).
+pub const TAG_NAMESPACE: &str = "pxfa.io";
 /// Tag key marking pxfa's objects; value [`MANAGED_BY_VALUE`].
 pub const TAG_MANAGED_BY: &str = "managed-by";
 /// Value of [`TAG_MANAGED_BY`].

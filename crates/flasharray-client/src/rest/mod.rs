@@ -3,8 +3,10 @@
 //! [`RestArray`] implements [`crate::FlashArray`] over HTTPS. It logs in lazily with
 //! an API token (see [`session`]), retries what is safe to retry (see [`retry`]),
 //! follows pages (see [`paging`]) and never replays a write whose answer was lost: it
-//! re-reads the objects and sends only what is still missing (see the rules on each
-//! operation in `endpoints.rs` and [`reconcile`]).
+//! re-reads the objects and sends only what is still missing (see [`reconcile`] and
+//! the rules on each operation in its resource module). The [`transport`] does the
+//! sending; one module per resource (`volumes`, `hosts`, `host_groups`,
+//! `connections`, `pods`, `tags`, `tokens`, `array`) says what to send.
 //!
 //! # Creation tags
 //!
@@ -35,51 +37,56 @@
 //! ```
 
 use std::fmt;
+use std::time::Duration;
 
-use reqwest::Method;
+use async_trait::async_trait;
+use futures_util::stream::BoxStream;
 use secrecy::SecretString;
 use url::Url;
 
+use crate::array::FlashArray;
 use crate::error::Result;
+use crate::models::*;
+use crate::name::{HostGroupName, HostName, PodName, VolumeName};
+use crate::params::*;
 
+mod array;
 mod config;
-mod endpoints;
-mod http;
-pub mod paging;
+mod connections;
+mod host_groups;
+mod hosts;
+mod pods;
 mod query;
 pub mod reconcile;
-pub mod retry;
-pub mod session;
+mod tags;
+mod tokens;
+pub mod transport;
+mod volumes;
 
 pub use config::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, RestArrayBuilder};
-pub use paging::DEFAULT_PAGE_SIZE;
-pub use retry::RetryConfig;
-pub use session::ApiVersion;
+pub use tags::MAX_TAGS_PER_BATCH;
+pub use transport::paging::{self, DEFAULT_PAGE_SIZE};
+pub use transport::retry::{self, RetryConfig};
+pub use transport::session::{self, ApiVersion};
 
-use http::Call;
 use query::Query;
-use session::SessionState;
+use transport::Transport;
 
 /// A FlashArray reached over its REST 2.x API.
 ///
 /// Cheap to share behind an `Arc`; concurrent calls share one session. Debug output
 /// shows the address and settings, never a token.
 pub struct RestArray {
-    http: reqwest::Client,
-    base: Url,
-    api_token: SecretString,
-    pinned: Option<ApiVersion>,
-    retry: RetryConfig,
-    state: tokio::sync::Mutex<SessionState>,
+    transport: Transport,
 }
 
 impl fmt::Debug for RestArray {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RestArray")
-            .field("base", &self.base.as_str())
+            .field("base", &self.transport.base.as_str())
             .field("api_token", &"[REDACTED]")
-            .field("pinned", &self.pinned)
-            .field("retry", &self.retry)
+            .field("pinned", &self.transport.pinned)
+            .field("retry", &self.transport.retry)
             .finish_non_exhaustive()
     }
 }
@@ -99,18 +106,18 @@ impl RestArray {
         retry: RetryConfig,
     ) -> Self {
         RestArray {
-            http,
-            base,
-            api_token,
-            pinned,
-            retry,
-            state: tokio::sync::Mutex::new(SessionState::default()),
+            transport: Transport::new(http, base, api_token, pinned, retry),
         }
     }
 
     /// The array's address.
     pub fn url(&self) -> &Url {
-        &self.base
+        &self.transport.base
+    }
+
+    /// The REST version in use, once logged in.
+    pub async fn api_version(&self) -> Option<ApiVersion> {
+        self.transport.api_version().await
     }
 
     /// Raw escape hatch for endpoints the typed API does not cover: `GET
@@ -137,14 +144,181 @@ impl RestArray {
             )));
         }
         let q = query.iter().fold(Query::new(), |q, (k, v)| q.value(k, v));
-        let reply = self
-            .call(Call {
-                method: Method::GET,
-                path,
-                query: &q,
-                body: None,
-            })
-            .await?;
+        let reply = self.transport.get(path, q).await?;
         reply.decode()
+    }
+}
+
+/// The trait, one line per method: each resource module holds its endpoints and, for
+/// writes, what counts as "already done" when an answer is lost.
+#[async_trait]
+impl FlashArray for RestArray {
+    async fn list_volumes(&self, params: &ListParams) -> Result<Vec<Volume>> {
+        volumes::list(self, params).await
+    }
+
+    fn volume_stream(&self, params: ListParams) -> BoxStream<'_, Result<Volume>> {
+        volumes::stream(self, params)
+    }
+
+    async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>> {
+        volumes::create(self, names, body).await
+    }
+
+    async fn patch_volumes(
+        &self,
+        names: &[VolumeName],
+        patch: &VolumePatch,
+        truncate: bool,
+    ) -> Result<Vec<Volume>> {
+        volumes::patch(self, names, patch, truncate).await
+    }
+
+    async fn eradicate_volumes(&self, names: &[VolumeName]) -> Result<()> {
+        volumes::eradicate(self, names).await
+    }
+
+    async fn list_tags(&self, kind: TagResource, params: &TagParams) -> Result<Vec<Tag>> {
+        tags::list(self, kind, params).await
+    }
+
+    async fn set_tags(&self, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
+        tags::set(self, kind, tags).await
+    }
+
+    async fn delete_tags(
+        &self,
+        kind: TagResource,
+        resource_names: &[String],
+        keys: &[String],
+        namespaces: &[String],
+    ) -> Result<()> {
+        tags::delete(self, kind, resource_names, keys, namespaces).await
+    }
+
+    async fn list_hosts(&self, params: &ListParams) -> Result<Vec<Host>> {
+        hosts::list(self, params).await
+    }
+
+    async fn create_hosts(&self, names: &[HostName], body: &HostPost) -> Result<Vec<Host>> {
+        hosts::create(self, names, body).await
+    }
+
+    async fn patch_hosts(&self, names: &[HostName], patch: &HostPatch) -> Result<Vec<Host>> {
+        hosts::patch(self, names, patch).await
+    }
+
+    async fn delete_hosts(&self, names: &[HostName]) -> Result<()> {
+        hosts::delete(self, names).await
+    }
+
+    async fn list_host_groups(&self, params: &ListParams) -> Result<Vec<HostGroup>> {
+        host_groups::list(self, params).await
+    }
+
+    async fn create_host_groups(
+        &self,
+        names: &[HostGroupName],
+        body: &HostGroupPost,
+    ) -> Result<Vec<HostGroup>> {
+        host_groups::create(self, names, body).await
+    }
+
+    async fn delete_host_groups(&self, names: &[HostGroupName]) -> Result<()> {
+        host_groups::delete(self, names).await
+    }
+
+    async fn list_host_group_members(&self, params: &MemberParams) -> Result<Vec<Member>> {
+        host_groups::list_members(self, params).await
+    }
+
+    async fn add_host_group_members(
+        &self,
+        group: &HostGroupName,
+        hosts: &[HostName],
+    ) -> Result<Vec<Member>> {
+        host_groups::add_members(self, group, hosts).await
+    }
+
+    async fn remove_host_group_members(
+        &self,
+        group: &HostGroupName,
+        hosts: &[HostName],
+    ) -> Result<()> {
+        host_groups::remove_members(self, group, hosts).await
+    }
+
+    async fn list_connections(&self, params: &ConnectionParams) -> Result<Vec<Connection>> {
+        connections::list(self, params).await
+    }
+
+    async fn create_connections(
+        &self,
+        target: &ConnectionTarget,
+        volumes: &[VolumeName],
+        lun: Option<u32>,
+    ) -> Result<Vec<Connection>> {
+        connections::create(self, target, volumes, lun).await
+    }
+
+    async fn delete_connections(
+        &self,
+        target: &ConnectionTarget,
+        volumes: &[VolumeName],
+    ) -> Result<()> {
+        connections::delete(self, target, volumes).await
+    }
+
+    async fn list_pods(&self, params: &ListParams) -> Result<Vec<Pod>> {
+        pods::list(self, params).await
+    }
+
+    async fn create_pods(&self, names: &[PodName], body: &PodPost) -> Result<Vec<Pod>> {
+        pods::create(self, names, body).await
+    }
+
+    async fn patch_pods(
+        &self,
+        names: &[PodName],
+        patch: &PodPatch,
+        destroy_contents: bool,
+    ) -> Result<Vec<Pod>> {
+        pods::patch(self, names, patch, destroy_contents).await
+    }
+
+    async fn eradicate_pods(&self, names: &[PodName], eradicate_contents: bool) -> Result<()> {
+        pods::eradicate(self, names, eradicate_contents).await
+    }
+
+    async fn list_pod_arrays(&self, pods: &[PodName]) -> Result<Vec<Member>> {
+        pods::list_arrays(self, pods).await
+    }
+
+    async fn get_array(&self) -> Result<ArrayInfo> {
+        array::get(self).await
+    }
+
+    async fn get_array_space(&self) -> Result<ArraySpace> {
+        array::space(self).await
+    }
+
+    async fn list_api_tokens(&self, admins: &[String], expose: bool) -> Result<Vec<AdminApiToken>> {
+        tokens::list(self, admins, expose).await
+    }
+
+    async fn create_api_token(
+        &self,
+        admin: &str,
+        timeout: Option<Duration>,
+    ) -> Result<AdminApiToken> {
+        tokens::create(self, admin, timeout).await
+    }
+
+    async fn delete_api_token(&self, admin: &str) -> Result<()> {
+        tokens::delete(self, admin).await
+    }
+
+    async fn close(&self) -> Result<()> {
+        self.transport.logout().await
     }
 }

@@ -15,6 +15,12 @@
 //! This happens at most [`WRITE_ROUNDS`] times per call. If the read itself fails,
 //! the original error is returned.
 //!
+//! The three write shapes that recur are written once here: creating with creation
+//! tags (`create_tagged`), patching with a possible rename
+//! (`patch_renaming`) and deleting until gone
+//! (`delete_until_gone`). Re-reads of named objects use the one lookup
+//! rule of [`crate::ext`].
+//!
 //! What counts as "already done", per operation:
 //!
 //! | operation | done when the re-read shows | undecided when |
@@ -37,13 +43,19 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use reqwest::Method;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::error::{ErrorKind, Result};
-use crate::models::{Host, HostGroup, Pod, Volume};
-use crate::params::ListParams;
+use crate::array::FlashArray;
+use crate::error::{Error, Result};
+use crate::ext::{FlashArrayExt, Named, find};
+use crate::models::{Host, HostGroup, Pod, Tag, TagBody, Volume};
+use crate::name::same_name;
+use crate::params::{TagParams, TagResource};
 use crate::rest::RestArray;
-use crate::rest::paging::Pager;
+use crate::rest::query::Query;
+use crate::rest::session::ApiVersion;
 
 /// Attempts per write call: the first, plus re-sends after re-reading.
 pub const WRITE_ROUNDS: u32 = 3;
@@ -58,29 +70,82 @@ pub(crate) enum Verdict<N, T> {
     Undecided(String),
 }
 
-/// Objects with a name, for existence checks.
-pub(crate) trait Named {
-    fn object_name(&self) -> &str;
+/// The four named collections with creation tags, renames and deletes.
+pub(crate) trait Collection:
+    Named + DeserializeOwned + Clone + Send + Sync + 'static
+{
+    /// The tag kind, which also names the collection's path.
+    const KIND: TagResource;
+    /// The object's name in messages.
+    const NOUN: &'static str;
+    /// The named objects that exist (see [`crate::ext`] for the rule).
+    fn lookup<'a>(array: &'a RestArray, names: &'a [String]) -> BoxFut<'a, Result<Vec<Self>>>;
 }
 
-impl Named for Volume {
-    fn object_name(&self) -> &str {
-        &self.name
+impl Collection for Volume {
+    const KIND: TagResource = TagResource::Volume;
+    const NOUN: &'static str = "volume";
+    fn lookup<'a>(array: &'a RestArray, names: &'a [String]) -> BoxFut<'a, Result<Vec<Self>>> {
+        array.lookup_volumes(names)
     }
 }
-impl Named for Host {
-    fn object_name(&self) -> &str {
-        &self.name
+
+impl Collection for Host {
+    const KIND: TagResource = TagResource::Host;
+    const NOUN: &'static str = "host";
+    fn lookup<'a>(array: &'a RestArray, names: &'a [String]) -> BoxFut<'a, Result<Vec<Self>>> {
+        array.lookup_hosts(names)
     }
 }
-impl Named for HostGroup {
-    fn object_name(&self) -> &str {
-        &self.name
+
+impl Collection for HostGroup {
+    const KIND: TagResource = TagResource::HostGroup;
+    const NOUN: &'static str = "host group";
+    fn lookup<'a>(array: &'a RestArray, names: &'a [String]) -> BoxFut<'a, Result<Vec<Self>>> {
+        array.lookup_host_groups(names)
     }
 }
-impl Named for Pod {
-    fn object_name(&self) -> &str {
-        &self.name
+
+impl Collection for Pod {
+    const KIND: TagResource = TagResource::Pod;
+    const NOUN: &'static str = "pod";
+    fn lookup<'a>(array: &'a RestArray, names: &'a [String]) -> BoxFut<'a, Result<Vec<Self>>> {
+        array.lookup_pods(names)
+    }
+}
+
+/// Names as strings, for queries and re-reads.
+pub(crate) fn strings<N: AsRef<str>>(names: &[N]) -> Vec<String> {
+    names.iter().map(|n| n.as_ref().to_string()).collect()
+}
+
+/// Refuses a write that names nothing, before anything is sent.
+pub(crate) fn require<N>(what: &str, names: &[N]) -> Result<()> {
+    if names.is_empty() {
+        return Err(Error::InvalidRequest(format!("{what}: no names given")));
+    }
+    Ok(())
+}
+
+/// A request body as JSON.
+pub(crate) fn json<T: Serialize + ?Sized>(body: &T) -> Result<Vec<u8>> {
+    serde_json::to_vec(body).map_err(|e| Error::InvalidRequest(format!("cannot encode body: {e}")))
+}
+
+/// Two optional names that are the same, as the array compares them.
+pub(crate) fn same_opt(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => same_name(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// A verdict for writes that produce nothing: `done` of them, `pending` the rest.
+pub(crate) fn split(done: usize, pending: Vec<String>) -> Verdict<String, ()> {
+    Verdict::Known {
+        done: vec![(); done],
+        pending,
     }
 }
 
@@ -144,42 +209,257 @@ impl RestArray {
         }
     }
 
-    /// The objects among `names` that exist (live or destroyed). Unlike a plain
-    /// `GET ?names=`, a missing name is not an error: after a "does not exist"
-    /// answer each name is looked up on its own.
-    pub(crate) async fn lookup<T: DeserializeOwned + Named>(
+    /// `POST /{collection}?names=...` with creation tags (see the `rest` module
+    /// docs): from 2.39 the tags travel in the body that `encode` makes from them;
+    /// before, the body goes without them and the objects are tagged in a second call.
+    ///
+    /// Lost answer: names that now exist and pass `is_asked` (and carry the tags when
+    /// they went in the body) are done; absent names are created again; a same-named
+    /// object that fails `is_asked` (`"{noun} {name} {mismatch}"`) or lacks the tags
+    /// is undecided.
+    pub(crate) async fn create_tagged<T: Collection>(
         &self,
-        collection: &str,
-        names: &[String],
+        names: Vec<String>,
+        tags: &[TagBody],
+        encode: impl FnOnce(&[TagBody]) -> Result<Option<Vec<u8>>>,
+        is_asked: impl Fn(&T) -> bool + Sync,
+        mismatch: &str,
     ) -> Result<Vec<T>> {
-        if names.is_empty() {
-            return Ok(Vec::new());
+        let kind = T::KIND;
+        let inline = self.tags_in_create(tags).await?;
+        let sent_tags: &[TagBody] = if inline { tags } else { &[] };
+        let bytes = encode(sent_tags)?;
+        let (bytes, is_asked) = (&bytes, &is_asked);
+        let created = self
+            .settle(
+                &format!("POST {}", kind.collection()),
+                names.clone(),
+                |pending| {
+                    Box::pin(async move {
+                        self.transport
+                            .write(
+                                Method::POST,
+                                kind.collection(),
+                                Query::new().csv("names", &pending),
+                                bytes.clone(),
+                            )
+                            .await?
+                            .items()
+                    })
+                },
+                |pending| {
+                    Box::pin(async move {
+                        let found = T::lookup(self, &pending).await?;
+                        let mut done = Vec::new();
+                        let mut rest = Vec::new();
+                        for n in pending {
+                            match find(&found, &n) {
+                                Some(o) if is_asked(o) => done.push(o.clone()),
+                                Some(_) => {
+                                    return Ok(Verdict::Undecided(format!(
+                                        "{} {n} {mismatch}",
+                                        T::NOUN
+                                    )));
+                                }
+                                None => rest.push(n),
+                            }
+                        }
+                        let made: Vec<String> =
+                            done.iter().map(|o| o.object_name().to_string()).collect();
+                        if let Some(n) = self.lacking_tags(kind, &made, sent_tags).await? {
+                            return Ok(Verdict::Undecided(format!(
+                                "{} {n} exists without the tags asked for",
+                                T::NOUN
+                            )));
+                        }
+                        Ok(Verdict::Known {
+                            done,
+                            pending: rest,
+                        })
+                    })
+                },
+            )
+            .await?;
+        if !inline {
+            self.tag_created(kind, &names, tags).await?;
         }
-        let all = self
-            .collect_pages(Pager::for_list(collection, &ListParams::names(names)))
-            .await;
-        match all {
-            Err(e) if e.kind() == ErrorKind::NotFound => {}
-            other => return other,
-        }
-        let mut found = Vec::new();
-        for name in names {
-            match self
-                .collect_pages::<T>(Pager::for_list(collection, &ListParams::names([name])))
-                .await
-            {
-                Ok(mut v) => found.append(&mut v),
-                Err(e) if e.kind() == ErrorKind::NotFound => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(found)
+        Ok(created)
     }
-}
 
-/// Finds `name` among `items`, ignoring case as the array does.
-pub(crate) fn find<'a, T: Named>(items: &'a [T], name: &str) -> Option<&'a T> {
-    items
-        .iter()
-        .find(|i| crate::name::same_name(i.object_name(), name))
+    /// `PATCH /{collection}?names=...[&flag=true]` with `body`; `name_after` is the
+    /// name an object has after the patch (a rename or move changes it), `matches`
+    /// whether an object shows every asked value. A rename names exactly one object.
+    ///
+    /// Lost answer: an object showing every asked value under its name after the
+    /// patch is done; one still unchanged under its old name is patched again;
+    /// anything else is undecided.
+    pub(crate) async fn patch_renaming<T: Collection>(
+        &self,
+        names: Vec<String>,
+        renames: bool,
+        body: Vec<u8>,
+        flag: Option<&str>,
+        name_after: impl Fn(&str) -> String + Sync,
+        matches: impl Fn(&T) -> bool + Sync,
+    ) -> Result<Vec<T>> {
+        let collection = T::KIND.collection();
+        if renames && names.len() > 1 {
+            return Err(Error::InvalidRequest(format!(
+                "patch {collection}: a rename names exactly one {}",
+                T::NOUN
+            )));
+        }
+        let (body, name_after, matches) = (&body, &name_after, &matches);
+        self.settle(
+            &format!("PATCH {collection}"),
+            names,
+            |pending| {
+                Box::pin(async move {
+                    let mut q = Query::new().csv("names", &pending);
+                    if let Some(f) = flag {
+                        q = q.flag(f, true);
+                    }
+                    self.transport
+                        .write(Method::PATCH, collection, q, Some(body.clone()))
+                        .await?
+                        .items()
+                })
+            },
+            |pending| {
+                Box::pin(async move {
+                    let mut lookup_names = pending.clone();
+                    for n in &pending {
+                        let after = name_after(n);
+                        if !same_name(&after, n) {
+                            lookup_names.push(after);
+                        }
+                    }
+                    let found = T::lookup(self, &lookup_names).await?;
+                    let mut done = Vec::new();
+                    let mut rest = Vec::new();
+                    for n in pending {
+                        let after = name_after(&n);
+                        let renamed = !same_name(&after, &n);
+                        match (find(&found, &n), find(&found, &after)) {
+                            (_, Some(o)) if !renamed && o.object_name() == after && matches(o) => {
+                                done.push(o.clone())
+                            }
+                            (None, Some(o)) if renamed && matches(o) => done.push(o.clone()),
+                            (Some(_), None) if renamed => rest.push(n),
+                            (Some(_), _) if !renamed => rest.push(n),
+                            _ => {
+                                return Ok(Verdict::Undecided(format!(
+                                    "{} {n} is neither unchanged nor patched",
+                                    T::NOUN
+                                )));
+                            }
+                        }
+                    }
+                    Ok(Verdict::Known {
+                        done,
+                        pending: rest,
+                    })
+                })
+            },
+        )
+        .await
+    }
+
+    /// `DELETE /{collection}?names=...[&flag=true]`.
+    ///
+    /// Lost answer: an object that no longer exists is done; one still listed is
+    /// deleted again.
+    pub(crate) async fn delete_until_gone<T: Collection>(
+        &self,
+        names: Vec<String>,
+        flag: Option<&str>,
+    ) -> Result<()> {
+        let collection = T::KIND.collection();
+        self.settle(
+            &format!("DELETE {collection}"),
+            names,
+            |pending| {
+                Box::pin(async move {
+                    let mut q = Query::new().csv("names", &pending);
+                    if let Some(f) = flag {
+                        q = q.flag(f, true);
+                    }
+                    self.transport
+                        .write(Method::DELETE, collection, q, None)
+                        .await
+                        .map(|_| Vec::new())
+                })
+            },
+            |pending| {
+                Box::pin(async move {
+                    let found = T::lookup(self, &pending).await?;
+                    let (still, gone): (Vec<String>, Vec<String>) =
+                        pending.into_iter().partition(|n| find(&found, n).is_some());
+                    Ok(split(gone.len(), still))
+                })
+            },
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Whether a create may carry `tags` in its body: nothing to carry, or the
+    /// negotiated version is 2.39 or newer.
+    async fn tags_in_create(&self, tags: &[TagBody]) -> Result<bool> {
+        if tags.is_empty() {
+            return Ok(true);
+        }
+        Ok(self.transport.session().await?.version >= ApiVersion::TAGS_IN_CREATE)
+    }
+
+    /// Before 2.39: tags the just-created objects in a second call. A process killed
+    /// between the two calls leaves the objects untagged; see the `rest` module docs.
+    async fn tag_created(
+        &self,
+        kind: TagResource,
+        names: &[String],
+        tags: &[TagBody],
+    ) -> Result<()> {
+        let all: Vec<Tag> = names
+            .iter()
+            .flat_map(|n| tags.iter().map(move |t| t.on(n.clone())))
+            .collect();
+        self.set_tags(kind, &all).await.map(drop)
+    }
+
+    /// After a lost create with tags in its body: the first of `names` that exists
+    /// without every asked tag, i.e. an object this call did not create.
+    async fn lacking_tags(
+        &self,
+        kind: TagResource,
+        names: &[String],
+        tags: &[TagBody],
+    ) -> Result<Option<String>> {
+        if names.is_empty() || tags.is_empty() {
+            return Ok(None);
+        }
+        let have = self
+            .list_tags(
+                kind,
+                &TagParams {
+                    resource_names: names.to_vec(),
+                    ..Default::default()
+                },
+            )
+            .await?;
+        Ok(names
+            .iter()
+            .find(|n| {
+                !tags.iter().all(|t| {
+                    have.iter().any(|h| {
+                        same_opt(h.resource.name.as_deref(), Some(n.as_str()))
+                            && h.key == t.key
+                            && h.value == t.value
+                            && h.namespace.as_deref().unwrap_or("default")
+                                == t.namespace.as_deref().unwrap_or("default")
+                    })
+                })
+            })
+            .cloned())
+    }
 }

@@ -10,11 +10,11 @@ use serde_json::Value;
 use wiremock::matchers::{any, header, method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-pub const API_TOKEN: &str = "0d8ea1c2-6f3b-4a7e-9c55-7e1f2a3b4c5d";
-pub const SESSION: &str = "b7f1c9e2-4a60-4d8b-8f3e-1c2d3e4f5a6b";
-pub const V: &str = "/api/2.26";
+pub(crate) const API_TOKEN: &str = "0d8ea1c2-6f3b-4a7e-9c55-7e1f2a3b4c5d";
+pub(crate) const SESSION: &str = "b7f1c9e2-4a60-4d8b-8f3e-1c2d3e4f5a6b";
+pub(crate) const V: &str = "/api/2.26";
 
-pub fn fixture(rel: &str) -> Value {
+pub(crate) fn fixture(rel: &str) -> Value {
     let p: PathBuf = [
         env!("CARGO_MANIFEST_DIR"),
         "..",
@@ -30,7 +30,7 @@ pub fn fixture(rel: &str) -> Value {
 }
 
 /// Answers like an array: the template plus the request's `X-Request-ID` echoed.
-pub struct Echo(pub ResponseTemplate);
+pub(crate) struct Echo(pub(crate) ResponseTemplate);
 
 impl Respond for Echo {
     fn respond(&self, req: &Request) -> ResponseTemplate {
@@ -46,16 +46,16 @@ impl Respond for Echo {
     }
 }
 
-pub fn ok(body: Value) -> Echo {
+pub(crate) fn ok(body: Value) -> Echo {
     Echo(ResponseTemplate::new(200).set_body_json(body))
 }
 
-pub fn status(code: u16, body: Value) -> Echo {
+pub(crate) fn status(code: u16, body: Value) -> Echo {
     Echo(ResponseTemplate::new(code).set_body_json(body))
 }
 
 /// Fast retries so tests stay quick.
-pub fn fast_retry() -> RetryConfig {
+pub(crate) fn fast_retry() -> RetryConfig {
     RetryConfig {
         max_retries: 4,
         max_elapsed: Duration::from_secs(10),
@@ -64,13 +64,13 @@ pub fn fast_retry() -> RetryConfig {
     }
 }
 
-pub struct Array {
+pub(crate) struct Array {
     pub server: MockServer,
 }
 
 impl Array {
     /// A server with the catch-all only.
-    pub async fn bare() -> Self {
+    pub(crate) async fn bare() -> Self {
         let server = MockServer::start().await;
         Mock::given(any())
             .respond_with(|req: &Request| {
@@ -87,14 +87,14 @@ impl Array {
     }
 
     /// A server offering the fixture's version list and accepting [`API_TOKEN`].
-    pub async fn start() -> Self {
+    pub(crate) async fn start() -> Self {
         let a = Self::bare().await;
         a.versions(fixture("api_version.json")).await;
         a.login(SESSION).await;
         a
     }
 
-    pub async fn versions(&self, body: Value) {
+    pub(crate) async fn versions(&self, body: Value) {
         Mock::given(method("GET"))
             .and(path("/api/api_version"))
             .respond_with(ok(body))
@@ -103,7 +103,7 @@ impl Array {
             .await;
     }
 
-    pub async fn login(&self, session: &str) {
+    pub(crate) async fn login(&self, session: &str) {
         Mock::given(method("POST"))
             .and(path(format!("{V}/login")))
             .and(header("api-token", API_TOKEN))
@@ -117,7 +117,7 @@ impl Array {
             .await;
     }
 
-    pub fn builder(&self) -> RestArrayBuilder {
+    pub(crate) fn builder(&self) -> RestArrayBuilder {
         RestArray::builder(self.server.uri())
             .allow_http(true)
             .api_token(SecretString::from(API_TOKEN))
@@ -125,12 +125,12 @@ impl Array {
             .request_timeout(Duration::from_secs(5))
     }
 
-    pub fn client(&self) -> RestArray {
+    pub(crate) fn client(&self) -> RestArray {
         self.builder().build().unwrap()
     }
 
     /// Requests received, except version discovery and login.
-    pub async fn api_requests(&self) -> Vec<Request> {
+    pub(crate) async fn api_requests(&self) -> Vec<Request> {
         self.server
             .received_requests()
             .await
@@ -140,7 +140,7 @@ impl Array {
             .collect()
     }
 
-    pub async fn count(&self, m: &str, p: &str) -> usize {
+    pub(crate) async fn count(&self, m: &str, p: &str) -> usize {
         self.server
             .received_requests()
             .await
@@ -152,7 +152,7 @@ impl Array {
 }
 
 /// Mounts `GET {V}/{rel}` answering `body`.
-pub async fn get(a: &Array, rel: &str, body: Value) {
+pub(crate) async fn get(a: &Array, rel: &str, body: Value) {
     Mock::given(method("GET"))
         .and(path(format!("{V}/{rel}")))
         .and(header("x-auth-token", SESSION))

@@ -236,3 +236,74 @@ async fn refused_before_sending() {
     assert!(e.is_invalid_input(), "{e}");
     assert!(a.server.received_requests().await.unwrap().is_empty());
 }
+
+/// Transport failures carry a kind callers can match on, without reading the text.
+#[tokio::test]
+async fn transport_failures_are_classified() {
+    use flasharray::{RestArray, RetryConfig, TransportErrorKind};
+    use secrecy::SecretString;
+
+    let kind_of = |e: &Error| e.as_transport().map(|t| t.kind);
+    // Nothing listens on a port that was just freed.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let refused = RestArray::builder(format!("http://127.0.0.1:{port}"))
+        .allow_http(true)
+        .api_token(SecretString::from(API_TOKEN))
+        .retry(RetryConfig::none())
+        .build()
+        .unwrap()
+        .get_array()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        kind_of(&refused),
+        Some(TransportErrorKind::Connect),
+        "{refused:?}"
+    );
+    assert!(!refused.maybe_applied());
+
+    // `.invalid` never resolves (RFC 6761).
+    let unresolved = RestArray::builder("http://array1.pxfa.invalid")
+        .allow_http(true)
+        .api_token(SecretString::from(API_TOKEN))
+        .retry(RetryConfig::none())
+        .build()
+        .unwrap()
+        .get_array()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        kind_of(&unresolved),
+        Some(TransportErrorKind::Dns),
+        "{unresolved:?}"
+    );
+
+    // An array that accepts the connection and never answers.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let _held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((s, _)) = silent.accept().await {
+            open.push(s);
+        }
+    });
+    let timed_out = RestArray::builder(format!("http://{addr}"))
+        .allow_http(true)
+        .api_token(SecretString::from(API_TOKEN))
+        .request_timeout(std::time::Duration::from_millis(200))
+        .retry(RetryConfig::none())
+        .build()
+        .unwrap()
+        .get_array()
+        .await
+        .unwrap_err();
+    assert_eq!(
+        kind_of(&timed_out),
+        Some(TransportErrorKind::Timeout),
+        "{timed_out:?}"
+    );
+    assert!(timed_out.as_transport().unwrap().is_timeout());
+}

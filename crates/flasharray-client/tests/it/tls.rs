@@ -163,11 +163,19 @@ async fn untrusted_certificate_is_final_not_retried() {
         started.elapsed()
     );
     match &err {
-        Error::Transport(t) => assert!(
-            t.message.starts_with("TLS certificate not trusted"),
-            "{}",
-            t.message
-        ),
+        Error::Transport(t) => {
+            assert_eq!(
+                t.kind,
+                flasharray::TransportErrorKind::UntrustedCertificate,
+                "{}",
+                t.message
+            );
+            assert!(
+                t.message.starts_with("TLS certificate not trusted"),
+                "{}",
+                t.message
+            );
+        }
         other => panic!("expected a TLS failure, got {other:?}"),
     }
 }

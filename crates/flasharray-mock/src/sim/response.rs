@@ -241,7 +241,7 @@ mod tests {
             request_id: None,
             message: "connection dropped".into(),
             maybe_applied: true,
-            timeout: false,
+            kind: flasharray::TransportErrorKind::Io,
         });
         assert!(matches!(Fail::from(e), Fail::Drop));
     }

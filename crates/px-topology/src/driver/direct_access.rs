@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use flasharray::{ConnectionTarget, PodName, Size};
+use flasharray::{ConnectionTarget, PodName, Size, Wwn};
 use serde_json::{Value, json};
 
 use super::{ArrayFacts, DriverError, StorageDriver, required_protocol};
@@ -72,14 +72,6 @@ fn worker_disks(spec: &TenantStorage, sizing: &Sizing) -> Result<Vec<WorkerDisk>
     Ok(out)
 }
 
-/// WWNs as the array stores them: 16 upper-case hex digits, no separators.
-fn normalise_wwn(w: &str) -> String {
-    w.chars()
-        .filter(|c| c.is_ascii_hexdigit())
-        .map(|c| c.to_ascii_uppercase())
-        .collect()
-}
-
 impl StorageDriver for DirectAccess {
     fn mode(&self) -> &'static str {
         "direct-access"
@@ -128,7 +120,22 @@ impl StorageDriver for DirectAccess {
             }
             let (mut wwns, mut iqns, mut nqns) = (Vec::new(), Vec::new(), Vec::new());
             match protocol {
-                Protocol::Fc => wwns = initiators.iter().map(|w| normalise_wwn(w)).collect(),
+                // WWNs as the array stores them ([`Wwn::as_str`]); text that is no
+                // WWN is refused, never trimmed into one.
+                Protocol::Fc => {
+                    wwns = initiators
+                        .iter()
+                        .enumerate()
+                        .map(|(j, w)| {
+                            Wwn::new(w).map(|w| w.as_str().to_string()).map_err(|e| {
+                                DriverError::Invalid {
+                                    path: format!("spec.management.nodes[{i}].wwns[{j}]"),
+                                    message: e.to_string(),
+                                }
+                            })
+                        })
+                        .collect::<Result<_, _>>()?
+                }
                 Protocol::Iscsi => iqns = initiators.to_vec(),
                 Protocol::NvmeTcp => nqns = initiators.to_vec(),
             }

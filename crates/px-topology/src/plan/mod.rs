@@ -27,9 +27,8 @@ pub use observe::{Observed, Orphans, TagIndex, TokenState, observe};
 pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
 pub(crate) use observe::{lookup_tags, lookup_volumes};
 
-/// Most names sent in one REST call. Names travel in the query string; 100 names of
-/// up to 63 characters stay well below the 8 KiB URL limit common to HTTP servers.
-pub const MAX_NAMES_PER_CALL: usize = 100;
+/// Most names sent in one REST call: the client's bound, which its lookups use too.
+pub const MAX_NAMES_PER_CALL: usize = flasharray::MAX_NAMES_PER_CALL;
 
 /// What a change does to its object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

@@ -7,14 +7,13 @@
 //! the connections of every existing tenant volume, host and host group.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
 
 use flasharray::models::{Connection, Host, HostGroup, Pod, Tag, Volume};
 use flasharray::{
-    ConnectionParams, ErrorKind, FlashArray, ListParams, MemberParams, Result, TagParams,
+    ConnectionParams, ErrorKind, FlashArray, FlashArrayExt, MemberParams, Result, TagParams,
     TagResource,
 };
-use futures_util::future::{join_all, try_join_all};
+use futures_util::future::try_join_all;
 
 use super::MAX_NAMES_PER_CALL;
 use crate::desired::{DesiredState, MANAGED_BY_VALUE, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_TENANT};
@@ -328,73 +327,18 @@ async fn read_token_state(array: &dyn FlashArray, desired: &DesiredState) -> Res
     }
 }
 
-/// Lists the named objects that exist, skipping the ones that do not.
-///
-/// Arrays fail a `names=` listing as a whole when one name is missing, so a failed
-/// chunk is asked again with a filter (`name=('a','b')`), and, if the array rejects
-/// the filter, by listing everything and picking the names locally. Chunks of
-/// [`MAX_NAMES_PER_CALL`] run concurrently.
-async fn lookup<T, F, Fut>(names: &[String], name_of: fn(&T) -> &str, list: F) -> Result<Vec<T>>
-where
-    F: Fn(ListParams) -> Fut,
-    Fut: Future<Output = Result<Vec<T>>>,
-{
-    if names.is_empty() {
-        return Ok(Vec::new());
-    }
-    let list = &list;
-    let chunks = names.chunks(MAX_NAMES_PER_CALL).map(|chunk| async move {
-        let wanted: BTreeSet<String> = chunk.iter().map(|n| n.to_ascii_lowercase()).collect();
-        let pick = |items: Vec<T>| -> Vec<T> {
-            items
-                .into_iter()
-                .filter(|i| wanted.contains(&name_of(i).to_ascii_lowercase()))
-                .collect()
-        };
-        match list(ListParams::names(chunk)).await {
-            Ok(items) => Ok(pick(items)),
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                let quoted: Vec<String> = chunk.iter().map(|n| format!("'{n}'")).collect();
-                let filter = format!("name=({})", quoted.join(","));
-                match list(ListParams::all().filter(filter)).await {
-                    Ok(items) => Ok(pick(items)),
-                    Err(e) if e.kind() == ErrorKind::Invalid => {
-                        list(ListParams::all()).await.map(pick)
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            Err(e) => Err(e),
-        }
-    });
-    let mut out = Vec::new();
-    for r in join_all(chunks).await {
-        out.extend(r?);
-    }
-    Ok(out)
-}
-
-/// The named volumes that exist, destroyed ones included.
+/// The named volumes that exist, destroyed ones included (the lookup rule is
+/// [`flasharray::ext`]'s).
 pub(crate) async fn lookup_volumes(
     array: &dyn FlashArray,
     names: &[String],
 ) -> Result<Vec<Volume>> {
-    lookup(
-        names,
-        |v: &Volume| &v.name,
-        |p| async move { array.list_volumes(&p).await },
-    )
-    .await
+    array.lookup_volumes(names).await
 }
 
 /// The named hosts that exist.
 pub(crate) async fn lookup_hosts(array: &dyn FlashArray, names: &[String]) -> Result<Vec<Host>> {
-    lookup(
-        names,
-        |h: &Host| &h.name,
-        |p| async move { array.list_hosts(&p).await },
-    )
-    .await
+    array.lookup_hosts(names).await
 }
 
 /// The named host groups that exist.
@@ -402,22 +346,12 @@ pub(crate) async fn lookup_host_groups(
     array: &dyn FlashArray,
     names: &[String],
 ) -> Result<Vec<HostGroup>> {
-    lookup(
-        names,
-        |g: &HostGroup| &g.name,
-        |p| async move { array.list_host_groups(&p).await },
-    )
-    .await
+    array.lookup_host_groups(names).await
 }
 
 /// The named pods that exist, destroyed ones included.
 pub(crate) async fn lookup_pods(array: &dyn FlashArray, names: &[String]) -> Result<Vec<Pod>> {
-    lookup(
-        names,
-        |p: &Pod| &p.name,
-        |p| async move { array.list_pods(&p).await },
-    )
-    .await
+    array.lookup_pods(names).await
 }
 
 /// pxfa's tags of `kind`: of the given objects, or of every object when `resources`

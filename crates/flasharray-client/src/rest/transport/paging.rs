@@ -11,10 +11,10 @@ use futures_util::stream::{self, BoxStream, StreamExt};
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 
+use super::Call;
+use super::Transport;
 use crate::error::{Error, Result};
 use crate::params::{ListParams, Page};
-use crate::rest::RestArray;
-use crate::rest::http::Call;
 use crate::rest::query::Query;
 
 /// Items asked for per request when the caller sets no page size. Real arrays answer
@@ -69,7 +69,7 @@ impl Pager {
     }
 }
 
-impl RestArray {
+impl Transport {
     /// Fetches the next page, or `None` when the listing is complete.
     pub(crate) async fn next_page<T: DeserializeOwned>(
         &self,

@@ -1,4 +1,8 @@
-//! One HTTP exchange with the array, and the loop that retries it.
+//! The transport: how a request reaches the array, apart from what it asks.
+//!
+//! The crate-private `Transport` sends one HTTP exchange, retries it by the
+//! rules of [`retry`], keeps the login [`session`] and follows [`paging`]. The
+//! per-resource modules of [`crate::rest`] only build paths, queries and bodies.
 //!
 //! Every request gets a fresh `X-Request-ID` (uuid v4). Errors carry the id the array
 //! echoed (or, without an echo, the one sent) and the operation as `METHOD /path`
@@ -8,6 +12,10 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+pub mod paging;
+pub mod retry;
+pub mod session;
+
 use backon::{ExponentialBuilder, Retryable};
 use bytes::Bytes;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
@@ -16,10 +24,25 @@ use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::error::{ApiError, Error, ErrorDetail, Result, TransportError, classify};
-use crate::rest::RestArray;
+use url::Url;
+
+use crate::error::{
+    ApiError, Error, ErrorDetail, Result, TransportError, TransportErrorKind, classify,
+};
 use crate::rest::query::Query;
-use crate::rest::retry::{is_retryable, requested_wait};
+use retry::{RetryConfig, is_retryable, requested_wait};
+use session::{ApiVersion, SessionState};
+
+/// The connection to one array: HTTP client, address, credentials, retry limits and
+/// the session. Shared by every call of a [`crate::rest::RestArray`].
+pub(crate) struct Transport {
+    http: reqwest::Client,
+    pub(crate) base: Url,
+    api_token: SecretString,
+    pub(crate) pinned: Option<ApiVersion>,
+    pub(crate) retry: RetryConfig,
+    state: tokio::sync::Mutex<SessionState>,
+}
 
 /// Which credential a request carries.
 #[derive(Clone, Copy)]
@@ -101,7 +124,24 @@ fn redact_quoted(msg: &str) -> String {
     out
 }
 
-impl RestArray {
+impl Transport {
+    pub(crate) fn new(
+        http: reqwest::Client,
+        base: Url,
+        api_token: SecretString,
+        pinned: Option<ApiVersion>,
+        retry: RetryConfig,
+    ) -> Self {
+        Transport {
+            http,
+            base,
+            api_token,
+            pinned,
+            retry,
+            state: tokio::sync::Mutex::new(SessionState::default()),
+        }
+    }
+
     /// Sends one request and reads the whole answer. Non-2xx answers become
     /// [`Error::Api`]. `write_sent` marks whether a broken exchange may have changed
     /// the array (false for version discovery and login).
@@ -189,8 +229,44 @@ impl RestArray {
         Err(api_error(status, &headers, &body, operation, echoed))
     }
 
+    /// An authenticated write (or any method) relative to `/api/2.N/`.
+    pub(crate) async fn write(
+        &self,
+        method: Method,
+        path: &str,
+        query: Query,
+        body: Option<Vec<u8>>,
+    ) -> Result<Reply> {
+        self.call(Call {
+            method,
+            path,
+            query: &query,
+            body: body.as_deref(),
+        })
+        .await
+    }
+
+    /// An authenticated GET relative to `/api/2.N/`, without paging.
+    pub(crate) async fn get(&self, path: &str, query: Query) -> Result<Reply> {
+        self.write(Method::GET, path, query, None).await
+    }
+
+    /// The one item of a singleton collection (`/arrays`, `/arrays/space`).
+    pub(crate) async fn single<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
+        let reply = self.get(path, Query::new()).await?;
+        reply
+            .items::<T>()?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::Decode {
+                operation: reply.operation.clone(),
+                path: "items".into(),
+                message: "the array answered with no item".into(),
+            })
+    }
+
     /// Runs `attempt` until it succeeds, fails for good, runs out of retries or
-    /// reaches the deadline (see [`crate::rest::retry`]).
+    /// reaches the deadline (see [`retry`]).
     pub(crate) async fn with_retries<T, F, Fut>(
         &self,
         idempotent: bool,
@@ -299,17 +375,52 @@ fn sensitive(t: &SecretString) -> Result<reqwest::header::HeaderValue> {
     Ok(v)
 }
 
-/// Prefix of the message of a transport error caused by the array's TLS certificate.
-pub(crate) const UNTRUSTED_CERTIFICATE: &str = "TLS certificate not trusted: ";
+/// The start of the message of a transport error caused by the array's TLS
+/// certificate; the decision itself is [`TransportErrorKind::UntrustedCertificate`].
+const UNTRUSTED_CERTIFICATE: &str = "TLS certificate not trusted: ";
 
-/// rustls reports verification failures as "invalid peer certificate: ..." and
-/// handshake alerts about certificates; nothing else in the chain mentions them.
-fn is_certificate_failure(chain: &str) -> bool {
-    let lower = chain.to_ascii_lowercase();
-    lower.contains("invalid peer certificate")
-        || lower.contains("certificate verify failed")
-        || lower.contains("unknownissuer")
-        || lower.contains("bad certificate")
+/// Classifies a failed exchange by the error types in its cause chain: rustls errors
+/// (a rejected certificate is [`TransportErrorKind::UntrustedCertificate`]), I/O
+/// errors, then reqwest's own flags. hyper-util reports name resolution only as a
+/// `ConnectError` whose text is "dns error"; that one case is recognised by its text.
+fn transport_kind(e: &reqwest::Error) -> TransportErrorKind {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
+    let mut io_kind = None;
+    while let Some(s) = next {
+        if let Some(kind) = tls_kind(s) {
+            return kind;
+        }
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            io_kind.get_or_insert(io.kind());
+            // `io::Error::source` skips the wrapped error itself (and I/O errors nest:
+            // hyper-util wraps the TLS stream's), so descend into it explicitly.
+            if let Some(inner) = io.get_ref() {
+                next = Some(inner);
+                continue;
+            }
+        }
+        if s.to_string().starts_with("dns error") {
+            return TransportErrorKind::Dns;
+        }
+        next = s.source();
+    }
+    if e.is_timeout() || io_kind == Some(std::io::ErrorKind::TimedOut) {
+        TransportErrorKind::Timeout
+    } else if e.is_connect() {
+        TransportErrorKind::Connect
+    } else if e.is_builder() {
+        TransportErrorKind::InvalidRequest
+    } else {
+        TransportErrorKind::Io
+    }
+}
+
+fn tls_kind(e: &(dyn std::error::Error + 'static)) -> Option<TransportErrorKind> {
+    let tls = e.downcast_ref::<rustls::Error>()?;
+    Some(match tls {
+        rustls::Error::InvalidCertificate(_) => TransportErrorKind::UntrustedCertificate,
+        _ => TransportErrorKind::Tls,
+    })
 }
 
 fn transport_error(
@@ -333,9 +444,10 @@ fn transport_error(
         message.push_str(&s.to_string());
         source = s.source();
     }
-    if is_certificate_failure(&message) {
-        // A certificate the client does not trust will not become trusted by waiting:
-        // say so at once instead of retrying until the deadline.
+    let kind = transport_kind(e);
+    if kind == TransportErrorKind::UntrustedCertificate {
+        // A certificate the client does not trust will not become trusted by waiting;
+        // the retry rule reads the kind, the text tells the admin.
         message.insert_str(0, UNTRUSTED_CERTIFICATE);
     }
     TransportError {
@@ -343,7 +455,7 @@ fn transport_error(
         request_id: Some(request_id.to_string()),
         message,
         maybe_applied: write_sent && !e.is_connect() && !e.is_builder(),
-        timeout: e.is_timeout(),
+        kind,
     }
     .into()
 }

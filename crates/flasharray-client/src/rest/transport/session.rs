@@ -14,9 +14,9 @@ use reqwest::Method;
 use secrecy::SecretString;
 use serde::Deserialize;
 
+use super::Auth;
+use super::Transport;
 use crate::error::{Error, Result};
-use crate::rest::RestArray;
-use crate::rest::http::Auth;
 use crate::rest::query::Query;
 
 /// A REST 2.x version (`2.N`).
@@ -113,7 +113,7 @@ struct VersionList {
     version: Vec<String>,
 }
 
-impl RestArray {
+impl Transport {
     /// The current session, logging in first if there is none.
     pub(crate) async fn session(&self) -> Result<Arc<Session>> {
         let mut state = self.state.lock().await;
@@ -213,7 +213,7 @@ impl RestArray {
     }
 
     /// The REST version in use, once logged in.
-    pub async fn api_version(&self) -> Option<ApiVersion> {
+    pub(crate) async fn api_version(&self) -> Option<ApiVersion> {
         self.state.lock().await.version
     }
 }

@@ -65,7 +65,7 @@ pub(crate) fn is_retryable(err: &Error, idempotent: bool) -> bool {
         Error::Api(api) => {
             api.kind.is_transient() || (idempotent && matches!(api.status, 502 | 504))
         }
-        Error::Transport(t) if t.message.starts_with(super::http::UNTRUSTED_CERTIFICATE) => false,
+        Error::Transport(t) if !t.kind.may_retry() => false,
         Error::Transport(t) => idempotent || !t.maybe_applied,
         _ => false,
     }
@@ -102,7 +102,7 @@ pub(crate) fn requested_wait(headers: &HeaderMap) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::{ApiError, TransportError};
+    use crate::error::{ApiError, TransportError, TransportErrorKind};
     use reqwest::header::HeaderValue;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
@@ -160,11 +160,19 @@ mod tests {
                 request_id: None,
                 message: "x".into(),
                 maybe_applied,
-                timeout: false,
+                kind: TransportErrorKind::Io,
             })
         };
         assert!(is_retryable(&t(false), false));
         assert!(!is_retryable(&t(true), false));
         assert!(is_retryable(&t(true), true));
+        let untrusted = Error::from(TransportError {
+            operation: "GET /api/2.26/arrays".into(),
+            request_id: None,
+            message: "anything".into(),
+            maybe_applied: false,
+            kind: TransportErrorKind::UntrustedCertificate,
+        });
+        assert!(!is_retryable(&untrusted, true));
     }
 }
