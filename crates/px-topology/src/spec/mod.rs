@@ -131,13 +131,21 @@ pub fn from_value(value: serde_json::Value) -> Result<TenantStorage, SpecError> 
         ));
     }
     let mut spec: TenantStorage = serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." || path.is_empty() {
-            "document".to_string()
-        } else {
-            path
+        let parent = e.path().to_string();
+        let parent = (parent != "." && !parent.is_empty()).then_some(parent);
+        let message = e.into_inner().to_string();
+        // serde reports a missing field at its parent; name the field itself, so
+        // that `spec.network.subnet` is the path, as for every other error.
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'));
+        let path = match (parent, missing) {
+            (Some(p), Some(field)) => format!("{p}.{field}"),
+            (None, Some(field)) => field.to_string(),
+            (Some(p), None) => p,
+            (None, None) => "document".to_string(),
         };
-        SpecError::new(path, e.into_inner().to_string())
+        SpecError::new(path, message)
     })?;
     spec.resolve_defaults();
     Ok(spec)

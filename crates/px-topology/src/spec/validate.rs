@@ -210,7 +210,9 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
         ),
         _ => {}
     }
-    if s.capacity < MIN_ARRAY_VOLUME {
+    if s.capacity.as_u64() == 0 {
+        e.push("spec.storage.capacity", "must be more than 0");
+    } else if s.capacity < MIN_ARRAY_VOLUME {
         e.push(
             "spec.storage.capacity",
             format!(
@@ -237,7 +239,9 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
             ),
         );
     }
-    if !(1..=MAX_DRIVES_PER_NODE).contains(&s.drives_per_node) {
+    if s.drives_per_node == 0 {
+        e.push("spec.storage.drivesPerNode", "must be at least 1");
+    } else if s.drives_per_node > MAX_DRIVES_PER_NODE {
         e.push(
             "spec.storage.drivesPerNode",
             format!(
@@ -950,16 +954,16 @@ mod tests {
                 .unwrap_or_else(|| panic!("{name}: no `# expect:` first line"))
                 .trim()
                 .to_string();
-            let err = match parse_valid_spec(&text) {
+            let errors = match parse_valid_spec(&text) {
                 Ok(t) => match crate::sizing::size(&t, None) {
                     Ok(_) => panic!("{name}: accepted"),
-                    Err(e) => e.to_string(),
+                    Err(e) => vec![e],
                 },
-                Err(e) => e.to_string(),
+                Err(e) => e.0,
             };
             assert!(
-                err.contains(&expect),
-                "{name}: the error does not name {expect:?}:\n{err}"
+                errors.iter().any(|e| e.path == expect),
+                "{name}: no error at {expect:?}: {errors:?}"
             );
         }
         assert!(n >= 150, "only {n} invalid fixtures");
