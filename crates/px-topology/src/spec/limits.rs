@@ -6,8 +6,10 @@
 //! through an apply (a 5 PiB metadata device, a pod quota above 4 PiB) exits 2 at
 //! once with its field path. Sources are `reference/flasharray-rest.md` and
 //! `reference/portworx-hcp.md` with their confidence marks, the HyperShift NodePool
-//! CRD schema, and the OpenShift Virtualization "supported limits" page; where no
-//! source states a limit, the bound is conservative and `docs/spec.md` says so.
+//! CRD schema, and the OpenShift Virtualization "supported limits" page
+//! (docs.okd.io/latest/virt/about_virt/virt-supported-limits.html, not in the
+//! references, so [M]); where no source states a limit, the bound is conservative
+//! and `docs/spec.md` says so.
 //!
 //! The drive layout ([`pool_layout`]) lives here rather than in `sizing` because
 //! validation needs the derived drive count and size to check them, and `sizing`
@@ -35,7 +37,8 @@ pub const MAX_MEMORY: Size = Size::bytes(16_000_000_000_000);
 /// which are VM disks too): the OpenShift Virtualization theoretical maximum of
 /// 100 TB, decimal.
 pub const MAX_VM_DISK: Size = Size::bytes(100_000_000_000_000);
-/// Smallest volume (and pod quota) the array accepts: 1 MiB ([H] SDK / [M] LXD).
+/// Smallest volume (and pod quota) the array accepts: 1 MiB ([M] LXD; whether REST
+/// refuses or rounds up smaller sizes is [L], so pxfa refuses them).
 pub const MIN_ARRAY_VOLUME: Size = Size::bytes(MIN_VOLUME);
 /// Largest volume, and largest pod `quota_limit`, the array accepts: 4 PiB ([H] SDK).
 pub const MAX_ARRAY_VOLUME: Size = Size::bytes(MAX_VOLUME);
