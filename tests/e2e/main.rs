@@ -10,5 +10,6 @@ mod harness;
 
 mod embedded;
 mod errors;
+mod invalid_specs;
 mod resources;
 mod tenant;

@@ -28,6 +28,12 @@ pub const MIN_VOLUME: u64 = MIB;
 pub const MAX_VOLUME: u64 = 4 * PIB;
 /// Volume sizes must be a multiple of this.
 pub const SECTOR: u64 = 512;
+/// Largest size a string or number is read as: `i64::MAX` bytes (8 EiB − 1).
+/// Kubernetes reads quantities as signed 64-bit integers and most array clients
+/// (Go, Java) hold sizes in `i64`, so anything larger cannot reach a manifest or the
+/// array intact; refusing it at parse time keeps later arithmetic far from `u64`
+/// overflow.
+pub const MAX_PARSED: u64 = i64::MAX as u64;
 
 /// Why a size was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -49,12 +55,34 @@ impl Size {
         Size(b)
     }
     /// `n` GiB.
+    ///
+    /// # Panics
+    ///
+    /// When `n` GiB does not fit in 64 bits (at compile time for constants); use
+    /// [`Size::checked_gib`] for values from input.
     pub const fn gib(n: u64) -> Self {
-        Size(n * GIB)
+        match Self::checked_gib(n) {
+            Some(s) => s,
+            None => panic!("Size::gib overflows u64"),
+        }
     }
     /// `n` TiB.
+    ///
+    /// # Panics
+    ///
+    /// When `n` TiB does not fit in 64 bits; see [`Size::gib`].
     pub const fn tib(n: u64) -> Self {
-        Size(n * TIB)
+        match n.checked_mul(TIB) {
+            Some(b) => Size(b),
+            None => panic!("Size::tib overflows u64"),
+        }
+    }
+    /// `n` GiB, or `None` when that does not fit in 64 bits.
+    pub const fn checked_gib(n: u64) -> Option<Self> {
+        match n.checked_mul(GIB) {
+            Some(b) => Some(Size(b)),
+            None => None,
+        }
     }
     /// The byte count.
     pub const fn as_u64(self) -> u64 {
@@ -65,9 +93,26 @@ impl Size {
         self.0.div_ceil(GIB)
     }
 
-    /// Rounds up to a whole number of GiB.
-    pub const fn round_up_gib(self) -> Size {
-        Size(self.gib_ceil() * GIB)
+    /// Rounds up to a whole number of GiB; `None` when the result would not fit in
+    /// 64 bits (the last GiB below `u64::MAX` has no whole-GiB successor).
+    pub const fn checked_round_up_gib(self) -> Option<Size> {
+        Self::checked_gib(self.gib_ceil())
+    }
+
+    /// `self + other`, or `None` on overflow.
+    pub const fn checked_add(self, other: Size) -> Option<Size> {
+        match self.0.checked_add(other.0) {
+            Some(b) => Some(Size(b)),
+            None => None,
+        }
+    }
+
+    /// `self × n`, or `None` on overflow.
+    pub const fn checked_mul(self, n: u64) -> Option<Size> {
+        match self.0.checked_mul(n) {
+            Some(b) => Some(Size(b)),
+            None => None,
+        }
     }
 
     /// Checks the array's rules for a volume size.
@@ -154,7 +199,10 @@ impl FromStr for Size {
             ));
         }
         let factor = unit_factor(unit).ok_or_else(|| {
-            err("unknown unit (use B, K/KB, M/MB, G/GB, T/TB, P/PB or Ki/KiB … Pi/PiB)")
+            err(
+                "unknown unit (use B, K/KB, M/MB, G/GB, T/TB, P/PB or Ki/KiB … Pi/PiB; exa units \
+                 are not read: no volume or pod quota reaches an exabyte)",
+            )
         })?;
         let bytes = match num.split_once('.') {
             None => num
@@ -173,13 +221,23 @@ impl FromStr for Size {
                 };
                 let scale = 10u128.pow(frac.len() as u32);
                 let frac_v: u128 = frac.parse().map_err(|_| err("malformed decimal"))?;
-                let total = (int * scale + frac_v) * factor as u128;
+                let total = int
+                    .checked_mul(scale)
+                    .and_then(|v| v.checked_add(frac_v))
+                    .and_then(|v| v.checked_mul(u128::from(factor)))
+                    .ok_or_else(|| err("too large"))?;
                 if !total.is_multiple_of(scale) {
                     return Err(err("not a whole number of bytes"));
                 }
                 u64::try_from(total / scale).map_err(|_| err("too large"))?
             }
         };
+        if bytes > MAX_PARSED {
+            return Err(err(
+                "too large: sizes end at 8 EiB (i64::MAX bytes, the largest a Kubernetes \
+                 quantity holds)",
+            ));
+        }
         Ok(Size(bytes))
     }
 }
@@ -215,18 +273,42 @@ impl Serialize for Size {
 }
 
 impl<'de> Deserialize<'de> for Size {
-    /// Accepts a byte count or a string with units.
+    /// Accepts a byte count or a string with units; refuses negative, fractional and
+    /// non-numeric values with a message that says what a size looks like.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(u64),
-            S(String),
+        struct SizeVisitor;
+
+        impl serde::de::Visitor<'_> for SizeVisitor {
+            type Value = Size;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a byte count or a size with units such as 500GiB, 2Ti or 64G")
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Size, E> {
+                if n > MAX_PARSED {
+                    return Err(E::custom(format!(
+                        "{n} is not a valid size: too large: sizes end at 8 EiB (i64::MAX \
+                         bytes, the largest a Kubernetes quantity holds)"
+                    )));
+                }
+                Ok(Size(n))
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Size, E> {
+                u64::try_from(n)
+                    .map_err(|_| {
+                        E::custom(format!("{n} is not a valid size: sizes are not negative"))
+                    })
+                    .and_then(|n| self.visit_u64(n))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Size, E> {
+                s.parse().map_err(E::custom)
+            }
         }
-        match Raw::deserialize(d)? {
-            Raw::N(n) => Ok(Size(n)),
-            Raw::S(s) => s.parse().map_err(serde::de::Error::custom),
-        }
+
+        d.deserialize_any(SizeVisitor)
     }
 }
 
@@ -297,7 +379,112 @@ mod tests {
         assert_eq!(serde_json::to_string(&Size::gib(1)).unwrap(), "1073741824");
     }
 
+    #[test]
+    fn refuses_overflow() {
+        for s in [
+            "18446744073709551615",                        // u64::MAX bytes
+            "9223372036854775808",                         // i64::MAX + 1
+            "16Ei",                                        // no exa units at all
+            "99999999Pi",                                  // overflows u64
+            "8192Pi",                                      // 8 EiB exactly: one past i64::MAX
+            "18446744073709551616B",                       // u64::MAX + 1
+            "340282366920938463463374607431768211455.5Pi", // u128 overflow in the decimal path
+            "99999999999999999999999999999.999999999Pi",
+        ] {
+            let e = s.parse::<Size>().unwrap_err();
+            assert!(
+                e.reason.contains("too large")
+                    || e.reason.contains("unknown unit")
+                    || e.reason.contains("malformed"),
+                "{s}: {e}"
+            );
+        }
+        assert_eq!(
+            "9223372036854775807".parse::<Size>().unwrap().as_u64(),
+            MAX_PARSED
+        );
+        let n: Result<Size, _> = serde_json::from_str("18446744073709551615");
+        assert!(n.unwrap_err().to_string().contains("too large"));
+        let n: Size = serde_json::from_str("9223372036854775807").unwrap();
+        assert_eq!(n.as_u64(), MAX_PARSED);
+    }
+
+    #[test]
+    fn checked_ops_refuse_wrapping() {
+        let max = Size::bytes(u64::MAX);
+        assert_eq!(max.checked_round_up_gib(), None);
+        assert_eq!(max.checked_add(Size::bytes(1)), None);
+        assert_eq!(max.checked_mul(2), None);
+        assert_eq!(Size::checked_gib(u64::MAX / GIB + 1), None);
+        assert_eq!(
+            Size::bytes(GIB + 1).checked_round_up_gib(),
+            Some(Size::gib(2))
+        );
+        assert_eq!(Size::gib(3).checked_add(Size::gib(4)), Some(Size::gib(7)));
+        assert_eq!(Size::gib(3).checked_mul(4), Some(Size::gib(12)));
+        // The largest value whose whole-GiB round-up still fits.
+        let last = Size::bytes((u64::MAX / GIB) * GIB);
+        assert_eq!(last.checked_round_up_gib(), Some(last));
+        assert_eq!(Size::bytes(last.as_u64() + 1).checked_round_up_gib(), None);
+    }
+
     proptest! {
+        #[test]
+        fn parse_never_panics_and_never_exceeds_the_cap(s in "\\PC{0,40}") {
+            if let Ok(v) = s.parse::<Size>() {
+                prop_assert!(v.as_u64() <= MAX_PARSED);
+            }
+        }
+
+        #[test]
+        fn number_unit_strings_parse_exactly_or_refuse(
+            n in 0u64..=u64::MAX,
+            unit in 0usize..11,
+        ) {
+            let (suffix, factor) = [
+                ("", 1u64), ("K", 1_000), ("M", 1_000_000), ("G", 1_000_000_000),
+                ("T", 1_000_000_000_000), ("P", 1_000_000_000_000_000),
+                ("Ki", KIB), ("Mi", MIB), ("Gi", GIB), ("Ti", TIB), ("Pi", PIB),
+            ][unit];
+            let got = format!("{n}{suffix}").parse::<Size>();
+            match u128::from(n) * u128::from(factor) {
+                b if b <= u128::from(MAX_PARSED) => prop_assert_eq!(got.unwrap().as_u64() as u128, b),
+                _ => prop_assert!(got.is_err()),
+            }
+        }
+
+        #[test]
+        fn checked_ops_agree_with_wide_arithmetic(a in 0u64..=u64::MAX, b in 0u64..=u64::MAX) {
+            let wide = u128::from(a) + u128::from(b);
+            prop_assert_eq!(
+                Size::bytes(a).checked_add(Size::bytes(b)).map(|s| u128::from(s.as_u64())),
+                u64::try_from(wide).ok().map(u128::from)
+            );
+            let wide = u128::from(a) * u128::from(b);
+            prop_assert_eq!(
+                Size::bytes(a).checked_mul(b).map(|s| u128::from(s.as_u64())),
+                u64::try_from(wide).ok().map(u128::from)
+            );
+            let up = u128::from(a).div_ceil(u128::from(GIB)) * u128::from(GIB);
+            prop_assert_eq!(
+                Size::bytes(a).checked_round_up_gib().map(|s| u128::from(s.as_u64())),
+                u64::try_from(up).ok().map(u128::from)
+            );
+        }
+
+        #[test]
+        fn exact_display_round_trips_over_the_whole_range(b in 0u64..=MAX_PARSED) {
+            let s = Size::bytes(b);
+            let shown = s.to_string();
+            // Exact forms (no decimals) read back to the same value.
+            if !shown.contains('.') {
+                prop_assert_eq!(shown.replace(' ', "").parse::<Size>().unwrap(), s);
+            }
+            // The JSON form (plain bytes) always does.
+            let json = serde_json::to_string(&s).unwrap();
+            prop_assert_eq!(serde_json::from_str::<Size>(&json).unwrap(), s);
+        }
+
         #[test]
         fn display_round_trips_exact(n in 1u64..1024, unit in 0usize..4) {
             let f = [KIB, MIB, GIB, TIB][unit];

@@ -26,16 +26,16 @@ use flasharray::size::{GIB, TIB};
 use serde::Serialize;
 
 use crate::lint::{Finding, Severity, spec_rules};
-use crate::spec::{SpecError, StorageMode, TenantStorage};
+use crate::spec::{SpecError, StorageMode, TenantStorage, limits};
 
 /// Smallest drive PX-StoreV2 accepts.
-pub const MIN_DRIVE: Size = Size::gib(8);
+pub const MIN_DRIVE: Size = limits::MIN_DRIVE;
 /// Smallest drive PX-StoreV2 recommends.
 pub const RECOMMENDED_DRIVE: Size = Size::gib(128);
 /// Smallest metadata device.
-pub const MIN_METADATA: Size = Size::gib(64);
+pub const MIN_METADATA: Size = limits::MIN_METADATA;
 /// Pod quota headroom over the provisioned total, in percent.
-pub const POD_QUOTA_HEADROOM_PERCENT: u64 = 10;
+pub const POD_QUOTA_HEADROOM_PERCENT: u64 = limits::POD_QUOTA_HEADROOM_PERCENT;
 
 /// What the sizing needs to know about the array's space (from `get_array_space`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -193,25 +193,41 @@ pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizin
             format!("{} is below the 8 GiB drive minimum", spec.max_pool_size()),
         ));
     }
-    let requested = s.drives_per_node.max(1);
-    let raw = u128::from(capacity.as_u64()) * u128::from(repl);
-    let n = u128::from(nodes);
-    let per_node = raw.div_ceil(n);
-    let ceiling = u128::from(ceiling_gib) * u128::from(GIB);
-    let needed = per_node.div_ceil(ceiling);
-    let drives = u128::from(requested).max(needed);
-    let drive_gib = raw.div_ceil(n * drives * u128::from(GIB));
-    let drive_gib = drive_gib.max(u128::from(MIN_DRIVE.as_u64() / GIB));
     let too_big = |what: &str| SpecError::new("spec.storage.capacity", format!("{what} overflows"));
-    let drives = u32::try_from(drives).map_err(|_| too_big("drive count"))?;
-    let drive = u64::try_from(drive_gib * u128::from(GIB)).map_err(|_| too_big("drive size"))?;
-    let metadata = s.metadata_size.round_up_gib().max(MIN_METADATA);
+    let layout = limits::pool_layout(
+        capacity,
+        repl,
+        nodes,
+        s.drives_per_node,
+        spec.max_pool_size(),
+    )
+    .ok_or_else(|| too_big("drive layout"))?;
+    let n = u128::from(nodes);
+    let (raw, per_node) = (layout.raw, layout.per_node);
+    let drives = u32::try_from(layout.drives_per_node).map_err(|_| too_big("drive count"))?;
+    let drive = u64::try_from(layout.drive_size).map_err(|_| too_big("drive size"))?;
+    let metadata = s
+        .metadata_size
+        .checked_round_up_gib()
+        .ok_or_else(|| {
+            SpecError::new(
+                "spec.storage.metadataSize",
+                format!(
+                    "{} overflows when rounded up to a whole GiB",
+                    s.metadata_size
+                ),
+            )
+        })?
+        .max(MIN_METADATA);
+    // u64 × u32 × u32 fits in u128, but the headroom multiplication need not: every
+    // step is checked and an overflow names the field that caused it.
     let pool = u128::from(drive) * u128::from(drives);
-    let data_total = pool * n;
+    let data_total = pool.checked_mul(n).ok_or_else(|| too_big("data total"))?;
     let meta_total = u128::from(metadata.as_u64()) * n;
-    let total = data_total + meta_total;
-    let quota_gib =
-        (total * u128::from(100 + POD_QUOTA_HEADROOM_PERCENT)).div_ceil(100 * u128::from(GIB));
+    let total = data_total
+        .checked_add(meta_total)
+        .ok_or_else(|| too_big("total"))?;
+    let quota = limits::pod_quota(total).ok_or_else(|| too_big("pod quota"))?;
     let to_size =
         |b: u128, what: &str| u64::try_from(b).map(Size::bytes).map_err(|_| too_big(what));
 
@@ -248,7 +264,7 @@ pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizin
         data_provisioned: to_size(data_total, "data total")?,
         metadata_provisioned: to_size(meta_total, "metadata total")?,
         total_provisioned: total_size,
-        pod_quota: to_size(quota_gib * u128::from(GIB), "pod quota")?,
+        pod_quota: to_size(quota, "pod quota")?,
         effective_usable: to_size(data_total / u128::from(repl), "effective capacity")?,
         array: headroom,
         findings,

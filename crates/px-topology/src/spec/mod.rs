@@ -7,8 +7,11 @@
 //! what types cannot (mode/protocol combinations, initiators, addresses, limits) and
 //! reports every problem at once, not only the first.
 
+pub mod limits;
 mod model;
 mod net;
+#[cfg(test)]
+mod proptests;
 mod schema;
 mod validate;
 mod version;
@@ -77,10 +80,44 @@ impl From<SpecError> for SpecErrors {
     }
 }
 
+/// Largest spec file read, in bytes. The largest valid spec (500 management nodes
+/// with a few initiators each) is well under 1 MiB; refusing more before parsing
+/// keeps a wrong file (a disk image, a log) from costing memory.
+pub const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
+
+/// The YAML parser's budget: a spec is one small document, so a few tens of
+/// thousands of nodes, shallow nesting and few aliases are plenty. The library's
+/// defaults (250,000 nodes) let an alias bomb cost half a second and 80 MB before
+/// it is refused; these make it a millisecond.
+fn yaml_options() -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = 200_000;
+    budget.max_nodes = 50_000;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    budget.max_recorded_anchor_events = 50_000;
+    budget.max_recorded_anchor_bytes = MAX_SPEC_BYTES;
+    budget.max_total_scalar_bytes = MAX_SPEC_BYTES;
+    budget.max_depth = 32;
+    budget.max_documents = 1;
+    let mut options = serde_saphyr::Options::default();
+    options.budget = Some(budget);
+    options
+}
+
 /// Parses a spec: structure, types and defaults. Semantic rules are checked by
 /// [`TenantStorage::validate`]; [`parse_valid_spec`] does both.
 pub fn parse_spec(yaml: &str) -> Result<TenantStorage, SpecError> {
-    let value: serde_json::Value = serde_saphyr::from_str(yaml)
+    if yaml.len() > MAX_SPEC_BYTES {
+        return Err(SpecError::new(
+            "document",
+            format!(
+                "{} bytes is more than a spec can be ({MAX_SPEC_BYTES} bytes)",
+                yaml.len()
+            ),
+        ));
+    }
+    let value: serde_json::Value = serde_saphyr::from_str_with_options(yaml, yaml_options())
         .map_err(|e| SpecError::new("document", format!("not valid YAML: {e}")))?;
     from_value(value)
 }
@@ -95,13 +132,21 @@ pub fn from_value(value: serde_json::Value) -> Result<TenantStorage, SpecError> 
         ));
     }
     let mut spec: TenantStorage = serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." || path.is_empty() {
-            "document".to_string()
-        } else {
-            path
+        let parent = e.path().to_string();
+        let parent = (parent != "." && !parent.is_empty()).then_some(parent);
+        let message = e.into_inner().to_string();
+        // serde reports a missing field at its parent; name the field itself, so
+        // that `spec.network.subnet` is the path, as for every other error.
+        let missing = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.strip_suffix('`'));
+        let path = match (parent, missing) {
+            (Some(p), Some(field)) => format!("{p}.{field}"),
+            (None, Some(field)) => field.to_string(),
+            (Some(p), None) => p,
+            (None, None) => "document".to_string(),
         };
-        SpecError::new(path, e.into_inner().to_string())
+        SpecError::new(path, message)
     })?;
     spec.resolve_defaults();
     Ok(spec)
@@ -120,13 +165,22 @@ pub fn parse_valid_spec(yaml: &str) -> Result<TenantStorage, SpecErrors> {
 
 /// Reads, parses and validates a spec file.
 pub fn load_spec(path: impl AsRef<Path>) -> Result<TenantStorage, SpecErrors> {
+    use std::io::Read;
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let cannot = |e: std::io::Error| {
         SpecError::new(
             path.display().to_string(),
             format!("cannot read the spec: {e}"),
         )
-    })?;
+    };
+    // Read at most one byte more than a spec may hold: a huge file is refused
+    // without being read into memory.
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .map_err(cannot)?
+        .take(MAX_SPEC_BYTES as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(cannot)?;
     parse_valid_spec(&text)
 }
 

@@ -4,15 +4,13 @@
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 
+use flasharray::Size;
 use flasharray::models::normalize_wwn;
-use flasharray::size::GIB;
 
+use super::limits::{self, *};
 use super::model::*;
 use super::net::{Ipv4Cidr, Ipv4Range};
 use super::{MAX_TENANT_NAME, SpecError, TenantStorage};
-
-/// Smallest PX-StoreV2 metadata device.
-const MIN_METADATA: u64 = 64 * GIB;
 
 struct Errors(Vec<SpecError>);
 
@@ -83,7 +81,17 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
         network(t, n, &mut e);
     }
     portworx(t, &mut e);
+    derived(t, &mut e);
     e.0
+}
+
+/// Pushes an error when `v` lies outside `min..=max`, naming the bound's source.
+fn size_in(e: &mut Errors, path: &str, v: Size, min: Size, max: Size, why: &str) {
+    if v < min {
+        e.push(path, format!("{v} is below the minimum of {min} ({why})"));
+    } else if v > max {
+        e.push(path, format!("{v} is above the maximum of {max} ({why})"));
+    }
 }
 
 fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
@@ -110,7 +118,11 @@ fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
     if let Some(p) = dns_label_problem(&t.node_pool(), 63) {
         e.push("spec.hostedCluster.nodePool", p);
     }
-    let min_replicas = if t.mode().runs_portworx() { 3 } else { 1 };
+    let min_replicas = if t.mode().runs_portworx() {
+        MIN_PORTWORX_REPLICAS
+    } else {
+        1
+    };
     if hc.replicas < min_replicas {
         e.push(
             "spec.hostedCluster.replicas",
@@ -126,15 +138,41 @@ fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
             ),
         );
     }
-    if hc.cores == 0 {
-        e.push("spec.hostedCluster.cores", "must be at least 1");
+    if hc.replicas > MAX_REPLICAS {
+        e.push(
+            "spec.hostedCluster.replicas",
+            format!(
+                "{} worker VMs is more than the {MAX_REPLICAS} VMs OpenShift Virtualization \
+                 supports in one cluster",
+                hc.replicas
+            ),
+        );
     }
-    if hc.memory.as_u64() == 0 {
-        e.push("spec.hostedCluster.memory", "must be more than 0");
+    if !(1..=MAX_CORES).contains(&hc.cores) {
+        e.push(
+            "spec.hostedCluster.cores",
+            format!(
+                "{} is out of range 1..={MAX_CORES} (OpenShift Virtualization's vCPUs per VM)",
+                hc.cores
+            ),
+        );
     }
-    if hc.root_volume_size.as_u64() == 0 {
-        e.push("spec.hostedCluster.rootVolumeSize", "must be more than 0");
-    }
+    size_in(
+        e,
+        "spec.hostedCluster.memory",
+        hc.memory,
+        MIN_MEMORY,
+        MAX_MEMORY,
+        "memory per VM OpenShift Virtualization supports",
+    );
+    size_in(
+        e,
+        "spec.hostedCluster.rootVolumeSize",
+        hc.root_volume_size,
+        MIN_ARRAY_VOLUME,
+        MAX_VM_DISK,
+        "a VM disk: 1 MiB to OpenShift Virtualization's 100 TB",
+    );
     if let Some(p) = dns_subdomain_problem(&hc.root_storage_class) {
         e.push("spec.hostedCluster.rootStorageClass", p);
     }
@@ -174,8 +212,17 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
     }
     if s.capacity.as_u64() == 0 {
         e.push("spec.storage.capacity", "must be more than 0");
+    } else if s.capacity < MIN_ARRAY_VOLUME {
+        e.push(
+            "spec.storage.capacity",
+            format!(
+                "{} is below the smallest volume the array makes ({MIN_ARRAY_VOLUME}); \
+                 write units, e.g. 4Ti",
+                s.capacity
+            ),
+        );
     }
-    if !(1..=3).contains(&s.replication) {
+    if !limits::REPLICATION.contains(&s.replication) {
         e.push(
             "spec.storage.replication",
             format!(
@@ -194,15 +241,33 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
     }
     if s.drives_per_node == 0 {
         e.push("spec.storage.drivesPerNode", "must be at least 1");
-    }
-    if mode.runs_portworx() && s.metadata_size.as_u64() < MIN_METADATA {
+    } else if s.drives_per_node > MAX_DRIVES_PER_NODE {
         e.push(
-            "spec.storage.metadataSize",
+            "spec.storage.drivesPerNode",
             format!(
-                "{} is below the PX-StoreV2 minimum metadata device of 64 GiB",
-                s.metadata_size
+                "{} is out of range 1..={MAX_DRIVES_PER_NODE} (Portworx pools per node)",
+                s.drives_per_node
             ),
         );
+    }
+    if mode.runs_portworx() {
+        if s.metadata_size < MIN_METADATA {
+            e.push(
+                "spec.storage.metadataSize",
+                format!(
+                    "{} is below the PX-StoreV2 minimum metadata device of 64 GiB",
+                    s.metadata_size
+                ),
+            );
+        } else {
+            let (max, why) = max_device(mode);
+            if s.metadata_size > max {
+                e.push(
+                    "spec.storage.metadataSize",
+                    format!("{} is above the maximum of {max} ({why})", s.metadata_size),
+                );
+            }
+        }
     }
     if let Some(p) = dns_subdomain_problem(&t.app_storage_class()) {
         e.push("spec.storage.appStorageClass", p);
@@ -229,6 +294,20 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
                 ),
             );
         }
+    }
+}
+
+/// The largest device a mode can give Portworx, and why: an array volume (4 PiB), or
+/// for direct-access also a VM disk (100 TB).
+fn max_device(mode: StorageMode) -> (Size, &'static str) {
+    if mode == StorageMode::DirectAccess {
+        (
+            MAX_VM_DISK,
+            "a direct-access device is an array volume and a VM disk; OpenShift \
+             Virtualization supports VM disks up to 100 TB",
+        )
+    } else {
+        (MAX_ARRAY_VOLUME, "the largest volume the array makes")
     }
 }
 
@@ -261,6 +340,8 @@ fn array(t: &TenantStorage, e: &mut Errors) {
                     "spec.array.endpoint",
                     "must not carry credentials; tokens go in --api-token-file or pure.json",
                 );
+            } else if let Some(p) = endpoint_problem(ep) {
+                e.push("spec.array.endpoint", p);
             }
         }
         None => {}
@@ -271,6 +352,120 @@ fn array(t: &TenantStorage, e: &mut Errors) {
             e.push("spec.array.tokenUser", p);
         }
     }
+}
+
+/// Why `ep` is not `host`, `host:port` or `[ipv6]:port` (host a DNS name or IPv4
+/// address, port 1..=65535), or `None`.
+fn endpoint_problem(ep: &str) -> Option<String> {
+    let (host, port) = if let Some(rest) = ep.strip_prefix('[') {
+        let Some((v6, after)) = rest.split_once(']') else {
+            return Some(format!("{ep:?} opens '[' without closing it"));
+        };
+        if v6.parse::<std::net::Ipv6Addr>().is_err() {
+            return Some(format!("{v6:?} in {ep:?} is not an IPv6 address"));
+        }
+        match after {
+            "" => (None, None),
+            a => match a.strip_prefix(':') {
+                Some(p) => (None, Some(p)),
+                None => return Some(format!("{ep:?}: expected ':port' after ']'")),
+            },
+        }
+    } else {
+        match ep.split_once(':') {
+            Some((h, p)) if !p.contains(':') => (Some(h), Some(p)),
+            Some(_) => {
+                return Some(format!(
+                    "{ep:?}: write an IPv6 address in brackets ([2001:db8::10]), as pure.json does"
+                ));
+            }
+            None => (Some(ep), None),
+        }
+    };
+    if let Some(h) = host
+        && h.parse::<Ipv4Addr>().is_err()
+        && let Some(p) = dns_subdomain_problem(&h.to_ascii_lowercase())
+    {
+        return Some(format!("{h:?} is not a host name or IPv4 address: {p}"));
+    }
+    if let Some(p) = port {
+        let ok = p.len() <= 5
+            && p.chars().all(|c| c.is_ascii_digit())
+            && p.parse::<u32>().is_ok_and(|n| limits::PORT.contains(&n));
+        if !ok {
+            return Some(format!("port {p:?} in {ep:?} is out of range 1..=65535"));
+        }
+    }
+    None
+}
+
+/// Why `raw` is not an iSCSI qualified name (`iqn.YYYY-MM.naming-authority[:id]`,
+/// RFC 3720 §3.2.6.3.1) or EUI name (`eui.` and 16 hex digits), or `None`.
+fn iscsi_name_problem(raw: &str) -> Option<String> {
+    let bad = |why: &str| Some(format!("{raw:?} is not an iSCSI name: {why}"));
+    if raw.len() > 223 {
+        return bad("longer than 223 bytes");
+    }
+    if let Some(hex) = raw.strip_prefix("eui.") {
+        if hex.len() != 16 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return bad("eui. names carry exactly 16 hex digits");
+        }
+        return None;
+    }
+    let Some(rest) = raw.strip_prefix("iqn.") else {
+        return bad("expected iqn.… or eui.…");
+    };
+    qualified_name_problem(rest, "iqn.2004-10.com.example").and_then(|why| bad(&why))
+}
+
+/// Why `raw` is not an NVMe qualified name (`nqn.YYYY-MM.reverse-domain:…`, at most
+/// 223 bytes, NVMe base spec §4.5), or `None`.
+fn nvme_name_problem(raw: &str) -> Option<String> {
+    let bad = |why: &str| Some(format!("{raw:?} is not an NVMe qualified name: {why}"));
+    if raw.len() > 223 {
+        return bad("longer than 223 bytes");
+    }
+    let Some(rest) = raw.strip_prefix("nqn.") else {
+        return bad("expected nqn.…");
+    };
+    qualified_name_problem(rest, "nqn.2014-08.org.nvmexpress").and_then(|why| bad(&why))
+}
+
+/// Checks the `YYYY-MM.authority[:anything]` part shared by IQNs and NQNs: a date,
+/// a reversed domain of lowercase letters, digits, '-' and '.', then printable ASCII
+/// without spaces.
+fn qualified_name_problem(rest: &str, example: &str) -> Option<String> {
+    let b = rest.as_bytes();
+    let date_ok = b.len() > 8
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && matches!(
+            &rest[5..7],
+            "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09" | "10" | "11" | "12"
+        )
+        && b[7] == b'.';
+    if !date_ok {
+        return Some(format!(
+            "expected a date YYYY-MM and '.' after the prefix ({example}…)"
+        ));
+    }
+    let after = &rest[8..];
+    let (authority, tail) = after.split_once(':').unwrap_or((after, ""));
+    if authority.is_empty()
+        || !authority
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+    {
+        return Some(
+            "the naming authority (reversed domain) takes lowercase letters, digits, '-' and '.'"
+                .into(),
+        );
+    }
+    if !tail.chars().all(|c| c.is_ascii_graphic()) {
+        return Some("only printable ASCII without spaces may follow the ':'".into());
+    }
+    None
 }
 
 /// Array user names: letters, digits, `-`, `_`, 1..=32 characters (conservative: the
@@ -303,6 +498,16 @@ fn management(t: &TenantStorage, e: &mut Errors) {
         (StorageMode::DirectAccess, Some(p)) => Some(p),
         _ => None,
     };
+    if m.nodes.len() > MAX_MANAGEMENT_NODES {
+        e.push(
+            "spec.management.nodes",
+            format!(
+                "{} nodes is more than the {MAX_MANAGEMENT_NODES} hosts OpenShift Virtualization \
+                 supports in one cluster",
+                m.nodes.len()
+            ),
+        );
+    }
     let mut names: HashMap<String, usize> = HashMap::new();
     let mut hosts: HashMap<String, usize> = HashMap::new();
     let mut initiators: HashMap<String, String> = HashMap::new();
@@ -340,6 +545,10 @@ fn management(t: &TenantStorage, e: &mut Errors) {
                 let path = format!("{at}.{field}[{k}]");
                 let key = match field {
                     "wwns" => match normalize_wwn(raw) {
+                        Ok(w) if w.bytes().all(|b| b == b'0') => {
+                            e.push(path, format!("{raw:?} is the null WWN, which no port has"));
+                            continue;
+                        }
                         Ok(w) => w,
                         Err(msg) => {
                             e.push(path, msg);
@@ -347,19 +556,21 @@ fn management(t: &TenantStorage, e: &mut Errors) {
                         }
                     },
                     "iqns" => {
-                        if !(raw.starts_with("iqn.") || raw.starts_with("eui.")) || raw.len() > 223
-                        {
-                            e.push(path, format!("{raw:?} is not an iSCSI name (iqn.… or eui.…, at most 223 characters)"));
+                        // Names are case-insensitive (RFC 3722): compare lowercased.
+                        let lower = raw.to_ascii_lowercase();
+                        if let Some(p) = iscsi_name_problem(&lower) {
+                            e.push(path, p);
                             continue;
                         }
-                        raw.to_ascii_lowercase()
+                        lower
                     }
                     _ => {
-                        if !raw.starts_with("nqn.") || raw.len() > 223 {
-                            e.push(path, format!("{raw:?} is not an NVMe qualified name (nqn.…, at most 223 characters)"));
+                        let lower = raw.to_ascii_lowercase();
+                        if let Some(p) = nvme_name_problem(&lower) {
+                            e.push(path, p);
                             continue;
                         }
-                        raw.to_ascii_lowercase()
+                        lower
                     }
                 };
                 if let Some(prev) = initiators.insert(format!("{field}/{key}"), path.clone()) {
@@ -418,11 +629,11 @@ fn management(t: &TenantStorage, e: &mut Errors) {
 
 fn network(t: &TenantStorage, n: &NetworkSpec, e: &mut Errors) {
     if let Some(v) = n.vlan
-        && !(1..=4094).contains(&v)
+        && !limits::VLAN.contains(&v)
     {
         e.push("spec.network.vlan", format!("{v} is out of range 1..4094"));
     }
-    if !(576..=9216).contains(&n.mtu) {
+    if !limits::MTU.contains(&n.mtu) {
         e.push(
             "spec.network.mtu",
             format!("{} is out of range 576..9216", n.mtu),
@@ -433,11 +644,21 @@ fn network(t: &TenantStorage, n: &NetworkSpec, e: &mut Errors) {
         ("uplink", &n.uplink),
         ("guestInterface", &n.guest_interface),
     ] {
-        if v.is_empty() || v.len() > 15 || v.contains(['/', ' ']) {
+        // The kernel's rule (dev_valid_name): 1 to 15 bytes, not "." or "..", no '/',
+        // ':' or whitespace; nmstate and OVN want ASCII, so pxfa does too.
+        if v.is_empty()
+            || v.len() > 15
+            || v == "."
+            || v == ".."
+            || !v
+                .chars()
+                .all(|c| c.is_ascii_graphic() && c != '/' && c != ':')
+        {
             e.push(
                 format!("spec.network.{field}"),
                 format!(
-                    "{v:?} is not a Linux interface name (1 to 15 characters, no '/' or spaces)"
+                    "{v:?} is not a Linux interface name (1 to 15 ASCII characters, no '/', ':' \
+                     or spaces)"
                 ),
             );
         }
@@ -529,12 +750,455 @@ fn portworx(t: &TenantStorage, e: &mut Errors) {
     if let Some(pr) = dns_label_problem(&t.portworx_cluster_name(), 63) {
         e.push("spec.portworx.clusterName", pr);
     }
-    if let Some(m) = p.max_pool_size
-        && m.as_u64() < 8 * GIB
-    {
-        e.push(
+    if let Some(m) = p.max_pool_size {
+        size_in(
+            e,
             "spec.portworx.maxPoolSize",
-            format!("{m} is below the 8 GiB PX-StoreV2 drive minimum"),
+            m,
+            MIN_DRIVE,
+            MAX_ARRAY_VOLUME,
+            "a pool's drive is one array volume, 8 GiB to 4 PiB",
         );
+    }
+}
+
+/// What the spec implies: the drive layout, the pod quota and the LUNs or
+/// attachments the tenant's volumes take, each within the array's, Portworx's and
+/// KubeVirt's limits. Skipped when an input it needs is already reported invalid,
+/// so that one mistake gives one error.
+fn derived(t: &TenantStorage, e: &mut Errors) {
+    let s = &t.spec.storage;
+    let hc = &t.spec.hosted_cluster;
+    let mode = s.mode;
+    let ceiling = t.max_pool_size();
+    if !mode.runs_portworx()
+        || !limits::REPLICATION.contains(&s.replication)
+        || !(MIN_PORTWORX_REPLICAS..=MAX_REPLICAS).contains(&hc.replicas)
+        || !(1..=MAX_DRIVES_PER_NODE).contains(&s.drives_per_node)
+        || s.capacity < MIN_ARRAY_VOLUME
+        || !(MIN_DRIVE..=MAX_ARRAY_VOLUME).contains(&ceiling)
+        || s.metadata_size < MIN_METADATA
+        || s.metadata_size > max_device(mode).0
+    {
+        return;
+    }
+    let Some(l) = pool_layout(
+        s.capacity,
+        s.replication,
+        hc.replicas,
+        s.drives_per_node,
+        ceiling,
+    ) else {
+        return;
+    };
+    let at = "spec.storage.capacity";
+    if l.drives_per_node > u128::from(MAX_DRIVES_PER_NODE) {
+        e.push(
+            at,
+            format!(
+                "{} at replication {} on {} nodes needs {} drives per node of at most {ceiling} \
+                 (the pool ceiling), more than the {MAX_DRIVES_PER_NODE} Portworx pools a node \
+                 can hold; raise spec.portworx.maxPoolSize, add workers or lower the capacity",
+                s.capacity, s.replication, hc.replicas, l.drives_per_node
+            ),
+        );
+        return;
+    }
+    let (max, why) = max_device(mode);
+    if l.drive_size > u128::from(max.as_u64()) {
+        e.push(
+            at,
+            format!(
+                "each drive would be {} GiB, above the maximum of {max} ({why}); lower \
+                 spec.portworx.maxPoolSize or raise drivesPerNode",
+                l.drive_size / u128::from(flasharray::size::GIB)
+            ),
+        );
+        return;
+    }
+    // Metadata devices are provisioned in whole GiB, like the drives.
+    let metadata = u128::from(s.metadata_size.gib_ceil()) * u128::from(flasharray::size::GIB);
+    let nodes = u128::from(hc.replicas);
+    let total = nodes * (l.drives_per_node * l.drive_size + metadata);
+    let in_pod = mode == StorageMode::CloudDrive || s.pod.is_some();
+    if in_pod {
+        let quota = pod_quota(total);
+        if quota.is_none_or(|q| q > u128::from(MAX_ARRAY_VOLUME.as_u64())) {
+            e.push(
+                at,
+                format!(
+                    "the tenant's pod would need a quota of {} ({} nodes x ({} drives + \
+                     metadata) + {POD_QUOTA_HEADROOM_PERCENT}% headroom), above the array's \
+                     pod quota limit of {MAX_ARRAY_VOLUME}; lower the capacity or metadataSize",
+                    quota.map_or_else(|| "more than 2^128 bytes".to_string(), gib_text),
+                    hc.replicas,
+                    l.drives_per_node,
+                ),
+            );
+        }
+    }
+    if mode == StorageMode::DirectAccess {
+        let volumes = nodes * (l.drives_per_node + 1);
+        match s.attach {
+            Attach::HostGroup if volumes > u128::from(MAX_LUNS) => e.push(
+                "spec.storage.attach",
+                format!(
+                    "host-group attach connects all {volumes} tenant volumes ({} workers x ({} \
+                     drives + metadata)) to one host group, which holds at most {MAX_LUNS} LUNs; \
+                     use attach: fada, fewer drives or fewer workers",
+                    hc.replicas, l.drives_per_node
+                ),
+            ),
+            Attach::Fada => {
+                let nodes_mgmt = t.spec.management.nodes.len() as u128;
+                let max = nodes_mgmt * u128::from(MAX_FADA_ATTACHMENTS_PER_NODE);
+                if nodes_mgmt > 0 && volumes > max {
+                    e.push(
+                        "spec.storage.attach",
+                        format!(
+                            "FADA attaches {volumes} tenant volumes to {nodes_mgmt} management \
+                             node(s), which hold at most {MAX_FADA_ATTACHMENTS_PER_NODE} \
+                             attachments each; add management nodes, fewer drives or fewer \
+                             workers"
+                        ),
+                    );
+                }
+            }
+            Attach::HostGroup => {}
+        }
+    }
+}
+
+/// A byte count as whole GiB, with the binary display for orientation.
+fn gib_text(bytes: u128) -> String {
+    let gib = bytes / u128::from(flasharray::size::GIB);
+    match u64::try_from(bytes) {
+        Ok(b) => format!("{gib} GiB ({})", Size::bytes(b)),
+        Err(_) => format!("{gib} GiB"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use flasharray::size::{GIB, MIB, PIB, TIB};
+
+    use super::*;
+    use crate::spec::{parse_spec, parse_valid_spec};
+
+    fn repo(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(rel)
+    }
+
+    fn example(name: &str) -> TenantStorage {
+        let text = std::fs::read_to_string(repo("examples").join(name)).unwrap();
+        parse_valid_spec(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+    }
+
+    /// The paths of every error for `t`.
+    fn paths(t: &TenantStorage) -> Vec<String> {
+        t.validate().into_iter().map(|e| e.path).collect()
+    }
+
+    fn refused_at(t: &TenantStorage, path: &str) {
+        let errs = t.validate();
+        assert!(
+            errs.iter().any(|e| e.path == path),
+            "expected an error at {path}, got {errs:?}"
+        );
+    }
+
+    fn accepted(t: &TenantStorage) {
+        let errs = t.validate();
+        assert!(errs.is_empty(), "{errs:?}");
+        crate::sizing::size(t, None).unwrap();
+    }
+
+    #[test]
+    fn examples_and_valid_fixtures_pass_every_range() {
+        for name in [
+            "tenant-direct-access.yaml",
+            "tenant-cloud-drive.yaml",
+            "tenant-kubevirt-csi.yaml",
+        ] {
+            accepted(&example(name));
+        }
+        for name in ["valid-full.yaml", "valid-minimal.yaml"] {
+            let text = std::fs::read_to_string(repo("fixtures/tenants").join(name)).unwrap();
+            accepted(&parse_valid_spec(&text).unwrap_or_else(|e| panic!("{name}: {e}")));
+        }
+    }
+
+    /// Every `fixtures/tenants/invalid-*.yaml` is refused, by parsing or validation,
+    /// with the field its first line names. The e2e test checks the same through the
+    /// binary; this one runs in milliseconds and points at the spec code.
+    #[test]
+    fn every_invalid_fixture_names_its_field() {
+        let mut n = 0;
+        for entry in std::fs::read_dir(repo("fixtures/tenants")).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !(name.starts_with("invalid-") && name.ends_with(".yaml")) {
+                continue;
+            }
+            n += 1;
+            let bytes = std::fs::read(&path).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            let expect = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("# expect: "))
+                .unwrap_or_else(|| panic!("{name}: no `# expect:` first line"))
+                .trim()
+                .to_string();
+            let errors = match parse_valid_spec(&text) {
+                Ok(t) => match crate::sizing::size(&t, None) {
+                    Ok(_) => panic!("{name}: accepted"),
+                    Err(e) => vec![e],
+                },
+                Err(e) => e.0,
+            };
+            assert!(
+                errors.iter().any(|e| e.path == expect),
+                "{name}: no error at {expect:?}: {errors:?}"
+            );
+        }
+        assert!(n >= 150, "only {n} invalid fixtures");
+    }
+
+    #[test]
+    fn the_issue_cases_are_refused_with_their_field() {
+        let mut t = example("tenant-cloud-drive.yaml");
+        t.spec.storage.metadata_size = Size::bytes(5 * PIB);
+        refused_at(&t, "spec.storage.metadataSize");
+
+        let mut t = example("tenant-direct-access.yaml");
+        t.spec.storage.capacity = Size::bytes(15 * PIB);
+        t.spec.storage.drives_per_node = 1;
+        refused_at(&t, "spec.storage.capacity");
+
+        let mut t = example("tenant-direct-access.yaml");
+        t.spec.storage.drives_per_node = 100_000;
+        refused_at(&t, "spec.storage.drivesPerNode");
+
+        // 2^64 − 1 bytes used to wrap to a small size in the GiB round-up; now the
+        // parser refuses it, naming the field.
+        let text = std::fs::read_to_string(repo("examples/tenant-direct-access.yaml")).unwrap();
+        for (field, line) in [
+            ("metadataSize", "metadataSize: 64Gi"),
+            ("capacity", "capacity: 4Ti"),
+            ("memory", "memory: 32Gi"),
+        ] {
+            let bad = text.replace(line, &format!("{field}: 18446744073709551615"));
+            assert_ne!(bad, text);
+            let e = parse_spec(&bad).unwrap_err();
+            assert!(e.path.ends_with(field), "{e}");
+            assert!(e.message.contains("too large"), "{e}");
+        }
+    }
+
+    #[test]
+    fn node_ranges_accept_their_bounds_and_refuse_past_them() {
+        let base = example("tenant-kubevirt-csi.yaml");
+        let hc = |f: &dyn Fn(&mut HostedClusterSpec)| {
+            let mut t = base.clone();
+            f(&mut t.spec.hosted_cluster);
+            t
+        };
+        accepted(&hc(&|h| h.replicas = MAX_REPLICAS));
+        refused_at(
+            &hc(&|h| h.replicas = MAX_REPLICAS + 1),
+            "spec.hostedCluster.replicas",
+        );
+        accepted(&hc(&|h| h.cores = MAX_CORES));
+        refused_at(
+            &hc(&|h| h.cores = MAX_CORES + 1),
+            "spec.hostedCluster.cores",
+        );
+        refused_at(&hc(&|h| h.cores = 0), "spec.hostedCluster.cores");
+        accepted(&hc(&|h| h.memory = MIN_MEMORY));
+        accepted(&hc(&|h| h.memory = MAX_MEMORY));
+        refused_at(
+            &hc(&|h| h.memory = Size::bytes(MIN_MEMORY.as_u64() - 1)),
+            "spec.hostedCluster.memory",
+        );
+        refused_at(
+            &hc(&|h| h.memory = Size::bytes(MAX_MEMORY.as_u64() + 1)),
+            "spec.hostedCluster.memory",
+        );
+        accepted(&hc(&|h| h.root_volume_size = MAX_VM_DISK));
+        refused_at(
+            &hc(&|h| h.root_volume_size = Size::bytes(MAX_VM_DISK.as_u64() + 1)),
+            "spec.hostedCluster.rootVolumeSize",
+        );
+        refused_at(
+            &hc(&|h| h.root_volume_size = Size::bytes(512)),
+            "spec.hostedCluster.rootVolumeSize",
+        );
+    }
+
+    #[test]
+    fn storage_ranges_accept_their_bounds_and_refuse_past_them() {
+        let base = example("tenant-direct-access.yaml");
+        let st = |f: &dyn Fn(&mut TenantStorage)| {
+            let mut t = base.clone();
+            f(&mut t);
+            t
+        };
+        accepted(&st(&|t| {
+            t.spec.storage.drives_per_node = MAX_DRIVES_PER_NODE
+        }));
+        refused_at(
+            &st(&|t| t.spec.storage.drives_per_node = MAX_DRIVES_PER_NODE + 1),
+            "spec.storage.drivesPerNode",
+        );
+        refused_at(
+            &st(&|t| t.spec.storage.drives_per_node = 0),
+            "spec.storage.drivesPerNode",
+        );
+        // direct-access devices are VM disks: 100 TB, not 4 PiB.
+        accepted(&st(&|t| t.spec.storage.metadata_size = Size::gib(64)));
+        refused_at(
+            &st(&|t| t.spec.storage.metadata_size = Size::bytes(MAX_VM_DISK.as_u64() + 1)),
+            "spec.storage.metadataSize",
+        );
+        refused_at(
+            &st(&|t| t.spec.storage.capacity = Size::bytes(MIB - 1)),
+            "spec.storage.capacity",
+        );
+        accepted(&st(&|t| t.spec.storage.capacity = Size::bytes(MIB)));
+        // 32 drives of 15 TiB per node is the most a 3-node tenant holds at the default
+        // ceiling (and its pod quota stays under 4 PiB).
+        accepted(&st(&|t| t.spec.storage.capacity = Size::tib(32 * 15)));
+        refused_at(
+            &st(&|t| t.spec.storage.capacity = Size::tib(32 * 15 + 1)),
+            "spec.storage.capacity",
+        );
+
+        let cd = example("tenant-cloud-drive.yaml");
+        let mut t = cd.clone();
+        t.spec.storage.metadata_size = MAX_ARRAY_VOLUME;
+        // A 4 PiB metadata device on 3 nodes cannot fit a 4 PiB pod quota.
+        refused_at(&t, "spec.storage.capacity");
+        t.spec.storage.metadata_size = Size::bytes(MAX_ARRAY_VOLUME.as_u64() + 512);
+        refused_at(&t, "spec.storage.metadataSize");
+    }
+
+    #[test]
+    fn the_pod_quota_limit_is_exact() {
+        // cloud-drive, 3 nodes, replication 3: total = 3 × (drive + 64 GiB); the quota
+        // adds 10 % and must stay within 4 PiB.
+        let mut t = example("tenant-cloud-drive.yaml");
+        t.spec.storage.replication = 3;
+        t.spec.portworx.max_pool_size = Some(MAX_ARRAY_VOLUME);
+        t.spec.storage.drives_per_node = 1;
+        let fits = |cap_gib: u64| {
+            let total = 3 * (cap_gib + 64) * GIB;
+            limits::pod_quota(u128::from(total)).unwrap() <= u128::from(4 * PIB)
+        };
+        let mut lo = 1u64;
+        let mut hi = 4 * PIB / GIB;
+        while lo + 1 < hi {
+            let mid = (lo + hi) / 2;
+            if fits(mid) { lo = mid } else { hi = mid }
+        }
+        t.spec.storage.capacity = Size::gib(lo);
+        accepted(&t);
+        let s = crate::sizing::size(&t, None).unwrap();
+        assert!(s.pod_quota <= MAX_ARRAY_VOLUME);
+        t.spec.storage.capacity = Size::gib(hi);
+        refused_at(&t, "spec.storage.capacity");
+    }
+
+    #[test]
+    fn lun_and_attachment_limits_follow_the_attach_mode() {
+        let mut t = example("tenant-direct-access.yaml");
+        t.spec.network = None;
+        for n in &mut t.spec.management.nodes {
+            n.storage_address = None;
+        }
+        t.spec.storage.pod = None;
+        t.spec.storage.capacity = Size::tib(1);
+        // 195 workers × (20 + 1) = 4095 volumes: exactly the LUNs of a host group.
+        t.spec.hosted_cluster.replicas = 195;
+        t.spec.storage.drives_per_node = 20;
+        t.spec.storage.attach = Attach::HostGroup;
+        accepted(&t);
+        t.spec.hosted_cluster.replicas = 196;
+        refused_at(&t, "spec.storage.attach");
+        // FADA: 3 management nodes × 1024 attachments.
+        t.spec.storage.attach = Attach::Fada;
+        t.spec.hosted_cluster.replicas = 146; // 146 × 21 = 3066 <= 3072
+        accepted(&t);
+        t.spec.hosted_cluster.replicas = 147; // 147 × 21 = 3087 > 3072
+        refused_at(&t, "spec.storage.attach");
+    }
+
+    #[test]
+    fn initiators_and_endpoints() {
+        for ok in [
+            "iqn.1994-05.com.redhat:worker-01",
+            "iqn.2004-10.com.example",
+            "eui.02004567A425678D",
+        ] {
+            assert_eq!(iscsi_name_problem(&ok.to_ascii_lowercase()), None, "{ok}");
+        }
+        for bad in [
+            "iqn.1994-5.com.redhat:x",
+            "iqn.1994-00.com.redhat:x",
+            "iqn.1994-05.:x",
+            "iqn.1994-05.com_x",
+            "eui.0200",
+            "iscsi",
+        ] {
+            assert!(iscsi_name_problem(bad).is_some(), "{bad}");
+        }
+        assert_eq!(
+            nvme_name_problem(
+                "nqn.2014-08.org.nvmexpress:uuid:5b3c5a6e-0000-4000-8000-000000000001"
+            ),
+            None
+        );
+        assert!(nvme_name_problem("nqn.2014-08.org.nvmexpress:uuid:\u{e9}").is_some());
+        for ok in [
+            "fa1-mgmt.example.net",
+            "FA1.Example.NET",
+            "10.0.0.5",
+            "10.0.0.5:443",
+            "fa1:8443",
+            "[2001:db8::10]",
+            "[2001:db8::10]:443",
+        ] {
+            assert_eq!(endpoint_problem(ok), None, "{ok}");
+        }
+        for bad in [
+            "fa1:0",
+            "fa1:65536",
+            "fa1:",
+            "fa1:+1",
+            "2001:db8::10",
+            "[2001:db8::10",
+            "[2001:db8::10]443",
+            "fa_1",
+            "-fa1",
+            ":443",
+        ] {
+            assert!(endpoint_problem(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn one_mistake_gives_one_error() {
+        // An out-of-range input is reported once, not again by every derived check.
+        let mut t = example("tenant-direct-access.yaml");
+        t.spec.storage.drives_per_node = 100_000;
+        assert_eq!(paths(&t), vec!["spec.storage.drivesPerNode".to_string()]);
+        let mut t = example("tenant-direct-access.yaml");
+        t.spec.storage.capacity = Size::bytes(15 * PIB);
+        assert_eq!(paths(&t), vec!["spec.storage.capacity".to_string()]);
+        let _ = TIB;
     }
 }
