@@ -154,7 +154,10 @@ mod tests {
     #[test]
     fn hints() {
         use flasharray::TransportErrorKind as K;
-        let e = transport("invalid peer certificate: UnknownIssuer", K::UntrustedCertificate);
+        let e = transport(
+            "invalid peer certificate: UnknownIssuer",
+            K::UntrustedCertificate,
+        );
         assert!(hint_for(&e).unwrap().contains("--ca-file"));
         let e = anyhow::Error::new(flasharray::Error::api(401, None, "Invalid credentials"));
         assert!(hint_for(&e).unwrap().contains("API token"));

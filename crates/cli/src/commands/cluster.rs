@@ -13,8 +13,8 @@ use px_cluster::{
 };
 use px_topology::Tenant;
 use px_topology::driver::ArrayFacts;
-use px_topology::plan::{self, Action, PlanOptions};
 use px_topology::manifests::{RenderOptions, render};
+use px_topology::plan::{self, Action, PlanOptions};
 use px_topology::spec::StorageMode;
 use secrecy::{ExposeSecret, SecretString};
 
