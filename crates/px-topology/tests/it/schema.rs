@@ -3,7 +3,8 @@
 //! core kinds without a CRD must pass structural checks.
 //!
 //! Schemas come from `PXFA_SCHEMAS_DIR`, default `<workspace>/../shared/schemas`.
-//! A missing directory fails the test unless `PXFA_ALLOW_NO_SCHEMAS=1`.
+//! A missing directory (a fresh clone has no `../shared`) skips these tests with a loud
+//! notice; `PXFA_REQUIRE_SCHEMAS=1` (set by `.ci/run`) makes it a failure instead.
 
 use crate::support;
 
@@ -33,15 +34,19 @@ fn schemas_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    let allow = std::env::var("PXFA_ALLOW_NO_SCHEMAS").is_ok_and(|v| v == "1");
+    let required = std::env::var("PXFA_REQUIRE_SCHEMAS").is_ok_and(|v| v == "1");
     eprintln!();
     eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
     eprintln!("!!! CRD SCHEMA DIRECTORY NOT FOUND: {}", dir.display());
-    eprintln!("!!! Rendered manifests are NOT being validated against upstream CRDs.");
-    eprintln!("!!! Set PXFA_SCHEMAS_DIR to the directory of CRD YAML files, or");
-    eprintln!("!!! PXFA_ALLOW_NO_SCHEMAS=1 to skip this check knowingly.");
+    eprintln!("!!! SKIPPED: rendered manifests are NOT being validated against upstream CRDs.");
+    eprintln!("!!! Set PXFA_SCHEMAS_DIR to the directory of CRD YAML files to run this check;");
+    eprintln!("!!! CI sets PXFA_REQUIRE_SCHEMAS=1, which turns this skip into a failure.");
     eprintln!("!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!");
-    assert!(allow, "CRD schema directory {} is missing", dir.display());
+    assert!(
+        !required,
+        "CRD schema directory {} is missing and PXFA_REQUIRE_SCHEMAS=1",
+        dir.display()
+    );
     None
 }
 
