@@ -229,11 +229,29 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         query: Query::parse(parts.uri.query()),
         body,
     };
-    let result = dispatch(&call).await;
+    let result = match dispatch(&call).await {
+        Ok(reply) if super::fields::completes(&call.resource) => {
+            Ok(complete(&call, reply).await)
+        }
+        other => other,
+    };
     if lose_answer {
         return Err(Fail::Drop);
     }
     result
+}
+
+/// Completes the items of `reply` to the top version's model (see `fields`).
+async fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
+    if reply.status != StatusCode::OK || reply.body.is_empty() {
+        return reply;
+    }
+    let array = match call.state.array.get_array().await {
+        Ok(info) => json!({ "id": info.id, "name": info.name }),
+        Err(_) => return reply,
+    };
+    reply.body = super::fields::complete(&call.resource, &array, reply.body);
+    reply
 }
 
 fn is_rest2_version(v: &str) -> bool {
