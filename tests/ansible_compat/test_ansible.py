@@ -14,3 +14,29 @@ def test_volume(playbook, client, unique):
     assert client.get_volumes(names=[f"{unique}-vol"]).status_code == 400
     gone = client.get_volumes(names=[f"{unique}-vol-gone"], destroyed=True)
     assert gone.status_code == 400, "eradicated volume is still listed"
+
+
+def test_host(playbook, client, unique):
+    playbook("host", prefix=unique)
+    (host,) = items(client.get_hosts(names=[f"{unique}-host"]))
+    assert host.iqns == [f"iqn.2025-01.com.example:{unique}-host"]
+    assert host.personality == "esxi"
+    conns = items(client.get_connections(host_names=[f"{unique}-host"]))
+    assert [c.volume.name for c in conns] == [f"{unique}-host-v"]
+    assert client.get_hosts(names=[f"{unique}-host-gone"]).status_code == 400
+
+
+def test_hostgroup(playbook, client, unique):
+    playbook("hostgroup", prefix=unique)
+    members = items(client.get_host_groups_hosts(group_names=[f"{unique}-hg"]))
+    assert [m.member.name for m in members] == [f"{unique}-hg-h1"]
+    conns = items(client.get_connections(host_group_names=[f"{unique}-hg"]))
+    assert {c.volume.name for c in conns} == {f"{unique}-hg-v"}
+    assert client.get_host_groups(names=[f"{unique}-hg-gone"]).status_code == 400
+
+
+def test_pod(playbook, client, unique):
+    playbook("pod", prefix=unique)
+    (pod,) = items(client.get_pods(names=[f"{unique}-pod"]))
+    assert pod.quota_limit == 20 * 1024**3
+    assert client.get_pods(names=[f"{unique}-pod-gone"], destroyed=True).status_code == 400

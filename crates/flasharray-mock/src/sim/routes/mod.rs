@@ -6,7 +6,10 @@
 //! versions (LXD uses 2.21, Pure's SDK the highest both sides know).
 
 mod array;
+mod array_connections;
 mod connections;
+mod controllers;
+mod default_protections;
 mod host_groups;
 mod hosts;
 mod members;
@@ -293,6 +296,9 @@ async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
         "arrays" => array::arrays(call).await,
         "arrays/space" => array::space(call).await,
         "hardware" => array::hardware(call).await,
+        "controllers" => controllers::handle(call).await,
+        "array-connections" => array_connections::handle(call).await,
+        "container-default-protections" => default_protections::handle(call).await,
         "admins/api-tokens" => tokens::handle(call).await,
         other => match tag_path(other) {
             Some((kind, false)) => tags::tags(call, kind).await,
