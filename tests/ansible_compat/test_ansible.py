@@ -4,6 +4,8 @@ Each playbook runs every task twice and asserts that the first run changed the a
 and the second did not; these tests then check the end state over REST with Pure's SDK.
 """
 
+import pytest
+
 from conftest import items
 
 
@@ -40,3 +42,10 @@ def test_pod(playbook, client, unique):
     (pod,) = items(client.get_pods(names=[f"{unique}-pod"]))
     assert pod.quota_limit == 20 * 1024**3
     assert client.get_pods(names=[f"{unique}-pod-gone"], destroyed=True).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "subsets", ["minimum", "volumes", "hosts", "hgroups", "pods", "config", "capacity",
+                "admins", "arrays", "replication", "subscriptions"])
+def test_info(playbook, unique, subsets):
+    playbook("info", prefix=unique, subsets=subsets)

@@ -5,6 +5,8 @@
 //! Real arrays send every field of the version asked for, `null` where they have no
 //! value, so every item of a list or write answer is completed here with the
 //! fields it lacks. `context` is the array itself, as on an array outside a fleet.
+//! Space fields the simulator does not account (`system`, `replication`) are 0, as
+//! on an array with nothing of that kind.
 
 use serde_json::{Map, Value, json};
 
@@ -14,19 +16,39 @@ fn missing_fields(resource: &str, array: &Value) -> Option<Value> {
     let context = || array.clone();
     Some(match resource {
         "volumes" => json!({
-            "context": context(),
+            "context": context(), "space": {"system": 0, "replication": 0},
             "protocol_endpoint": {"container_version": null},
         }),
         "hosts" => json!({
             "context": context(), "is_local": true, "destroyed": false,
-            "port_connectivity": {"details": null, "status": null},
+            "space": {"system": 0, "replication": 0},
+            // No fabric in the simulator: no paths, so no connectivity to report.
+            "port_connectivity": {"details": "", "status": "none"},
             "preferred_arrays": [], "time_remaining": null, "vlan": "any",
         }),
         "host-groups" => json!({
             "context": context(), "is_local": true, "destroyed": false,
+            "space": {"system": 0, "replication": 0},
             "time_remaining": null,
         }),
-        "pods" => json!({"context": context(), "members": []}),
+        "pods" => {
+            // A stand-alone pod's only member is the array itself.
+            let mut member = context();
+            if let Some(m) = member.as_object_mut() {
+                m.insert("resource_type".into(), "arrays".into());
+            }
+            json!({
+                "context": context(), "members": [], "space": {"system": 0, "replication": 0},
+                "arrays": [{"member": member}],
+            })
+        }
+        "arrays" => json!({
+            "context": context(), "as_of": null, "ntp_symmetric_key": null, "time_zone": "UTC",
+            "encryption": {
+                "data_at_rest": {"enabled": true, "algorithm": "AES-256-CTR"},
+                "module_version": "FA-1.3",
+            },
+        }),
         "host-groups/hosts" | "hosts/host-groups" | "pods/arrays" | "connections"
         | "volumes/tags" | "hosts/tags" | "host-groups/tags" | "pods/tags" => {
             json!({"context": context()})
@@ -53,9 +75,39 @@ pub(crate) fn complete(resource: &str, array: &Value, body: Vec<u8>) -> Vec<u8> 
     serde_json::to_vec(&value).unwrap_or(body)
 }
 
+/// Adds what `item` lacks, descending into objects both sides have.
 fn fill(item: &mut Map<String, Value>, extra: &Map<String, Value>) {
     for (k, v) in extra {
-        item.entry(k.clone()).or_insert_with(|| v.clone());
+        match (item.get_mut(k), v) {
+            (Some(Value::Object(have)), Value::Object(more)) => fill(have, more),
+            // A one-element list in the template completes every element.
+            (Some(Value::Array(have)), Value::Array(more)) => {
+                if let [Value::Object(more)] = more.as_slice() {
+                    for element in have.iter_mut().filter_map(Value::as_object_mut) {
+                        fill(element, more);
+                    }
+                }
+            }
+            // Our models send `null` for what they do not track; where the array
+            // always has a value (the SDK raises on reading a null), the template's
+            // value stands in.
+            (Some(have @ Value::Null), _) => *have = v.clone(),
+            (Some(_), _) => {}
+            (None, _) => {
+                item.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    // Since 2.26 the delay is given for both SafeMode states; the simulator has
+    // one delay, which holds whichever state the array is in.
+    if let Some(Value::Object(config)) = item.get_mut("eradication_config") {
+        if let Some(delay) = config.get("eradication_delay").cloned() {
+            for key in ["disabled_delay", "enabled_delay"] {
+                if config.get(key).is_none_or(Value::is_null) {
+                    config.insert(key.to_string(), delay.clone());
+                }
+            }
+        }
     }
 }
 

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use super::Call;
 use crate::sim::paging::{PAGING_PARAMS, PageRequest};
-use crate::sim::response::{Fail, Reply};
+use crate::filter::Filter;
+use crate::sim::response::{Fail, Reply, bad_request};
 
 fn read_only(call: &Call<'_>, extra: &[&'static str]) -> Result<PageRequest, Fail> {
     if call.method != Method::GET {
@@ -33,7 +34,7 @@ pub(super) async fn space(call: &Call<'_>) -> Result<Reply, Fail> {
 /// A plausible, fixed inventory of a dual-controller chassis: two controllers,
 /// the chassis, and two power supplies, all healthy.
 pub(super) async fn hardware(call: &Call<'_>) -> Result<Reply, Fail> {
-    let page = read_only(call, &["names"])?;
+    let page = read_only(call, &["names", "filter"])?;
     let item = |name: &str, kind: &str, index: u32, model: Option<&str>| -> Value {
         json!({
             "name": name, "details": null, "identify_enabled": false, "index": index,
@@ -49,6 +50,15 @@ pub(super) async fn hardware(call: &Call<'_>) -> Result<Reply, Fail> {
         item("CH0.PWR1", "power_supply", 1, None),
     ];
     let wanted = call.query.csv("names");
+    let all: Vec<Value> = match call.query.one("filter")? {
+        // The same filter language as every other list (Ansible asks for
+        // `type='controller'` to tell Cloud Block Store from hardware).
+        Some(expr) => {
+            let filter = Filter::parse(&expr).map_err(|e| bad_request(Some("filter"), e))?;
+            all.into_iter().filter(|h| filter.matches(h)).collect()
+        }
+        None => all,
+    };
     let items: Vec<Value> = if wanted.is_empty() {
         all
     } else {

@@ -36,3 +36,17 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
         _ => Err(call.method_not_allowed()),
     }
 }
+
+/// `GET /array-connections/connection-key`: the key a remote array would present
+/// to connect to this one. It is made once per process, as an array keeps its key
+/// until regenerated; nothing accepts it, since connecting is refused.
+pub(super) async fn connection_key(call: &Call<'_>) -> Result<Reply, Fail> {
+    static KEY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    if call.method != Method::GET {
+        return Err(call.method_not_allowed());
+    }
+    call.query.only(PAGING_PARAMS)?;
+    let page = PageRequest::from_query(&call.resource, &call.query)?;
+    let key = KEY.get_or_init(|| uuid::Uuid::new_v4().to_string());
+    Ok(page.reply(&[serde_json::json!({ "connection_key": key })], None))
+}

@@ -12,8 +12,10 @@ mod controllers;
 mod default_protections;
 mod host_groups;
 mod hosts;
+mod inventory;
 mod members;
 mod pods;
+mod settings;
 mod tags;
 mod tokens;
 mod volumes;
@@ -298,8 +300,11 @@ async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
         "hardware" => array::hardware(call).await,
         "controllers" => controllers::handle(call).await,
         "array-connections" => array_connections::handle(call).await,
+        "array-connections/connection-key" => array_connections::connection_key(call).await,
         "container-default-protections" => default_protections::handle(call).await,
         "admins/api-tokens" => tokens::handle(call).await,
+        other if inventory::is_empty_collection(other) => inventory::empty(call).await,
+        other if settings::is_singleton(other) => settings::handle(call).await,
         other => match tag_path(other) {
             Some((kind, false)) => tags::tags(call, kind).await,
             Some((kind, true)) => tags::batch(call, kind).await,
