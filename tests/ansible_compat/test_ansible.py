@@ -6,6 +6,8 @@ and the second did not; these tests then check the end state over REST with Pure
 
 import pytest
 
+from pypureclient import flasharray
+
 from conftest import items
 
 
@@ -49,3 +51,16 @@ def test_pod(playbook, client, unique):
                 "admins", "arrays", "replication", "subscriptions"])
 def test_info(playbook, unique, subsets):
     playbook("info", prefix=unique, subsets=subsets)
+
+
+def test_array_settings(playbook, client, unique):
+    playbook("array", prefix=unique)
+    (array,) = items(client.get_arrays())
+    assert array.name == f"{unique}-array"
+    assert array.eradication_config.eradication_delay == 3 * 86_400_000
+    # The delay is the one destroyed objects wait for.
+    name = f"{unique}-timed"
+    assert client.post_volumes(names=[name], volume=flasharray.VolumePost(provisioned=1 << 20)).status_code == 200
+    assert client.patch_volumes(names=[name], volume=flasharray.VolumePatch(destroyed=True)).status_code == 200
+    (vol,) = items(client.get_volumes(names=[name], destroyed=True))
+    assert 2 * 86_400_000 < vol.time_remaining <= 3 * 86_400_000

@@ -61,6 +61,7 @@
 #![deny(missing_docs)]
 
 mod array;
+mod array_settings;
 mod clock;
 pub mod conformance;
 mod connection;
