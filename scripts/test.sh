@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh checkout: formatting, lints, every crate's tests
 # (workspace and each crate on its own, since feature unification can hide a missing
-# feature), doc tests, and Pure's Python SDK against the simulator.
+# feature), doc tests, and Pure's Python SDK and Ansible collection against the simulator.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
@@ -25,5 +25,8 @@ done
 
 step "Pure's Python SDK (py-pure-client) against the simulator"
 bash tests/sdk_compat/run.sh
+
+step "Pure's Ansible collection (purestorage.flasharray) against the simulator"
+bash tests/ansible_compat/run.sh
 
 step "all green"

@@ -64,3 +64,9 @@ def test_array_settings(playbook, client, unique):
     assert client.patch_volumes(names=[name], volume=flasharray.VolumePatch(destroyed=True)).status_code == 200
     (vol,) = items(client.get_volumes(names=[name], destroyed=True))
     assert 2 * 86_400_000 < vol.time_remaining <= 3 * 86_400_000
+
+
+def test_volume_tags(playbook, client, unique):
+    playbook("tags", prefix=unique)
+    tags = items(client.get_volumes_tags(resource_names=[f"{unique}-tagged"], namespaces=["pxfa"]))
+    assert {(t.key, t.value) for t in tags} == {("tenant", "blue"), ("tier", "silver")}
