@@ -70,3 +70,14 @@ def test_volume_tags(playbook, client, unique):
     playbook("tags", prefix=unique)
     tags = items(client.get_volumes_tags(resource_names=[f"{unique}-tagged"], namespaces=["pxfa"]))
     assert {(t.key, t.value) for t in tags} == {("tenant", "blue"), ("tier", "silver")}
+
+
+def test_users(playbook, client, unique):
+    playbook("users", prefix=unique, admin_password=f"pw-{unique}-not-secret")
+    (admin,) = items(client.get_admins(names=[f"{unique}-ops"]))
+    assert admin.role.name == "storage_admin"
+    assert client.get_admins(names=[f"{unique}-ops-gone"]).status_code == 400
+    token = items(client.post_admins_api_tokens(names=[f"{unique}-ops"]))[0]
+    listed = [t.name for t in items(client.get_admins_api_tokens())]
+    assert f"{unique}-ops" in listed and "pureuser" in listed
+    assert token.api_token.token != "****"

@@ -61,6 +61,7 @@
 #![deny(missing_docs)]
 
 mod array;
+mod admins;
 mod array_settings;
 mod clock;
 pub mod conformance;

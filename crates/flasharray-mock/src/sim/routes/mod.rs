@@ -5,6 +5,7 @@
 //! Every `2.N` prefix reaches the same handlers, since clients pin different
 //! versions (LXD uses 2.21, Pure's SDK the highest both sides know).
 
+mod admins;
 mod array;
 mod array_connections;
 mod connections;
@@ -303,6 +304,7 @@ async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
         "array-connections/connection-key" => array_connections::connection_key(call).await,
         "container-default-protections" => default_protections::handle(call).await,
         "admins/api-tokens" => tokens::handle(call).await,
+        "admins" => admins::handle(call).await,
         other if inventory::is_empty_collection(other) => inventory::empty(call).await,
         other if settings::is_singleton(other) => settings::handle(call).await,
         other => match tag_path(other) {

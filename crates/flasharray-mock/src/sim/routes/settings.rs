@@ -1,22 +1,20 @@
 //! Array-wide settings and singletons that `purefa_info` reads on every run:
 //! `/support`, `/dns`, `/smi-s`, `/snmp-agents`, `/admins/settings`,
-//! `/arrays/performance`, `/smtp-servers`, `/subscriptions`, and `/admins` (the admins that own API tokens, plus
-//! `pureuser`, who owns the token the simulator was started with). Each answers the
+//! `/arrays/performance`, `/smtp-servers` and `/subscriptions`. Each answers the
 //! one item a fresh array has, with the factory defaults; they are read-only here.
 
 use hyper::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::Call;
 use crate::sim::paging::{PAGING_PARAMS, PageRequest};
-use crate::sim::response::{Fail, Reply};
+use crate::sim::response::{Fail, Reply, not_found};
 
 /// Whether `resource` is one of these singletons.
 pub(super) fn is_singleton(resource: &str) -> bool {
     matches!(
         resource,
         "support" | "dns" | "smi-s" | "snmp-agents" | "admins/settings" | "arrays/performance"
-            | "admins"
             | "smtp-servers"
             | "subscriptions"
     )
@@ -71,32 +69,7 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
                 "queue_depth": 0, "local_queue_usec_per_op": 0,
             })]
         }
-        _ => admins(call).await?,
+        other => return Err(not_found(&format!("/{other}"))),
     };
     Ok(page.reply(&items, None))
-}
-
-/// `pureuser` and every admin with an API token; names filter them.
-async fn admins(call: &Call<'_>) -> Result<Vec<Value>, Fail> {
-    let mut names = vec!["pureuser".to_string()];
-    for t in call.state.array.list_api_tokens(&[], false).await? {
-        if !names.iter().any(|n| n.eq_ignore_ascii_case(&t.name)) {
-            names.push(t.name);
-        }
-    }
-    let wanted = call.query.csv("names");
-    Ok(names
-        .into_iter()
-        .filter(|n| wanted.is_empty() || wanted.iter().any(|w| w.eq_ignore_ascii_case(n)))
-        .map(|name| {
-            let role = if name == "pureuser" { "array_admin" } else { "storage_admin" };
-            json!({
-                "name": name, "api_token": {"created_at": null, "expires_at": null, "token": null},
-                "is_local": true, "locked": false, "lockout_remaining": null,
-                "management_access_policies": [{"name": format!("pure:policy/{role}")}],
-                "password": null, "public_key": null,
-                "role": {"name": role},
-            })
-        })
-        .collect())
 }
