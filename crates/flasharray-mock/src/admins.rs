@@ -17,7 +17,10 @@ fn valid_admin_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        && name.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
 }
 
 impl MockArray {
@@ -70,7 +73,10 @@ mod tests {
     fn create_list_delete() {
         let mock = MockArray::new();
         mock.create_admin("ops-1").unwrap();
-        assert!(mock.create_admin("OPS-1").is_err(), "names are case-insensitive");
+        assert!(
+            mock.create_admin("OPS-1").is_err(),
+            "names are case-insensitive"
+        );
         assert!(mock.create_admin("pureuser").is_err());
         assert!(mock.create_admin("-bad").is_err());
         let names = mock.admin_names();

@@ -26,7 +26,10 @@ pub(crate) struct ArraySettings {
 fn valid_array_name(name: &str) -> bool {
     (1..=56).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        && name.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
         && !name.ends_with('-')
 }
 
@@ -73,15 +76,27 @@ mod tests {
         .unwrap();
         let info = mock.get_array().await.unwrap();
         assert_eq!(info.name, "fa-renamed");
-        assert_eq!(info.eradication_config.eradication_delay, Some(2 * 86_400_000));
+        assert_eq!(
+            info.eradication_config.eradication_delay,
+            Some(2 * 86_400_000)
+        );
         for bad in [
-            ArraySettings { name: Some("-x".into()), eradication_delay_ms: Some(86_400_000) },
-            ArraySettings { name: Some("ok".into()), eradication_delay_ms: Some(1000) },
+            ArraySettings {
+                name: Some("-x".into()),
+                eradication_delay_ms: Some(86_400_000),
+            },
+            ArraySettings {
+                name: Some("ok".into()),
+                eradication_delay_ms: Some(1000),
+            },
         ] {
             assert!(mock.patch_array_settings(&bad).is_err());
         }
         let info = mock.get_array().await.unwrap();
         assert_eq!(info.name, "fa-renamed");
-        assert_eq!(info.eradication_config.eradication_delay, Some(2 * 86_400_000));
+        assert_eq!(
+            info.eradication_config.eradication_delay,
+            Some(2 * 86_400_000)
+        );
     }
 }

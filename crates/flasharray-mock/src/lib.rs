@@ -60,8 +60,8 @@
 //! ```
 #![deny(missing_docs)]
 
-mod array;
 mod admins;
+mod array;
 mod array_settings;
 mod clock;
 pub mod conformance;

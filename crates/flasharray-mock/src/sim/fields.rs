@@ -125,10 +125,14 @@ mod tests {
     fn items_gain_context_and_keep_their_own_fields() {
         let array = json!({"id": "a1", "name": "sim"});
         let body = br#"{"items":[{"name":"v1","subtype":"regular"}],"total_item_count":1}"#;
-        let out: Value = serde_json::from_slice(&complete("volumes", &array, body.to_vec())).unwrap();
+        let out: Value =
+            serde_json::from_slice(&complete("volumes", &array, body.to_vec())).unwrap();
         assert_eq!(out["items"][0]["context"], array);
         assert_eq!(out["items"][0]["subtype"], "regular");
-        assert_eq!(out["items"][0]["protocol_endpoint"]["container_version"], Value::Null);
+        assert_eq!(
+            out["items"][0]["protocol_endpoint"]["container_version"],
+            Value::Null
+        );
         assert_eq!(out["total_item_count"], 1);
     }
 

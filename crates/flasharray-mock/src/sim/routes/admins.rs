@@ -63,7 +63,10 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
 fn single(call: &Call<'_>) -> Result<String, Fail> {
     let mut names = call.query.csv("names");
     if names.len() != 1 {
-        return Err(bad_request(Some("names"), "Parameter \"names\" must name one admin."));
+        return Err(bad_request(
+            Some("names"),
+            "Parameter \"names\" must name one admin.",
+        ));
     }
     Ok(names.remove(0))
 }

@@ -5,9 +5,9 @@ use hyper::Method;
 use serde_json::{Value, json};
 
 use super::Call;
-use crate::sim::paging::{PAGING_PARAMS, PageRequest};
 use crate::array_settings::ArraySettings;
 use crate::filter::Filter;
+use crate::sim::paging::{PAGING_PARAMS, PageRequest};
 use crate::sim::response::{Fail, Reply, bad_request};
 
 fn read_only(call: &Call<'_>, extra: &[&'static str]) -> Result<PageRequest, Fail> {
@@ -98,7 +98,10 @@ async fn patch(call: &Call<'_>) -> Result<Reply, Fail> {
     };
     if let Some(config) = body.eradication_config {
         let Some(config) = config.as_object() else {
-            return Err(bad_request(Some("eradication_config"), "Invalid eradication_config."));
+            return Err(bad_request(
+                Some("eradication_config"),
+                "Invalid eradication_config.",
+            ));
         };
         let mut delays = Vec::new();
         for (key, value) in config {
@@ -109,7 +112,9 @@ async fn patch(call: &Call<'_>) -> Result<Reply, Fail> {
                 (other, _) => {
                     return Err(bad_request(
                         Some(other),
-                        format!("Field {other:?} is not supported by the simulator for this request."),
+                        format!(
+                            "Field {other:?} is not supported by the simulator for this request."
+                        ),
                     ));
                 }
             }
@@ -122,7 +127,13 @@ async fn patch(call: &Call<'_>) -> Result<Reply, Fail> {
                 settings.eradication_delay_ms = Some(*delay);
             }
         }
-        let current = call.state.array.get_array().await?.eradication_config.eradication_delay;
+        let current = call
+            .state
+            .array
+            .get_array()
+            .await?
+            .eradication_config
+            .eradication_delay;
         let effective = settings.eradication_delay_ms.or(current);
         if let Some((_, Some(enabled))) = delays.iter().find(|(k, _)| *k == "enabled_delay")
             && Some(*enabled) != effective

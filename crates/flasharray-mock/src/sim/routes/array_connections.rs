@@ -14,7 +14,14 @@ use crate::sim::response::{Fail, Reply, bad_request};
 pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
     match call.method {
         Method::GET => {
-            let mut allowed = vec!["names", "ids", "filter", "sort", "remote_names", "remote_ids"];
+            let mut allowed = vec![
+                "names",
+                "ids",
+                "filter",
+                "sort",
+                "remote_names",
+                "remote_ids",
+            ];
             allowed.extend_from_slice(PAGING_PARAMS);
             call.query.only(&allowed)?;
             let page = PageRequest::from_query("array-connections", &call.query)?;
@@ -31,7 +38,10 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
         )),
         Method::DELETE | Method::PATCH => {
             let name = call.query.csv("remote_names").into_iter().next();
-            Err(bad_request(name.as_deref(), "Array connection does not exist."))
+            Err(bad_request(
+                name.as_deref(),
+                "Array connection does not exist.",
+            ))
         }
         _ => Err(call.method_not_allowed()),
     }

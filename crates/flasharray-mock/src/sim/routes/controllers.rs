@@ -32,9 +32,11 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
         .into_iter()
         .filter(|c| {
             wanted.is_empty()
-                || wanted
-                    .iter()
-                    .any(|w| c["name"].as_str().is_some_and(|n| n.eq_ignore_ascii_case(w)))
+                || wanted.iter().any(|w| {
+                    c["name"]
+                        .as_str()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(w))
+                })
         })
         .collect();
     Ok(page.reply(&items, None))

@@ -17,9 +17,7 @@ use crate::sim::response::{Fail, Reply, bad_request};
 async fn containers(call: &Call<'_>) -> Result<Vec<Value>, Fail> {
     let array = call.state.array.get_array().await?;
     let context = json!({"id": array.id, "name": array.name});
-    let item = |id: &Option<String>, name: &str, kind: &str| {
-        json!({"id": id, "name": name, "type": kind, "default_protections": [], "context": context})
-    };
+    let item = |id: &Option<String>, name: &str, kind: &str| json!({"id": id, "name": name, "type": kind, "default_protections": [], "context": context});
     let mut names = call.query.csv("names");
     let mut out = Vec::new();
     let array_named = names.iter().any(|n| n.eq_ignore_ascii_case(&array.name));

@@ -89,12 +89,39 @@ const EMPTY: &[&str] = &[
 /// Parameters of list endpoints in general; with no items, none of them can
 /// select anything.
 const LIST_PARAMS: &[&str] = &[
-    "names", "ids", "filter", "sort", "destroyed", "member_names", "member_ids",
-    "group_names", "group_ids", "source_names", "source_ids", "resource_names",
-    "resource_ids", "policy_names", "policy_ids", "remote_names", "remote_ids",
-    "host_names", "host_group_names", "volume_names", "volume_ids", "namespaces",
-    "resolution", "start_time", "end_time", "protocol", "protocol_group", "flagged",
-    "fleet_ids", "fleet_names", "local_pod_names", "remote_pod_names", "exclude_rules",
+    "names",
+    "ids",
+    "filter",
+    "sort",
+    "destroyed",
+    "member_names",
+    "member_ids",
+    "group_names",
+    "group_ids",
+    "source_names",
+    "source_ids",
+    "resource_names",
+    "resource_ids",
+    "policy_names",
+    "policy_ids",
+    "remote_names",
+    "remote_ids",
+    "host_names",
+    "host_group_names",
+    "volume_names",
+    "volume_ids",
+    "namespaces",
+    "resolution",
+    "start_time",
+    "end_time",
+    "protocol",
+    "protocol_group",
+    "flagged",
+    "fleet_ids",
+    "fleet_names",
+    "local_pod_names",
+    "remote_pod_names",
+    "exclude_rules",
 ];
 
 /// Whether `resource` is one of the empty collections.
@@ -123,7 +150,14 @@ mod tests {
     #[test]
     fn the_table_is_sorted_and_has_no_served_resource() {
         assert!(EMPTY.windows(2).all(|w| w[0] < w[1]), "keep EMPTY sorted");
-        for served in ["volumes", "hosts", "pods", "arrays", "admins", "controllers"] {
+        for served in [
+            "volumes",
+            "hosts",
+            "pods",
+            "arrays",
+            "admins",
+            "controllers",
+        ] {
             assert!(!is_empty_collection(served), "{served}");
         }
     }

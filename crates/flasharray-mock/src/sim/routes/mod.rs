@@ -236,9 +236,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         body,
     };
     let result = match dispatch(&call).await {
-        Ok(reply) if super::fields::completes(&call.resource) => {
-            Ok(complete(&call, reply).await)
-        }
+        Ok(reply) if super::fields::completes(&call.resource) => Ok(complete(&call, reply).await),
         other => other,
     };
     if lose_answer {

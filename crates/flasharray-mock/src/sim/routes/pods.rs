@@ -31,7 +31,8 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             ))
         }
         Method::PATCH => {
-            call.query.only(&["names", "ids", "destroy_contents", "allow_throttle"])?;
+            call.query
+                .only(&["names", "ids", "destroy_contents", "allow_throttle"])?;
             let destroy_contents = call.query.bool("destroy_contents")?.unwrap_or(false);
             let patch: PodPatch =
                 call.body(&["name", "destroyed", "quota_limit", "ignore_usage"])?;

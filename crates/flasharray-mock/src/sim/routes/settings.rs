@@ -14,7 +14,12 @@ use crate::sim::response::{Fail, Reply, not_found};
 pub(super) fn is_singleton(resource: &str) -> bool {
     matches!(
         resource,
-        "support" | "dns" | "smi-s" | "snmp-agents" | "admins/settings" | "arrays/performance"
+        "support"
+            | "dns"
+            | "smi-s"
+            | "snmp-agents"
+            | "admins/settings"
+            | "arrays/performance"
             | "smtp-servers"
             | "subscriptions"
     )
@@ -24,7 +29,13 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
     if call.method != Method::GET {
         return Err(call.method_not_allowed());
     }
-    let mut allowed = vec!["names", "filter", "sort", "expose_api_token", "protocol_group"];
+    let mut allowed = vec![
+        "names",
+        "filter",
+        "sort",
+        "expose_api_token",
+        "protocol_group",
+    ];
     allowed.extend_from_slice(PAGING_PARAMS);
     call.query.only(&allowed)?;
     let page = PageRequest::from_query(&call.resource, &call.query)?;
@@ -49,7 +60,9 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
         // service mode, so arrays always list one. The value a non-subscription
         // array sends is not documented in our references; "Capex" is a stand-in.
         "subscriptions" => vec![json!({"id": "sim-subscription", "service": "Capex"})],
-        "smi-s" => vec![json!({"name": "smi-s", "slp_enabled": false, "wbem_https_enabled": false})],
+        "smi-s" => {
+            vec![json!({"name": "smi-s", "slp_enabled": false, "wbem_https_enabled": false})]
+        }
         "snmp-agents" => vec![json!({
             "name": "localhost", "engine_id": "80000d6303000000000000",
             "v2c": {"community": null}, "version": "v2c",

@@ -69,8 +69,8 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             let expose = call.query.bool("expose_api_token")?.unwrap_or(false);
             let page = PageRequest::from_query("admins/api-tokens", &call.query)?;
             let admins = call.query.csv("names");
-            let login_admin = admins.is_empty()
-                || admins.iter().any(|a| a.eq_ignore_ascii_case(LOGIN_ADMIN));
+            let login_admin =
+                admins.is_empty() || admins.iter().any(|a| a.eq_ignore_ascii_case(LOGIN_ADMIN));
             let others: Vec<String> = admins
                 .iter()
                 .filter(|a| !a.eq_ignore_ascii_case(LOGIN_ADMIN))
@@ -82,7 +82,11 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
                 call.state.array.list_api_tokens(&others, expose).await?
             };
             let mut rendered: Vec<Value> = Vec::new();
-            if login_admin && !tokens.iter().any(|t| t.name.eq_ignore_ascii_case(LOGIN_ADMIN)) {
+            if login_admin
+                && !tokens
+                    .iter()
+                    .any(|t| t.name.eq_ignore_ascii_case(LOGIN_ADMIN))
+            {
                 rendered.push(login_token());
             }
             rendered.extend(tokens.iter().map(|t| render(t, expose)));
