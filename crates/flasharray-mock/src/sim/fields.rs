@@ -100,12 +100,12 @@ fn fill(item: &mut Map<String, Value>, extra: &Map<String, Value>) {
     }
     // Since 2.26 the delay is given for both SafeMode states; the simulator has
     // one delay, which holds whichever state the array is in.
-    if let Some(Value::Object(config)) = item.get_mut("eradication_config") {
-        if let Some(delay) = config.get("eradication_delay").cloned() {
-            for key in ["disabled_delay", "enabled_delay"] {
-                if config.get(key).is_none_or(Value::is_null) {
-                    config.insert(key.to_string(), delay.clone());
-                }
+    if let Some(Value::Object(config)) = item.get_mut("eradication_config")
+        && let Some(delay) = config.get("eradication_delay").cloned()
+    {
+        for key in ["disabled_delay", "enabled_delay"] {
+            if config.get(key).is_none_or(Value::is_null) {
+                config.insert(key.to_string(), delay.clone());
             }
         }
     }
