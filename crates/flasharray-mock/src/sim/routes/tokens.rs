@@ -71,16 +71,7 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             let admins = call.query.csv("names");
             let login_admin =
                 admins.is_empty() || admins.iter().any(|a| a.eq_ignore_ascii_case(LOGIN_ADMIN));
-            let others: Vec<String> = admins
-                .iter()
-                .filter(|a| !a.eq_ignore_ascii_case(LOGIN_ADMIN))
-                .cloned()
-                .collect();
-            let tokens = if others.is_empty() && !admins.is_empty() {
-                Vec::new()
-            } else {
-                call.state.array.list_api_tokens(&others, expose).await?
-            };
+            let tokens = call.state.array.list_api_tokens(&admins, expose).await?;
             let mut rendered: Vec<Value> = Vec::new();
             if login_admin
                 && !tokens
