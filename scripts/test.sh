@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh checkout: formatting, lints, each crate built on
 # its own (feature unification in the workspace can hide a missing feature), the
 # network-free core built without the HTTP stack, every test once, and Pure's Python
-# SDK against the simulator. Each step prints how long it took.
+# SDK and Ansible collection against the simulator. Each step prints how long it took.
 #
 # Tests that need ../shared (the upstream CRD schemas) skip with a loud notice when it
 # is missing; PXFA_REQUIRE_SCHEMAS=1 (set by .ci/run) makes them mandatory.
@@ -60,6 +60,9 @@ cargo test --workspace
 
 step "Pure's Python SDK (py-pure-client) against the simulator"
 bash tests/sdk_compat/run.sh
+
+step "Pure's Ansible collection (purestorage.flasharray) against the simulator"
+bash tests/ansible_compat/run.sh
 
 step "all green"
 printf '    (total %ds)\n' $((SECONDS - t0))

@@ -246,7 +246,7 @@ impl MockArray {
         *self.lock() = s;
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         lock(&self.inner.state)
     }
 

@@ -64,7 +64,9 @@
 //! ```
 #![deny(missing_docs)]
 
+mod admins;
 mod array;
+mod array_settings;
 mod clock;
 #[cfg(feature = "testing")]
 pub mod conformance;

@@ -20,6 +20,7 @@
 //! ```
 
 mod faults;
+mod fields;
 mod paging;
 mod query;
 mod response;

@@ -37,6 +37,8 @@ pub(crate) struct SimState {
     pub(crate) sessions: Sessions,
     pub(crate) faults: FaultPlan,
     pub(crate) versions: Vec<String>,
+    /// Roles of the admins made through `POST /admins` (see `routes/admins.rs`).
+    pub(crate) admin_roles: std::sync::Mutex<std::collections::BTreeMap<String, String>>,
 }
 
 impl SimState {
@@ -118,6 +120,7 @@ impl Simulator {
             sessions: Sessions::new(cfg.session_ttl),
             faults: FaultPlan::new(faults),
             versions,
+            admin_roles: Default::default(),
         });
         let (stop_tx, stop_rx) = watch::channel(false);
         let task = tokio::spawn(accept_loop(listener, acceptor, state, stop_rx));

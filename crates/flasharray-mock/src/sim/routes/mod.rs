@@ -5,12 +5,18 @@
 //! Every `2.N` prefix reaches the same handlers, since clients pin different
 //! versions (LXD uses 2.21, Pure's SDK the highest both sides know).
 
+mod admins;
 mod array;
+mod array_connections;
 mod connections;
+mod controllers;
+mod default_protections;
 mod host_groups;
 mod hosts;
+mod inventory;
 mod members;
 mod pods;
+mod settings;
 mod tags;
 mod tokens;
 mod volumes;
@@ -229,11 +235,27 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         query: Query::parse(parts.uri.query()),
         body,
     };
-    let result = dispatch(&call).await;
+    let result = match dispatch(&call).await {
+        Ok(reply) if super::fields::completes(&call.resource) => Ok(complete(&call, reply).await),
+        other => other,
+    };
     if lose_answer {
         return Err(Fail::Drop);
     }
     result
+}
+
+/// Completes the items of `reply` to the top version's model (see `fields`).
+async fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
+    if reply.status != StatusCode::OK || reply.body.is_empty() {
+        return reply;
+    }
+    let array = match call.state.array.get_array().await {
+        Ok(info) => json!({ "id": info.id, "name": info.name }),
+        Err(_) => return reply,
+    };
+    reply.body = super::fields::complete(&call.resource, &array, reply.body);
+    reply
 }
 
 fn is_rest2_version(v: &str) -> bool {
@@ -275,7 +297,14 @@ async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
         "arrays" => array::arrays(call).await,
         "arrays/space" => array::space(call).await,
         "hardware" => array::hardware(call).await,
+        "controllers" => controllers::handle(call).await,
+        "array-connections" => array_connections::handle(call).await,
+        "array-connections/connection-key" => array_connections::connection_key(call).await,
+        "container-default-protections" => default_protections::handle(call).await,
         "admins/api-tokens" => tokens::handle(call).await,
+        "admins" => admins::handle(call).await,
+        other if inventory::is_empty_collection(other) => inventory::empty(call).await,
+        other if settings::is_singleton(other) => settings::handle(call).await,
         other => match tag_path(other) {
             Some((kind, false)) => tags::tags(call, kind).await,
             Some((kind, true)) => tags::batch(call, kind).await,

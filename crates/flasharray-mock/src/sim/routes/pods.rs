@@ -21,7 +21,9 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             Ok(page.reply(&pods, Some(total)))
         }
         Method::POST => {
-            call.query.only(&["names"])?;
+            // `allow_throttle` lets I/O be throttled at the quota instead of failing;
+            // the simulator does no I/O, so it has no effect here.
+            call.query.only(&["names", "allow_throttle"])?;
             let names: Vec<PodName> = call.required_names("names")?;
             let body: PodPost = call.body(&["quota_limit", "tags"])?;
             Ok(Reply::items(
@@ -29,9 +31,12 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             ))
         }
         Method::PATCH => {
-            call.query.only(&["names", "ids", "destroy_contents"])?;
+            call.query
+                .only(&["names", "ids", "destroy_contents", "allow_throttle"])?;
             let destroy_contents = call.query.bool("destroy_contents")?.unwrap_or(false);
-            let patch: PodPatch = call.body(&["name", "destroyed", "quota_limit"])?;
+            let patch: PodPatch =
+                call.body(&["name", "destroyed", "quota_limit", "ignore_usage"])?;
+            refuse_ignore_usage(call)?;
             let names = targets(call).await?;
             Ok(Reply::items(
                 &call
@@ -96,4 +101,17 @@ fn total(provisioned: u64) -> Value {
         "promotion_status": null, "requested_promotion_state": null, "array_count": null,
         "eradication_config": {"manual_eradication": null}, "quota_limit": null,
     })
+}
+
+/// `ignore_usage` (Ansible sends `false` by default) is accepted when false; a quota
+/// below the pod's usage is always refused, so `true` is refused rather than ignored.
+fn refuse_ignore_usage(call: &Call<'_>) -> Result<(), Fail> {
+    let body: Value = serde_json::from_slice(&call.body).unwrap_or(Value::Null);
+    if body.get("ignore_usage").and_then(Value::as_bool) == Some(true) {
+        return Err(bad_request(
+            Some("ignore_usage"),
+            "ignore_usage=true is not supported by the simulator.",
+        ));
+    }
+    Ok(())
 }

@@ -30,6 +30,21 @@ fn render(t: &AdminApiToken, expose: bool) -> Value {
     })
 }
 
+/// The admin that owns the token the simulator was started with.
+const LOGIN_ADMIN: &str = "pureuser";
+
+/// The login token's entry: on an array that token belongs to an admin and is
+/// listed with the others. Its value is never shown, even with
+/// `expose_api_token=true` (the caller already holds it, and it never leaves the
+/// simulator's configuration); it was made before the simulator started and does
+/// not expire.
+fn login_token() -> Value {
+    json!({
+        "name": LOGIN_ADMIN,
+        "api_token": {"created_at": 0, "expires_at": null, "token": MASK},
+    })
+}
+
 fn admin(call: &Call<'_>) -> Result<String, Fail> {
     let mut names = call.query.csv("names");
     match names.len() {
@@ -54,8 +69,18 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             let expose = call.query.bool("expose_api_token")?.unwrap_or(false);
             let page = PageRequest::from_query("admins/api-tokens", &call.query)?;
             let admins = call.query.csv("names");
+            let login_admin =
+                admins.is_empty() || admins.iter().any(|a| a.eq_ignore_ascii_case(LOGIN_ADMIN));
             let tokens = call.state.array.list_api_tokens(&admins, expose).await?;
-            let rendered: Vec<Value> = tokens.iter().map(|t| render(t, expose)).collect();
+            let mut rendered: Vec<Value> = Vec::new();
+            if login_admin
+                && !tokens
+                    .iter()
+                    .any(|t| t.name.eq_ignore_ascii_case(LOGIN_ADMIN))
+            {
+                rendered.push(login_token());
+            }
+            rendered.extend(tokens.iter().map(|t| render(t, expose)));
             Ok(page.reply(&rendered, None))
         }
         Method::POST => {

@@ -87,7 +87,8 @@ async fn create(call: &Call<'_>) -> Result<Reply, Fail> {
         ));
     }
     let names: Vec<VolumeName> = call.required_names("names")?;
-    let body: VolumePost = call.body(&["provisioned", "source", "tags"])?;
+    let body: VolumePost = call.body(&["provisioned", "source", "tags", "subtype"])?;
+    refuse_protocol_endpoint(call)?;
     let created = call.state.array.create_volumes(&names, &body).await?;
     Ok(Reply::items(&created))
 }
@@ -140,4 +141,17 @@ async fn eradicate(call: &Call<'_>) -> Result<Reply, Fail> {
     let names = targets(call).await?;
     call.state.array.eradicate_volumes(&names).await?;
     Ok(Reply::empty())
+}
+
+/// `subtype` (sent by Ansible at REST 2.16+) is accepted as `regular`, the only
+/// kind of volume the simulator makes; protocol endpoints (vVols) are refused.
+fn refuse_protocol_endpoint(call: &Call<'_>) -> Result<(), Fail> {
+    let body: Value = serde_json::from_slice(&call.body).unwrap_or(Value::Null);
+    match body.get("subtype").and_then(Value::as_str) {
+        None | Some("regular") => Ok(()),
+        Some(other) => Err(bad_request(
+            Some("subtype"),
+            format!("Volume subtype {other:?} is not supported by the simulator; use \"regular\"."),
+        )),
+    }
 }

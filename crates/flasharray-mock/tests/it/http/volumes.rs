@@ -192,7 +192,7 @@ async fn volumes_lifecycle_with_exact_errors() {
             &t,
             Method::POST,
             "/volumes?names=x1",
-            Some(json!({"subtype": "regular"})),
+            Some(json!({"subtype": "protocol_endpoint"})),
         )
         .await;
     assert_eq!(r.status, 400);

@@ -1,0 +1,102 @@
+//! Array-wide settings that `PATCH /arrays` changes: the array's name and the
+//! eradication delay. The delay is read wherever destroyed objects are timed
+//! (`time_remaining`, the sweep that eradicates them), so a change applies to
+//! objects already destroyed too, as their time remaining is computed from it.
+
+use flasharray::Result;
+
+use crate::MockArray;
+use crate::state::bad;
+
+/// The shortest and longest eradication delay an array accepts (1 to 30 days).
+pub(crate) const ERADICATION_DELAY_RANGE_MS: std::ops::RangeInclusive<u64> =
+    86_400_000..=30 * 86_400_000;
+
+/// What one `PATCH /arrays` changes; `None` leaves a setting as it is.
+#[derive(Debug, Default)]
+pub(crate) struct ArraySettings {
+    /// The new array name.
+    pub(crate) name: Option<String>,
+    /// The new eradication delay, ms.
+    pub(crate) eradication_delay_ms: Option<u64>,
+}
+
+/// Array names: 1-56 letters, digits and `-`, starting with a letter or digit and
+/// not ending with `-` (Purity's rule for the array name).
+fn valid_array_name(name: &str) -> bool {
+    (1..=56).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && !name.ends_with('-')
+}
+
+impl MockArray {
+    /// Applies `settings` after checking all of them, so a refused patch changes
+    /// nothing.
+    pub(crate) fn patch_array_settings(&self, settings: &ArraySettings) -> Result<()> {
+        if let Some(name) = &settings.name
+            && !valid_array_name(name)
+        {
+            return Err(bad(name, "Invalid array name."));
+        }
+        if let Some(delay) = settings.eradication_delay_ms
+            && !ERADICATION_DELAY_RANGE_MS.contains(&delay)
+        {
+            return Err(bad(
+                "eradication_delay",
+                "Eradication delay must be between 1 and 30 days.",
+            ));
+        }
+        let mut state = self.lock();
+        if let Some(name) = &settings.name {
+            state.array.name = name.clone();
+        }
+        if let Some(delay) = settings.eradication_delay_ms {
+            state.array.eradication_delay_ms = delay;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flasharray::FlashArray;
+
+    #[tokio::test]
+    async fn name_and_delay_change_and_bad_values_change_nothing() {
+        let mock = MockArray::new();
+        mock.patch_array_settings(&ArraySettings {
+            name: Some("fa-renamed".into()),
+            eradication_delay_ms: Some(2 * 86_400_000),
+        })
+        .unwrap();
+        let info = mock.get_array().await.unwrap();
+        assert_eq!(info.name, "fa-renamed");
+        assert_eq!(
+            info.eradication_config.eradication_delay,
+            Some(2 * 86_400_000)
+        );
+        for bad in [
+            ArraySettings {
+                name: Some("-x".into()),
+                eradication_delay_ms: Some(86_400_000),
+            },
+            ArraySettings {
+                name: Some("ok".into()),
+                eradication_delay_ms: Some(1000),
+            },
+        ] {
+            assert!(mock.patch_array_settings(&bad).is_err());
+        }
+        let info = mock.get_array().await.unwrap();
+        assert_eq!(info.name, "fa-renamed");
+        assert_eq!(
+            info.eradication_config.eradication_delay,
+            Some(2 * 86_400_000)
+        );
+    }
+}

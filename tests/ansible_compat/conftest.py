@@ -1,0 +1,91 @@
+"""Fixtures for running Pure's Ansible collection against the pxfa simulator.
+
+run.sh starts one simulator and exports PXFA_SIM_TARGET (host:port),
+PXFA_SIM_TOKEN_FILE and PXFA_ANSIBLE_VENV. Playbooks reach the array through
+PUREFA_URL / PUREFA_API in their environment (the collection reads both), so the
+token is never on a command line and never printed.
+"""
+
+import itertools
+import os
+import subprocess
+import warnings
+
+import pytest
+import urllib3
+from pypureclient import flasharray
+
+urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_counter = itertools.count()
+
+
+def _require_env(name):
+    value = os.environ.get(name)
+    if not value:
+        pytest.exit(f"{name} is not set; run tests/ansible_compat/run.sh", returncode=2)
+    return value
+
+
+@pytest.fixture(scope="session")
+def sim_target():
+    return _require_env("PXFA_SIM_TARGET")
+
+
+@pytest.fixture(scope="session")
+def sim_token():
+    with open(_require_env("PXFA_SIM_TOKEN_FILE"), encoding="utf-8") as f:
+        return f.read().strip()
+
+
+@pytest.fixture(scope="session")
+def client(sim_target, sim_token):
+    return flasharray.Client(sim_target, api_token=sim_token)
+
+
+@pytest.fixture
+def unique():
+    """A short name prefix unique to one test, so playbooks share one array safely."""
+    return f"a{next(_counter)}x{os.getpid() % 1000}"
+
+
+@pytest.fixture(scope="session")
+def playbook(sim_target, sim_token, tmp_path_factory):
+    """Runs playbooks/NAME.yml against the simulator; fails the test with the
+    playbook's output (which never holds the token) if any task fails."""
+    venv = _require_env("PXFA_ANSIBLE_VENV")
+    home = tmp_path_factory.mktemp("ansible-home")
+
+    def run(name, **extra_vars):
+        env = dict(os.environ)
+        env.update(
+            PUREFA_URL=sim_target,
+            PUREFA_API=sim_token,
+            ANSIBLE_HOME=str(home),
+            ANSIBLE_LOCAL_TEMP=str(home / "tmp"),
+            ANSIBLE_NOCOLOR="1",
+            ANSIBLE_RETRY_FILES_ENABLED="0",
+            ANSIBLE_PYTHON_INTERPRETER=os.path.join(venv, "bin", "python"),
+            ANSIBLE_LOCALHOST_WARNING="0",
+            ANSIBLE_INVENTORY_UNPARSED_WARNING="0",
+            PATH=os.path.join(venv, "bin") + os.pathsep + env.get("PATH", ""),
+        )
+        cmd = [os.path.join(venv, "bin", "ansible-playbook"),
+               os.path.join(HERE, "playbooks", f"{name}.yml")]
+        for key, value in extra_vars.items():
+            cmd += ["-e", f"{key}={value}"]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        output = proc.stdout + proc.stderr
+        assert sim_token not in output, "the token leaked into playbook output"
+        assert proc.returncode == 0, f"playbook {name} failed:\n{output}"
+        return output
+
+    return run
+
+
+def items(response):
+    """The items of an SDK response, failing with the array's errors otherwise."""
+    assert response.status_code == 200, getattr(response, "errors", response)
+    return list(response.items)

@@ -1,0 +1,83 @@
+"""Pure's Ansible collection, one playbook per module family, against the simulator.
+
+Each playbook runs every task twice and asserts that the first run changed the array
+and the second did not; these tests then check the end state over REST with Pure's SDK.
+"""
+
+import pytest
+
+from pypureclient import flasharray
+
+from conftest import items
+
+
+def test_volume(playbook, client, unique):
+    playbook("volume", prefix=unique)
+    vols = {v.name: v for v in items(client.get_volumes(names=[f"{unique}-vol-r"]))}
+    assert vols[f"{unique}-vol-r"].provisioned == 2 * 1024**3
+    assert client.get_volumes(names=[f"{unique}-vol"]).status_code == 400
+    gone = client.get_volumes(names=[f"{unique}-vol-gone"], destroyed=True)
+    assert gone.status_code == 400, "eradicated volume is still listed"
+
+
+def test_host(playbook, client, unique):
+    playbook("host", prefix=unique)
+    (host,) = items(client.get_hosts(names=[f"{unique}-host"]))
+    assert host.iqns == [f"iqn.2025-01.com.example:{unique}-host"]
+    assert host.personality == "esxi"
+    conns = items(client.get_connections(host_names=[f"{unique}-host"]))
+    assert [c.volume.name for c in conns] == [f"{unique}-host-v"]
+    assert client.get_hosts(names=[f"{unique}-host-gone"]).status_code == 400
+
+
+def test_hostgroup(playbook, client, unique):
+    playbook("hostgroup", prefix=unique)
+    members = items(client.get_host_groups_hosts(group_names=[f"{unique}-hg"]))
+    assert [m.member.name for m in members] == [f"{unique}-hg-h1"]
+    conns = items(client.get_connections(host_group_names=[f"{unique}-hg"]))
+    assert {c.volume.name for c in conns} == {f"{unique}-hg-v"}
+    assert client.get_host_groups(names=[f"{unique}-hg-gone"]).status_code == 400
+
+
+def test_pod(playbook, client, unique):
+    playbook("pod", prefix=unique)
+    (pod,) = items(client.get_pods(names=[f"{unique}-pod"]))
+    assert pod.quota_limit == 20 * 1024**3
+    assert client.get_pods(names=[f"{unique}-pod-gone"], destroyed=True).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "subsets", ["minimum", "volumes", "hosts", "hgroups", "pods", "config", "capacity",
+                "admins", "arrays", "replication", "subscriptions"])
+def test_info(playbook, unique, subsets):
+    playbook("info", prefix=unique, subsets=subsets)
+
+
+def test_array_settings(playbook, client, unique):
+    playbook("array", prefix=unique)
+    (array,) = items(client.get_arrays())
+    assert array.name == f"{unique}-array"
+    assert array.eradication_config.eradication_delay == 3 * 86_400_000
+    # The delay is the one destroyed objects wait for.
+    name = f"{unique}-timed"
+    assert client.post_volumes(names=[name], volume=flasharray.VolumePost(provisioned=1 << 20)).status_code == 200
+    assert client.patch_volumes(names=[name], volume=flasharray.VolumePatch(destroyed=True)).status_code == 200
+    (vol,) = items(client.get_volumes(names=[name], destroyed=True))
+    assert 2 * 86_400_000 < vol.time_remaining <= 3 * 86_400_000
+
+
+def test_volume_tags(playbook, client, unique):
+    playbook("tags", prefix=unique)
+    tags = items(client.get_volumes_tags(resource_names=[f"{unique}-tagged"], namespaces=["pxfa"]))
+    assert {(t.key, t.value) for t in tags} == {("tenant", "blue"), ("tier", "silver")}
+
+
+def test_users(playbook, client, unique):
+    playbook("users", prefix=unique, admin_password=f"pw-{unique}-not-secret")
+    (admin,) = items(client.get_admins(names=[f"{unique}-ops"]))
+    assert admin.role.name == "storage_admin"
+    assert client.get_admins(names=[f"{unique}-ops-gone"]).status_code == 400
+    token = items(client.post_admins_api_tokens(names=[f"{unique}-ops"]))[0]
+    listed = [t.name for t in items(client.get_admins_api_tokens())]
+    assert f"{unique}-ops" in listed and "pureuser" in listed
+    assert token.api_token.token != "****"
