@@ -69,8 +69,16 @@ fn write_manifests(
 ) -> Result<()> {
     let manifests = manifests::render(&t.spec, &t.sizing, facts, RenderOptions { include_secrets })
         .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
-    let files = render::write_dir(&manifests, dir)
+    let outcome = render::write_dir(&manifests, dir)
         .with_context(|| format!("cannot write manifests to {}", dir.display()))?;
+    for kept in &outcome.kept {
+        p.warn(format!(
+            "kept {}: it holds the API token of array user {}, which this run does not know; not replaced by a template",
+            kept.display(),
+            t.spec.token_user()
+        ));
+    }
+    let files = outcome.written;
     let written = Written {
         dir: dir.display().to_string(),
         files: files.iter().map(|f| f.display().to_string()).collect(),

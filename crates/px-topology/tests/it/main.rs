@@ -8,6 +8,7 @@ mod lint_manifests;
 mod lint_spec;
 mod render;
 mod schema;
+mod secret_keeping;
 mod sizing;
 mod spec_parse;
 mod spec_validate;
