@@ -99,9 +99,14 @@ pub(crate) struct GlobalArgs {
     pub(crate) connect_timeout: std::time::Duration,
 
     /// With `--array sim`: load the simulated array's state from FILE (JSON) if it
-    /// exists, and save it back when the command ends.
+    /// exists, and save it back when a command changed the array (also on Ctrl-C).
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
     pub(crate) sim_state: Option<PathBuf>,
+
+    /// With `--array sim`: delay every call to the embedded array (tests of Ctrl-C).
+    #[arg(long, global = true, hide = true, value_name = "DURATION",
+          value_parser = humantime::parse_duration)]
+    pub(crate) sim_latency: Option<std::time::Duration>,
 
     /// Output format of results on stdout.
     #[arg(

@@ -73,6 +73,9 @@ impl Session {
                 for a in extra_admins {
                     mock.add_admin(a);
                 }
+                if let Some(d) = global.sim_latency {
+                    mock.faults().set_latency(d);
+                }
                 Ok(Session::simulated(mock, global.sim_state.clone()))
             }
             Target::Rest(t) => {
