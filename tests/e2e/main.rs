@@ -11,6 +11,7 @@ mod harness;
 mod embedded;
 mod errors;
 mod invalid_specs;
+mod preflight;
 mod resources;
 mod safety;
 mod tenant;

@@ -631,6 +631,13 @@ pub(crate) struct ApplyArgs {
     /// With --out: write Secrets with credentials (px-pure-secret) too.
     #[arg(long, requires = "out")]
     pub(crate) include_secrets: bool,
+    /// Go on when spec.array.endpoint (what Portworx will use) names another host
+    /// than the array being written, because both name the same array.
+    #[arg(long)]
+    pub(crate) allow_endpoint_mismatch: bool,
+    /// Provision more than the array has free (it is thin-provisioned).
+    #[arg(long)]
+    pub(crate) allow_overcommit: bool,
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) concurrency: u32,
@@ -652,6 +659,10 @@ pub(crate) struct DestroyArgs {
     /// tenant: tokens carry no tags).
     #[arg(long)]
     pub(crate) delete_token: bool,
+    /// Go on when spec.array.endpoint names another host than the array being
+    /// written, because both name the same array.
+    #[arg(long)]
+    pub(crate) allow_endpoint_mismatch: bool,
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) concurrency: u32,

@@ -36,6 +36,8 @@ pub(crate) struct Session {
     pub(crate) array: Arc<dyn FlashArray>,
     /// What to show in messages (`https://fa1.example` or `embedded simulator`).
     pub(crate) label: String,
+    /// The REST array's address; `None` for the embedded simulated array.
+    pub(crate) url: Option<url::Url>,
     sim: Option<SimSession>,
 }
 
@@ -102,6 +104,7 @@ impl Session {
                 Ok(Session {
                     array: Arc::new(array),
                     label: t.url.as_str().trim_end_matches('/').to_string(),
+                    url: Some(t.url.clone()),
                     sim: None,
                 })
             }
@@ -114,6 +117,7 @@ impl Session {
         Session {
             array: Arc::new(mock.clone()),
             label: "embedded simulated array".to_string(),
+            url: None,
             sim: Some(SimSession {
                 mock,
                 state_file,

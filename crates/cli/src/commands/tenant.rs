@@ -9,7 +9,8 @@ use anyhow::{Context, Result};
 use px_topology::converge::{self, ApplyOptions, ApplyReport};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{self, RenderOptions};
-use px_topology::plan::{self, Plan, PlanOptions};
+use px_topology::plan::{self, Observed, Plan, PlanOptions};
+use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::{self, ArraySpaceInfo};
 use px_topology::{Tenant, refuse_losing_a_new_token};
@@ -21,6 +22,7 @@ use crate::args::{
 use crate::confirm::confirm;
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
+use crate::preflight::{self, Findings};
 use crate::session::Session;
 
 /// Whether the global options name an array (flags, environment or pure.json).
@@ -124,8 +126,9 @@ pub(crate) fn lint(a: &LintArgs, p: &Printer) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// Observes the array and plans.
-async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<Plan> {
+/// Observes the array and plans; also returns what was observed (the preflight
+/// needs it).
+async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<(Plan, Observed)> {
     let observed = plan::observe(session.array.as_ref(), &t.desired)
         .await
         .with_context(|| {
@@ -134,7 +137,7 @@ async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<P
                 t.spec.tenant_name()
             )
         })?;
-    Ok(plan::plan(&t.desired, &observed, &opts))
+    Ok((plan::plan(&t.desired, &observed, &opts), observed))
 }
 
 fn plan_text(plan: &Plan, p: &Printer) -> String {
@@ -168,16 +171,49 @@ fn blocked_error(plan: &Plan) -> anyhow::Error {
 
 /// Where this apply keeps a token it creates: `--out DIR --include-secrets` or the
 /// tenant cluster's px-pure-secret. Without either, px-topology's rule refuses.
-fn keep_new_token(plan: &Plan, a: &ApplyArgs) -> Result<()> {
+fn keep_new_token(plan: &Plan, a: &ApplyArgs, f: &mut Findings) {
     let kept = (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some();
-    refuse_losing_a_new_token(plan, kept).map_err(|lost| {
-        InvalidInput::error(format!(
+    if let Err(lost) = refuse_losing_a_new_token(plan, kept) {
+        f.input(format!(
             "{lost}. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
              or with --tenant-kubeconfig to write it into the tenant cluster, \
              or create the token yourself first (pxfa token create {user} --out FILE)",
             user = lost.user
-        ))
-    })
+        ));
+    }
+}
+
+/// Every check before the first write of `apply` (see [`crate::preflight`]); one
+/// error naming all findings, or `Ok`.
+async fn apply_preflight(
+    a: &ApplyArgs,
+    p: &Printer,
+    t: &Tenant,
+    session: &Session,
+    plan: &Plan,
+    observed: &Observed,
+    space: Option<ArraySpaceInfo>,
+) -> Result<()> {
+    let mut f = Findings::default();
+    preflight::kubeconfigs(&a.kube, &mut f).await;
+    if let Some(note) = preflight::endpoint(
+        t.spec.spec.array.endpoint.as_deref(),
+        session.url.as_ref(),
+        a.allow_endpoint_mismatch,
+        &mut f,
+    )
+    .await
+    {
+        p.info(note);
+    }
+    keep_new_token(plan, a, &mut f);
+    let opts = PreflightOptions {
+        allow_overcommit: a.allow_overcommit,
+    };
+    for finding in px_topology::preflight::preflight(plan, observed, space.as_ref(), opts) {
+        f.array(finding.message);
+    }
+    f.refuse()
 }
 
 /// `plan`.
@@ -194,7 +230,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     )
     .await;
     session.close().await?;
-    let plan = result?;
+    let (plan, _) = result?;
     match p.format {
         OutputFormat::Table => p.stdout(&plan_text(&plan, p))?,
         OutputFormat::Json => p.stdout(&to_json(&plan.to_json())?)?,
@@ -282,15 +318,28 @@ async fn apply_in(
     t: &Tenant,
     session: &Session,
 ) -> Result<Outcome> {
-    let plan = make_plan(
-        session,
-        t,
-        PlanOptions {
-            adopt: a.adopt,
-            allow_shrink: a.allow_shrink,
-        },
-    )
-    .await?;
+    // The space is read alongside the observation: no extra round before the plan.
+    let (planned, space) = tokio::join!(
+        make_plan(
+            session,
+            t,
+            PlanOptions {
+                adopt: a.adopt,
+                allow_shrink: a.allow_shrink,
+            },
+        ),
+        session.array.get_array_space()
+    );
+    let (plan, observed) = planned?;
+    let space = match space {
+        Ok(s) => Some(ArraySpaceInfo::from(&s)),
+        Err(e) => {
+            p.warn(format!(
+                "cannot read the array's space, the free-space check is skipped: {e}"
+            ));
+            None
+        }
+    };
     let text = plan_text(&plan, p);
     if p.format == OutputFormat::Table {
         p.stdout(&text)?;
@@ -300,7 +349,7 @@ async fn apply_in(
     if plan.is_blocked() {
         return Err(blocked_error(&plan));
     }
-    keep_new_token(&plan, a)?;
+    apply_preflight(a, p, t, session, &plan, &observed, space).await?;
     if !plan.refusals.is_empty() {
         p.warn(format!(
             "{} change(s) refused and left out (see `x refused` above); --allow-shrink allows shrinking volumes",
@@ -378,6 +427,18 @@ async fn destroy_in(
     t: &Tenant,
     session: &Session,
 ) -> Result<Outcome> {
+    let mut f = Findings::default();
+    if let Some(note) = preflight::endpoint(
+        t.spec.spec.array.endpoint.as_deref(),
+        session.url.as_ref(),
+        a.allow_endpoint_mismatch,
+        &mut f,
+    )
+    .await
+    {
+        p.info(note);
+    }
+    f.refuse()?;
     let what = if a.eradicate {
         "destroy and ERADICATE (irreversible)"
     } else {
