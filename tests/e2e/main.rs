@@ -14,4 +14,5 @@ mod invalid_specs;
 mod preflight;
 mod resources;
 mod safety;
+mod secrets;
 mod tenant;
