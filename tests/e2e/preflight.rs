@@ -143,6 +143,17 @@ fn apply_overcommit_refused_before_writes() {
     std::fs::write(&state, serde_json::to_vec(&st).unwrap()).unwrap();
     let before = std::fs::read(&state).unwrap();
 
+    // `plan` only warns, with its own exit code.
+    pxfa()
+        .args(["--array", "sim", "--sim-state"])
+        .arg(&state)
+        .args(["plan", "-f"])
+        .arg(direct_access_spec())
+        .assert()
+        .success()
+        .stderr(contains("apply would refuse"))
+        .stderr(contains("--allow-overcommit"));
+
     let out = sim_apply(&state).output().unwrap();
     let (_, stderr) = streams(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");

@@ -39,6 +39,11 @@ impl Findings {
         self.array.push(msg.into());
     }
 
+    /// Every finding, input first (for `plan`, which only warns).
+    pub(crate) fn messages(self) -> Vec<String> {
+        self.input.into_iter().chain(self.array).collect()
+    }
+
     /// `Ok` when there is nothing to report; else one error naming every finding,
     /// typed as invalid input when any finding is about the input.
     pub(crate) fn refuse(self) -> Result<()> {

@@ -148,6 +148,30 @@ fn plan_text(plan: &Plan, p: &Printer) -> String {
     text.trim_end().to_string()
 }
 
+/// [`make_plan`] plus the array's space, read alongside the observation so that the
+/// preflight costs no extra round. A space that cannot be read is a warning: the
+/// free-space check is then skipped.
+async fn plan_with_space(
+    session: &Session,
+    t: &Tenant,
+    opts: PlanOptions,
+    p: &Printer,
+) -> Result<(Plan, Observed, Option<ArraySpaceInfo>)> {
+    let (planned, space) =
+        tokio::join!(make_plan(session, t, opts), session.array.get_array_space());
+    let (plan, observed) = planned?;
+    let space = match space {
+        Ok(s) => Some(ArraySpaceInfo::from(&s)),
+        Err(e) => {
+            p.warn(format!(
+                "cannot read the array's space, the free-space check is skipped: {e}"
+            ));
+            None
+        }
+    };
+    Ok((plan, observed, space))
+}
+
 /// `error (request id X)` unless the error text already names the request id.
 fn with_request_id(error: &str, request_id: Option<&str>) -> String {
     match request_id {
@@ -220,21 +244,44 @@ async fn apply_preflight(
 pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let result = make_plan(
+    let result = plan_with_space(
         &session,
         &t,
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
         },
+        p,
     )
     .await;
+    let url = session.url.clone();
     session.close().await?;
-    let (plan, _) = result?;
+    let (plan, observed, space) = result?;
     match p.format {
         OutputFormat::Table => p.stdout(&plan_text(&plan, p))?,
         OutputFormat::Json => p.stdout(&to_json(&plan.to_json())?)?,
         OutputFormat::Yaml => p.stdout(&to_yaml(&plan.to_json())?)?,
+    }
+    // What apply's preflight would refuse, as warnings; the exit code is the plan's.
+    let mut f = Findings::default();
+    if let Some(note) = preflight::endpoint(
+        t.spec.spec.array.endpoint.as_deref(),
+        url.as_ref(),
+        false,
+        &mut f,
+    )
+    .await
+    {
+        p.info(note);
+    }
+    let preflight_opts = PreflightOptions::default();
+    for finding in
+        px_topology::preflight::preflight(&plan, &observed, space.as_ref(), preflight_opts)
+    {
+        f.array(finding.message);
+    }
+    for m in f.messages() {
+        p.warn(format!("apply would refuse: {m}"));
     }
     if plan.is_blocked() {
         return Err(blocked_error(&plan));
@@ -318,28 +365,16 @@ async fn apply_in(
     t: &Tenant,
     session: &Session,
 ) -> Result<Outcome> {
-    // The space is read alongside the observation: no extra round before the plan.
-    let (planned, space) = tokio::join!(
-        make_plan(
-            session,
-            t,
-            PlanOptions {
-                adopt: a.adopt,
-                allow_shrink: a.allow_shrink,
-            },
-        ),
-        session.array.get_array_space()
-    );
-    let (plan, observed) = planned?;
-    let space = match space {
-        Ok(s) => Some(ArraySpaceInfo::from(&s)),
-        Err(e) => {
-            p.warn(format!(
-                "cannot read the array's space, the free-space check is skipped: {e}"
-            ));
-            None
-        }
-    };
+    let (plan, observed, space) = plan_with_space(
+        session,
+        t,
+        PlanOptions {
+            adopt: a.adopt,
+            allow_shrink: a.allow_shrink,
+        },
+        p,
+    )
+    .await?;
     let text = plan_text(&plan, p);
     if p.format == OutputFormat::Table {
         p.stdout(&text)?;
