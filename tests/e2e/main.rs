@@ -11,5 +11,8 @@ mod harness;
 mod embedded;
 mod errors;
 mod invalid_specs;
+mod preflight;
 mod resources;
+mod safety;
+mod secrets;
 mod tenant;

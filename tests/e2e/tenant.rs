@@ -144,7 +144,10 @@ fn plan_apply_reapply_destroy() {
     assert!(first["action"].is_string() && first["kind"].is_string() && first["name"].is_string());
 
     // Not a terminal and no --yes: refused, nothing changed.
-    sim.cmd().args(["apply", "-f", spec_s]).assert().code(2);
+    sim.cmd()
+        .args(["apply", "--allow-endpoint-mismatch", "-f", spec_s])
+        .assert()
+        .code(2);
     sim.cmd()
         .args(["plan", "--detailed-exitcode", "-f", spec_s])
         .assert()
@@ -153,7 +156,14 @@ fn plan_apply_reapply_destroy() {
     let dir = tempfile::tempdir().unwrap();
     let out = sim
         .cmd()
-        .args(["apply", "--yes", "-f", spec_s, "--out"])
+        .args([
+            "apply",
+            "--allow-endpoint-mismatch",
+            "--yes",
+            "-f",
+            spec_s,
+            "--out",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -170,7 +180,7 @@ fn plan_apply_reapply_destroy() {
         .args(["plan", "--detailed-exitcode", "-f", spec_s])
         .assert()
         .code(0);
-    let again = sim.json(&["apply", "--yes", "-f", spec_s]);
+    let again = sim.json(&["apply", "--allow-endpoint-mismatch", "--yes", "-f", spec_s]);
     assert!(
         again["report"]["applied"].as_array().unwrap().is_empty(),
         "{again}"
@@ -179,10 +189,19 @@ fn plan_apply_reapply_destroy() {
     assert!(!vols.as_array().unwrap().is_empty());
 
     // Destroy needs --yes without a terminal, then removes the tenant's objects.
-    sim.cmd().args(["destroy", "-f", spec_s]).assert().code(2);
+    sim.cmd()
+        .args(["destroy", "--allow-endpoint-mismatch", "-f", spec_s])
+        .assert()
+        .code(2);
     let out = sim
         .cmd()
-        .args(["destroy", "--yes", "-f", spec_s])
+        .args([
+            "destroy",
+            "--allow-endpoint-mismatch",
+            "--yes",
+            "-f",
+            spec_s,
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", streams(&out).1);
@@ -211,7 +230,7 @@ fn conflicting_unowned_object_blocks_apply() {
     sim.json(&["hostgroup", "create", &group]);
     let out = sim
         .cmd()
-        .args(["apply", "--yes", "-f", spec_s])
+        .args(["apply", "--allow-endpoint-mismatch", "--yes", "-f", spec_s])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", streams(&out).1);
@@ -229,7 +248,7 @@ fn failed_changes_are_reported_with_request_ids_and_exit_4() {
     sim.json(&["host", "create", "intruder", "--wwn", "2100F4C7AA002706"]);
     let out = sim
         .cmd()
-        .args(["apply", "--yes", "-f", spec_s])
+        .args(["apply", "--allow-endpoint-mismatch", "--yes", "-f", spec_s])
         .output()
         .unwrap();
     let (stdout, stderr) = streams(&out);
@@ -245,7 +264,14 @@ fn failed_changes_are_reported_with_request_ids_and_exit_4() {
     // made are adopted (the plan says so in its conflict message).
     sim.json(&["host", "delete", "intruder", "--yes"]);
     sim.cmd()
-        .args(["apply", "--yes", "--adopt", "-f", spec_s])
+        .args([
+            "apply",
+            "--allow-endpoint-mismatch",
+            "--yes",
+            "--adopt",
+            "-f",
+            spec_s,
+        ])
         .assert()
         .success();
     sim.cmd()

@@ -99,9 +99,14 @@ pub(crate) struct GlobalArgs {
     pub(crate) connect_timeout: std::time::Duration,
 
     /// With `--array sim`: load the simulated array's state from FILE (JSON) if it
-    /// exists, and save it back when the command ends.
+    /// exists, and save it back when a command changed the array (also on Ctrl-C).
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
     pub(crate) sim_state: Option<PathBuf>,
+
+    /// With `--array sim`: delay every call to the embedded array (tests of Ctrl-C).
+    #[arg(long, global = true, hide = true, value_name = "DURATION",
+          value_parser = humantime::parse_duration)]
+    pub(crate) sim_latency: Option<std::time::Duration>,
 
     /// Output format of results on stdout.
     #[arg(
@@ -626,6 +631,13 @@ pub(crate) struct ApplyArgs {
     /// With --out: write Secrets with credentials (px-pure-secret) too.
     #[arg(long, requires = "out")]
     pub(crate) include_secrets: bool,
+    /// Go on when spec.array.endpoint (what Portworx will use) names another host
+    /// than the array being written, because both name the same array.
+    #[arg(long)]
+    pub(crate) allow_endpoint_mismatch: bool,
+    /// Provision more than the array has free (it is thin-provisioned).
+    #[arg(long)]
+    pub(crate) allow_overcommit: bool,
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) concurrency: u32,
@@ -647,6 +659,10 @@ pub(crate) struct DestroyArgs {
     /// tenant: tokens carry no tags).
     #[arg(long)]
     pub(crate) delete_token: bool,
+    /// Go on when spec.array.endpoint names another host than the array being
+    /// written, because both name the same array.
+    #[arg(long)]
+    pub(crate) allow_endpoint_mismatch: bool,
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) concurrency: u32,

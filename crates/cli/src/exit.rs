@@ -2,7 +2,8 @@
 //!
 //! Scripts branch on these, so they are a contract (docs/cli.md): 0 success, 1 error,
 //! 2 usage or invalid input detected before anything was sent, 3 `plan
-//! --detailed-exitcode` found changes, 4 `apply` finished with some changes failed.
+//! --detailed-exitcode` found changes, 4 `apply` finished with some changes failed,
+//! 130 interrupted by Ctrl-C.
 
 use std::process::ExitCode;
 
@@ -15,6 +16,8 @@ pub(crate) enum Outcome {
     Changes,
     /// `apply` finished, but some changes failed.
     PartialFailure,
+    /// Ctrl-C ended the command (128 + SIGINT, as shells report it).
+    Interrupted,
 }
 
 impl Outcome {
@@ -24,6 +27,7 @@ impl Outcome {
             Outcome::Success => 0,
             Outcome::Changes => 3,
             Outcome::PartialFailure => 4,
+            Outcome::Interrupted => 130,
         }
     }
 }

@@ -12,6 +12,7 @@ mod config;
 mod confirm;
 mod exit;
 mod output;
+mod preflight;
 mod secret_file;
 mod session;
 

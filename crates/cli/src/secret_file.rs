@@ -36,6 +36,12 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+        // The rename is durable only once the folder's entry is on disk: a crash
+        // right after must not leave the old file (or none) as the only copy.
+        #[cfg(unix)]
+        std::fs::File::open(dir)
+            .and_then(|d| d.sync_all())
+            .with_context(|| format!("cannot sync {}", dir.display()))?;
         Ok(())
     })();
     if result.is_err() {

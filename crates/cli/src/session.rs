@@ -2,8 +2,11 @@
 //! array for `--array sim`.
 //!
 //! The embedded array lives only as long as the process; `--sim-state FILE` carries
-//! its state from one command to the next (loaded at start if the file exists, saved
-//! at the end even when the command failed half way, because the array did change).
+//! its state from one command to the next: loaded at start if the file exists, and
+//! saved at the end only when some write changed the array (so `plan`, a refused
+//! `apply` or `volume list` leave the file alone), even when the command failed half
+//! way or was interrupted: a session dropped without [`Session::close`] (Ctrl-C drops
+//! the command's future) saves too.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,6 +36,8 @@ pub(crate) struct Session {
     pub(crate) array: Arc<dyn FlashArray>,
     /// What to show in messages (`https://fa1.example` or `embedded simulator`).
     pub(crate) label: String,
+    /// The REST array's address; `None` for the embedded simulated array.
+    pub(crate) url: Option<url::Url>,
     sim: Option<SimSession>,
 }
 
@@ -40,6 +45,18 @@ pub(crate) struct Session {
 struct SimSession {
     mock: MockArray,
     state_file: Option<PathBuf>,
+    /// [`MockArray::generation`] when the state was loaded.
+    loaded: u64,
+}
+
+impl SimSession {
+    /// Saves the state when a write changed the array since it was loaded.
+    fn save_if_changed(&self) -> Result<()> {
+        match &self.state_file {
+            Some(path) if self.mock.generation() != self.loaded => save_sim_state(&self.mock, path),
+            _ => Ok(()),
+        }
+    }
 }
 
 impl Session {
@@ -57,6 +74,9 @@ impl Session {
                 let mock = load_sim(global.sim_state.as_deref())?;
                 for a in extra_admins {
                     mock.add_admin(a);
+                }
+                if let Some(d) = global.sim_latency {
+                    mock.faults().set_latency(d);
                 }
                 Ok(Session::simulated(mock, global.sim_state.clone()))
             }
@@ -84,6 +104,7 @@ impl Session {
                 Ok(Session {
                     array: Arc::new(array),
                     label: t.url.as_str().trim_end_matches('/').to_string(),
+                    url: Some(t.url.clone()),
                     sim: None,
                 })
             }
@@ -92,25 +113,43 @@ impl Session {
 
     /// A session over an in-process simulated array.
     pub(crate) fn simulated(mock: MockArray, state_file: Option<PathBuf>) -> Session {
+        let loaded = mock.generation();
         Session {
             array: Arc::new(mock.clone()),
             label: "embedded simulated array".to_string(),
-            sim: Some(SimSession { mock, state_file }),
+            url: None,
+            sim: Some(SimSession {
+                mock,
+                state_file,
+                loaded,
+            }),
         }
     }
 
-    /// Ends the session: logs out of a REST array, saves a simulated array's state.
-    pub(crate) async fn close(self) -> Result<()> {
+    /// Ends the session: logs out of a REST array, saves a simulated array's state
+    /// if it changed.
+    pub(crate) async fn close(mut self) -> Result<()> {
         let closed = self.array.close().await;
-        if let Some(sim) = self.sim
-            && let Some(path) = &sim.state_file
-        {
-            save_sim_state(&sim.mock, path)?;
+        if let Some(sim) = self.sim.take() {
+            sim.save_if_changed()?;
         }
         if let Err(e) = closed {
             tracing::warn!("logout failed: {e}");
         }
         Ok(())
+    }
+}
+
+impl Drop for Session {
+    /// A session dropped without [`Session::close`] (the command was interrupted)
+    /// still saves what changed: the embedded array is in process, so the save is
+    /// synchronous and the state it writes is whole (every write is one locked step).
+    fn drop(&mut self) {
+        if let Some(sim) = self.sim.take()
+            && let Err(e) = sim.save_if_changed()
+        {
+            tracing::error!("{e:#}");
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! says so, then run the rules on the state under the lock, after eradicating what
 //! the clock says is due.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -35,6 +36,8 @@ struct Inner {
     clock: MockClock,
     faults: Faults,
     stats: Mutex<CallStats>,
+    /// Successful writes so far; see [`MockArray::generation`].
+    generation: AtomicU64,
 }
 
 impl std::fmt::Debug for MockArray {
@@ -179,6 +182,7 @@ impl MockArrayBuilder {
                 clock,
                 faults: Faults::default(),
                 stats: Mutex::new(CallStats::default()),
+                generation: AtomicU64::new(0),
             }),
         }
     }
@@ -209,6 +213,13 @@ impl MockArray {
     /// Calls made so far.
     pub fn stats(&self) -> CallStats {
         lock(&self.inner.stats).clone()
+    }
+
+    /// How many writes have changed the array so far. Refused writes and reads
+    /// leave it alone, so a caller that remembers it can tell whether there is
+    /// anything new to save (`--sim-state` is rewritten only then).
+    pub fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::SeqCst)
     }
 
     /// Starts counting calls from zero.
@@ -244,6 +255,7 @@ impl MockArray {
             self.inner.clock.restore(c);
         }
         *self.lock() = s;
+        self.inner.generation.fetch_add(1, Ordering::SeqCst);
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
@@ -273,7 +285,11 @@ impl MockArray {
         let result = {
             let mut s = self.lock();
             s.sweep(ctx.now);
-            f(&mut s, ctx)
+            let r = f(&mut s, ctx);
+            if r.is_ok() && op.is_write() {
+                self.inner.generation.fetch_add(1, Ordering::SeqCst);
+            }
+            r
         };
         if faults.stall == Stall::AfterEffect {
             // The lock is released: the write is visible, its caller never hears.

@@ -10,6 +10,17 @@ use crate::error::{Error, Result};
 /// A client for the cluster of `context` (default: the kubeconfig's current context)
 /// in the kubeconfig at `path`.
 pub async fn connect(path: &Path, context: Option<&str>) -> Result<Client> {
+    client_from_config(load(path, context).await?)
+}
+
+/// Checks that the kubeconfig at `path` reads, parses and has a usable `context` (or
+/// a current context), without contacting the cluster: `apply` runs it before its
+/// first array write, so a typo in a path or context name changes nothing.
+pub async fn probe(path: &Path, context: Option<&str>) -> Result<()> {
+    load(path, context).await.map(|_| ())
+}
+
+async fn load(path: &Path, context: Option<&str>) -> Result<Config> {
     let kubeconfig = Kubeconfig::read_from(path).map_err(|e| Error::Kubeconfig {
         message: format!("cannot read kubeconfig {}", path.display()),
         source: Box::new(e),
@@ -30,7 +41,7 @@ pub async fn connect(path: &Path, context: Option<&str>) -> Result<Client> {
             },
             source: Box::new(e),
         })?;
-    client_from_config(config)
+    Ok(config)
 }
 
 /// A client from a ready config. kube is built with aws-lc-rs only (the same rustls

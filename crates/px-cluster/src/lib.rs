@@ -19,7 +19,7 @@ pub mod token;
 pub mod vms;
 
 pub use apply::{ApplyOptions, ApplyReport, Conflict, apply_manifests};
-pub use connect::{client_from_config, connect};
+pub use connect::{client_from_config, connect, probe};
 pub use error::{BoxError, Error, Result};
 /// The client every function here takes, re-exported so callers need no kube dependency
 /// of their own.

@@ -13,6 +13,7 @@ pub mod lint;
 pub mod manifests;
 pub mod naming;
 pub mod plan;
+pub mod preflight;
 pub mod pure_json;
 pub mod render;
 pub mod sizing;

@@ -158,6 +158,25 @@ impl PureJson {
         Ok(())
     }
 
+    /// The `APIToken` of a template px-pure-secret: says what to paste, cannot be
+    /// mistaken for a token, and Portworx refuses it.
+    pub fn placeholder_token(user: &str) -> SecretString {
+        SecretString::from(format!("<paste the API token of array user {user} here>"))
+    }
+
+    /// True when some entry holds a token that is not a template's placeholder
+    /// (empty, or `<...>`: array API tokens are UUIDs, never in angle brackets). Such a
+    /// file may be the only copy of the token, so pxfa never overwrites it with a
+    /// template.
+    pub fn holds_real_token(&self) -> bool {
+        self.flash_arrays.iter().any(|a| {
+            a.api_token.as_ref().is_some_and(|t| {
+                let t = t.expose_secret().trim();
+                !t.is_empty() && (!t.starts_with('<') || !t.ends_with('>'))
+            })
+        })
+    }
+
     /// True when some entry holds `token`.
     pub fn holds_token(&self, token: &SecretString) -> bool {
         self.flash_arrays.iter().any(|a| {
@@ -199,6 +218,19 @@ mod tests {
         assert!(!e.to_string().contains("s3cr3t"));
         let e = PureJson::parse(r#"{"FlashArrays": [{"APIToken": "s3cr3t"#).unwrap_err();
         assert!(matches!(e, PureJsonError::Syntax { .. }), "{e:?}");
+    }
+
+    #[test]
+    fn placeholders_and_empty_tokens_are_not_real() {
+        let template = PureJson::single("fa1", PureJson::placeholder_token("u1"));
+        assert!(!template.holds_real_token());
+        assert!(!PureJson::single("fa1", SecretString::from(" ")).holds_real_token());
+        assert!(!PureJson::default().holds_real_token());
+        let real = PureJson::single(
+            "fa1",
+            SecretString::from("6d4b1c2e-0000-4000-8000-000000000001"),
+        );
+        assert!(real.holds_real_token());
     }
 
     #[test]

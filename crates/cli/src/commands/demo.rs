@@ -105,7 +105,8 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
         px_topology::manifests::RenderOptions::default(),
     )?;
     let files = px_topology::render::write_dir(&manifests, &a.out)
-        .with_context(|| format!("cannot write manifests to {}", a.out.display()))?;
+        .with_context(|| format!("cannot write manifests to {}", a.out.display()))?
+        .written;
     let shown = std::fs::canonicalize(&a.out).unwrap_or_else(|_| a.out.clone());
     p.stdout(&format!(
         "Wrote {} file(s) to {}. Start with its README; apply the management-cluster folder first.",

@@ -41,8 +41,42 @@ impl Ctx<'_> {
     }
 }
 
-/// Runs the parsed command line.
+/// Runs the parsed command line. Ctrl-C ends every command but `sim serve` (which
+/// shuts its server down itself) with exit 130; see [`interruptible`].
 pub(crate) async fn run(cli: Cli, printer: &Printer) -> Result<Outcome> {
+    if let Command::Sim(SimCmd::Serve(a)) = &cli.command {
+        return sim::serve(a, &cli.global, printer).await;
+    }
+    interruptible(dispatch(cli, printer), printer).await
+}
+
+/// Runs `command` until it ends or Ctrl-C arrives. On Ctrl-C the command's future is
+/// dropped: the array keeps the writes that finished (an embedded simulated array's
+/// session saves them to `--sim-state` as it is dropped), and the next apply
+/// continues from what it observes.
+async fn interruptible(
+    command: impl std::future::Future<Output = Result<Outcome>>,
+    printer: &Printer,
+) -> Result<Outcome> {
+    let mut command = Box::pin(command);
+    let interrupted = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            // No signal handler: the command simply runs to its end.
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::select! {
+        r = &mut command => return r,
+        () = interrupted => {}
+    }
+    drop(command);
+    printer.warn(
+        "interrupted: the changes that finished are kept; run the same command again to continue",
+    );
+    Ok(Outcome::Interrupted)
+}
+
+async fn dispatch(cli: Cli, printer: &Printer) -> Result<Outcome> {
     let g = &cli.global;
     match cli.command {
         Command::Completions(a) => completions::run(&a),

@@ -9,7 +9,8 @@ use anyhow::{Context, Result};
 use px_topology::converge::{self, ApplyOptions, ApplyReport};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{self, RenderOptions};
-use px_topology::plan::{self, Plan, PlanOptions};
+use px_topology::plan::{self, Observed, Plan, PlanOptions};
+use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::{self, ArraySpaceInfo};
 use px_topology::{Tenant, refuse_losing_a_new_token};
@@ -21,6 +22,7 @@ use crate::args::{
 use crate::confirm::confirm;
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
+use crate::preflight::{self, Findings};
 use crate::session::Session;
 
 /// Whether the global options name an array (flags, environment or pure.json).
@@ -69,8 +71,16 @@ fn write_manifests(
 ) -> Result<()> {
     let manifests = manifests::render(&t.spec, &t.sizing, facts, RenderOptions { include_secrets })
         .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
-    let files = render::write_dir(&manifests, dir)
+    let outcome = render::write_dir(&manifests, dir)
         .with_context(|| format!("cannot write manifests to {}", dir.display()))?;
+    for kept in &outcome.kept {
+        p.warn(format!(
+            "kept {}: it holds the API token of array user {}, which this run does not know; not replaced by a template",
+            kept.display(),
+            t.spec.token_user()
+        ));
+    }
+    let files = outcome.written;
     let written = Written {
         dir: dir.display().to_string(),
         files: files.iter().map(|f| f.display().to_string()).collect(),
@@ -116,8 +126,9 @@ pub(crate) fn lint(a: &LintArgs, p: &Printer) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// Observes the array and plans.
-async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<Plan> {
+/// Observes the array and plans; also returns what was observed (the preflight
+/// needs it).
+async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<(Plan, Observed)> {
     let observed = plan::observe(session.array.as_ref(), &t.desired)
         .await
         .with_context(|| {
@@ -126,7 +137,7 @@ async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<P
                 t.spec.tenant_name()
             )
         })?;
-    Ok(plan::plan(&t.desired, &observed, &opts))
+    Ok((plan::plan(&t.desired, &observed, &opts), observed))
 }
 
 fn plan_text(plan: &Plan, p: &Printer) -> String {
@@ -135,6 +146,30 @@ fn plan_text(plan: &Plan, p: &Printer) -> String {
         text.push_str("No changes: the array already matches the spec.\n");
     }
     text.trim_end().to_string()
+}
+
+/// [`make_plan`] plus the array's space, read alongside the observation so that the
+/// preflight costs no extra round. A space that cannot be read is a warning: the
+/// free-space check is then skipped.
+async fn plan_with_space(
+    session: &Session,
+    t: &Tenant,
+    opts: PlanOptions,
+    p: &Printer,
+) -> Result<(Plan, Observed, Option<ArraySpaceInfo>)> {
+    let (planned, space) =
+        tokio::join!(make_plan(session, t, opts), session.array.get_array_space());
+    let (plan, observed) = planned?;
+    let space = match space {
+        Ok(s) => Some(ArraySpaceInfo::from(&s)),
+        Err(e) => {
+            p.warn(format!(
+                "cannot read the array's space, the free-space check is skipped: {e}"
+            ));
+            None
+        }
+    };
+    Ok((plan, observed, space))
 }
 
 /// `error (request id X)` unless the error text already names the request id.
@@ -160,37 +195,93 @@ fn blocked_error(plan: &Plan) -> anyhow::Error {
 
 /// Where this apply keeps a token it creates: `--out DIR --include-secrets` or the
 /// tenant cluster's px-pure-secret. Without either, px-topology's rule refuses.
-fn keep_new_token(plan: &Plan, a: &ApplyArgs) -> Result<()> {
+fn keep_new_token(plan: &Plan, a: &ApplyArgs, f: &mut Findings) {
     let kept = (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some();
-    refuse_losing_a_new_token(plan, kept).map_err(|lost| {
-        InvalidInput::error(format!(
+    if let Err(lost) = refuse_losing_a_new_token(plan, kept) {
+        f.input(format!(
             "{lost}. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
              or with --tenant-kubeconfig to write it into the tenant cluster, \
              or create the token yourself first (pxfa token create {user} --out FILE)",
             user = lost.user
-        ))
-    })
+        ));
+    }
+}
+
+/// Every check before the first write of `apply` (see [`crate::preflight`]); one
+/// error naming all findings, or `Ok`.
+async fn apply_preflight(
+    a: &ApplyArgs,
+    p: &Printer,
+    t: &Tenant,
+    session: &Session,
+    plan: &Plan,
+    observed: &Observed,
+    space: Option<ArraySpaceInfo>,
+) -> Result<()> {
+    let mut f = Findings::default();
+    preflight::kubeconfigs(&a.kube, &mut f).await;
+    if let Some(note) = preflight::endpoint(
+        t.spec.spec.array.endpoint.as_deref(),
+        session.url.as_ref(),
+        a.allow_endpoint_mismatch,
+        &mut f,
+    )
+    .await
+    {
+        p.info(note);
+    }
+    keep_new_token(plan, a, &mut f);
+    let opts = PreflightOptions {
+        allow_overcommit: a.allow_overcommit,
+    };
+    for finding in px_topology::preflight::preflight(plan, observed, space.as_ref(), opts) {
+        f.array(finding.message);
+    }
+    f.refuse()
 }
 
 /// `plan`.
 pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let result = make_plan(
+    let result = plan_with_space(
         &session,
         &t,
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
         },
+        p,
     )
     .await;
+    let url = session.url.clone();
     session.close().await?;
-    let plan = result?;
+    let (plan, observed, space) = result?;
     match p.format {
         OutputFormat::Table => p.stdout(&plan_text(&plan, p))?,
         OutputFormat::Json => p.stdout(&to_json(&plan.to_json())?)?,
         OutputFormat::Yaml => p.stdout(&to_yaml(&plan.to_json())?)?,
+    }
+    // What apply's preflight would refuse, as warnings; the exit code is the plan's.
+    let mut f = Findings::default();
+    if let Some(note) = preflight::endpoint(
+        t.spec.spec.array.endpoint.as_deref(),
+        url.as_ref(),
+        false,
+        &mut f,
+    )
+    .await
+    {
+        p.info(note);
+    }
+    let preflight_opts = PreflightOptions::default();
+    for finding in
+        px_topology::preflight::preflight(&plan, &observed, space.as_ref(), preflight_opts)
+    {
+        f.array(finding.message);
+    }
+    for m in f.messages() {
+        p.warn(format!("apply would refuse: {m}"));
     }
     if plan.is_blocked() {
         return Err(blocked_error(&plan));
@@ -274,13 +365,14 @@ async fn apply_in(
     t: &Tenant,
     session: &Session,
 ) -> Result<Outcome> {
-    let plan = make_plan(
+    let (plan, observed, space) = plan_with_space(
         session,
         t,
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
         },
+        p,
     )
     .await?;
     let text = plan_text(&plan, p);
@@ -292,7 +384,7 @@ async fn apply_in(
     if plan.is_blocked() {
         return Err(blocked_error(&plan));
     }
-    keep_new_token(&plan, a)?;
+    apply_preflight(a, p, t, session, &plan, &observed, space).await?;
     if !plan.refusals.is_empty() {
         p.warn(format!(
             "{} change(s) refused and left out (see `x refused` above); --allow-shrink allows shrinking volumes",
@@ -370,6 +462,18 @@ async fn destroy_in(
     t: &Tenant,
     session: &Session,
 ) -> Result<Outcome> {
+    let mut f = Findings::default();
+    if let Some(note) = preflight::endpoint(
+        t.spec.spec.array.endpoint.as_deref(),
+        session.url.as_ref(),
+        a.allow_endpoint_mismatch,
+        &mut f,
+    )
+    .await
+    {
+        p.info(note);
+    }
+    f.refuse()?;
     let what = if a.eradicate {
         "destroy and ERADICATE (irreversible)"
     } else {

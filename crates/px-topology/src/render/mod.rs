@@ -20,7 +20,7 @@ use flasharray::name::NameError;
 use flasharray::size::{GIB, MIB};
 
 pub use manifest::{Cluster, Form, Manifest};
-pub use write::{README, readme, to_yaml, write_dir};
+pub use write::{README, WriteOutcome, readme, to_yaml, write_dir};
 
 /// Apply steps. Files are numbered by their rank among the steps actually present,
 /// so the numbers in a directory are always 01, 02, ... without gaps.

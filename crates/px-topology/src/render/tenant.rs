@@ -63,10 +63,7 @@ pub fn pure_secret(spec: &TenantStorage, token: Option<&SecretString>) -> Manife
     let user = spec.token_user();
     let (token, filled) = match token {
         Some(t) => (t.clone(), true),
-        None => (
-            SecretString::from(format!("<paste the API token of array user {user} here>")),
-            false,
-        ),
+        None => (PureJson::placeholder_token(&user), false),
     };
     let text = PureJson::single(endpoint, token).to_text();
     let body = json!({

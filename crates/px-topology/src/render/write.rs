@@ -6,8 +6,12 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use base64::Engine as _;
+use serde_json::Value;
+
 use super::RenderError;
 use super::manifest::{Cluster, Form, Manifest};
+use crate::pure_json::PureJson;
 
 /// First line of every file pxfa writes; also how stale files of an earlier render
 /// are recognised (files without it are never touched).
@@ -138,21 +142,39 @@ pub fn readme(manifests: &[Manifest]) -> String {
     out
 }
 
-/// Writes every manifest under `dir` plus [`README`]; returns the paths written, in
-/// apply order.
+/// What [`write_dir`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WriteOutcome {
+    /// The files written, in apply order, [`README`] last.
+    pub written: Vec<PathBuf>,
+    /// Secret files left exactly as they were: they hold a real API token and this
+    /// render has only a template for them (or no longer renders them). The file may
+    /// be the only copy of the token; the array never shows a token twice.
+    pub kept: Vec<PathBuf>,
+}
+
+/// Writes every manifest under `dir` plus [`README`].
 ///
 /// Files left from an earlier render (recognised by pxfa's header) that are not part
 /// of this one are removed, so the directory never holds, say, the PVC of a worker
-/// that no longer exists. Secret manifests are written owner-readable only.
-pub fn write_dir(manifests: &[Manifest], dir: &Path) -> Result<Vec<PathBuf>, RenderError> {
-    let mut written = Vec::new();
+/// that no longer exists. Secret manifests are written owner-readable only. Every file
+/// is written to a temporary name and renamed, so a reader (or a crash) never sees
+/// half a file.
+///
+/// A secret file that holds a real API token (see [`PureJson::holds_real_token`]) is
+/// never replaced by a template nor removed as stale: it is reported in
+/// [`WriteOutcome::kept`]. A manifest holding a real token always replaces the file;
+/// that is how a new or rotated token is delivered.
+pub fn write_dir(manifests: &[Manifest], dir: &Path) -> Result<WriteOutcome, RenderError> {
+    let mut out = WriteOutcome::default();
     for cluster in [Cluster::Management, Cluster::Tenant] {
         let sub = dir.join(cluster.dir_name());
         let mine: Vec<&Manifest> = manifests.iter().filter(|m| m.cluster == cluster).collect();
         let total = steps(manifests, cluster);
         let wanted: BTreeSet<&str> = mine.iter().map(|m| m.file_name.as_str()).collect();
         if sub.is_dir() {
-            remove_stale(&sub, &wanted)?;
+            out.kept.extend(remove_stale(&sub, &wanted)?);
         }
         if mine.is_empty() {
             continue;
@@ -160,18 +182,58 @@ pub fn write_dir(manifests: &[Manifest], dir: &Path) -> Result<Vec<PathBuf>, Ren
         fs::create_dir_all(&sub).map_err(|e| RenderError::io(&sub, e))?;
         for m in mine {
             let path = sub.join(&m.file_name);
+            if m.secret && !secret_holds_real_token(&m.body) && file_holds_real_token(&path)? {
+                out.kept.push(path);
+                continue;
+            }
             let text = to_yaml(m, total)?;
             write_file(&path, text.as_bytes(), m.secret)?;
-            written.push(path);
+            out.written.push(path);
         }
     }
     let readme_path = dir.join(README);
     write_file(&readme_path, readme(manifests).as_bytes(), false)?;
-    written.push(readme_path);
-    Ok(written)
+    out.written.push(readme_path);
+    Ok(out)
 }
 
-fn remove_stale(sub: &Path, wanted: &BTreeSet<&str>) -> Result<(), RenderError> {
+/// Whether a Secret body's `pure.json` (in `stringData`, or base64 in `data`) holds a
+/// real API token.
+fn secret_holds_real_token(body: &Value) -> bool {
+    let text = match (
+        body.pointer("/stringData/pure.json")
+            .and_then(Value::as_str),
+        body.pointer("/data/pure.json").and_then(Value::as_str),
+    ) {
+        (Some(t), _) => t.to_string(),
+        (None, Some(b64)) => {
+            let compact: String = b64.split_whitespace().collect();
+            match base64::engine::general_purpose::STANDARD.decode(compact) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(_) => return false,
+            }
+        }
+        (None, None) => return false,
+    };
+    PureJson::parse(&text).is_ok_and(|p| p.holds_real_token())
+}
+
+/// Whether the file at `path` is a Secret whose `pure.json` holds a real token. A
+/// missing file or one that is not such a Secret does not; a file that exists but
+/// cannot be read is an error, since it might.
+fn file_holds_real_token(path: &Path) -> Result<bool, RenderError> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(RenderError::io(path, e)),
+    };
+    // Comments (pxfa's header) and the document marker are plain YAML.
+    Ok(serde_saphyr::from_str::<Value>(&text).is_ok_and(|body| secret_holds_real_token(&body)))
+}
+
+/// Removes pxfa's files that are not `wanted`, except secrets holding a real token,
+/// which are returned instead.
+fn remove_stale(sub: &Path, wanted: &BTreeSet<&str>) -> Result<Vec<PathBuf>, RenderError> {
     let entries = fs::read_dir(sub).map_err(|e| RenderError::io(sub, e))?;
     let mut stale = Vec::new();
     for entry in entries {
@@ -188,13 +250,25 @@ fn remove_stale(sub: &Path, wanted: &BTreeSet<&str>) -> Result<(), RenderError> 
         }
     }
     stale.sort();
+    let mut kept = Vec::new();
     for path in stale {
-        fs::remove_file(&path).map_err(|e| RenderError::io(&path, e))?;
+        if file_holds_real_token(&path)? {
+            kept.push(path);
+        } else {
+            fs::remove_file(&path).map_err(|e| RenderError::io(&path, e))?;
+        }
     }
-    Ok(())
+    Ok(kept)
 }
 
+/// Writes `bytes` to a temporary file next to `path` (created with the final mode),
+/// syncs it and renames it over `path`.
 fn write_file(path: &Path, bytes: &[u8], secret: bool) -> Result<(), RenderError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
     let mut opts = fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -202,16 +276,24 @@ fn write_file(path: &Path, bytes: &[u8], secret: bool) -> Result<(), RenderError
         use std::os::unix::fs::OpenOptionsExt;
         opts.mode(if secret { 0o600 } else { 0o644 });
     }
-    let mut f = opts.open(path).map_err(|e| RenderError::io(path, e))?;
-    // `mode` only applies when the file is created; tighten an existing file too.
-    #[cfg(unix)]
-    if secret {
-        use std::os::unix::fs::PermissionsExt;
-        f.set_permissions(fs::Permissions::from_mode(0o600))
-            .map_err(|e| RenderError::io(path, e))?;
-    }
     #[cfg(not(unix))]
     let _ = secret;
-    f.write_all(bytes).map_err(|e| RenderError::io(path, e))?;
+    let result = (|| {
+        let mut f = opts.open(&tmp)?;
+        // `mode` only applies when the file is created; a leftover temp file of a
+        // killed run may exist with another mode.
+        #[cfg(unix)]
+        if secret {
+            use std::os::unix::fs::PermissionsExt;
+            f.set_permissions(fs::Permissions::from_mode(0o600))?;
+        }
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(RenderError::io(path, e));
+    }
     Ok(())
 }

@@ -418,7 +418,7 @@ fn facts_with_token() -> ArrayFacts {
 
 fn all_written_text(ms: &[Manifest]) -> String {
     let tmp = tempfile::tempdir().unwrap();
-    let paths = write_dir(ms, tmp.path()).unwrap();
+    let paths = write_dir(ms, tmp.path()).unwrap().written;
     paths
         .iter()
         .map(|p| std::fs::read_to_string(p).unwrap())

@@ -205,3 +205,19 @@ async fn clones_share_one_array_across_tasks() {
     assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 16);
     assert_eq!(m.stats().writes, 16);
 }
+
+#[tokio::test]
+async fn generation_counts_only_writes_that_changed_the_array() {
+    let m = mock();
+    let a: &dyn FlashArray = &m;
+    let g0 = m.generation();
+    a.list_volumes(&ListParams::all()).await.unwrap();
+    a.get_array_space().await.unwrap();
+    assert_eq!(m.generation(), g0, "reads change nothing");
+    a.create_volumes(&[v("g1")], &size(GIB)).await.unwrap();
+    assert_eq!(m.generation(), g0 + 1);
+    // The same name again is refused by the array's rules: nothing changed.
+    let e = a.create_volumes(&[v("g1")], &size(GIB)).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
+    assert_eq!(m.generation(), g0 + 1, "a refused write changes nothing");
+}
