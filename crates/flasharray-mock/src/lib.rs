@@ -66,9 +66,11 @@ pub mod conformance;
 mod connection;
 mod faults;
 pub mod filter;
+pub mod foreign;
 mod host;
 pub mod listing;
 mod pod;
+mod seed;
 mod state;
 mod stats;
 mod tag;
@@ -85,6 +87,10 @@ pub use connection::{MAX_LUN, SHARED_LUN_START};
 pub use faults::Faults;
 pub use filter::Filter;
 pub use host::PERSONALITIES;
+pub use seed::{
+    BROWNFIELD_HOSTS, BrownfieldSeed, MGMT_ADMIN, MGMT_CLUSTER_PREFIX, OTHER_TENANT, Seed,
+    blue_volume,
+};
 pub use state::{DestroyConnected, MockState};
 pub use stats::CallStats;
 pub use tag::DEFAULT_NAMESPACE;
