@@ -105,43 +105,22 @@ impl StorageDriver for DirectAccess {
                 tags: ownership_tags(tenant, Scope::Tenant, "tenant-pod"),
             });
         }
-        state.host_groups.push(DesiredHostGroup {
-            name: mgmt.host_group.clone(),
-            scope: Scope::Shared,
-            tags: ownership_tags(tenant, Scope::Shared, "mgmt-host-group"),
-        });
-        for (i, node) in mgmt.nodes.iter().enumerate() {
-            let name = node.array_host().map_err(|source| DriverError::Name {
-                path: format!("spec.management.nodes[{i}].host"),
-                source,
-            })?;
-            let initiators = node.initiators(protocol);
-            if initiators.is_empty() {
-                return Err(DriverError::Invalid {
-                    path: format!("spec.management.nodes[{i}].{}", protocol.initiator_field()),
-                    message: format!(
-                        "node {} has no {} initiators; the array cannot reach it over {protocol}",
-                        node.name,
-                        protocol.initiator_field()
-                    ),
-                });
-            }
-            let (mut wwns, mut iqns, mut nqns) = (Vec::new(), Vec::new(), Vec::new());
-            match protocol {
-                Protocol::Fc => wwns = initiators.iter().map(|w| normalise_wwn(w)).collect(),
-                Protocol::Iscsi => iqns = initiators.to_vec(),
-                Protocol::NvmeTcp => nqns = initiators.to_vec(),
-            }
-            state.hosts.push(DesiredHost {
-                name,
-                wwns,
-                iqns,
-                nqns,
-                personality: None,
-                host_group: Some(mgmt.host_group.clone()),
+        // `attach: fada`: the management Portworx connects each drive to the node
+        // that runs its VM, on demand; pxfa needs no host, group or connection.
+        // `attach: host-group`: the nodes' hosts (found by initiator) share one group
+        // that every drive is connected to.
+        if spec.spec.storage.attach == Attach::Fada {
+            state.notes.push(
+                "attach: fada — the management Portworx connects drives on demand; pxfa plans no hosts"
+                    .to_string(),
+            );
+        } else {
+            state.host_groups.push(DesiredHostGroup {
+                name: mgmt.host_group.clone(),
                 scope: Scope::Shared,
-                tags: ownership_tags(tenant, Scope::Shared, "mgmt-host"),
+                tags: ownership_tags(tenant, Scope::Shared, "mgmt-host-group"),
             });
+            state.hosts = node_hosts(spec, protocol)?;
         }
         for d in &disks {
             let mut tags = ownership_tags(tenant, Scope::Tenant, d.role.tag());
@@ -203,6 +182,49 @@ impl StorageDriver for DirectAccess {
         ));
         Ok(out)
     }
+}
+
+/// The management nodes as hosts to find by initiator (and create under `host` or
+/// the node name when none holds them).
+fn node_hosts(spec: &TenantStorage, protocol: Protocol) -> Result<Vec<DesiredHost>, DriverError> {
+    let tenant = spec.tenant_name();
+    let mgmt = &spec.spec.management;
+    let mut out = Vec::new();
+    for (i, node) in mgmt.nodes.iter().enumerate() {
+        let name = node.array_host().map_err(|source| DriverError::Name {
+            path: format!("spec.management.nodes[{i}].host"),
+            source,
+        })?;
+        let initiators = node.initiators(protocol);
+        if initiators.is_empty() {
+            return Err(DriverError::Invalid {
+                path: format!("spec.management.nodes[{i}].{}", protocol.initiator_field()),
+                message: format!(
+                    "node {} has no {} initiators; the array cannot reach it over {protocol}",
+                    node.name,
+                    protocol.initiator_field()
+                ),
+            });
+        }
+        let (mut wwns, mut iqns, mut nqns) = (Vec::new(), Vec::new(), Vec::new());
+        match protocol {
+            Protocol::Fc => wwns = initiators.iter().map(|w| normalise_wwn(w)).collect(),
+            Protocol::Iscsi => iqns = initiators.to_vec(),
+            Protocol::NvmeTcp => nqns = initiators.to_vec(),
+        }
+        out.push(DesiredHost {
+            node: node.name.clone(),
+            name,
+            wwns,
+            iqns,
+            nqns,
+            personality: None,
+            host_group: Some(mgmt.host_group.clone()),
+            scope: Scope::Shared,
+            tags: ownership_tags(tenant, Scope::Shared, "mgmt-host"),
+        });
+    }
+    Ok(out)
 }
 
 /// The stable guest path of a disk with the serial of `role` on `bus`.

@@ -11,6 +11,7 @@
 //! lose data (shrinking a volume) are *refused* unless explicitly allowed.
 
 mod diff;
+mod hosts;
 mod observe;
 
 use std::collections::BTreeMap;
@@ -23,6 +24,7 @@ use serde::Serialize;
 
 pub use diff::plan;
 pub(crate) use diff::row_target;
+pub use hosts::{HostOwner, NodeHost};
 pub use observe::{Observed, Orphans, TagIndex, TokenState, observe};
 pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
 pub(crate) use observe::{lookup_tags, lookup_volumes};
@@ -236,8 +238,11 @@ pub struct Blocker {
     pub kind: Kind,
     /// Object name.
     pub name: String,
-    /// Why, and what the admin can do about it.
+    /// Why.
     pub reason: String,
+    /// What the admin can do about it: an edit (`spec.management.nodes[1].host`) or
+    /// a flag.
+    pub resolution: String,
 }
 
 /// Counts per action, as the JSON contract wants them (recover counts as update).
@@ -279,6 +284,14 @@ pub struct Plan {
     pub refusals: Vec<Blocker>,
     /// Counts per action.
     pub summary: Summary,
+    /// Which array hosts are the management nodes (`attach: host-group` only).
+    pub host_map: Vec<NodeHost>,
+    /// What the admin should know that does not block the plan.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Facts printed before the changes (from the desired state).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Volume serials already on the array, so that `apply` can report every
     /// volume's serial without another read.
     #[serde(skip)]
@@ -308,6 +321,9 @@ impl Plan {
             conflicts,
             refusals,
             summary,
+            host_map: Vec::new(),
+            warnings: Vec::new(),
+            notes: Vec::new(),
             serials,
         }
     }
@@ -335,6 +351,15 @@ impl Plan {
     /// A readable diff, one line per change; no-ops only when `verbose`.
     pub fn to_text(&self, verbose: bool) -> String {
         let mut out = String::new();
+        for n in &self.notes {
+            let _ = writeln!(out, "{n}");
+        }
+        for h in &self.host_map {
+            let _ = writeln!(out, "{}", h.to_line());
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
         for c in &self.conflicts {
             let _ = writeln!(
                 out,
@@ -343,9 +368,15 @@ impl Plan {
                 c.name,
                 c.reason
             );
+            if !c.resolution.is_empty() {
+                let _ = writeln!(out, "  resolution: {}", c.resolution);
+            }
         }
         for r in &self.refusals {
             let _ = writeln!(out, "x refused {} {}: {}", r.kind.label(), r.name, r.reason);
+            if !r.resolution.is_empty() {
+                let _ = writeln!(out, "  resolution: {}", r.resolution);
+            }
         }
         for c in &self.changes {
             if c.action == Action::NoOp && !verbose {

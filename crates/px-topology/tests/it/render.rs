@@ -75,9 +75,29 @@ fn direct_access_desired_state() {
         "volume names must be unique"
     );
 
-    // Management hosts, shared, with normalised WWNs, in the host group.
+    // attach: fada -> no hosts, no host group, no connections; no token.
+    assert!(state.hosts.is_empty() && state.host_groups.is_empty());
+    assert!(
+        state
+            .notes
+            .iter()
+            .any(|n| n.contains("pxfa plans no hosts"))
+    );
+    assert!(state.connections.is_empty());
+    assert!(state.api_token.is_none());
+}
+
+#[test]
+fn direct_access_host_group_attach_connects_every_volume() {
+    let mut spec = example("direct-access");
+    spec.spec.storage.attach = Attach::HostGroup;
+    let state = driver_for(&spec)
+        .desired_state(&spec, &support::sizing(&spec))
+        .unwrap();
+    // Management nodes to find by initiator, shared, with normalised WWNs, in the host group.
     assert_eq!(state.hosts.len(), spec.spec.management.nodes.len());
-    for h in &state.hosts {
+    for (h, n) in state.hosts.iter().zip(&spec.spec.management.nodes) {
+        assert_eq!(h.node, n.name);
         assert_eq!(h.scope, Scope::Shared);
         assert_eq!(h.tags["scope"], SCOPE_SHARED);
         assert!(
@@ -98,18 +118,6 @@ fn direct_access_desired_state() {
     assert_eq!(state.hosts[0].wwns[0], "2100F4C7AA002706");
     assert_eq!(state.host_groups.len(), 1);
     assert_eq!(state.host_groups[0].scope, Scope::Shared);
-    // attach: fada -> no connections; no token.
-    assert!(state.connections.is_empty());
-    assert!(state.api_token.is_none());
-}
-
-#[test]
-fn direct_access_host_group_attach_connects_every_volume() {
-    let mut spec = example("direct-access");
-    spec.spec.storage.attach = Attach::HostGroup;
-    let state = driver_for(&spec)
-        .desired_state(&spec, &support::sizing(&spec))
-        .unwrap();
     assert_eq!(state.connections.len(), state.volumes.len());
     for (c, v) in state.connections.iter().zip(&state.volumes) {
         assert_eq!(c.volume, v.name);
