@@ -252,9 +252,12 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
     let body = json!({
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": {"name": spec.spec.storage.fada_storage_class, "labels": labels(spec)},
+        "metadata": {"name": spec.fada_storage_class(), "labels": labels(spec)},
         "provisioner": PX_PROVISIONER,
         "parameters": Value::Object(params),
+        // The drives hold the tenant's Portworx pools: deleting a claim (or the
+        // HostedCluster's namespace) must never delete the array volume.
+        "reclaimPolicy": "Retain",
         "volumeBindingMode": "Immediate",
         "allowVolumeExpansion": true,
     });
@@ -268,12 +271,15 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
             "pre-provisioned array volumes through this class.",
         ],
     );
+    // StorageClass parameters are immutable and the class names the tenant's pod,
+    // so every tenant has its own class (default `pxfa-fada-<tenant>`).
+    let m = m.note(
+        "reclaimPolicy Retain: deleting a claim, or the tenant, leaves the drive on the array; \
+         pxfa removes drives only when asked to (`pxfa destroy`).",
+    );
     match tenant_pod(spec) {
-        // StorageClass parameters are immutable: a class shared by tenants in
-        // different pods would make the second tenant's apply fail.
         Some(pod) => m.note(format!(
-            "Bound to FlashArray pod {}: give every tenant with its own pod its own class name \
-             (storage.fadaStorageClass).",
+            "Bound to FlashArray pod {}; this class is the tenant's own (storage.fadaStorageClass).",
             pod.as_str()
         )),
         None => m,
@@ -309,7 +315,7 @@ fn claim(spec: &TenantStorage, d: &WorkerDisk, facts: &ArrayFacts) -> Manifest {
         "spec": {
             "accessModes": ["ReadWriteMany"],
             "volumeMode": "Block",
-            "storageClassName": spec.spec.storage.fada_storage_class,
+            "storageClassName": spec.fada_storage_class(),
             "resources": {"requests": {"storage": quantity(d.size)}},
         },
     });

@@ -216,6 +216,23 @@ impl TenantStorage {
             .unwrap_or_else(|| format!("px-{}", self.metadata.name))
     }
 
+    /// The management FADA StorageClass that holds the tenant's drives: explicit
+    /// `storage.fadaStorageClass`, else `pxfa-fada-<metadata.name>`. One per tenant,
+    /// because its `pure_fa_pod_name` parameter is immutable.
+    pub fn fada_storage_class(&self) -> String {
+        self.spec
+            .storage
+            .fada_storage_class
+            .clone()
+            .unwrap_or_else(|| {
+                format!(
+                    "{}{}",
+                    model::DEFAULT_FADA_STORAGE_CLASS_PREFIX,
+                    self.metadata.name
+                )
+            })
+    }
+
     /// The tenant's app StorageClass (default `px-repl<replication>`).
     pub fn app_storage_class(&self) -> String {
         self.spec

@@ -207,7 +207,11 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
     if let Some(p) = dns_subdomain_problem(&t.app_storage_class()) {
         e.push("spec.storage.appStorageClass", p);
     }
-    if let Some(p) = dns_subdomain_problem(&s.fada_storage_class) {
+    if let Some(p) = s
+        .fada_storage_class
+        .as_deref()
+        .and_then(dns_subdomain_problem)
+    {
         e.push("spec.storage.fadaStorageClass", p);
     }
     if let Some(p) = dns_subdomain_problem(&s.guest_storage_class) {

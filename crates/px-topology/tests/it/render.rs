@@ -142,9 +142,48 @@ fn direct_access_without_pod_uses_plain_names() {
     );
     let fada = find(&ms, "StorageClass")
         .into_iter()
-        .find(|m| m.name == "pxfa-fada-block")
+        .find(|m| m.name == "pxfa-fada-tenant-demo")
         .unwrap();
     assert!(fada.body["parameters"].get("pure_fa_pod_name").is_none());
+}
+
+#[test]
+fn fada_class_is_per_tenant_with_retain() {
+    let mut spec = example("direct-access");
+    let class = |spec: &TenantStorage| {
+        let ms = render_default(spec);
+        let sc = find(&ms, "StorageClass")
+            .into_iter()
+            .find(|m| m.body["parameters"]["backend"] == "pure_block")
+            .cloned()
+            .unwrap();
+        let claims: Vec<String> = find(&ms, "PersistentVolumeClaim")
+            .iter()
+            .filter(|c| c.cluster == Cluster::Management)
+            .map(|c| {
+                c.body["spec"]["storageClassName"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        (sc, claims)
+    };
+    let (sc, claims) = class(&spec);
+    assert_eq!(sc.name, "pxfa-fada-tenant-demo");
+    assert_eq!(sc.body["reclaimPolicy"], "Retain");
+    assert_eq!(sc.body["parameters"]["pure_fa_pod_name"], "tenant-demo");
+    assert!(!claims.is_empty() && claims.iter().all(|c| c == "pxfa-fada-tenant-demo"));
+
+    // Another tenant gets another class; an explicit name is kept, still Retain.
+    spec.metadata.name = "tenant-green".into();
+    spec.spec.storage.pod = Some(PodName::new("tenant-green").unwrap());
+    assert_eq!(class(&spec).0.name, "pxfa-fada-tenant-green");
+    spec.spec.storage.fada_storage_class = Some("fada-green".into());
+    let (sc, claims) = class(&spec);
+    assert_eq!(sc.name, "fada-green");
+    assert_eq!(sc.body["reclaimPolicy"], "Retain");
+    assert!(claims.iter().all(|c| c == "fada-green"));
 }
 
 #[test]
