@@ -18,12 +18,13 @@ use crate::render::management::{self, PX_PROVISIONER, labels};
 use crate::render::tenant::{self, PortworxDrives};
 use crate::render::{Cluster, Form, Manifest, RenderError, quantity, step};
 use crate::sizing::Sizing;
+use crate::spec::provisioning::Strategy;
 use crate::spec::{Attach, DiskBus, Protocol, TenantStorage};
 
-/// PVC annotation that makes the management Portworx use an existing FlashArray
-/// volume instead of creating one ("Using Pre-provisioned FlashArray Direct Access
-/// Volumes", Portworx Enterprise docs); value `vol` or `pod::vol`.
-const PURE_VOL_NAME_ANNOTATION: &str = "pure_vol_name";
+// pxfa no longer emits `pure_vol_name`, the annotation of the unversioned "Using
+// Pre-provisioned FlashArray Direct Access Volumes" Portworx page: no release states
+// support for it. Import uses the annotation of the provisioning table
+// (`spec::provisioning`), only on releases that document import.
 
 /// PVC annotation carrying the array volume's serial when apply knows it.
 const SERIAL_ANNOTATION: &str = "pxfa.io/array-serial";
@@ -98,6 +99,7 @@ impl StorageDriver for DirectAccess {
             ..DesiredState::default()
         };
         let disks = worker_disks(spec, sizing)?;
+        let strategy = strategy(spec)?;
         if let Some(pod) = tenant_pod(spec) {
             state.pod = Some(DesiredPod {
                 name: pod.clone(),
@@ -121,6 +123,15 @@ impl StorageDriver for DirectAccess {
                 tags: ownership_tags(tenant, Scope::Shared, "mgmt-host-group"),
             });
             state.hosts = node_hosts(spec, protocol)?;
+        }
+        if strategy == Strategy::Dynamic {
+            let place =
+                tenant_pod(spec).map_or("on the array".to_string(), |p| format!("in pod {p}"));
+            state.notes.push(format!(
+                "provisioning: dynamic — the management Portworx creates the {} drive volumes {place} when their claims bind; pxfa plans no drive volumes",
+                disks.len()
+            ));
+            return Ok(state);
         }
         for d in &disks {
             let mut tags = ownership_tags(tenant, Scope::Tenant, d.role.tag());
@@ -149,9 +160,19 @@ impl StorageDriver for DirectAccess {
         facts: &ArrayFacts,
     ) -> Result<Vec<Manifest>, RenderError> {
         let disks = worker_disks(spec, sizing)?;
+        let import = match spec.provisioning() {
+            Ok(r) if r.strategy == Strategy::Import => r.import_annotation,
+            Ok(_) => None,
+            Err(e) => {
+                return Err(RenderError::Invalid {
+                    path: "spec.storage.provisioning".into(),
+                    message: e.message,
+                });
+            }
+        };
         let mut out = vec![fada_storage_class(spec)];
         for d in &disks {
-            out.push(claim(spec, d, facts));
+            out.push(claim(spec, d, facts, import));
         }
         for worker in 0..spec.spec.hosted_cluster.replicas {
             let mine: Vec<&WorkerDisk> = disks.iter().filter(|d| d.worker == worker).collect();
@@ -286,8 +307,24 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
     }
 }
 
-/// One management PVC bound to one pre-provisioned array volume.
-fn claim(spec: &TenantStorage, d: &WorkerDisk, facts: &ArrayFacts) -> Manifest {
+/// The resolved strategy, or the table's refusal as a driver error.
+fn strategy(spec: &TenantStorage) -> Result<Strategy, DriverError> {
+    spec.provisioning()
+        .map(|r| r.strategy)
+        .map_err(|e| DriverError::Invalid {
+            path: "spec.storage.provisioning".into(),
+            message: e.message,
+        })
+}
+
+/// One management PVC for one drive: with `import`, the annotation that binds the
+/// volume pxfa pre-created; without, the management Portworx creates the volume.
+fn claim(
+    spec: &TenantStorage,
+    d: &WorkerDisk,
+    facts: &ArrayFacts,
+    import: Option<&'static str>,
+) -> Manifest {
     let mut meta_labels = match labels(spec) {
         Value::Object(m) => m,
         _ => serde_json::Map::new(),
@@ -296,12 +333,11 @@ fn claim(spec: &TenantStorage, d: &WorkerDisk, facts: &ArrayFacts) -> Manifest {
     meta_labels.insert("pxfa.io/disk".into(), json!(d.role.serial()));
     meta_labels.insert("portworx.io/app".into(), json!("kubevirt"));
     let mut annotations = BTreeMap::new();
-    annotations.insert(
-        PURE_VOL_NAME_ANNOTATION.to_string(),
-        d.volume.as_str().to_string(),
-    );
-    if let Some(serial) = facts.serial_of(d.volume.as_str()) {
-        annotations.insert(SERIAL_ANNOTATION.to_string(), serial.to_string());
+    if let Some(a) = import {
+        annotations.insert(a.to_string(), d.volume.as_str().to_string());
+        if let Some(serial) = facts.serial_of(d.volume.as_str()) {
+            annotations.insert(SERIAL_ANNOTATION.to_string(), serial.to_string());
+        }
     }
     let body = json!({
         "apiVersion": "v1",
@@ -319,16 +355,20 @@ fn claim(spec: &TenantStorage, d: &WorkerDisk, facts: &ArrayFacts) -> Manifest {
             "resources": {"requests": {"storage": quantity(d.size)}},
         },
     });
-    Manifest::resource(
-        Cluster::Management,
-        step::CLAIMS,
-        body,
+    let purpose: &[&str] = if import.is_some() {
         &[
-            "Binds a pre-provisioned array volume (pure_vol_name, created by `pxfa apply`) for a worker VM disk.",
+            "Binds a pre-provisioned array volume (created by `pxfa apply`) for a worker VM disk.",
             "Raw block, ReadWriteMany so the VM can live-migrate. Apply after `pxfa apply` and after the",
             "HostedCluster exists (its namespace holds the VMs).",
-        ],
-    )
+        ]
+    } else {
+        &[
+            "A worker VM disk: the management Portworx creates its array volume in the tenant's pod when",
+            "the claim binds. Raw block, ReadWriteMany so the VM can live-migrate. Apply after `pxfa apply`",
+            "(the pod must exist) and after the HostedCluster exists (its namespace holds the VMs).",
+        ]
+    };
+    Manifest::resource(Cluster::Management, step::CLAIMS, body, purpose)
 }
 
 /// The JSON patch that hotplugs one worker's disks into its VM, persistently.

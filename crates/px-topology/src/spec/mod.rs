@@ -9,6 +9,7 @@
 
 mod model;
 mod net;
+pub mod provisioning;
 mod schema;
 mod validate;
 mod version;

@@ -255,6 +255,22 @@ pub enum Attach {
     HostGroup,
 }
 
+/// How direct-access drive volumes come to exist (see `spec::provisioning`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Provisioning {
+    /// By the Portworx release: dynamic everywhere import is not documented.
+    #[default]
+    Auto,
+    /// The management Portworx creates each volume when its claim binds.
+    Dynamic,
+    /// pxfa pre-creates the volumes and the claims import them (only where the
+    /// Portworx release documents import).
+    Import,
+}
+
 /// The virtual disk bus of direct-access disks inside the VM.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
@@ -298,6 +314,10 @@ pub struct StorageSpec {
     /// direct-access: how volumes reach the VMs.
     #[serde(default)]
     pub attach: Attach,
+    /// direct-access: how drive volumes come to exist (`auto` resolves by the
+    /// Portworx release).
+    #[serde(default)]
+    pub provisioning: Provisioning,
     /// direct-access: the VM disk bus.
     #[serde(default)]
     pub disk_bus: DiskBus,
@@ -345,6 +365,11 @@ pub struct ManagementSpec {
     /// Optional MetalLB pool for the hosted API servers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metallb: Option<MetallbSpec>,
+    /// The management StorageCluster runs the FA/FB driver
+    /// (`portworx.io/pure-csi-integration: "true"`); only the provisioning table
+    /// reads it.
+    #[serde(default)]
+    pub fa_fb_driver: bool,
 }
 
 /// One management worker node.

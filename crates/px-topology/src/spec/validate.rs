@@ -83,6 +83,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
         network(t, n, &mut e);
     }
     portworx(t, &mut e);
+    e.0.extend(super::provisioning::validate(t));
     e.0
 }
 

@@ -446,6 +446,12 @@ async fn killed_applies_of_the_example_tenants_converge_too() {
             .find(|(m, _)| *m == mode)
             .map(|(_, s)| s)
             .unwrap();
+        // Import: the direct-access tenant whose drive volumes pxfa creates.
+        let spec = if mode == "direct-access" {
+            examples::as_import(spec)
+        } else {
+            spec
+        };
         let sizing = examples::sizing(&spec);
         let d = px_topology::driver::driver_for(&spec)
             .desired_state(&spec, &sizing)

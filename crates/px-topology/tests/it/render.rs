@@ -36,7 +36,7 @@ fn find<'a>(ms: &'a [Manifest], kind: &str) -> Vec<&'a Manifest> {
 
 #[test]
 fn direct_access_desired_state() {
-    let spec = example("direct-access");
+    let spec = support::as_import(example("direct-access"));
     let sizing = support::sizing(&spec);
     let state = driver_for(&spec).desired_state(&spec, &sizing).unwrap();
     assert_eq!(driver_for(&spec).mode(), "direct-access");
@@ -89,8 +89,9 @@ fn direct_access_desired_state() {
 
 #[test]
 fn direct_access_host_group_attach_connects_every_volume() {
-    let mut spec = example("direct-access");
+    let mut spec = support::as_import(example("direct-access"));
     spec.spec.storage.attach = Attach::HostGroup;
+    assert!(spec.validate().is_empty(), "{:#?}", spec.validate());
     let state = driver_for(&spec)
         .desired_state(&spec, &support::sizing(&spec))
         .unwrap();
@@ -127,7 +128,7 @@ fn direct_access_host_group_attach_connects_every_volume() {
 
 #[test]
 fn direct_access_without_pod_uses_plain_names() {
-    let mut spec = example("direct-access");
+    let mut spec = support::as_import(example("direct-access"));
     spec.spec.storage.pod = None;
     let state = driver_for(&spec)
         .desired_state(&spec, &support::sizing(&spec))
@@ -137,7 +138,7 @@ fn direct_access_without_pod_uses_plain_names() {
     let ms = render_default(&spec);
     let pvc = find(&ms, "PersistentVolumeClaim")[0];
     assert_eq!(
-        pvc.body["metadata"]["annotations"]["pure_vol_name"],
+        pvc.body["metadata"]["annotations"]["portworx.io/pure-volume-name"],
         "tenant-demo-w00-data0"
     );
     let fada = find(&ms, "StorageClass")
@@ -229,10 +230,8 @@ fn direct_access_manifests() {
     let p0 = pvcs[0];
     assert_eq!(p0.name, "tenant-demo-w00-data0");
     assert_eq!(p0.namespace.as_deref(), Some("clusters-tenant-demo"));
-    assert_eq!(
-        p0.body["metadata"]["annotations"]["pure_vol_name"],
-        "tenant-demo::tenant-demo-w00-data0"
-    );
+    // Dynamic provisioning (3.6.2): the claim imports nothing.
+    assert_eq!(p0.body["metadata"]["annotations"], serde_json::json!({}));
     assert_eq!(p0.body["spec"]["accessModes"][0], "ReadWriteMany");
     assert_eq!(p0.body["spec"]["volumeMode"], "Block");
 
@@ -294,7 +293,7 @@ fn direct_access_manifests() {
 
 #[test]
 fn known_volume_serials_are_written_next_to_the_claims() {
-    let spec = example("direct-access");
+    let spec = support::as_import(example("direct-access"));
     let mut facts = ArrayFacts::default();
     facts.volume_serials.insert(
         "tenant-demo::tenant-demo-w01-meta".to_string(),
