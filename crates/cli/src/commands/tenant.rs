@@ -236,6 +236,7 @@ pub async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> 
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
+            ..PlanOptions::default()
         },
     )
     .await;
@@ -334,6 +335,7 @@ async fn apply_in(
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
+            ..PlanOptions::default()
         },
     )
     .await?;

@@ -11,8 +11,8 @@ use super::hosts::resolve_hosts;
 use super::observe::{Observed, TokenState};
 use super::{Action, Blocker, Change, Kind, Payload, Plan, PlanOptions};
 use crate::desired::{
-    DesiredState, MANAGED_BY_VALUE, SCOPE_SHARED, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_SCOPE,
-    TAG_TENANT,
+    DesiredState, MANAGED_BY_VALUE, SCOPE_SHARED, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_NODE,
+    TAG_ROLE, TAG_SCOPE, TAG_TENANT,
 };
 
 /// Who owns an object, from its `pxfa.io` tags.
@@ -434,7 +434,57 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     }
 
     // Orphans: objects tagged for this tenant that the desired state dropped.
-    let orphan_volumes: BTreeSet<String> = obs.orphans.volumes.iter().map(|n| key(n)).collect();
+    // Drives of worker indexes the desired state dropped (scale-in, or drives the
+    // management Portworx now provisions) are retained: they hold Portworx pools.
+    // Only `release_removed_workers` releases them, and only past the last desired
+    // worker index.
+    let desired_workers = desired
+        .volumes
+        .iter()
+        .filter_map(|v| v.tags.get(TAG_NODE)?.parse::<u32>().ok())
+        .map(|i| i + 1)
+        .max()
+        .unwrap_or(0);
+    let mut retained = Vec::new();
+    let mut released: BTreeSet<String> = BTreeSet::new();
+    for name in &obs.orphans.volumes {
+        let Some(index) = drive_index(obs.tags.get(TagResource::Volume, name)) else {
+            continue;
+        };
+        let Some(o) = obs.volumes.get(&key(name)) else {
+            continue;
+        };
+        if o.destroyed {
+            continue;
+        }
+        if opts.release_removed_workers && desired_workers > 0 && index >= desired_workers {
+            released.insert(key(name));
+            continue;
+        }
+        retained.push(
+            Change::new(
+                Action::Retain,
+                Kind::Volume,
+                name,
+                format!("drive of worker {index}, which the desired state no longer has: kept with its data"),
+            )
+            .detail("size", Size::bytes(o.provisioned))
+            .detail("worker", index),
+        );
+    }
+    let retained_keys: BTreeSet<String> = retained.iter().map(|c| key(&c.name)).collect();
+    let mut retained_workers: Vec<u32> = retained
+        .iter()
+        .filter_map(|c| c.details.get("worker")?.parse().ok())
+        .collect();
+    retained_workers.dedup();
+    let orphan_volumes: BTreeSet<String> = obs
+        .orphans
+        .volumes
+        .iter()
+        .map(|n| key(n))
+        .filter(|k| !retained_keys.contains(k))
+        .collect();
     let orphan_targets: BTreeSet<(bool, String)> = obs
         .orphans
         .hosts
@@ -478,14 +528,26 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
         );
     }
     for name in &obs.orphans.volumes {
+        if retained_keys.contains(&key(name)) {
+            continue;
+        }
+        let why = if released.contains(&key(name)) {
+            "drive of a removed worker, released (--release-removed-workers); destroyed, recoverable until eradicated"
+        } else {
+            "tagged for this tenant but no longer desired; destroyed, recoverable until eradicated"
+        };
         if let Some(o) = obs.volumes.get(&key(name))
             && !o.destroyed
             && let Ok(vn) = VolumeName::new(name.as_str())
         {
             volume_deletes.push(
-                Change::new(Action::Delete, Kind::Volume, name, "tagged for this tenant but no longer desired; destroyed, recoverable until eradicated")
+                Change::new(Action::Delete, Kind::Volume, name, why)
                     .detail("size", Size::bytes(o.provisioned))
-                    .with(Payload::Volume { name: vn, size: o.provisioned, truncate: false }),
+                    .with(Payload::Volume {
+                        name: vn,
+                        size: o.provisioned,
+                        truncate: false,
+                    }),
             );
         }
     }
@@ -599,6 +661,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
 
     let tag_changes = std::mem::take(&mut p.tag_changes);
     let changes: Vec<Change> = [
+        retained,
         pods,
         groups,
         hosts,
@@ -621,5 +684,19 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     plan.host_map = host_map;
     plan.warnings = warnings;
     plan.notes = desired.notes.clone();
+    plan.next_steps = retained_workers
+        .iter()
+        .flat_map(|&w| super::lifecycle::decommission_steps(&desired.tenant, w))
+        .collect();
     plan
+}
+
+/// The worker index of a drive volume tagged `role=px-data|px-metadata` with a
+/// `node-index`; `None` for other volumes.
+fn drive_index(tags: Option<&BTreeMap<String, String>>) -> Option<u32> {
+    let tags = tags?;
+    match tags.get(TAG_ROLE).map(String::as_str) {
+        Some("px-data" | "px-metadata") => tags.get(TAG_NODE)?.parse().ok(),
+        _ => None,
+    }
 }

@@ -12,6 +12,7 @@
 
 mod diff;
 mod hosts;
+pub mod lifecycle;
 mod observe;
 
 use std::collections::BTreeMap;
@@ -48,6 +49,9 @@ pub enum Action {
     /// Already as desired; listed so that a plan accounts for every object.
     #[serde(rename = "noop")]
     NoOp,
+    /// Kept although the desired state no longer names it: a drive of a removed
+    /// worker, which holds Portworx data. Not a change.
+    Retain,
 }
 
 impl Action {
@@ -57,6 +61,7 @@ impl Action {
             Action::Update | Action::Recover => '~',
             Action::Delete => '-',
             Action::NoOp => '=',
+            Action::Retain => '!',
         }
     }
 }
@@ -205,6 +210,7 @@ impl Change {
             (Action::Update, _) => "update",
             (Action::Recover, _) => "recover",
             (Action::NoOp, _) => "keep",
+            (Action::Retain, _) => "retain",
         };
         let mut s = format!(
             "{} {verb} {} {}",
@@ -256,6 +262,8 @@ pub struct Summary {
     pub delete: usize,
     /// Objects already as desired.
     pub noop: usize,
+    /// Drives of removed workers kept with their data.
+    pub retain: usize,
 }
 
 /// Switches of [`plan`].
@@ -266,6 +274,9 @@ pub struct PlanOptions {
     pub adopt: bool,
     /// Allow shrinking volumes (`truncate`), which discards the data past the new end.
     pub allow_shrink: bool,
+    /// Soft-destroy the retained drives of worker indexes at or past the desired
+    /// workers (CLI `--release-removed-workers`); never touches desired indexes.
+    pub release_removed_workers: bool,
 }
 
 /// The ordered changes that bring the array to the desired state.
@@ -292,6 +303,9 @@ pub struct Plan {
     /// Facts printed before the changes (from the desired state).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What the admin does outside pxfa (decommissioning retained workers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub next_steps: Vec<String>,
     /// Volume serials already on the array, so that `apply` can report every
     /// volume's serial without another read.
     #[serde(skip)]
@@ -313,6 +327,7 @@ impl Plan {
                 Action::Update | Action::Recover => summary.update += 1,
                 Action::Delete => summary.delete += 1,
                 Action::NoOp => summary.noop += 1,
+                Action::Retain => summary.retain += 1,
             }
         }
         Plan {
@@ -324,6 +339,7 @@ impl Plan {
             host_map: Vec::new(),
             warnings: Vec::new(),
             notes: Vec::new(),
+            next_steps: Vec::new(),
             serials,
         }
     }
@@ -333,14 +349,22 @@ impl Plan {
         !self.conflicts.is_empty()
     }
 
-    /// True when applying would change the array.
-    pub fn has_changes(&self) -> bool {
-        self.changes.iter().any(|c| c.action != Action::NoOp)
+    /// True when nothing blocks applying: no conflict and no refusal. `plan` exits 1
+    /// and `apply` writes nothing otherwise.
+    pub fn is_applicable(&self) -> bool {
+        self.conflicts.is_empty() && self.refusals.is_empty()
     }
 
-    /// The changes `apply` would make (no-ops left out).
+    /// True when applying would change the array.
+    pub fn has_changes(&self) -> bool {
+        self.actionable().next().is_some()
+    }
+
+    /// The changes `apply` would make (no-ops and retained objects left out).
     pub fn actionable(&self) -> impl Iterator<Item = &Change> {
-        self.changes.iter().filter(|c| c.action != Action::NoOp)
+        self.changes
+            .iter()
+            .filter(|c| !matches!(c.action, Action::NoOp | Action::Retain))
     }
 
     /// The plan as one JSON object: `{"changes": [...], "summary": {...}, ...}`.
@@ -388,12 +412,19 @@ impl Plan {
             }
             out.push('\n');
         }
+        for step in &self.next_steps {
+            let _ = writeln!(out, "  next: {step}");
+        }
         let s = self.summary;
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "Plan for {}: {} to create, {} to update, {} to delete, {} unchanged.",
+            "Plan for {}: {} to create, {} to update, {} to delete, {} unchanged",
             self.tenant, s.create, s.update, s.delete, s.noop
         );
+        if s.retain > 0 {
+            let _ = write!(out, ", {} retained", s.retain);
+        }
+        out.push_str(".\n");
         if self.is_blocked() {
             out.push_str(
                 "Blocked: resolve the conflicts above (or adopt the objects) before applying.\n",

@@ -517,6 +517,7 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
         PlanOptions {
             adopt: true,
             allow_shrink: false,
+            ..PlanOptions::default()
         },
     )
     .await;
@@ -563,6 +564,7 @@ async fn object_of_another_tenant_is_a_conflict_even_with_adopt() {
         PlanOptions {
             adopt: true,
             allow_shrink: false,
+            ..PlanOptions::default()
         },
     ] {
         let p = plan_for(&a, &clash, opts).await;
@@ -659,6 +661,7 @@ async fn grow_is_applied_and_shrink_is_refused_unless_allowed() {
         PlanOptions {
             adopt: false,
             allow_shrink: true,
+            ..PlanOptions::default()
         },
     )
     .await;
