@@ -162,16 +162,18 @@ impl ForeignView {
 
         for c in array.list_connections(&ConnectionParams::default()).await? {
             let volume = c.volume.name.unwrap_or_default().to_ascii_lowercase();
-            let (target, foreign_target) = match (c.host.name, c.host_group.name) {
-                (Some(h), _) => {
-                    let k = h.to_ascii_lowercase();
-                    let f = foreign_hosts.contains(&k);
-                    (format!("host {k}"), f)
-                }
-                (None, Some(g)) => {
+            // Shared connections come as one row per member host, with the group
+            // set: the group is the target.
+            let (target, foreign_target) = match (c.host_group.name, c.host.name) {
+                (Some(g), _) => {
                     let k = g.to_ascii_lowercase();
                     let f = !own_groups.contains(&k);
                     (format!("host-group {k}"), f)
+                }
+                (None, Some(h)) => {
+                    let k = h.to_ascii_lowercase();
+                    let f = foreign_hosts.contains(&k);
+                    (format!("host {k}"), f)
                 }
                 (None, None) => continue,
             };
