@@ -182,3 +182,33 @@ async fn brownfield_over_https_keeps_foreign_objects() {
     rest.close().await.unwrap();
     sim.shutdown().await;
 }
+
+#[tokio::test]
+async fn well_filled_brownfield_array_trips_pxfa019_only_past_its_free_space() {
+    use px_topology::sizing::{ArraySpaceInfo, size};
+    let m = mock(Seed::brownfield());
+    let space = ArraySpaceInfo::from(&m.get_array_space().await.unwrap());
+    assert!(space.used > flasharray::Size::tib(73), "{space:?}");
+    let with = |capacity: u64, workers: u32| {
+        let mut t = example();
+        t.spec.storage.capacity = flasharray::Size::tib(capacity);
+        t.spec.hosted_cluster.replicas = workers;
+        size(&t, Some(space.clone())).unwrap()
+    };
+    // 4Ti at 3 or 4 workers and 6Ti at 4 workers fit in ≈ 26.8 TiB free.
+    for (c, w) in [(4, 3), (4, 4), (6, 4)] {
+        let s = with(c, w);
+        assert!(
+            !s.findings.iter().any(|f| f.rule == "PXFA019"),
+            "{c}Ti at {w}: {}",
+            s.total_provisioned
+        );
+    }
+    // 9Ti at 4 workers provisions ≈ 27 TiB: more than the array has free.
+    let s = with(9, 4);
+    assert!(
+        s.findings.iter().any(|f| f.rule == "PXFA019"),
+        "{}",
+        s.total_provisioned
+    );
+}
