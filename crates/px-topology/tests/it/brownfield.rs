@@ -212,3 +212,22 @@ async fn well_filled_brownfield_array_trips_pxfa019_only_past_its_free_space() {
         s.total_provisioned
     );
 }
+
+#[tokio::test]
+async fn drives_in_use_are_read_from_the_tenants_tags_only() {
+    use px_topology::plan::lifecycle::read_drives_in_use;
+    let m = mock(Seed::brownfield());
+    m.add_admin(super::converge::ADMIN);
+    let none = read_drives_in_use(&m, "t1").await.unwrap();
+    assert_eq!(none.drives_per_node, 0);
+    let d = super::converge::desired("t1", 3, flasharray::Size::gib(512));
+    let p = plan_on(&m, &d).await;
+    let r = apply(&m, &d, &p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+    let got = read_drives_in_use(&m, "t1").await.unwrap();
+    // tenant-blue's 4 TiB drives on the same array do not count.
+    assert_eq!(got.data, flasharray::Size::gib(512));
+    assert_eq!(got.metadata, flasharray::Size::gib(64));
+    assert_eq!(got.drives_per_node, 2);
+    assert_eq!(got.capacity_before, None);
+}
