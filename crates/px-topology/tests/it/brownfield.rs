@@ -231,3 +231,32 @@ async fn drives_in_use_are_read_from_the_tenants_tags_only() {
     assert_eq!(got.drives_per_node, 2);
     assert_eq!(got.capacity_before, None);
 }
+
+#[tokio::test]
+async fn report_counts_what_was_written_on_the_array() {
+    let m = mock(Seed::brownfield());
+    let d = desired(&host_group());
+    let p = plan_on(&m, &d).await;
+    m.reset_stats();
+    let r = apply(&m, &d, &p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+    let w = r.writes;
+    // 6 drives, the pod and the group; three foreign hosts join it; 6 connections.
+    assert_eq!(
+        (w.created, w.memberships, w.connected, w.destroyed),
+        (8, 3, 6, 0),
+        "{w:?}"
+    );
+    assert!(
+        w.total() as u64 >= m.stats().writes,
+        "{w:?} {:?}",
+        m.stats()
+    );
+    assert!(w.summary_line(r.failed.len()).starts_with(&format!(
+        "Wrote {} objects on the array (8 created",
+        w.total()
+    )));
+    let again = plan_on(&m, &d).await;
+    let r = apply(&m, &d, &again, &ApplyOptions::default(), &quiet).await;
+    assert_eq!(r.writes.total(), 0);
+}
