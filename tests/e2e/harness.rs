@@ -34,6 +34,28 @@ pub(crate) fn direct_access_spec() -> PathBuf {
     example("tenant-direct-access.yaml")
 }
 
+/// The direct-access example switched to pre-created volumes connected through the
+/// management host group (import needs Portworx 3.7 with the FA/FB driver), written
+/// into `dir`: the tenant whose plan creates volumes, hosts and a host group.
+pub(crate) fn import_host_group_spec(dir: &std::path::Path) -> PathBuf {
+    let text = std::fs::read_to_string(direct_access_spec()).unwrap();
+    let text = text
+        .replacen("version: 3.6.2", "version: 3.7.0", 1)
+        .replacen(
+            "attach: fada",
+            "attach: host-group\n    provisioning: import",
+            1,
+        )
+        .replacen(
+            "hostGroup: hcp-mgmt",
+            "hostGroup: hcp-mgmt\n    faFbDriver: true",
+            1,
+        );
+    let path = dir.join("tenant-import.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// A `pxfa sim serve` child process on a free port; killed when dropped.
 pub(crate) struct Sim {
     child: Option<Child>,

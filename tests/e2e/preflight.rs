@@ -143,26 +143,37 @@ fn apply_overcommit_refused_before_writes() {
     std::fs::write(&state, serde_json::to_vec(&st).unwrap()).unwrap();
     let before = std::fs::read(&state).unwrap();
 
+    // The import variant pre-creates its drives, so the plan provisions them.
+    let spec = crate::harness::import_host_group_spec(dir.path());
     // `plan` only warns, with its own exit code.
     pxfa()
         .args(["--array", "sim", "--sim-state"])
         .arg(&state)
         .args(["plan", "-f"])
-        .arg(direct_access_spec())
+        .arg(&spec)
         .assert()
         .success()
         .stderr(contains("apply would refuse"))
         .stderr(contains("--allow-overcommit"));
 
-    let out = sim_apply(&state).output().unwrap();
+    let out = pxfa()
+        .args(["--array", "sim", "--sim-state"])
+        .arg(&state)
+        .args(["apply", "--yes", "-f"])
+        .arg(&spec)
+        .output()
+        .unwrap();
     let (_, stderr) = streams(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("--allow-overcommit"), "{stderr}");
     assert!(stderr.contains("nothing was changed"), "{stderr}");
     assert_eq!(std::fs::read(&state).unwrap(), before, "the array changed");
 
-    sim_apply(&state)
-        .arg("--allow-overcommit")
+    pxfa()
+        .args(["--array", "sim", "--sim-state"])
+        .arg(&state)
+        .args(["apply", "--yes", "--allow-overcommit", "-f"])
+        .arg(&spec)
         .assert()
         .success();
 }

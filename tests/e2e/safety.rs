@@ -120,7 +120,8 @@ fn ctrl_c_saves_sim_state() {
 
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state.json");
-    let spec = direct_access_spec();
+    // The import variant writes in several rounds (pod, then volumes, then connections).
+    let spec = crate::harness::import_host_group_spec(dir.path());
     let mut child = Command::new(crate::harness::pxfa_path())
         .args([
             "-v",

@@ -3,7 +3,7 @@
 
 use predicates::str::contains;
 
-use crate::harness::{Sim, direct_access_spec, example, pxfa, streams};
+use crate::harness::{Sim, direct_access_spec, example, import_host_group_spec, pxfa, streams};
 
 #[test]
 fn size_explains_and_reports_headroom() {
@@ -130,7 +130,7 @@ fn invalid_spec_exits_2_with_the_field_path() {
 #[test]
 fn plan_apply_reapply_destroy() {
     let sim = Sim::start();
-    let spec = direct_access_spec();
+    let spec = import_host_group_spec(sim.dir.path());
     let spec_s = spec.to_str().unwrap();
 
     // Changes pending: exit 3 with --detailed-exitcode, 0 without.
@@ -216,7 +216,7 @@ fn plan_apply_reapply_destroy() {
 #[test]
 fn conflicting_unowned_object_blocks_apply() {
     let sim = Sim::start();
-    let spec = direct_access_spec();
+    let spec = import_host_group_spec(sim.dir.path());
     let spec_s = spec.to_str().unwrap();
     let plan = sim.json(&["plan", "-f", spec_s]);
     let group = plan["changes"]
@@ -241,14 +241,50 @@ fn conflicting_unowned_object_blocks_apply() {
 #[test]
 fn failed_changes_are_reported_with_request_ids_and_exit_4() {
     let sim = Sim::start();
-    let spec = direct_access_spec();
+    let spec = import_host_group_spec(sim.dir.path());
     let spec_s = spec.to_str().unwrap();
-    // A host outside pxfa already holds worker-01's WWN: the plan cannot see it, the
-    // array refuses the host at apply time.
+    // The management group exists without pxfa's tags (adopted below) and shares a
+    // volume at LUN 254; worker-01's host, found by its WWN, sees another volume
+    // privately at LUN 254. The plan does not read foreign LUNs: the array refuses
+    // the host's membership at apply time.
+    sim.json(&["hostgroup", "create", "hcp-mgmt"]);
     sim.json(&["host", "create", "intruder", "--wwn", "2100F4C7AA002706"]);
+    sim.json(&[
+        "volume",
+        "create",
+        "shared-x",
+        "private-y",
+        "--size",
+        "1GiB",
+    ]);
+    sim.json(&[
+        "connection",
+        "create",
+        "--hostgroup",
+        "hcp-mgmt",
+        "shared-x",
+        "--lun",
+        "254",
+    ]);
+    sim.json(&[
+        "connection",
+        "create",
+        "--host",
+        "intruder",
+        "private-y",
+        "--lun",
+        "254",
+    ]);
     let out = sim
         .cmd()
-        .args(["apply", "--allow-endpoint-mismatch", "--yes", "-f", spec_s])
+        .args([
+            "apply",
+            "--allow-endpoint-mismatch",
+            "--yes",
+            "--adopt",
+            "-f",
+            spec_s,
+        ])
         .output()
         .unwrap();
     let (stdout, stderr) = streams(&out);
@@ -259,10 +295,15 @@ fn failed_changes_are_reported_with_request_ids_and_exit_4() {
     assert!(stdout.contains("skipped"), "{stdout}");
     sim.assert_no_token(&stdout, &stderr);
 
-    // Fix the cause; apply continues where it stopped and converges. The batched
-    // host create was partly applied by the array before tagging, so the hosts it
-    // made are adopted (the plan says so in its conflict message).
-    sim.json(&["host", "delete", "intruder", "--yes"]);
+    // Fix the cause; apply continues where it stopped and converges.
+    sim.json(&[
+        "connection",
+        "delete",
+        "--host",
+        "intruder",
+        "private-y",
+        "--yes",
+    ]);
     sim.cmd()
         .args([
             "apply",

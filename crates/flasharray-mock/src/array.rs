@@ -19,6 +19,7 @@ use flasharray::{Error, FlashArray, HostGroupName, HostName, PodName, Result, Si
 use crate::clock::MockClock;
 use crate::faults::{Faults, Stall, WriteFault, lost_answer};
 use crate::op::Op;
+use crate::seed::Seed;
 use crate::state::{ArrayRec, Ctx, DestroyConnected, MockState, State};
 use crate::stats::CallStats;
 
@@ -71,6 +72,7 @@ pub struct MockArrayBuilder {
     admins: Vec<String>,
     clock: Option<MockClock>,
     seed_volumes: usize,
+    seed: Seed,
     destroy_connected: DestroyConnected,
 }
 
@@ -84,6 +86,7 @@ impl Default for MockArrayBuilder {
             admins: Vec::new(),
             clock: None,
             seed_volumes: 0,
+            seed: Seed::Empty,
             destroy_connected: DestroyConnected::default(),
         }
     }
@@ -133,6 +136,14 @@ impl MockArrayBuilder {
         self
     }
 
+    /// What the array starts with (default [`Seed::Empty`]). A brownfield seed
+    /// replaces the array's name and capacity with its own and turns SafeMode on
+    /// when it says so.
+    pub fn seed(mut self, seed: Seed) -> Self {
+        self.seed = seed;
+        self
+    }
+
     /// What destroying a connected volume does (default: refuse).
     pub fn destroy_connected(mut self, policy: DestroyConnected) -> Self {
         self.destroy_connected = policy;
@@ -145,12 +156,16 @@ impl MockArrayBuilder {
         // Every FlashArray has the built-in `pureuser`; builder admins come on top.
         let mut admins = vec![DEFAULT_ADMIN.to_string()];
         admins.extend(self.admins);
+        let (name, capacity) = match &self.seed {
+            Seed::Empty => (self.name, self.capacity),
+            Seed::Brownfield(b) => (b.array_name.clone(), b.capacity),
+        };
         let mut state = State::new(
             ArrayRec {
                 id: uuid::Uuid::new_v4().to_string(),
-                name: self.name,
+                name,
                 version: self.version,
-                capacity: self.capacity.as_u64(),
+                capacity: capacity.as_u64(),
                 eradication_delay_ms: u64::try_from(self.eradication_delay.as_millis())
                     .unwrap_or(u64::MAX),
                 destroy_connected: self.destroy_connected,
@@ -176,11 +191,24 @@ impl MockArrayBuilder {
                 panic!("seeding {} volumes failed: {e}", names.len());
             }
         }
+        let faults = Faults::default();
+        if let Seed::Brownfield(b) = &self.seed {
+            let ctx = Ctx {
+                now: clock.now_ms(),
+                safemode: false,
+            };
+            // The site is valid by construction; a refusal is a bug in the seed or
+            // in the rules.
+            if let Err(e) = state.seed_brownfield(ctx, b) {
+                panic!("seeding the brownfield array failed: {e}");
+            }
+            faults.set_safemode(b.safemode);
+        }
         MockArray {
             inner: Arc::new(Inner {
                 state: Mutex::new(state),
                 clock,
-                faults: Faults::default(),
+                faults,
                 stats: Mutex::new(CallStats::default()),
                 generation: AtomicU64::new(0),
             }),
@@ -535,6 +563,12 @@ impl State {
         self.volumes.iter().map(|(_, v)| v.provisioned).sum()
     }
 
+    /// Bytes written to every volume, destroyed ones included (they hold their data
+    /// until eradicated).
+    fn total_written(&self) -> u64 {
+        self.volumes.iter().map(|(_, v)| v.written).sum()
+    }
+
     fn array_info(&self, ctx: Ctx) -> ArrayInfo {
         ArrayInfo {
             id: Some(self.array.id.clone()),
@@ -544,7 +578,7 @@ impl State {
             banner: Some(String::new()),
             capacity: Some(self.array.capacity),
             parity: Some(1.0),
-            space: crate::volume::space_of(self.total_provisioned()),
+            space: crate::volume::space_used(self.total_provisioned(), self.total_written()),
             idle_timeout: Some(1_800_000),
             ntp_servers: Vec::new(),
             scsi_timeout: Some(60_000),
@@ -569,7 +603,7 @@ impl State {
             name: self.array.name.clone(),
             capacity: self.array.capacity,
             parity: Some(1.0),
-            space: crate::volume::space_of(self.total_provisioned()),
+            space: crate::volume::space_used(self.total_provisioned(), self.total_written()),
             time: Some(now),
         }
     }

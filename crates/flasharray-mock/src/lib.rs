@@ -73,10 +73,12 @@ pub mod conformance;
 mod connection;
 mod faults;
 pub mod filter;
+pub mod foreign;
 mod host;
 pub mod listing;
 mod op;
 mod pod;
+mod seed;
 mod state;
 mod stats;
 mod tag;
@@ -95,6 +97,10 @@ pub use faults::Faults;
 pub use filter::Filter;
 pub use host::PERSONALITIES;
 pub use op::Op;
+pub use seed::{
+    BROWNFIELD_HOSTS, BrownfieldSeed, MGMT_ADMIN, MGMT_CLUSTER_PREFIX, OTHER_TENANT, Seed,
+    blue_volume,
+};
 pub use state::{DestroyConnected, MockState};
 pub use stats::CallStats;
 pub use tag::DEFAULT_NAMESPACE;

@@ -147,6 +147,10 @@ pub(crate) struct VolumeRec {
     pub bandwidth_limit: Option<u64>,
     #[serde(default)]
     pub iops_limit: Option<u64>,
+    /// Bytes the host has written (the space the volume uses; no data reduction).
+    /// Only seeds set it: the mock stores no data.
+    #[serde(default)]
+    pub written: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

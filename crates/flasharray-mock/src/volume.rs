@@ -31,19 +31,25 @@ pub(crate) fn check_size(context: &str, field: &str, bytes: u64) -> Result<()> {
 
 /// Space of objects that hold `provisioned` bytes and have had nothing written.
 pub(crate) fn space_of(provisioned: u64) -> Space {
+    space_used(provisioned, 0)
+}
+
+/// Space of objects that hold `provisioned` bytes of which `written` are used; the
+/// mock reduces nothing, so used, physical and unique are the written bytes.
+pub(crate) fn space_used(provisioned: u64, written: u64) -> Space {
     Space {
         data_reduction: Some(1.0),
         shared: Some(0),
         snapshots: Some(0),
         system: None,
         thin_provisioning: Some(1.0),
-        total_physical: Some(0),
+        total_physical: Some(written),
         total_provisioned: Some(provisioned),
         total_reduction: Some(1.0),
-        unique: Some(0),
-        r#virtual: Some(0),
-        total_used: Some(0),
-        used_provisioned: Some(0),
+        unique: Some(written),
+        r#virtual: Some(written),
+        total_used: Some(written),
+        used_provisioned: Some(written.min(provisioned)),
         replication: None,
     }
 }
@@ -109,7 +115,7 @@ impl State {
                 iops_limit: r.iops_limit,
             },
             serial: Some(r.serial.clone()),
-            space: space_of(r.provisioned),
+            space: space_used(r.provisioned, r.written),
             time_remaining: self.time_remaining(r.destroyed_at, now),
             pod,
             source: Reference::default(),
@@ -290,6 +296,7 @@ impl State {
                     destroyed_with_pod: false,
                     bandwidth_limit: None,
                     iops_limit: None,
+                    written: 0,
                 },
             );
             ids.push(id);

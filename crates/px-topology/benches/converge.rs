@@ -67,6 +67,7 @@ fn direct_access(workers: usize) -> DesiredState {
     }
     let hosts = (1..=MGMT_HOSTS)
         .map(|i| DesiredHost {
+            node: format!("worker-{i:02}"),
             name: HostName::new(format!("mgmt-worker-{i:02}")).expect("host name"),
             wwns: vec![format!("2100F4C7AA0027{i:02}")],
             iqns: vec![],
@@ -104,6 +105,7 @@ fn direct_access(workers: usize) -> DesiredState {
             admin: ADMIN.into(),
             lifetime: None,
         }),
+        notes: Vec::new(),
     }
 }
 

@@ -82,10 +82,14 @@ pub struct DesiredVolume {
     pub tags: BTreeMap<String, String>,
 }
 
-/// A host: one server's initiators.
+/// A management node the array must reach through a host group (`attach:
+/// host-group`): its initiators identify the array host(s) that are the node.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DesiredHost {
-    /// Host name.
+    /// The Kubernetes node name (the spec's `management.nodes[].name`).
+    pub node: String,
+    /// The name pxfa gives the host when no host holds the node's initiators. Never
+    /// used to look a host up: hosts are found by initiator.
     pub name: HostName,
     /// FC WWNs, normalised (16 upper-case hex digits).
     pub wwns: Vec<String>,
@@ -156,6 +160,9 @@ pub struct DesiredState {
     pub connections: Vec<DesiredConnection>,
     /// API token for the tenant.
     pub api_token: Option<DesiredApiToken>,
+    /// Facts about this desired state the plan prints before its changes (e.g. why
+    /// there are no hosts).
+    pub notes: Vec<String>,
 }
 
 impl DesiredState {

@@ -65,7 +65,8 @@ pub fn new_bytes(plan: &Plan, observed: &Observed) -> u64 {
             // A destroyed volume's space is already counted as used until eradication.
             Action::Recover => 0,
             Action::Update => size.saturating_sub(have),
-            Action::Delete | Action::NoOp => 0,
+            // Retained drives of removed workers keep the space they have.
+            Action::Delete | Action::NoOp | Action::Retain => 0,
         });
     }
     total

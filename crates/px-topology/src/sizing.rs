@@ -25,6 +25,10 @@ use flasharray::models::ArraySpace;
 use flasharray::size::{GIB, TIB};
 use serde::Serialize;
 
+mod in_use;
+
+pub use in_use::{DrivesInUse, keep_drives_in_use};
+
 use crate::lint::{Finding, Severity, spec_rules};
 use crate::spec::{SpecError, StorageMode, TenantStorage, limits};
 
@@ -133,6 +137,9 @@ pub struct Sizing {
     pub array: Option<ArrayHeadroom>,
     /// PX-StoreV2 and headroom findings.
     pub findings: Vec<Finding>,
+    /// How the drives already on the array changed the sizing ([`keep_drives_in_use`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub in_use: Vec<String>,
 }
 
 /// Sizes the tenant's pools, optionally against the array's space.
@@ -168,6 +175,7 @@ pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizin
             effective_usable: Size::bytes(0),
             array: None,
             findings: Vec::new(),
+            in_use: Vec::new(),
         });
     }
     let nodes = spec.storage_nodes();
@@ -268,6 +276,7 @@ pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizin
         effective_usable: to_size(data_total / u128::from(repl), "effective capacity")?,
         array: headroom,
         findings,
+        in_use: Vec::new(),
     })
 }
 
@@ -378,6 +387,7 @@ impl Sizing {
             self.effective_usable,
             self.usable_capacity
         ));
+        l.extend(self.in_use.iter().cloned());
         l.push(format!(
             "pod quota         = {} + {}% headroom, rounded up to a GiB = {}",
             self.total_provisioned, POD_QUOTA_HEADROOM_PERCENT, self.pod_quota

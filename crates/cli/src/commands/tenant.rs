@@ -250,6 +250,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
+            ..PlanOptions::default()
         },
         p,
     )
@@ -371,6 +372,7 @@ async fn apply_in(
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
+            ..PlanOptions::default()
         },
         p,
     )

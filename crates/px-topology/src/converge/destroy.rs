@@ -140,6 +140,7 @@ pub async fn destroy(
             kind,
             name: name.to_string(),
             reason: format!("kept: {why}"),
+            resolution: "nothing to do: pxfa keeps what is not this tenant's".to_string(),
         });
     };
     let volumes: Vec<&flasharray::models::Volume> = obs

@@ -15,6 +15,7 @@ mod destroy;
 mod ops;
 mod rounds;
 mod schedule;
+mod writes;
 
 use std::collections::BTreeMap;
 
@@ -22,6 +23,7 @@ use flasharray::FlashArray;
 use serde::Serialize;
 
 pub use destroy::{DestroyError, DestroyOptions, DestroyReport, PendingEradication, destroy};
+pub use writes::WriteCounts;
 
 use crate::desired::DesiredState;
 use crate::driver::ArrayFacts;
@@ -140,6 +142,8 @@ pub struct ApplyReport {
     pub calls: usize,
     /// Serials and token, for the manifests.
     pub facts: ArrayFacts,
+    /// Objects written on the array, per successful write operation.
+    pub writes: WriteCounts,
 }
 
 impl ApplyReport {
@@ -178,6 +182,7 @@ pub async fn apply(
     let run = schedule::run(array, &graph, &plan.changes, opts.concurrency, progress).await;
     report.rounds = run.rounds;
     report.calls = run.calls;
+    report.writes = run.writes;
     for (i, outcome) in run.change_outcomes.iter().enumerate() {
         let change = plan.changes[i].clone();
         match outcome {

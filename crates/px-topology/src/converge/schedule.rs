@@ -74,6 +74,8 @@ pub(crate) struct RunResult {
     pub calls: usize,
     /// Final outcome per change index (only changes some node carries).
     pub change_outcomes: Vec<Option<Outcome>>,
+    /// Objects written by the operations that succeeded.
+    pub writes: super::WriteCounts,
 }
 
 /// Runs the graph round by round. `changes` are the plan's changes; the progress
@@ -153,6 +155,7 @@ pub(crate) async fn run(
             res.calls += calls;
             res.outcomes[i] = Some(match result {
                 Ok(out) => {
+                    res.writes.add(&graph.nodes[i].op);
                     res.output.volumes.extend(out.volumes);
                     if out.token.is_some() {
                         res.output.token = out.token;

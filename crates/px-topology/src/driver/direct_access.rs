@@ -18,12 +18,13 @@ use crate::render::management::{self, PX_PROVISIONER, labels};
 use crate::render::tenant::{self, PortworxDrives};
 use crate::render::{Cluster, Form, Manifest, RenderError, quantity, step};
 use crate::sizing::Sizing;
+use crate::spec::provisioning::Strategy;
 use crate::spec::{Attach, DiskBus, Protocol, TenantStorage};
 
-/// PVC annotation that makes the management Portworx use an existing FlashArray
-/// volume instead of creating one ("Using Pre-provisioned FlashArray Direct Access
-/// Volumes", Portworx Enterprise docs); value `vol` or `pod::vol`.
-const PURE_VOL_NAME_ANNOTATION: &str = "pure_vol_name";
+// pxfa no longer emits `pure_vol_name`, the annotation of the unversioned "Using
+// Pre-provisioned FlashArray Direct Access Volumes" Portworx page: no release states
+// support for it. Import uses the annotation of the provisioning table
+// (`spec::provisioning`), only on releases that document import.
 
 /// PVC annotation carrying the array volume's serial when apply knows it.
 const SERIAL_ANNOTATION: &str = "pxfa.io/array-serial";
@@ -90,6 +91,7 @@ impl StorageDriver for DirectAccess {
             ..DesiredState::default()
         };
         let disks = worker_disks(spec, sizing)?;
+        let strategy = strategy(spec)?;
         if let Some(pod) = tenant_pod(spec) {
             state.pod = Some(DesiredPod {
                 name: pod.clone(),
@@ -97,58 +99,31 @@ impl StorageDriver for DirectAccess {
                 tags: ownership_tags(tenant, Scope::Tenant, "tenant-pod"),
             });
         }
-        state.host_groups.push(DesiredHostGroup {
-            name: mgmt.host_group.clone(),
-            scope: Scope::Shared,
-            tags: ownership_tags(tenant, Scope::Shared, "mgmt-host-group"),
-        });
-        for (i, node) in mgmt.nodes.iter().enumerate() {
-            let name = node.array_host().map_err(|source| DriverError::Name {
-                path: format!("spec.management.nodes[{i}].host"),
-                source,
-            })?;
-            let initiators = node.initiators(protocol);
-            if initiators.is_empty() {
-                return Err(DriverError::Invalid {
-                    path: format!("spec.management.nodes[{i}].{}", protocol.initiator_field()),
-                    message: format!(
-                        "node {} has no {} initiators; the array cannot reach it over {protocol}",
-                        node.name,
-                        protocol.initiator_field()
-                    ),
-                });
-            }
-            let (mut wwns, mut iqns, mut nqns) = (Vec::new(), Vec::new(), Vec::new());
-            match protocol {
-                // WWNs as the array stores them ([`Wwn::as_str`]); text that is no
-                // WWN is refused, never trimmed into one.
-                Protocol::Fc => {
-                    wwns = initiators
-                        .iter()
-                        .enumerate()
-                        .map(|(j, w)| {
-                            Wwn::new(w).map(|w| w.as_str().to_string()).map_err(|e| {
-                                DriverError::Invalid {
-                                    path: format!("spec.management.nodes[{i}].wwns[{j}]"),
-                                    message: e.to_string(),
-                                }
-                            })
-                        })
-                        .collect::<Result<_, _>>()?
-                }
-                Protocol::Iscsi => iqns = initiators.to_vec(),
-                Protocol::NvmeTcp => nqns = initiators.to_vec(),
-            }
-            state.hosts.push(DesiredHost {
-                name,
-                wwns,
-                iqns,
-                nqns,
-                personality: None,
-                host_group: Some(mgmt.host_group.clone()),
+        // `attach: fada`: the management Portworx connects each drive to the node
+        // that runs its VM, on demand; pxfa needs no host, group or connection.
+        // `attach: host-group`: the nodes' hosts (found by initiator) share one group
+        // that every drive is connected to.
+        if spec.spec.storage.attach == Attach::Fada {
+            state.notes.push(
+                "attach: fada — the management Portworx connects drives on demand; pxfa plans no hosts"
+                    .to_string(),
+            );
+        } else {
+            state.host_groups.push(DesiredHostGroup {
+                name: mgmt.host_group.clone(),
                 scope: Scope::Shared,
-                tags: ownership_tags(tenant, Scope::Shared, "mgmt-host"),
+                tags: ownership_tags(tenant, Scope::Shared, "mgmt-host-group"),
             });
+            state.hosts = node_hosts(spec, protocol)?;
+        }
+        if strategy == Strategy::Dynamic {
+            let place =
+                tenant_pod(spec).map_or("on the array".to_string(), |p| format!("in pod {p}"));
+            state.notes.push(format!(
+                "provisioning: dynamic — the management Portworx creates the {} drive volumes {place} when their claims bind; pxfa plans no drive volumes",
+                disks.len()
+            ));
+            return Ok(state);
         }
         for d in &disks {
             let mut tags = ownership_tags(tenant, Scope::Tenant, d.role.tag());
@@ -177,9 +152,19 @@ impl StorageDriver for DirectAccess {
         facts: &ArrayFacts,
     ) -> Result<Vec<Manifest>, RenderError> {
         let disks = worker_disks(spec, sizing)?;
+        let import = match spec.provisioning() {
+            Ok(r) if r.strategy == Strategy::Import => r.import_annotation,
+            Ok(_) => None,
+            Err(e) => {
+                return Err(RenderError::Invalid {
+                    path: "spec.storage.provisioning".into(),
+                    message: e.message,
+                });
+            }
+        };
         let mut out = vec![fada_storage_class(spec)];
         for d in &disks {
-            out.push(claim(spec, d, facts));
+            out.push(claim(spec, d, facts, import));
         }
         for worker in 0..spec.spec.hosted_cluster.replicas {
             let mine: Vec<&WorkerDisk> = disks.iter().filter(|d| d.worker == worker).collect();
@@ -212,6 +197,64 @@ impl StorageDriver for DirectAccess {
     }
 }
 
+/// The management nodes as hosts to find by initiator (and create under `host` or
+/// the node name when none holds them).
+fn node_hosts(spec: &TenantStorage, protocol: Protocol) -> Result<Vec<DesiredHost>, DriverError> {
+    let tenant = spec.tenant_name();
+    let mgmt = &spec.spec.management;
+    let mut out = Vec::new();
+    for (i, node) in mgmt.nodes.iter().enumerate() {
+        let name = node.array_host().map_err(|source| DriverError::Name {
+            path: format!("spec.management.nodes[{i}].host"),
+            source,
+        })?;
+        let initiators = node.initiators(protocol);
+        if initiators.is_empty() {
+            return Err(DriverError::Invalid {
+                path: format!("spec.management.nodes[{i}].{}", protocol.initiator_field()),
+                message: format!(
+                    "node {} has no {} initiators; the array cannot reach it over {protocol}",
+                    node.name,
+                    protocol.initiator_field()
+                ),
+            });
+        }
+        let (mut wwns, mut iqns, mut nqns) = (Vec::new(), Vec::new(), Vec::new());
+        match protocol {
+            // WWNs as the array stores them ([`Wwn::as_str`]); text that is no WWN
+            // is refused, never trimmed into one.
+            Protocol::Fc => {
+                wwns = initiators
+                    .iter()
+                    .enumerate()
+                    .map(|(j, w)| {
+                        Wwn::new(w).map(|w| w.as_str().to_string()).map_err(|e| {
+                            DriverError::Invalid {
+                                path: format!("spec.management.nodes[{i}].wwns[{j}]"),
+                                message: e.to_string(),
+                            }
+                        })
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            Protocol::Iscsi => iqns = initiators.to_vec(),
+            Protocol::NvmeTcp => nqns = initiators.to_vec(),
+        }
+        out.push(DesiredHost {
+            node: node.name.clone(),
+            name,
+            wwns,
+            iqns,
+            nqns,
+            personality: None,
+            host_group: Some(mgmt.host_group.clone()),
+            scope: Scope::Shared,
+            tags: ownership_tags(tenant, Scope::Shared, "mgmt-host"),
+        });
+    }
+    Ok(out)
+}
+
 /// The stable guest path of a disk with the serial of `role` on `bus`.
 fn device_path(bus: DiskBus, role: DiskRole) -> String {
     match bus {
@@ -237,9 +280,12 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
     let body = json!({
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": {"name": spec.spec.storage.fada_storage_class, "labels": labels(spec)},
+        "metadata": {"name": spec.fada_storage_class(), "labels": labels(spec)},
         "provisioner": PX_PROVISIONER,
         "parameters": Value::Object(params),
+        // The drives hold the tenant's Portworx pools: deleting a claim (or the
+        // HostedCluster's namespace) must never delete the array volume.
+        "reclaimPolicy": "Retain",
         "volumeBindingMode": "Immediate",
         "allowVolumeExpansion": true,
     });
@@ -253,20 +299,39 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
             "pre-provisioned array volumes through this class.",
         ],
     );
+    // StorageClass parameters are immutable and the class names the tenant's pod,
+    // so every tenant has its own class (default `pxfa-fada-<tenant>`).
+    let m = m.note(
+        "reclaimPolicy Retain: deleting a claim, or the tenant, leaves the drive on the array; \
+         pxfa removes drives only when asked to (`pxfa destroy`).",
+    );
     match tenant_pod(spec) {
-        // StorageClass parameters are immutable: a class shared by tenants in
-        // different pods would make the second tenant's apply fail.
         Some(pod) => m.note(format!(
-            "Bound to FlashArray pod {}: give every tenant with its own pod its own class name \
-             (storage.fadaStorageClass).",
+            "Bound to FlashArray pod {}; this class is the tenant's own (storage.fadaStorageClass).",
             pod.as_str()
         )),
         None => m,
     }
 }
 
-/// One management PVC bound to one pre-provisioned array volume.
-fn claim(spec: &TenantStorage, d: &WorkerDisk, facts: &ArrayFacts) -> Manifest {
+/// The resolved strategy, or the table's refusal as a driver error.
+fn strategy(spec: &TenantStorage) -> Result<Strategy, DriverError> {
+    spec.provisioning()
+        .map(|r| r.strategy)
+        .map_err(|e| DriverError::Invalid {
+            path: "spec.storage.provisioning".into(),
+            message: e.message,
+        })
+}
+
+/// One management PVC for one drive: with `import`, the annotation that binds the
+/// volume pxfa pre-created; without, the management Portworx creates the volume.
+fn claim(
+    spec: &TenantStorage,
+    d: &WorkerDisk,
+    facts: &ArrayFacts,
+    import: Option<&'static str>,
+) -> Manifest {
     let mut meta_labels = match labels(spec) {
         Value::Object(m) => m,
         _ => serde_json::Map::new(),
@@ -275,12 +340,11 @@ fn claim(spec: &TenantStorage, d: &WorkerDisk, facts: &ArrayFacts) -> Manifest {
     meta_labels.insert("pxfa.io/disk".into(), json!(d.role.serial()));
     meta_labels.insert("portworx.io/app".into(), json!("kubevirt"));
     let mut annotations = BTreeMap::new();
-    annotations.insert(
-        PURE_VOL_NAME_ANNOTATION.to_string(),
-        d.volume.as_str().to_string(),
-    );
-    if let Some(serial) = facts.serial_of(d.volume.as_str()) {
-        annotations.insert(SERIAL_ANNOTATION.to_string(), serial.to_string());
+    if let Some(a) = import {
+        annotations.insert(a.to_string(), d.volume.as_str().to_string());
+        if let Some(serial) = facts.serial_of(d.volume.as_str()) {
+            annotations.insert(SERIAL_ANNOTATION.to_string(), serial.to_string());
+        }
     }
     let body = json!({
         "apiVersion": "v1",
@@ -294,20 +358,24 @@ fn claim(spec: &TenantStorage, d: &WorkerDisk, facts: &ArrayFacts) -> Manifest {
         "spec": {
             "accessModes": ["ReadWriteMany"],
             "volumeMode": "Block",
-            "storageClassName": spec.spec.storage.fada_storage_class,
+            "storageClassName": spec.fada_storage_class(),
             "resources": {"requests": {"storage": quantity(d.size)}},
         },
     });
-    Manifest::resource(
-        Cluster::Management,
-        step::CLAIMS,
-        body,
+    let purpose: &[&str] = if import.is_some() {
         &[
-            "Binds a pre-provisioned array volume (pure_vol_name, created by `pxfa apply`) for a worker VM disk.",
+            "Binds a pre-provisioned array volume (created by `pxfa apply`) for a worker VM disk.",
             "Raw block, ReadWriteMany so the VM can live-migrate. Apply after `pxfa apply` and after the",
             "HostedCluster exists (its namespace holds the VMs).",
-        ],
-    )
+        ]
+    } else {
+        &[
+            "A worker VM disk: the management Portworx creates its array volume in the tenant's pod when",
+            "the claim binds. Raw block, ReadWriteMany so the VM can live-migrate. Apply after `pxfa apply`",
+            "(the pod must exist) and after the HostedCluster exists (its namespace holds the VMs).",
+        ]
+    };
+    Manifest::resource(Cluster::Management, step::CLAIMS, body, purpose)
 }
 
 /// The JSON patch that hotplugs one worker's disks into its VM, persistently.

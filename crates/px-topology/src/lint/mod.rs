@@ -111,6 +111,11 @@ pub const RULES: &[Rule] = &[
         Severity::Warning,
         "tenant provisioning exceeds the array's free space",
     ),
+    Rule::new(
+        "PXFA020",
+        Severity::Error,
+        "FADA volume import on a Portworx release that does not document it",
+    ),
 ];
 
 /// The catalogue entry for `id`.

@@ -21,6 +21,7 @@ pub const PX_STOREV2_MIN_ROOT: Size = Size::gib(128);
 pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     let mut out = Vec::new();
     portworx_version(spec, &mut out);
+    provisioning(spec, &mut out);
     out.extend(px_storev2_nodes(spec));
     replication(spec, &mut out);
     nodiscard(spec, &mut out);
@@ -43,6 +44,32 @@ fn portworx_version(spec: &TenantStorage, out: &mut Vec<Finding>) {
                  later (the management cluster needs 3.6.2+ too)"
             ),
         ));
+    }
+}
+
+/// PXFA020: import where the provisioning table says the release does not document
+/// it (error), or documents it with an unconfirmed annotation (warning).
+fn provisioning(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if spec.mode() != StorageMode::DirectAccess {
+        return;
+    }
+    match spec.provisioning() {
+        Err(r) => out.push(Finding::new(
+            "PXFA020",
+            Severity::Error,
+            "spec.storage.provisioning",
+            format!("{} (docs: {})", r.message, r.source),
+        )),
+        Ok(r) => {
+            if let Some(w) = r.warning {
+                out.push(Finding::new(
+                    "PXFA020",
+                    Severity::Warning,
+                    "spec.storage.provisioning",
+                    w,
+                ));
+            }
+        }
     }
 }
 

@@ -2,21 +2,22 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use flasharray::models::{Connection, HostPatch, HostPost, Tag};
+use flasharray::models::{Connection, Tag};
 use flasharray::{
     ConnectionTarget, HostGroupName, HostName, PodName, Size, TagResource, VolumeName,
 };
 
+use super::hosts::resolve_hosts;
 use super::observe::{Observed, TokenState};
 use super::{Action, Blocker, Change, Kind, Payload, Plan, PlanOptions};
 use crate::desired::{
-    DesiredState, MANAGED_BY_VALUE, SCOPE_SHARED, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_SCOPE,
-    TAG_TENANT,
+    DesiredState, MANAGED_BY_VALUE, SCOPE_SHARED, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_NODE,
+    TAG_ROLE, TAG_SCOPE, TAG_TENANT,
 };
 
 /// Who owns an object, from its `pxfa.io` tags.
 #[derive(Debug, PartialEq, Eq)]
-enum Owner<'a> {
+pub(super) enum Owner<'a> {
     /// Tagged for this tenant.
     Tenant,
     /// Tagged as a shared management object.
@@ -27,7 +28,7 @@ enum Owner<'a> {
     Unmanaged,
 }
 
-fn owner<'a>(tags: Option<&'a BTreeMap<String, String>>, tenant: &str) -> Owner<'a> {
+pub(super) fn owner<'a>(tags: Option<&'a BTreeMap<String, String>>, tenant: &str) -> Owner<'a> {
     let Some(tags) = tags else {
         return Owner::Unmanaged;
     };
@@ -42,7 +43,7 @@ fn owner<'a>(tags: Option<&'a BTreeMap<String, String>>, tenant: &str) -> Owner<
     }
 }
 
-fn to_tags(resource: &str, tags: &BTreeMap<String, String>) -> Vec<Tag> {
+pub(super) fn to_tags(resource: &str, tags: &BTreeMap<String, String>) -> Vec<Tag> {
     tags.iter()
         .map(|(k, v)| Tag::new(resource, TAG_NAMESPACE, k, v))
         .collect()
@@ -50,19 +51,6 @@ fn to_tags(resource: &str, tags: &BTreeMap<String, String>) -> Vec<Tag> {
 
 fn key(s: &str) -> String {
     s.to_ascii_lowercase()
-}
-
-fn norm_set(items: &[String], upper: bool) -> BTreeSet<String> {
-    items
-        .iter()
-        .map(|s| {
-            if upper {
-                s.to_ascii_uppercase()
-            } else {
-                s.to_ascii_lowercase()
-            }
-        })
-        .collect()
 }
 
 /// The side of an observed connection row: the group for shared LUNs, else the host.
@@ -95,19 +83,21 @@ struct Planner<'a> {
 }
 
 impl Planner<'_> {
-    fn conflict(&mut self, kind: Kind, name: &str, reason: String) {
+    fn conflict(&mut self, kind: Kind, name: &str, reason: String, resolution: &str) {
         self.conflicts.push(Blocker {
             kind,
             name: name.to_string(),
             reason,
+            resolution: resolution.to_string(),
         });
     }
 
-    fn refuse(&mut self, kind: Kind, name: &str, reason: String) {
+    fn refuse(&mut self, kind: Kind, name: &str, reason: String, resolution: &str) {
         self.refusals.push(Blocker {
             kind,
             name: name.to_string(),
             reason,
+            resolution: resolution.to_string(),
         });
     }
 
@@ -125,15 +115,15 @@ impl Planner<'_> {
         let have = self.obs.tags.get(resource, name);
         let ok = match (owner(have, self.tenant), scope) {
             (Owner::OtherTenant(t), _) => {
-                self.conflict(kind, name, format!("exists and is tagged for tenant {t:?}; pxfa never touches another tenant's objects"));
+                self.conflict(kind, name, format!("exists and is tagged for tenant {t:?}; pxfa never touches another tenant's objects"), "give this tenant's object another name (metadata.name, spec.storage.pod)");
                 false
             }
             (Owner::Shared, Scope::Tenant) => {
-                self.conflict(kind, name, "exists as a shared management object (scope=shared); a tenant object cannot take its name".into());
+                self.conflict(kind, name, "exists as a shared management object (scope=shared); a tenant object cannot take its name".into(), "give this tenant's object another name (metadata.name, spec.storage.pod)");
                 false
             }
             (Owner::Tenant, Scope::Shared) => {
-                self.conflict(kind, name, "exists tagged for this tenant only, but the desired state shares it between tenants; retag it by hand".into());
+                self.conflict(kind, name, "exists tagged for this tenant only, but the desired state shares it between tenants; retag it by hand".into(), "retag it by hand (pxfa.io scope=shared), or delete it");
                 false
             }
             (Owner::Unmanaged, _) if self.opts.adopt => {
@@ -157,7 +147,7 @@ impl Planner<'_> {
                 } else {
                     ""
                 };
-                self.conflict(kind, name, format!("exists without pxfa's tags (managed-by=pxfa, tenant={}); pxfa will not change it unless you adopt it.{hint}", self.tenant));
+                self.conflict(kind, name, format!("exists without pxfa's tags (managed-by=pxfa, tenant={}); pxfa will not change it unless you adopt it.{hint}", self.tenant), "adopt it (--adopt), or rename or remove it on the array");
                 false
             }
             (Owner::Tenant, Scope::Tenant) | (Owner::Shared, Scope::Shared) => true,
@@ -186,18 +176,6 @@ impl Planner<'_> {
             }
         }
         ok
-    }
-
-    /// True when the object is tagged for this tenant (orphans, membership moves).
-    fn tenant_owned(&self, resource: TagResource, name: &str) -> bool {
-        owner(self.obs.tags.get(resource, name), self.tenant) == Owner::Tenant
-    }
-
-    fn pxfa_owned(&self, resource: TagResource, name: &str) -> bool {
-        matches!(
-            owner(self.obs.tags.get(resource, name), self.tenant),
-            Owner::Tenant | Owner::Shared
-        )
     }
 }
 
@@ -316,154 +294,17 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
         }
     }
 
-    for dh in &desired.hosts {
-        let name = dh.name.as_str();
-        let wwns: Vec<String> = dh.wwns.iter().map(|w| w.to_ascii_uppercase()).collect();
-        let post = HostPost {
-            iqns: dh.iqns.clone(),
-            nqns: dh.nqns.clone(),
-            wwns: wwns.clone(),
-            personality: dh.personality.clone(),
-            // Creation tags are added when the create is scheduled (converge).
-            tags: Vec::new(),
-        };
-        let current_group: Option<String>;
-        match obs.hosts.get(&key(name)) {
-            None => {
-                let mut c = Change::new(Action::Create, Kind::Host, name, "not on the array");
-                let initiators = dh.wwns.len() + dh.iqns.len() + dh.nqns.len();
-                c = c.detail("initiators", initiators);
-                hosts.push(c.with(Payload::Host {
-                    name: dh.name.clone(),
-                    post: Box::new(post),
-                    patch: Box::default(),
-                }));
-                usable_targets.insert((false, key(name)));
-                current_group = None;
-            }
-            Some(o) => {
-                let same_initiators = norm_set(&o.wwns, true) == norm_set(&wwns, true)
-                    && norm_set(&o.iqns, false) == norm_set(&dh.iqns, false)
-                    && norm_set(&o.nqns, false) == norm_set(&dh.nqns, false);
-                let pristine = same_initiators
-                    && o.host_group.name.is_none()
-                    && o.connection_count.unwrap_or(0) == 0;
-                if !p.claim(
-                    Kind::Host,
-                    TagResource::Host,
-                    name,
-                    dh.scope,
-                    &dh.tags,
-                    pristine,
-                ) {
-                    continue;
-                }
-                usable_targets.insert((false, key(name)));
-                current_group = o.host_group.name.clone();
-                let mut patch = HostPatch::default();
-                let mut what = Vec::new();
-                if norm_set(&o.wwns, true) != norm_set(&wwns, true) {
-                    patch.wwns = Some(wwns.clone());
-                    what.push("wwns");
-                }
-                if norm_set(&o.iqns, false) != norm_set(&dh.iqns, false) {
-                    patch.iqns = Some(dh.iqns.clone());
-                    what.push("iqns");
-                }
-                if norm_set(&o.nqns, false) != norm_set(&dh.nqns, false) {
-                    patch.nqns = Some(dh.nqns.clone());
-                    what.push("nqns");
-                }
-                if o.personality != dh.personality {
-                    patch.personality = Some(dh.personality.clone().unwrap_or_default());
-                    what.push("personality");
-                }
-                if what.is_empty() {
-                    hosts.push(Change::new(Action::NoOp, Kind::Host, name, "as desired"));
-                } else {
-                    hosts.push(
-                        Change::new(
-                            Action::Update,
-                            Kind::Host,
-                            name,
-                            format!("{} differ", what.join(", ")),
-                        )
-                        .with(Payload::Host {
-                            name: dh.name.clone(),
-                            post: Box::new(post),
-                            patch: Box::new(patch),
-                        }),
-                    );
-                }
-            }
-        }
-        let host = dh.name.clone();
-        match (&dh.host_group, current_group) {
-            (Some(g), None) => members.push(
-                Change::new(
-                    Action::Create,
-                    Kind::HostGroupMembership,
-                    format!("{name} -> {g}"),
-                    "host not in its group",
-                )
-                .with(Payload::Membership {
-                    host,
-                    from: None,
-                    to: Some(g.clone()),
-                }),
-            ),
-            (Some(g), Some(c)) if c.eq_ignore_ascii_case(g.as_str()) => members.push(Change::new(
-                Action::NoOp,
-                Kind::HostGroupMembership,
-                format!("{name} -> {g}"),
-                "as desired",
-            )),
-            (Some(g), Some(c)) => {
-                if p.pxfa_owned(TagResource::HostGroup, &c) {
-                    let from = HostGroupName::new(c.as_str()).ok();
-                    members.push(
-                        Change::new(
-                            Action::Update,
-                            Kind::HostGroupMembership,
-                            format!("{name} -> {g}"),
-                            "host is in another pxfa group",
-                        )
-                        .detail("from", &c)
-                        .with(Payload::Membership {
-                            host,
-                            from,
-                            to: Some(g.clone()),
-                        }),
-                    );
-                } else {
-                    p.conflict(
-                        Kind::HostGroupMembership,
-                        &format!("{name} -> {g}"),
-                        format!(
-                            "host is in host group {c}, which pxfa does not manage; move it by hand"
-                        ),
-                    );
-                }
-            }
-            (None, Some(c)) if p.tenant_owned(TagResource::HostGroup, &c) => {
-                let from = HostGroupName::new(c.as_str()).ok();
-                member_deletes.push(
-                    Change::new(
-                        Action::Delete,
-                        Kind::HostGroupMembership,
-                        format!("{name} -> {c}"),
-                        "host no longer belongs in this tenant group",
-                    )
-                    .with(Payload::Membership {
-                        host,
-                        from,
-                        to: None,
-                    }),
-                );
-            }
-            (None, _) => {}
-        }
+    // Hosts by identity: found by initiator among every host on the array.
+    let resolved = resolve_hosts(desired, &obs.all_hosts, &obs.tags);
+    hosts.extend(resolved.hosts);
+    members.extend(resolved.members);
+    p.tag_changes.extend(resolved.tags);
+    p.conflicts.extend(resolved.conflicts);
+    for h in &resolved.usable {
+        usable_targets.insert((false, h.clone()));
     }
+    let host_map = resolved.map;
+    let warnings = resolved.warnings;
 
     let mut serials = BTreeMap::new();
     for dv in &desired.volumes {
@@ -534,7 +375,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                             .with(payload(true)),
                         );
                     } else {
-                        p.refuse(Kind::Volume, name, format!("is {have} on the array, desired {}: shrinking loses data; allow shrinking explicitly to do it", dv.size));
+                        p.refuse(Kind::Volume, name, format!("is {have} on the array, desired {}: shrinking loses data; allow shrinking explicitly to do it", dv.size), "restore the size in the spec, or --allow-shrink (truncates: destroys data)");
                     }
                 } else if !o.destroyed {
                     volumes.push(
@@ -559,6 +400,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                     Kind::Connection,
                     &connection_name(vol, &dc.target),
                     "names a volume the desired state does not contain".into(),
+                    "this is a pxfa bug: report it with the spec",
                 );
             }
             continue;
@@ -577,6 +419,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                     Kind::Connection,
                     &name,
                     format!("connected with LUN {:?}, desired LUN {l}; changing a LUN disconnects the volume, do it by hand", c.lun),
+                    "reconnect the volume by hand at the desired LUN, or drop the fixed LUN",
                 ),
                 _ => connections.push(Change::new(Action::NoOp, Kind::Connection, name, "as desired")),
             },
@@ -591,7 +434,57 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     }
 
     // Orphans: objects tagged for this tenant that the desired state dropped.
-    let orphan_volumes: BTreeSet<String> = obs.orphans.volumes.iter().map(|n| key(n)).collect();
+    // Drives of worker indexes the desired state dropped (scale-in, or drives the
+    // management Portworx now provisions) are retained: they hold Portworx pools.
+    // Only `release_removed_workers` releases them, and only past the last desired
+    // worker index.
+    let desired_workers = desired
+        .volumes
+        .iter()
+        .filter_map(|v| v.tags.get(TAG_NODE)?.parse::<u32>().ok())
+        .map(|i| i + 1)
+        .max()
+        .unwrap_or(0);
+    let mut retained = Vec::new();
+    let mut released: BTreeSet<String> = BTreeSet::new();
+    for name in &obs.orphans.volumes {
+        let Some(index) = drive_index(obs.tags.get(TagResource::Volume, name)) else {
+            continue;
+        };
+        let Some(o) = obs.volumes.get(&key(name)) else {
+            continue;
+        };
+        if o.destroyed {
+            continue;
+        }
+        if opts.release_removed_workers && desired_workers > 0 && index >= desired_workers {
+            released.insert(key(name));
+            continue;
+        }
+        retained.push(
+            Change::new(
+                Action::Retain,
+                Kind::Volume,
+                name,
+                format!("drive of worker {index}, which the desired state no longer has: kept with its data"),
+            )
+            .detail("size", Size::bytes(o.provisioned))
+            .detail("worker", index),
+        );
+    }
+    let retained_keys: BTreeSet<String> = retained.iter().map(|c| key(&c.name)).collect();
+    let mut retained_workers: Vec<u32> = retained
+        .iter()
+        .filter_map(|c| c.details.get("worker")?.parse().ok())
+        .collect();
+    retained_workers.dedup();
+    let orphan_volumes: BTreeSet<String> = obs
+        .orphans
+        .volumes
+        .iter()
+        .map(|n| key(n))
+        .filter(|k| !retained_keys.contains(k))
+        .collect();
     let orphan_targets: BTreeSet<(bool, String)> = obs
         .orphans
         .hosts
@@ -635,14 +528,26 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
         );
     }
     for name in &obs.orphans.volumes {
+        if retained_keys.contains(&key(name)) {
+            continue;
+        }
+        let why = if released.contains(&key(name)) {
+            "drive of a removed worker, released (--release-removed-workers); destroyed, recoverable until eradicated"
+        } else {
+            "tagged for this tenant but no longer desired; destroyed, recoverable until eradicated"
+        };
         if let Some(o) = obs.volumes.get(&key(name))
             && !o.destroyed
             && let Ok(vn) = VolumeName::new(name.as_str())
         {
             volume_deletes.push(
-                Change::new(Action::Delete, Kind::Volume, name, "tagged for this tenant but no longer desired; destroyed, recoverable until eradicated")
+                Change::new(Action::Delete, Kind::Volume, name, why)
                     .detail("size", Size::bytes(o.provisioned))
-                    .with(Payload::Volume { name: vn, size: o.provisioned, truncate: false }),
+                    .with(Payload::Volume {
+                        name: vn,
+                        size: o.provisioned,
+                        truncate: false,
+                    }),
             );
         }
     }
@@ -704,6 +609,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                     "no longer desired but still holds hosts pxfa does not manage ({}); kept",
                     list.join(", ")
                 ),
+                "remove those hosts from the group by hand, then apply again",
             );
             continue;
         }
@@ -735,7 +641,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
             lifetime: t.lifetime,
         };
         match obs.token {
-            TokenState::AdminMissing => p.conflict(Kind::ApiToken, &t.admin, "the admin user does not exist on the array; create it (or name another) first".into()),
+            TokenState::AdminMissing => p.conflict(Kind::ApiToken, &t.admin, "the admin user does not exist on the array; create it (or name another) first".into(), "create the admin on the array, or name an existing one"),
             TokenState::NoToken => {
                 let mut c = Change::new(Action::Create, Kind::ApiToken, &t.admin, "the admin has no API token");
                 if let Some(l) = t.lifetime {
@@ -755,6 +661,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
 
     let tag_changes = std::mem::take(&mut p.tag_changes);
     let changes: Vec<Change> = [
+        retained,
         pods,
         groups,
         hosts,
@@ -773,5 +680,23 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     .into_iter()
     .flatten()
     .collect();
-    Plan::new(&desired.tenant, changes, p.conflicts, p.refusals, serials)
+    let mut plan = Plan::new(&desired.tenant, changes, p.conflicts, p.refusals, serials);
+    plan.host_map = host_map;
+    plan.warnings = warnings;
+    plan.notes = desired.notes.clone();
+    plan.next_steps = retained_workers
+        .iter()
+        .flat_map(|&w| super::lifecycle::decommission_steps(&desired.tenant, w))
+        .collect();
+    plan
+}
+
+/// The worker index of a drive volume tagged `role=px-data|px-metadata` with a
+/// `node-index`; `None` for other volumes.
+fn drive_index(tags: Option<&BTreeMap<String, String>>) -> Option<u32> {
+    let tags = tags?;
+    match tags.get(TAG_ROLE).map(String::as_str) {
+        Some("px-data" | "px-metadata") => tags.get(TAG_NODE)?.parse().ok(),
+        _ => None,
+    }
 }

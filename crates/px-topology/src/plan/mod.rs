@@ -11,6 +11,8 @@
 //! lose data (shrinking a volume) are *refused* unless explicitly allowed.
 
 mod diff;
+mod hosts;
+pub mod lifecycle;
 mod observe;
 
 use std::collections::BTreeMap;
@@ -23,6 +25,7 @@ use serde::Serialize;
 
 pub use diff::plan;
 pub(crate) use diff::row_target;
+pub use hosts::{HostOwner, NodeHost};
 pub use observe::{Observed, Orphans, TagIndex, TokenState, observe};
 pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
 pub(crate) use observe::{lookup_tags, lookup_volumes};
@@ -45,6 +48,9 @@ pub enum Action {
     /// Already as desired; listed so that a plan accounts for every object.
     #[serde(rename = "noop")]
     NoOp,
+    /// Kept although the desired state no longer names it: a drive of a removed
+    /// worker, which holds Portworx data. Not a change.
+    Retain,
 }
 
 impl Action {
@@ -54,6 +60,7 @@ impl Action {
             Action::Update | Action::Recover => '~',
             Action::Delete => '-',
             Action::NoOp => '=',
+            Action::Retain => '!',
         }
     }
 }
@@ -202,6 +209,7 @@ impl Change {
             (Action::Update, _) => "update",
             (Action::Recover, _) => "recover",
             (Action::NoOp, _) => "keep",
+            (Action::Retain, _) => "retain",
         };
         let mut s = format!(
             "{} {verb} {} {}",
@@ -235,8 +243,11 @@ pub struct Blocker {
     pub kind: Kind,
     /// Object name.
     pub name: String,
-    /// Why, and what the admin can do about it.
+    /// Why.
     pub reason: String,
+    /// What the admin can do about it: an edit (`spec.management.nodes[1].host`) or
+    /// a flag.
+    pub resolution: String,
 }
 
 /// Counts per action, as the JSON contract wants them (recover counts as update).
@@ -250,6 +261,8 @@ pub struct Summary {
     pub delete: usize,
     /// Objects already as desired.
     pub noop: usize,
+    /// Drives of removed workers kept with their data.
+    pub retain: usize,
 }
 
 /// Switches of [`plan`].
@@ -260,6 +273,9 @@ pub struct PlanOptions {
     pub adopt: bool,
     /// Allow shrinking volumes (`truncate`), which discards the data past the new end.
     pub allow_shrink: bool,
+    /// Soft-destroy the retained drives of worker indexes at or past the desired
+    /// workers (CLI `--release-removed-workers`); never touches desired indexes.
+    pub release_removed_workers: bool,
 }
 
 /// The ordered changes that bring the array to the desired state.
@@ -278,6 +294,17 @@ pub struct Plan {
     pub refusals: Vec<Blocker>,
     /// Counts per action.
     pub summary: Summary,
+    /// Which array hosts are the management nodes (`attach: host-group` only).
+    pub host_map: Vec<NodeHost>,
+    /// What the admin should know that does not block the plan.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Facts printed before the changes (from the desired state).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// What the admin does outside pxfa (decommissioning retained workers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub next_steps: Vec<String>,
     /// Volume serials already on the array, so that `apply` can report every
     /// volume's serial without another read.
     #[serde(skip)]
@@ -299,6 +326,7 @@ impl Plan {
                 Action::Update | Action::Recover => summary.update += 1,
                 Action::Delete => summary.delete += 1,
                 Action::NoOp => summary.noop += 1,
+                Action::Retain => summary.retain += 1,
             }
         }
         Plan {
@@ -307,6 +335,10 @@ impl Plan {
             conflicts,
             refusals,
             summary,
+            host_map: Vec::new(),
+            warnings: Vec::new(),
+            notes: Vec::new(),
+            next_steps: Vec::new(),
             serials,
         }
     }
@@ -316,14 +348,22 @@ impl Plan {
         !self.conflicts.is_empty()
     }
 
-    /// True when applying would change the array.
-    pub fn has_changes(&self) -> bool {
-        self.changes.iter().any(|c| c.action != Action::NoOp)
+    /// True when nothing blocks applying: no conflict and no refusal. `plan` exits 1
+    /// and `apply` writes nothing otherwise.
+    pub fn is_applicable(&self) -> bool {
+        self.conflicts.is_empty() && self.refusals.is_empty()
     }
 
-    /// The changes `apply` would make (no-ops left out).
+    /// True when applying would change the array.
+    pub fn has_changes(&self) -> bool {
+        self.actionable().next().is_some()
+    }
+
+    /// The changes `apply` would make (no-ops and retained objects left out).
     pub fn actionable(&self) -> impl Iterator<Item = &Change> {
-        self.changes.iter().filter(|c| c.action != Action::NoOp)
+        self.changes
+            .iter()
+            .filter(|c| !matches!(c.action, Action::NoOp | Action::Retain))
     }
 
     /// The plan as one JSON object: `{"changes": [...], "summary": {...}, ...}`.
@@ -334,6 +374,15 @@ impl Plan {
     /// A readable diff, one line per change; no-ops only when `verbose`.
     pub fn to_text(&self, verbose: bool) -> String {
         let mut out = String::new();
+        for n in &self.notes {
+            let _ = writeln!(out, "{n}");
+        }
+        for h in &self.host_map {
+            let _ = writeln!(out, "{}", h.to_line());
+        }
+        for w in &self.warnings {
+            let _ = writeln!(out, "warning: {w}");
+        }
         for c in &self.conflicts {
             let _ = writeln!(
                 out,
@@ -342,9 +391,15 @@ impl Plan {
                 c.name,
                 c.reason
             );
+            if !c.resolution.is_empty() {
+                let _ = writeln!(out, "  resolution: {}", c.resolution);
+            }
         }
         for r in &self.refusals {
             let _ = writeln!(out, "x refused {} {}: {}", r.kind.label(), r.name, r.reason);
+            if !r.resolution.is_empty() {
+                let _ = writeln!(out, "  resolution: {}", r.resolution);
+            }
         }
         for c in &self.changes {
             if c.action == Action::NoOp && !verbose {
@@ -356,12 +411,19 @@ impl Plan {
             }
             out.push('\n');
         }
+        for step in &self.next_steps {
+            let _ = writeln!(out, "  next: {step}");
+        }
         let s = self.summary;
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "Plan for {}: {} to create, {} to update, {} to delete, {} unchanged.",
+            "Plan for {}: {} to create, {} to update, {} to delete, {} unchanged",
             self.tenant, s.create, s.update, s.delete, s.noop
         );
+        if s.retain > 0 {
+            let _ = write!(out, ", {} retained", s.retain);
+        }
+        out.push_str(".\n");
         if self.is_blocked() {
             out.push_str(
                 "Blocked: resolve the conflicts above (or adopt the objects) before applying.\n",

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use flasharray::models::{Connection, Host, HostGroup, Pod, Tag, Volume};
 use flasharray::{
-    ConnectionParams, ErrorKind, FlashArray, FlashArrayExt, MemberParams, Result, TagParams,
-    TagResource,
+    ConnectionParams, ErrorKind, FlashArray, FlashArrayExt, ListParams, MemberParams, Result,
+    TagParams, TagResource,
 };
 use futures_util::future::try_join_all;
 
@@ -128,6 +128,9 @@ pub struct Observed {
     pub host_groups: BTreeMap<String, HostGroup>,
     /// Hosts (desired and orphaned).
     pub hosts: BTreeMap<String, Host>,
+    /// Every host on the array, read only when the desired state has management
+    /// node hosts: they are found by initiator, not by name.
+    pub all_hosts: Vec<Host>,
     /// Volumes (desired and orphaned), destroyed ones included.
     pub volumes: BTreeMap<String, Volume>,
     /// Every `pxfa.io` tag on the array, by kind and object.
@@ -201,14 +204,26 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
         .map(|k| async move { lookup_tags(array, k, &[]).await.map(|t| (k, t)) }),
     );
     let token = read_token_state(array, desired);
-    let ((pods, groups, hosts, volumes), tags, token) =
-        futures_util::future::try_join3(objects, tags, token).await?;
+    let all_hosts = async {
+        if desired.hosts.is_empty() {
+            Ok(Vec::new())
+        } else {
+            array.list_hosts(&ListParams::all()).await
+        }
+    };
+    let (((pods, groups, hosts, volumes), tags, token), all_hosts) =
+        futures_util::future::try_join(
+            futures_util::future::try_join3(objects, tags, token),
+            all_hosts,
+        )
+        .await?;
 
     let mut obs = Observed {
         pods: keyed(pods, |p| &p.name),
         host_groups: keyed(groups, |g| &g.name),
         hosts: keyed(hosts, |h| &h.name),
         volumes: keyed(volumes, |v| &v.name),
+        all_hosts,
         token,
         ..Observed::default()
     };

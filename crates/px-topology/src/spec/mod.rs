@@ -12,6 +12,7 @@ mod model;
 mod net;
 #[cfg(test)]
 mod proptests;
+pub mod provisioning;
 mod schema;
 mod validate;
 mod version;
@@ -268,6 +269,23 @@ impl TenantStorage {
             .cluster_name
             .clone()
             .unwrap_or_else(|| format!("px-{}", self.metadata.name))
+    }
+
+    /// The management FADA StorageClass that holds the tenant's drives: explicit
+    /// `storage.fadaStorageClass`, else `pxfa-fada-<metadata.name>`. One per tenant,
+    /// because its `pure_fa_pod_name` parameter is immutable.
+    pub fn fada_storage_class(&self) -> String {
+        self.spec
+            .storage
+            .fada_storage_class
+            .clone()
+            .unwrap_or_else(|| {
+                format!(
+                    "{}{}",
+                    model::DEFAULT_FADA_STORAGE_CLASS_PREFIX,
+                    self.metadata.name
+                )
+            })
     }
 
     /// The tenant's app StorageClass (default `px-repl<replication>`).

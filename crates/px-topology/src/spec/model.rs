@@ -41,8 +41,9 @@ pub const DEFAULT_REPLICATION: u8 = 3;
 pub const DEFAULT_DRIVES_PER_NODE: u32 = 1;
 /// Default (and minimum) PX-StoreV2 metadata device.
 pub const DEFAULT_METADATA_SIZE: Size = Size::gib(64);
-/// Default management FADA StorageClass (direct-access).
-pub const DEFAULT_FADA_STORAGE_CLASS: &str = "pxfa-fada-block";
+/// Prefix of the default per-tenant management FADA StorageClass (direct-access),
+/// followed by the tenant name.
+pub const DEFAULT_FADA_STORAGE_CLASS_PREFIX: &str = "pxfa-fada-";
 /// Default guest StorageClass name (kubevirt-csi).
 pub const DEFAULT_GUEST_STORAGE_CLASS: &str = "px-kubevirt-csi";
 /// Default Portworx namespace.
@@ -254,6 +255,22 @@ pub enum Attach {
     HostGroup,
 }
 
+/// How direct-access drive volumes come to exist (see `spec::provisioning`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Provisioning {
+    /// By the Portworx release: dynamic everywhere import is not documented.
+    #[default]
+    Auto,
+    /// The management Portworx creates each volume when its claim binds.
+    Dynamic,
+    /// pxfa pre-creates the volumes and the claims import them (only where the
+    /// Portworx release documents import).
+    Import,
+}
+
 /// The virtual disk bus of direct-access disks inside the VM.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
@@ -297,12 +314,18 @@ pub struct StorageSpec {
     /// direct-access: how volumes reach the VMs.
     #[serde(default)]
     pub attach: Attach,
+    /// direct-access: how drive volumes come to exist (`auto` resolves by the
+    /// Portworx release).
+    #[serde(default)]
+    pub provisioning: Provisioning,
     /// direct-access: the VM disk bus.
     #[serde(default)]
     pub disk_bus: DiskBus,
-    /// direct-access: management FADA StorageClass name.
-    #[serde(default = "default_fada_storage_class")]
-    pub fada_storage_class: String,
+    /// direct-access: management FADA StorageClass name; default
+    /// `pxfa-fada-<metadata.name>` (one per tenant: its `pure_fa_pod_name` parameter
+    /// is immutable). Read it through [`super::TenantStorage::fada_storage_class`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fada_storage_class: Option<String>,
     /// Tenant StorageClass name; default `px-repl<replication>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_storage_class: Option<String>,
@@ -342,6 +365,11 @@ pub struct ManagementSpec {
     /// Optional MetalLB pool for the hosted API servers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metallb: Option<MetallbSpec>,
+    /// The management StorageCluster runs the FA/FB driver
+    /// (`portworx.io/pure-csi-integration: "true"`); only the provisioning table
+    /// reads it.
+    #[serde(default)]
+    pub fa_fb_driver: bool,
 }
 
 /// One management worker node.
@@ -469,9 +497,6 @@ fn default_drives_per_node() -> u32 {
 }
 fn default_metadata_size() -> Size {
     DEFAULT_METADATA_SIZE
-}
-fn default_fada_storage_class() -> String {
-    DEFAULT_FADA_STORAGE_CLASS.to_string()
 }
 fn default_guest_storage_class() -> String {
     DEFAULT_GUEST_STORAGE_CLASS.to_string()

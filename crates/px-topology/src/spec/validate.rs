@@ -82,6 +82,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
     }
     portworx(t, &mut e);
     derived(t, &mut e);
+    e.0.extend(super::provisioning::validate(t));
     e.0
 }
 
@@ -272,7 +273,11 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
     if let Some(p) = dns_subdomain_problem(&t.app_storage_class()) {
         e.push("spec.storage.appStorageClass", p);
     }
-    if let Some(p) = dns_subdomain_problem(&s.fada_storage_class) {
+    if let Some(p) = s
+        .fada_storage_class
+        .as_deref()
+        .and_then(dns_subdomain_problem)
+    {
         e.push("spec.storage.fadaStorageClass", p);
     }
     if let Some(p) = dns_subdomain_problem(&s.guest_storage_class) {
@@ -1125,7 +1130,12 @@ mod tests {
         // 195 workers × (20 + 1) = 4095 volumes: exactly the LUNs of a host group.
         t.spec.hosted_cluster.replicas = 195;
         t.spec.storage.drives_per_node = 20;
+        // A host group pre-connects volumes pxfa creates: import provisioning, which
+        // needs a release that documents it (3.7 with the FA/FB driver).
         t.spec.storage.attach = Attach::HostGroup;
+        t.spec.storage.provisioning = Provisioning::Import;
+        t.spec.portworx.version = "3.7.0".parse().unwrap();
+        t.spec.management.fa_fb_driver = true;
         accepted(&t);
         t.spec.hosted_cluster.replicas = 196;
         refused_at(&t, "spec.storage.attach");

@@ -52,6 +52,7 @@ pub(super) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredSta
     }
     let hosts = (1..=2)
         .map(|i| DesiredHost {
+            node: format!("worker-{i:02}"),
             name: HostName::new(format!("mgmt-worker-{i:02}")).unwrap(),
             wwns: vec![format!("2100F4C7AA0027{i:02}")],
             iqns: vec![],
@@ -89,6 +90,7 @@ pub(super) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredSta
             admin: ADMIN.into(),
             lifetime: None,
         }),
+        notes: Vec::new(),
     }
 }
 
@@ -444,6 +446,12 @@ async fn killed_applies_of_the_example_tenants_converge_too() {
             .find(|(m, _)| *m == mode)
             .map(|(_, s)| s)
             .unwrap();
+        // Import: the direct-access tenant whose drive volumes pxfa creates.
+        let spec = if mode == "direct-access" {
+            examples::as_import(spec)
+        } else {
+            spec
+        };
         let sizing = examples::sizing(&spec);
         let d = px_topology::driver::driver_for(&spec)
             .desired_state(&spec, &sizing)
@@ -509,6 +517,7 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
         PlanOptions {
             adopt: true,
             allow_shrink: false,
+            ..PlanOptions::default()
         },
     )
     .await;
@@ -555,6 +564,7 @@ async fn object_of_another_tenant_is_a_conflict_even_with_adopt() {
         PlanOptions {
             adopt: true,
             allow_shrink: false,
+            ..PlanOptions::default()
         },
     ] {
         let p = plan_for(&a, &clash, opts).await;
@@ -651,6 +661,7 @@ async fn grow_is_applied_and_shrink_is_refused_unless_allowed() {
         PlanOptions {
             adopt: false,
             allow_shrink: true,
+            ..PlanOptions::default()
         },
     )
     .await;
@@ -700,15 +711,16 @@ async fn throttling_surfaces_as_failures_and_a_rerun_converges() {
 }
 
 #[tokio::test]
-async fn host_initiators_and_membership_are_corrected() {
+async fn host_initiators_are_added_to_pxfa_hosts_only() {
     let a = array();
     let d = tenant_state();
     converge(&a, &d).await;
+    // The node got a new port: pxfa's own host gains it and keeps the old one.
     let mut changed = d.clone();
     changed.hosts[1].wwns = vec!["2100F4C7AA0027FF".into()];
     let p = plan_for(&a, &changed, PlanOptions::default()).await;
     let upd: Vec<_> = p.actionable().collect();
-    assert_eq!(upd.len(), 1);
+    assert_eq!(upd.len(), 1, "{}", p.to_text(true));
     assert_eq!((upd[0].kind, upd[0].action), (Kind::Host, Action::Update));
     let r = apply(&a, &changed, &p, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
@@ -716,9 +728,15 @@ async fn host_initiators_and_membership_are_corrected() {
         .list_hosts(&ListParams::names(["mgmt-worker-02"]))
         .await
         .unwrap();
-    assert_eq!(h[0].wwns, vec!["2100F4C7AA0027FF".to_string()]);
+    assert_eq!(h[0].wwns, ["2100F4C7AA002702", "2100F4C7AA0027FF"]);
+    assert!(
+        !plan_for(&a, &changed, PlanOptions::default())
+            .await
+            .has_changes()
+    );
 
-    // A foreign host with the desired name is a conflict; a foreign group blocks the move.
+    // A foreign host with the spec's name and none of the node's initiators is a
+    // conflict naming the host field; pxfa creates no second host.
     let b = array();
     b.create_hosts(
         &[HostName::new("mgmt-worker-01").unwrap()],
@@ -727,11 +745,16 @@ async fn host_initiators_and_membership_are_corrected() {
     .await
     .unwrap();
     let p = plan_for(&b, &d, PlanOptions::default()).await;
+    let c = p
+        .conflicts
+        .iter()
+        .find(|c| c.kind == Kind::Host && c.name == "mgmt-worker-01")
+        .unwrap_or_else(|| panic!("{:?}", p.conflicts));
     assert!(
-        p.conflicts
-            .iter()
-            .any(|c| c.kind == Kind::Host && c.name == "mgmt-worker-01")
+        c.resolution.contains("spec.management.nodes[0].host"),
+        "{c:?}"
     );
+    // The same host tagged as pxfa's shared host is the node.
     b.set_tags(
         TagResource::Host,
         &[
@@ -743,6 +766,31 @@ async fn host_initiators_and_membership_are_corrected() {
     .unwrap();
     let p = plan_for(&b, &d, PlanOptions::default()).await;
     assert!(!p.is_blocked(), "{:?}", p.conflicts);
+
+    // A foreign host holding the node's initiator is used as it is, under its name.
+    let c = array();
+    c.create_hosts(
+        &[HostName::new("server-a").unwrap()],
+        &HostPost {
+            wwns: vec!["2100F4C7AA002701".into()],
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let p = plan_for(&c, &d, PlanOptions::default()).await;
+    assert!(!p.is_blocked(), "{:?}", p.conflicts);
+    assert_eq!(p.host_map[0].hosts, ["server-a"]);
+    assert!(
+        p.actionable()
+            .all(|ch| !(ch.kind == Kind::Host && ch.name.eq_ignore_ascii_case("server-a")))
+    );
+    let r = apply(&c, &d, &p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+    let hosts = c.list_hosts(&ListParams::all()).await.unwrap();
+    assert_eq!(hosts.len(), 2, "one created (node 2), none for node 1");
+    let server_a = hosts.iter().find(|h| h.name == "server-a").unwrap();
+    assert_eq!(server_a.host_group.name.as_deref(), Some("hcp-mgmt"));
 }
 
 #[tokio::test]

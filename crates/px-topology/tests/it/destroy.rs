@@ -1,5 +1,5 @@
-//! Removing a tenant's objects with MockArray: orphans after the desired state
-//! shrinks, soft destroy that keeps shared objects, eradication and SafeMode.
+//! Removing a tenant's objects with MockArray: retained drives after the desired
+//! state shrinks and their release, soft destroy that keeps shared objects, eradication and SafeMode.
 
 use flasharray::{ConnectionParams, FlashArray, ListParams, Size};
 use px_topology::converge::{ApplyOptions, DestroyError, DestroyOptions, apply, destroy};
@@ -8,11 +8,49 @@ use px_topology::plan::{Action, Kind, PlanOptions};
 use super::converge::{ADMIN, TENANT, array, converge, desired, plan_for, quiet, tenant_state};
 
 #[tokio::test]
-async fn orphans_are_destroyed_after_the_desired_state_shrinks() {
+async fn scale_in_retains_until_release_flag() {
     let a = array();
     converge(&a, &desired(TENANT, 3, Size::gib(512))).await;
     let fewer = desired(TENANT, 2, Size::gib(512));
+
+    // Scale-in: worker 2's drives are retained, not a change; nothing is written.
     let p = plan_for(&a, &fewer, PlanOptions::default()).await;
+    assert!(p.is_applicable());
+    let retained: Vec<&str> = p
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Retain)
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(retained.len(), 3, "{}", p.to_text(true));
+    assert!(retained.iter().all(|n| n.starts_with("t1::t1-w02-")));
+    assert_eq!(p.summary.retain, 3);
+    assert!(!p.has_changes(), "{}", p.to_text(true));
+    let text = p.to_text(false);
+    assert!(text.contains("! retain volume t1::t1-w02-data0"), "{text}");
+    assert!(text.contains("--release-removed-workers"), "{text}");
+    assert!(text.contains("px/enabled=remove"), "{text}");
+    a.reset_stats();
+    let r = apply(&a, &fewer, &p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+    assert_eq!(a.stats().writes, 0, "retaining writes nothing");
+
+    // Scaling back out reuses the retained drives: nothing is recreated.
+    let p = plan_for(
+        &a,
+        &desired(TENANT, 3, Size::gib(512)),
+        PlanOptions::default(),
+    )
+    .await;
+    assert!(!p.has_changes(), "{}", p.to_text(true));
+
+    // The release option soft-destroys the removed worker's drives (disconnecting
+    // them first), and only those.
+    let release = PlanOptions {
+        release_removed_workers: true,
+        ..PlanOptions::default()
+    };
+    let p = plan_for(&a, &fewer, release).await;
     let deletes: Vec<(Kind, &str)> = p
         .changes
         .iter()
@@ -24,6 +62,7 @@ async fn orphans_are_destroyed_after_the_desired_state_shrinks() {
         3,
         "{deletes:?}"
     );
+    assert!(deletes.iter().all(|(_, n)| n.starts_with("t1::t1-w02-")));
     assert_eq!(
         deletes
             .iter()
@@ -32,12 +71,6 @@ async fn orphans_are_destroyed_after_the_desired_state_shrinks() {
         3,
         "{deletes:?}"
     );
-    assert!(
-        p.to_text(false)
-            .contains("- destroy volume t1::t1-w02-data0"),
-        "{}",
-        p.to_text(false)
-    );
     let r = apply(&a, &fewer, &p, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let w2 = a
@@ -45,11 +78,12 @@ async fn orphans_are_destroyed_after_the_desired_state_shrinks() {
         .await
         .unwrap();
     assert!(w2[0].destroyed, "soft: destroyed, recoverable");
-    assert!(
-        !plan_for(&a, &fewer, PlanOptions::default())
-            .await
-            .has_changes()
-    );
+    let w1 = a
+        .list_volumes(&ListParams::names(["t1::t1-w01-data0"]))
+        .await
+        .unwrap();
+    assert!(!w1[0].destroyed);
+    assert!(!plan_for(&a, &fewer, release).await.has_changes());
     // Growing back recovers the destroyed volumes instead of creating new ones.
     let p = plan_for(
         &a,

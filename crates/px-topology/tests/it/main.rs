@@ -1,12 +1,14 @@
 //! px-topology's integration tests as one binary (one link instead of ten), a module
 //! per area; [`support`] holds what several of them share (the example specs).
 
+mod brownfield;
 mod converge;
 mod destroy;
 mod golden;
 mod lint_manifests;
 mod lint_spec;
 mod preflight;
+mod provisioning;
 mod render;
 mod schema;
 mod secret_keeping;

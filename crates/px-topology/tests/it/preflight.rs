@@ -112,7 +112,7 @@ async fn pod_quota_exceeded_and_raised_by_the_plan() {
         &obs,
         &PlanOptions {
             adopt: true,
-            allow_shrink: false,
+            ..PlanOptions::default()
         },
     );
     let f: Vec<_> = preflight(&p, &obs, None, PreflightOptions::default())
@@ -133,7 +133,7 @@ async fn pod_quota_exceeded_and_raised_by_the_plan() {
         &obs,
         &PlanOptions {
             adopt: true,
-            allow_shrink: false,
+            ..PlanOptions::default()
         },
     );
     let f = preflight(&p, &obs, None, PreflightOptions::default());

@@ -36,7 +36,7 @@ fn find<'a>(ms: &'a [Manifest], kind: &str) -> Vec<&'a Manifest> {
 
 #[test]
 fn direct_access_desired_state() {
-    let spec = example("direct-access");
+    let spec = support::as_import(example("direct-access"));
     let sizing = support::sizing(&spec);
     let state = driver_for(&spec).desired_state(&spec, &sizing).unwrap();
     assert_eq!(driver_for(&spec).mode(), "direct-access");
@@ -75,9 +75,30 @@ fn direct_access_desired_state() {
         "volume names must be unique"
     );
 
-    // Management hosts, shared, with normalised WWNs, in the host group.
+    // attach: fada -> no hosts, no host group, no connections; no token.
+    assert!(state.hosts.is_empty() && state.host_groups.is_empty());
+    assert!(
+        state
+            .notes
+            .iter()
+            .any(|n| n.contains("pxfa plans no hosts"))
+    );
+    assert!(state.connections.is_empty());
+    assert!(state.api_token.is_none());
+}
+
+#[test]
+fn direct_access_host_group_attach_connects_every_volume() {
+    let mut spec = support::as_import(example("direct-access"));
+    spec.spec.storage.attach = Attach::HostGroup;
+    assert!(spec.validate().is_empty(), "{:#?}", spec.validate());
+    let state = driver_for(&spec)
+        .desired_state(&spec, &support::sizing(&spec))
+        .unwrap();
+    // Management nodes to find by initiator, shared, with normalised WWNs, in the host group.
     assert_eq!(state.hosts.len(), spec.spec.management.nodes.len());
-    for h in &state.hosts {
+    for (h, n) in state.hosts.iter().zip(&spec.spec.management.nodes) {
+        assert_eq!(h.node, n.name);
         assert_eq!(h.scope, Scope::Shared);
         assert_eq!(h.tags["scope"], SCOPE_SHARED);
         assert!(
@@ -98,18 +119,6 @@ fn direct_access_desired_state() {
     assert_eq!(state.hosts[0].wwns[0], "2100F4C7AA002706");
     assert_eq!(state.host_groups.len(), 1);
     assert_eq!(state.host_groups[0].scope, Scope::Shared);
-    // attach: fada -> no connections; no token.
-    assert!(state.connections.is_empty());
-    assert!(state.api_token.is_none());
-}
-
-#[test]
-fn direct_access_host_group_attach_connects_every_volume() {
-    let mut spec = example("direct-access");
-    spec.spec.storage.attach = Attach::HostGroup;
-    let state = driver_for(&spec)
-        .desired_state(&spec, &support::sizing(&spec))
-        .unwrap();
     assert_eq!(state.connections.len(), state.volumes.len());
     for (c, v) in state.connections.iter().zip(&state.volumes) {
         assert_eq!(c.volume, v.name);
@@ -119,7 +128,7 @@ fn direct_access_host_group_attach_connects_every_volume() {
 
 #[test]
 fn direct_access_without_pod_uses_plain_names() {
-    let mut spec = example("direct-access");
+    let mut spec = support::as_import(example("direct-access"));
     spec.spec.storage.pod = None;
     let state = driver_for(&spec)
         .desired_state(&spec, &support::sizing(&spec))
@@ -129,14 +138,53 @@ fn direct_access_without_pod_uses_plain_names() {
     let ms = render_default(&spec);
     let pvc = find(&ms, "PersistentVolumeClaim")[0];
     assert_eq!(
-        pvc.body["metadata"]["annotations"]["pure_vol_name"],
+        pvc.body["metadata"]["annotations"]["portworx.io/pure-volume-name"],
         "tenant-demo-w00-data0"
     );
     let fada = find(&ms, "StorageClass")
         .into_iter()
-        .find(|m| m.name == "pxfa-fada-block")
+        .find(|m| m.name == "pxfa-fada-tenant-demo")
         .unwrap();
     assert!(fada.body["parameters"].get("pure_fa_pod_name").is_none());
+}
+
+#[test]
+fn fada_class_is_per_tenant_with_retain() {
+    let mut spec = example("direct-access");
+    let class = |spec: &TenantStorage| {
+        let ms = render_default(spec);
+        let sc = find(&ms, "StorageClass")
+            .into_iter()
+            .find(|m| m.body["parameters"]["backend"] == "pure_block")
+            .cloned()
+            .unwrap();
+        let claims: Vec<String> = find(&ms, "PersistentVolumeClaim")
+            .iter()
+            .filter(|c| c.cluster == Cluster::Management)
+            .map(|c| {
+                c.body["spec"]["storageClassName"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        (sc, claims)
+    };
+    let (sc, claims) = class(&spec);
+    assert_eq!(sc.name, "pxfa-fada-tenant-demo");
+    assert_eq!(sc.body["reclaimPolicy"], "Retain");
+    assert_eq!(sc.body["parameters"]["pure_fa_pod_name"], "tenant-demo");
+    assert!(!claims.is_empty() && claims.iter().all(|c| c == "pxfa-fada-tenant-demo"));
+
+    // Another tenant gets another class; an explicit name is kept, still Retain.
+    spec.metadata.name = "tenant-green".into();
+    spec.spec.storage.pod = Some(PodName::new("tenant-green").unwrap());
+    assert_eq!(class(&spec).0.name, "pxfa-fada-tenant-green");
+    spec.spec.storage.fada_storage_class = Some("fada-green".into());
+    let (sc, claims) = class(&spec);
+    assert_eq!(sc.name, "fada-green");
+    assert_eq!(sc.body["reclaimPolicy"], "Retain");
+    assert!(claims.iter().all(|c| c == "fada-green"));
 }
 
 #[test]
@@ -182,10 +230,8 @@ fn direct_access_manifests() {
     let p0 = pvcs[0];
     assert_eq!(p0.name, "tenant-demo-w00-data0");
     assert_eq!(p0.namespace.as_deref(), Some("clusters-tenant-demo"));
-    assert_eq!(
-        p0.body["metadata"]["annotations"]["pure_vol_name"],
-        "tenant-demo::tenant-demo-w00-data0"
-    );
+    // Dynamic provisioning (3.6.2): the claim imports nothing.
+    assert_eq!(p0.body["metadata"]["annotations"], serde_json::json!({}));
     assert_eq!(p0.body["spec"]["accessModes"][0], "ReadWriteMany");
     assert_eq!(p0.body["spec"]["volumeMode"], "Block");
 
@@ -247,7 +293,7 @@ fn direct_access_manifests() {
 
 #[test]
 fn known_volume_serials_are_written_next_to_the_claims() {
-    let spec = example("direct-access");
+    let spec = support::as_import(example("direct-access"));
     let mut facts = ArrayFacts::default();
     facts.volume_serials.insert(
         "tenant-demo::tenant-demo-w01-meta".to_string(),

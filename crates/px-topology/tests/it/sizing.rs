@@ -254,3 +254,96 @@ fn explain_shows_the_arithmetic() {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
 }
+
+mod in_use {
+    use flasharray::Size;
+    use px_topology::sizing::{DrivesInUse, keep_drives_in_use, size};
+    use px_topology::spec::TenantStorage;
+
+    use crate::support;
+
+    fn tenant(capacity: u64, workers: u32) -> TenantStorage {
+        let mut t = support::example_specs()
+            .into_iter()
+            .find(|(m, _)| *m == "direct-access")
+            .map(|(_, s)| s)
+            .unwrap();
+        t.spec.storage.capacity = Size::tib(capacity);
+        t.spec.hosted_cluster.replicas = workers;
+        t
+    }
+
+    /// The drives of 4Ti at 3 workers (repl 3): 4 TiB data, 64 GiB metadata.
+    fn four_tib_drives(capacity_before: Option<u64>) -> DrivesInUse {
+        DrivesInUse {
+            data: Size::tib(4),
+            metadata: Size::gib(64),
+            drives_per_node: 1,
+            capacity_before: capacity_before.map(Size::tib),
+        }
+    }
+
+    #[test]
+    fn scale_out_keeps_drive_size_in_use_and_raises_usable() {
+        let t = tenant(4, 4);
+        let fresh = size(&t, None).unwrap();
+        assert_eq!(fresh.drive_size, Size::tib(3), "a fresh sizing re-divides");
+        let s = keep_drives_in_use(&t, fresh, &four_tib_drives(Some(4)));
+        assert_eq!(s.drive_size, Size::tib(4));
+        assert_eq!(
+            s.total_provisioned,
+            Size::bytes(4 * (4 << 40) + 4 * (64 << 30))
+        );
+        assert!(s.effective_usable > Size::tib(5), "{}", s.effective_usable);
+        assert!(s.pod_quota.as_u64() >= s.total_provisioned.as_u64() * 11 / 10);
+        let text = s.explain().join("\n");
+        assert!(text.contains("existing drives are never shrunk"), "{text}");
+    }
+
+    #[test]
+    fn capacity_raise_within_existing_usable_changes_nothing() {
+        // 4 workers x 4 TiB / 3 = 5.33 TiB usable already: 5Ti needs no growth.
+        let t = tenant(5, 4);
+        let s = keep_drives_in_use(&t, size(&t, None).unwrap(), &four_tib_drives(Some(4)));
+        assert_eq!(s.drive_size, Size::tib(4));
+    }
+
+    #[test]
+    fn capacity_raise_past_the_drives_grows_them() {
+        let t = tenant(6, 4);
+        let fresh = size(&t, None).unwrap();
+        let grown = fresh.drive_size;
+        let s = keep_drives_in_use(&t, fresh, &four_tib_drives(Some(4)));
+        assert_eq!(s.drive_size, grown);
+        assert!(grown > Size::tib(4) && s.in_use.is_empty());
+    }
+
+    #[test]
+    fn capacity_decrease_is_left_to_the_plan_refusal() {
+        let t = tenant(3, 3);
+        let fresh = size(&t, None).unwrap();
+        let s = keep_drives_in_use(&t, fresh.clone(), &four_tib_drives(Some(4)));
+        assert_eq!(
+            s, fresh,
+            "the smaller drives stay: the plan refuses the shrink"
+        );
+        // Without a known earlier capacity the drives are kept (never shrunk).
+        let s = keep_drives_in_use(&t, fresh, &four_tib_drives(None));
+        assert_eq!(s.drive_size, Size::tib(4));
+    }
+
+    #[test]
+    fn another_layout_or_no_drives_leave_the_sizing_alone() {
+        let t = tenant(4, 4);
+        let fresh = size(&t, None).unwrap();
+        let two = DrivesInUse {
+            drives_per_node: 2,
+            ..four_tib_drives(Some(4))
+        };
+        assert_eq!(keep_drives_in_use(&t, fresh.clone(), &two), fresh);
+        assert_eq!(
+            keep_drives_in_use(&t, fresh.clone(), &DrivesInUse::default()),
+            fresh
+        );
+    }
+}

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use px_topology::sizing::Sizing;
-use px_topology::spec::{TenantStorage, load_spec};
+use px_topology::spec::{Provisioning, TenantStorage, Version, load_spec};
 
 /// The modes with an example, in a fixed order.
 pub(crate) const MODES: [&str; 3] = ["cloud-drive", "direct-access", "kubevirt-csi"];
@@ -29,4 +29,13 @@ pub(crate) fn example_specs() -> Vec<(&'static str, TenantStorage)> {
 pub(crate) fn sizing(spec: &TenantStorage) -> Sizing {
     px_topology::sizing::size(spec, None)
         .unwrap_or_else(|e| panic!("sizing {}: {e}", spec.tenant_name()))
+}
+
+/// The direct-access example switched to pre-created volumes (import), which needs
+/// Portworx 3.7 with the FA/FB driver.
+pub(crate) fn as_import(mut spec: TenantStorage) -> TenantStorage {
+    spec.spec.portworx.version = Version::new(3, 7, 0);
+    spec.spec.management.fa_fb_driver = true;
+    spec.spec.storage.provisioning = Provisioning::Import;
+    spec
 }
