@@ -12,4 +12,5 @@ mod embedded;
 mod errors;
 mod invalid_specs;
 mod resources;
+mod safety;
 mod tenant;
