@@ -288,8 +288,9 @@ impl fmt::Display for TransportError {
     }
 }
 
-/// Every error this crate (and the mock) reports.
-#[derive(Debug, thiserror::Error)]
+/// Every error this crate (and the mock) reports. `Clone`, so that one failed login
+/// can be handed to every call that waited for it.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The array answered with an error.

@@ -41,7 +41,7 @@ pub(crate) struct Transport {
     api_token: SecretString,
     pub(crate) pinned: Option<ApiVersion>,
     pub(crate) retry: RetryConfig,
-    state: tokio::sync::Mutex<SessionState>,
+    state: std::sync::Mutex<SessionState>,
 }
 
 /// Which credential a request carries.
@@ -138,7 +138,7 @@ impl Transport {
             api_token,
             pinned,
             retry,
-            state: tokio::sync::Mutex::new(SessionState::default()),
+            state: std::sync::Mutex::new(SessionState::default()),
         }
     }
 
@@ -322,7 +322,8 @@ impl Transport {
         }
     }
 
-    /// An authenticated API call with retries and one re-login after a 401.
+    /// An authenticated API call with retries, and a new session (shared with every
+    /// other call refused on the same one) after each of up to three 401s.
     pub(crate) async fn call(&self, call: Call<'_>) -> Result<Reply> {
         let idempotent = call.method == Method::GET;
         let what = format!("{} {}", call.method, call.path);
@@ -331,38 +332,40 @@ impl Transport {
     }
 
     async fn attempt(&self, call: &Call<'_>) -> Result<Reply> {
-        let session = self.session().await?;
         // Only a write can have changed the array when its answer is lost.
         let write = call.method != Method::GET;
-        let path = format!("/api/{}/{}", session.version, call.path);
-        let first = self
-            .send(
-                call.method.clone(),
-                &path,
-                call.query,
-                call.body,
-                Auth::Session(&session.token),
-                write,
-            )
-            .await;
-        match first {
-            Err(e) if is_unauthorized(&e) => {
-                let renewed = self.renew(&session).await?;
-                let path = format!("/api/{}/{}", renewed.version, call.path);
-                self.send(
+        let mut failed = None;
+        let mut refusals = 0;
+        loop {
+            let session = self.session_after(failed).await?;
+            let path = format!("/api/{}/{}", session.version, call.path);
+            session.start();
+            let result = self
+                .send(
                     call.method.clone(),
                     &path,
                     call.query,
                     call.body,
-                    Auth::Session(&renewed.token),
+                    Auth::Session(&session.token),
                     write,
                 )
-                .await
+                .await;
+            let refused = matches!(&result, Err(e) if is_unauthorized(e));
+            session.finish(refused);
+            // A 401 is decided before the handler runs, so a write answered 401
+            // was not applied and may be sent again with a new session.
+            if refused && refusals < MAX_RELOGINS_PER_CALL {
+                refusals += 1;
+                failed = Some(session.generation);
+                continue;
             }
-            other => other,
+            return result;
         }
     }
 }
+
+/// Re-logins one call may ask for after 401 answers before it fails.
+const MAX_RELOGINS_PER_CALL: u32 = 3;
 
 fn is_unauthorized(e: &Error) -> bool {
     matches!(e, Error::Api(a) if a.status == 401)
