@@ -177,6 +177,8 @@ impl RestArrayBuilder {
             // x-auth-token is not a header reqwest strips on cross-host redirects, and
             // arrays do not redirect API calls: never follow one.
             .redirect(reqwest::redirect::Policy::none())
+            // Typed DNS failures, so that a name that does not exist fails at once.
+            .dns_resolver(crate::rest::transport::resolve::SystemResolver)
             .https_only(!self.allow_http);
         match self.trust {
             Trust::System => {}

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 pub mod paging;
+pub(crate) mod resolve;
 pub mod retry;
 pub mod session;
 
@@ -382,16 +383,19 @@ fn sensitive(t: &SecretString) -> Result<reqwest::header::HeaderValue> {
 /// certificate; the decision itself is [`TransportErrorKind::UntrustedCertificate`].
 const UNTRUSTED_CERTIFICATE: &str = "TLS certificate not trusted: ";
 
-/// Classifies a failed exchange by the error types in its cause chain: rustls errors
-/// (a rejected certificate is [`TransportErrorKind::UntrustedCertificate`]), I/O
-/// errors, then reqwest's own flags. hyper-util reports name resolution only as a
-/// `ConnectError` whose text is "dns error"; that one case is recognised by its text.
+/// Classifies a failed exchange by the error types in its cause chain: the
+/// resolver's [`resolve::DnsError`], rustls errors (a rejected certificate is
+/// [`TransportErrorKind::UntrustedCertificate`]), I/O errors, then reqwest's own
+/// flags. A resolver other than ours shows up only as hyper-util's "dns error" text.
 fn transport_kind(e: &reqwest::Error) -> TransportErrorKind {
     let mut next: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
     let mut io_kind = None;
     while let Some(s) = next {
         if let Some(kind) = tls_kind(s) {
             return kind;
+        }
+        if s.downcast_ref::<resolve::DnsError>().is_some() {
+            return TransportErrorKind::Dns;
         }
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
             io_kind.get_or_insert(io.kind());
