@@ -13,4 +13,5 @@ mod errors;
 mod invalid_specs;
 mod resources;
 mod safety;
+mod session_expiry;
 mod tenant;

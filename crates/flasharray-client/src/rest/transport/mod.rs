@@ -324,7 +324,8 @@ impl Transport {
     }
 
     /// An authenticated API call with retries, and a new session (shared with every
-    /// other call refused on the same one) after each of up to three 401s.
+    /// other call refused on the same one) after a 401, as long as the array keeps
+    /// serving calls.
     pub(crate) async fn call(&self, call: Call<'_>) -> Result<Reply> {
         let idempotent = call.method == Method::GET;
         let what = format!("{} {}", call.method, call.path);
@@ -336,6 +337,8 @@ impl Transport {
         // Only a write can have changed the array when its answer is lost.
         let write = call.method != Method::GET;
         let mut failed = None;
+        // Refusals in a row on sessions that served nothing, and in all.
+        let mut stalled = 0;
         let mut refusals = 0;
         loop {
             let session = self.session_after(failed).await?;
@@ -353,20 +356,37 @@ impl Transport {
                 .await;
             let refused = matches!(&result, Err(e) if is_unauthorized(e));
             session.finish(refused);
+            let Err(e) = &result else {
+                return result;
+            };
+            if !refused {
+                return result;
+            }
+            tracing::debug!(
+                generation = session.generation,
+                reason = e.as_api().map_or("", |a| a.message()),
+                "session refused"
+            );
+            // An array that ends sessions every few requests refuses many of the calls
+            // sharing a session; a call keeps going while its sessions serve other
+            // calls, and gives up after MAX_STALLED_REFUSALS refusals on sessions that
+            // served nothing (or MAX_REFUSALS_PER_CALL in all).
+            stalled = if session.served_any() { 0 } else { stalled + 1 };
+            refusals += 1;
+            if stalled > MAX_STALLED_REFUSALS || refusals > MAX_REFUSALS_PER_CALL {
+                return result;
+            }
             // A 401 is decided before the handler runs, so a write answered 401
             // was not applied and may be sent again with a new session.
-            if refused && refusals < MAX_RELOGINS_PER_CALL {
-                refusals += 1;
-                failed = Some(session.generation);
-                continue;
-            }
-            return result;
+            failed = Some(session.generation);
         }
     }
 }
 
-/// Re-logins one call may ask for after 401 answers before it fails.
-const MAX_RELOGINS_PER_CALL: u32 = 3;
+/// 401s in a row, on sessions that served no call, before a call fails.
+const MAX_STALLED_REFUSALS: u32 = 3;
+/// 401s one call accepts in all, however busy the others are.
+const MAX_REFUSALS_PER_CALL: u32 = 64;
 
 fn is_unauthorized(e: &Error) -> bool {
     matches!(e, Error::Api(a) if a.status == 401)

@@ -120,9 +120,14 @@ impl Session {
         }
     }
 
+    /// Served a call, or has one still on the way that may be served.
+    pub(crate) fn served_any(&self) -> bool {
+        self.served.load(Ordering::SeqCst) > 0 || self.in_flight.load(Ordering::SeqCst) > 0
+    }
+
     /// Ended before anything could use it: nothing served, nothing still on the way.
     fn died_unused(&self) -> bool {
-        self.served.load(Ordering::SeqCst) == 0 && self.in_flight.load(Ordering::SeqCst) == 0
+        !self.served_any()
     }
 }
 
