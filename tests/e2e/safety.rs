@@ -131,12 +131,7 @@ fn offline_commands_ignore_purefa_env() {
         c.env("PUREFA_URL", &url);
         c
     };
-    with_env()
-        .arg("size")
-        .arg("-f")
-        .arg(&spec)
-        .assert()
-        .code(0);
+    with_env().arg("size").arg("-f").arg(&spec).assert().code(0);
     with_env()
         .arg("render")
         .arg("-f")
@@ -154,7 +149,11 @@ fn offline_commands_ignore_purefa_env() {
         .code(0)
         .stderr(contains("does not contact the array"));
     std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(accepted.load(Ordering::SeqCst), 0, "an offline command connected");
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        0,
+        "an offline command connected"
+    );
 }
 
 #[test]

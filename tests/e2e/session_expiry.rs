@@ -122,12 +122,22 @@ async fn converge_with_expiry_every(n: u64) {
             "N={n} {run}: {} failed, {} skipped: {:?}",
             report.failed.len(),
             report.skipped.len(),
-            report.failed.iter().map(|f| f.error.as_str()).collect::<Vec<_>>()
+            report
+                .failed
+                .iter()
+                .map(|f| f.error.as_str())
+                .collect::<Vec<_>>()
         );
         if run == "cold" {
-            assert!(!report.applied.is_empty(), "N={n}: the cold run changed nothing");
+            assert!(
+                !report.applied.is_empty(),
+                "N={n}: the cold run changed nothing"
+            );
         } else {
-            assert!(report.applied.is_empty(), "N={n}: the second run changed things");
+            assert!(
+                report.applied.is_empty(),
+                "N={n}: the second run changed things"
+            );
         }
     }
     let logins = counts.logins.load(Ordering::SeqCst);

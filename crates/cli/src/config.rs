@@ -11,9 +11,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use flasharray::redact::redact_addr;
 use px_topology::PureJson;
 use secrecy::{ExposeSecret, SecretString};
-use flasharray::redact::redact_addr;
 use url::Url;
 
 use crate::args::GlobalArgs;
@@ -189,7 +189,10 @@ pub(crate) fn parse_array_url(addr: &str) -> Result<Url> {
     let url = Url::parse(&with_scheme);
     let carries_credentials = match &url {
         Ok(u) => !u.username().is_empty() || u.password().is_some(),
-        Err(_) => addr.split_once("://").map_or(addr, |(_, r)| r).contains('@'),
+        Err(_) => addr
+            .split_once("://")
+            .map_or(addr, |(_, r)| r)
+            .contains('@'),
     };
     if carries_credentials {
         return Err(InvalidInput::error(format!(
@@ -208,7 +211,9 @@ pub(crate) fn parse_array_url(addr: &str) -> Result<Url> {
             "invalid array address {shown}: no host"
         )));
     }
-    if url.path() != "/" && !url.path().is_empty() || url.query().is_some() || url.fragment().is_some()
+    if url.path() != "/" && !url.path().is_empty()
+        || url.query().is_some()
+        || url.fragment().is_some()
     {
         return Err(InvalidInput::error(format!(
             "invalid array address {shown}: give only scheme, host and port"
@@ -247,11 +252,12 @@ pub(crate) fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Resu
 /// block. An unreadable or foreign file exits 2 before anything is sent, instead of
 /// surfacing later as a client setup failure.
 pub(crate) fn read_ca_file(path: &Path) -> Result<Vec<u8>> {
-    let pem = std::fs::read(path).map_err(|e| {
-        InvalidInput::error(format!("cannot read CA file {}: {e}", path.display()))
-    })?;
+    let pem = std::fs::read(path)
+        .map_err(|e| InvalidInput::error(format!("cannot read CA file {}: {e}", path.display())))?;
     let text = String::from_utf8_lossy(&pem);
-    let has_cert = text.lines().any(|l| l.trim() == "-----BEGIN CERTIFICATE-----");
+    let has_cert = text
+        .lines()
+        .any(|l| l.trim() == "-----BEGIN CERTIFICATE-----");
     if !has_cert {
         return Err(InvalidInput::error(format!(
             "CA file {} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",

@@ -92,7 +92,9 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
         );
     }
     if transport_kind == Some(K::Dns) {
-        return Some("the array's name does not resolve: check --array / PUREFA_URL and the DNS settings");
+        return Some(
+            "the array's name does not resolve: check --array / PUREFA_URL and the DNS settings",
+        );
     }
     if matches!(transport_kind, Some(K::Timeout | K::Connect)) {
         return Some(
@@ -168,7 +170,10 @@ mod tests {
         assert!(hint_for(&e).unwrap().contains("did not answer"));
         assert!(hint_for(&transport("operation timed out", K::Timeout)).is_some());
         let dns = hint_for(&transport("dns error: no such host", K::Dns)).unwrap();
-        assert!(dns.contains("does not resolve") && dns.contains("PUREFA_URL"), "{dns}");
+        assert!(
+            dns.contains("does not resolve") && dns.contains("PUREFA_URL"),
+            "{dns}"
+        );
         // A connection that broke mid-answer is no addressing problem.
         assert!(hint_for(&transport("connection reset", K::Io)).is_none());
         assert!(hint_for(&anyhow::anyhow!("volume v1 does not exist")).is_none());

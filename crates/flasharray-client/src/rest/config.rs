@@ -236,7 +236,10 @@ pub(crate) fn parse_base_url(input: &str, allow_http: bool) -> Result<Url> {
     let carries_credentials = match &url {
         Ok(u) => !u.username().is_empty() || u.password().is_some(),
         // Unparsable, but with a user-info part: say so rather than why it fails.
-        Err(_) => trimmed.split_once("://").map_or(trimmed, |(_, r)| r).contains('@'),
+        Err(_) => trimmed
+            .split_once("://")
+            .map_or(trimmed, |(_, r)| r)
+            .contains('@'),
     };
     if carries_credentials {
         return Err(Error::Config(format!(

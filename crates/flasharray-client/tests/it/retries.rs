@@ -294,5 +294,9 @@ async fn dns_not_found_is_final() {
         err.as_transport().unwrap().kind,
         flasharray::TransportErrorKind::Dns
     );
-    assert!(err.to_string().contains("cannot resolve no-such-array.invalid"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("cannot resolve no-such-array.invalid"),
+        "{err}"
+    );
 }

@@ -258,7 +258,9 @@ async fn refused_token_fails_fast() {
         .and(path(format!("{V}/login")))
         .respond_with(Echo(
             ResponseTemplate::new(401)
-                .set_body_json(json!({"errors": [{"context": null, "message": "Invalid API token."}]}))
+                .set_body_json(
+                    json!({"errors": [{"context": null, "message": "Invalid API token."}]}),
+                )
                 .set_delay(Duration::from_millis(100)),
         ))
         .mount(&a.server)
@@ -275,7 +277,11 @@ async fn refused_token_fails_fast() {
         let err = t.await.unwrap().unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Unauthorized, "{err}");
     }
-    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(a.count("POST", &format!("{V}/login")).await, 1);
 }
 
