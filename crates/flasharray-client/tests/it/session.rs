@@ -189,12 +189,17 @@ async fn every_session_dies_immediately() {
         .mount(&a.server)
         .await;
     let started = std::time::Instant::now();
-    let err = a.client().get_array().await.unwrap_err();
+    let c = a.client();
+    let err = c.get_array().await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(err.kind(), ErrorKind::Unauthorized);
     assert!(err.to_string().contains("ends every session"), "{err}");
     assert_eq!(a.count("POST", &format!("{V}/login")).await, 3);
     assert_eq!(a.count("GET", &format!("{V}/arrays")).await, 3);
+    // The next call fails at once, without another login.
+    let again = c.get_array().await.unwrap_err();
+    assert!(again.to_string().contains("ends every session"), "{again}");
+    assert_eq!(a.count("POST", &format!("{V}/login")).await, 3);
 }
 
 /// 50 calls refused on the same session share exactly one new login, and the old

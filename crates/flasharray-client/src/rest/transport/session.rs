@@ -144,6 +144,9 @@ impl fmt::Debug for Session {
 /// Sessions that in a row ended before serving a single call; then the array is
 /// taken to end every session (or the token's sessions) and the call fails.
 const DEAD_STREAK_LIMIT: u32 = 3;
+/// How long every call fails at once after such a streak before logins are tried
+/// again.
+const DEAD_STREAK_PAUSE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What the client remembers between calls. Guarded by a std mutex that is never
 /// held across I/O: one caller (the leader) logs in, the others wait on `done`.
@@ -160,6 +163,8 @@ pub(crate) struct SessionState {
     /// The error of the last login attempt, for everyone who waited on it.
     last_failure: Option<Error>,
     dead_streak: u32,
+    /// When `dead_streak` reached [`DEAD_STREAK_LIMIT`].
+    dead_since: Option<std::time::Instant>,
     done: tokio::sync::watch::Sender<u64>,
 }
 
@@ -173,6 +178,7 @@ impl Default for SessionState {
             attempts: 0,
             last_failure: None,
             dead_streak: 0,
+            dead_since: None,
             done: tokio::sync::watch::Sender::new(0),
         }
     }
@@ -262,11 +268,23 @@ impl Transport {
             } else {
                 0
             };
+            if st.dead_streak == DEAD_STREAK_LIMIT {
+                st.dead_since = Some(std::time::Instant::now());
+            }
             st.current = None;
             tracing::debug!(array = %self.base, generation = cur.generation, "session rejected (401); logging in again");
         }
         if st.logging_in {
             return Ok(Step::Wait(st.done.subscribe(), st.attempts));
+        }
+        if st.dead_streak >= DEAD_STREAK_LIMIT
+            && st
+                .dead_since
+                .is_some_and(|t| t.elapsed() >= DEAD_STREAK_PAUSE)
+        {
+            // A long-lived client tries again once in a while.
+            st.dead_streak = 0;
+            st.dead_since = None;
         }
         if st.dead_streak >= DEAD_STREAK_LIMIT {
             return Err(Error::api(
