@@ -10,9 +10,11 @@ mod harness;
 
 mod embedded;
 mod errors;
+mod input_safety;
 mod invalid_specs;
 mod preflight;
 mod resources;
 mod safety;
 mod secrets;
+mod session_expiry;
 mod tenant;

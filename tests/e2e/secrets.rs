@@ -323,7 +323,6 @@ fn no_secret_in_any_output() {
 /// redaction of rejected addresses (issue #13 §3, `cli/src/config.rs`, another
 /// engineer's part) lands: the message quotes `?api_token=...` today.
 #[test]
-#[ignore = "until the rejected-address redaction of issue #13 §3 lands; then remove this line"]
 fn no_secret_in_a_rejected_url_query() {
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");

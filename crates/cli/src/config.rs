@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use flasharray::redact::redact_addr;
 use px_topology::PureJson;
 use secrecy::{ExposeSecret, SecretString};
 use url::Url;
@@ -151,6 +152,9 @@ pub(crate) fn resolve(
         }
     };
 
+    if let Some(ca) = &global.ca_file {
+        read_ca_file(ca)?;
+    }
     if global.insecure {
         warn(format!(
             "--insecure: the certificate of {url} is not verified; anyone between here and the \
@@ -168,47 +172,66 @@ pub(crate) fn resolve(
 }
 
 /// Parses `host`, `host:port` or `https://host[:port]` into a base URL. Plain HTTP
-/// is refused: the API token would travel in clear text.
+/// is refused: the API token would travel in clear text. Credentials are checked
+/// first, and messages show the address only through [`redact_addr`], so a password
+/// or `?api_token=` pasted into it is never echoed.
 pub(crate) fn parse_array_url(addr: &str) -> Result<Url> {
     let addr = addr.trim();
     if addr.is_empty() {
         return Err(InvalidInput::error("the array address is empty"));
     }
+    let shown = redact_addr(addr);
     let with_scheme = if addr.contains("://") {
         addr.to_string()
     } else {
         format!("https://{addr}")
     };
-    let url = Url::parse(&with_scheme)
-        .map_err(|e| InvalidInput::error(format!("invalid array address {addr:?}: {e}")))?;
+    let url = Url::parse(&with_scheme);
+    let carries_credentials = match &url {
+        Ok(u) => !u.username().is_empty() || u.password().is_some(),
+        Err(_) => addr
+            .split_once("://")
+            .map_or(addr, |(_, r)| r)
+            .contains('@'),
+    };
+    if carries_credentials {
+        return Err(InvalidInput::error(format!(
+            "invalid array address {shown}: credentials in the URL are not accepted (use --api-token-file)"
+        )));
+    }
+    let url =
+        url.map_err(|e| InvalidInput::error(format!("invalid array address {shown}: {e}")))?;
     if url.scheme() != "https" {
         return Err(InvalidInput::error(format!(
-            "invalid array address {addr:?}: only https:// is supported (the API token must not travel in clear text)"
+            "invalid array address {shown}: only https:// is supported (the API token must not travel in clear text)"
         )));
     }
     if url.host_str().is_none_or(str::is_empty) {
         return Err(InvalidInput::error(format!(
-            "invalid array address {addr:?}: no host"
+            "invalid array address {shown}: no host"
         )));
     }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(InvalidInput::error(
-            "invalid array address: credentials in the URL are not accepted (use --api-token-file)",
-        ));
-    }
-    if url.path() != "/" && !url.path().is_empty() || url.query().is_some() {
+    if url.path() != "/" && !url.path().is_empty()
+        || url.query().is_some()
+        || url.fragment().is_some()
+    {
         return Err(InvalidInput::error(format!(
-            "invalid array address {addr:?}: give only scheme, host and port"
+            "invalid array address {shown}: give only scheme, host and port"
         )));
     }
     Ok(url)
 }
 
-/// Reads a token file: the first non-empty line, trimmed.
+/// Reads a token file: the first non-empty line, trimmed. A file that cannot be
+/// read is the user's input being wrong (exit 2): nothing was sent.
 pub(crate) fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Result<SecretString> {
     warn_if_shared(path, warn);
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read API token file {}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        InvalidInput::error(format!(
+            "cannot read API token file {}: {e}",
+            path.display()
+        ))
+    })?;
     let text = SecretString::from(text);
     let line = text
         .expose_secret()
@@ -225,12 +248,30 @@ pub(crate) fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Resu
     }
 }
 
+/// Reads a CA bundle and checks that it holds at least one PEM `CERTIFICATE`
+/// block. An unreadable or foreign file exits 2 before anything is sent, instead of
+/// surfacing later as a client setup failure.
+pub(crate) fn read_ca_file(path: &Path) -> Result<Vec<u8>> {
+    let pem = std::fs::read(path)
+        .map_err(|e| InvalidInput::error(format!("cannot read CA file {}: {e}", path.display())))?;
+    let text = String::from_utf8_lossy(&pem);
+    let has_cert = text
+        .lines()
+        .any(|l| l.trim() == "-----BEGIN CERTIFICATE-----");
+    if !has_cert {
+        return Err(InvalidInput::error(format!(
+            "CA file {} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+            path.display()
+        )));
+    }
+    Ok(pem)
+}
+
 fn load_pure_json(path: &Path, warn: &mut dyn FnMut(String)) -> Result<PureJson> {
     warn_if_shared(path, warn);
-    let text = SecretString::from(
-        std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read pure.json {}", path.display()))?,
-    );
+    let text = SecretString::from(std::fs::read_to_string(path).map_err(|e| {
+        InvalidInput::error(format!("cannot read pure.json {}: {e}", path.display()))
+    })?);
     // The parse error gives only where and what kind of problem, never the text: it
     // may be a token.
     PureJson::parse(text.expose_secret())
@@ -544,6 +585,46 @@ mod tests {
         assert!(parse_array_url("https://u:p@fa").is_err());
         assert!(parse_array_url("https://fa/api").is_err());
         assert!(parse_array_url("").is_err());
+    }
+
+    #[test]
+    fn address_errors_never_echo_secrets() {
+        for input in [
+            "http://u:SECRET@h",
+            "https://SECRET@h:8443",
+            "https://h/?api_token=SECRET&x=1",
+            "h?api-token=SECRET",
+            "https://h/#SECRET",
+            "ht!tp://u:SECRET@h",
+            "ftp://SECRET@h",
+        ] {
+            let e = parse_array_url(input).unwrap_err();
+            let shown = format!("{e:#}");
+            assert!(!shown.contains("SECRET"), "{input}: {shown}");
+            assert!(shown.contains('h'), "{input}: {shown}");
+            assert_eq!(crate::exit::code_for(&e), 2, "{input}");
+        }
+    }
+
+    #[test]
+    fn unreadable_token_and_ca_files_are_usage_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing");
+        let e = read_token_file(&missing, &mut |_| {}).unwrap_err();
+        assert_eq!(crate::exit::code_for(&e), 2, "{e}");
+        // A directory cannot be read as a file, even by root.
+        let e = read_token_file(dir.path(), &mut |_| {}).unwrap_err();
+        assert_eq!(crate::exit::code_for(&e), 2, "{e}");
+        let garbage = private_file(dir.path(), "ca.pem", "not a certificate\n");
+        let e = read_ca_file(&garbage).unwrap_err();
+        assert!(e.to_string().contains("CERTIFICATE"), "{e}");
+        assert_eq!(crate::exit::code_for(&e), 2);
+        let e = read_ca_file(&missing).unwrap_err();
+        assert_eq!(crate::exit::code_for(&e), 2);
+        let args = global(&["--array", "fa", "--ca-file", garbage.to_str().unwrap()]);
+        let env = |k: &str| (k == ENV_TOKEN).then(|| "t".to_string());
+        let e = resolve(&args, &env, &mut |_| {}).unwrap_err();
+        assert_eq!(crate::exit::code_for(&e), 2);
     }
 
     #[test]

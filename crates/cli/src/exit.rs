@@ -95,7 +95,12 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
             "the array refused the API token: check --api-token-file / PUREFA_API / pure.json, and that the token has not expired",
         );
     }
-    if matches!(transport_kind, Some(K::Timeout | K::Connect | K::Dns)) {
+    if transport_kind == Some(K::Dns) {
+        return Some(
+            "the array's name does not resolve: check --array / PUREFA_URL and the DNS settings",
+        );
+    }
+    if matches!(transport_kind, Some(K::Timeout | K::Connect)) {
         return Some(
             "the array did not answer: check the address (--array, PUREFA_URL) and the network path",
         );
@@ -168,7 +173,11 @@ mod tests {
         let e = transport("tcp connect error: Connection refused", K::Connect);
         assert!(hint_for(&e).unwrap().contains("did not answer"));
         assert!(hint_for(&transport("operation timed out", K::Timeout)).is_some());
-        assert!(hint_for(&transport("dns error: no such host", K::Dns)).is_some());
+        let dns = hint_for(&transport("dns error: no such host", K::Dns)).unwrap();
+        assert!(
+            dns.contains("does not resolve") && dns.contains("PUREFA_URL"),
+            "{dns}"
+        );
         // A connection that broke mid-answer is no addressing problem.
         assert!(hint_for(&transport("connection reset", K::Io)).is_none());
         assert!(hint_for(&anyhow::anyhow!("volume v1 does not exist")).is_none());

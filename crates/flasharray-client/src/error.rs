@@ -216,9 +216,10 @@ pub enum TransportErrorKind {
     /// The array's TLS certificate is not trusted (unknown issuer, bad or expired
     /// certificate, wrong name). Final: waiting cannot fix it.
     UntrustedCertificate,
-    /// Another TLS failure (handshake, protocol).
+    /// Another TLS failure (handshake alert, protocol version). Final.
     Tls,
-    /// The array's name did not resolve.
+    /// The array's name did not resolve. Final: the resolver already retried a
+    /// temporary failure once.
     Dns,
     /// No connection could be made (refused, unreachable).
     Connect,
@@ -226,16 +227,22 @@ pub enum TransportErrorKind {
     Timeout,
     /// The connection broke during the exchange (reset, closed, dropped).
     Io,
-    /// The request could not be built (bad URL or header).
+    /// The request could not be built (bad URL or header). Final.
     InvalidRequest,
 }
 
 impl TransportErrorKind {
-    /// Whether sending the same request again can help at all; only an untrusted
-    /// certificate rules it out (whether a write may be resent is
-    /// [`TransportError::maybe_applied`]'s question).
+    /// Whether sending the same request again can help at all. Permanent failures
+    /// (an untrusted certificate, another TLS failure, a name that does not resolve
+    /// after the resolver's own retry, a request that cannot be built) are final at
+    /// once; a refused or broken connection and a timeout may pass (the array may be
+    /// failing over). Whether a write may be resent is
+    /// [`TransportError::maybe_applied`]'s question.
     pub fn may_retry(self) -> bool {
-        !matches!(self, TransportErrorKind::UntrustedCertificate)
+        matches!(
+            self,
+            TransportErrorKind::Connect | TransportErrorKind::Timeout | TransportErrorKind::Io
+        )
     }
 }
 
@@ -288,8 +295,9 @@ impl fmt::Display for TransportError {
     }
 }
 
-/// Every error this crate (and the mock) reports.
-#[derive(Debug, thiserror::Error)]
+/// Every error this crate (and the mock) reports. `Clone`, so that one failed login
+/// can be handed to every call that waited for it.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The array answered with an error.

@@ -12,6 +12,8 @@
 //! * [`error`]: one error enum; array answers classified by one table of messages.
 //! * [`params`]: selections for list calls.
 //! * [`ext`]: conveniences every [`FlashArray`] gets ([`FlashArrayExt`]).
+//! * `redact` (feature `rest`): array addresses shown without user-info or query
+//!   values.
 //! * `rest` (feature `rest`, on by default): the REST 2.x client, `RestArray`.
 //!
 //! Without the `rest` feature the crate is network-free: no HTTP or TLS stack is
@@ -24,6 +26,8 @@ pub mod ext;
 pub mod models;
 pub mod name;
 pub mod params;
+#[cfg(feature = "rest")]
+pub mod redact;
 #[cfg(feature = "rest")]
 pub mod rest;
 pub mod size;

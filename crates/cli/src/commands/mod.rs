@@ -81,8 +81,8 @@ async fn dispatch(cli: Cli, printer: &Printer) -> Result<Outcome> {
     match cli.command {
         Command::Completions(a) => completions::run(&a),
         Command::Sim(SimCmd::Serve(a)) => sim::serve(&a, g, printer).await,
-        Command::Render(a) => tenant::render(&a, printer),
-        Command::Lint(a) => tenant::lint(&a, printer),
+        Command::Render(a) => tenant::render(&a, g, printer),
+        Command::Lint(a) => tenant::lint(&a, g, printer),
         Command::Size(a) => tenant::size(&a, g, printer).await,
         Command::Plan(a) => tenant::plan(&a, g, printer).await,
         Command::Apply(a) => tenant::apply(&a, g, printer).await,

@@ -12,7 +12,7 @@ use px_topology::manifests::{self, RenderOptions};
 use px_topology::plan::{self, Observed, Plan, PlanOptions};
 use px_topology::preflight::PreflightOptions;
 use px_topology::render;
-use px_topology::sizing::{self, ArraySpaceInfo};
+use px_topology::sizing::ArraySpaceInfo;
 use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde::Serialize;
 
@@ -20,37 +20,35 @@ use crate::args::{
     ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs, RenderArgs, SizeArgs,
 };
 use crate::confirm::confirm;
-use crate::exit::{InvalidInput, Outcome};
+use crate::exit::Outcome;
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
 use crate::preflight::{self, Findings};
 use crate::session::Session;
 
-/// Whether the global options name an array (flags, environment or pure.json).
-fn array_given(g: &GlobalArgs) -> bool {
-    g.array.is_some()
-        || g.pure_json.is_some()
-        || std::env::var_os(crate::config::ENV_URL).is_some_and(|v| !v.is_empty())
+/// `size`, `render` and `lint` work from the spec alone and never contact an array,
+/// even with `PUREFA_URL` exported; an explicit array option gets one warning so that
+/// nobody mistakes the output for a check against the array.
+fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
+    if g.array.is_some() || g.pure_json.is_some() || g.api_token_file.is_some() {
+        p.warn(format!(
+            "{command} does not contact the array; --array, --pure-json and --api-token-file are ignored \
+             (`pxfa plan` reads the array)"
+        ));
+    }
 }
 
-/// `size`: the sizing explained; with an array, the headroom left on it.
+/// `size`: the sizing explained, from the spec alone.
 pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    warn_offline("size", g, p);
     let t = Tenant::load(&a.file)?;
-    let sizing = if array_given(g) {
-        let session = Session::open(g, p, &t.token_users())?;
-        let space = session.array.get_array_space().await;
-        session.close().await?;
-        let space = space.context("cannot read the array's space")?;
-        sizing::size(&t.spec, Some(ArraySpaceInfo::from(&space)))
-            .map_err(|e| InvalidInput::error(format!("{}: {e}", a.file.display())))?
-    } else {
-        t.sizing
-    };
+    let sizing = t.sizing;
     p.emit_text(&sizing, &sizing.explain().join("\n"))?;
     Ok(Outcome::Success)
 }
 
 /// `render`: manifests to a folder, no array access.
-pub(crate) fn render(a: &RenderArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) fn render(a: &RenderArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    warn_offline("render", g, p);
     let t = Tenant::load(&a.file)?;
     write_manifests(&t, &ArrayFacts::default(), &a.out, a.include_secrets, p)?;
     Ok(Outcome::Success)
@@ -100,7 +98,8 @@ fn write_manifests(
 }
 
 /// `lint`: findings per file; exit 1 when any is an error.
-pub(crate) fn lint(a: &LintArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    warn_offline("lint", g, p);
     let mut all = Vec::new();
     for f in &a.files {
         let findings = px_topology::lint::lint_path(f)

@@ -10,6 +10,7 @@ use secrecy::SecretString;
 use url::Url;
 
 use crate::error::{Error, Result};
+use crate::redact::redact_addr;
 use crate::rest::RestArray;
 use crate::rest::retry::RetryConfig;
 use crate::rest::session::ApiVersion;
@@ -46,7 +47,7 @@ pub struct RestArrayBuilder {
 impl std::fmt::Debug for RestArrayBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RestArrayBuilder")
-            .field("url", &self.url)
+            .field("url", &redact_addr(&self.url))
             .field("api_token", &self.api_token.as_ref().map(|_| "[REDACTED]"))
             .field("insecure", &self.insecure)
             .field("allow_http", &self.allow_http)
@@ -176,6 +177,8 @@ impl RestArrayBuilder {
             // x-auth-token is not a header reqwest strips on cross-host redirects, and
             // arrays do not redirect API calls: never follow one.
             .redirect(reqwest::redirect::Policy::none())
+            // Typed DNS failures, so that a name that does not exist fails at once.
+            .dns_resolver(crate::rest::transport::resolve::SystemResolver)
             .https_only(!self.allow_http);
         match self.trust {
             Trust::System => {}
@@ -215,51 +218,61 @@ fn parse_ca(pem: &[u8], what: &str) -> Result<Vec<reqwest::Certificate>> {
 }
 
 /// Accepts `host`, `host:port`, `https://host[:port]` (and `http://` when allowed);
-/// returns the origin with an empty path.
+/// returns the origin with an empty path. Credentials are refused first, and a
+/// message only ever shows the address through [`redact_addr`]: whatever the user
+/// pasted (a password, `?api_token=`) is never echoed.
 pub(crate) fn parse_base_url(input: &str, allow_http: bool) -> Result<Url> {
     let trimmed = input.trim().trim_end_matches('/');
     if trimmed.is_empty() {
         return Err(Error::Config("the array address is empty".into()));
     }
+    let shown = redact_addr(trimmed);
     let with_scheme = if trimmed.contains("://") {
         trimmed.to_string()
     } else {
         format!("https://{trimmed}")
     };
-    let url = Url::parse(&with_scheme)
-        .map_err(|e| Error::Config(format!("array address {input:?}: {e}")))?;
+    let url = Url::parse(&with_scheme);
+    let carries_credentials = match &url {
+        Ok(u) => !u.username().is_empty() || u.password().is_some(),
+        // Unparsable, but with a user-info part: say so rather than why it fails.
+        Err(_) => trimmed
+            .split_once("://")
+            .map_or(trimmed, |(_, r)| r)
+            .contains('@'),
+    };
+    if carries_credentials {
+        return Err(Error::Config(format!(
+            "array address {shown} must not carry credentials; use an API token"
+        )));
+    }
+    // The parser's own message never quotes the input.
+    let url = url.map_err(|e| Error::Config(format!("array address {shown}: {e}")))?;
     match url.scheme() {
         "https" => {}
         "http" if allow_http => {}
         "http" => {
             return Err(Error::Config(format!(
-                "array address {input:?} uses plain http; the API token would travel in clear text (allow_http to override)"
+                "array address {shown} uses plain http; the API token would travel in clear text (allow_http to override)"
             )));
         }
         other => {
             return Err(Error::Config(format!(
-                "array address {input:?}: unsupported scheme {other:?}"
+                "array address {shown}: unsupported scheme {other:?}"
             )));
         }
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(Error::Config(format!(
-            "array address {input:?} has no host"
-        )));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(Error::Config(
-            "array address must not carry credentials; use an API token".into(),
-        ));
+        return Err(Error::Config(format!("array address {shown} has no host")));
     }
     if url.path() != "/" && !url.path().is_empty() {
         return Err(Error::Config(format!(
-            "array address {input:?} has a path; give only host and port"
+            "array address {shown} has a path; give only host and port"
         )));
     }
     if url.query().is_some() || url.fragment().is_some() {
         return Err(Error::Config(format!(
-            "array address {input:?} has a query or fragment"
+            "array address {shown} has a query or fragment"
         )));
     }
     Ok(url)
@@ -290,6 +303,27 @@ mod tests {
         assert!(parse_base_url("ftp://array1", false).is_err());
         assert!(parse_base_url("", false).is_err());
         assert!(parse_base_url("https://u:p@array1", false).is_err());
+    }
+
+    #[test]
+    fn messages_never_echo_secrets() {
+        for input in [
+            "http://u:SECRET@h",
+            "https://SECRET@h:8443",
+            "https://h/?api_token=SECRET&x=1",
+            "h?api-token=SECRET",
+            "https://h/#SECRET",
+            "ht!tp://u:SECRET@h",
+            "ftp://u:SECRET@h",
+        ] {
+            for allow_http in [false, true] {
+                let e = parse_base_url(input, allow_http).unwrap_err().to_string();
+                assert!(!e.contains("SECRET"), "{input}: {e}");
+                assert!(e.contains('h'), "{input}: {e}");
+            }
+        }
+        let debug = format!("{:?}", RestArray::builder("https://u:SECRET@h"));
+        assert!(!debug.contains("SECRET"), "{debug}");
     }
 
     #[test]

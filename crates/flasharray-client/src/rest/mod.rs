@@ -83,7 +83,7 @@ pub struct RestArray {
 impl fmt::Debug for RestArray {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RestArray")
-            .field("base", &self.transport.base.as_str())
+            .field("base", &crate::redact::SafeUrl(&self.transport.base))
             .field("api_token", &"[REDACTED]")
             .field("pinned", &self.transport.pinned)
             .field("retry", &self.transport.retry)

@@ -266,3 +266,37 @@ async fn connection_refused_is_a_transport_error() {
     assert_eq!(t.operation, "GET /api/api_version");
     assert!(t.request_id.is_some());
 }
+
+/// A name that does not exist fails at once, typed, instead of going through the
+/// retry backoff (the `.invalid` TLD never resolves; a sandbox without a DNS server
+/// answers "temporary failure", which the resolver retries once after 250 ms).
+#[tokio::test]
+async fn dns_not_found_is_final() {
+    let c = flasharray::RestArray::builder("https://no-such-array.invalid")
+        .api_token(secrecy::SecretString::from(API_TOKEN))
+        .retry(RetryConfig {
+            max_retries: 5,
+            max_elapsed: Duration::from_secs(60),
+            min_delay: Duration::from_secs(1),
+            max_delay: Duration::from_secs(2),
+        })
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let err = c.get_array().await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "took {:?}: {err}",
+        started.elapsed()
+    );
+    assert!(matches!(err, Error::Transport(_)), "not retried: {err:?}");
+    assert_eq!(
+        err.as_transport().unwrap().kind,
+        flasharray::TransportErrorKind::Dns
+    );
+    assert!(
+        err.to_string()
+            .contains("cannot resolve no-such-array.invalid"),
+        "{err}"
+    );
+}

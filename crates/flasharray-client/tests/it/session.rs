@@ -1,6 +1,7 @@
 //! Version choice, login, re-login after 401, logout.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use flasharray::{Error, ErrorKind, FlashArray};
 use serde_json::json;
@@ -177,18 +178,116 @@ async fn expired_session_relogs_in_once_and_retries_once() {
     assert_eq!(a.count("POST", &format!("{V}/login")).await, 2);
 }
 
+/// Every session dies on first use: three logins, then the dead-streak error,
+/// instead of logging in for ever.
 #[tokio::test]
-async fn second_401_fails_without_looping() {
+async fn every_session_dies_immediately() {
     let a = Array::start().await;
     Mock::given(method("GET"))
         .and(path(format!("{V}/arrays")))
         .respond_with(status(401, fixture("errors/session_invalid.json")))
         .mount(&a.server)
         .await;
-    let err = a.client().get_array().await.unwrap_err();
+    let started = std::time::Instant::now();
+    let c = a.client();
+    let err = c.get_array().await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(err.kind(), ErrorKind::Unauthorized);
+    assert!(err.to_string().contains("ends every session"), "{err}");
+    assert_eq!(a.count("POST", &format!("{V}/login")).await, 3);
+    assert_eq!(a.count("GET", &format!("{V}/arrays")).await, 3);
+    // The next call fails at once, without another login.
+    let again = c.get_array().await.unwrap_err();
+    assert!(again.to_string().contains("ends every session"), "{again}");
+    assert_eq!(a.count("POST", &format!("{V}/login")).await, 3);
+}
+
+/// 50 calls refused on the same session share exactly one new login, and the old
+/// session is never logged out.
+#[tokio::test]
+async fn fifty_refused_calls_share_one_relogin_and_never_log_out() {
+    let a = Array::bare().await;
+    a.versions(fixture("api_version.json")).await;
+    Mock::given(method("POST"))
+        .and(path(format!("{V}/login")))
+        .respond_with(Echo(
+            ResponseTemplate::new(200).insert_header("x-auth-token", "session-1"),
+        ))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&a.server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(format!("{V}/login")))
+        .respond_with(Echo(
+            ResponseTemplate::new(200)
+                .insert_header("x-auth-token", "session-2")
+                .set_delay(Duration::from_millis(50)),
+        ))
+        .mount(&a.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("{V}/arrays")))
+        .and(header("x-auth-token", "session-1"))
+        .respond_with(status(401, fixture("errors/session_invalid.json")))
+        .mount(&a.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("{V}/arrays")))
+        .and(header("x-auth-token", "session-2"))
+        .respond_with(ok(fixture("arrays/list.json")))
+        .mount(&a.server)
+        .await;
+    let c = Arc::new(a.client());
+    let tasks: Vec<_> = (0..50)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.get_array().await })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    // One shared login to session 1, one shared re-login to session 2.
     assert_eq!(a.count("POST", &format!("{V}/login")).await, 2);
-    assert_eq!(a.count("GET", &format!("{V}/arrays")).await, 2);
+    assert_eq!(a.count("GET", &format!("{V}/arrays")).await, 100);
+    assert_eq!(a.count("POST", &format!("{V}/logout")).await, 0);
+}
+
+/// A refused API token fails every waiting call at once, after one login.
+#[tokio::test]
+async fn refused_token_fails_fast() {
+    let a = Array::bare().await;
+    a.versions(fixture("api_version.json")).await;
+    Mock::given(method("POST"))
+        .and(path(format!("{V}/login")))
+        .respond_with(Echo(
+            ResponseTemplate::new(401)
+                .set_body_json(
+                    json!({"errors": [{"context": null, "message": "Invalid API token."}]}),
+                )
+                .set_delay(Duration::from_millis(100)),
+        ))
+        .mount(&a.server)
+        .await;
+    let c = Arc::new(a.client());
+    let started = std::time::Instant::now();
+    let tasks: Vec<_> = (0..9)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.get_array().await })
+        })
+        .collect();
+    for t in tasks {
+        let err = t.await.unwrap().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Unauthorized, "{err}");
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(a.count("POST", &format!("{V}/login")).await, 1);
 }
 
 #[tokio::test]

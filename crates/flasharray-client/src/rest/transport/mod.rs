@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 pub mod paging;
+pub(crate) mod resolve;
 pub mod retry;
 pub mod session;
 
@@ -41,7 +42,7 @@ pub(crate) struct Transport {
     api_token: SecretString,
     pub(crate) pinned: Option<ApiVersion>,
     pub(crate) retry: RetryConfig,
-    state: tokio::sync::Mutex<SessionState>,
+    state: std::sync::Mutex<SessionState>,
 }
 
 /// Which credential a request carries.
@@ -138,7 +139,7 @@ impl Transport {
             api_token,
             pinned,
             retry,
-            state: tokio::sync::Mutex::new(SessionState::default()),
+            state: std::sync::Mutex::new(SessionState::default()),
         }
     }
 
@@ -322,7 +323,9 @@ impl Transport {
         }
     }
 
-    /// An authenticated API call with retries and one re-login after a 401.
+    /// An authenticated API call with retries, and a new session (shared with every
+    /// other call refused on the same one) after a 401, as long as the array keeps
+    /// serving calls.
     pub(crate) async fn call(&self, call: Call<'_>) -> Result<Reply> {
         let idempotent = call.method == Method::GET;
         let what = format!("{} {}", call.method, call.path);
@@ -331,38 +334,59 @@ impl Transport {
     }
 
     async fn attempt(&self, call: &Call<'_>) -> Result<Reply> {
-        let session = self.session().await?;
         // Only a write can have changed the array when its answer is lost.
         let write = call.method != Method::GET;
-        let path = format!("/api/{}/{}", session.version, call.path);
-        let first = self
-            .send(
-                call.method.clone(),
-                &path,
-                call.query,
-                call.body,
-                Auth::Session(&session.token),
-                write,
-            )
-            .await;
-        match first {
-            Err(e) if is_unauthorized(&e) => {
-                let renewed = self.renew(&session).await?;
-                let path = format!("/api/{}/{}", renewed.version, call.path);
-                self.send(
+        let mut failed = None;
+        // Refusals in a row on sessions that served nothing, and in all.
+        let mut stalled = 0;
+        let mut refusals = 0;
+        loop {
+            let session = self.session_after(failed).await?;
+            let path = format!("/api/{}/{}", session.version, call.path);
+            session.start();
+            let result = self
+                .send(
                     call.method.clone(),
                     &path,
                     call.query,
                     call.body,
-                    Auth::Session(&renewed.token),
+                    Auth::Session(&session.token),
                     write,
                 )
-                .await
+                .await;
+            let refused = matches!(&result, Err(e) if is_unauthorized(e));
+            session.finish(refused);
+            let Err(e) = &result else {
+                return result;
+            };
+            if !refused {
+                return result;
             }
-            other => other,
+            tracing::debug!(
+                generation = session.generation,
+                reason = e.as_api().map_or("", |a| a.message()),
+                "session refused"
+            );
+            // An array that ends sessions every few requests refuses many of the calls
+            // sharing a session; a call keeps going while its sessions serve other
+            // calls, and gives up after MAX_STALLED_REFUSALS refusals on sessions that
+            // served nothing (or MAX_REFUSALS_PER_CALL in all).
+            stalled = if session.served_any() { 0 } else { stalled + 1 };
+            refusals += 1;
+            if stalled > MAX_STALLED_REFUSALS || refusals > MAX_REFUSALS_PER_CALL {
+                return result;
+            }
+            // A 401 is decided before the handler runs, so a write answered 401
+            // was not applied and may be sent again with a new session.
+            failed = Some(session.generation);
         }
     }
 }
+
+/// 401s in a row, on sessions that served no call, before a call fails.
+const MAX_STALLED_REFUSALS: u32 = 3;
+/// 401s one call accepts in all, however busy the others are.
+const MAX_REFUSALS_PER_CALL: u32 = 64;
 
 fn is_unauthorized(e: &Error) -> bool {
     matches!(e, Error::Api(a) if a.status == 401)
@@ -379,16 +403,19 @@ fn sensitive(t: &SecretString) -> Result<reqwest::header::HeaderValue> {
 /// certificate; the decision itself is [`TransportErrorKind::UntrustedCertificate`].
 const UNTRUSTED_CERTIFICATE: &str = "TLS certificate not trusted: ";
 
-/// Classifies a failed exchange by the error types in its cause chain: rustls errors
-/// (a rejected certificate is [`TransportErrorKind::UntrustedCertificate`]), I/O
-/// errors, then reqwest's own flags. hyper-util reports name resolution only as a
-/// `ConnectError` whose text is "dns error"; that one case is recognised by its text.
+/// Classifies a failed exchange by the error types in its cause chain: the
+/// resolver's [`resolve::DnsError`], rustls errors (a rejected certificate is
+/// [`TransportErrorKind::UntrustedCertificate`]), I/O errors, then reqwest's own
+/// flags. A resolver other than ours shows up only as hyper-util's "dns error" text.
 fn transport_kind(e: &reqwest::Error) -> TransportErrorKind {
     let mut next: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
     let mut io_kind = None;
     while let Some(s) = next {
         if let Some(kind) = tls_kind(s) {
             return kind;
+        }
+        if s.downcast_ref::<resolve::DnsError>().is_some() {
+            return TransportErrorKind::Dns;
         }
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
             io_kind.get_or_insert(io.kind());

@@ -10,7 +10,13 @@
 //! * The connection broke after sending, the answer timed out, or a gateway answered
 //!   502/504: a GET is retried; a write is **not** (it may have been applied). The
 //!   operation layer re-reads the objects and sends only what is still missing.
-//! * A TLS certificate the client does not trust: final (waiting cannot fix it).
+//! * 401: the session was refused before the handler ran, so nothing was applied;
+//!   the call gets a new (shared) session and is sent again, up to three times
+//!   (see [`super::session`]). A refused login is final.
+//! * Permanent transport failures are final at once: a TLS certificate the client
+//!   does not trust or another TLS failure, a name that does not resolve (the
+//!   resolver retries a temporary DNS failure once by itself), a request that cannot
+//!   be built.
 //! * Everything else is final.
 //!
 //! All retries of one call share one deadline, [`RetryConfig::max_elapsed`]; a wait
@@ -174,5 +180,25 @@ mod tests {
             kind: TransportErrorKind::UntrustedCertificate,
         });
         assert!(!is_retryable(&untrusted, true));
+        let kind = |kind| {
+            Error::from(TransportError {
+                operation: "GET /api/api_version".into(),
+                request_id: None,
+                message: "x".into(),
+                maybe_applied: false,
+                kind,
+            })
+        };
+        for final_kind in [
+            TransportErrorKind::Dns,
+            TransportErrorKind::Tls,
+            TransportErrorKind::InvalidRequest,
+        ] {
+            assert!(!is_retryable(&kind(final_kind), true), "{final_kind:?}");
+        }
+        for passing in [TransportErrorKind::Connect, TransportErrorKind::Timeout] {
+            assert!(is_retryable(&kind(passing), true), "{passing:?}");
+            assert!(is_retryable(&kind(passing), false), "{passing:?}");
+        }
     }
 }

@@ -3,12 +3,19 @@
 //! The flow is the one Pure's SDK uses: `GET /api/api_version` (no credentials),
 //! choose a version, `POST /api/2.N/login` with the `api-token` header and keep the
 //! `x-auth-token` answer header as the session. The session is created lazily by the
-//! first call; concurrent first calls wait for one shared login. After a 401 the
-//! session is replaced once by whichever caller notices first; the others reuse the
-//! replacement instead of logging in again.
+//! first call; concurrent first calls wait for one shared login.
+//!
+//! Arrays may end sessions often. Each session has a generation; a call refused with
+//! 401 asks for a session newer than the one it failed on, so however many calls see
+//! the same expiry, exactly one login replaces it (single flight: the others wait for
+//! it, and a failed login fails them all at once). The old session is never logged
+//! out on renewal, since a logout could end the session other calls just received.
+//! Three sessions in a row that die before serving anything end the call with
+//! "the array ends every session".
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use reqwest::Method;
 use secrecy::SecretString;
@@ -90,22 +97,123 @@ impl fmt::Display for ApiVersion {
 pub(crate) struct Session {
     pub(crate) version: ApiVersion,
     pub(crate) token: SecretString,
+    /// Which login made it; a 401 names the generation it failed on, so that a
+    /// session already replaced is never replaced again.
+    pub(crate) generation: u64,
+    /// Answers other than 401 received with it.
+    served: AtomicU64,
+    /// Requests sent with it and not answered yet.
+    in_flight: AtomicU64,
+}
+
+impl Session {
+    /// Marks a request as sent with this session.
+    pub(crate) fn start(&self) {
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Marks a request sent with this session as answered (`refused`: by a 401).
+    pub(crate) fn finish(&self, refused: bool) {
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        if !refused {
+            self.served.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Served a call, or has one still on the way that may be served.
+    pub(crate) fn served_any(&self) -> bool {
+        self.served.load(Ordering::SeqCst) > 0 || self.in_flight.load(Ordering::SeqCst) > 0
+    }
+
+    /// Ended before anything could use it: nothing served, nothing still on the way.
+    fn died_unused(&self) -> bool {
+        !self.served_any()
+    }
 }
 
 impl fmt::Debug for Session {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Session")
             .field("version", &self.version)
+            .field("generation", &self.generation)
             .field("token", &"[REDACTED]")
             .finish()
     }
 }
 
-/// What the client remembers between calls.
-#[derive(Debug, Default)]
+/// Sessions that in a row ended before serving a single call; then the array is
+/// taken to end every session (or the token's sessions) and the call fails.
+const DEAD_STREAK_LIMIT: u32 = 3;
+/// How long every call fails at once after such a streak before logins are tried
+/// again.
+const DEAD_STREAK_PAUSE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What the client remembers between calls. Guarded by a std mutex that is never
+/// held across I/O: one caller (the leader) logs in, the others wait on `done`.
+#[derive(Debug)]
 pub(crate) struct SessionState {
-    pub(crate) version: Option<ApiVersion>,
-    pub(crate) session: Option<Arc<Session>>,
+    version: Option<ApiVersion>,
+    current: Option<Arc<Session>>,
+    /// Generation of the newest session (0: never logged in).
+    generation: u64,
+    /// A login is under way.
+    logging_in: bool,
+    /// Logins finished (successful or not); waiters watch it change.
+    attempts: u64,
+    /// The error of the last login attempt, for everyone who waited on it.
+    last_failure: Option<Error>,
+    dead_streak: u32,
+    /// When `dead_streak` reached [`DEAD_STREAK_LIMIT`].
+    dead_since: Option<std::time::Instant>,
+    done: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for SessionState {
+    fn default() -> Self {
+        SessionState {
+            version: None,
+            current: None,
+            generation: 0,
+            logging_in: false,
+            attempts: 0,
+            last_failure: None,
+            dead_streak: 0,
+            dead_since: None,
+            done: tokio::sync::watch::Sender::new(0),
+        }
+    }
+}
+
+/// Clears `logging_in` if the leader's future is dropped mid-login, so that a
+/// waiter takes over instead of waiting forever.
+struct LeaderGuard<'a> {
+    state: &'a Mutex<SessionState>,
+    armed: bool,
+}
+
+impl Drop for LeaderGuard<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let mut st = lock(self.state);
+            st.logging_in = false;
+            // Wake waiters without counting an attempt: they re-check and one leads.
+            st.done.send_modify(|_| {});
+        }
+    }
+}
+
+/// What a caller asking for a session does next.
+enum Step {
+    /// Use this session.
+    Use(Arc<Session>),
+    /// Log in (with the version already chosen, if any); the caller is the leader.
+    Lead(Option<ApiVersion>),
+    /// Wait for the leader's login to finish (attempts seen so far).
+    Wait(tokio::sync::watch::Receiver<u64>, u64),
+}
+
+fn lock(m: &Mutex<SessionState>) -> std::sync::MutexGuard<'_, SessionState> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[derive(Deserialize)]
@@ -116,37 +224,128 @@ struct VersionList {
 impl Transport {
     /// The current session, logging in first if there is none.
     pub(crate) async fn session(&self) -> Result<Arc<Session>> {
-        let mut state = self.state.lock().await;
-        if let Some(s) = &state.session {
-            return Ok(s.clone());
-        }
-        self.login_locked(&mut state).await
+        self.session_after(None).await
     }
 
-    /// Replaces `stale` after a 401, unless another caller already did.
-    pub(crate) async fn renew(&self, stale: &Arc<Session>) -> Result<Arc<Session>> {
-        let mut state = self.state.lock().await;
-        if let Some(current) = &state.session
-            && !Arc::ptr_eq(current, stale)
-        {
-            return Ok(current.clone());
-        }
-        state.session = None;
-        tracing::debug!(array = %self.base, "session rejected (401); logging in again");
-        self.login_locked(&mut state).await
-    }
-
-    async fn login_locked(&self, state: &mut SessionState) -> Result<Arc<Session>> {
-        let version = match state.version {
-            Some(v) => v,
-            None => {
-                let v = self.negotiate().await?;
-                state.version = Some(v);
-                v
+    /// A session newer than generation `failed` (which a 401 just refused), or the
+    /// current one when `failed` is `None`. Concurrent callers share one login; a
+    /// failed login fails every caller that waited for it. The old session is never
+    /// logged out: other calls may still be using it.
+    pub(crate) async fn session_after(&self, failed: Option<u64>) -> Result<Arc<Session>> {
+        loop {
+            let (mut rx, seen) = match self.next_step(failed)? {
+                Step::Use(s) => return Ok(s),
+                Step::Lead(version) => return self.lead_login(version).await,
+                Step::Wait(rx, seen) => (rx, seen),
+            };
+            // Another caller is logging in: wait for it, then look again.
+            let _ = rx.changed().await;
+            let st = lock(&self.state);
+            if let Some(cur) = &st.current
+                && failed.is_none_or(|g| cur.generation > g)
+            {
+                return Ok(cur.clone());
             }
+            if st.attempts > seen
+                && let Some(e) = &st.last_failure
+            {
+                return Err(e.clone());
+            }
+        }
+    }
+
+    /// Decides, under the lock and without I/O, what a caller of
+    /// [`Transport::session_after`] does next.
+    fn next_step(&self, failed: Option<u64>) -> Result<Step> {
+        let mut st = lock(&self.state);
+        if let Some(cur) = st.current.clone() {
+            if failed.is_none_or(|g| cur.generation > g) {
+                return Ok(Step::Use(cur));
+            }
+            // The session the caller failed on is the current one: it is dead.
+            st.dead_streak = if cur.died_unused() {
+                st.dead_streak + 1
+            } else {
+                0
+            };
+            if st.dead_streak == DEAD_STREAK_LIMIT {
+                st.dead_since = Some(std::time::Instant::now());
+            }
+            st.current = None;
+            tracing::debug!(array = %self.base, generation = cur.generation, "session rejected (401); logging in again");
+        }
+        if st.logging_in {
+            return Ok(Step::Wait(st.done.subscribe(), st.attempts));
+        }
+        if st.dead_streak >= DEAD_STREAK_LIMIT
+            && st
+                .dead_since
+                .is_some_and(|t| t.elapsed() >= DEAD_STREAK_PAUSE)
+        {
+            // A long-lived client tries again once in a while.
+            st.dead_streak = 0;
+            st.dead_since = None;
+        }
+        if st.dead_streak >= DEAD_STREAK_LIMIT {
+            return Err(Error::api(
+                401,
+                None,
+                format!(
+                    "the array ends every session before it can be used ({} sessions in a row were refused before serving a call)",
+                    st.dead_streak
+                ),
+            ));
+        }
+        st.logging_in = true;
+        Ok(Step::Lead(st.version))
+    }
+
+    /// Logs in as the one leader and publishes the outcome.
+    async fn lead_login(&self, version: Option<ApiVersion>) -> Result<Arc<Session>> {
+        let mut guard = LeaderGuard {
+            state: &self.state,
+            armed: true,
+        };
+        let result = self.login(version).await;
+        guard.armed = false;
+        let mut st = lock(&self.state);
+        st.logging_in = false;
+        st.attempts += 1;
+        let out = match result {
+            Ok((version, token)) => {
+                st.version = Some(version);
+                st.generation += 1;
+                let session = Arc::new(Session {
+                    version,
+                    token,
+                    generation: st.generation,
+                    served: AtomicU64::new(0),
+                    in_flight: AtomicU64::new(0),
+                });
+                tracing::debug!(array = %self.base, %version, generation = st.generation, "logged in");
+                st.current = Some(session.clone());
+                st.last_failure = None;
+                Ok(session)
+            }
+            Err(e) => {
+                st.last_failure = Some(e.clone());
+                Err(e)
+            }
+        };
+        st.done.send_replace(st.attempts);
+        out
+    }
+
+    /// Negotiates the version (once) and logs in; no lock is held.
+    async fn login(&self, version: Option<ApiVersion>) -> Result<(ApiVersion, SecretString)> {
+        let version = match version {
+            Some(v) => v,
+            None => self.negotiate().await?,
         };
         let path = format!("/api/{version}/login");
         let no_query = Query::new();
+        // Only 429, 503 and "busy" are retried: a refused token (400, 401, 403) is
+        // final for every waiter at once.
         let reply = self
             .with_retries(true, &path, || {
                 self.send(
@@ -169,13 +368,7 @@ impl Transport {
                 path: "x-auth-token (header)".into(),
                 message: "the login answer carries no session token".into(),
             })?;
-        let session = Arc::new(Session {
-            version,
-            token: SecretString::from(token),
-        });
-        tracing::debug!(array = %self.base, %version, "logged in");
-        state.session = Some(session.clone());
-        Ok(session)
+        Ok((version, SecretString::from(token)))
     }
 
     async fn negotiate(&self) -> Result<ApiVersion> {
@@ -193,9 +386,16 @@ impl Transport {
     }
 
     /// Ends the session (`POST /logout`). The session is forgotten even if the array
-    /// does not answer, so the next call logs in afresh.
+    /// does not answer, so the next call logs in afresh. While a login is under way
+    /// nothing is logged out: the new session belongs to a caller still running.
     pub(crate) async fn logout(&self) -> Result<()> {
-        let session = self.state.lock().await.session.take();
+        let session = {
+            let mut st = lock(&self.state);
+            if st.logging_in {
+                return Ok(());
+            }
+            st.current.take()
+        };
         let Some(session) = session else {
             return Ok(());
         };
@@ -214,7 +414,7 @@ impl Transport {
 
     /// The REST version in use, once logged in.
     pub(crate) async fn api_version(&self) -> Option<ApiVersion> {
-        self.state.lock().await.version
+        lock(&self.state).version
     }
 }
 
