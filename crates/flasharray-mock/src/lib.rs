@@ -75,6 +75,7 @@ mod host;
 pub mod listing;
 mod op;
 mod pod;
+mod realm;
 mod state;
 mod stats;
 mod tag;

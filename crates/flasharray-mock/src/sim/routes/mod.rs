@@ -11,6 +11,7 @@ mod host_groups;
 mod hosts;
 mod members;
 mod pods;
+mod realms;
 mod tags;
 mod tokens;
 mod volumes;
@@ -192,9 +193,10 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     }
 
     let session = header("x-auth-token");
-    if let Err(refusal) = state.sessions.check(session.as_deref(), state.now_ms()) {
-        return Err(unauthorized(refusal.message()));
-    }
+    let admin = match state.sessions.check(session.as_deref(), state.now_ms()) {
+        Ok(admin) => admin,
+        Err(refusal) => return Err(unauthorized(refusal.message())),
+    };
     let is_write = parts.method != Method::GET;
     let mut lose_answer = false;
     match state.faults.next(is_write) {
@@ -229,7 +231,11 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         query: Query::parse(parts.uri.query()),
         body,
     };
-    let result = dispatch(&call).await;
+    // The array learns who calls from the session: a realm-scoped admin's requests
+    // reach only its realms.
+    let result = crate::array::SIM_CALLER
+        .scope(std::sync::Arc::from(admin.as_str()), dispatch(&call))
+        .await;
     if lose_answer {
         return Err(Fail::Drop);
     }
@@ -276,6 +282,9 @@ async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
         "arrays/space" => array::space(call).await,
         "hardware" => array::hardware(call).await,
         "admins/api-tokens" => tokens::handle(call).await,
+        "realms" => realms::realms(call).await,
+        "policies/management-access" => realms::management_access(call).await,
+        "admins" => realms::admins(call).await,
         other => match tag_path(other) {
             Some((kind, false)) => tags::tags(call, kind).await,
             Some((kind, true)) => tags::batch(call, kind).await,
