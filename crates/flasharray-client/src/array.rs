@@ -205,8 +205,7 @@ pub trait FlashArray: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<Realm>>;
 
     /// `DELETE /realms?names=...`: eradicates destroyed realms.
-    async fn eradicate_realms(&self, names: &[RealmName], eradicate_contents: bool)
-    -> Result<()>;
+    async fn eradicate_realms(&self, names: &[RealmName], eradicate_contents: bool) -> Result<()>;
 
     /// `GET /policies/management-access?names=...` (all when `names` is empty).
     async fn list_management_access_policies(
@@ -587,7 +586,12 @@ mod tests {
         async fn create_realms(&self, _: &[RealmName], _: &RealmPost) -> Result<Vec<Realm>> {
             marked()
         }
-        async fn patch_realms(&self, _: &[RealmName], _: &RealmPatch, _: bool) -> Result<Vec<Realm>> {
+        async fn patch_realms(
+            &self,
+            _: &[RealmName],
+            _: &RealmPatch,
+            _: bool,
+        ) -> Result<Vec<Realm>> {
             marked()
         }
         async fn eradicate_realms(&self, _: &[RealmName], _: bool) -> Result<()> {

@@ -409,7 +409,11 @@ impl FlashArray for MockArray {
     async fn set_tags(&self, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
         self.call(Op::SetTags, |s, _, sc| {
             sc.check_write("tags")?;
-            sc.check(kind, tags.iter().map(|t| t.resource.name.as_deref().unwrap_or("")))?;
+            sc.check(
+                kind,
+                tags.iter()
+                    .map(|t| t.resource.name.as_deref().unwrap_or("")),
+            )?;
             s.set_tags(kind, tags)
         })
         .await

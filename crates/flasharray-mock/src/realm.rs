@@ -131,7 +131,9 @@ impl Scope {
             Scope::Array => Ok(()),
             Scope::Realms { admin, .. } => Err(forbidden(
                 what,
-                format!("Permission denied: admin {admin} is scoped to realms; {what} needs array-wide rights."),
+                format!(
+                    "Permission denied: admin {admin} is scoped to realms; {what} needs array-wide rights."
+                ),
             )),
         }
     }
@@ -155,7 +157,12 @@ impl Scope {
     }
 
     /// Keeps the items inside the scope.
-    pub(crate) fn retain<T>(&self, kind: TagResource, items: &mut Vec<T>, name: impl Fn(&T) -> &str) {
+    pub(crate) fn retain<T>(
+        &self,
+        kind: TagResource,
+        items: &mut Vec<T>,
+        name: impl Fn(&T) -> &str,
+    ) {
         if matches!(self, Scope::Realms { .. }) {
             items.retain(|i| self.reaches(kind, name(i)));
         }
@@ -195,7 +202,11 @@ impl State {
         }
         let write = realm_rules.iter().any(|r| {
             ROLES.iter().any(|(n, w)| {
-                *w && r.role.name.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(n))
+                *w && r
+                    .role
+                    .name
+                    .as_deref()
+                    .is_some_and(|x| x.eq_ignore_ascii_case(n))
             })
         });
         Ok(Scope::Realms {
@@ -213,7 +224,11 @@ impl State {
     pub(crate) fn check_pod_realm(&self, pod: &PodName) -> Result<()> {
         if let Some(r) = pod.realm() {
             let k = self.realm_key(r)?;
-            if self.realms.get(&k).is_some_and(|r| r.destroyed_at.is_some()) {
+            if self
+                .realms
+                .get(&k)
+                .is_some_and(|r| r.destroyed_at.is_some())
+            {
                 return Err(bad(pod.as_str(), "Realm is destroyed."));
             }
         }
@@ -224,11 +239,16 @@ impl State {
     fn realm_pods(&self, key: &str) -> Vec<(PodName, bool)> {
         self.pods
             .iter_by_name()
-            .filter(|(n, _)| {
-                n.split_once("::")
+            .filter(|(_, p)| {
+                p.name
+                    .split_once("::")
                     .is_some_and(|(r, _)| r.eq_ignore_ascii_case(key))
             })
-            .filter_map(|(n, p)| PodName::new(n).ok().map(|pn| (pn, p.destroyed_at.is_some())))
+            .filter_map(|(_, p)| {
+                PodName::new(p.name.as_str())
+                    .ok()
+                    .map(|pn| (pn, p.destroyed_at.is_some()))
+            })
             .collect()
     }
 
@@ -267,7 +287,12 @@ impl State {
             .retain(|_, r| r.destroyed_at.is_none_or(|t| t.saturating_add(delay) > now));
     }
 
-    pub(crate) fn list_realms(&self, params: &ListParams, now: u64, scope: &Scope) -> Result<Vec<Realm>> {
+    pub(crate) fn list_realms(
+        &self,
+        params: &ListParams,
+        now: u64,
+        scope: &Scope,
+    ) -> Result<Vec<Realm>> {
         let mut keys = Vec::new();
         for n in &params.names {
             keys.push(self.realm_key(n)?);
@@ -276,7 +301,11 @@ impl State {
             .realms
             .iter()
             .filter(|(k, _)| keys.is_empty() || keys.contains(k))
-            .filter(|(_, r)| params.destroyed.is_none_or(|d| d == r.destroyed_at.is_some()))
+            .filter(|(_, r)| {
+                params
+                    .destroyed
+                    .is_none_or(|d| d == r.destroyed_at.is_some())
+            })
             .filter(|(k, _)| match scope {
                 Scope::Array => true,
                 Scope::Realms { realms, .. } => realms.contains(k),
@@ -336,7 +365,10 @@ impl State {
             return Err(bad("names", "Invalid request: names must be given."));
         }
         if patch.name.is_some() {
-            return Err(bad("name", "Renaming realms is not supported by the simulator."));
+            return Err(bad(
+                "name",
+                "Renaming realms is not supported by the simulator.",
+            ));
         }
         let mut keys = Vec::new();
         for n in names {
@@ -396,7 +428,11 @@ impl State {
         let mut plan = Vec::new();
         for n in names {
             let k = self.realm_key(n.as_str())?;
-            if self.realms.get(&k).is_some_and(|r| r.destroyed_at.is_none()) {
+            if self
+                .realms
+                .get(&k)
+                .is_some_and(|r| r.destroyed_at.is_none())
+            {
                 return Err(bad(
                     n.as_str(),
                     "Realm must be destroyed before it can be eradicated.",
@@ -484,7 +520,10 @@ impl State {
             return Err(bad("aggregation_strategy", "Invalid aggregation_strategy."));
         }
         if body.rules.is_empty() {
-            return Err(bad("rules", "A management access policy needs at least one rule."));
+            return Err(bad(
+                "rules",
+                "A management access policy needs at least one rule.",
+            ));
         }
         for r in &body.rules {
             let role = r.role.name.as_deref().unwrap_or("");
@@ -601,7 +640,11 @@ impl State {
         Ok(out)
     }
 
-    pub(crate) fn create_admins(&mut self, names: &[String], body: &AdminPost) -> Result<Vec<Admin>> {
+    pub(crate) fn create_admins(
+        &mut self,
+        names: &[String],
+        body: &AdminPost,
+    ) -> Result<Vec<Admin>> {
         if names.is_empty() {
             return Err(bad("names", "Invalid request: names must be given."));
         }
@@ -612,7 +655,10 @@ impl State {
             ));
         }
         if body.role.is_some() {
-            return Err(bad("role", "Admins with a classic role are not supported by the simulator; use management_access_policies."));
+            return Err(bad(
+                "role",
+                "Admins with a classic role are not supported by the simulator; use management_access_policies.",
+            ));
         }
         let mut policies = Vec::new();
         for r in &body.management_access_policies {
