@@ -233,3 +233,28 @@ def test_rate_limit_error_response_without_retries(spawn_sim):
     c = flasharray.Client(target, api_token=token, retries=0)
     e = err(c.post_volumes(names=["rl"], volume=flasharray.VolumePost(provisioned=MIB)), status=429)
     assert e.message == "API rate limit exceeded"
+
+
+def test_realm_scoped_token_sees_only_its_realm(sim_target, client, unique):
+    realm, user = f"{unique}-realm", f"{unique}-px"
+    ok(client.post_realms(names=[realm]))
+    ok(client.post_pods(names=[f"{realm}::px", f"{unique}-mgmt"], pod=flasharray.PodPost()))
+    ok(client.post_volumes(names=[f"{realm}::px::d1", f"{unique}-mgmt::cd1"],
+                           volume=flasharray.VolumePost(provisioned=MIB)))
+    rule = {"role": {"name": "storage"}, "scope": {"name": realm, "resource_type": "realms"}}
+    ok(client.post_policies_management_access(
+        names=[user],
+        policy=flasharray.PolicyManagementAccessPost(
+            enabled=True, aggregation_strategy="least-common-permissions", rules=[rule])))
+    ok(client.post_admins(names=[user], admin=flasharray.AdminPost(
+        management_access_policies=[{"name": user}])))
+    token = ok(client.post_admins_api_tokens(names=[user]))[0].api_token.token
+
+    tenant = flasharray.Client(sim_target, api_token=token)
+    assert names(ok(tenant.get_realms())) == [realm]
+    assert names(ok(tenant.get_volumes())) == [f"{realm}::px::d1"]
+    # The SDK does not parse the body of a 403 (context and message come back None).
+    err(tenant.patch_volumes(names=[f"{unique}-mgmt::cd1"],
+                             volume=flasharray.VolumePatch(destroyed=True)), status=403)
+    err(tenant.post_realms(names=[f"{unique}-other"]), status=403)
+    assert ok(client.get_volumes(names=[f"{unique}-mgmt::cd1"]))[0].destroyed is False

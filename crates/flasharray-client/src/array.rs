@@ -14,7 +14,7 @@ use futures_util::stream::{self, BoxStream, StreamExt};
 
 use crate::error::Result;
 use crate::models::*;
-use crate::name::{HostGroupName, HostName, PodName, VolumeName};
+use crate::name::{HostGroupName, HostName, PodName, RealmName, VolumeName};
 use crate::params::*;
 
 /// A shared handle to any array, real or simulated.
@@ -187,6 +187,51 @@ pub trait FlashArray: Send + Sync + std::fmt::Debug {
     /// `DELETE /admins/api-tokens?names=admin`.
     async fn delete_api_token(&self, admin: &str) -> Result<()>;
 
+    // ------------------------------------------------- realms and their users
+
+    /// `GET /realms` (REST 2.36+).
+    async fn list_realms(&self, params: &ListParams) -> Result<Vec<Realm>>;
+
+    /// `POST /realms?names=...`.
+    async fn create_realms(&self, names: &[RealmName], body: &RealmPost) -> Result<Vec<Realm>>;
+
+    /// `PATCH /realms?names=...`: destroy (refused while it holds live pods unless
+    /// `destroy_contents`), recover, rename.
+    async fn patch_realms(
+        &self,
+        names: &[RealmName],
+        patch: &RealmPatch,
+        destroy_contents: bool,
+    ) -> Result<Vec<Realm>>;
+
+    /// `DELETE /realms?names=...`: eradicates destroyed realms.
+    async fn eradicate_realms(&self, names: &[RealmName], eradicate_contents: bool) -> Result<()>;
+
+    /// `GET /policies/management-access?names=...` (all when `names` is empty).
+    async fn list_management_access_policies(
+        &self,
+        names: &[String],
+    ) -> Result<Vec<ManagementAccessPolicy>>;
+
+    /// `POST /policies/management-access?names=...`: a role within a scope (a realm).
+    async fn create_management_access_policies(
+        &self,
+        names: &[String],
+        body: &ManagementAccessPolicyPost,
+    ) -> Result<Vec<ManagementAccessPolicy>>;
+
+    /// `DELETE /policies/management-access?names=...`.
+    async fn delete_management_access_policies(&self, names: &[String]) -> Result<()>;
+
+    /// `GET /admins?names=...` (all when `names` is empty).
+    async fn list_admins(&self, names: &[String]) -> Result<Vec<Admin>>;
+
+    /// `POST /admins?names=...`: token-only users whose rights come from policies.
+    async fn create_admins(&self, names: &[String], body: &AdminPost) -> Result<Vec<Admin>>;
+
+    /// `DELETE /admins?names=...`.
+    async fn delete_admins(&self, names: &[String]) -> Result<()>;
+
     // ------------------------------------------------------------------ session
 
     /// Ends the session (REST: `POST /logout`). Further calls may log in again.
@@ -345,6 +390,56 @@ macro_rules! forward_flash_array {
             async fn delete_api_token(&self, admin: &str) -> Result<()> {
                 (**self).delete_api_token(admin).await
             }
+            async fn list_realms(&self, params: &ListParams) -> Result<Vec<Realm>> {
+                (**self).list_realms(params).await
+            }
+            async fn create_realms(
+                &self,
+                names: &[RealmName],
+                body: &RealmPost,
+            ) -> Result<Vec<Realm>> {
+                (**self).create_realms(names, body).await
+            }
+            async fn patch_realms(
+                &self,
+                names: &[RealmName],
+                patch: &RealmPatch,
+                destroy_contents: bool,
+            ) -> Result<Vec<Realm>> {
+                (**self).patch_realms(names, patch, destroy_contents).await
+            }
+            async fn eradicate_realms(
+                &self,
+                names: &[RealmName],
+                eradicate_contents: bool,
+            ) -> Result<()> {
+                (**self).eradicate_realms(names, eradicate_contents).await
+            }
+            async fn list_management_access_policies(
+                &self,
+                names: &[String],
+            ) -> Result<Vec<ManagementAccessPolicy>> {
+                (**self).list_management_access_policies(names).await
+            }
+            async fn create_management_access_policies(
+                &self,
+                names: &[String],
+                body: &ManagementAccessPolicyPost,
+            ) -> Result<Vec<ManagementAccessPolicy>> {
+                (**self).create_management_access_policies(names, body).await
+            }
+            async fn delete_management_access_policies(&self, names: &[String]) -> Result<()> {
+                (**self).delete_management_access_policies(names).await
+            }
+            async fn list_admins(&self, names: &[String]) -> Result<Vec<Admin>> {
+                (**self).list_admins(names).await
+            }
+            async fn create_admins(&self, names: &[String], body: &AdminPost) -> Result<Vec<Admin>> {
+                (**self).create_admins(names, body).await
+            }
+            async fn delete_admins(&self, names: &[String]) -> Result<()> {
+                (**self).delete_admins(names).await
+            }
             async fn close(&self) -> Result<()> {
                 (**self).close().await
             }
@@ -483,6 +578,48 @@ mod tests {
             marked()
         }
         async fn delete_api_token(&self, _: &str) -> Result<()> {
+            marked()
+        }
+        async fn list_realms(&self, _: &ListParams) -> Result<Vec<Realm>> {
+            marked()
+        }
+        async fn create_realms(&self, _: &[RealmName], _: &RealmPost) -> Result<Vec<Realm>> {
+            marked()
+        }
+        async fn patch_realms(
+            &self,
+            _: &[RealmName],
+            _: &RealmPatch,
+            _: bool,
+        ) -> Result<Vec<Realm>> {
+            marked()
+        }
+        async fn eradicate_realms(&self, _: &[RealmName], _: bool) -> Result<()> {
+            marked()
+        }
+        async fn list_management_access_policies(
+            &self,
+            _: &[String],
+        ) -> Result<Vec<ManagementAccessPolicy>> {
+            marked()
+        }
+        async fn create_management_access_policies(
+            &self,
+            _: &[String],
+            _: &ManagementAccessPolicyPost,
+        ) -> Result<Vec<ManagementAccessPolicy>> {
+            marked()
+        }
+        async fn delete_management_access_policies(&self, _: &[String]) -> Result<()> {
+            marked()
+        }
+        async fn list_admins(&self, _: &[String]) -> Result<Vec<Admin>> {
+            marked()
+        }
+        async fn create_admins(&self, _: &[String], _: &AdminPost) -> Result<Vec<Admin>> {
+            marked()
+        }
+        async fn delete_admins(&self, _: &[String]) -> Result<()> {
             marked()
         }
         async fn close(&self) -> Result<()> {

@@ -36,7 +36,7 @@ pub mod wwn;
 pub use array::{DynFlashArray, FlashArray};
 pub use error::{ApiError, Error, ErrorKind, Result, TransportError, TransportErrorKind};
 pub use ext::{FlashArrayExt, MAX_NAMES_PER_CALL};
-pub use name::{HostGroupName, HostName, PodName, VolumeName};
+pub use name::{HostGroupName, HostName, PodName, RealmName, VolumeName};
 pub use params::{
     ConnectionParams, ConnectionTarget, ListParams, MemberParams, TagParams, TagResource,
 };

@@ -4,6 +4,9 @@
 //! `_`), start and end with a letter or digit, contain at least one letter, and are
 //! case-insensitive: `vol1` and `VOL1` are the same object, shown with the case used
 //! at creation. Volumes in a pod are written `pod::vol`; each part obeys the rules.
+//! Objects inside a realm (secure multi-tenancy, REST 2.36+) carry the realm as one
+//! more prefix: a pod `realm::pod`, its volumes `realm::pod::vol` (see
+//! `docs/realms.md` for how certain that form is).
 //!
 //! The types here enforce those rules once, at the edge, so that an invalid name is
 //! refused before any request leaves the client, with the same wording the mock array
@@ -40,8 +43,10 @@ pub enum NameKind {
     Host,
     /// A host group.
     HostGroup,
-    /// A pod.
+    /// A pod; optionally `realm::pod`.
     Pod,
+    /// A realm (secure multi-tenancy).
+    Realm,
 }
 
 impl NameKind {
@@ -52,6 +57,7 @@ impl NameKind {
             NameKind::Host => "host",
             NameKind::HostGroup => "host group",
             NameKind::Pod => "pod",
+            NameKind::Realm => "realm",
         }
     }
 }
@@ -215,22 +221,71 @@ simple_name!(
     NameKind::HostGroup
 );
 simple_name!(
-    /// A validated pod name.
-    PodName,
-    NameKind::Pod
+    /// A validated realm name: one simple part, no `::`.
+    RealmName,
+    NameKind::Realm
 );
+
+/// A validated pod name, possibly inside a realm (`realm::pod`).
+#[derive(Clone)]
+pub struct PodName(String);
+
+impl PodName {
+    /// Validates `name` (`pod` or `realm::pod`) and wraps it.
+    pub fn new(name: impl Into<String>) -> Result<Self, NameError> {
+        let name = name.into();
+        match name.split_once("::") {
+            Some((realm, pod)) => {
+                check_simple(NameKind::Realm, realm, false).map_err(|e| NameError {
+                    kind: "pod",
+                    name: name.clone(),
+                    reason: format!("realm part: {}", e.reason),
+                })?;
+                check_simple(NameKind::Pod, pod, false).map_err(|e| NameError {
+                    kind: "pod",
+                    name: name.clone(),
+                    reason: e.reason,
+                })?;
+            }
+            None => check_simple(NameKind::Pod, &name, false)?,
+        }
+        Ok(Self(name))
+    }
+
+    /// Builds `realm::pod` from its parts.
+    pub fn in_realm(realm: &RealmName, pod: &str) -> Result<Self, NameError> {
+        Self::new(format!("{}::{}", realm.as_str(), pod))
+    }
+
+    /// The full name as written at creation.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name in the form used to compare identity (lower case).
+    pub fn key(&self) -> String {
+        self.0.to_ascii_lowercase()
+    }
+
+    /// The realm part of `realm::pod`, if any.
+    pub fn realm(&self) -> Option<&str> {
+        self.0.split_once("::").map(|(r, _)| r)
+    }
+}
+
+name_common!(PodName);
 
 /// A validated volume name, possibly in a pod (`pod::vol`).
 #[derive(Clone)]
 pub struct VolumeName(String);
 
 impl VolumeName {
-    /// Validates `name` (`vol` or `pod::vol`) and wraps it.
+    /// Validates `name` (`vol`, `pod::vol` or `realm::pod::vol`) and wraps it.
     pub fn new(name: impl Into<String>) -> Result<Self, NameError> {
         let name = name.into();
-        match name.split_once("::") {
+        match name.rsplit_once("::") {
             Some((pod, vol)) => {
-                check_simple(NameKind::Pod, pod, false).map_err(|e| NameError {
+                PodName::new(pod).map_err(|e| NameError {
                     kind: "volume",
                     name: name.clone(),
                     reason: format!("pod part: {}", e.reason),
@@ -246,7 +301,7 @@ impl VolumeName {
         Ok(Self(name))
     }
 
-    /// Builds `pod::vol` from its parts.
+    /// Builds `pod::vol` (or `realm::pod::vol`) from its parts.
     pub fn in_pod(pod: &PodName, volume: &str) -> Result<Self, NameError> {
         Self::new(format!("{}::{}", pod.as_str(), volume))
     }
@@ -261,14 +316,19 @@ impl VolumeName {
         self.0.to_ascii_lowercase()
     }
 
-    /// The pod part of `pod::vol`, if any.
+    /// The pod part of `pod::vol` (`realm::pod` for `realm::pod::vol`), if any.
     pub fn pod(&self) -> Option<&str> {
-        self.0.split_once("::").map(|(p, _)| p)
+        self.0.rsplit_once("::").map(|(p, _)| p)
     }
 
-    /// The volume part, without any pod prefix.
+    /// The realm part of `realm::pod::vol`, if any.
+    pub fn realm(&self) -> Option<&str> {
+        self.pod().and_then(|p| p.split_once("::")).map(|(r, _)| r)
+    }
+
+    /// The volume part, without any pod or realm prefix.
     pub fn short(&self) -> &str {
-        self.0.split_once("::").map_or(self.0.as_str(), |(_, v)| v)
+        self.0.rsplit_once("::").map_or(self.0.as_str(), |(_, v)| v)
     }
 }
 
@@ -341,6 +401,24 @@ mod tests {
         assert_eq!(v.short(), "v1");
         let p = PodName::new("p2").unwrap();
         assert_eq!(VolumeName::in_pod(&p, "x").unwrap().as_str(), "p2::x");
+    }
+
+    #[test]
+    fn realm_parts() {
+        let v = VolumeName::new("r1::p1::v_1").unwrap();
+        assert_eq!(v.pod(), Some("r1::p1"));
+        assert_eq!(v.realm(), Some("r1"));
+        assert_eq!(v.short(), "v_1");
+        assert_eq!(VolumeName::new("p1::v1").unwrap().realm(), None);
+        let p = PodName::new("r1::p1").unwrap();
+        assert_eq!(p.realm(), Some("r1"));
+        let r = RealmName::new("r2").unwrap();
+        assert_eq!(PodName::in_realm(&r, "p").unwrap().as_str(), "r2::p");
+        assert!(RealmName::new("r::x").is_err());
+        assert!(PodName::new("r::p::q").is_err());
+        assert!(PodName::new("r_1::p").unwrap_err().reason.contains("realm"));
+        assert!(VolumeName::new("a::b::c::d").is_err());
+        assert!(VolumeName::new("::p::v").is_err());
     }
 
     #[test]

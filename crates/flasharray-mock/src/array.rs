@@ -14,11 +14,14 @@ use async_trait::async_trait;
 use flasharray::models::*;
 use flasharray::params::*;
 use flasharray::size::{GIB, TIB};
-use flasharray::{Error, FlashArray, HostGroupName, HostName, PodName, Result, Size, VolumeName};
+use flasharray::{
+    Error, FlashArray, HostGroupName, HostName, PodName, RealmName, Result, Size, VolumeName,
+};
 
 use crate::clock::MockClock;
 use crate::faults::{Faults, Stall, WriteFault, lost_answer};
 use crate::op::Op;
+use crate::realm::Scope;
 use crate::seed::Seed;
 use crate::state::{ArrayRec, Ctx, DestroyConnected, MockState, State};
 use crate::stats::CallStats;
@@ -30,6 +33,16 @@ pub const DEFAULT_ERADICATION_DELAY: Duration = Duration::from_secs(24 * 3600);
 #[derive(Clone)]
 pub struct MockArray {
     inner: Arc<Inner>,
+    /// The admin calling, for realm enforcement; `None` is the array's own view
+    /// (or, in the simulator, the session's admin).
+    caller: Option<Arc<str>>,
+}
+
+#[cfg(feature = "sim")]
+tokio::task_local! {
+    /// The admin of the simulator session a request runs for; set by the simulator
+    /// around each request so that the one shared `MockArray` knows who is calling.
+    pub(crate) static SIM_CALLER: Arc<str>;
 }
 
 struct Inner {
@@ -212,6 +225,7 @@ impl MockArrayBuilder {
                 stats: Mutex::new(CallStats::default()),
                 generation: AtomicU64::new(0),
             }),
+            caller: None,
         }
     }
 }
@@ -286,12 +300,48 @@ impl MockArray {
         self.inner.generation.fetch_add(1, Ordering::SeqCst);
     }
 
+    /// The same array seen by `admin`: an admin scoped to realms by its management
+    /// access policies sees and changes only objects inside them (see `realm`); any
+    /// other admin sees everything. An admin that does not exist (any more) is
+    /// refused on every call.
+    pub fn scoped(&self, admin: &str) -> MockArray {
+        MockArray {
+            inner: Arc::clone(&self.inner),
+            caller: Some(Arc::from(admin)),
+        }
+    }
+
+    /// Whether the caller may act on the whole array (no realm-scoped view); an
+    /// unknown admin may not.
+    pub(crate) fn caller_is_array_wide(&self) -> bool {
+        match self.caller() {
+            None => true,
+            Some(admin) => matches!(self.lock().scope_of(&admin), Ok(Scope::Array)),
+        }
+    }
+
+    /// Who is calling: the scoped view's admin, else the simulator session's.
+    fn caller(&self) -> Option<Arc<str>> {
+        if let Some(c) = &self.caller {
+            return Some(Arc::clone(c));
+        }
+        #[cfg(feature = "sim")]
+        if let Ok(c) = SIM_CALLER.try_with(Arc::clone) {
+            return Some(c);
+        }
+        None
+    }
+
     pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         lock(&self.inner.state)
     }
 
     /// Runs one trait call: stats, faults, latency, then `f` under the lock.
-    async fn call<T>(&self, op: Op, f: impl FnOnce(&mut State, Ctx) -> Result<T>) -> Result<T> {
+    async fn call<T>(
+        &self,
+        op: Op,
+        f: impl FnOnce(&mut State, Ctx, &Scope) -> Result<T>,
+    ) -> Result<T> {
         lock(&self.inner.stats).record(op);
         let faults = self.inner.faults.on_call(op);
         if faults.stall == Stall::Before {
@@ -313,7 +363,11 @@ impl MockArray {
         let result = {
             let mut s = self.lock();
             s.sweep(ctx.now);
-            let r = f(&mut s, ctx);
+            s.sweep_realms(ctx.now);
+            let r = match self.caller() {
+                None => f(&mut s, ctx, &Scope::Array),
+                Some(admin) => s.scope_of(&admin).and_then(|sc| f(&mut s, ctx, &sc)),
+            };
             if r.is_ok() && op.is_write() {
                 self.inner.generation.fetch_add(1, Ordering::SeqCst);
             }
@@ -347,13 +401,23 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[async_trait]
 impl FlashArray for MockArray {
     async fn list_volumes(&self, params: &ListParams) -> Result<Vec<Volume>> {
-        self.call(Op::ListVolumes, |s, c| s.list_volumes(params, c.now))
-            .await
+        self.call(Op::ListVolumes, |s, c, sc| {
+            sc.check(V, params.names.iter().map(String::as_str))?;
+            let mut out = s.list_volumes(params, c.now)?;
+            sc.retain(V, &mut out, |v| &v.name);
+            Ok(out)
+        })
+        .await
     }
 
     async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>> {
-        self.call(Op::CreateVolumes, |s, c| s.create_volumes(c, names, body))
-            .await
+        self.call(Op::CreateVolumes, |s, c, sc| {
+            sc.check_write("volumes")?;
+            sc.check(V, names.iter().map(VolumeName::as_str))?;
+            sc.check(V, body.source.iter().filter_map(|r| r.name.as_deref()))?;
+            s.create_volumes(c, names, body)
+        })
+        .await
     }
 
     async fn patch_volumes(
@@ -362,24 +426,50 @@ impl FlashArray for MockArray {
         patch: &VolumePatch,
         truncate: bool,
     ) -> Result<Vec<Volume>> {
-        self.call(Op::PatchVolumes, |s, c| {
+        self.call(Op::PatchVolumes, |s, c, sc| {
+            sc.check_write("volumes")?;
+            sc.check(V, names.iter().map(VolumeName::as_str))?;
+            sc.check(V, patch.name.as_deref())?;
+            if let Some(pod) = patch.pod.as_ref() {
+                sc.check(P, pod.name.as_deref().filter(|p| !p.is_empty()))?;
+                if pod.name.as_deref().is_none_or(str::is_empty) {
+                    sc.array_only("moving volumes out of a pod")?;
+                }
+            }
             s.patch_volumes(c, names, patch, truncate)
         })
         .await
     }
 
     async fn eradicate_volumes(&self, names: &[VolumeName]) -> Result<()> {
-        self.call(Op::EradicateVolumes, |s, c| s.eradicate_volumes(c, names))
-            .await
+        self.call(Op::EradicateVolumes, |s, c, sc| {
+            sc.check_write("volumes")?;
+            sc.check(V, names.iter().map(VolumeName::as_str))?;
+            s.eradicate_volumes(c, names)
+        })
+        .await
     }
 
     async fn list_tags(&self, kind: TagResource, params: &TagParams) -> Result<Vec<Tag>> {
-        self.call(Op::ListTags, |s, _| s.list_tags(kind, params))
-            .await
+        self.call(Op::ListTags, |s, _, sc| {
+            let mut out = s.list_tags(kind, params)?;
+            sc.retain(kind, &mut out, |t| t.resource.name.as_deref().unwrap_or(""));
+            Ok(out)
+        })
+        .await
     }
 
     async fn set_tags(&self, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
-        self.call(Op::SetTags, |s, _| s.set_tags(kind, tags)).await
+        self.call(Op::SetTags, |s, _, sc| {
+            sc.check_write("tags")?;
+            sc.check(
+                kind,
+                tags.iter()
+                    .map(|t| t.resource.name.as_deref().unwrap_or("")),
+            )?;
+            s.set_tags(kind, tags)
+        })
+        .await
     }
 
     async fn delete_tags(
@@ -389,34 +479,59 @@ impl FlashArray for MockArray {
         keys: &[String],
         namespaces: &[String],
     ) -> Result<()> {
-        self.call(Op::DeleteTags, |s, _| {
+        self.call(Op::DeleteTags, |s, _, sc| {
+            sc.check_write("tags")?;
+            if resource_names.is_empty() {
+                sc.array_only("deleting tags without resource_names")?;
+            }
+            sc.check(kind, resource_names.iter().map(String::as_str))?;
             s.delete_tags(kind, resource_names, keys, namespaces)
         })
         .await
     }
 
     async fn list_hosts(&self, params: &ListParams) -> Result<Vec<Host>> {
-        self.call(Op::ListHosts, |s, _| s.list_hosts(params)).await
+        self.call(Op::ListHosts, |s, _, sc| {
+            sc.check(H, params.names.iter().map(String::as_str))?;
+            let mut out = s.list_hosts(params)?;
+            sc.retain(H, &mut out, |h| &h.name);
+            Ok(out)
+        })
+        .await
     }
 
     async fn create_hosts(&self, names: &[HostName], body: &HostPost) -> Result<Vec<Host>> {
-        self.call(Op::CreateHosts, |s, _| s.create_hosts(names, body))
-            .await
+        self.call(Op::CreateHosts, |s, _, sc| {
+            sc.array_only("hosts")?;
+            s.create_hosts(names, body)
+        })
+        .await
     }
 
     async fn patch_hosts(&self, names: &[HostName], patch: &HostPatch) -> Result<Vec<Host>> {
-        self.call(Op::PatchHosts, |s, _| s.patch_hosts(names, patch))
-            .await
+        self.call(Op::PatchHosts, |s, _, sc| {
+            sc.array_only("hosts")?;
+            s.patch_hosts(names, patch)
+        })
+        .await
     }
 
     async fn delete_hosts(&self, names: &[HostName]) -> Result<()> {
-        self.call(Op::DeleteHosts, |s, _| s.delete_hosts(names))
-            .await
+        self.call(Op::DeleteHosts, |s, _, sc| {
+            sc.array_only("hosts")?;
+            s.delete_hosts(names)
+        })
+        .await
     }
 
     async fn list_host_groups(&self, params: &ListParams) -> Result<Vec<HostGroup>> {
-        self.call(Op::ListHostGroups, |s, _| s.list_host_groups(params))
-            .await
+        self.call(Op::ListHostGroups, |s, _, sc| {
+            sc.check(HG, params.names.iter().map(String::as_str))?;
+            let mut out = s.list_host_groups(params)?;
+            sc.retain(HG, &mut out, |g| &g.name);
+            Ok(out)
+        })
+        .await
     }
 
     async fn create_host_groups(
@@ -424,19 +539,24 @@ impl FlashArray for MockArray {
         names: &[HostGroupName],
         body: &HostGroupPost,
     ) -> Result<Vec<HostGroup>> {
-        self.call(Op::CreateHostGroups, |s, _| {
+        self.call(Op::CreateHostGroups, |s, _, sc| {
+            sc.array_only("host groups")?;
             s.create_host_groups(names, body)
         })
         .await
     }
 
     async fn delete_host_groups(&self, names: &[HostGroupName]) -> Result<()> {
-        self.call(Op::DeleteHostGroups, |s, _| s.delete_host_groups(names))
-            .await
+        self.call(Op::DeleteHostGroups, |s, _, sc| {
+            sc.array_only("host groups")?;
+            s.delete_host_groups(names)
+        })
+        .await
     }
 
     async fn list_host_group_members(&self, params: &MemberParams) -> Result<Vec<Member>> {
-        self.call(Op::ListHostGroupMembers, |s, _| {
+        self.call(Op::ListHostGroupMembers, |s, _, sc| {
+            sc.array_only("host group members")?;
             s.list_host_group_members(params)
         })
         .await
@@ -447,7 +567,8 @@ impl FlashArray for MockArray {
         group: &HostGroupName,
         hosts: &[HostName],
     ) -> Result<Vec<Member>> {
-        self.call(Op::AddHostGroupMembers, |s, _| {
+        self.call(Op::AddHostGroupMembers, |s, _, sc| {
+            sc.array_only("host group members")?;
             s.add_host_group_members(group, hosts)
         })
         .await
@@ -458,15 +579,20 @@ impl FlashArray for MockArray {
         group: &HostGroupName,
         hosts: &[HostName],
     ) -> Result<()> {
-        self.call(Op::RemoveHostGroupMembers, |s, _| {
+        self.call(Op::RemoveHostGroupMembers, |s, _, sc| {
+            sc.array_only("host group members")?;
             s.remove_host_group_members(group, hosts)
         })
         .await
     }
 
     async fn list_connections(&self, params: &ConnectionParams) -> Result<Vec<Connection>> {
-        self.call(Op::ListConnections, |s, _| s.list_connections(params))
-            .await
+        self.call(Op::ListConnections, |s, _, sc| {
+            let mut out = s.list_connections(params)?;
+            sc.retain(V, &mut out, |c| c.volume.name.as_deref().unwrap_or(""));
+            Ok(out)
+        })
+        .await
     }
 
     async fn create_connections(
@@ -475,7 +601,8 @@ impl FlashArray for MockArray {
         volumes: &[VolumeName],
         lun: Option<u32>,
     ) -> Result<Vec<Connection>> {
-        self.call(Op::CreateConnections, |s, _| {
+        self.call(Op::CreateConnections, |s, _, sc| {
+            sc.array_only("connections to hosts outside the realm")?;
             s.create_connections(target, volumes, lun)
         })
         .await
@@ -486,20 +613,30 @@ impl FlashArray for MockArray {
         target: &ConnectionTarget,
         volumes: &[VolumeName],
     ) -> Result<()> {
-        self.call(Op::DeleteConnections, |s, _| {
+        self.call(Op::DeleteConnections, |s, _, sc| {
+            sc.array_only("connections to hosts outside the realm")?;
             s.delete_connections(target, volumes)
         })
         .await
     }
 
     async fn list_pods(&self, params: &ListParams) -> Result<Vec<Pod>> {
-        self.call(Op::ListPods, |s, c| s.list_pods(params, c.now))
-            .await
+        self.call(Op::ListPods, |s, c, sc| {
+            sc.check(P, params.names.iter().map(String::as_str))?;
+            let mut out = s.list_pods(params, c.now)?;
+            sc.retain(P, &mut out, |p| &p.name);
+            Ok(out)
+        })
+        .await
     }
 
     async fn create_pods(&self, names: &[PodName], body: &PodPost) -> Result<Vec<Pod>> {
-        self.call(Op::CreatePods, |s, c| s.create_pods(c, names, body))
-            .await
+        self.call(Op::CreatePods, |s, c, sc| {
+            sc.check_write("pods")?;
+            sc.check(P, names.iter().map(PodName::as_str))?;
+            s.create_pods(c, names, body)
+        })
+        .await
     }
 
     async fn patch_pods(
@@ -508,36 +645,52 @@ impl FlashArray for MockArray {
         patch: &PodPatch,
         destroy_contents: bool,
     ) -> Result<Vec<Pod>> {
-        self.call(Op::PatchPods, |s, c| {
+        self.call(Op::PatchPods, |s, c, sc| {
+            sc.check_write("pods")?;
+            sc.check(P, names.iter().map(PodName::as_str))?;
+            sc.check(P, patch.name.as_deref())?;
             s.patch_pods(c, names, patch, destroy_contents)
         })
         .await
     }
 
     async fn eradicate_pods(&self, names: &[PodName], eradicate_contents: bool) -> Result<()> {
-        self.call(Op::EradicatePods, |s, c| {
+        self.call(Op::EradicatePods, |s, c, sc| {
+            sc.check_write("pods")?;
+            sc.check(P, names.iter().map(PodName::as_str))?;
             s.eradicate_pods(c, names, eradicate_contents)
         })
         .await
     }
 
     async fn list_pod_arrays(&self, pods: &[PodName]) -> Result<Vec<Member>> {
-        self.call(Op::ListPodArrays, |s, _| s.list_pod_arrays(pods))
-            .await
+        self.call(Op::ListPodArrays, |s, _, sc| {
+            sc.check(P, pods.iter().map(PodName::as_str))?;
+            if pods.is_empty() {
+                sc.array_only("listing every pod's arrays")?;
+            }
+            s.list_pod_arrays(pods)
+        })
+        .await
     }
 
     async fn get_array(&self) -> Result<ArrayInfo> {
-        self.call(Op::GetArray, |s, c| Ok(s.array_info(c))).await
+        self.call(Op::GetArray, |s, c, _| Ok(s.array_info(c))).await
     }
 
     async fn get_array_space(&self) -> Result<ArraySpace> {
-        self.call(Op::GetArraySpace, |s, c| Ok(s.array_space(c.now)))
+        self.call(Op::GetArraySpace, |s, c, _| Ok(s.array_space(c.now)))
             .await
     }
 
     async fn list_api_tokens(&self, admins: &[String], expose: bool) -> Result<Vec<AdminApiToken>> {
-        self.call(Op::ListApiTokens, |s, _| s.list_api_tokens(admins, expose))
-            .await
+        self.call(Op::ListApiTokens, |s, _, sc| {
+            sc.check_admins(admins)?;
+            let mut out = s.list_api_tokens(admins, expose)?;
+            out.retain(|t| sc.is_self_or_array(&t.name));
+            Ok(out)
+        })
+        .await
     }
 
     async fn create_api_token(
@@ -545,17 +698,111 @@ impl FlashArray for MockArray {
         admin: &str,
         timeout: Option<Duration>,
     ) -> Result<AdminApiToken> {
-        self.call(Op::CreateApiToken, |s, c| {
+        self.call(Op::CreateApiToken, |s, c, sc| {
+            sc.check_admins(&[admin.to_string()])?;
             s.create_api_token(c.now, admin, timeout)
         })
         .await
     }
 
     async fn delete_api_token(&self, admin: &str) -> Result<()> {
-        self.call(Op::DeleteApiToken, |s, _| s.delete_api_token(admin))
+        self.call(Op::DeleteApiToken, |s, _, sc| {
+            sc.check_admins(&[admin.to_string()])?;
+            s.delete_api_token(admin)
+        })
+        .await
+    }
+
+    async fn list_realms(&self, params: &ListParams) -> Result<Vec<Realm>> {
+        self.call(Op::ListRealms, |s, c, sc| s.list_realms(params, c.now, sc))
             .await
     }
+
+    async fn create_realms(&self, names: &[RealmName], body: &RealmPost) -> Result<Vec<Realm>> {
+        self.call(Op::CreateRealms, |s, c, sc| {
+            sc.array_only("realms")?;
+            s.create_realms(c, names, body)
+        })
+        .await
+    }
+
+    async fn patch_realms(
+        &self,
+        names: &[RealmName],
+        patch: &RealmPatch,
+        destroy_contents: bool,
+    ) -> Result<Vec<Realm>> {
+        self.call(Op::PatchRealms, |s, c, sc| {
+            sc.array_only("realms")?;
+            s.patch_realms(c, names, patch, destroy_contents)
+        })
+        .await
+    }
+
+    async fn eradicate_realms(&self, names: &[RealmName], eradicate_contents: bool) -> Result<()> {
+        self.call(Op::EradicateRealms, |s, c, sc| {
+            sc.array_only("realms")?;
+            s.eradicate_realms(c, names, eradicate_contents)
+        })
+        .await
+    }
+
+    async fn list_management_access_policies(
+        &self,
+        names: &[String],
+    ) -> Result<Vec<ManagementAccessPolicy>> {
+        self.call(Op::ListManagementAccessPolicies, |s, _, sc| {
+            s.list_access_policies(names, sc)
+        })
+        .await
+    }
+
+    async fn create_management_access_policies(
+        &self,
+        names: &[String],
+        body: &ManagementAccessPolicyPost,
+    ) -> Result<Vec<ManagementAccessPolicy>> {
+        self.call(Op::CreateManagementAccessPolicies, |s, _, sc| {
+            sc.array_only("management access policies")?;
+            s.create_access_policies(names, body)
+        })
+        .await
+    }
+
+    async fn delete_management_access_policies(&self, names: &[String]) -> Result<()> {
+        self.call(Op::DeleteManagementAccessPolicies, |s, _, sc| {
+            sc.array_only("management access policies")?;
+            s.delete_access_policies(names)
+        })
+        .await
+    }
+
+    async fn list_admins(&self, names: &[String]) -> Result<Vec<Admin>> {
+        self.call(Op::ListAdmins, |s, _, sc| s.list_admins(names, sc))
+            .await
+    }
+
+    async fn create_admins(&self, names: &[String], body: &AdminPost) -> Result<Vec<Admin>> {
+        self.call(Op::CreateAdmins, |s, _, sc| {
+            sc.array_only("admins")?;
+            s.create_admins(names, body)
+        })
+        .await
+    }
+
+    async fn delete_admins(&self, names: &[String]) -> Result<()> {
+        self.call(Op::DeleteAdmins, |s, _, sc| {
+            sc.array_only("admins")?;
+            s.delete_admins(names)
+        })
+        .await
+    }
 }
+
+const V: TagResource = TagResource::Volume;
+const P: TagResource = TagResource::Pod;
+const H: TagResource = TagResource::Host;
+const HG: TagResource = TagResource::HostGroup;
 
 impl State {
     /// Bytes provisioned by every volume, destroyed ones included.

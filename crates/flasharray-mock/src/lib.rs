@@ -78,6 +78,7 @@ mod host;
 pub mod listing;
 mod op;
 mod pod;
+mod realm;
 mod seed;
 mod state;
 mod stats;

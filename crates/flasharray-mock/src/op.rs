@@ -71,6 +71,26 @@ pub enum Op {
     CreateApiToken,
     /// `delete_api_token`: `DELETE /admins/api-tokens`.
     DeleteApiToken,
+    /// `list_realms`: `GET /realms`.
+    ListRealms,
+    /// `create_realms`: `POST /realms`.
+    CreateRealms,
+    /// `patch_realms`: `PATCH /realms`.
+    PatchRealms,
+    /// `eradicate_realms`: `DELETE /realms`.
+    EradicateRealms,
+    /// `list_management_access_policies`: `GET /policies/management-access`.
+    ListManagementAccessPolicies,
+    /// `create_management_access_policies`: `POST /policies/management-access`.
+    CreateManagementAccessPolicies,
+    /// `delete_management_access_policies`: `DELETE /policies/management-access`.
+    DeleteManagementAccessPolicies,
+    /// `list_admins`: `GET /admins`.
+    ListAdmins,
+    /// `create_admins`: `POST /admins`.
+    CreateAdmins,
+    /// `delete_admins`: `DELETE /admins`.
+    DeleteAdmins,
 }
 
 impl Op {
@@ -106,6 +126,16 @@ impl Op {
         Op::ListApiTokens,
         Op::CreateApiToken,
         Op::DeleteApiToken,
+        Op::ListRealms,
+        Op::CreateRealms,
+        Op::PatchRealms,
+        Op::EradicateRealms,
+        Op::ListManagementAccessPolicies,
+        Op::CreateManagementAccessPolicies,
+        Op::DeleteManagementAccessPolicies,
+        Op::ListAdmins,
+        Op::CreateAdmins,
+        Op::DeleteAdmins,
     ];
 
     /// The trait method's name, e.g. `create_volumes`.
@@ -160,6 +190,25 @@ impl Op {
             Op::ListApiTokens => ("list_api_tokens", "GET /admins/api-tokens"),
             Op::CreateApiToken => ("create_api_token", "POST /admins/api-tokens"),
             Op::DeleteApiToken => ("delete_api_token", "DELETE /admins/api-tokens"),
+            Op::ListRealms => ("list_realms", "GET /realms"),
+            Op::CreateRealms => ("create_realms", "POST /realms"),
+            Op::PatchRealms => ("patch_realms", "PATCH /realms"),
+            Op::EradicateRealms => ("eradicate_realms", "DELETE /realms"),
+            Op::ListManagementAccessPolicies => (
+                "list_management_access_policies",
+                "GET /policies/management-access",
+            ),
+            Op::CreateManagementAccessPolicies => (
+                "create_management_access_policies",
+                "POST /policies/management-access",
+            ),
+            Op::DeleteManagementAccessPolicies => (
+                "delete_management_access_policies",
+                "DELETE /policies/management-access",
+            ),
+            Op::ListAdmins => ("list_admins", "GET /admins"),
+            Op::CreateAdmins => ("create_admins", "POST /admins"),
+            Op::DeleteAdmins => ("delete_admins", "DELETE /admins"),
         }
     }
 }
@@ -200,6 +249,6 @@ mod tests {
         assert!(Op::SetTags.is_write());
         assert!(Op::RemoveHostGroupMembers.is_write());
         let writes = Op::ALL.iter().filter(|o| o.is_write()).count();
-        assert_eq!(writes, 19);
+        assert_eq!(writes, 26);
     }
 }

@@ -93,6 +93,7 @@ impl State {
             if !seen.insert(n.key()) || self.pods.contains_name(n.as_str()) {
                 return Err(bad(n.as_str(), "Pod already exists."));
             }
+            self.check_pod_realm(n)?;
         }
         let tags = self.creation_tags(names[0].as_str(), &body.tags)?;
         let mut ids = Vec::new();

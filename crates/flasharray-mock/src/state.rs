@@ -294,6 +294,9 @@ impl<'de> Deserialize<'de> for TokenRec {
 pub(crate) struct AdminRec {
     pub name: String,
     pub token: Option<TokenRec>,
+    /// Management access policies (names); none means array-wide rights.
+    #[serde(default)]
+    pub policies: Vec<String>,
 }
 
 /// Everything the array knows.
@@ -311,6 +314,12 @@ pub(crate) struct State {
     pub pod_tags: BTreeMap<String, Vec<TagRec>>,
     /// Admins by lower-case name.
     pub admins: BTreeMap<String, AdminRec>,
+    /// Realms by lower-case name.
+    #[serde(default)]
+    pub realms: crate::realm::Realms,
+    /// Management access policies by lower-case name.
+    #[serde(default)]
+    pub access_policies: crate::realm::Policies,
     pub next_serial: u64,
     pub clock: Option<ClockSnapshot>,
     /// Earliest time a sweep can find something to eradicate; 0 means "scan at the
@@ -354,6 +363,8 @@ impl State {
             host_group_tags: BTreeMap::new(),
             pod_tags: BTreeMap::new(),
             admins: BTreeMap::new(),
+            realms: BTreeMap::new(),
+            access_policies: BTreeMap::new(),
             next_serial: 1,
             clock: None,
             sweep_due: u64::MAX,
@@ -370,6 +381,7 @@ impl State {
             .or_insert_with(|| AdminRec {
                 name: name.to_string(),
                 token: None,
+                policies: Vec::new(),
             });
     }
 

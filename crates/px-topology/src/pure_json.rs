@@ -43,6 +43,10 @@ pub struct FlashArrayEntry {
         serialize_with = "expose_token"
     )]
     pub api_token: Option<SecretString>,
+    /// The realm the token's user is confined to (FlashArray secure multi-tenancy);
+    /// Portworx then creates its volumes inside it. One realm per array per cluster.
+    #[serde(rename = "Realm", default, skip_serializing_if = "Option::is_none")]
+    pub realm: Option<String>,
     /// Keys of the entry pxfa does not use, kept for writing back.
     #[serde(flatten)]
     pub other: Map<String, Value>,
@@ -62,6 +66,7 @@ impl fmt::Debug for FlashArrayEntry {
         f.debug_struct("FlashArrayEntry")
             .field("mgmt_endpoint", &self.mgmt_endpoint)
             .field("api_token", &self.api_token.as_ref().map(|_| "[REDACTED]"))
+            .field("realm", &self.realm)
             .field("other", &self.other.keys().collect::<Vec<_>>())
             .finish()
     }
@@ -113,6 +118,7 @@ impl PureJson {
             flash_arrays: vec![FlashArrayEntry {
                 mgmt_endpoint: Some(endpoint.into()),
                 api_token: Some(token),
+                realm: None,
                 other: Map::new(),
             }],
             other: Map::new(),
@@ -231,6 +237,23 @@ mod tests {
             SecretString::from("6d4b1c2e-0000-4000-8000-000000000001"),
         );
         assert!(real.holds_real_token());
+    }
+
+    #[test]
+    fn realm_is_read_written_and_shown() {
+        let p = PureJson::parse(
+            r#"{"FlashArrays": [{"MgmtEndPoint": "fa1", "APIToken": "t", "Realm": "tenant-a"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(p.flash_arrays[0].realm.as_deref(), Some("tenant-a"));
+        assert!(!p.flash_arrays[0].other.contains_key("Realm"));
+        assert!(format!("{p:?}").contains("tenant-a"));
+        let mut q = PureJson::single("fa1", SecretString::from("t"));
+        q.flash_arrays[0].realm = Some("tenant-b".into());
+        assert_eq!(
+            q.to_text(),
+            "{\n  \"FlashArrays\": [\n    {\n      \"MgmtEndPoint\": \"fa1\",\n      \"APIToken\": \"t\",\n      \"Realm\": \"tenant-b\"\n    }\n  ]\n}\n"
+        );
     }
 
     #[test]

@@ -47,7 +47,7 @@ use url::Url;
 use crate::array::FlashArray;
 use crate::error::Result;
 use crate::models::*;
-use crate::name::{HostGroupName, HostName, PodName, VolumeName};
+use crate::name::{HostGroupName, HostName, PodName, RealmName, VolumeName};
 use crate::params::*;
 
 mod array;
@@ -57,6 +57,7 @@ mod host_groups;
 mod hosts;
 mod pods;
 mod query;
+mod realms;
 pub mod reconcile;
 mod tags;
 mod tokens;
@@ -316,6 +317,58 @@ impl FlashArray for RestArray {
 
     async fn delete_api_token(&self, admin: &str) -> Result<()> {
         tokens::delete(self, admin).await
+    }
+
+    async fn list_realms(&self, params: &ListParams) -> Result<Vec<Realm>> {
+        realms::list(self, params).await
+    }
+
+    async fn create_realms(&self, names: &[RealmName], body: &RealmPost) -> Result<Vec<Realm>> {
+        realms::create(self, names, body).await
+    }
+
+    async fn patch_realms(
+        &self,
+        names: &[RealmName],
+        patch: &RealmPatch,
+        destroy_contents: bool,
+    ) -> Result<Vec<Realm>> {
+        realms::patch(self, names, patch, destroy_contents).await
+    }
+
+    async fn eradicate_realms(&self, names: &[RealmName], eradicate_contents: bool) -> Result<()> {
+        realms::eradicate(self, names, eradicate_contents).await
+    }
+
+    async fn list_management_access_policies(
+        &self,
+        names: &[String],
+    ) -> Result<Vec<ManagementAccessPolicy>> {
+        realms::list_policies(self, names).await
+    }
+
+    async fn create_management_access_policies(
+        &self,
+        names: &[String],
+        body: &ManagementAccessPolicyPost,
+    ) -> Result<Vec<ManagementAccessPolicy>> {
+        realms::create_policies(self, names, body).await
+    }
+
+    async fn delete_management_access_policies(&self, names: &[String]) -> Result<()> {
+        realms::delete_policies(self, names).await
+    }
+
+    async fn list_admins(&self, names: &[String]) -> Result<Vec<Admin>> {
+        realms::list_admins(self, names).await
+    }
+
+    async fn create_admins(&self, names: &[String], body: &AdminPost) -> Result<Vec<Admin>> {
+        realms::create_admins(self, names, body).await
+    }
+
+    async fn delete_admins(&self, names: &[String]) -> Result<()> {
+        realms::delete_admins(self, names).await
     }
 
     async fn close(&self) -> Result<()> {

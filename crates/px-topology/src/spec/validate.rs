@@ -190,6 +190,14 @@ fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
 fn storage(t: &TenantStorage, e: &mut Errors) {
     let s = &t.spec.storage;
     let mode = s.mode;
+    // Pod names may carry a realm (`realm::pod`) on the array, but the spec names the
+    // pod alone: a realm is not a `storage.pod` setting.
+    if let Some(p) = s.pod.as_ref().filter(|p| p.realm().is_some()) {
+        e.push(
+            "spec.storage.pod",
+            format!("{p} is not a plain pod name: '::' is not allowed here"),
+        );
+    }
     match (mode.runs_portworx(), s.protocol) {
         (true, None) => e.push(
             "spec.storage.protocol",

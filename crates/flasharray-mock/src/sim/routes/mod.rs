@@ -16,6 +16,7 @@ mod hosts;
 mod inventory;
 mod members;
 mod pods;
+mod realms;
 mod settings;
 mod tags;
 mod tokens;
@@ -198,9 +199,10 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     }
 
     let session = header("x-auth-token");
-    if let Err(refusal) = state.sessions.check(session.as_deref(), state.now_ms()) {
-        return Err(unauthorized(refusal.message()));
-    }
+    let admin = match state.sessions.check(session.as_deref(), state.now_ms()) {
+        Ok(admin) => admin,
+        Err(refusal) => return Err(unauthorized(refusal.message())),
+    };
     let is_write = parts.method != Method::GET;
     let mut lose_answer = false;
     match state.faults.next(is_write) {
@@ -235,10 +237,18 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         query: Query::parse(parts.uri.query()),
         body,
     };
-    let result = match dispatch(&call).await {
-        Ok(reply) if super::fields::completes(&call.resource) => Ok(complete(&call, reply).await),
-        other => other,
-    };
+    // The array learns who calls from the session: a realm-scoped admin's requests
+    // reach only its realms.
+    let result = crate::array::SIM_CALLER
+        .scope(std::sync::Arc::from(admin.as_str()), async {
+            match dispatch(&call).await {
+                Ok(reply) if super::fields::completes(&call.resource) => {
+                    Ok(complete(&call, reply).await)
+                }
+                other => other,
+            }
+        })
+        .await;
     if lose_answer {
         return Err(Fail::Drop);
     }
@@ -302,7 +312,13 @@ async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
         "array-connections/connection-key" => array_connections::connection_key(call).await,
         "container-default-protections" => default_protections::handle(call).await,
         "admins/api-tokens" => tokens::handle(call).await,
+        // Admins made with management access policies (realm-scoped users) go
+        // through the array's own rules; classic role/password admins (Ansible's
+        // purefa_user) through the local-account handler.
+        "admins" if realms::is_policy_admin_call(call) => realms::admins(call).await,
         "admins" => admins::handle(call).await,
+        "realms" => realms::realms(call).await,
+        "policies/management-access" => realms::management_access(call).await,
         other if inventory::is_empty_collection(other) => inventory::empty(call).await,
         other if settings::is_singleton(other) => settings::handle(call).await,
         other => match tag_path(other) {

@@ -5,5 +5,6 @@ mod client;
 mod faults;
 mod hosts;
 mod paging;
+mod realms;
 mod sessions;
 mod volumes;

@@ -4,6 +4,7 @@
 mod array;
 mod faults;
 mod pods;
+mod realms;
 mod tags;
 mod tokens;
 mod volumes;
