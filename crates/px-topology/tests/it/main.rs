@@ -1,6 +1,7 @@
 //! px-topology's integration tests as one binary (one link instead of ten), a module
 //! per area; [`support`] holds what several of them share (the example specs).
 
+mod bundle;
 mod converge;
 mod destroy;
 mod golden;
