@@ -55,7 +55,10 @@ pub fn render(
     out.extend(management::root_disk_storage_class(spec));
     out.push(hosted_cluster::namespace(spec));
     out.push(hosted_cluster::pull_secret(spec, pull_secret));
-    out.push(hosted_cluster::hosted_cluster(spec, &driver.guest_storage(spec))?);
+    out.push(hosted_cluster::hosted_cluster(
+        spec,
+        &driver.guest_storage(spec),
+    )?);
     out.extend(management::network_attachment(spec));
     out.extend(driver.manifests(spec, sizing, facts)?);
     Ok(number(out))

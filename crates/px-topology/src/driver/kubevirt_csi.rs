@@ -5,9 +5,9 @@
 
 use super::{ArrayFacts, DriverError, StorageDriver};
 use crate::desired::DesiredState;
+use crate::render::hosted_cluster::GuestStorage;
 use crate::render::management;
 use crate::render::tenant;
-use crate::render::hosted_cluster::GuestStorage;
 use crate::render::{Manifest, RenderError};
 use crate::sizing::Sizing;
 use crate::spec::TenantStorage;

@@ -751,8 +751,11 @@ fn nncp_vlan_ports(docs: &[Value], out: &mut Vec<Finding>) {
 
 /// The classes the Portworx operator creates and owns when OpenShift Virtualization
 /// is present (PX >= 3.4, operator >= 25.5).
-const OPERATOR_OWNED_CLASSES: [&str; 3] =
-    ["px-rwx-block-kubevirt", "px-rwx-file-kubevirt", "px-cdi-scratch"];
+const OPERATOR_OWNED_CLASSES: [&str; 3] = [
+    "px-rwx-block-kubevirt",
+    "px-rwx-file-kubevirt",
+    "px-cdi-scratch",
+];
 
 fn operator_owned_classes(docs: &[Value], out: &mut Vec<Finding>) {
     for sc in of_kind(docs, "StorageClass").filter(|s| OPERATOR_OWNED_CLASSES.contains(&name(s))) {
@@ -781,7 +784,11 @@ fn metallb_pools(docs: &[Value], out: &mut Vec<Finding>) {
         let restricted = alloc.is_some_and(|a| {
             ["namespaces", "namespaceSelectors", "serviceSelectors"]
                 .iter()
-                .any(|k| a.get(*k).and_then(Value::as_array).is_some_and(|v| !v.is_empty()))
+                .any(|k| {
+                    a.get(*k)
+                        .and_then(Value::as_array)
+                        .is_some_and(|v| !v.is_empty())
+                })
         });
         if auto && !restricted {
             out.push(Finding::new(

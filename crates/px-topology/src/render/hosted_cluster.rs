@@ -141,7 +141,10 @@ pub fn pull_secret(spec: &TenantStorage, pull_secret: Option<&SecretString>) -> 
 /// The HostedCluster: release, pull secret, optional SSH key, managed etcd on
 /// `etcdStorageClass`, the API server on a LoadBalancer (MetalLB) and HyperShift's
 /// defaults for the other services, KubeVirt with `storage`.
-pub fn hosted_cluster(spec: &TenantStorage, storage: &GuestStorage) -> Result<Manifest, RenderError> {
+pub fn hosted_cluster(
+    spec: &TenantStorage,
+    storage: &GuestStorage,
+) -> Result<Manifest, RenderError> {
     let hc = &spec.spec.hosted_cluster;
     let image = release_image(spec)?;
     let mut persistent = serde_json::Map::new();
@@ -149,10 +152,14 @@ pub fn hosted_cluster(spec: &TenantStorage, storage: &GuestStorage) -> Result<Ma
     if let Some(class) = &hc.etcd_storage_class {
         persistent.insert("storageClassName".into(), json!(class));
     }
-    let route = |service: &str| json!({"service": service, "servicePublishingStrategy": {"type": "Route"}});
+    let route =
+        |service: &str| json!({"service": service, "servicePublishingStrategy": {"type": "Route"}});
     let mut s = serde_json::Map::new();
     s.insert("release".into(), json!({"image": image}));
-    s.insert("pullSecret".into(), json!({"name": spec.pull_secret_name()}));
+    s.insert(
+        "pullSecret".into(),
+        json!({"name": spec.pull_secret_name()}),
+    );
     if let Some(key) = &hc.ssh_key_secret {
         s.insert("sshKey".into(), json!({"name": key}));
     }
@@ -226,7 +233,10 @@ pub fn hosted_cluster(spec: &TenantStorage, storage: &GuestStorage) -> Result<Ma
         "The API server is a LoadBalancer service: MetalLB (or another load balancer) must serve the \
          control plane namespace.",
     );
-    m = m.note(format!("Same cluster with hcp: {}", hcp_create_command(spec, storage)?.join(" ")));
+    m = m.note(format!(
+        "Same cluster with hcp: {}",
+        hcp_create_command(spec, storage)?.join(" ")
+    ));
     if *storage == GuestStorage::None {
         m = m.note(
             "hcp has no flag for storageDriver None: with hcp, use --render and set it before applying.",
@@ -259,7 +269,10 @@ pub fn hcp_create_command(
     flag("node-upgrade-type", "InPlace".to_string());
     flag("cores", hc.cores.to_string());
     flag("memory", quantity(hc.memory));
-    flag("root-volume-size", hc.root_volume_size.gib_ceil().to_string());
+    flag(
+        "root-volume-size",
+        hc.root_volume_size.gib_ceil().to_string(),
+    );
     flag("root-volume-storage-class", hc.root_storage_class.clone());
     flag("root-volume-access-modes", "ReadWriteMany".to_string());
     flag("root-volume-volume-mode", "Block".to_string());

@@ -196,7 +196,11 @@ pub fn machine_config(protocol: Protocol) -> Value {
     let mut kernel_args = Vec::new();
     match protocol {
         Protocol::NvmeTcp => {
-            files.push(file("/etc/modules-load.d/nvme_tcp.conf", 420, NVME_TCP_MODULE));
+            files.push(file(
+                "/etc/modules-load.d/nvme_tcp.conf",
+                420,
+                NVME_TCP_MODULE,
+            ));
             files.push(file(NQN_SCRIPT_PATH, 493, UNIQUE_NQN_SCRIPT));
             units.push(first_boot_unit(
                 "pxfa-unique-nvme-hostnqn.service",
@@ -332,7 +336,11 @@ mod tests {
         let names: Vec<&str> = units.iter().map(|u| u["name"].as_str().unwrap()).collect();
         assert_eq!(
             names,
-            ["multipathd.service", "pxfa-unique-iscsi-initiator.service", "iscsid.service"]
+            [
+                "multipathd.service",
+                "pxfa-unique-iscsi-initiator.service",
+                "iscsid.service"
+            ]
         );
         let nvme = machine_config(Protocol::NvmeTcp);
         let files: Vec<&str> = nvme
@@ -343,14 +351,21 @@ mod tests {
             .iter()
             .map(|f| f["path"].as_str().unwrap())
             .collect();
-        assert!(files.contains(&"/etc/modules-load.d/nvme_tcp.conf"), "{files:?}");
+        assert!(
+            files.contains(&"/etc/modules-load.d/nvme_tcp.conf"),
+            "{files:?}"
+        );
         assert!(files.contains(&NQN_SCRIPT_PATH), "{files:?}");
         assert!(!files.contains(&IQN_SCRIPT_PATH), "{files:?}");
     }
 
     #[test]
     fn capacity_rescan_is_active_and_first_boot_units_run_once() {
-        assert!(SCSI_UA_RULES.lines().any(|l| l.starts_with("ENV{SDEV_UA}==\"CAPACITY_DATA_HAS_CHANGED\"")));
+        assert!(
+            SCSI_UA_RULES
+                .lines()
+                .any(|l| l.starts_with("ENV{SDEV_UA}==\"CAPACITY_DATA_HAS_CHANGED\""))
+        );
         let u = first_boot_unit("x.service", "X", "/etc/m", "/etc/s.sh", "iscsid.service");
         let text = u["contents"].as_str().unwrap();
         assert!(text.contains("ConditionPathExists=!/etc/m"), "{text}");

@@ -360,7 +360,9 @@ pub fn root_disk_storage_class(spec: &TenantStorage) -> Option<Manifest> {
     );
     m = match reason {
         Some(why) => m.note(format!("nodiscard is set: {why}.")),
-        None => m.note("nodiscard is not set: the management versions are past both discard problems."),
+        None => {
+            m.note("nodiscard is not set: the management versions are past both discard problems.")
+        }
     };
     Some(m)
 }

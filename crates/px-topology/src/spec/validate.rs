@@ -121,7 +121,10 @@ fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
     for (path, name) in [
         ("spec.hostedCluster.pullSecret", Some(t.pull_secret_name())),
         ("spec.hostedCluster.sshKeySecret", hc.ssh_key_secret.clone()),
-        ("spec.hostedCluster.etcdStorageClass", hc.etcd_storage_class.clone()),
+        (
+            "spec.hostedCluster.etcdStorageClass",
+            hc.etcd_storage_class.clone(),
+        ),
     ] {
         if let Some(p) = name.and_then(|n| dns_subdomain_problem(&n)) {
             e.push(path, p);

@@ -112,18 +112,29 @@ fn rwx_on_kubevirt_csi_errors_for_filesystem_and_warns_for_block() {
     let f = lint_spec(&spec);
     assert_eq!(rules(&f), ["PXFA017"]);
     assert_eq!(f[0].severity, Severity::Warning);
-    assert!(f[0].message.contains("Portworx supports only ReadWriteOnce"));
+    assert!(
+        f[0].message
+            .contains("Portworx supports only ReadWriteOnce")
+    );
 
     let class = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
         "metadata": {"name": "guest"}, "provisioner": "csi.kubevirt.io",
         "parameters": {"infraStorageClassName": "pxfa-vm-rootdisk", "bus": "scsi"}});
-    let pvc = |mode: &str| json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+    let pvc = |mode: &str| {
+        json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
         "metadata": {"name": "p", "namespace": "a"},
-        "spec": {"accessModes": ["ReadWriteMany"], "volumeMode": mode, "storageClassName": "guest"}});
+        "spec": {"accessModes": ["ReadWriteMany"], "volumeMode": mode, "storageClassName": "guest"}})
+    };
     let f = lint_manifests(&[class.clone(), pvc("Filesystem")]);
-    assert_eq!((rules(&f), f[0].severity), (vec!["PXFA017"], Severity::Error));
+    assert_eq!(
+        (rules(&f), f[0].severity),
+        (vec!["PXFA017"], Severity::Error)
+    );
     let f = lint_manifests(&[class, pvc("Block")]);
-    assert_eq!((rules(&f), f[0].severity), (vec!["PXFA017"], Severity::Warning));
+    assert_eq!(
+        (rules(&f), f[0].severity),
+        (vec!["PXFA017"], Severity::Warning)
+    );
 }
 
 #[test]
@@ -164,15 +175,22 @@ fn the_seed_traps_are_found() {
         let mut ifaces = vec![json!({"name": "br-storage", "type": "linux-bridge",
             "bridge": {"port": [{"name": "ens1f1.400"}]}})];
         if with_vlan {
-            ifaces.insert(0, json!({"name": "ens1f1.400", "type": "vlan",
-                "vlan": {"base-iface": "ens1f1", "id": 400}}));
+            ifaces.insert(
+                0,
+                json!({"name": "ens1f1.400", "type": "vlan",
+                "vlan": {"base-iface": "ens1f1", "id": 400}}),
+            );
         }
         json!({"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy",
             "metadata": {"name": "p"}, "spec": {"desiredState": {"interfaces": ifaces}}})
     };
     let f = lint_manifests(&[nncp(false)]);
     assert_eq!(rules(&f), ["PXFA022"]);
-    assert!(f[0].message.contains("base-iface: ens1f1, id: 400"), "{}", f[0].message);
+    assert!(
+        f[0].message.contains("base-iface: ens1f1, id: 400"),
+        "{}",
+        f[0].message
+    );
     assert!(lint_manifests(&[nncp(true)]).is_empty());
 
     // A hand-made copy of the class the Portworx operator owns.
@@ -182,10 +200,12 @@ fn the_seed_traps_are_found() {
     assert_eq!(rules(&lint_manifests(&[owned])), ["PXFA023"]);
 
     // A MetalLB pool any namespace can take from.
-    let pool = |alloc: Value| json!({"apiVersion": "metallb.io/v1beta1", "kind": "IPAddressPool",
+    let pool = |alloc: Value| {
+        json!({"apiVersion": "metallb.io/v1beta1", "kind": "IPAddressPool",
         "metadata": {"name": "p", "namespace": "metallb-system"},
         "spec": {"addresses": ["198.51.100.50-198.51.100.69"], "autoAssign": true,
-                 "serviceAllocation": alloc}});
+                 "serviceAllocation": alloc}})
+    };
     assert_eq!(rules(&lint_manifests(&[pool(json!({}))])), ["PXFA024"]);
     assert!(lint_manifests(&[pool(json!({"namespaces": ["clusters-t"]}))]).is_empty());
 }

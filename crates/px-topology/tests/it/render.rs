@@ -353,7 +353,12 @@ fn portworx_tenants_get_storage_driver_none_and_a_complete_hosted_cluster() {
         );
         assert_eq!(
             s["release"]["image"],
-            spec.spec.hosted_cluster.release_image.clone().unwrap().as_str()
+            spec.spec
+                .hosted_cluster
+                .release_image
+                .clone()
+                .unwrap()
+                .as_str()
         );
         assert_eq!(s["pullSecret"]["name"], spec.pull_secret_name().as_str());
         let services: Vec<&str> = s["services"]
@@ -657,10 +662,11 @@ fn token_is_written_only_when_asked_for() {
         },
     )
     .unwrap();
-    let pure = ms.iter().find(|m| m.name == "px-pure-secret").unwrap().body["stringData"]["pure.json"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let pure =
+        ms.iter().find(|m| m.name == "px-pure-secret").unwrap().body["stringData"]["pure.json"]
+            .as_str()
+            .unwrap()
+            .to_string();
     assert!(pure.contains("<paste the API token"));
 }
 

@@ -299,12 +299,18 @@ fn check_core(m: &Manifest) {
             );
         }
         "MachineConfig" => {
-            assert_eq!(b["apiVersion"], "machineconfiguration.openshift.io/v1", "{where_}");
+            assert_eq!(
+                b["apiVersion"], "machineconfiguration.openshift.io/v1",
+                "{where_}"
+            );
             assert_eq!(
                 b["metadata"]["labels"]["machineconfiguration.openshift.io/role"], "worker",
                 "{where_}"
             );
-            assert_eq!(b["spec"]["config"]["ignition"]["version"], "3.2.0", "{where_}");
+            assert_eq!(
+                b["spec"]["config"]["ignition"]["version"], "3.2.0",
+                "{where_}"
+            );
             for f in b["spec"]["config"]["storage"]["files"].as_array().unwrap() {
                 assert!(f["path"].as_str().unwrap().starts_with("/etc/"), "{where_}");
                 assert!(
