@@ -586,6 +586,10 @@ pub(crate) struct RenderArgs {
     /// manifests can go to git.
     #[arg(long)]
     pub(crate) include_secrets: bool,
+    /// With --include-secrets: fill the HostedCluster's pull secret from FILE (the
+    /// pull secret JSON from console.redhat.com).
+    #[arg(long, value_name = "FILE", requires = "include_secrets")]
+    pub(crate) pull_secret_file: Option<PathBuf>,
 }
 
 /// `lint`.
@@ -638,6 +642,9 @@ pub(crate) struct ApplyArgs {
     /// Provision more than the array has free (it is thin-provisioned).
     #[arg(long)]
     pub(crate) allow_overcommit: bool,
+    /// With --include-secrets: fill the HostedCluster's pull secret from FILE.
+    #[arg(long, value_name = "FILE", requires = "include_secrets")]
+    pub(crate) pull_secret_file: Option<PathBuf>,
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) concurrency: u32,

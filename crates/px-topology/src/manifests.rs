@@ -3,17 +3,22 @@
 //! above [`crate::driver`] so that the drivers can build on [`crate::render`]
 //! without the render layer knowing about drivers.
 
+use secrecy::SecretString;
+
 use crate::driver::{ArrayFacts, driver_for};
-use crate::render::{Cluster, Manifest, RenderError, management};
+use crate::render::{Cluster, Manifest, RenderError, hosted_cluster, machineconfig, management};
 use crate::sizing::Sizing;
 use crate::spec::TenantStorage;
 
-/// Rendering switches.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// Rendering switches. `Debug` never shows the pull secret.
+#[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
-    /// Write live credentials (the tenant's API token) into secret manifests. Off:
-    /// secret manifests carry a clearly marked placeholder instead.
+    /// Write live credentials (the tenant's API token, the pull secret) into secret
+    /// manifests. Off: secret manifests carry a clearly marked placeholder instead.
     pub include_secrets: bool,
+    /// The hosted cluster's pull secret (the JSON of a `.dockerconfigjson`), read
+    /// from a file the admin named; written only with `include_secrets`.
+    pub pull_secret: Option<SecretString>,
 }
 
 /// Every manifest the tenant needs, for both clusters, sorted by cluster and step
@@ -36,12 +41,26 @@ pub fn render(
         &redacted
     };
 
-    let mut out = vec![management::multicluster_engine()];
+    let driver = driver_for(spec);
+    let pull_secret = opts.pull_secret.as_ref().filter(|_| opts.include_secrets);
+    let mut out = vec![
+        management::multicluster_engine(),
+        management::ingress_wildcard_patch(),
+    ];
+    out.extend(management::nmstate_instance(spec));
+    out.extend(management::metallb_instance(spec));
     out.extend(management::metallb(spec));
+    out.push(machineconfig::management_machine_config());
     out.extend(management::node_network_policies(spec)?);
     out.extend(management::root_disk_storage_class(spec));
+    out.push(hosted_cluster::namespace(spec));
+    out.push(hosted_cluster::pull_secret(spec, pull_secret));
+    out.push(hosted_cluster::hosted_cluster(
+        spec,
+        &driver.guest_storage(spec),
+    )?);
     out.extend(management::network_attachment(spec));
-    out.extend(driver_for(spec).manifests(spec, sizing, facts)?);
+    out.extend(driver.manifests(spec, sizing, facts)?);
     Ok(number(out))
 }
 

@@ -48,8 +48,16 @@ pub(crate) async fn apply_to_clusters(
         facts,
         RenderOptions {
             include_secrets: true,
+            ..RenderOptions::default()
         },
     )?;
+    // pxfa has no pull secret here: its template would be refused by the API server
+    // (and must never replace a working one), so it is left to the admin.
+    let pull_secret = spec.pull_secret_name();
+    let manifests: Vec<_> = manifests
+        .into_iter()
+        .filter(|m| !(m.secret && m.kind == "Secret" && m.name == pull_secret))
+        .collect();
     let opts = ApplyOptions {
         force_conflicts: k.force_conflicts,
         wait: WaitOptions {

@@ -20,7 +20,7 @@ use crate::args::{
     ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs, RenderArgs, SizeArgs,
 };
 use crate::confirm::confirm;
-use crate::exit::Outcome;
+use crate::exit::{InvalidInput, Outcome};
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
 use crate::preflight::{self, Findings};
 use crate::session::Session;
@@ -50,8 +50,35 @@ pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
 pub(crate) fn render(a: &RenderArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     warn_offline("render", g, p);
     let t = Tenant::load(&a.file)?;
-    write_manifests(&t, &ArrayFacts::default(), &a.out, a.include_secrets, p)?;
+    let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
+    write_manifests(&t, &ArrayFacts::default(), &a.out, opts, p)?;
     Ok(Outcome::Success)
+}
+
+/// The render switches; the pull secret is read from its file and checked to be a
+/// `.dockerconfigjson` (JSON with `auths`), never echoed in an error.
+fn render_options(include_secrets: bool, pull_secret_file: Option<&Path>) -> Result<RenderOptions> {
+    let pull_secret = match pull_secret_file {
+        None => None,
+        Some(f) => {
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("cannot read the pull secret {}", f.display()))?;
+            let ok = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .is_some_and(|v| v.get("auths").is_some_and(serde_json::Value::is_object));
+            if !ok {
+                return Err(InvalidInput::error(format!(
+                    "--pull-secret-file {}: not a pull secret (expected JSON with an \"auths\" object)",
+                    f.display()
+                )));
+            }
+            Some(secrecy::SecretString::from(text.trim().to_string()))
+        }
+    };
+    Ok(RenderOptions {
+        include_secrets,
+        pull_secret,
+    })
 }
 
 #[derive(Serialize)]
@@ -64,11 +91,15 @@ fn write_manifests(
     t: &Tenant,
     facts: &ArrayFacts,
     dir: &Path,
-    include_secrets: bool,
+    opts: RenderOptions,
     p: &Printer,
 ) -> Result<()> {
-    let manifests = manifests::render(&t.spec, &t.sizing, facts, RenderOptions { include_secrets })
+    let include_secrets = opts.include_secrets;
+    let manifests = manifests::render(&t.spec, &t.sizing, facts, opts)
         .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
+    let storage = px_topology::driver::driver_for(&t.spec).guest_storage(&t.spec);
+    let hcp = render::hosted_cluster::hcp_create_command(&t.spec, &storage)
+        .with_context(|| format!("cannot render the hcp command of {}", t.spec.tenant_name()))?;
     let outcome = render::write_dir(&manifests, dir)
         .with_context(|| format!("cannot write manifests to {}", dir.display()))?;
     for kept in &outcome.kept {
@@ -92,6 +123,10 @@ fn write_manifests(
         } else {
             ""
         }
+    ));
+    p.info(format!(
+        "the same HostedCluster with hcp (storageDriver aside, see its file): {}",
+        hcp.join(" ")
     ));
     let text = written.files.join("\n");
     p.emit_text(&written, &text)
@@ -424,7 +459,8 @@ async fn apply_in(
             volume_serials: report.facts.volume_serials.clone(),
             api_token: report.facts.api_token.clone(),
         };
-        write_manifests(t, &facts, dir, a.include_secrets, p)?;
+        let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
+        write_manifests(t, &facts, dir, opts, p)?;
     }
     if report.is_success() && a.kube.kubeconfig.is_some() {
         let facts = ArrayFacts {

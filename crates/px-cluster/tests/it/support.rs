@@ -181,6 +181,9 @@ pub(crate) fn resource_of(api_version: &str, kind: &str) -> (String, &'static st
         "StorageCluster" => "storageclusters",
         "IPAddressPool" => "ipaddresspools",
         "L2Advertisement" => "l2advertisements",
+        "MetalLB" => "metallbs",
+        "NMState" => "nmstates",
+        "MachineConfig" => "machineconfigs",
         other => panic!("no RBAC mapping for kind {other}; add it here and to deploy/rbac"),
     };
     (group, plural)

@@ -157,7 +157,7 @@ async fn replaced_vm_waits_for_the_admin() {
     let manifests = rendered(&spec);
     let patches: Vec<&Manifest> = manifests
         .iter()
-        .filter(|m| matches!(m.form, Form::JsonPatch { .. }))
+        .filter(|m| matches!(m.form, Form::JsonPatch { .. }) && m.kind == "VirtualMachine")
         .collect();
     let workers: Vec<_> = worker_disks(&patches)
         .unwrap()

@@ -18,6 +18,7 @@ pub use direct_access::DirectAccess;
 pub use kubevirt_csi::KubevirtCsi;
 
 use crate::desired::DesiredState;
+use crate::render::hosted_cluster::GuestStorage;
 use crate::render::{Manifest, RenderError};
 use crate::sizing::Sizing;
 use crate::spec::{StorageMode, TenantStorage};
@@ -93,8 +94,16 @@ pub trait StorageDriver: Send + Sync {
         sizing: &Sizing,
     ) -> Result<DesiredState, DriverError>;
 
+    /// What the HostedCluster's KubeVirt CSI driver gives the guest. Default: nothing
+    /// (`storageDriver: None`), for options that bring their own storage, so that
+    /// HyperShift's default class does not become the guest's default.
+    fn guest_storage(&self, _spec: &TenantStorage) -> GuestStorage {
+        GuestStorage::None
+    }
+
     /// The option-specific manifests, for both clusters. The shared ones (storage
-    /// network, MetalLB, MCE, root-disk class) are added by `manifests::render`.
+    /// network, MetalLB, MCE, root-disk class, HostedCluster) are added by
+    /// `manifests::render`.
     fn manifests(
         &self,
         spec: &TenantStorage,

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::finding::{Finding, Severity};
-use super::nodiscard::nodiscard_reason;
+use super::nodiscard::{OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION, nodiscard_reason};
 use super::spec_rules::{PX_STOREV2_MIN_CORES, PX_STOREV2_MIN_MEMORY, PX_STOREV2_MIN_ROOT};
 use crate::spec::{DEFAULT_PORTWORX_VERSION, Version};
 
@@ -78,6 +78,10 @@ pub fn lint_manifests(docs: &[Value]) -> Vec<Finding> {
     pure_secret(&docs, &mut out);
     nncp_addresses(&docs, &mut out);
     rwx_on_kubevirt_csi(&docs, &mut out);
+    nad_namespaces(&docs, &mut out);
+    nncp_vlan_ports(&docs, &mut out);
+    operator_owned_classes(&docs, &mut out);
+    metallb_pools(&docs, &mut out);
     out
 }
 
@@ -447,12 +451,42 @@ fn hyperconverged_version(docs: &[Value]) -> Option<Version> {
     })
 }
 
+/// The management cluster's OpenShift version from a ClusterVersion: the desired
+/// version, else the newest completed one in the history.
+fn cluster_version(docs: &[Value]) -> Option<Version> {
+    of_kind(docs, "ClusterVersion").find_map(|cv| {
+        str_at(cv, "/status/desired/version")
+            .and_then(|v| v.parse().ok())
+            .or_else(|| {
+                cv.pointer("/status/history")?
+                    .as_array()?
+                    .iter()
+                    .find(|h| h.get("state").and_then(Value::as_str) == Some("Completed"))?
+                    .get("version")?
+                    .as_str()?
+                    .parse()
+                    .ok()
+            })
+    })
+}
+
+/// A version pxfa recorded on a class it rendered (`unknown` reads as absent).
+fn annotated_version(sc: &Value, key: &str) -> Option<Version> {
+    sc.get("metadata")?
+        .get("annotations")?
+        .get(key)?
+        .as_str()?
+        .parse()
+        .ok()
+}
+
 fn nodiscard(docs: &[Value], out: &mut Vec<Finding>) {
     let vm_classes = vm_disk_classes(docs);
-    let ocp = of_kind(docs, "NodePool")
-        .chain(of_kind(docs, "HostedCluster"))
-        .find_map(|d| str_at(d, "/spec/release/image").and_then(Version::from_release_image));
-    let virt = hyperconverged_version(docs);
+    // The discard problems are on the nodes that run the VM disks: the management
+    // cluster's versions count, from its HyperConverged and ClusterVersion when
+    // given, else as pxfa recorded them on the class.
+    let virt_file = hyperconverged_version(docs);
+    let ocp_file = cluster_version(docs);
     for sc in of_kind(docs, "StorageClass").filter(|s| is_portworx_class(s)) {
         let n = name(sc);
         if !vm_classes.contains(n) {
@@ -466,6 +500,8 @@ fn nodiscard(docs: &[Value], out: &mut Vec<Finding>) {
         if set {
             continue;
         }
+        let virt = virt_file.or_else(|| annotated_version(sc, VIRT_VERSION_ANNOTATION));
+        let ocp = ocp_file.or_else(|| annotated_version(sc, OCP_VERSION_ANNOTATION));
         let Some(reason) = nodiscard_reason(virt, ocp) else {
             continue;
         };
@@ -479,9 +515,9 @@ fn nodiscard(docs: &[Value], out: &mut Vec<Finding>) {
             severity,
             object(sc),
             format!(
-                "StorageClass {n} holds VM root disks and lacks parameters.nodiscard: \"true\", \
-                 needed because {reason}; add it (or upgrade, and include the HyperConverged \
-                 status and the NodePool release image so the versions can be checked)"
+                "StorageClass {n} holds VM disks and lacks parameters.nodiscard: \"true\", \
+                 needed because {reason}; add it (or upgrade, and lint the management cluster's \
+                 HyperConverged and ClusterVersion with it so the versions can be checked)"
             ),
         ));
     }
@@ -599,16 +635,169 @@ fn rwx_on_kubevirt_csi(docs: &[Value], out: &mut Vec<Finding>) {
             .pointer("/spec/accessModes")
             .and_then(Value::as_array)
             .is_some_and(|m| m.iter().any(|m| m.as_str() == Some("ReadWriteMany")));
-        if rwx && kv_classes.contains(class) {
-            out.push(Finding::new(
+        if !rwx || !kv_classes.contains(class) {
+            continue;
+        }
+        let finding = if str_at(pvc, "/spec/volumeMode") == Some("Block") {
+            Finding::new(
+                "PXFA017",
+                Severity::Warning,
+                object(pvc),
+                format!(
+                    "ReadWriteMany Block on {class}, a kubevirt-csi class: HyperShift serves it \
+                     from an RWX Block infra class, but Portworx supports only ReadWriteOnce for \
+                     hosted clusters on this option; use cloud-drive or direct-access for \
+                     supported RWX"
+                ),
+            )
+        } else {
+            Finding::new(
                 "PXFA017",
                 Severity::Error,
                 object(pvc),
                 format!(
-                    "ReadWriteMany on {class}, a kubevirt-csi class: each guest PVC becomes a \
-                     disk hot-plugged into one VM, so RWX cannot be served. Ask for \
-                     ReadWriteOnce or use a Portworx option"
+                    "ReadWriteMany Filesystem on {class}, a kubevirt-csi class: each guest PVC is \
+                     a disk hot-plugged into VMs and no file system is shared between them, so it \
+                     cannot bind. Ask for ReadWriteOnce (or Block) or use a Portworx option"
                 ),
+            )
+        };
+        out.push(finding);
+    }
+}
+
+/// Namespaces whose NADs OpenShift's Multus lets any pod use.
+const GLOBAL_NAD_NAMESPACES: [&str; 4] = [
+    "default",
+    "openshift-multus",
+    "openshift-sriov-network-operator",
+    "openshift-cnv",
+];
+
+fn nad_namespaces(docs: &[Value], out: &mut Vec<Finding>) {
+    for np in of_kind(docs, "NodePool") {
+        let (Some(ns), Some(cluster)) = (namespace(np), str_at(np, "/spec/clusterName")) else {
+            continue;
+        };
+        let hcp = format!("{ns}-{cluster}");
+        let nets = np
+            .pointer("/spec/platform/kubevirt/additionalNetworks")
+            .and_then(Value::as_array);
+        for net in nets.into_iter().flatten() {
+            let Some((nad_ns, nad)) = net
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|n| n.split_once('/'))
+            else {
+                continue;
+            };
+            if nad_ns != hcp && !GLOBAL_NAD_NAMESPACES.contains(&nad_ns) {
+                out.push(Finding::new(
+                    "PXFA022",
+                    Severity::Error,
+                    object(np),
+                    format!(
+                        "additionalNetworks names {nad_ns}/{nad}, but the worker VMs run in \
+                         {hcp} and Multus namespace isolation refuses a NAD from another \
+                         namespace; the VMs would not start. Put the NAD in {hcp} and name it \
+                         {hcp}/{nad}"
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+fn nncp_vlan_ports(docs: &[Value], out: &mut Vec<Finding>) {
+    for p in of_kind(docs, "NodeNetworkConfigurationPolicy") {
+        let ifaces: Vec<&Value> = p
+            .pointer("/spec/desiredState/interfaces")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .collect();
+        let defined: BTreeSet<&str> = ifaces
+            .iter()
+            .filter_map(|i| i.get("name").and_then(Value::as_str))
+            .collect();
+        for i in &ifaces {
+            let ports = i.pointer("/bridge/port").and_then(Value::as_array);
+            for port in ports.into_iter().flatten() {
+                let Some(pn) = port.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let vlan_like = pn
+                    .rsplit_once('.')
+                    .is_some_and(|(base, id)| !base.is_empty() && id.parse::<u16>().is_ok());
+                if vlan_like && !defined.contains(pn) {
+                    let (base, id) = pn.rsplit_once('.').unwrap_or((pn, ""));
+                    out.push(Finding::new(
+                        "PXFA023",
+                        Severity::Warning,
+                        object(p),
+                        format!(
+                            "bridge {} has port {pn}, a VLAN interface this policy does not \
+                             define; unless the node already has it, the policy fails. Add \
+                             {{name: {pn}, type: vlan, vlan: {{base-iface: {base}, id: {id}}}}} \
+                             to desiredState.interfaces",
+                            i.get("name").and_then(Value::as_str).unwrap_or("?")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The classes the Portworx operator creates and owns when OpenShift Virtualization
+/// is present (PX >= 3.4, operator >= 25.5).
+const OPERATOR_OWNED_CLASSES: [&str; 3] = [
+    "px-rwx-block-kubevirt",
+    "px-rwx-file-kubevirt",
+    "px-cdi-scratch",
+];
+
+fn operator_owned_classes(docs: &[Value], out: &mut Vec<Finding>) {
+    for sc in of_kind(docs, "StorageClass").filter(|s| OPERATOR_OWNED_CLASSES.contains(&name(s))) {
+        out.push(Finding::new(
+            "PXFA024",
+            Severity::Warning,
+            object(sc),
+            format!(
+                "{} is created and owned by the Portworx operator when OpenShift Virtualization \
+                 is installed; a hand-made copy is overwritten or fights the operator. Use the \
+                 operator's class, or your own name (pxfa renders pxfa-vm-rootdisk) and set \
+                 spec.csi.kubeVirtStorageClasses in the StorageCluster",
+                name(sc)
+            ),
+        ));
+    }
+}
+
+fn metallb_pools(docs: &[Value], out: &mut Vec<Finding>) {
+    for pool in of_kind(docs, "IPAddressPool") {
+        let auto = pool
+            .pointer("/spec/autoAssign")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
+        let alloc = pool.pointer("/spec/serviceAllocation");
+        let restricted = alloc.is_some_and(|a| {
+            ["namespaces", "namespaceSelectors", "serviceSelectors"]
+                .iter()
+                .any(|k| {
+                    a.get(*k)
+                        .and_then(Value::as_array)
+                        .is_some_and(|v| !v.is_empty())
+                })
+        });
+        if auto && !restricted {
+            out.push(Finding::new(
+                "PXFA025",
+                Severity::Warning,
+                object(pool),
+                "autoAssign is on and serviceAllocation restricts nothing, so any LoadBalancer \
+                 service on the management cluster can take this pool's addresses. Set \
+                 serviceAllocation.namespaces to the tenant's control plane namespace",
             ));
         }
     }

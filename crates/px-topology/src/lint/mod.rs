@@ -14,7 +14,10 @@ pub mod spec_rules;
 pub use finding::{Finding, Rule, Severity};
 pub use load::{LintError, lint_path, lint_paths};
 pub use manifest_rules::lint_manifests;
-pub use nodiscard::{nodiscard_needed, nodiscard_needed_for, nodiscard_reason};
+pub use nodiscard::{
+    OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION, nodiscard_needed, nodiscard_needed_for,
+    nodiscard_reason,
+};
 pub use spec_rules::lint_spec;
 
 /// Every rule, in id order.
@@ -99,7 +102,7 @@ pub const RULES: &[Rule] = &[
     Rule::new(
         "PXFA017",
         Severity::Error,
-        "ReadWriteMany requested with kubevirt-csi",
+        "ReadWriteMany requested with kubevirt-csi (Filesystem: error; Block: unsupported by Portworx)",
     ),
     Rule::new(
         "PXFA018",
@@ -115,6 +118,31 @@ pub const RULES: &[Rule] = &[
         "PXFA020",
         Severity::Error,
         "FADA volume import on a Portworx release that does not document it",
+    ),
+    Rule::new(
+        "PXFA021",
+        Severity::Warning,
+        "a tenant that never talks to the array is on the array's storage network",
+    ),
+    Rule::new(
+        "PXFA022",
+        Severity::Error,
+        "NodePool network names a NAD in another namespace",
+    ),
+    Rule::new(
+        "PXFA023",
+        Severity::Warning,
+        "NNCP bridge port is a VLAN interface the policy does not define",
+    ),
+    Rule::new(
+        "PXFA024",
+        Severity::Warning,
+        "hand-made StorageClass the Portworx operator owns",
+    ),
+    Rule::new(
+        "PXFA025",
+        Severity::Warning,
+        "MetalLB pool open to every namespace",
     ),
 ];
 

@@ -7,6 +7,14 @@
 
 use crate::spec::Version;
 
+/// StorageClass annotation recording the management cluster's OpenShift
+/// Virtualization version that pxfa decided `nodiscard` for, so that `pxfa lint`
+/// on the rendered files alone agrees with the renderer.
+pub const VIRT_VERSION_ANNOTATION: &str = "pxfa.io/openshift-virtualization-version";
+/// StorageClass annotation recording the management cluster's OpenShift version,
+/// likewise.
+pub const OCP_VERSION_ANNOTATION: &str = "pxfa.io/management-openshift-version";
+
 const LAST_BAD_VIRT: Version = Version::new(4, 18, 4);
 const FIRST_GOOD_OCP_420: Version = Version::new(4, 20, 27);
 

@@ -8,7 +8,7 @@ use flasharray::Size;
 
 use super::finding::{Finding, Severity};
 use super::nodiscard::nodiscard_reason;
-use crate::spec::{DEFAULT_PORTWORX_VERSION, StorageMode, TenantStorage};
+use crate::spec::{DEFAULT_PORTWORX_VERSION, StorageMode, TenantStorage, VolumeMode};
 
 /// PX-StoreV2 minimum vCPU cores.
 pub const PX_STOREV2_MIN_CORES: u32 = 8;
@@ -26,6 +26,7 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     replication(spec, &mut out);
     nodiscard(spec, &mut out);
     rwx_with_kubevirt_csi(spec, &mut out);
+    workers_on_array_network(spec, &mut out);
     out
 }
 
@@ -140,7 +141,7 @@ fn replication(spec: &TenantStorage, out: &mut Vec<Finding>) {
 
 fn nodiscard(spec: &TenantStorage, out: &mut Vec<Finding>) {
     let virt = spec.virtualization_version();
-    let ocp = spec.ocp_version();
+    let ocp = spec.management_ocp_version();
     let Some(reason) = nodiscard_reason(virt, ocp) else {
         return;
     };
@@ -150,11 +151,12 @@ fn nodiscard(spec: &TenantStorage, out: &mut Vec<Finding>) {
         (
             Severity::Warning,
             if virt.is_none() {
-                "spec.hostedCluster.virtualizationVersion"
+                "spec.management.virtualizationVersion"
             } else {
-                "spec.hostedCluster.ocpVersion"
+                "spec.management.openshiftVersion"
             },
-            "state the versions so that discard (space reclamation) is only disabled when needed",
+            "state the management cluster's versions so that discard (space reclamation) is only \
+             disabled when needed",
         )
     } else {
         (
@@ -174,14 +176,42 @@ fn nodiscard(spec: &TenantStorage, out: &mut Vec<Finding>) {
 }
 
 fn rwx_with_kubevirt_csi(spec: &TenantStorage, out: &mut Vec<Finding>) {
-    if spec.mode() == StorageMode::KubevirtCsi && spec.wants_rwx() {
-        out.push(Finding::new(
+    if spec.mode() != StorageMode::KubevirtCsi || !spec.wants_rwx() {
+        return;
+    }
+    out.push(match spec.spec.storage.volume_mode {
+        VolumeMode::Filesystem => Finding::new(
             "PXFA017",
             Severity::Error,
             "spec.storage.accessModes",
-            "kubevirt-csi maps each guest PVC to a disk hot-plugged into one VM, so \
-             ReadWriteMany cannot work; use direct-access or cloud-drive for RWX, or ask for \
-             ReadWriteOnce",
-        ));
+            "ReadWriteMany Filesystem is impossible through kubevirt-csi (each guest PVC is a disk \
+             hot-plugged into VMs, and no file system is shared between them); use cloud-drive or \
+             direct-access for RWX file systems, or ask for ReadWriteOnce",
+        ),
+        VolumeMode::Block => Finding::new(
+            "PXFA017",
+            Severity::Warning,
+            "spec.storage.accessModes",
+            "ReadWriteMany Block works through kubevirt-csi from an RWX Block infra class \
+             (HyperShift), but Portworx supports only ReadWriteOnce for hosted clusters on this \
+             option; use cloud-drive or direct-access for supported RWX",
+        ),
+    });
+}
+
+fn workers_on_array_network(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if spec.mode() == StorageMode::CloudDrive || !spec.workers_on_storage_network() {
+        return;
     }
+    out.push(Finding::new(
+        "PXFA021",
+        Severity::Warning,
+        "spec.network.attachWorkers",
+        format!(
+            "a {} tenant never talks to the array, yet its worker VMs get a NIC on the array's \
+             storage network: that gives a tenant's workloads a path to the array's data ports. \
+             Remove attachWorkers unless the tenant needs the network for something else",
+            spec.mode()
+        ),
+    ));
 }

@@ -1,10 +1,10 @@
 //! Management-cluster objects every storage option shares: the storage network
-//! (NNCP, NAD), MetalLB, the MultiClusterEngine overrides, the VM root-disk
-//! StorageClass and the NodePool.
+//! (NNCP, NAD), MetalLB, the operator instances, the MultiClusterEngine and ingress
+//! patches, the VM root-disk StorageClass and the NodePool.
 
 use serde_json::{Value, json};
 
-use super::manifest::{Cluster, Manifest};
+use super::manifest::{Cluster, Form, Manifest};
 use super::{RenderError, quantity, step};
 use crate::spec::{NetworkSpec, TenantStorage};
 
@@ -91,7 +91,12 @@ pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, Rend
 
 /// The NetworkAttachmentDefinition the worker VMs use for the storage network:
 /// bridge CNI on the node bridge, whereabouts handing out `vmRange`.
+/// `None` when the worker VMs stay off the storage network
+/// ([`TenantStorage::workers_on_storage_network`]).
 pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
+    if !spec.workers_on_storage_network() {
+        return None;
+    }
     let net = spec.spec.network.as_ref()?;
     let config = nad_config(net);
     let body = json!({
@@ -150,7 +155,13 @@ pub fn metallb(spec: &TenantStorage) -> Vec<Manifest> {
         "apiVersion": "metallb.io/v1beta1",
         "kind": "IPAddressPool",
         "metadata": {"name": pool, "namespace": "metallb-system", "labels": labels(spec)},
-        "spec": {"addresses": mlb.addresses, "autoAssign": true},
+        // serviceAllocation keeps the pool to this tenant's control plane namespace:
+        // without it any LoadBalancer service on the cluster could take its addresses.
+        "spec": {
+            "addresses": mlb.addresses,
+            "autoAssign": true,
+            "serviceAllocation": {"namespaces": [spec.hcp_namespace()]},
+        },
     });
     let adv_body = json!({
         "apiVersion": "metallb.io/v1beta1",
@@ -165,7 +176,8 @@ pub fn metallb(spec: &TenantStorage) -> Vec<Manifest> {
             pool_body,
             &[
                 "Addresses MetalLB may give the hosted API server's LoadBalancer service.",
-                "Needs the MetalLB operator and a MetalLB instance in metallb-system.",
+                "Serves only this tenant's control plane namespace (serviceAllocation.namespaces).",
+                "Needs the MetalLB operator and the MetalLB instance (step before).",
             ],
         ),
         Manifest::resource(
@@ -177,32 +189,137 @@ pub fn metallb(spec: &TenantStorage) -> Vec<Manifest> {
     ]
 }
 
-/// MultiClusterEngine overrides enabling HyperShift. The component is `hypershift`;
-/// the older `hypershift-preview` name was folded into it in MCE 2.3.
+/// The MultiClusterEngine components HyperShift on KubeVirt needs.
+pub const MCE_COMPONENTS: [&str; 2] = ["hypershift", "hypershift-local-hosting"];
+
+/// The MultiClusterEngine change as an add-if-missing JSON patch: one `add` per
+/// component that `live` (the cluster's MultiClusterEngine) does not list, so that
+/// the atomic `spec.overrides.components` list keeps every entry it has, and an
+/// entry the admin set (even `enabled: false`) is never overwritten. Empty when
+/// nothing is missing. `None` for `live` gives the ops for an MCE whose list
+/// exists but names neither component.
+pub fn mce_components_patch(live: Option<&Value>) -> Vec<Value> {
+    let components = live.and_then(|m| m.pointer("/spec/overrides/components"));
+    let listed: Vec<&str> = components
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("name").and_then(Value::as_str))
+        .collect();
+    let missing: Vec<Value> = MCE_COMPONENTS
+        .iter()
+        .filter(|c| !listed.contains(c))
+        .map(|c| json!({"name": c, "enabled": true}))
+        .collect();
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    let has_list = live.is_none() || components.is_some_and(Value::is_array);
+    let has_overrides = live.is_none() || live.and_then(|m| m.pointer("/spec/overrides")).is_some();
+    if has_list {
+        missing
+            .into_iter()
+            .map(|v| json!({"op": "add", "path": "/spec/overrides/components/-", "value": v}))
+            .collect()
+    } else if has_overrides {
+        vec![json!({"op": "add", "path": "/spec/overrides/components", "value": missing})]
+    } else {
+        vec![json!({"op": "add", "path": "/spec/overrides", "value": {"components": missing}})]
+    }
+}
+
+/// The MultiClusterEngine patch enabling HyperShift (component `hypershift`; the
+/// older `hypershift-preview` was folded into it in MCE 2.3). A patch, not an object:
+/// applying a MultiClusterEngine would replace `spec.overrides.components`, an atomic
+/// list, and with it every other component setting.
 pub fn multicluster_engine() -> Manifest {
-    let body = json!({
-        "apiVersion": "multicluster.openshift.io/v1",
-        "kind": "MultiClusterEngine",
-        "metadata": {"name": "multiclusterengine"},
-        "spec": {
-            "overrides": {
-                "components": [
-                    {"name": "hypershift", "enabled": true},
-                    {"name": "hypershift-local-hosting", "enabled": true},
-                ],
-            },
+    Manifest {
+        cluster: Cluster::Management,
+        order: step::MCE,
+        file_name: String::new(),
+        kind: "MultiClusterEngine".to_string(),
+        name: "multiclusterengine".to_string(),
+        namespace: None,
+        body: Value::Array(mce_components_patch(None)),
+        secret: false,
+        purpose: vec![
+            "Enables HyperShift (components hypershift, hypershift-local-hosting) in the existing MultiClusterEngine.".to_string(),
+            "ADD IF MISSING: both are on by default and the MCE operator usually lists them already. Apply an op".to_string(),
+            "only for a component `oc get mce multiclusterengine -o jsonpath='{.spec.overrides.components[*].name}'`".to_string(),
+            "does not print; one listed with enabled: false was disabled on purpose: enable it deliberately.".to_string(),
+        ],
+        form: Form::JsonPatch {
+            target: "the MultiClusterEngine multiclusterengine (only the ops for components it does not list)".to_string(),
         },
+    }
+}
+
+/// The default IngressController's wildcard route policy, which
+/// `baseDomainPassthrough` needs (the hosted cluster's `*.apps` routes are wildcard
+/// routes on the management ingress). The patch HyperShift's KubeVirt guide gives.
+pub fn ingress_wildcard_patch() -> Manifest {
+    Manifest {
+        cluster: Cluster::Management,
+        order: step::MCE,
+        file_name: String::new(),
+        kind: "IngressController".to_string(),
+        name: "default".to_string(),
+        namespace: Some("openshift-ingress-operator".to_string()),
+        body: json!([{
+            "op": "add",
+            "path": "/spec/routeAdmission",
+            "value": {"wildcardPolicy": "WildcardsAllowed"},
+        }]),
+        secret: false,
+        purpose: vec![
+            "Lets the management ingress admit wildcard routes, which the hosted cluster's *.apps needs (baseDomainPassthrough).".to_string(),
+            "Replaces spec.routeAdmission: if yours sets namespaceOwnership, add it to the value. Shared by tenants.".to_string(),
+        ],
+        form: Form::JsonPatch {
+            target: "the default IngressController in openshift-ingress-operator".to_string(),
+        },
+    }
+}
+
+/// The NMState operator instance (`NMState/nmstate`): without it the operator does
+/// not run its handler and NodeNetworkConfigurationPolicies stay pending. Rendered
+/// when the spec has a storage network.
+pub fn nmstate_instance(spec: &TenantStorage) -> Option<Manifest> {
+    spec.spec.network.as_ref()?;
+    let body = json!({
+        "apiVersion": "nmstate.io/v1",
+        "kind": "NMState",
+        "metadata": {"name": "nmstate", "labels": shared_labels()},
     });
-    Manifest::resource(
+    Some(Manifest::resource(
         Cluster::Management,
-        step::MCE,
+        step::OPERATORS,
         body,
         &[
-            "Enables HyperShift (component hypershift) in the existing MultiClusterEngine.",
-            "Both components are on by default; this makes it explicit. The MCE already exists: if it carries",
-            "other overrides, merge these components into its list instead of applying (apply replaces the list).",
+            "The NMState operator instance, so that the NodeNetworkConfigurationPolicies are applied.",
+            "Needs the Kubernetes NMState operator installed; there is one per cluster, shared by tenants.",
         ],
-    )
+    ))
+}
+
+/// The MetalLB operator instance (`MetalLB/metallb` in `metallb-system`), rendered
+/// with the tenant's pool.
+pub fn metallb_instance(spec: &TenantStorage) -> Option<Manifest> {
+    spec.spec.management.metallb.as_ref()?;
+    let body = json!({
+        "apiVersion": "metallb.io/v1beta1",
+        "kind": "MetalLB",
+        "metadata": {"name": "metallb", "namespace": "metallb-system", "labels": shared_labels()},
+    });
+    Some(Manifest::resource(
+        Cluster::Management,
+        step::OPERATORS,
+        body,
+        &[
+            "The MetalLB operator instance (speakers and controller), which serves the address pools.",
+            "Needs the MetalLB operator installed; there is one per cluster, shared by tenants.",
+        ],
+    ))
 }
 
 /// The management StorageClass for VM root disks: Portworx replicated, RWX Block
@@ -238,22 +355,23 @@ pub fn root_disk_storage_class(spec: &TenantStorage) -> Option<Manifest> {
         body,
         &[
             "Root disks of the worker VMs: Portworx repl 3, used as ReadWriteMany Block so VMs live-migrate.",
+            "Shared by tenants; the annotations record the management versions nodiscard was decided for.",
         ],
     );
-    if let Some(why) = reason {
-        m = m.note(format!("nodiscard is set: {why}."));
-    }
+    m = match reason {
+        Some(why) => m.note(format!("nodiscard is set: {why}.")),
+        None => {
+            m.note("nodiscard is not set: the management versions are past both discard problems.")
+        }
+    };
     Some(m)
 }
 
-/// Annotation recording the OpenShift Virtualization version the `nodiscard`
-/// decision was made for, so that `pxfa lint` on the files alone can re-check it.
-pub const VIRT_VERSION_ANNOTATION: &str = "pxfa.io/openshift-virtualization-version";
-/// Annotation recording the hosted cluster's OpenShift version, likewise.
-pub const OCP_VERSION_ANNOTATION: &str = "pxfa.io/openshift-version";
+pub use crate::lint::{OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION};
 
-/// The versions behind the `nodiscard` decision, where known ("unknown" otherwise:
-/// an absent version is itself a reason to set it).
+/// The management versions behind the `nodiscard` decision, where known ("unknown"
+/// otherwise: an absent version is itself a reason to set it). `pxfa lint` reads
+/// them back when no HyperConverged or ClusterVersion file is given.
 fn version_annotations(spec: &TenantStorage) -> serde_json::Map<String, Value> {
     let show = |v: Option<crate::spec::Version>| v.map_or("unknown".to_string(), |v| v.to_string());
     let mut a = serde_json::Map::new();
@@ -263,15 +381,17 @@ fn version_annotations(spec: &TenantStorage) -> serde_json::Map<String, Value> {
     );
     a.insert(
         OCP_VERSION_ANNOTATION.into(),
-        json!(show(spec.ocp_version())),
+        json!(show(spec.management_ocp_version())),
     );
     a
 }
 
 /// Why Portworx block StorageClasses on the management cluster need
-/// `nodiscard: "true"` for this tenant's versions, if they do (lint owns the rule).
+/// `nodiscard: "true"`, if they do: decided from the management cluster's OpenShift
+/// Virtualization and OpenShift versions, the nodes that run the VM disks (lint owns
+/// the rule).
 pub fn nodiscard_reason(spec: &TenantStorage) -> Option<String> {
-    crate::lint::nodiscard_reason(spec.virtualization_version(), spec.ocp_version())
+    crate::lint::nodiscard_reason(spec.virtualization_version(), spec.management_ocp_version())
 }
 
 /// The tenant's KubeVirt NodePool: InPlace upgrades (Portworx keeps state on the
@@ -282,7 +402,7 @@ pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, R
     let image = hc.release_image.as_deref().ok_or_else(|| {
         RenderError::field(
             "spec.hostedCluster.releaseImage",
-            "the NodePool needs the OpenShift release image; set releaseImage",
+            "the HostedCluster and its NodePool need the OpenShift release image; set releaseImage",
         )
     })?;
     let mut kubevirt = serde_json::Map::new();
@@ -303,7 +423,9 @@ pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, R
         }),
     );
     kubevirt.insert("attachDefaultNetwork".into(), json!(true));
-    if let Some(net) = &spec.spec.network {
+    if spec.workers_on_storage_network()
+        && let Some(net) = &spec.spec.network
+    {
         kubevirt.insert(
             "additionalNetworks".into(),
             json!([{"name": format!("{}/{}", spec.hcp_namespace(), net.nad_name)}]),

@@ -7,6 +7,7 @@
 //! `apiVersion, kind, metadata, spec` order, files sorted by cluster and step. The
 //! same inputs give the same bytes, so the files can be reviewed and diffed in git.
 
+pub mod hosted_cluster;
 pub mod machineconfig;
 pub mod management;
 mod manifest;
@@ -25,15 +26,22 @@ pub use write::{README, WriteOutcome, readme, to_yaml, write_dir};
 /// Apply steps. Files are numbered by their rank among the steps actually present,
 /// so the numbers in a directory are always 01, 02, ... without gaps.
 pub mod step {
-    /// MultiClusterEngine overrides (HyperShift on).
+    /// Cluster-wide settings: the MultiClusterEngine components (HyperShift on) and
+    /// the ingress wildcard policy.
     pub const MCE: u32 = 10;
+    /// Operator instances (NMState, MetalLB) that the later objects need.
+    pub const OPERATORS: u32 = 15;
     /// MetalLB pool and advertisement.
     pub const METALLB: u32 = 20;
+    /// The management nodes' multipath/udev MachineConfig (rolls the nodes).
+    pub const NODE_CONFIG: u32 = 25;
     /// Storage network on the management nodes.
     pub const NNCP: u32 = 30;
     /// Management StorageClasses (VM root disks, FADA).
     pub const STORAGE_CLASS: u32 = 40;
-    /// HostedCluster fragments (before the HostedCluster is created).
+    /// The HostedCluster's namespace and pull secret.
+    pub const HC_NAMESPACE: u32 = 45;
+    /// The HostedCluster.
     pub const HOSTED_CLUSTER: u32 = 50;
     /// MachineConfig ConfigMaps referenced by the NodePool.
     pub const MACHINE_CONFIG: u32 = 60;

@@ -102,10 +102,10 @@ pub fn readme(manifests: &[Manifest]) -> String {
     out.push_str("Apply the management cluster first, step by step, then the tenant cluster.\n");
     out.push_str("Files sharing a step number can be applied together.\n");
     out.push_str(
-        "pxfa does not render the HostedCluster itself: create it before the first file that\n",
+        "Patches (`patch`) change objects that already exist; their headers say which ops apply.\n",
     );
     out.push_str(
-        "needs it (said in its header); its control plane namespace holds the worker VMs.\n",
+        "The HostedCluster's control plane namespace, which holds the worker VMs, exists once it is created.\n",
     );
     for cluster in [Cluster::Management, Cluster::Tenant] {
         let in_cluster: Vec<&Manifest> =

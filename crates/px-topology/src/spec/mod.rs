@@ -316,12 +316,41 @@ impl TenantStorage {
         })
     }
 
-    /// The management cluster's OpenShift Virtualization version, when given.
+    /// The management cluster's OpenShift Virtualization version, when given
+    /// (`management.virtualizationVersion`, else the deprecated
+    /// `hostedCluster.virtualizationVersion`).
     pub fn virtualization_version(&self) -> Option<Version> {
-        self.spec.hosted_cluster.virtualization_version
+        self.spec
+            .management
+            .virtualization_version
+            .or(self.spec.hosted_cluster.virtualization_version)
     }
 
-    /// Whether the tenant's apps ask for ReadWriteMany.
+    /// The management cluster's OpenShift version, when given.
+    pub fn management_ocp_version(&self) -> Option<Version> {
+        self.spec.management.openshift_version
+    }
+
+    /// The pull-secret Secret's name (default `<hostedCluster.name>-pull-secret`).
+    pub fn pull_secret_name(&self) -> String {
+        self.spec
+            .hosted_cluster
+            .pull_secret
+            .clone()
+            .unwrap_or_else(|| format!("{}-pull-secret", self.spec.hosted_cluster.name))
+    }
+
+    /// Whether the worker VMs are attached to the storage network: as
+    /// `network.attachWorkers` says, else only for cloud-drive; never without a
+    /// network.
+    pub fn workers_on_storage_network(&self) -> bool {
+        self.spec.network.as_ref().is_some_and(|n| {
+            n.attach_workers
+                .unwrap_or(self.mode() == StorageMode::CloudDrive)
+        })
+    }
+
+    /// Whether the tenant's apps ask for ReadWriteMany (with `storage.volumeMode`).
     pub fn wants_rwx(&self) -> bool {
         self.spec
             .storage

@@ -56,6 +56,11 @@ pub const DEFAULT_MTU: u32 = 1500;
 pub const DEFAULT_NAD_NAME: &str = "storage-network";
 /// Default guest interface for the storage network.
 pub const DEFAULT_GUEST_INTERFACE: &str = "enp2s0";
+/// Default management VolumeSnapshotClass mapped into a kubevirt-csi guest: the one
+/// the Portworx operator creates for CSI snapshots ([M]: name as in Portworx's docs).
+pub const DEFAULT_INFRA_SNAPSHOT_CLASS: &str = "px-csi-snapclass";
+/// Default guest VolumeSnapshotClass name (kubevirt-csi).
+pub const DEFAULT_GUEST_SNAPSHOT_CLASS: &str = "px-kubevirt-csi-snap";
 
 /// One tenant's storage, as a Kubernetes-shaped resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -145,13 +150,26 @@ pub struct HostedClusterSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub ocp_version: Option<Version>,
-    /// OpenShift Virtualization version on the management cluster.
+    /// Deprecated place of `management.virtualizationVersion` (the version is the
+    /// management cluster's); read only when that field is absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub virtualization_version: Option<Version>,
     /// Management StorageClass for VM root disks (must be RWX Block).
     #[serde(default = "default_root_storage_class")]
     pub root_storage_class: String,
+    /// Name of the pull-secret Secret in `namespace` the HostedCluster refers to;
+    /// default `<name>-pull-secret`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_secret: Option<String>,
+    /// Name of a Secret in `namespace` holding the SSH public key (`id_rsa.pub`) for
+    /// the worker VMs; none: no SSH key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssh_key_secret: Option<String>,
+    /// Management StorageClass for the hosted etcd volumes; none: the management
+    /// cluster's default class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etcd_storage_class: Option<String>,
 }
 
 /// The three ways a tenant gets its storage.
@@ -333,9 +351,31 @@ pub struct StorageSpec {
     #[serde(default = "default_guest_storage_class")]
     pub guest_storage_class: String,
     /// Access modes the tenant's apps ask for (`ReadWriteOnce`, `ReadWriteMany`, ...);
-    /// used by lint (kubevirt-csi cannot give RWX). Empty: `ReadWriteOnce`.
+    /// used by lint (kubevirt-csi cannot give RWX Filesystem). Empty: `ReadWriteOnce`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub access_modes: Vec<String>,
+    /// The volume mode the tenant's apps ask for; with `accessModes`, what lint
+    /// checks against kubevirt-csi (RWX Block works there, RWX Filesystem does not).
+    #[serde(default)]
+    pub volume_mode: VolumeMode,
+    /// kubevirt-csi: the management VolumeSnapshotClass mapped into the guest.
+    #[serde(default = "default_infra_snapshot_class")]
+    pub infra_snapshot_class: String,
+    /// kubevirt-csi: the guest VolumeSnapshotClass name.
+    #[serde(default = "default_guest_snapshot_class")]
+    pub guest_snapshot_class: String,
+}
+
+/// A PersistentVolumeClaim's volume mode.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub enum VolumeMode {
+    /// A mounted file system.
+    #[default]
+    Filesystem,
+    /// A raw block device.
+    Block,
 }
 
 /// The FlashArray. Credentials never live here.
@@ -370,6 +410,16 @@ pub struct ManagementSpec {
     /// reads it.
     #[serde(default)]
     pub fa_fb_driver: bool,
+    /// The management cluster's OpenShift version: with `virtualizationVersion`, it
+    /// decides `nodiscard` on the VM disk classes (the discard problems are on the
+    /// nodes that run the VM disks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub openshift_version: Option<Version>,
+    /// OpenShift Virtualization version on the management cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub virtualization_version: Option<Version>,
 }
 
 /// One management worker node.
@@ -437,6 +487,12 @@ pub struct NetworkSpec {
     /// NetworkAttachmentDefinition name.
     #[serde(default = "default_nad_name")]
     pub nad_name: String,
+    /// Whether the worker VMs get a NIC on this network (the NAD and the NodePool's
+    /// `additionalNetworks`). Default: only for cloud-drive, whose Portworx reaches
+    /// the array from inside the VMs; a direct-access or kubevirt-csi tenant never
+    /// talks to the array, so putting it on the array's network only widens its reach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attach_workers: Option<bool>,
 }
 
 /// Portworx in the tenant.
@@ -515,4 +571,10 @@ fn default_guest_interface() -> String {
 }
 fn default_nad_name() -> String {
     DEFAULT_NAD_NAME.to_string()
+}
+fn default_infra_snapshot_class() -> String {
+    DEFAULT_INFRA_SNAPSHOT_CLASS.to_string()
+}
+fn default_guest_snapshot_class() -> String {
+    DEFAULT_GUEST_SNAPSHOT_CLASS.to_string()
 }

@@ -119,6 +119,31 @@ fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
     if let Some(p) = dns_label_problem(&t.node_pool(), 63) {
         e.push("spec.hostedCluster.nodePool", p);
     }
+    for (path, name) in [
+        ("spec.hostedCluster.pullSecret", Some(t.pull_secret_name())),
+        ("spec.hostedCluster.sshKeySecret", hc.ssh_key_secret.clone()),
+        (
+            "spec.hostedCluster.etcdStorageClass",
+            hc.etcd_storage_class.clone(),
+        ),
+    ] {
+        if let Some(p) = name.and_then(|n| dns_subdomain_problem(&n)) {
+            e.push(path, p);
+        }
+    }
+    if let (Some(old), Some(new)) = (
+        hc.virtualization_version,
+        t.spec.management.virtualization_version,
+    ) && old != new
+    {
+        e.push(
+            "spec.hostedCluster.virtualizationVersion",
+            format!(
+                "{old} disagrees with spec.management.virtualizationVersion {new}; the version is \
+                 the management cluster's: keep only spec.management.virtualizationVersion"
+            ),
+        );
+    }
     let min_replicas = if t.mode().runs_portworx() {
         MIN_PORTWORX_REPLICAS
     } else {

@@ -151,14 +151,23 @@ fn pxfa009_nodiscard() {
     let f = lint_manifests(&docs);
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!((f[0].rule, f[0].severity), ("PXFA009", Severity::Warning));
-    // OCP 4.20 before 4.20.27.
+    // Management OCP 4.20 before 4.20.27.
     fires_alone("PXFA009", |d| {
         set(
-            find(d, "NodePool", "tenant1-workers"),
-            "/spec/release/image",
-            json!("quay.io/openshift-release-dev/ocp-release:4.20.3-multi"),
+            find(d, "ClusterVersion", "version"),
+            "/status/desired/version",
+            json!("4.20.3"),
         )
     });
+    // The tenant's release does not count: the discard problems are on the
+    // management nodes.
+    let mut docs = good();
+    set(
+        find(&mut docs, "NodePool", "tenant1-workers"),
+        "/spec/release/image",
+        json!("quay.io/openshift-release-dev/ocp-release:4.20.3-multi"),
+    );
+    assert!(rules(&docs).is_empty(), "{:#?}", lint_manifests(&docs));
     // nodiscard present: quiet even with a bad version.
     let mut docs = good();
     set(
@@ -294,6 +303,7 @@ fn pxfa016_hypershift_preview() {
 
 #[test]
 fn pxfa017_rwx_on_kubevirt_csi() {
+    // RWX Filesystem (the default volume mode) cannot work: an error.
     fires_alone("PXFA017", |d| {
         set(
             find(d, "PersistentVolumeClaim", "data"),

@@ -72,26 +72,28 @@ fn pxfa008_replication_above_nodes() {
 #[test]
 fn pxfa009_nodiscard_versions() {
     let mut t = good();
-    t.spec.hosted_cluster.virtualization_version = Some(Version::new(4, 18, 4));
+    t.spec.management.virtualization_version = Some(Version::new(4, 18, 4));
     let f = lint_spec(&t);
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!((f[0].rule, f[0].severity), ("PXFA009", Severity::Info));
     assert!(f[0].message.contains("4.18.4"), "{}", f[0].message);
 
     let mut t = good();
+    t.spec.management.virtualization_version = None;
     t.spec.hosted_cluster.virtualization_version = None;
     let f = lint_spec(&t);
     assert_eq!(f.len(), 1, "{f:#?}");
     assert_eq!((f[0].rule, f[0].severity), ("PXFA009", Severity::Warning));
-    assert_eq!(f[0].object, "spec.hostedCluster.virtualizationVersion");
+    assert_eq!(f[0].object, "spec.management.virtualizationVersion");
 
-    // OCP version from the release image: 4.20.26 needs it, 4.20.27 does not.
+    // The management cluster's OpenShift: 4.20.26 needs it, 4.20.27 does not; the
+    // tenant's release image does not count.
     let mut t = good();
+    t.spec.management.openshift_version = Some(Version::new(4, 20, 26));
+    assert_eq!(rules(&t), BTreeSet::from(["PXFA009"]));
+    t.spec.management.openshift_version = Some(Version::new(4, 20, 27));
     t.spec.hosted_cluster.release_image =
         Some("quay.io/openshift-release-dev/ocp-release:4.20.26-multi".into());
-    assert_eq!(rules(&t), BTreeSet::from(["PXFA009"]));
-    t.spec.hosted_cluster.release_image =
-        Some("quay.io/openshift-release-dev/ocp-release:4.20.27-multi".into());
     assert!(rules(&t).is_empty());
 }
 

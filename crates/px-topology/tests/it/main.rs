@@ -2,6 +2,7 @@
 //! per area; [`support`] holds what several of them share (the example specs).
 
 mod brownfield;
+mod bundle;
 mod converge;
 mod destroy;
 mod golden;

@@ -237,7 +237,7 @@ fn direct_access_manifests() {
 
     let patches: Vec<_> = ms
         .iter()
-        .filter(|m| matches!(m.form, Form::JsonPatch { .. }))
+        .filter(|m| matches!(m.form, Form::JsonPatch { .. }) && m.kind == "VirtualMachine")
         .collect();
     assert_eq!(patches.len(), replicas);
     let ops = patches[0].body.as_array().unwrap();
@@ -277,7 +277,7 @@ fn direct_access_manifests() {
         "-T px-storev2"
     );
     assert!(
-        find(&ms, "Secret").is_empty(),
+        !ms.iter().any(|m| m.name == "px-pure-secret"),
         "direct access tenants never talk to the array"
     );
 
@@ -364,16 +364,17 @@ fn cloud_drive_manifests() {
 fn kubevirt_csi_manifests() {
     let spec = example("kubevirt-csi");
     let ms = render_default(&spec);
-    let frag = ms
-        .iter()
-        .find(|m| matches!(m.form, Form::Fragment { .. }))
-        .unwrap();
-    assert_eq!(frag.kind, "HostedCluster");
-    let sd = &frag.body["spec"]["platform"]["kubevirt"]["storageDriver"];
+    let hc = find(&ms, "HostedCluster")[0];
+    assert_eq!(hc.form, Form::Resource);
+    let sd = &hc.body["spec"]["platform"]["kubevirt"]["storageDriver"];
     assert_eq!(sd["type"], "Manual");
     assert_eq!(
         sd["manual"]["storageClassMapping"][0]["guestStorageClassName"],
         "px-kubevirt-csi"
+    );
+    assert_eq!(
+        sd["manual"]["volumeSnapshotClassMapping"][0]["infraVolumeSnapshotClassName"],
+        "px-csi-snapclass"
     );
     assert!(find(&ms, "StorageCluster").is_empty());
     let tenant: Vec<_> = ms.iter().filter(|m| m.cluster == Cluster::Tenant).collect();
@@ -385,16 +386,166 @@ fn kubevirt_csi_manifests() {
 }
 
 #[test]
+fn portworx_tenants_get_storage_driver_none_and_a_complete_hosted_cluster() {
+    for mode in ["cloud-drive", "cloud-drive-nvme", "direct-access"] {
+        let spec = example(mode);
+        let ms = render_default(&spec);
+        let hc = find(&ms, "HostedCluster")[0];
+        let s = &hc.body["spec"];
+        assert_eq!(
+            s["platform"]["kubevirt"]["storageDriver"],
+            serde_json::json!({"type": "None"}),
+            "{mode}"
+        );
+        assert_eq!(
+            s["release"]["image"],
+            spec.spec
+                .hosted_cluster
+                .release_image
+                .clone()
+                .unwrap()
+                .as_str()
+        );
+        assert_eq!(s["pullSecret"]["name"], spec.pull_secret_name().as_str());
+        let services: Vec<&str> = s["services"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["service"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            services,
+            ["APIServer", "OAuthServer", "Konnectivity", "Ignition"]
+        );
+        assert_eq!(
+            s["services"][0]["servicePublishingStrategy"]["type"],
+            "LoadBalancer"
+        );
+        // The namespace and the pull secret come first; the secret is a template.
+        let ps = ms
+            .iter()
+            .find(|m| m.kind == "Secret" && m.name == spec.pull_secret_name())
+            .unwrap();
+        assert!(ps.secret && ps.order < hc.order);
+        assert!(
+            ps.body["stringData"][".dockerconfigjson"]
+                .as_str()
+                .unwrap()
+                .starts_with("<paste")
+        );
+        assert!(find(&ms, "Namespace").iter().any(|n| n.name == "clusters"));
+        assert!(
+            hc.purpose
+                .iter()
+                .any(|l| l.contains("hcp create cluster kubevirt")),
+            "{mode}"
+        );
+    }
+    let da = render_default(&example("direct-access"));
+    let hc = &find(&da, "HostedCluster")[0].body["spec"];
+    assert_eq!(hc["sshKey"]["name"], "tenant-demo-ssh-key");
+    assert_eq!(
+        hc["etcd"]["managed"]["storage"]["persistentVolume"]["storageClassName"],
+        "pxfa-vm-rootdisk"
+    );
+}
+
+#[test]
+fn the_pull_secret_is_filled_only_from_the_file_and_only_with_include_secrets() {
+    let spec = example("cloud-drive");
+    let secret = r#"{"auths":{"quay.io":{"auth":"c2VjcmV0LXB1bGw="}}}"#;
+    let with = |include_secrets| {
+        render(
+            &spec,
+            &support::sizing(&spec),
+            &ArrayFacts::default(),
+            RenderOptions {
+                include_secrets,
+                pull_secret: Some(SecretString::from(secret)),
+            },
+        )
+        .unwrap()
+    };
+    let text = all_written_text(&with(false));
+    assert!(!text.contains("c2VjcmV0LXB1bGw="));
+    let ms = with(true);
+    let ps = ms
+        .iter()
+        .find(|m| m.name == spec.pull_secret_name())
+        .unwrap();
+    assert_eq!(ps.body["stringData"][".dockerconfigjson"], secret);
+    assert!(!format!("{ps:?}").contains("c2VjcmV0LXB1bGw="));
+}
+
+#[test]
+fn metallb_pool_serves_only_the_tenant_namespace() {
+    let spec = example("direct-access");
+    let ms = render_default(&spec);
+    let pool = find(&ms, "IPAddressPool")[0];
+    assert_eq!(
+        pool.body["spec"]["serviceAllocation"]["namespaces"],
+        serde_json::json!([spec.hcp_namespace()])
+    );
+    assert_eq!(find(&ms, "MetalLB").len(), 1);
+}
+
+#[test]
+fn only_cloud_drive_workers_join_the_storage_network_unless_asked() {
+    let nad = |spec: &TenantStorage| {
+        !find(&render_default(spec), "NetworkAttachmentDefinition").is_empty()
+    };
+    assert!(nad(&example("cloud-drive")));
+    let mut da = example("direct-access");
+    assert!(!nad(&da));
+    let ms = render_default(&da);
+    assert!(
+        find(&ms, "NodePool")[0].body["spec"]["platform"]["kubevirt"]
+            .get("additionalNetworks")
+            .is_none()
+    );
+    // The management bridge stays: the NNCPs are the management nodes' network.
+    assert!(!find(&ms, "NodeNetworkConfigurationPolicy").is_empty());
+    da.spec.network.as_mut().unwrap().attach_workers = Some(true);
+    assert!(nad(&da));
+}
+
+#[test]
+fn mce_change_adds_only_missing_components() {
+    use px_topology::render::management::mce_components_patch;
+    use serde_json::json;
+    let full = json!({"spec": {"overrides": {"components": [
+        {"name": "hypershift", "enabled": false},
+        {"name": "hypershift-local-hosting", "enabled": true},
+        {"name": "console", "enabled": true}]}}});
+    assert!(
+        mce_components_patch(Some(&full)).is_empty(),
+        "a disabled entry is the admin's"
+    );
+    let partial =
+        json!({"spec": {"overrides": {"components": [{"name": "hypershift", "enabled": true}]}}});
+    assert_eq!(
+        mce_components_patch(Some(&partial)),
+        vec![json!({"op": "add", "path": "/spec/overrides/components/-",
+                    "value": {"name": "hypershift-local-hosting", "enabled": true}})]
+    );
+    let ops = mce_components_patch(Some(&json!({"spec": {}})));
+    assert_eq!(ops.len(), 1);
+    assert_eq!(ops[0]["path"], "/spec/overrides");
+    assert_eq!(ops[0]["value"]["components"].as_array().unwrap().len(), 2);
+}
+
+#[test]
 fn multicluster_engine_uses_hypershift_never_preview() {
     for (_, spec) in support::example_specs() {
         let ms = render_default(&spec);
         let mce = find(&ms, "MultiClusterEngine")[0];
+        assert!(
+            matches!(mce.form, Form::JsonPatch { .. }),
+            "an MCE object would replace the list"
+        );
         let text = serde_json::to_string(&mce.body).unwrap();
         assert!(!text.contains("hypershift-preview"));
-        assert_eq!(
-            mce.body["spec"]["overrides"]["components"][0]["name"],
-            "hypershift"
-        );
+        assert_eq!(mce.body[0]["value"]["name"], "hypershift");
     }
 }
 
@@ -426,9 +577,17 @@ fn operator_owned_root_class_is_not_emitted_and_nodiscard_follows_versions() {
         .unwrap()
         .body["metadata"]["annotations"];
     assert_eq!(ann["pxfa.io/openshift-virtualization-version"], "4.19.2");
-    assert_eq!(ann["pxfa.io/openshift-version"], "4.19.10");
-    da.spec.hosted_cluster.virtualization_version = Some("4.18.3".parse().unwrap());
+    assert_eq!(ann["pxfa.io/management-openshift-version"], "4.19.10");
+    da.spec.management.virtualization_version = Some("4.18.3".parse().unwrap());
     assert_eq!(root(&render_default(&da))["nodiscard"], "true");
+    // The management OpenShift decides, not the tenant's release.
+    da.spec.management.virtualization_version = Some("4.19.2".parse().unwrap());
+    da.spec.management.openshift_version = Some("4.20.3".parse().unwrap());
+    assert_eq!(root(&render_default(&da))["nodiscard"], "true");
+    da.spec.management.openshift_version = Some("4.20.27".parse().unwrap());
+    da.spec.hosted_cluster.release_image =
+        Some("quay.io/openshift-release-dev/ocp-release:4.20.3-multi".to_string());
+    assert!(root(&render_default(&da)).get("nodiscard").is_none());
 }
 
 #[test]
@@ -489,7 +648,7 @@ fn token_never_appears_without_include_secrets() {
         !format!("{ms:?}").contains(TOKEN),
         "token leaked into Debug"
     );
-    let secret = find(&ms, "Secret")[0];
+    let secret = ms.iter().find(|m| m.name == "px-pure-secret").unwrap();
     assert!(secret.secret);
     let pure = secret.body["stringData"]["pure.json"].as_str().unwrap();
     assert!(
@@ -509,10 +668,11 @@ fn token_is_written_only_when_asked_for() {
         &facts_with_token(),
         RenderOptions {
             include_secrets: true,
+            ..RenderOptions::default()
         },
     )
     .unwrap();
-    let secret = find(&ms, "Secret")[0];
+    let secret = ms.iter().find(|m| m.name == "px-pure-secret").unwrap();
     let pure: serde_json::Value =
         serde_json::from_str(secret.body["stringData"]["pure.json"].as_str().unwrap()).unwrap();
     assert_eq!(pure["FlashArrays"][0]["APIToken"], TOKEN);
@@ -544,13 +704,15 @@ fn token_is_written_only_when_asked_for() {
         &ArrayFacts::default(),
         RenderOptions {
             include_secrets: true,
+            ..RenderOptions::default()
         },
     )
     .unwrap();
-    let pure = find(&ms, "Secret")[0].body["stringData"]["pure.json"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let pure =
+        ms.iter().find(|m| m.name == "px-pure-secret").unwrap().body["stringData"]["pure.json"]
+            .as_str()
+            .unwrap()
+            .to_string();
     assert!(pure.contains("<paste the API token"));
 }
 
@@ -592,7 +754,7 @@ fn write_dir_removes_only_its_own_stale_files() {
 
 #[test]
 fn rendered_manifests_pass_pxfa_lint() {
-    use px_topology::lint::{Severity, lint_manifests};
+    use px_topology::lint::lint_manifests;
     for (mode, spec) in support::example_specs() {
         let ms = render_default(&spec);
         let docs: Vec<serde_json::Value> = ms
@@ -601,12 +763,6 @@ fn rendered_manifests_pass_pxfa_lint() {
             .map(|m| m.body.clone())
             .collect();
         let findings = lint_manifests(&docs);
-        // PXFA009 (nodiscard) needs the OpenShift Virtualization version, which only
-        // the spec knows, not the manifests; render applies the same rule with it.
-        let bad: Vec<_> = findings
-            .iter()
-            .filter(|f| f.severity >= Severity::Warning && f.rule != "PXFA009")
-            .collect();
-        assert!(bad.is_empty(), "{mode}: {bad:#?}");
+        assert!(findings.is_empty(), "{mode}: {findings:#?}");
     }
 }

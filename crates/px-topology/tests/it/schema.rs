@@ -273,9 +273,16 @@ fn check_core(m: &Manifest) {
         }
         "Secret" => {
             assert_eq!(b["apiVersion"], "v1", "{where_}");
-            assert_eq!(b["type"], "Opaque", "{where_}");
             strings_map(&b["stringData"], &format!("{where_} stringData"));
             assert!(m.secret, "{where_}: a Secret must be marked secret");
+            if b["type"] == "kubernetes.io/dockerconfigjson" {
+                assert!(
+                    b["stringData"][".dockerconfigjson"].is_string(),
+                    "{where_}: a dockerconfigjson Secret holds .dockerconfigjson"
+                );
+                return;
+            }
+            assert_eq!(b["type"], "Opaque", "{where_}");
             if m.name == "px-pure-secret" {
                 let pure: Value =
                     serde_json::from_str(b["stringData"]["pure.json"].as_str().unwrap()).unwrap();
@@ -296,6 +303,30 @@ fn check_core(m: &Manifest) {
                 "{where_}"
             );
         }
+        "MachineConfig" => {
+            assert_eq!(
+                b["apiVersion"], "machineconfiguration.openshift.io/v1",
+                "{where_}"
+            );
+            assert_eq!(
+                b["metadata"]["labels"]["machineconfiguration.openshift.io/role"], "worker",
+                "{where_}"
+            );
+            assert_eq!(
+                b["spec"]["config"]["ignition"]["version"], "3.2.0",
+                "{where_}"
+            );
+            for f in b["spec"]["config"]["storage"]["files"].as_array().unwrap() {
+                assert!(f["path"].as_str().unwrap().starts_with("/etc/"), "{where_}");
+                assert!(
+                    f["contents"]["source"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("data:text/plain;charset=utf-8;base64,"),
+                    "{where_}"
+                );
+            }
+        }
         other => panic!("{where_}: kind {other} has neither a CRD nor structural checks"),
     }
 }
@@ -307,10 +338,17 @@ fn check_patch(m: &Manifest) {
         .as_array()
         .unwrap_or_else(|| panic!("{where_}: a JSON patch is a list"));
     assert!(!ops.is_empty(), "{where_}: empty patch");
+    // Each patched kind may only touch the sub-tree pxfa owns in it.
+    let prefix = match m.kind.as_str() {
+        "VirtualMachine" => "/spec/template/spec/",
+        "MultiClusterEngine" => "/spec/overrides",
+        "IngressController" => "/spec/routeAdmission",
+        other => panic!("{where_}: unexpected patch of {other}"),
+    };
     for op in ops {
         assert_eq!(op["op"], "add", "{where_}");
         let path = op["path"].as_str().unwrap();
-        assert!(path.starts_with("/spec/template/spec/"), "{where_}: {path}");
+        assert!(path.starts_with(prefix), "{where_}: {path}");
         assert!(op.get("value").is_some(), "{where_}");
     }
 }

@@ -30,13 +30,17 @@ fn rendered(spec: &TenantStorage, token: Option<&str>) -> Vec<Manifest> {
         },
         RenderOptions {
             include_secrets: token.is_some(),
+            ..RenderOptions::default()
         },
     )
     .unwrap()
 }
 
 fn secret_path(ms: &[Manifest], dir: &std::path::Path) -> std::path::PathBuf {
-    let m = ms.iter().find(|m| m.kind == "Secret").unwrap();
+    let m = ms
+        .iter()
+        .find(|m| m.kind == "Secret" && m.name == "px-pure-secret")
+        .unwrap();
     dir.join("tenant").join(&m.file_name)
 }
 

@@ -153,7 +153,7 @@ fn unquoted_version_number_is_refused_with_advice() {
         "virtualizationVersion: 4.20",
     );
     let e = parse_err(&y);
-    assert_eq!(e.path, "spec.hostedCluster.virtualizationVersion");
+    assert_eq!(e.path, "spec.management.virtualizationVersion");
     assert!(e.message.contains("quote"), "{e}");
 }
 

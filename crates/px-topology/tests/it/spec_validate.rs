@@ -377,8 +377,8 @@ fn storage_class_names_and_access_modes() {
 fn metallb_addresses() {
     let y = with(
         &da(),
-        "  network:",
-        "    metallb: {addresses: [\"198.51.100.50-198.51.100.69\", \"bogus\"]}\n  network:",
+        "addresses: [\"198.51.100.50-198.51.100.69\"]",
+        "addresses: [\"198.51.100.50-198.51.100.69\", \"bogus\"]",
     );
     expect(
         &y,

@@ -6,8 +6,14 @@ use std::path::PathBuf;
 use px_topology::sizing::Sizing;
 use px_topology::spec::{Provisioning, TenantStorage, Version, load_spec};
 
-/// The modes with an example, in a fixed order.
-pub(crate) const MODES: [&str; 3] = ["cloud-drive", "direct-access", "kubevirt-csi"];
+/// The examples (`tenant-<name>.yaml`): one per mode, plus variants (cloud-drive
+/// over NVMe/TCP), in a fixed order.
+pub(crate) const MODES: [&str; 4] = [
+    "cloud-drive",
+    "cloud-drive-nvme",
+    "direct-access",
+    "kubevirt-csi",
+];
 
 /// `examples/tenant-<mode>.yaml` of the workspace.
 pub(crate) fn example_path(mode: &str) -> PathBuf {
