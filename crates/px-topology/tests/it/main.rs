@@ -6,6 +6,7 @@ mod destroy;
 mod golden;
 mod lint_manifests;
 mod lint_spec;
+mod plan_document;
 mod render;
 mod schema;
 mod sizing;
