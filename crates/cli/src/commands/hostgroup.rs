@@ -58,7 +58,7 @@ pub(crate) async fn run(cmd: HostGroupCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     group: g,
                 })
                 .collect();
-            p.emit(&rows, || {
+            p.emit_list("hostgroup", &rows, |r| r.group.name.clone(), || {
                 let mut t = p.table(&["NAME", "HOSTS", "CONNECTIONS"]);
                 for r in &rows {
                     t.add_row(vec![

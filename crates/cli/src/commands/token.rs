@@ -52,7 +52,7 @@ pub(crate) async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .list_api_tokens(&admins, false)
                 .await
                 .context("cannot list API tokens")?;
-            p.emit(&tokens, || {
+            p.emit_list("token", &tokens, |t| t.name.clone(), || {
                 let mut t = p.table(&["ADMIN", "CREATED", "EXPIRES"]);
                 for tok in &tokens {
                     t.add_row(vec![
@@ -116,9 +116,10 @@ pub(crate) async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                         token,
                     };
                     match p.format {
-                        OutputFormat::Table => p.stdout(token)?,
                         OutputFormat::Json => p.stdout(&to_json(&shown)?)?,
                         OutputFormat::Yaml => p.stdout(&to_yaml(&shown)?)?,
+                        // The token alone, whatever the table flavour: it is shown once.
+                        _ => p.stdout(token)?,
                     }
                 }
             }
