@@ -784,8 +784,9 @@ pub(crate) struct StatusArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
     pub(crate) file: PathBuf,
-    /// Management cluster kubeconfig; without it only the array layer is shown.
-    #[arg(long, value_name = "FILE")]
+    /// Management cluster kubeconfig (default `$KUBECONFIG`, which may list files
+    /// separated by `:`, as for `oc`); without one only the array layer is shown.
+    #[arg(long, value_name = "FILE", env = "KUBECONFIG")]
     pub(crate) kubeconfig: Option<PathBuf>,
     /// Context in the management kubeconfig.
     #[arg(long, value_name = "NAME", requires = "kubeconfig")]
