@@ -11,5 +11,6 @@ mod harness;
 mod embedded;
 mod errors;
 mod invalid_specs;
+mod output;
 mod resources;
 mod tenant;
