@@ -8,7 +8,9 @@ use crate::harness::{direct_access_spec, pxfa};
 
 fn sim(state: &std::path::Path, args: &[&str]) -> assert_cmd::Command {
     let mut c = pxfa();
-    c.args(["--array", "sim", "--sim-state"]).arg(state).args(args);
+    c.args(["--array", "sim", "--sim-state"])
+        .arg(state)
+        .args(args);
     c
 }
 
@@ -19,27 +21,41 @@ fn lists_print_names_wide_columns_and_no_headers() {
     sim(&state, &["volume", "create", "v1", "v2", "--size", "1GiB"])
         .assert()
         .success();
-    let out = sim(&state, &["volume", "list", "-o", "name"]).output().unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "volume/v1\nvolume/v2\n");
+    let out = sim(&state, &["volume", "list", "-o", "name"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "volume/v1\nvolume/v2\n"
+    );
 
-    let out = sim(&state, &["volume", "list", "--no-headers"]).output().unwrap();
+    let out = sim(&state, &["volume", "list", "--no-headers"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("NAME"), "{text}");
     assert_eq!(text.lines().count(), 2, "{text}");
 
-    let out = sim(&state, &["volume", "list", "-o", "wide"]).output().unwrap();
+    let out = sim(&state, &["volume", "list", "-o", "wide"])
+        .output()
+        .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("QOS IOPS"), "{text}");
 
-    sim(&state, &["host", "create", "h1", "--wwn", "2100F4C7AA002706"])
-        .assert()
-        .success();
+    sim(
+        &state,
+        &["host", "create", "h1", "--wwn", "2100F4C7AA002706"],
+    )
+    .assert()
+    .success();
     sim(&state, &["host", "list"])
         .assert()
         .success()
         .stdout(contains("21:00:f4:c7:aa:00:27:06"));
     // `-o name` is for lists only.
-    sim(&state, &["array", "info", "-o", "name"]).assert().code(2);
+    sim(&state, &["array", "info", "-o", "name"])
+        .assert()
+        .code(2);
 }
 
 #[test]
@@ -48,7 +64,9 @@ fn plan_is_a_typed_document_and_a_picture() {
     let state = dir.path().join("state.json");
     let spec = direct_access_spec();
     let spec = spec.to_str().unwrap();
-    let out = sim(&state, &["plan", "-f", spec, "-o", "json"]).output().unwrap();
+    let out = sim(&state, &["plan", "-f", spec, "-o", "json"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["apiVersion"], "pxfa.io/v1alpha1");
@@ -62,17 +80,32 @@ fn plan_is_a_typed_document_and_a_picture() {
         .unwrap();
     assert!(volume["details"]["size"].is_u64(), "{volume}");
 
-    let out = sim(&state, &["plan", "-f", spec, "-o", "mermaid"]).output().unwrap();
+    let out = sim(&state, &["plan", "-f", spec, "-o", "mermaid"])
+        .output()
+        .unwrap();
     let m = String::from_utf8(out.stdout).unwrap();
     assert!(m.starts_with("flowchart LR\n"), "{m}");
-    for node in ["pod ", "volume ", "PVC ", "worker 00 VM disks", "StorageCluster "] {
+    for node in [
+        "pod ",
+        "volume ",
+        "PVC ",
+        "worker 00 VM disks",
+        "StorageCluster ",
+    ] {
         assert!(m.contains(node), "{node} missing in {m}");
     }
-    let out = sim(&state, &["status", "-f", spec, "-o", "dot"]).output().unwrap();
+    let out = sim(&state, &["status", "-f", spec, "-o", "dot"])
+        .output()
+        .unwrap();
     let d = String::from_utf8(out.stdout).unwrap();
-    assert!(d.starts_with("digraph pxfa {") && d.trim_end().ends_with('}'), "{d}");
+    assert!(
+        d.starts_with("digraph pxfa {") && d.trim_end().ends_with('}'),
+        "{d}"
+    );
 
-    let out = sim(&state, &["status", "-f", spec, "-o", "json"]).output().unwrap();
+    let out = sim(&state, &["status", "-f", spec, "-o", "json"])
+        .output()
+        .unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["kind"], "Status");
     assert_eq!(doc["healthy"], false, "nothing applied yet");
@@ -88,7 +121,11 @@ fn plan_colours_only_when_asked_and_never_with_no_color() {
         .env_remove("NO_COLOR")
         .output()
         .unwrap();
-    assert!(String::from_utf8(out.stdout).unwrap().contains("\x1b[32m+ create"));
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("\x1b[32m+ create")
+    );
     let out = sim(&state, &["plan", "-f", spec, "--color", "always"])
         .env("NO_COLOR", "1")
         .output()
@@ -105,7 +142,9 @@ fn version_help_examples_and_lint_dash_f() {
         .stdout(contains("FlashArray REST API: 2."))
         .stdout(contains("Portworx"))
         .stdout(contains("OpenShift"));
-    for cmd in ["plan", "apply", "destroy", "status", "size", "lint", "render", "volume"] {
+    for cmd in [
+        "plan", "apply", "destroy", "status", "size", "lint", "render", "volume",
+    ] {
         pxfa()
             .args([cmd, "--help"])
             .assert()

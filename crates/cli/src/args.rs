@@ -642,7 +642,6 @@ impl LintArgs {
 /// `plan`.
 #[derive(Debug, Args)]
 pub(crate) struct PlanArgs {
-
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
     pub(crate) file: PathBuf,

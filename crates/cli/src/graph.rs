@@ -144,12 +144,7 @@ impl Graph {
                 Kind::HostGroupMembership => {
                     let group = format!("hostgroup:{right}");
                     g.node(&group, format!("host group {right}"), Style::Plain);
-                    g.edge(
-                        &group,
-                        &format!("host:{left}"),
-                        None,
-                        array_style(c.action),
-                    );
+                    g.edge(&group, &format!("host:{left}"), None, array_style(c.action));
                 }
                 Kind::Connection => {
                     let target = if g.nodes.contains_key(&format!("hostgroup:{right}")) {
@@ -199,9 +194,12 @@ impl Graph {
                     i.object.starts_with(prefix)
                         && (name.is_empty() || i.object.ends_with(&format!("/{name}")))
                 })
-                .map_or(Style::Plain, |i| {
-                    if i.ok { Style::Ok } else { Style::Problem }
-                })
+                .map_or(
+                    Style::Plain,
+                    |i| {
+                        if i.ok { Style::Ok } else { Style::Problem }
+                    },
+                )
         };
         for m in manifests.iter().filter(|m| {
             m.cluster == Cluster::Management
@@ -251,8 +249,12 @@ impl Graph {
             );
             if workers.is_empty() {
                 // Cloud drives: Portworx makes its drives in the tenant's pod itself.
-                let pods: Vec<String> =
-                    g.order.iter().filter(|k| k.starts_with("pod:")).cloned().collect();
+                let pods: Vec<String> = g
+                    .order
+                    .iter()
+                    .filter(|k| k.starts_with("pod:"))
+                    .cloned()
+                    .collect();
                 for p in pods {
                     g.edge(&p, &key, Some("cloud drives".into()), Style::Plain);
                 }
@@ -276,8 +278,12 @@ impl Graph {
 
     /// Graphviz DOT.
     pub(crate) fn to_dot(&self) -> String {
-        let id: BTreeMap<&str, usize> =
-            self.order.iter().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+        let id: BTreeMap<&str, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), i))
+            .collect();
         let mut out = String::from(
             "digraph pxfa {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n",
         );
@@ -311,8 +317,12 @@ impl Graph {
 
     /// A Mermaid flowchart.
     pub(crate) fn to_mermaid(&self) -> String {
-        let id: BTreeMap<&str, usize> =
-            self.order.iter().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+        let id: BTreeMap<&str, usize> = self
+            .order
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_str(), i))
+            .collect();
         let mut out = String::from("flowchart LR\n");
         for (i, k) in self.order.iter().enumerate() {
             let n = &self.nodes[k];
@@ -383,7 +393,12 @@ mod tests {
         g.node("volume:t::v\"1", "volume t::v\"1".into(), Style::Delete);
         g.node("pvc:p", "PVC p".into(), Style::Plain);
         g.edge("pod:t", "volume:t::v\"1", None, Style::Create);
-        g.edge("volume:t::v\"1", "pvc:p", Some("LUN 1".into()), Style::Delete);
+        g.edge(
+            "volume:t::v\"1",
+            "pvc:p",
+            Some("LUN 1".into()),
+            Style::Delete,
+        );
         g.edge("pvc:p", "missing", None, Style::Plain);
         g
     }

@@ -11,10 +11,10 @@ mod commands;
 mod config;
 mod confirm;
 mod exit;
+mod graph;
 mod output;
 mod secret_file;
 mod session;
-mod graph;
 mod version;
 
 use std::process::ExitCode;

@@ -82,7 +82,10 @@ impl Printer {
         table: impl FnOnce() -> Table,
     ) -> Result<()> {
         if self.format == OutputFormat::Name {
-            let lines: Vec<String> = items.iter().map(|i| format!("{kind}/{}", name(i))).collect();
+            let lines: Vec<String> = items
+                .iter()
+                .map(|i| format!("{kind}/{}", name(i)))
+                .collect();
             if lines.is_empty() {
                 return Ok(());
             }
@@ -111,9 +114,7 @@ impl Printer {
     /// Writes a result that has a plain-text form for humans.
     pub(crate) fn emit_text<T: Serialize>(&self, value: &T, text: &str) -> Result<()> {
         match self.format {
-            OutputFormat::Table | OutputFormat::Wide => {
-                self.stdout(text.trim_end_matches('\n'))
-            }
+            OutputFormat::Table | OutputFormat::Wide => self.stdout(text.trim_end_matches('\n')),
             _ => self.emit(value, Table::new),
         }
     }

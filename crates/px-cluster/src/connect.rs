@@ -70,7 +70,11 @@ mod tests {
     fn kubeconfig(name: &str, current: bool) -> String {
         format!(
             "apiVersion: v1\nkind: Config\n{}clusters:\n- name: {name}\n  cluster:\n    server: https://{name}.example:6443\ncontexts:\n- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\nusers:\n- name: {name}\n  user: {{}}\n",
-            if current { format!("current-context: {name}\n") } else { String::new() }
+            if current {
+                format!("current-context: {name}\n")
+            } else {
+                String::new()
+            }
         )
     }
 

@@ -9,8 +9,8 @@ use flasharray::{FlashArray, RestArray};
 use px_cluster::status::{Item, Layer};
 use px_cluster::{
     ApplyOptions, ApplyReport, BoxError, GuestInterface, RotateOptions, StatusDocument,
-    StatusReport, TokenProbe,
-    WaitOptions, apply_manifests, cluster_status, connect, resolve_guest_interface, rotate_token,
+    StatusReport, TokenProbe, WaitOptions, apply_manifests, cluster_status, connect,
+    resolve_guest_interface, rotate_token,
 };
 use px_topology::Tenant;
 use px_topology::driver::ArrayFacts;

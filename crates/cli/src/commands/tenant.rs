@@ -152,8 +152,13 @@ pub(crate) fn plan_text(plan: &Plan, p: &Printer) -> String {
 
 /// The manifests a picture needs (no secrets, no array facts).
 fn picture_manifests(t: &Tenant) -> Result<Vec<render::Manifest>> {
-    manifests::render(&t.spec, &t.sizing, &ArrayFacts::default(), RenderOptions::default())
-        .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))
+    manifests::render(
+        &t.spec,
+        &t.sizing,
+        &ArrayFacts::default(),
+        RenderOptions::default(),
+    )
+    .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))
 }
 
 /// `error (request id X)` unless the error text already names the request id.

@@ -79,10 +79,9 @@ async fn status_explains_each_cluster_layer() {
 fn status_document_contract() {
     use px_cluster::StatusDocument;
     use px_cluster::status::{Item, Layer};
-    let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/status.schema.json");
-    let generated =
-        serde_json::to_string_pretty(&StatusDocument::json_schema()).unwrap() + "\n";
+    let file =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/status.schema.json");
+    let generated = serde_json::to_string_pretty(&StatusDocument::json_schema()).unwrap() + "\n";
     if std::env::var_os("PXFA_WRITE_SCHEMAS").is_some() {
         std::fs::write(&file, &generated).unwrap();
     }

@@ -38,7 +38,10 @@ async fn a_plan_validates_against_the_schema_with_typed_details() {
     assert_eq!(doc["apiVersion"], "pxfa.io/v1alpha1");
     assert_eq!(doc["kind"], "Plan");
     assert!(doc["conflicts"].is_array(), "always present");
-    assert!(doc["refusals"].as_array().unwrap().is_empty(), "always present, even empty");
+    assert!(
+        doc["refusals"].as_array().unwrap().is_empty(),
+        "always present, even empty"
+    );
     let volume = p
         .changes
         .iter()
@@ -49,7 +52,10 @@ async fn a_plan_validates_against_the_schema_with_typed_details() {
         serde_json::json!(512u64 << 30),
         "sizes are bytes"
     );
-    assert!(p.changes[volume].to_line().contains("512 GiB"), "text stays readable");
+    assert!(
+        p.changes[volume].to_line().contains("512 GiB"),
+        "text stays readable"
+    );
     assert_eq!(
         doc["summary"]["create"].as_u64().unwrap() as usize,
         p.summary.create
