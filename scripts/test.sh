@@ -58,6 +58,9 @@ MSG
 fi
 cargo test --workspace
 
+step "plan and status graphs (-o dot) accepted by Graphviz"
+bash scripts/check-graphs.sh target/debug/pxfa
+
 step "Pure's Python SDK (py-pure-client) against the simulator"
 bash tests/sdk_compat/run.sh
 

@@ -12,6 +12,7 @@ mod embedded;
 mod errors;
 mod input_safety;
 mod invalid_specs;
+mod output;
 mod preflight;
 mod resources;
 mod safety;

@@ -33,6 +33,14 @@ pub(crate) enum OutputFormat {
     Json,
     /// YAML on stdout, same content as JSON.
     Yaml,
+    /// Tables with more columns (ids, pods, QoS, port connectivity).
+    Wide,
+    /// `kind/name`, one a line, for lists (`pxfa volume list -o name | xargs ...`).
+    Name,
+    /// `plan` and `status`: the tenant as a Mermaid flowchart.
+    Mermaid,
+    /// `plan` and `status`: the tenant as a Graphviz digraph (`| dot -Tsvg`).
+    Dot,
 }
 
 /// When to colour output.
@@ -119,6 +127,10 @@ pub(crate) struct GlobalArgs {
     )]
     pub(crate) output: OutputFormat,
 
+    /// Tables without their header line.
+    #[arg(long, global = true, help_heading = "Output")]
+    pub(crate) no_headers: bool,
+
     /// More log lines on stderr (-v: info, -vv: debug with request ids, -vvv: trace).
     #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet", help_heading = "Output")]
     pub(crate) verbose: u8,
@@ -144,6 +156,16 @@ pub(crate) struct GlobalArgs {
     pub(crate) yes: bool,
 }
 
+/// The pointer below every command's help to where the array options are explained
+/// (a macro: `concat!` takes literals only).
+macro_rules! array_pointer {
+    () => {
+        "The array options (--array, --api-token-file, --pure-json, --ca-file, --insecure, --retries, ...) \
+         work with every command and are explained in docs/cli.md; the address and token also come from \
+         PUREFA_URL and PUREFA_API."
+    };
+}
+
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
@@ -151,27 +173,37 @@ pub(crate) enum Command {
     #[command(flatten)]
     Resource(ResourceCmd),
     /// Explain the Portworx pool sizing of a tenant spec.
+    #[command(after_help = concat!("Examples:\n  ", "pxfa size -f examples/tenant-direct-access.yaml\n  pxfa size -f examples/tenant-direct-access.yaml --array sim   # with the array's headroom\n  pxfa size -f SPEC -o json | jq .pools", "\n\n", array_pointer!()))]
     Size(SizeArgs),
     /// Write a tenant's manifests to a folder (no array access).
+    #[command(after_help = concat!("Examples:\n  ", "pxfa render -f examples/tenant-kubevirt-csi.yaml --out out-c/\n  pxfa render -f SPEC --out out/ -o json | jq -r '.files[]'", "\n\n", array_pointer!()))]
     Render(RenderArgs),
     /// Check tenant specs or manifests against pxfa's rules.
+    #[command(after_help = concat!("Examples:\n  ", "pxfa lint -f examples/tenant-direct-access.yaml\n  pxfa lint out/management/ out/tenant/\n  pxfa lint -f SPEC -o json | jq '.[] | select(.severity == \"error\")'", "\n\n", array_pointer!()))]
     Lint(LintArgs),
     /// Show what `apply` would change on the array.
+    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim plan -f examples/tenant-direct-access.yaml\n  pxfa plan -f SPEC --detailed-exitcode; echo $?          # 3: changes pending\n  pxfa plan -f SPEC -o json | jq '.summary'\n  pxfa plan -f SPEC -o dot | dot -Tsvg > plan.svg", "\n\n", array_pointer!()))]
     Plan(PlanArgs),
     /// Converge the array to a tenant spec.
+    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim apply -f examples/tenant-direct-access.yaml --yes --out out/\n  pxfa apply -f SPEC --yes --kubeconfig mgmt.kubeconfig --tenant-kubeconfig tenant.kubeconfig", "\n\n", array_pointer!()))]
     Apply(ApplyArgs),
     /// Remove what pxfa made on the array for a tenant.
+    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim destroy -f examples/tenant-direct-access.yaml --yes\n  pxfa destroy -f SPEC --yes --eradicate   # irreversible; SafeMode may keep volumes pending", "\n\n", array_pointer!()))]
     Destroy(DestroyArgs),
     /// One view of a tenant across the array and the clusters (-o json for machines).
+    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim status -f examples/tenant-direct-access.yaml\n  pxfa status -f SPEC --kubeconfig mgmt.kubeconfig -o json | jq .healthy\n  pxfa status -f SPEC -o mermaid > tenant.mmd", "\n\n", array_pointer!()))]
     Status(StatusArgs),
     /// Print the TenantStorage CustomResourceDefinition (pxfa.io/v1alpha1).
+    #[command(after_help = concat!("Examples:\n  ", "pxfa crd | oc apply -f -", "\n\n", array_pointer!()))]
     Crd,
     /// The whole flow for the example tenant on an embedded simulated array.
+    #[command(after_help = concat!("Examples:\n  ", "pxfa demo\n  pxfa demo --out /tmp/demo-out", "\n\n", array_pointer!()))]
     Demo(DemoArgs),
     /// The HTTPS FlashArray simulator.
     #[command(subcommand)]
     Sim(SimCmd),
     /// Shell completion script on stdout.
+    #[command(after_help = concat!("Examples:\n  ", "pxfa completions bash > ~/.local/share/bash-completion/completions/pxfa\n  pxfa completions zsh > \"${fpath[1]}/_pxfa\"\n  pxfa completions fish > ~/.config/fish/completions/pxfa.fish", "\n\n", array_pointer!()))]
     Completions(CompletionsArgs),
 }
 
@@ -180,24 +212,29 @@ pub(crate) enum Command {
 pub(crate) enum ResourceCmd {
     /// Volumes: list, create, resize, rename, destroy, recover, eradicate, tag.
     #[command(subcommand)]
+    #[command(after_help = concat!("Examples:\n  ", "pxfa volume list --filter \"name='px-*'\" --sort provisioned- -o wide\n  pxfa volume list -o name --no-headers\n  pxfa volume create v1 v2 --size 100GiB\n  pxfa volume resize v1 --size 200GiB", "\n\n", array_pointer!()))]
     Volume(VolumeCmd),
     /// Hosts and their initiators.
     #[command(subcommand)]
+    #[command(after_help = concat!("Examples:\n  ", "pxfa host list -o wide\n  pxfa host create w1 --wwn 21:00:f4:c7:aa:00:27:06 --hostgroup hcp-mgmt", "\n\n", array_pointer!()))]
     Host(HostCmd),
     /// Host groups and their members.
     #[command(subcommand, name = "hostgroup", alias = "host-group")]
     HostGroup(HostGroupCmd),
     /// Connections of volumes to hosts or host groups.
     #[command(subcommand)]
+    #[command(after_help = concat!("Examples:\n  ", "pxfa connection list --volume v1\n  pxfa connection create --hostgroup hcp-mgmt v1 v2", "\n\n", array_pointer!()))]
     Connection(ConnectionCmd),
     /// Pods.
     #[command(subcommand)]
+    #[command(after_help = concat!("Examples:\n  ", "pxfa pod list --destroyed\n  pxfa pod create tenant-a --quota 10TiB", "\n\n", array_pointer!()))]
     Pod(PodCmd),
     /// API tokens of array admin users.
     #[command(subcommand)]
     Token(TokenCmd),
     /// The array itself.
     #[command(subcommand)]
+    #[command(after_help = concat!("Examples:\n  ", "pxfa array info\n  pxfa array space -o json | jq .capacity", "\n\n", array_pointer!()))]
     Array(ArrayCmd),
 }
 
@@ -596,8 +633,19 @@ pub(crate) struct RenderArgs {
 #[derive(Debug, Args)]
 pub(crate) struct LintArgs {
     /// Spec or manifest files, or folders of them.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(value_name = "FILE", required_unless_present = "file")]
     pub(crate) files: Vec<PathBuf>,
+    /// A spec or manifest file or folder, like every other command's `-f`
+    /// (repeatable; adds to the positional files).
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    pub(crate) file: Vec<PathBuf>,
+}
+
+impl LintArgs {
+    /// The files from `-f` and the positional arguments.
+    pub(crate) fn all_files(&self) -> impl Iterator<Item = &PathBuf> {
+        self.file.iter().chain(&self.files)
+    }
 }
 
 /// `plan`.
@@ -758,8 +806,9 @@ pub(crate) struct StatusArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
     pub(crate) file: PathBuf,
-    /// Management cluster kubeconfig; without it only the array layer is shown.
-    #[arg(long, value_name = "FILE")]
+    /// Management cluster kubeconfig (default `$KUBECONFIG`, which may list files
+    /// separated by `:`, as for `oc`); without one only the array layer is shown.
+    #[arg(long, value_name = "FILE", env = "KUBECONFIG")]
     pub(crate) kubeconfig: Option<PathBuf>,
     /// Context in the management kubeconfig.
     #[arg(long, value_name = "NAME", requires = "kubeconfig")]

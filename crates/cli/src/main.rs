@@ -11,21 +11,30 @@ mod commands;
 mod config;
 mod confirm;
 mod exit;
+mod graph;
 mod output;
 mod preflight;
 mod secret_file;
 mod session;
+mod version;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 use crate::args::Cli;
 use crate::output::Printer;
 
 /// Runs the command line and returns the process exit code.
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // The long version is built at run time (it names the REST and Portworx versions
+    // the libraries know); clap keeps it for the life of the process.
+    let long_version: &'static str = version::long().leak();
+    let parsed = Cli::command()
+        .long_version(long_version)
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             // Help and version go to stdout with 0; usage errors to stderr with 2.

@@ -35,6 +35,8 @@ pub(crate) struct Printer {
     pub(crate) verbose: u8,
     /// stderr is a terminal (progress bars instead of lines).
     pub(crate) stderr_tty: bool,
+    /// Tables without their header line (`--no-headers`).
+    pub(crate) no_headers: bool,
 }
 
 /// Whether colours are wanted for a stream that is (or is not) a terminal.
@@ -61,7 +63,35 @@ impl Printer {
             quiet: g.quiet,
             verbose: g.verbose,
             stderr_tty,
+            no_headers: g.no_headers,
         }
+    }
+
+    /// `-o wide`: tables get their extra columns.
+    pub(crate) fn wide(&self) -> bool {
+        self.format == OutputFormat::Wide
+    }
+
+    /// Writes a list: JSON/YAML of `items`, `kind/name` lines with `-o name`, else the
+    /// table `table` builds (which looks at [`Printer::wide`]).
+    pub(crate) fn emit_list<T: Serialize>(
+        &self,
+        kind: &str,
+        items: &[T],
+        name: impl Fn(&T) -> String,
+        table: impl FnOnce() -> Table,
+    ) -> Result<()> {
+        if self.format == OutputFormat::Name {
+            let lines: Vec<String> = items
+                .iter()
+                .map(|i| format!("{kind}/{}", name(i)))
+                .collect();
+            if lines.is_empty() {
+                return Ok(());
+            }
+            return self.stdout(&lines.join("\n"));
+        }
+        self.emit(&items, table)
     }
 
     /// Writes a result: `value` as JSON/YAML, or the table `table` builds.
@@ -73,17 +103,18 @@ impl Printer {
         match self.format {
             OutputFormat::Json => self.stdout(&to_json(value)?),
             OutputFormat::Yaml => self.stdout(&to_yaml(value)?),
-            OutputFormat::Table => {
+            OutputFormat::Table | OutputFormat::Wide => {
                 let t = table();
                 self.stdout(&t.to_string())
             }
+            f => Err(unsupported(f)),
         }
     }
 
     /// Writes a result that has a plain-text form for humans.
     pub(crate) fn emit_text<T: Serialize>(&self, value: &T, text: &str) -> Result<()> {
         match self.format {
-            OutputFormat::Table => self.stdout(text.trim_end_matches('\n')),
+            OutputFormat::Table | OutputFormat::Wide => self.stdout(text.trim_end_matches('\n')),
             _ => self.emit(value, Table::new),
         }
     }
@@ -102,7 +133,9 @@ impl Printer {
         // No borders, like kubectl: easy to read, to grep and to cut.
         t.load_preset(presets::NOTHING)
             .set_content_arrangement(ContentArrangement::Dynamic);
-        if self.color_out {
+        if self.no_headers {
+            // No header row at all: lines are data only, for `while read` loops.
+        } else if self.color_out {
             t.enforce_styling();
             t.set_header(
                 headers
@@ -170,6 +203,18 @@ impl Printer {
     }
 }
 
+/// The usage error for a format this command does not print.
+pub(crate) fn unsupported(f: OutputFormat) -> anyhow::Error {
+    let what = match f {
+        OutputFormat::Name => "-o name is for list commands",
+        OutputFormat::Mermaid | OutputFormat::Dot => {
+            "-o mermaid and -o dot are for plan and status"
+        }
+        _ => "this output format is not available here",
+    };
+    crate::exit::InvalidInput::error(format!("{what}; use -o table, wide, json or yaml"))
+}
+
 /// Pretty JSON.
 pub(crate) fn to_json<T: Serialize>(v: &T) -> Result<String> {
     Ok(serde_json::to_string_pretty(v)?)
@@ -210,14 +255,25 @@ pub(crate) fn local_time_opt(ms: Option<u64>) -> String {
     ms.map_or_else(|| "-".to_string(), local_time)
 }
 
-/// A duration in ms, rounded to minutes when long (`23h 59m`).
+/// A duration in ms in pxfa's one format (`23h 59m`, `1d 2h`; see
+/// [`px_topology::duration`]).
 pub(crate) fn human_ms(ms: u64) -> String {
-    let d = if ms >= 60_000 {
-        Duration::from_secs(ms / 60_000 * 60)
-    } else {
-        Duration::from_secs(ms.div_ceil(1000))
-    };
-    humantime::format_duration(d).to_string()
+    px_topology::duration::human_ms(ms)
+}
+
+/// `used` of `total` as a ten-cell bar with the percentage: `[#######...]  72%`.
+pub(crate) fn capacity_bar(used: u64, total: u64) -> String {
+    if total == 0 {
+        return "-".to_string();
+    }
+    let ratio = (used as f64 / total as f64).clamp(0.0, 1.0);
+    let filled = (ratio * 10.0).round() as usize;
+    format!(
+        "[{}{}] {:>3.0}%",
+        "#".repeat(filled),
+        ".".repeat(10 - filled),
+        ratio * 100.0
+    )
 }
 
 /// `live`, or `destroyed (eradicated in 23h 59m)` for objects pending eradication.
@@ -354,8 +410,11 @@ mod tests {
     fn sizes_and_durations() {
         assert_eq!(human_size(10 * 1024 * 1024 * 1024), "10 GiB");
         assert_eq!(human_size_opt(None), "-");
-        assert_eq!(human_ms(86_400_000), "1day");
-        assert_eq!(human_ms(90_061_000), "1day 1h 1m");
+        assert_eq!(human_ms(86_400_000), "1d");
+        assert_eq!(human_ms(90_061_000), "1d 1h");
+        assert_eq!(capacity_bar(0, 0), "-");
+        assert_eq!(capacity_bar(72, 100), "[#######...]  72%");
+        assert_eq!(capacity_bar(200, 100), "[##########] 100%");
         assert_eq!(human_ms(1500), "2s");
     }
 

@@ -18,6 +18,27 @@
 //!
 //! Without the `rest` feature the crate is network-free: no HTTP or TLS stack is
 //! compiled, so planning code and the mock can depend on the trait alone.
+//!
+//! # Connect and stream volumes
+//!
+//! ```no_run
+//! use flasharray::{FlashArray, ListParams, RestArray, SecretString, Size};
+//!
+//! # async fn run() -> flasharray::Result<()> {
+//! let token = std::fs::read_to_string("/run/secrets/purefa-token").unwrap_or_default();
+//! let array = RestArray::builder("fa1-mgmt.example.net")
+//!     .api_token(SecretString::from(token.trim().to_string()))
+//!     .ca_file("array-ca.pem")
+//!     .build()?;
+//! for v in array.list_volumes(&ListParams::all().filter("name='px-*'")).await? {
+//!     println!("{} {}", v.name, Size::bytes(v.provisioned));
+//! }
+//! array.close().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! The same code runs against `flasharray_mock::MockArray` in a test: take a
+//! `&dyn FlashArray` instead of the concrete type.
 #![deny(missing_docs)]
 
 pub mod array;
@@ -44,3 +65,7 @@ pub use params::{
 pub use rest::{RestArray, RestArrayBuilder, RetryConfig};
 pub use size::Size;
 pub use wwn::{Wwn, WwnError};
+
+/// The secret types the API takes (`RestArrayBuilder::api_token`, token models), so
+/// that callers need not depend on a matching `secrecy` version themselves.
+pub use secrecy::{ExposeSecret, SecretString};

@@ -8,7 +8,8 @@ use kube::{Client, Config};
 use crate::error::{Error, Result};
 
 /// A client for the cluster of `context` (default: the kubeconfig's current context)
-/// in the kubeconfig at `path`.
+/// in the kubeconfig at `path`. Like `oc` with `$KUBECONFIG`, `path` may list several
+/// files separated by `:`; they are merged and the first file to set a value wins.
 pub async fn connect(path: &Path, context: Option<&str>) -> Result<Client> {
     client_from_config(load(path, context).await?)
 }
@@ -21,10 +22,7 @@ pub async fn probe(path: &Path, context: Option<&str>) -> Result<()> {
 }
 
 async fn load(path: &Path, context: Option<&str>) -> Result<Config> {
-    let kubeconfig = Kubeconfig::read_from(path).map_err(|e| Error::Kubeconfig {
-        message: format!("cannot read kubeconfig {}", path.display()),
-        source: Box::new(e),
-    })?;
+    let kubeconfig = read_kubeconfigs(path)?;
     let options = KubeConfigOptions {
         context: context.map(str::to_string),
         ..Default::default()
@@ -44,6 +42,29 @@ async fn load(path: &Path, context: Option<&str>) -> Result<Config> {
     Ok(config)
 }
 
+/// The kubeconfig files in `paths` (`a:b:c`), merged in order; empty entries are
+/// skipped, as `oc` does.
+fn read_kubeconfigs(paths: &Path) -> Result<Kubeconfig> {
+    let mut merged: Option<Kubeconfig> = None;
+    for path in std::env::split_paths(paths.as_os_str()).filter(|p| !p.as_os_str().is_empty()) {
+        let next = Kubeconfig::read_from(&path).map_err(|e| Error::Kubeconfig {
+            message: format!("cannot read kubeconfig {}", path.display()),
+            source: Box::new(e),
+        })?;
+        merged = Some(match merged {
+            None => next,
+            Some(m) => m.merge(next).map_err(|e| Error::Kubeconfig {
+                message: format!("cannot merge kubeconfig {}", path.display()),
+                source: Box::new(e),
+            })?,
+        });
+    }
+    merged.ok_or_else(|| Error::Kubeconfig {
+        message: format!("no kubeconfig file in {:?}", paths.display().to_string()),
+        source: "empty path list".into(),
+    })
+}
+
 /// A client from a ready config. kube is built with aws-lc-rs only (the same rustls
 /// provider as reqwest), so building the TLS stack cannot hit rustls's "cannot
 /// determine the process-level CryptoProvider" panic; tests check that.
@@ -51,4 +72,37 @@ pub fn client_from_config(config: Config) -> Result<Client> {
     let url = config.cluster_url.to_string();
     Client::try_from(config)
         .map_err(|e| Error::kube(format!("cannot build a Kubernetes client for {url}"), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kubeconfig(name: &str, current: bool) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\n{}clusters:\n- name: {name}\n  cluster:\n    server: https://{name}.example:6443\ncontexts:\n- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\nusers:\n- name: {name}\n  user: {{}}\n",
+            if current {
+                format!("current-context: {name}\n")
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    #[test]
+    fn colon_separated_kubeconfigs_merge_first_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        std::fs::write(&a, kubeconfig("mgmt", true)).unwrap();
+        std::fs::write(&b, kubeconfig("other", true)).unwrap();
+        let list = std::env::join_paths([&a, &b]).unwrap();
+        let merged = read_kubeconfigs(Path::new(&list)).unwrap();
+        let names: Vec<&str> = merged.contexts.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["mgmt", "other"]);
+        assert_eq!(merged.current_context.as_deref(), Some("mgmt"));
+        let err = read_kubeconfigs(Path::new("")).unwrap_err();
+        assert!(err.to_string().contains("no kubeconfig"), "{err}");
+        assert!(read_kubeconfigs(&dir.path().join("missing")).is_err());
+    }
 }

@@ -25,7 +25,7 @@ pub use error::{BoxError, Error, Result};
 /// of their own.
 pub use kube::Client;
 pub use readiness::{Pending, WaitOptions};
-pub use status::{StatusReport, cluster_status};
+pub use status::{StatusDocument, StatusReport, cluster_status};
 pub use token::{RotateOptions, RotateReport, TokenProbe, rotate_token};
 pub use vms::{Assignment, GuestInterface, WorkerDisks, resolve_guest_interface, worker_disks};
 

@@ -8,6 +8,7 @@ use kube::ResourceExt;
 use kube::api::{Api, DynamicObject, ListParams};
 use px_topology::TenantStorage;
 use px_topology::render::{Cluster, Form, Manifest};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::discovery::{Resources, object_path, status_code};
@@ -17,7 +18,7 @@ use crate::readiness::{WaitTarget, check, readiness, to_value};
 use crate::vms::{self, discover_vms};
 
 /// One object's state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Item {
     /// `Kind namespace/name`, or a worker.
     pub object: String,
@@ -25,13 +26,12 @@ pub struct Item {
     pub state: String,
     /// Whether that is the state pxfa wants.
     pub ok: bool,
-    /// What is wrong and what to do, when not ok.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What is wrong and what to do, when not ok; `null` when ok.
     pub problem: Option<String>,
 }
 
 /// One layer (array, management claims, VM disks, tenant Portworx).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Layer {
     /// The layer's name.
     pub name: String,
@@ -40,7 +40,7 @@ pub struct Layer {
 }
 
 /// Every layer.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct StatusReport {
     /// Layers from the array up to the tenant.
     pub layers: Vec<Layer>,
@@ -51,6 +51,57 @@ impl StatusReport {
     pub fn healthy(&self) -> bool {
         self.layers.iter().all(|l| l.items.iter().all(|i| i.ok))
     }
+}
+
+/// `apiVersion` of the status document.
+pub const STATUS_API_VERSION: &str = "pxfa.io/v1alpha1";
+/// `kind` of the status document.
+pub const STATUS_KIND: &str = "Status";
+
+/// What `pxfa status -o json|yaml` prints and `docs/status.schema.json` describes:
+/// every field always present; fields are only ever added within one `apiVersion`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusDocument<'a> {
+    /// Always `pxfa.io/v1alpha1`.
+    #[schemars(schema_with = "api_version_schema")]
+    pub api_version: &'static str,
+    /// Always `Status`.
+    #[schemars(schema_with = "kind_schema")]
+    pub kind: &'static str,
+    /// The tenant.
+    pub tenant: &'a str,
+    /// True when every item of every layer is as wanted.
+    pub healthy: bool,
+    /// Layers from the array up to the tenant.
+    pub layers: &'a [Layer],
+}
+
+impl<'a> StatusDocument<'a> {
+    /// The document of `report` for `tenant`.
+    pub fn new(tenant: &'a str, report: &'a StatusReport) -> Self {
+        StatusDocument {
+            api_version: STATUS_API_VERSION,
+            kind: STATUS_KIND,
+            tenant,
+            healthy: report.healthy(),
+            layers: &report.layers,
+        }
+    }
+
+    /// The JSON Schema (draft 2020-12) of the document, as committed in
+    /// `docs/status.schema.json`.
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(StatusDocument<'static>)).unwrap_or_default()
+    }
+}
+
+fn api_version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "const": STATUS_API_VERSION })
+}
+
+fn kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": "string", "const": STATUS_KIND })
 }
 
 /// The cluster layers of the tenant described by `spec` and its rendered `manifests`.

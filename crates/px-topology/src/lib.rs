@@ -9,6 +9,7 @@ pub mod converge;
 pub mod crd;
 pub mod desired;
 pub mod driver;
+pub mod duration;
 pub mod lint;
 pub mod manifests;
 pub mod naming;

@@ -58,6 +58,13 @@ pub(crate) async fn run(cmd: ArrayCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     ("capacity", human_size(s.capacity)),
                     ("used", human_size_opt(used)),
                     ("used %", pct.clone()),
+                    (
+                        "",
+                        used.map_or_else(
+                            || "-".into(),
+                            |u| crate::output::capacity_bar(u, s.capacity),
+                        ),
+                    ),
                     ("free", human_size_opt(free)),
                     ("provisioned", human_size_opt(s.space.total_provisioned)),
                     (

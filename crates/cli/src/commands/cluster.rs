@@ -8,8 +8,9 @@ use async_trait::async_trait;
 use flasharray::{FlashArray, RestArray};
 use px_cluster::status::{Item, Layer};
 use px_cluster::{
-    ApplyOptions, ApplyReport, BoxError, GuestInterface, RotateOptions, StatusReport, TokenProbe,
-    WaitOptions, apply_manifests, cluster_status, connect, resolve_guest_interface, rotate_token,
+    ApplyOptions, ApplyReport, BoxError, GuestInterface, RotateOptions, StatusDocument,
+    StatusReport, TokenProbe, WaitOptions, apply_manifests, cluster_status, connect,
+    resolve_guest_interface, rotate_token,
 };
 use px_topology::Tenant;
 use px_topology::driver::ArrayFacts;
@@ -21,6 +22,7 @@ use secrecy::{ExposeSecret, SecretString};
 use crate::args::{GlobalArgs, KubeArgs, OutputFormat, StatusArgs, TokenRotateArgs};
 use crate::config::{self, Target};
 use crate::exit::Outcome;
+use crate::graph::{Graph, Verdicts};
 use crate::output::{Printer, to_json, to_yaml};
 use crate::session::Session;
 
@@ -154,8 +156,9 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
     let session = Session::open(g, p, &t.token_users())?;
     let array = array_layer(&session, &t).await;
     let closed = session.close().await;
+    let (array, plan) = array?;
     let mut report = StatusReport {
-        layers: vec![array?],
+        layers: vec![array],
     };
     closed?;
     if let Some(kubeconfig) = &a.kubeconfig {
@@ -173,15 +176,32 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
         let clusters = cluster_status(&t.spec, &manifests, &management, tenant.as_ref()).await?;
         report.layers.extend(clusters.layers);
     }
+    let tenant = t.spec.tenant_name();
+    let doc = StatusDocument::new(tenant, &report);
     match p.format {
-        OutputFormat::Json => p.stdout(&to_json(&report)?)?,
-        OutputFormat::Yaml => p.stdout(&to_yaml(&report)?)?,
-        OutputFormat::Table => p.stdout(&status_text(&report))?,
+        OutputFormat::Json => p.stdout(&to_json(&doc)?)?,
+        OutputFormat::Yaml => p.stdout(&to_yaml(&doc)?)?,
+        OutputFormat::Table | OutputFormat::Wide => p.stdout(&status_text(&report, p))?,
+        OutputFormat::Mermaid | OutputFormat::Dot => {
+            let manifests = render(
+                &t.spec,
+                &t.sizing,
+                &ArrayFacts::default(),
+                RenderOptions::default(),
+            )?;
+            let g = Graph::tenant(&plan, &manifests, &Verdicts::Status(&report));
+            p.stdout(&if p.format == OutputFormat::Dot {
+                g.to_dot()
+            } else {
+                g.to_mermaid()
+            })?;
+        }
+        f @ OutputFormat::Name => return Err(crate::output::unsupported(f)),
     }
     Ok(Outcome::Success)
 }
 
-async fn array_layer(session: &Session, t: &Tenant) -> Result<Layer> {
+async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, plan::Plan)> {
     let observed = plan::observe(session.array.as_ref(), &t.desired)
         .await
         .with_context(|| {
@@ -216,13 +236,16 @@ async fn array_layer(session: &Session, t: &Tenant) -> Result<Layer> {
             problem: Some(b.reason.clone()),
         });
     }
-    Ok(Layer {
-        name: format!("array ({})", session.label),
-        items,
-    })
+    Ok((
+        Layer {
+            name: format!("array ({})", session.label),
+            items,
+        },
+        plan,
+    ))
 }
 
-fn status_text(r: &StatusReport) -> String {
+fn status_text(r: &StatusReport, p: &Printer) -> String {
     let mut out = Vec::new();
     for l in &r.layers {
         out.push(format!("{}:", l.name));
@@ -230,7 +253,11 @@ fn status_text(r: &StatusReport) -> String {
             out.push("  (nothing)".to_string());
         }
         for i in &l.items {
-            let mark = if i.ok { "ok " } else { "!! " };
+            let mark = if i.ok {
+                p.paint_out("32", "ok ")
+            } else {
+                p.paint_out("31;1", "!! ")
+            };
             out.push(format!("  {mark}{}: {}", i.object, i.state));
             if let Some(pr) = &i.problem {
                 out.push(format!("      {pr}"));
@@ -296,7 +323,10 @@ pub(crate) async fn token_rotate(
     match p.format {
         OutputFormat::Json => p.stdout(&to_json(&report)?)?,
         OutputFormat::Yaml => p.stdout(&to_yaml(&report)?)?,
-        OutputFormat::Table => {
+        f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
+            return Err(crate::output::unsupported(f));
+        }
+        OutputFormat::Table | OutputFormat::Wide => {
             let mut text = report.steps.join("\n");
             text.push_str(&format!(
                 "\nrotated: px-pure-secret holds a new token of {}",

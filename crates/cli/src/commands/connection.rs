@@ -48,7 +48,18 @@ pub(crate) async fn run(cmd: ConnectionCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .list_connections(&params)
                 .await
                 .context("cannot list connections")?;
-            p.emit(&conns, || table(p, &conns))?;
+            p.emit_list(
+                "connection",
+                &conns,
+                |c| {
+                    format!(
+                        "{}:{}",
+                        or_dash(c.volume.name.as_deref()),
+                        or_dash(c.host.name.as_deref())
+                    )
+                },
+                || table(p, &conns),
+            )?;
         }
         ConnectionCmd::Create {
             target: t,

@@ -74,7 +74,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .list_hosts(&list_params(&list, None))
                 .await
                 .context("cannot list hosts")?;
-            p.emit(&hosts, || table(p, &hosts))?;
+            p.emit_list("host", &hosts, |h| h.name.clone(), || table(p, &hosts))?;
         }
         HostCmd::Get { name } => {
             let names = host_names(std::slice::from_ref(&name))?;
@@ -216,7 +216,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
 
 /// The host list table.
 pub(crate) fn table(p: &Printer, hosts: &[Host]) -> Table {
-    let mut t = p.table(&[
+    let mut headers = vec![
         "NAME",
         "HOST GROUP",
         "WWNS",
@@ -224,27 +224,43 @@ pub(crate) fn table(p: &Printer, hosts: &[Host]) -> Table {
         "NQNS",
         "PERSONALITY",
         "CONNECTIONS",
-    ]);
+    ];
+    if p.wide() {
+        headers.push("PORT CONNECTIVITY");
+    }
+    let mut t = p.table(&headers);
     for h in hosts {
-        t.add_row(vec![
+        let mut row = vec![
             h.name.clone(),
             or_dash(h.host_group.name.as_deref()),
-            list_or_dash(&h.wwns),
+            list_or_dash(&colon_wwns(&h.wwns)),
             list_or_dash(&h.iqns),
             list_or_dash(&h.nqns),
             or_dash(h.personality.as_deref()),
             h.connection_count
                 .map_or_else(|| "-".into(), |c| c.to_string()),
-        ]);
+        ];
+        if p.wide() {
+            row.push(or_dash(h.port_connectivity.status.as_deref()));
+        }
+        t.add_row(row);
     }
     t
+}
+
+/// WWNs as admins and FC switches write them (`21:00:f4:c7:aa:00:27:06`); a value
+/// the array sent that is not a WWN is shown as it came.
+fn colon_wwns(wwns: &[String]) -> Vec<String> {
+    wwns.iter()
+        .map(|w| flasharray::Wwn::new(w).map_or_else(|_| w.clone(), |w| w.to_string()))
+        .collect()
 }
 
 fn detail(p: &Printer, h: &Host) -> Table {
     p.kv_table(vec![
         ("name", h.name.clone()),
         ("host group", or_dash(h.host_group.name.as_deref())),
-        ("wwns", list_or_dash(&h.wwns)),
+        ("wwns", list_or_dash(&colon_wwns(&h.wwns))),
         ("iqns", list_or_dash(&h.iqns)),
         ("nqns", list_or_dash(&h.nqns)),
         ("personality", or_dash(h.personality.as_deref())),
@@ -258,4 +274,15 @@ fn detail(p: &Printer, h: &Host) -> Table {
             or_dash(h.port_connectivity.status.as_deref()),
         ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn wwns_are_shown_with_colons() {
+        assert_eq!(
+            super::colon_wwns(&["2100F4C7AA002706".into(), "odd".into()]),
+            vec!["21:00:f4:c7:aa:00:27:06".to_string(), "odd".to_string()]
+        );
+    }
 }

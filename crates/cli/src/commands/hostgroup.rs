@@ -58,19 +58,24 @@ pub(crate) async fn run(cmd: HostGroupCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     group: g,
                 })
                 .collect();
-            p.emit(&rows, || {
-                let mut t = p.table(&["NAME", "HOSTS", "CONNECTIONS"]);
-                for r in &rows {
-                    t.add_row(vec![
-                        r.group.name.clone(),
-                        list_or_dash(&r.hosts),
-                        r.group
-                            .connection_count
-                            .map_or_else(|| "-".into(), |c| c.to_string()),
-                    ]);
-                }
-                t
-            })?;
+            p.emit_list(
+                "hostgroup",
+                &rows,
+                |r| r.group.name.clone(),
+                || {
+                    let mut t = p.table(&["NAME", "HOSTS", "CONNECTIONS"]);
+                    for r in &rows {
+                        t.add_row(vec![
+                            r.group.name.clone(),
+                            list_or_dash(&r.hosts),
+                            r.group
+                                .connection_count
+                                .map_or_else(|| "-".into(), |c| c.to_string()),
+                        ]);
+                    }
+                    t
+                },
+            )?;
         }
         HostGroupCmd::Create { names } => {
             let gnames = host_group_names(&names)?;

@@ -22,7 +22,7 @@ pub(crate) async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .list_pods(&list_params(&list, destroyed_filter(&destroyed)))
                 .await
                 .context("cannot list pods")?;
-            p.emit(&pods, || table(p, &pods))?;
+            p.emit_list("pod", &pods, |x| x.name.clone(), || table(p, &pods))?;
         }
         PodCmd::Create { names, quota } => {
             let pnames = pod_names(&names)?;
@@ -111,17 +111,29 @@ pub(crate) async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
 
 /// The pod table.
 pub(crate) fn table(p: &Printer, pods: &[Pod]) -> Table {
-    let mut t = p.table(&["NAME", "ARRAYS", "USED", "QUOTA", "STATE"]);
+    let mut headers = vec!["NAME", "ARRAYS", "USED", "QUOTA", "STATE"];
+    if p.wide() {
+        headers.push("QUOTA USED");
+    }
+    let mut t = p.table(&headers);
     for pod in pods {
         let arrays: Vec<String> = pod.arrays.iter().filter_map(|a| a.name.clone()).collect();
-        t.add_row(vec![
+        let mut row = vec![
             pod.name.clone(),
             crate::output::list_or_dash(&arrays),
             human_size_opt(pod.space.total_used.or(pod.space.total_physical)),
             pod.quota_limit
                 .map_or_else(|| "unlimited".into(), crate::output::human_size),
             destroyed_state(pod.destroyed, pod.time_remaining),
-        ]);
+        ];
+        if p.wide() {
+            let used = pod.space.total_used.or(pod.space.total_physical);
+            row.push(match (used, pod.quota_limit) {
+                (Some(u), Some(q)) => crate::output::capacity_bar(u, q),
+                _ => "-".into(),
+            });
+        }
+        t.add_row(row);
     }
     t
 }

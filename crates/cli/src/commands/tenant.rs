@@ -21,6 +21,7 @@ use crate::args::{
 };
 use crate::confirm::confirm;
 use crate::exit::{InvalidInput, Outcome};
+use crate::graph::{Graph, Verdicts};
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
 use crate::preflight::{self, Findings};
 use crate::session::Session;
@@ -136,7 +137,7 @@ fn write_manifests(
 pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     warn_offline("lint", g, p);
     let mut all = Vec::new();
-    for f in &a.files {
+    for f in a.all_files() {
         let findings = px_topology::lint::lint_path(f)
             .with_context(|| format!("cannot lint {}", f.display()))?;
         all.extend(findings);
@@ -174,12 +175,35 @@ async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<(
     Ok((plan::plan(&t.desired, &observed, &opts), observed))
 }
 
-fn plan_text(plan: &Plan, p: &Printer) -> String {
+/// The plan for people; on a terminal with colours, `+` green, `~` yellow, `-` red,
+/// `x` and `!` bold red (NO_COLOR and `--color never` turn this off).
+pub(crate) fn plan_text(plan: &Plan, p: &Printer) -> String {
     let mut text = plan.to_text(p.verbose > 0);
     if !plan.has_changes() && !plan.is_blocked() {
         text.push_str("No changes: the array already matches the spec.\n");
     }
-    text.trim_end().to_string()
+    text.trim_end()
+        .lines()
+        .map(|l| match l.chars().next() {
+            Some('+') => p.paint_out("32", l),
+            Some('~') => p.paint_out("33", l),
+            Some('-') => p.paint_out("31", l),
+            Some('x' | '!') if l.as_bytes().get(1) == Some(&b' ') => p.paint_out("31;1", l),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The manifests a picture needs (no secrets, no array facts).
+fn picture_manifests(t: &Tenant) -> Result<Vec<render::Manifest>> {
+    manifests::render(
+        &t.spec,
+        &t.sizing,
+        &ArrayFacts::default(),
+        RenderOptions::default(),
+    )
+    .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))
 }
 
 /// [`make_plan`] plus the array's space, read alongside the observation so that the
@@ -293,9 +317,18 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     session.close().await?;
     let (plan, observed, space) = result?;
     match p.format {
-        OutputFormat::Table => p.stdout(&plan_text(&plan, p))?,
-        OutputFormat::Json => p.stdout(&to_json(&plan.to_json())?)?,
-        OutputFormat::Yaml => p.stdout(&to_yaml(&plan.to_json())?)?,
+        OutputFormat::Table | OutputFormat::Wide => p.stdout(&plan_text(&plan, p))?,
+        OutputFormat::Json => p.stdout(&to_json(&plan.document())?)?,
+        OutputFormat::Yaml => p.stdout(&to_yaml(&plan.document())?)?,
+        OutputFormat::Mermaid | OutputFormat::Dot => {
+            let g = Graph::tenant(&plan, &picture_manifests(&t)?, &Verdicts::Plan);
+            p.stdout(&if p.format == OutputFormat::Dot {
+                g.to_dot()
+            } else {
+                g.to_mermaid()
+            })?;
+        }
+        f @ OutputFormat::Name => return Err(crate::output::unsupported(f)),
     }
     // What apply's preflight would refuse, as warnings; the exit code is the plan's.
     let mut f = Findings::default();
@@ -330,7 +363,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
 /// What `apply -o json` prints.
 #[derive(Serialize)]
 struct ApplyOut<'a> {
-    plan: serde_json::Value,
+    plan: px_topology::plan::PlanDocument<'a>,
     report: &'a ApplyReport,
 }
 
@@ -412,7 +445,7 @@ async fn apply_in(
     )
     .await?;
     let text = plan_text(&plan, p);
-    if p.format == OutputFormat::Table {
+    if matches!(p.format, OutputFormat::Table | OutputFormat::Wide) {
         p.stdout(&text)?;
     } else {
         p.info(&text);
@@ -440,11 +473,14 @@ async fn apply_in(
     }
     let report = run_apply(session, t, &plan, a.concurrency as usize, p).await;
     match p.format {
-        OutputFormat::Table => p.stdout(&report_text(&report))?,
+        OutputFormat::Table | OutputFormat::Wide => p.stdout(&report_text(&report))?,
+        f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
+            return Err(crate::output::unsupported(f));
+        }
         f => {
             p.info(report_text(&report));
             let out = ApplyOut {
-                plan: plan.to_json(),
+                plan: plan.document(),
                 report: &report,
             };
             p.stdout(&if f == OutputFormat::Json {

@@ -52,19 +52,24 @@ pub(crate) async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .list_api_tokens(&admins, false)
                 .await
                 .context("cannot list API tokens")?;
-            p.emit(&tokens, || {
-                let mut t = p.table(&["ADMIN", "CREATED", "EXPIRES"]);
-                for tok in &tokens {
-                    t.add_row(vec![
-                        tok.name.clone(),
-                        local_time_opt(tok.api_token.created_at),
-                        tok.api_token
-                            .expires_at
-                            .map_or_else(|| "never".into(), crate::output::local_time),
-                    ]);
-                }
-                t
-            })?;
+            p.emit_list(
+                "token",
+                &tokens,
+                |t| t.name.clone(),
+                || {
+                    let mut t = p.table(&["ADMIN", "CREATED", "EXPIRES"]);
+                    for tok in &tokens {
+                        t.add_row(vec![
+                            tok.name.clone(),
+                            local_time_opt(tok.api_token.created_at),
+                            tok.api_token
+                                .expires_at
+                                .map_or_else(|| "never".into(), crate::output::local_time),
+                        ]);
+                    }
+                    t
+                },
+            )?;
         }
         TokenCmd::Create {
             admin,
@@ -116,9 +121,10 @@ pub(crate) async fn run(cmd: TokenCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                         token,
                     };
                     match p.format {
-                        OutputFormat::Table => p.stdout(token)?,
                         OutputFormat::Json => p.stdout(&to_json(&shown)?)?,
                         OutputFormat::Yaml => p.stdout(&to_yaml(&shown)?)?,
+                        // The token alone, whatever the table flavour: it is shown once.
+                        _ => p.stdout(token)?,
                     }
                 }
             }

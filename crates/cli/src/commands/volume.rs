@@ -24,7 +24,7 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .list_volumes(&list_params(&list, destroyed_filter(&destroyed)))
                 .await
                 .context("cannot list volumes")?;
-            p.emit(&vols, || table(p, &vols))?;
+            p.emit_list("volume", &vols, |v| v.name.clone(), || table(p, &vols))?;
         }
         VolumeCmd::Get { name } => {
             let names = volume_names(std::slice::from_ref(&name))?;
@@ -255,7 +255,7 @@ fn tag_table(p: &Printer, tags: &[Tag]) -> Table {
 
 /// The volume list table.
 pub(crate) fn table(p: &Printer, vols: &[Volume]) -> Table {
-    let mut t = p.table(&[
+    let mut headers = vec![
         "NAME",
         "SIZE",
         "USED",
@@ -263,9 +263,13 @@ pub(crate) fn table(p: &Printer, vols: &[Volume]) -> Table {
         "SERIAL",
         "CREATED",
         "STATE",
-    ]);
+    ];
+    if p.wide() {
+        headers.extend(["ID", "POD", "QOS BANDWIDTH", "QOS IOPS"]);
+    }
+    let mut t = p.table(&headers);
     for v in vols {
-        t.add_row(vec![
+        let mut row = vec![
             v.name.clone(),
             human_size(v.provisioned),
             human_size_opt(v.space.total_used.or(v.space.total_physical)),
@@ -274,7 +278,20 @@ pub(crate) fn table(p: &Printer, vols: &[Volume]) -> Table {
             or_dash(v.serial.as_deref()),
             local_time_opt(v.created),
             destroyed_state(v.destroyed, v.time_remaining),
-        ]);
+        ];
+        if p.wide() {
+            row.extend([
+                or_dash(v.id.as_deref()),
+                or_dash(v.pod.name.as_deref()),
+                v.qos
+                    .bandwidth_limit
+                    .map_or_else(|| "unlimited".into(), |b| format!("{}/s", human_size(b))),
+                v.qos
+                    .iops_limit
+                    .map_or_else(|| "unlimited".into(), |c| c.to_string()),
+            ]);
+        }
+        t.add_row(row);
     }
     t
 }

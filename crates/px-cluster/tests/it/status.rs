@@ -72,3 +72,46 @@ async fn status_explains_each_cluster_layer() {
             .all(|r| r.method.as_str() == "GET")
     );
 }
+
+/// `docs/status.schema.json` is what schemars generates from the types (regenerate
+/// with `PXFA_WRITE_SCHEMAS=1`); the document always carries every key.
+#[test]
+fn status_document_contract() {
+    use px_cluster::StatusDocument;
+    use px_cluster::status::{Item, Layer};
+    let file =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/status.schema.json");
+    let generated = serde_json::to_string_pretty(&StatusDocument::json_schema()).unwrap() + "\n";
+    if std::env::var_os("PXFA_WRITE_SCHEMAS").is_some() {
+        std::fs::write(&file, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&file).expect("docs/status.schema.json");
+    assert_eq!(
+        committed, generated,
+        "docs/status.schema.json is stale: run the test with PXFA_WRITE_SCHEMAS=1"
+    );
+
+    let report = px_cluster::StatusReport {
+        layers: vec![Layer {
+            name: "array".into(),
+            items: vec![Item {
+                object: "volume v1".into(),
+                state: "present".into(),
+                ok: true,
+                problem: None,
+            }],
+        }],
+    };
+    let doc = serde_json::to_value(StatusDocument::new("t1", &report)).unwrap();
+    assert_eq!(doc["apiVersion"], "pxfa.io/v1alpha1");
+    assert_eq!(doc["kind"], "Status");
+    assert_eq!(doc["healthy"], true);
+    assert!(doc["layers"][0]["items"][0]["problem"].is_null());
+    assert!(
+        doc["layers"][0]["items"][0]
+            .as_object()
+            .unwrap()
+            .contains_key("problem"),
+        "problem is always present"
+    );
+}

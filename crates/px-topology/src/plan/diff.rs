@@ -9,7 +9,7 @@ use flasharray::{
 
 use super::hosts::resolve_hosts;
 use super::observe::{Observed, TokenState};
-use super::{Action, Blocker, Change, Kind, Payload, Plan, PlanOptions};
+use super::{Action, Blocker, Change, Detail, Kind, Payload, Plan, PlanOptions};
 use crate::desired::{
     DesiredState, MANAGED_BY_VALUE, SCOPE_SHARED, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_NODE,
     TAG_ROLE, TAG_SCOPE, TAG_TENANT,
@@ -240,7 +240,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                         Some(q) if o.quota_limit != Some(q.as_u64()) => {
                             let from = o
                                 .quota_limit
-                                .map_or("unlimited".to_string(), |b| Size::bytes(b).to_string());
+                                .map_or(Detail::Text("unlimited".into()), Detail::Bytes);
                             pods.push(
                                 Change::new(Action::Update, Kind::Pod, name, "quota differs")
                                     .detail("from", from)
@@ -349,7 +349,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                         "destroyed and still pending eradication: recovered, not re-created",
                     );
                     if let Some(ms) = o.time_remaining {
-                        c = c.detail("eradicated in", format!("{} min", ms / 60_000));
+                        c = c.detail("eradicated in", Detail::Millis(ms));
                     }
                     volumes.push(c.with(payload(false)));
                 }
@@ -475,7 +475,10 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     let retained_keys: BTreeSet<String> = retained.iter().map(|c| key(&c.name)).collect();
     let mut retained_workers: Vec<u32> = retained
         .iter()
-        .filter_map(|c| c.details.get("worker")?.parse().ok())
+        .filter_map(|c| match c.details.get("worker")? {
+            Detail::Count(n) => u32::try_from(*n).ok(),
+            _ => None,
+        })
         .collect();
     retained_workers.dedup();
     let orphan_volumes: BTreeSet<String> = obs
@@ -645,7 +648,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
             TokenState::NoToken => {
                 let mut c = Change::new(Action::Create, Kind::ApiToken, &t.admin, "the admin has no API token");
                 if let Some(l) = t.lifetime {
-                    c = c.detail("lifetime", format!("{} h", l.as_secs() / 3600));
+                    c = c.detail("lifetime", l);
                 }
                 token.push(c.with(payload));
             }

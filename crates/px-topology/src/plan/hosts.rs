@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use flasharray::models::{Host, HostPatch, HostPost};
 use flasharray::{HostName, TagResource};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::diff::{Owner, owner, to_tags};
@@ -21,7 +22,7 @@ use super::{Action, Blocker, Change, Kind, Payload};
 use crate::desired::{DesiredHost, DesiredState};
 
 /// Who made a management host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum HostOwner {
     /// pxfa created it (`managed-by=pxfa`, shared or this tenant's).
@@ -31,7 +32,7 @@ pub enum HostOwner {
 }
 
 /// Which array hosts stand for one management node, and how they were found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct NodeHost {
     /// The Kubernetes node name from the spec.
     pub node: String,

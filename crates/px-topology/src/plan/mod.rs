@@ -11,6 +11,7 @@
 //! lose data (shrinking a volume) are *refused* unless explicitly allowed.
 
 mod diff;
+mod document;
 mod hosts;
 pub mod lifecycle;
 mod observe;
@@ -20,11 +21,15 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use flasharray::models::{HostPatch, HostPost, Tag};
-use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, TagResource, VolumeName};
+use flasharray::{
+    ConnectionTarget, HostGroupName, HostName, PodName, Size, TagResource, VolumeName,
+};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 pub use diff::plan;
 pub(crate) use diff::row_target;
+pub use document::{PLAN_API_VERSION, PLAN_KIND, PlanDocument};
 pub use hosts::{HostOwner, NodeHost};
 pub use observe::{Observed, Orphans, TagIndex, TokenState, observe};
 pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
@@ -34,7 +39,7 @@ pub(crate) use observe::{lookup_tags, lookup_volumes};
 pub const MAX_NAMES_PER_CALL: usize = flasharray::MAX_NAMES_PER_CALL;
 
 /// What a change does to its object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Action {
     /// Make an object that does not exist.
@@ -66,7 +71,7 @@ impl Action {
 }
 
 /// The kind of array object a change is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     /// A pod.
@@ -104,7 +109,7 @@ impl Kind {
 }
 
 /// One change to one object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Change {
     /// What happens.
     pub action: Action,
@@ -115,11 +120,12 @@ pub struct Change {
     pub name: String,
     /// Why, in words an admin understands.
     pub reason: String,
-    /// Extra facts (`size`, `from`, `to`, `lun`, ...), human-readable.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub details: BTreeMap<String, String>,
+    /// Extra facts (`size`, `from`, `to`, `lun`, ...): sizes in bytes, durations in
+    /// milliseconds, counts as numbers, words as strings. Always present, maybe empty.
+    pub details: BTreeMap<String, Detail>,
     /// What `apply` needs to carry the change out; not part of the JSON contract.
     #[serde(skip)]
+    #[schemars(skip)]
     pub(crate) payload: Payload,
 }
 
@@ -187,8 +193,8 @@ impl Change {
         }
     }
 
-    pub(crate) fn detail(mut self, key: &str, value: impl ToString) -> Self {
-        self.details.insert(key.to_string(), value.to_string());
+    pub(crate) fn detail(mut self, key: &str, value: impl Into<Detail>) -> Self {
+        self.details.insert(key.to_string(), value.into());
         self
     }
 
@@ -223,7 +229,7 @@ impl Change {
                 .iter()
                 .map(|(k, v)| {
                     if k == "size" {
-                        v.clone()
+                        v.to_string()
                     } else {
                         format!("{k} {v}")
                     }
@@ -235,9 +241,79 @@ impl Change {
     }
 }
 
+/// One fact about a change, typed so that scripts need not parse `4 TiB`.
+///
+/// JSON carries the bare value (bytes, milliseconds, a count or a string); the key
+/// says which. Text output formats it for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Detail {
+    /// A size or quota, in bytes.
+    Bytes(u64),
+    /// A duration, in milliseconds.
+    Millis(u64),
+    /// A count or number (initiators, LUN).
+    Count(u64),
+    /// Words: an object kind, a group name, `unlimited`.
+    Text(String),
+}
+
+impl std::fmt::Display for Detail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Detail::Bytes(b) => write!(f, "{}", Size::bytes(*b)),
+            Detail::Millis(ms) => f.write_str(&crate::duration::human_ms(*ms)),
+            Detail::Count(n) => write!(f, "{n}"),
+            Detail::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+impl From<Size> for Detail {
+    fn from(s: Size) -> Self {
+        Detail::Bytes(s.as_u64())
+    }
+}
+
+impl From<Duration> for Detail {
+    fn from(d: Duration) -> Self {
+        Detail::Millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+impl From<usize> for Detail {
+    fn from(n: usize) -> Self {
+        Detail::Count(n as u64)
+    }
+}
+
+impl From<u32> for Detail {
+    fn from(n: u32) -> Self {
+        Detail::Count(u64::from(n))
+    }
+}
+
+impl From<&str> for Detail {
+    fn from(s: &str) -> Self {
+        Detail::Text(s.to_string())
+    }
+}
+
+impl From<String> for Detail {
+    fn from(s: String) -> Self {
+        Detail::Text(s)
+    }
+}
+
+impl From<&String> for Detail {
+    fn from(s: &String) -> Self {
+        Detail::Text(s.clone())
+    }
+}
+
 /// Something that stops a plan or one change: an object pxfa must not touch, or a
 /// change that would lose data.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Blocker {
     /// Object kind.
     pub kind: Kind,
@@ -251,7 +327,7 @@ pub struct Blocker {
 }
 
 /// Counts per action, as the JSON contract wants them (recover counts as update).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Summary {
     /// Objects to create.
     pub create: usize,
@@ -279,18 +355,16 @@ pub struct PlanOptions {
 }
 
 /// The ordered changes that bring the array to the desired state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Plan {
     /// The tenant.
     pub tenant: String,
     /// Every change, no-ops included, in the order they take effect.
     pub changes: Vec<Change>,
     /// Objects pxfa must not touch; any conflict blocks the whole plan.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<Blocker>,
     /// Changes refused because they would lose data or disrupt I/O; the rest of the
     /// plan still applies.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refusals: Vec<Blocker>,
     /// Counts per action.
     pub summary: Summary,
@@ -308,6 +382,7 @@ pub struct Plan {
     /// Volume serials already on the array, so that `apply` can report every
     /// volume's serial without another read.
     #[serde(skip)]
+    #[schemars(skip)]
     pub(crate) serials: BTreeMap<String, String>,
 }
 
@@ -366,9 +441,16 @@ impl Plan {
             .filter(|c| !matches!(c.action, Action::NoOp | Action::Retain))
     }
 
-    /// The plan as one JSON object: `{"changes": [...], "summary": {...}, ...}`.
+    /// The plan as its versioned document: `{"apiVersion": ..., "kind": "Plan",
+    /// "changes": [...], "summary": {...}, ...}` (see [`PlanDocument`]).
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+        serde_json::to_value(self.document())
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+    }
+
+    /// The plan with its `apiVersion` and `kind`, for JSON and YAML output.
+    pub fn document(&self) -> PlanDocument<'_> {
+        PlanDocument::new(self)
     }
 
     /// A readable diff, one line per change; no-ops only when `verbose`.

@@ -8,6 +8,7 @@ mod destroy;
 mod golden;
 mod lint_manifests;
 mod lint_spec;
+mod plan_document;
 mod preflight;
 mod provisioning;
 mod render;

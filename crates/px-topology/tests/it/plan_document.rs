@@ -1,0 +1,74 @@
+//! The plan's JSON contract: `docs/plan.schema.json` is what schemars generates from
+//! the types (regenerate with `PXFA_WRITE_SCHEMAS=1`), and a real plan validates
+//! against it with sizes as numbers and every key present.
+
+use std::path::PathBuf;
+
+use flasharray::Size;
+use flasharray_mock::MockArray;
+use px_topology::plan::{Action, Kind, PlanDocument, PlanOptions, observe, plan};
+
+use super::converge::{TENANT, desired};
+
+fn schema_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/plan.schema.json")
+}
+
+#[test]
+fn committed_schema_matches_the_types() {
+    let generated = serde_json::to_string_pretty(&PlanDocument::json_schema()).unwrap() + "\n";
+    if std::env::var_os("PXFA_WRITE_SCHEMAS").is_some() {
+        std::fs::write(schema_path(), &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(schema_path()).expect("docs/plan.schema.json");
+    assert_eq!(
+        committed, generated,
+        "docs/plan.schema.json is stale: run the test with PXFA_WRITE_SCHEMAS=1"
+    );
+}
+
+#[tokio::test]
+async fn a_plan_validates_against_the_schema_with_typed_details() {
+    let array = MockArray::new();
+    let want = desired(TENANT, 1, Size::gib(512));
+    let observed = observe(&array, &want).await.unwrap();
+    let p = plan(&want, &observed, &PlanOptions::default());
+    let doc = p.to_json();
+
+    assert_eq!(doc["apiVersion"], "pxfa.io/v1alpha1");
+    assert_eq!(doc["kind"], "Plan");
+    assert!(doc["conflicts"].is_array(), "always present");
+    assert!(
+        doc["refusals"].as_array().unwrap().is_empty(),
+        "always present, even empty"
+    );
+    let volume = p
+        .changes
+        .iter()
+        .position(|c| c.kind == Kind::Volume && c.action == Action::Create)
+        .expect("a volume to create");
+    assert_eq!(
+        doc["changes"][volume]["details"]["size"],
+        serde_json::json!(512u64 << 30),
+        "sizes are bytes"
+    );
+    assert!(
+        p.changes[volume].to_line().contains("512 GiB"),
+        "text stays readable"
+    );
+    assert_eq!(
+        doc["summary"]["create"].as_u64().unwrap() as usize,
+        p.summary.create
+    );
+    for c in doc["changes"].as_array().unwrap() {
+        assert!(c["details"].is_object(), "details always present: {c}");
+    }
+
+    let schema = PlanDocument::json_schema();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut wrong = doc.clone();
+    wrong["kind"] = "Other".into();
+    assert!(!validator.is_valid(&wrong), "kind is a constant");
+}
