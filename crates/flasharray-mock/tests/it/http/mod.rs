@@ -7,3 +7,4 @@ mod hosts;
 mod paging;
 mod sessions;
 mod volumes;
+mod wire;
