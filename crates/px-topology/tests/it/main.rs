@@ -12,3 +12,4 @@ mod sizing;
 mod spec_parse;
 mod spec_validate;
 mod support;
+mod wire;
