@@ -34,8 +34,9 @@ pub async fn connect(path: &Path, context: Option<&str>) -> Result<Client> {
 }
 
 /// A client from a ready config. kube is built with ring only (the workspace's one
-/// rustls provider, which reqwest uses too), so building the TLS stack cannot hit rustls's "cannot
-/// determine the process-level CryptoProvider" panic; tests check that.
+/// rustls provider, which reqwest uses too), so building the TLS stack cannot hit
+/// rustls's "cannot determine the process-level CryptoProvider" panic; tests check
+/// that.
 pub fn client_from_config(config: Config) -> Result<Client> {
     let url = config.cluster_url.to_string();
     Client::try_from(config)
