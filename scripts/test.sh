@@ -44,6 +44,13 @@ for crate in px-topology flasharray-mock; do
   fi
 done
 
+step "one crypto provider (ring): aws-lc is not built"
+if cargo tree -q --workspace -e normal -i aws-lc-sys >/dev/null 2>&1; then
+  echo "error: aws-lc-sys is back in the dependency tree (per-process jitter-entropy seeding)" >&2
+  cargo tree -q --workspace -e normal -i aws-lc-sys >&2 || true
+  exit 1
+fi
+
 step "cargo test --workspace"
 schemas="${PXFA_SCHEMAS_DIR:-../shared/schemas}"
 if [[ ! -d "$schemas" ]]; then

@@ -7,19 +7,20 @@
 //! # Looking up names that may not exist
 //!
 //! Arrays fail a `names=` listing as a whole when any one name is missing ("does not
-//! exist"). The `lookup_*` methods read a set of names tolerating missing ones, by one
-//! rule:
+//! exist"). The `lookup_*` methods read a set of names tolerating missing ones, in
+//! one round trip, by one rule:
 //!
-//! 1. names go in chunks of [`MAX_NAMES_PER_CALL`], the chunks concurrently;
-//! 2. each chunk is listed by `names=`;
-//! 3. when that fails as [`ErrorKind::NotFound`], the chunk is listed again with the
-//!    filter `name=('a','b',...)`, which matches what exists and ignores the rest;
-//! 4. when the filter answer is [`ErrorKind::NotFound`] as well, none of the chunk
-//!    exists; when the array rejects the filter as [`ErrorKind::Invalid`], everything
-//!    is listed and the names are picked locally.
+//! 1. names go in chunks of at most [`MAX_NAMES_PER_CALL`] names and
+//!    [`MAX_FILTER_BYTES`] of encoded filter, the chunks concurrently;
+//! 2. each chunk is listed with the filter `name=('a','b',...)`, which matches what
+//!    exists and ignores the rest; the names are picked locally, ignoring case;
+//! 3. an answer [`ErrorKind::NotFound`] to the filter means none of the chunk exists;
+//! 4. only when the array rejects the filter itself as [`ErrorKind::Invalid`] (an
+//!    older Purity) is the chunk listed by `names=`, and when that fails as
+//!    [`ErrorKind::NotFound`], everything is listed and the names are picked locally.
 //!
-//! So a chunk costs one round trip when every name exists and two when some do not.
-//! Names compare case-insensitively; destroyed objects are included.
+//! Names cannot contain `'` or `*`, so quoting them is safe. Destroyed objects are
+//! included, for recovery.
 
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -35,6 +36,10 @@ use crate::params::ListParams;
 /// Most names sent in one REST call. Names travel in the query string; 100 names of
 /// up to 63 characters stay well below the 8 KiB URL limit common to HTTP servers.
 pub const MAX_NAMES_PER_CALL: usize = 100;
+
+/// Most bytes of one percent-encoded `name=(...)` filter: front ends in the style of
+/// nginx cap a request line at 8 KiB, and `'` alone encodes as three bytes.
+pub const MAX_FILTER_BYTES: usize = 6_000;
 
 /// Conveniences every [`FlashArray`] has; see the module text for the lookup rule.
 #[async_trait]
@@ -80,6 +85,47 @@ macro_rules! named {
 
 named!(Volume, Host, HostGroup, Pod);
 
+/// Bytes `c` takes in a query string once percent-encoded.
+fn encoded_len(c: u8) -> usize {
+    if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'~') {
+        1
+    } else {
+        3
+    }
+}
+
+/// The encoded size of `'name',` in a membership filter.
+fn quoted_cost(name: &str) -> usize {
+    name.bytes().map(encoded_len).sum::<usize>() + 3 * 3
+}
+
+/// Splits `names` into chunks of at most [`MAX_NAMES_PER_CALL`] names whose
+/// membership filter stays within [`MAX_FILTER_BYTES`] encoded.
+pub(crate) fn filter_chunks(names: &[String]) -> Vec<&[String]> {
+    // `name=(` and `)`, encoded.
+    const FRAME: usize = 4 + 3 + 3 + 3;
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, FRAME);
+    for (i, n) in names.iter().enumerate() {
+        let cost = quoted_cost(n);
+        if i > start && (i - start == MAX_NAMES_PER_CALL || bytes + cost > MAX_FILTER_BYTES) {
+            out.push(&names[start..i]);
+            (start, bytes) = (i, FRAME);
+        }
+        bytes += cost;
+    }
+    if start < names.len() {
+        out.push(&names[start..]);
+    }
+    out
+}
+
+/// `field=('a','b',...)`: membership of `field` in `names`.
+pub fn membership_filter(field: &str, names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    format!("{field}=({})", quoted.join(","))
+}
+
 /// The lookup rule of the module text, for one collection.
 async fn lookup<T, F, Fut>(names: &[String], list: F) -> Result<Vec<T>>
 where
@@ -91,7 +137,7 @@ where
         return Ok(Vec::new());
     }
     let list = &list;
-    let chunks = names.chunks(MAX_NAMES_PER_CALL).map(|chunk| async move {
+    let chunks = filter_chunks(names).into_iter().map(|chunk| async move {
         let wanted: BTreeSet<String> = chunk.iter().map(|n| n.to_ascii_lowercase()).collect();
         let pick = |items: Vec<T>| -> Vec<T> {
             items
@@ -99,16 +145,14 @@ where
                 .filter(|i| wanted.contains(&i.object_name().to_ascii_lowercase()))
                 .collect()
         };
-        match list(ListParams::names(chunk)).await {
+        match list(ListParams::all().filter(membership_filter("name", chunk))).await {
             Ok(items) => Ok(pick(items)),
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                let quoted: Vec<String> = chunk.iter().map(|n| format!("'{n}'")).collect();
-                let filter = format!("name=({})", quoted.join(","));
-                match list(ListParams::all().filter(filter)).await {
+            // The filter names nothing but the chunk: none of it exists.
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) if e.kind() == ErrorKind::Invalid => {
+                match list(ListParams::names(chunk)).await {
                     Ok(items) => Ok(pick(items)),
-                    // The filter names nothing but the chunk: none of it exists.
-                    Err(e) if e.kind() == ErrorKind::NotFound => Ok(Vec::new()),
-                    Err(e) if e.kind() == ErrorKind::Invalid => {
+                    Err(e) if e.kind() == ErrorKind::NotFound => {
                         list(ListParams::all()).await.map(pick)
                     }
                     Err(e) => Err(e),
@@ -194,23 +238,26 @@ mod tests {
     fn by_filter(have: &[&str], f: &str) -> Result<Vec<Volume>> {
         Ok(have
             .iter()
-            .filter(|h| f.contains(&format!("'{h}'")))
+            .filter(|h| {
+                f.to_ascii_lowercase()
+                    .contains(&format!("'{}'", h.to_ascii_lowercase()))
+            })
             .map(|n| vol(n))
             .collect())
     }
 
     #[test]
-    fn every_name_present_is_one_call() {
+    fn every_name_present_is_one_filtered_call() {
         let (found, calls) = run(&["a", "b", "c"], &["a", "B"], by_filter);
-        assert_eq!(found, ["a", "B"]);
-        assert_eq!(calls, ["names=a,B"]);
+        assert_eq!(found, ["a", "b"]);
+        assert_eq!(calls, ["filter=name=('a','B')"]);
     }
 
     #[test]
-    fn a_missing_name_falls_back_to_the_filter() {
+    fn a_missing_name_costs_nothing_more() {
         let (found, calls) = run(&["a", "c"], &["a", "b"], by_filter);
         assert_eq!(found, ["a"]);
-        assert_eq!(calls, ["names=a,b", "filter=name=('a','b')"]);
+        assert_eq!(calls, ["filter=name=('a','b')"]);
     }
 
     #[test]
@@ -219,16 +266,40 @@ mod tests {
             Err(Error::api(400, None, "Volume does not exist."))
         });
         assert!(found.is_empty());
-        assert_eq!(calls.len(), 2);
+        assert_eq!(calls, ["filter=name=('a')"]);
     }
 
     #[test]
-    fn a_rejected_filter_falls_back_to_listing_everything() {
-        let (found, calls) = run(&["a", "c"], &["A", "b"], |_, _| {
-            Err(Error::api(400, None, "Invalid filter."))
-        });
+    fn a_rejected_filter_falls_back_to_names_then_to_listing_everything() {
+        let rejected = |_: &[&str], _: &str| Err(Error::api(400, None, "Invalid filter."));
+        let (found, calls) = run(&["a", "c"], &["A", "c"], rejected);
+        assert_eq!(found, ["A", "c"]);
+        assert_eq!(calls, ["filter=name=('A','c')", "names=A,c"]);
+        let (found, calls) = run(&["a", "c"], &["A", "b"], rejected);
         assert_eq!(found, ["a"]);
-        assert_eq!(calls, ["names=A,b", "filter=name=('A','b')", "all"]);
+        assert_eq!(calls, ["filter=name=('A','b')", "names=A,b", "all"]);
+    }
+
+    #[test]
+    fn long_names_are_chunked_by_encoded_filter_size() {
+        let names: Vec<String> = (0..100)
+            .map(|i| format!("{i:03}{}", "x".repeat(60)))
+            .collect();
+        let chunks = filter_chunks(&names);
+        assert!(
+            chunks.len() > 1,
+            "100 names of 63 bytes exceed {MAX_FILTER_BYTES}"
+        );
+        assert_eq!(chunks.iter().map(|c| c.len()).sum::<usize>(), 100);
+        for c in &chunks {
+            let f = membership_filter("name", c);
+            let encoded: usize = f.bytes().map(encoded_len).sum();
+            assert!(encoded <= MAX_FILTER_BYTES, "{encoded}");
+        }
+        let short: Vec<String> = (0..250).map(|i| format!("v{i}")).collect();
+        let sizes: Vec<usize> = filter_chunks(&short).iter().map(|c| c.len()).collect();
+        assert_eq!(sizes, [100, 100, 50]);
+        assert!(filter_chunks(&[]).is_empty());
     }
 
     #[test]

@@ -56,7 +56,7 @@ pub mod wwn;
 
 pub use array::{DynFlashArray, FlashArray};
 pub use error::{ApiError, Error, ErrorKind, Result, TransportError, TransportErrorKind};
-pub use ext::{FlashArrayExt, MAX_NAMES_PER_CALL};
+pub use ext::{FlashArrayExt, MAX_FILTER_BYTES, MAX_NAMES_PER_CALL, membership_filter};
 pub use name::{HostGroupName, HostName, PodName, RealmName, VolumeName};
 pub use params::{
     ConnectionParams, ConnectionTarget, ListParams, MemberParams, TagParams, TagResource,

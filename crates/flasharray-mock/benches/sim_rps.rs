@@ -77,6 +77,7 @@ async fn run(tls: bool, workload: Workload, clients: u64, secs: u64) -> Outcome 
     let counter = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + Duration::from_secs(secs);
     let mut tasks = Vec::new();
+    flasharray::rest::install_crypto_provider();
     for worker in 0..clients {
         let mut builder = reqwest::Client::builder()
             .pool_max_idle_per_host(1)

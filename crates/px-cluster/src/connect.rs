@@ -65,9 +65,10 @@ fn read_kubeconfigs(paths: &Path) -> Result<Kubeconfig> {
     })
 }
 
-/// A client from a ready config. kube is built with aws-lc-rs only (the same rustls
-/// provider as reqwest), so building the TLS stack cannot hit rustls's "cannot
-/// determine the process-level CryptoProvider" panic; tests check that.
+/// A client from a ready config. kube is built with ring only (the workspace's one
+/// rustls provider, which reqwest uses too), so building the TLS stack cannot hit
+/// rustls's "cannot determine the process-level CryptoProvider" panic; tests check
+/// that.
 pub fn client_from_config(config: Config) -> Result<Client> {
     let url = config.cluster_url.to_string();
     Client::try_from(config)

@@ -2,10 +2,14 @@
 //! fixed injected round-trip latency, pxfa's batched rounds against the naive way
 //! (one call per object, sequentially), in the same run.
 //!
-//! Two modes, both by default: `mock` hands the `MockArray` itself to the engine;
-//! `sim` serves the same `MockArray` (same injected latency) through the HTTPS
-//! simulator and hands the engine a `RestArray` talking to it, so every call goes
-//! through the real client, TLS, HTTP and the simulator's routes.
+//! Two modes, both by default: `mock` hands the `MockArray` itself to the engine,
+//! with the latency injected per call; `sim` serves the same `MockArray` through the
+//! HTTPS simulator with the latency on *every* HTTP request (version and login too)
+//! and once more on each new connection, and hands the engine a `RestArray` talking
+//! to it, so every call goes through the real client, TLS, HTTP/2 and the
+//! simulator's routes. In `sim` mode the simulator's request log gives the rounds on
+//! the wire; the bench exits non-zero when a cold apply needs more than
+//! [`MAX_FRESH_DEPTH`] or a repeat more than [`MAX_AGAIN_DEPTH`].
 //!
 //! Run: `cargo bench -p px-topology --bench converge` (add `-- --latency-ms 5` to
 //! change the latency, `-- --workers 3,16` to change the sizes, `-- --mode sim`
@@ -25,7 +29,7 @@ use flasharray::{
     VolumeName,
 };
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
+use flasharray_mock::sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::desired::{
     DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
@@ -33,9 +37,12 @@ use px_topology::desired::{
 };
 use px_topology::plan::{PlanOptions, observe, plan};
 
-/// Dependent read rounds of `observe`: names (and, for missing names, the filter
-/// fallback) with tags and token concurrently, then connections of what exists.
-const OBSERVE_ROUNDS: usize = 2;
+/// Wire rounds allowed for a cold apply, logout excluded (the bench does not log
+/// out): version, login, one read round, three write rounds.
+const MAX_FRESH_DEPTH: usize = 6;
+/// Wire rounds allowed for a repeat with nothing to do, on a logged-in client: the
+/// read round (a fresh process adds version, login and logout: 4).
+const MAX_AGAIN_DEPTH: usize = 1;
 const MGMT_HOSTS: usize = 3;
 const ADMIN: &str = "px-bench";
 /// The API token the simulator accepts at `POST /login` (a local, throwaway value).
@@ -231,12 +238,16 @@ struct Target {
 impl Target {
     async fn new(mode: Mode, latency: Duration) -> Target {
         let mock = MockArray::builder().admin(ADMIN).build();
-        mock.faults().set_latency(latency);
         let rest = match mode {
-            Mode::Mock => None,
+            Mode::Mock => {
+                mock.faults().set_latency(latency);
+                None
+            }
             Mode::Sim => {
                 let cfg = SimConfig {
                     tls: true,
+                    http_latency: latency,
+                    connect_latency: latency,
                     ..SimConfig::new(SIM_TOKEN.into())
                 };
                 let sim = Simulator::start(mock.clone(), cfg)
@@ -253,6 +264,20 @@ impl Target {
         Target { mock, rest }
     }
 
+    /// Requests, wire depth and TLS handshakes since the last call; `None` in mock mode.
+    fn wire(&self) -> Option<Wire> {
+        let (sim, _) = self.rest.as_ref()?;
+        let log = sim.request_log();
+        let stats = sim.stats();
+        sim.reset_stats();
+        Some(Wire {
+            requests: stats.requests,
+            depth: critical_path_depth(&log),
+            handshakes: stats.tls_handshakes,
+            h2: stats.http_versions.keys().all(|v| v == "HTTP/2.0"),
+        })
+    }
+
     fn array(&self) -> &dyn FlashArray {
         match &self.rest {
             Some((_, client)) => client,
@@ -267,11 +292,21 @@ impl Target {
     }
 }
 
+/// What the simulator saw of one run.
+#[derive(Clone, Copy)]
+struct Wire {
+    requests: u64,
+    depth: usize,
+    handshakes: u64,
+    h2: bool,
+}
+
 /// The repeat run on an array that already holds the tenant.
 struct Again {
     wall: Duration,
     calls: u64,
     writes: u64,
+    wire: Option<Wire>,
 }
 
 struct Row {
@@ -282,6 +317,7 @@ struct Row {
     calls: u64,
     rounds: usize,
     floor: Duration,
+    wire: Option<Wire>,
     /// `None` when the first apply failed (then the repeat is not run).
     again: Option<Again>,
     /// Why the first apply failed: how many changes, and the first error.
@@ -305,8 +341,14 @@ async fn measure(mode: Mode, workers: usize, latency: Duration) -> Row {
     let r = apply(a, &d, &p, &ApplyOptions::default(), &|_| {}).await;
     let wall = start.elapsed();
     let calls = t.mock.stats().calls;
-    let rounds = OBSERVE_ROUNDS + r.rounds;
-    let floor = latency * u32::try_from(rounds).expect("few rounds");
+    let wire = t.wire();
+    // Engine rounds in mock mode; on the wire (version and login included) in sim
+    // mode, plus one latency for the first connection.
+    let (rounds, floor_units) = match wire {
+        Some(w) => (w.depth, w.depth + 1),
+        None => (obs.rounds + r.rounds, obs.rounds + r.rounds),
+    };
+    let floor = latency * u32::try_from(floor_units).expect("few rounds");
     let failure = (!r.is_success()).then(|| {
         format!(
             "{} failed, {} skipped, {} applied; first error: {}",
@@ -333,6 +375,7 @@ async fn measure(mode: Mode, workers: usize, latency: Duration) -> Row {
             wall,
             calls: s.calls,
             writes: s.writes,
+            wire: t.wire(),
         })
     } else {
         None
@@ -354,6 +397,7 @@ async fn measure(mode: Mode, workers: usize, latency: Duration) -> Row {
         calls,
         rounds,
         floor,
+        wire,
         again,
         failure,
         naive_wall,
@@ -389,28 +433,32 @@ fn main() {
         .build()
         .expect("tokio runtime");
     println!(
-        "converge benchmark: {} ms injected latency per call (MockArray faults), concurrency {}",
+        "converge benchmark: {} ms latency per call (mock: MockArray faults; sim: every HTTP request and each new connection), concurrency {}",
         latency.as_millis(),
         ApplyOptions::default().concurrency
     );
     println!(
-        "modes: mock = MockArray as &dyn FlashArray; sim = RestArray over HTTPS to the simulator \
-         serving that MockArray (calls counted on the MockArray: excludes the client's \
-         api_version + login requests)"
+        "modes: mock = MockArray as &dyn FlashArray, rounds = engine rounds; sim = RestArray over \
+         HTTPS to the simulator serving that MockArray, rounds = wire depth (version and login \
+         included, logout excluded), floor = (rounds + 1 connection) x latency; calls = array \
+         calls (MockArray), reqs = HTTP requests, hs = TLS handshakes"
     );
     println!(
-        "{:>4} {:>7} {:>7} | {:>9} {:>6} {:>6} {:>8} {:>6} | {:>9} {:>6} {:>6} | {:>9} {:>6} {:>7}",
+        "{:>4} {:>7} {:>7} | {:>9} {:>6} {:>5} {:>3} {:>6} {:>8} {:>6} | {:>9} {:>6} {:>6} {:>6} | {:>9} {:>6} {:>7}",
         "mode",
         "workers",
         "objects",
         "pxfa ms",
         "calls",
+        "reqs",
+        "hs",
         "rounds",
         "floor ms",
         "ratio",
         "again ms",
         "calls",
         "writes",
+        "rounds",
         "naive ms",
         "calls",
         "speedup"
@@ -420,31 +468,56 @@ fn main() {
         for &w in &sizes {
             let r = rt.block_on(measure(mode, w, latency));
             let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-            let (again_ms, again_calls, again_writes) = match &r.again {
+            let (again_ms, again_calls, again_writes, again_rounds) = match &r.again {
                 Some(g) => (
                     format!("{:.0}", ms(g.wall)),
                     g.calls.to_string(),
                     g.writes.to_string(),
+                    g.wire.map_or("-".into(), |w| w.depth.to_string()),
                 ),
-                None => ("-".into(), "-".into(), "-".into()),
+                None => ("-".into(), "-".into(), "-".into(), "-".into()),
             };
+            let (reqs, hs) = r.wire.map_or(("-".into(), "-".into()), |w| {
+                (w.requests.to_string(), w.handshakes.to_string())
+            });
             println!(
-                "{:>4} {:>7} {:>7} | {:>9.0} {:>6} {:>6} {:>8.0} {:>6.2} | {:>9} {:>6} {:>6} | {:>9.0} {:>6} {:>6.1}x",
+                "{:>4} {:>7} {:>7} | {:>9.0} {:>6} {:>5} {:>3} {:>6} {:>8.0} {:>6.2} | {:>9} {:>6} {:>6} {:>6} | {:>9.0} {:>6} {:>6.1}x",
                 r.mode.label(),
                 r.workers,
                 r.objects,
                 ms(r.wall),
                 r.calls,
+                reqs,
+                hs,
                 r.rounds,
                 ms(r.floor),
                 ms(r.wall) / ms(r.floor),
                 again_ms,
                 again_calls,
                 again_writes,
+                again_rounds,
                 ms(r.naive_wall),
                 r.naive_calls,
                 ms(r.naive_wall) / ms(r.wall)
             );
+            if let Some(w) = r.wire
+                && (w.depth > MAX_FRESH_DEPTH || !w.h2)
+            {
+                println!(
+                    "     ^ MISS: cold apply {} wire rounds (at most {MAX_FRESH_DEPTH}), HTTP/2 {}",
+                    w.depth, w.h2
+                );
+                failures += 1;
+            }
+            if let Some(w) = r.again.as_ref().and_then(|g| g.wire)
+                && w.depth > MAX_AGAIN_DEPTH
+            {
+                println!(
+                    "     ^ MISS: repeat {} wire rounds (at most {MAX_AGAIN_DEPTH})",
+                    w.depth
+                );
+                failures += 1;
+            }
             if let Some(f) = &r.failure {
                 println!("     ^ pxfa apply FAILED: {}", shorten(f));
                 failures += 1;

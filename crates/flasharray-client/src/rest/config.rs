@@ -170,6 +170,7 @@ impl RestArrayBuilder {
             ));
         }
 
+        install_crypto_provider();
         let mut http = reqwest::Client::builder()
             .connect_timeout(self.connect_timeout)
             .timeout(self.request_timeout)
@@ -205,6 +206,20 @@ impl RestArrayBuilder {
         Ok(RestArray::from_parts(
             http, base, api_token, pinned, self.retry,
         ))
+    }
+}
+
+/// Makes ring the process's rustls provider unless one is installed already.
+///
+/// reqwest is built without a provider of its own (`rustls-no-provider`) and takes
+/// the process default. ring, unlike aws-lc-rs, does not seed a DRBG through CPU
+/// jitter entropy (~40 ms per process) before the first handshake. A program that
+/// installed a provider itself keeps it; installing twice is harmless.
+/// Call it before building any other reqwest client in a process that uses this crate.
+pub fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Err means another thread installed one in between: that one is used.
+        let _ = rustls::crypto::ring::default_provider().install_default();
     }
 }
 
@@ -324,6 +339,21 @@ mod tests {
         }
         let debug = format!("{:?}", RestArray::builder("https://u:SECRET@h"));
         assert!(!debug.contains("SECRET"), "{debug}");
+    }
+
+    #[test]
+    fn build_installs_ring_as_the_process_provider() {
+        RestArray::builder("array.example")
+            .api_token("t".into())
+            .build()
+            .unwrap();
+        let installed = rustls::crypto::CryptoProvider::get_default().expect("a provider");
+        let ring = rustls::crypto::ring::default_provider();
+        let suites = |p: &rustls::crypto::CryptoProvider| -> Vec<_> {
+            p.cipher_suites.iter().map(|s| s.suite()).collect()
+        };
+        assert_eq!(suites(installed), suites(&ring));
+        assert_eq!(installed.kx_groups.len(), ring.kx_groups.len());
     }
 
     #[test]

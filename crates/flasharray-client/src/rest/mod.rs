@@ -64,7 +64,9 @@ mod tokens;
 pub mod transport;
 mod volumes;
 
-pub use config::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, RestArrayBuilder};
+pub use config::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, RestArrayBuilder, install_crypto_provider,
+};
 pub use tags::MAX_TAGS_PER_BATCH;
 pub use transport::paging::{self, DEFAULT_PAGE_SIZE};
 pub use transport::retry::{self, RetryConfig};

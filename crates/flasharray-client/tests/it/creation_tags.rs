@@ -197,7 +197,7 @@ async fn lost_create(tags_on_array: Value) -> (Array, flasharray::Result<()>) {
         .await;
     Mock::given(method("GET"))
         .and(path("/api/2.39/volumes"))
-        .and(query_param("names", "px-new-0,px-new-1"))
+        .and(query_param("filter", "name=('px-new-0','px-new-1')"))
         .respond_with(ok(fixture("volumes/existing_both.json")))
         .mount(&a.server)
         .await;

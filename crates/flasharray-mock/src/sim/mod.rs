@@ -27,6 +27,7 @@ mod response;
 mod routes;
 mod server;
 mod session;
+mod stats;
 mod tls;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -36,6 +37,7 @@ use secrecy::SecretString;
 
 pub use faults::{FaultTrigger, HttpFault, HttpFaultKind, parse_faults};
 pub use server::{RunningSim, Simulator};
+pub use stats::{RequestRecord, SimStats, critical_path_depth, stats_json};
 
 #[cfg(doc)]
 use crate::MockArray;
@@ -72,10 +74,20 @@ pub struct SimConfig {
     pub faults: Vec<HttpFault>,
     /// The `GET /api/api_version` list; empty means [`default_versions`].
     pub versions: Vec<String>,
+    /// Added to every HTTP request, version probe, login and logout included, so
+    /// that a benchmark's round trips all cost alike (the mock's own latency only
+    /// reaches array calls).
+    pub http_latency: Duration,
+    /// Added before each TLS accept: stands for the TCP and TLS round trips of a new
+    /// connection.
+    pub connect_latency: Duration,
+    /// Serve HTTP/1.1 only; by default ALPN offers `h2` first.
+    pub http1_only: bool,
 }
 
 impl SimConfig {
-    /// Defaults: `127.0.0.1:0`, TLS on, no expiry, no faults, default versions.
+    /// Defaults: `127.0.0.1:0`, TLS on, HTTP/2 offered, no expiry, no faults, no
+    /// added latency, default versions.
     pub fn new(api_token: SecretString) -> SimConfig {
         SimConfig {
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
@@ -85,6 +97,9 @@ impl SimConfig {
             expire_sessions_every: None,
             faults: Vec::new(),
             versions: Vec::new(),
+            http_latency: Duration::ZERO,
+            connect_latency: Duration::ZERO,
+            http1_only: false,
         }
     }
 }

@@ -1,16 +1,17 @@
-//! The listener: accepts connections, speaks TLS and HTTP/1.1 keep-alive, and shuts
-//! down gracefully (stop accepting, let in-flight requests finish, then close).
+//! The listener: accepts connections, speaks TLS and HTTP/2 or HTTP/1.1 keep-alive
+//! (ALPN decides), records what it served ([`super::stats`]), and shuts down
+//! gracefully (stop accepting, let in-flight requests finish, then close).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use flasharray::FlashArray;
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use secrecy::ExposeSecret;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
@@ -21,6 +22,7 @@ use tokio_rustls::TlsAcceptor;
 use super::faults::{FaultPlan, FaultTrigger, HttpFault, HttpFaultKind};
 use super::response::Fail;
 use super::session::Sessions;
+use super::stats::{Recorder, RequestRecord, SimStats};
 use super::{SimConfig, SimError, default_versions, routes, tls};
 use crate::MockArray;
 
@@ -39,6 +41,14 @@ pub(crate) struct SimState {
     pub(crate) versions: Vec<String>,
     /// Roles of the admins made through `POST /admins` (see `routes/admins.rs`).
     pub(crate) admin_roles: std::sync::Mutex<std::collections::BTreeMap<String, String>>,
+    /// Wire counters and the request log.
+    pub(crate) recorder: Recorder,
+    /// Added to every request before it is routed.
+    pub(crate) http_latency: Duration,
+    /// Added before each TLS accept.
+    pub(crate) connect_latency: Duration,
+    /// Serve HTTP/1.1 only (no `h2` in ALPN, no HTTP/2 prior knowledge).
+    pub(crate) http1_only: bool,
 }
 
 impl SimState {
@@ -104,7 +114,7 @@ impl Simulator {
             source,
         })?;
         let identity = if cfg.tls {
-            Some(tls::self_signed(local_addr.ip())?)
+            Some(tls::self_signed(local_addr.ip(), cfg.http1_only)?)
         } else {
             None
         };
@@ -121,9 +131,13 @@ impl Simulator {
             faults: FaultPlan::new(faults),
             versions,
             admin_roles: Default::default(),
+            recorder: Recorder::default(),
+            http_latency: cfg.http_latency,
+            connect_latency: cfg.connect_latency,
+            http1_only: cfg.http1_only,
         });
         let (stop_tx, stop_rx) = watch::channel(false);
-        let task = tokio::spawn(accept_loop(listener, acceptor, state, stop_rx));
+        let task = tokio::spawn(accept_loop(listener, acceptor, state.clone(), stop_rx));
         let scheme = if cfg.tls { "https" } else { "http" };
         let host = if local_addr.ip().is_unspecified() {
             "127.0.0.1".to_string()
@@ -143,6 +157,7 @@ impl Simulator {
             cert_pem,
             stop: stop_tx,
             task: Some(task),
+            state,
         })
     }
 }
@@ -156,6 +171,19 @@ pub struct RunningSim {
     cert_pem: String,
     stop: watch::Sender<bool>,
     task: Option<JoinHandle<()>>,
+    state: Arc<SimState>,
+}
+
+impl std::fmt::Debug for SimState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The API token is never shown.
+        f.debug_struct("SimState")
+            .field("versions", &self.versions.len())
+            .field("http_latency", &self.http_latency)
+            .field("connect_latency", &self.connect_latency)
+            .field("http1_only", &self.http1_only)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RunningSim {
@@ -173,6 +201,21 @@ impl RunningSim {
     /// The bound address (with the real port when port 0 was asked for).
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// What the simulator served so far.
+    pub fn stats(&self) -> SimStats {
+        self.state.recorder.stats()
+    }
+
+    /// Every request served so far, in the order they ended.
+    pub fn request_log(&self) -> Vec<RequestRecord> {
+        self.state.recorder.log()
+    }
+
+    /// Forgets the counters and the log, so that a benchmark can measure one phase.
+    pub fn reset_stats(&self) {
+        self.state.recorder.reset();
     }
 
     /// Stops accepting, lets in-flight requests finish (up to a few seconds), then
@@ -217,12 +260,19 @@ async fn accept_loop(
         let acceptor = acceptor.clone();
         let stop = stop.clone();
         connections.spawn(async move {
+            let conn_id = state.recorder.connection();
+            if !state.connect_latency.is_zero() {
+                tokio::time::sleep(state.connect_latency).await;
+            }
             match acceptor {
                 Some(acceptor) => match acceptor.accept(tcp).await {
-                    Ok(tls) => serve_connection(tls, state, stop).await,
+                    Ok(tls) => {
+                        state.recorder.handshake();
+                        serve_connection(tls, conn_id, state, stop).await
+                    }
                     Err(e) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
                 },
-                None => serve_connection(tcp, state, stop).await,
+                None => serve_connection(tcp, conn_id, state, stop).await,
             }
         });
     }
@@ -236,14 +286,22 @@ async fn accept_loop(
     }
 }
 
-async fn serve_connection<I>(io: I, state: Arc<SimState>, mut stop: watch::Receiver<bool>)
-where
+async fn serve_connection<I>(
+    io: I,
+    conn_id: u64,
+    state: Arc<SimState>,
+    mut stop: watch::Receiver<bool>,
+) where
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let service = service_fn(move |req| handle(state.clone(), req));
-    let conn = http1::Builder::new()
-        .keep_alive(true)
-        .serve_connection(TokioIo::new(io), service);
+    let http1_only = state.http1_only;
+    let service = service_fn(move |req| handle(state.clone(), conn_id, req));
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder.http1().keep_alive(true);
+    if http1_only {
+        builder = builder.http1_only();
+    }
+    let conn = builder.serve_connection(TokioIo::new(io), service);
     tokio::pin!(conn);
     tokio::select! {
         _ = conn.as_mut() => {}
@@ -268,8 +326,11 @@ impl std::error::Error for ConnectionDropped {}
 
 async fn handle(
     state: Arc<SimState>,
+    conn_id: u64,
     req: Request<Incoming>,
 ) -> Result<Response<axum::body::Body>, ConnectionDropped> {
+    let start = SystemTime::now();
+    let version = format!("{:?}", req.version());
     let request_id = req
         .headers()
         .get("x-request-id")
@@ -279,14 +340,27 @@ async fn handle(
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let method = req.method().clone();
     let path = req.uri().path().to_string();
-    match routes::route(&state, req).await {
+    if !state.http_latency.is_zero() {
+        tokio::time::sleep(state.http_latency).await;
+    }
+    let (status, answer) = match routes::route(&state, req).await {
         Ok(reply) | Err(Fail::Reply(reply)) => {
             tracing::debug!(%method, %path, status = reply.status.as_u16(), %request_id, "sim request");
-            Ok(reply.into_response(&request_id))
+            (reply.status.as_u16(), Ok(reply.into_response(&request_id)))
         }
         Err(Fail::Drop) => {
             tracing::debug!(%method, %path, %request_id, "sim request: connection dropped");
-            Err(ConnectionDropped)
+            (0, Err(ConnectionDropped))
         }
-    }
+    };
+    let record = RequestRecord {
+        conn_id,
+        method: method.to_string(),
+        path,
+        status,
+        start,
+        end: SystemTime::now(),
+    };
+    state.recorder.request(record, &version);
+    answer
 }

@@ -2,7 +2,7 @@
 //!
 //! Real arrays ship self-signed management certificates too; clients either trust
 //! the PEM we hand out ([`super::RunningSim::cert_pem`]) or skip verification (Pure's
-//! SDK does by default). Only the aws-lc-rs provider is used, never `ring`.
+//! SDK does by default). The `ring` provider is the workspace's one provider.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -19,8 +19,9 @@ pub(crate) struct Identity {
 }
 
 /// Makes a certificate for `127.0.0.1`, `localhost` and the listen address (when it
-/// is a concrete address), and a rustls server configuration speaking HTTP/1.1.
-pub(crate) fn self_signed(listen_ip: IpAddr) -> Result<Identity, SimError> {
+/// is a concrete address), and a rustls server configuration offering HTTP/2 and
+/// HTTP/1.1 by ALPN (HTTP/1.1 only when `http1_only`).
+pub(crate) fn self_signed(listen_ip: IpAddr, http1_only: bool) -> Result<Identity, SimError> {
     let mut names = vec!["127.0.0.1".to_string(), "localhost".to_string()];
     if !listen_ip.is_unspecified() && !listen_ip.is_loopback() {
         names.push(listen_ip.to_string());
@@ -32,14 +33,18 @@ pub(crate) fn self_signed(listen_ip: IpAddr) -> Result<Identity, SimError> {
     let key_der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
         certified.signing_key.serialize_der(),
     ));
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| SimError::Tls(format!("TLS versions: {e}")))?
         .with_no_client_auth()
         .with_single_cert(vec![cert_der], key_der)
         .map_err(|e| SimError::Tls(format!("certificate refused by rustls: {e}")))?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = if http1_only {
+        vec![b"http/1.1".to_vec()]
+    } else {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    };
     Ok(Identity {
         config: Arc::new(config),
         cert_pem,

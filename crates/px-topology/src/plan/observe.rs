@@ -2,21 +2,26 @@
 //!
 //! Round 1 (concurrent): the desired pod, host groups, hosts and volumes by name,
 //! every `pxfa.io` tag per resource kind (ownership of the desired objects *and* the
-//! tenant's orphans in one call per kind), and the token admin. Round 2 (only when the
-//! tags name orphans): the orphan objects and the members of orphan groups. Round 3:
-//! the connections of every existing tenant volume, host and host group.
+//! tenant's orphans in one call per kind), the token admin, and the connections of
+//! the desired volumes and of the desired tenant-scoped hosts and groups. Every
+//! read tolerates missing names (membership filters), so a fresh array costs no
+//! second try. Round 2, only when the tags name orphans: the orphan objects, the
+//! members of orphan groups and the orphans' connections. A re-apply with nothing
+//! to do is therefore one read round.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use flasharray::models::{Connection, Host, HostGroup, Pod, Tag, Volume};
 use flasharray::{
     ConnectionParams, ErrorKind, FlashArray, FlashArrayExt, ListParams, MemberParams, Result,
-    TagParams, TagResource,
+    TagParams, TagResource, membership_filter,
 };
 use futures_util::future::try_join_all;
 
 use super::MAX_NAMES_PER_CALL;
-use crate::desired::{DesiredState, MANAGED_BY_VALUE, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_TENANT};
+use crate::desired::{
+    DesiredState, MANAGED_BY_VALUE, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_TENANT,
+};
 
 /// pxfa's tags (`pxfa.io` namespace) per object, keyed by lower-cased object name
 /// because array names are case-insensitive.
@@ -144,6 +149,8 @@ pub struct Observed {
     pub token: TokenState,
     /// Objects tagged for this tenant that the desired state no longer names.
     pub orphans: Orphans,
+    /// Dependent read rounds `observe` took: 1, or 2 when there were orphans.
+    pub rounds: usize,
 }
 
 /// Objects tagged for the tenant that the desired state no longer names, as the array
@@ -187,7 +194,21 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
     let host_names: Vec<String> = desired.hosts.iter().map(|h| h.name.to_string()).collect();
     let volume_names: Vec<String> = desired.volumes.iter().map(|v| v.name.to_string()).collect();
 
-    // Round 1.
+    // Round 1. Host-side connections only for tenant-scoped hosts and groups: a
+    // shared management group sees every tenant's volumes, and this tenant's rows on
+    // it come with the volume listing.
+    let tenant_hosts: Vec<String> = desired
+        .hosts
+        .iter()
+        .filter(|h| h.scope == Scope::Tenant)
+        .map(|h| h.name.to_string())
+        .collect();
+    let tenant_groups: Vec<String> = desired
+        .host_groups
+        .iter()
+        .filter(|g| g.scope == Scope::Tenant)
+        .map(|g| g.name.to_string())
+        .collect();
     let objects = futures_util::future::try_join4(
         lookup_pods(array, &pod_names),
         lookup_host_groups(array, &group_names),
@@ -211,9 +232,10 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
             array.list_hosts(&ListParams::all()).await
         }
     };
-    let (((pods, groups, hosts, volumes), tags, token), all_hosts) =
+    let connections = list_connections_of(array, &volume_names, &tenant_hosts, &tenant_groups);
+    let (((pods, groups, hosts, volumes), tags, token, mut rows), all_hosts) =
         futures_util::future::try_join(
-            futures_util::future::try_join3(objects, tags, token),
+            futures_util::future::try_join4(objects, tags, token, connections),
             all_hosts,
         )
         .await?;
@@ -225,13 +247,14 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
         volumes: keyed(volumes, |v| &v.name),
         all_hosts,
         token,
+        rounds: 1,
         ..Observed::default()
     };
     for (kind, t) in tags {
         obs.tags.insert(kind, &t);
     }
 
-    // Round 2: orphans.
+    // Round 2: orphans, with their connections.
     let not_desired = |names: Vec<String>, desired: &[String]| -> Vec<String> {
         let want: BTreeSet<String> = desired.iter().map(|n| n.to_ascii_lowercase()).collect();
         names
@@ -247,6 +270,7 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
         pods: not_desired(obs.tags.owned_by(TagResource::Pod, t), &pod_names),
     };
     if !obs.orphans.is_empty() {
+        obs.rounds = 2;
         let o = &obs.orphans;
         let members = try_join_all(o.host_groups.iter().map(|g| async move {
             let m = array
@@ -266,7 +290,7 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
                 Err(e) => Err(e),
             }
         }));
-        let (objects, members) = futures_util::future::try_join(
+        let (objects, members, orphan_rows) = futures_util::future::try_join3(
             futures_util::future::try_join4(
                 lookup_pods(array, &o.pods),
                 lookup_host_groups(array, &o.host_groups),
@@ -274,6 +298,7 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
                 lookup_volumes(array, &o.volumes),
             ),
             members,
+            list_connections_of(array, &o.volumes, &o.hosts, &o.host_groups),
         )
         .await?;
         let (pods, groups, hosts, volumes) = objects;
@@ -282,17 +307,11 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
         obs.hosts.extend(keyed(hosts, |h| &h.name));
         obs.volumes.extend(keyed(volumes, |v| &v.name));
         obs.group_members = members.into_iter().collect();
+        rows.extend(orphan_rows);
     }
 
-    // Round 3: connections of what exists and is live.
-    let live_volumes: Vec<String> = obs
-        .volumes
-        .values()
-        .filter(|v| !v.destroyed)
-        .map(|v| v.name.clone())
-        .collect();
-    // Hosts and groups only when tenant-owned: a shared management group sees every
-    // tenant's volumes, and this tenant's rows on it come with the volume listing.
+    // Keep the rows of live volumes that exist and of the tenant's own hosts and
+    // groups (by the tags the array holds, not the desired state).
     let mine = |kind: TagResource, name: &str| {
         obs.tags
             .get(kind, name)
@@ -300,19 +319,23 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
             .map(String::as_str)
             == Some(desired.tenant.as_str())
     };
-    let hosts: Vec<String> = obs
-        .hosts
-        .values()
-        .filter(|h| mine(TagResource::Host, &h.name))
-        .map(|h| h.name.clone())
-        .collect();
-    let groups: Vec<String> = obs
-        .host_groups
-        .values()
-        .filter(|g| mine(TagResource::HostGroup, &g.name))
-        .map(|g| g.name.clone())
-        .collect();
-    obs.connections = list_connections_of(array, &live_volumes, &hosts, &groups).await?;
+    let live = |v: &str| {
+        obs.volumes
+            .get(&v.to_ascii_lowercase())
+            .is_some_and(|v| !v.destroyed)
+    };
+    let keep = |c: &Connection| {
+        c.volume.name.as_deref().is_some_and(live)
+            || c.host.name.as_deref().is_some_and(|h| {
+                obs.hosts.contains_key(&h.to_ascii_lowercase()) && mine(TagResource::Host, h)
+            })
+            || c.host_group.name.as_deref().is_some_and(|g| {
+                obs.host_groups.contains_key(&g.to_ascii_lowercase())
+                    && mine(TagResource::HostGroup, g)
+            })
+    };
+    let kept: Vec<Connection> = dedup_rows(rows).into_iter().filter(keep).collect();
+    obs.connections = kept;
     Ok(obs)
 }
 
@@ -391,8 +414,9 @@ pub(crate) async fn lookup_tags(
     Ok(try_join_all(calls).await?.into_iter().flatten().collect())
 }
 
-/// Connections of the given volumes, hosts and host groups (all must exist), one
-/// call per chunk of names and side, concurrently, without duplicate rows.
+/// Connections of the given volumes, hosts and host groups, one call per chunk of
+/// names and side, concurrently, by membership filter (`volume.name=(...)`), so that
+/// missing names simply have no rows; without duplicate rows.
 pub(crate) async fn list_connections_of(
     array: &dyn FlashArray,
     volumes: &[String],
@@ -400,38 +424,40 @@ pub(crate) async fn list_connections_of(
     groups: &[String],
 ) -> Result<Vec<Connection>> {
     let mut params = Vec::new();
-    for c in volumes.chunks(MAX_NAMES_PER_CALL) {
-        params.push(ConnectionParams {
-            volume_names: c.to_vec(),
-            ..Default::default()
-        });
+    for (field, names) in [
+        ("volume.name", volumes),
+        ("host.name", hosts),
+        ("host_group.name", groups),
+    ] {
+        for c in names.chunks(MAX_NAMES_PER_CALL) {
+            params.push(ConnectionParams {
+                filter: Some(membership_filter(field, c)),
+                ..Default::default()
+            });
+        }
     }
-    for c in hosts.chunks(MAX_NAMES_PER_CALL) {
-        params.push(ConnectionParams {
-            host_names: c.to_vec(),
-            ..Default::default()
-        });
-    }
-    for c in groups.chunks(MAX_NAMES_PER_CALL) {
-        params.push(ConnectionParams {
-            host_group_names: c.to_vec(),
-            ..Default::default()
-        });
-    }
-    let calls = params.iter().map(|p| array.list_connections(p));
+    let calls = params.iter().map(|p| async move {
+        match array.list_connections(p).await {
+            Ok(rows) => Ok(rows),
+            // Nothing matched the filter.
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    });
+    let rows = try_join_all(calls).await?.into_iter().flatten().collect();
+    Ok(dedup_rows(rows))
+}
+
+/// `rows` without repeats of the same host, group and volume (names ignore case).
+fn dedup_rows(rows: Vec<Connection>) -> Vec<Connection> {
     let mut seen = BTreeSet::new();
-    let mut out: Vec<Connection> = Vec::new();
-    for batch in try_join_all(calls).await? {
-        for c in batch {
-            let key = (
+    rows.into_iter()
+        .filter(|c| {
+            seen.insert((
                 c.host.name.clone().map(|n| n.to_ascii_lowercase()),
                 c.host_group.name.clone().map(|n| n.to_ascii_lowercase()),
                 c.volume.name.clone().map(|n| n.to_ascii_lowercase()),
-            );
-            if seen.insert(key) {
-                out.push(c);
-            }
-        }
-    }
-    Ok(out)
+            ))
+        })
+        .collect()
 }

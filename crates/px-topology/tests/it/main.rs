@@ -18,3 +18,4 @@ mod sizing;
 mod spec_parse;
 mod spec_validate;
 mod support;
+mod wire;

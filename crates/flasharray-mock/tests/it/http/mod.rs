@@ -8,3 +8,4 @@ mod paging;
 mod realms;
 mod sessions;
 mod volumes;
+mod wire;

@@ -24,6 +24,7 @@ pub(crate) async fn start_with(array: MockArray, edit: impl FnOnce(&mut SimConfi
     edit(&mut cfg);
     let sim = Simulator::start(array.clone(), cfg).await.unwrap();
     let cert = reqwest::Certificate::from_pem(sim.cert_pem().as_bytes()).unwrap();
+    flasharray::rest::install_crypto_provider();
     // Trusting exactly the simulator's certificate also checks its SAN (127.0.0.1).
     let http = reqwest::Client::builder()
         .tls_certs_only([cert])
