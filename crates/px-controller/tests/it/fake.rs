@@ -148,13 +148,34 @@ impl Respond for Store {
     }
 }
 
+/// List and watch of every TenantStorage: a list of the stored objects, and watches
+/// that end after a moment without events (the watcher then watches again).
+struct ListWatch(Store);
+
+impl Respond for ListWatch {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        if r.url
+            .query_pairs()
+            .any(|(k, v)| k == "watch" && v == "true")
+        {
+            return ResponseTemplate::new(200)
+                .set_delay(Duration::from_millis(200))
+                .set_body_string("");
+        }
+        let items: Vec<Value> = self.0.0.lock().unwrap().values().cloned().collect();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "apiVersion": "pxfa.io/v1alpha1", "kind": "TenantStorageList",
+            "metadata": {"resourceVersion": "1"}, "items": items}))
+    }
+}
+
 /// A fake management cluster serving one TenantStorage and a MockArray behind it.
 pub(crate) struct World {
     pub(crate) fake: Fake,
     pub(crate) store: Store,
     pub(crate) array: MockArray,
     pub(crate) built: Arc<AtomicUsize>,
-    pub(crate) ctx: Context,
+    pub(crate) ctx: Arc<Context>,
 }
 
 fn secret(ns: &str, name: &str, data: &[(&str, String)]) -> Value {
@@ -207,6 +228,12 @@ impl World {
         .with_priority(1)
         .mount(server)
         .await;
+        Mock::given(method("GET"))
+            .and(path("/apis/pxfa.io/v1alpha1/tenantstorages"))
+            .respond_with(ListWatch(store.clone()))
+            .with_priority(1)
+            .mount(server)
+            .await;
         let pure =
             json!({"FlashArrays": [{"MgmtEndPoint": "fa1-mgmt.example.net", "APIToken": TOKEN}]})
                 .to_string();
@@ -264,12 +291,12 @@ impl World {
             array: array.clone(),
             built: built.clone(),
         };
-        let ctx = Context {
+        let ctx = Arc::new(Context {
             client: fake.client().await,
             arrays: ArrayPool::new(Box::new(connector), 4),
             wait: support::fast_wait(2_000),
             drift_interval: Duration::from_secs(60),
-        };
+        });
         World {
             fake,
             store,

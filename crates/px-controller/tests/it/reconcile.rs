@@ -254,3 +254,38 @@ async fn connections(w: &World) -> usize {
         .unwrap()
         .len()
 }
+
+#[tokio::test]
+async fn the_controller_loop_converges_a_listed_object() {
+    let w = World::start(tenant_object()).await;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let run = tokio::spawn(px_controller::run(
+        w.ctx.clone(),
+        px_controller::Options::default(),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !w.store.status(NAME).is_true(C::Ready) {
+        if std::time::Instant::now() > deadline {
+            let seen: Vec<String> = w
+                .fake
+                .server
+                .received_requests()
+                .await
+                .unwrap_or_default()
+                .iter()
+                .map(|r| format!("{} {}", r.method, r.url))
+                .collect();
+            panic!("not Ready: {:?}\nrequests: {seen:#?}", w.store.status(NAME));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(live_volumes(&w).await > 0);
+    stop.send(()).unwrap();
+    tokio::time::timeout(std::time::Duration::from_secs(10), run)
+        .await
+        .expect("the controller stops on shutdown")
+        .unwrap();
+}
