@@ -571,7 +571,18 @@ async fn write_status(
     obj: &DynamicObject,
     status: &TenantStatus,
 ) -> Result<(), Error> {
-    let patch = json!({"status": status});
+    // A merge patch merges maps: kinds no longer counted are removed explicitly.
+    let mut value = serde_json::to_value(status)
+        .map_err(|e| Error::new(Reason::Internal, format!("cannot encode status: {e}")))?;
+    if let Some(old) = obj.data["status"]["arrayObjects"].as_object() {
+        for kind in old
+            .keys()
+            .filter(|k| !status.array_objects.contains_key(*k))
+        {
+            value["arrayObjects"][kind] = Value::Null;
+        }
+    }
+    let patch = json!({ "status": value });
     api.patch_status(
         &obj.name_any(),
         &PatchParams::default(),
