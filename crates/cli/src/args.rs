@@ -202,6 +202,9 @@ pub(crate) enum Command {
     /// The HTTPS FlashArray simulator.
     #[command(subcommand)]
     Sim(SimCmd),
+    /// The TenantStorage controller for the management cluster.
+    #[command(subcommand)]
+    Controller(ControllerCmd),
     /// Shell completion script on stdout.
     #[command(after_help = concat!("Examples:\n  ", "pxfa completions bash > ~/.local/share/bash-completion/completions/pxfa\n  pxfa completions zsh > \"${fpath[1]}/_pxfa\"\n  pxfa completions fish > ~/.config/fish/completions/pxfa.fish", "\n\n", array_pointer!()))]
     Completions(CompletionsArgs),
@@ -762,6 +765,41 @@ pub(crate) struct SimServeArgs {
     pub(crate) seed_volumes: Option<usize>,
 }
 
+/// `controller` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ControllerCmd {
+    /// Reconcile TenantStorage objects until Ctrl-C or SIGTERM. Array credentials
+    /// come from the Secret each object names (spec.credentialsSecret), never from
+    /// flags or the environment.
+    Run(ControllerRunArgs),
+}
+
+/// `controller run`.
+#[derive(Debug, Args)]
+pub(crate) struct ControllerRunArgs {
+    /// Kubeconfig of the management cluster; default: in-cluster, then $KUBECONFIG.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// Context in the kubeconfig.
+    #[arg(long)]
+    pub(crate) context: Option<String>,
+    /// Watch only this namespace (default: all).
+    #[arg(long)]
+    pub(crate) namespace: Option<String>,
+    /// Most TenantStorage objects reconciled at once.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) concurrency: u16,
+    /// Most tenants working on one array at once (they share its session).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) per_array: u16,
+    /// How often a converged object is checked for drift.
+    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
+    pub(crate) drift_interval: std::time::Duration,
+    /// How long one reconcile waits for cluster objects to become ready.
+    #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
+    pub(crate) wait_timeout: std::time::Duration,
+}
+
 /// `completions`.
 #[derive(Debug, Args)]
 pub(crate) struct CompletionsArgs {
@@ -798,6 +836,11 @@ pub(crate) struct KubeArgs {
     /// sure the old VM is gone for good: two VMs must never share a worker's disks).
     #[arg(long, requires = "kubeconfig")]
     pub(crate) adopt_replaced_vms: bool,
+    /// Also apply the management MachineConfig (multipath, udev). The Machine Config
+    /// Operator then reboots the management workers one by one; without this flag the
+    /// file is only written with --out.
+    #[arg(long, requires = "kubeconfig")]
+    pub(crate) apply_node_config: bool,
 }
 
 /// `status`.

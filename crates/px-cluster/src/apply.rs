@@ -33,6 +33,41 @@ pub struct ApplyOptions {
     pub adopt_replaced_vms: bool,
 }
 
+/// What of the rendered bundle is applied to the clusters, and why the rest is not.
+///
+/// Two objects are left to the admin unless asked for: the pull-secret template
+/// (pxfa holds no pull secret here; a template would be refused by the API server and
+/// must never replace a working one), and the management MachineConfigs, because the
+/// Machine Config Operator reboots every management worker to apply one (`node_config`
+/// is the admin's explicit yes).
+pub fn cluster_bundle(
+    spec: &TenantStorage,
+    manifests: Vec<Manifest>,
+    node_config: bool,
+) -> (Vec<Manifest>, Vec<String>) {
+    let pull_secret = spec.pull_secret_name();
+    let mut skipped = Vec::new();
+    let kept = manifests
+        .into_iter()
+        .filter(|m| {
+            let template = m.secret && m.kind == "Secret" && m.name == pull_secret;
+            let reboots = !node_config
+                && m.cluster == Cluster::Management
+                && m.kind == "MachineConfig";
+            if template {
+                skipped.push(format!("Secret/{} (pull secret: apply your own)", m.name));
+            } else if reboots {
+                skipped.push(format!(
+                    "MachineConfig/{} (reboots every management worker; pass --apply-node-config, or apply the rendered file in a maintenance window)",
+                    m.name
+                ));
+            }
+            !(template || reboots)
+        })
+        .collect();
+    (kept, skipped)
+}
+
 /// A field ownership conflict reported by the API server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Conflict {

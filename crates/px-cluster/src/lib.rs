@@ -18,7 +18,7 @@ pub mod status;
 pub mod token;
 pub mod vms;
 
-pub use apply::{ApplyOptions, ApplyReport, Conflict, apply_manifests};
+pub use apply::{ApplyOptions, ApplyReport, Conflict, apply_manifests, cluster_bundle};
 pub use connect::{client_from_config, connect, probe};
 pub use error::{BoxError, Error, Result};
 /// The client every function here takes, re-exported so callers need no kube dependency

@@ -57,15 +57,81 @@ pub fn tenant_storage_crd() -> Value {
                         "kind": {"type": "string"},
                         "metadata": {"type": "object"},
                         "spec": spec_schema(),
+                        "status": status_schema(),
                     },
                 }},
+                // The controller writes status through its own subresource, so a
+                // status write never races a spec edit (and `oc apply` never
+                // overwrites status).
+                "subresources": {"status": {}},
                 "additionalPrinterColumns": [
                     {"name": "Mode", "type": "string", "jsonPath": ".spec.storage.mode"},
-                    {"name": "Capacity", "type": "string", "jsonPath": ".spec.storage.capacity"},
-                    {"name": "Cluster", "type": "string", "jsonPath": ".spec.hostedCluster.name"},
+                    {"name": "Workers", "type": "integer", "jsonPath": ".spec.hostedCluster.replicas"},
+                    {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"},
+                    {"name": "Reason", "type": "string", "priority": 1, "jsonPath": ".status.conditions[?(@.type==\"Ready\")].reason"},
+                    {"name": "Capacity", "type": "string", "priority": 1, "jsonPath": ".spec.storage.capacity"},
+                    {"name": "Cluster", "type": "string", "priority": 1, "jsonPath": ".spec.hostedCluster.name"},
                     {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
                 ],
             }],
+        },
+    })
+}
+
+/// Condition types the controller writes into `status.conditions`.
+pub const CONDITION_TYPES: [&str; 7] = [
+    "Valid",
+    "ArrayReady",
+    "ManagementApplied",
+    "TenantApplied",
+    "Ready",
+    "Drifted",
+    "Degraded",
+];
+
+/// Annotation that approves one apply of a `spec.apply: manual` object; the
+/// controller removes it once that apply ran.
+pub const APPROVE_ANNOTATION: &str = "pxfa.io/approve-apply";
+
+/// The schema of `status`, as the controller writes it (see px-controller's
+/// `status` module): observed generation, conditions, array object counts and the
+/// last plan's summary.
+pub fn status_schema() -> Value {
+    let count = json!({"type": "integer", "format": "int64"});
+    json!({
+        "type": "object",
+        "properties": {
+            "observedGeneration": {"type": "integer", "format": "int64"},
+            "conditions": {
+                "type": "array",
+                "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["type"],
+                "items": {
+                    "type": "object",
+                    "required": ["type", "status"],
+                    "properties": {
+                        "type": {"type": "string", "enum": CONDITION_TYPES},
+                        "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
+                        "reason": {"type": "string"},
+                        "message": {"type": "string"},
+                        "observedGeneration": {"type": "integer", "format": "int64"},
+                        "lastTransitionTime": {"type": "string", "format": "date-time"},
+                    },
+                },
+            },
+            "arrayObjects": {
+                "type": "object",
+                "description": "Array objects of the tenant by kind, as last observed.",
+                "additionalProperties": count,
+            },
+            "lastPlan": {
+                "type": "object",
+                "description": "Counts of the last plan, and the pending changes when approval is needed.",
+                "properties": {
+                    "create": count, "update": count, "delete": count, "noop": count,
+                    "pending": {"type": "array", "items": {"type": "string"}},
+                },
+            },
         },
     })
 }
@@ -225,6 +291,47 @@ mod tests {
     }
 
     #[test]
+    fn status_subresource_and_columns() {
+        let crd = tenant_storage_crd();
+        let v = &crd["spec"]["versions"][0];
+        assert_eq!(v["subresources"]["status"], json!({}));
+        let names: Vec<&str> = v["additionalPrinterColumns"]
+            .as_array()
+            .expect("columns")
+            .iter()
+            .filter(|c| c.get("priority").is_none())
+            .filter_map(|c| c["name"].as_str())
+            .collect();
+        assert_eq!(names, ["Mode", "Workers", "Ready", "Age"]);
+        let status = &v["schema"]["openAPIV3Schema"]["properties"]["status"];
+        let ok = json!({"observedGeneration": 3, "conditions": [
+            {"type": "Ready", "status": "False", "reason": "ApprovalPending", "message": "2 changes"}],
+            "arrayObjects": {"volume": 4}, "lastPlan": {"create": 2, "pending": ["+ volume a"]}});
+        let v4 = jsonschema::draft4::new(status).expect("status schema compiles");
+        assert!(v4.is_valid(&ok));
+        let bad = json!({"conditions": [{"type": "Happy", "status": "True"}]});
+        assert!(!v4.is_valid(&bad), "unknown condition types are refused");
+    }
+
+    #[test]
+    fn controller_fields_are_optional_and_parse() {
+        let mut spec = fixture_spec("valid-minimal.yaml");
+        assert!(validator().is_valid(&spec), "without controller fields");
+        spec["apply"] = json!("manual");
+        spec["credentialsSecret"] = json!({"name": "fa1-creds"});
+        spec["onDelete"] = json!("destroy");
+        assert!(validator().is_valid(&spec));
+        let parsed: crate::spec::TenantSpec = serde_json::from_value(spec).expect("parses");
+        assert_eq!(parsed.apply, Some(crate::spec::ApplyPolicy::Manual));
+        let creds = parsed.credentials_secret.expect("secret ref");
+        assert_eq!(creds.pure_json_key, "pure.json");
+        assert_eq!(creds.ca_key, "ca.crt");
+        let mut wrong = fixture_spec("valid-minimal.yaml");
+        wrong["apply"] = json!("sometimes");
+        assert!(!validator().is_valid(&wrong));
+    }
+
+    #[test]
     fn schema_is_structural() {
         let crd = tenant_storage_crd();
         let mut nodes = Vec::new();
@@ -241,7 +348,9 @@ mod tests {
                     "anyOf at {path}"
                 );
             }
-            if let Some(t) = m.get("type") {
+            // Under `properties`, keys are field names: a field may be called `type`.
+            let field_names = path.ends_with(".properties");
+            if let Some(t) = m.get("type").filter(|_| !field_names) {
                 assert!(t.is_string(), "type at {path} is {t}");
                 assert_ne!(t, "null", "null type at {path}");
             }

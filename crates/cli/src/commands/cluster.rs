@@ -9,8 +9,8 @@ use flasharray::{FlashArray, RestArray};
 use px_cluster::status::{Item, Layer};
 use px_cluster::{
     ApplyOptions, ApplyReport, BoxError, GuestInterface, RotateOptions, StatusDocument,
-    StatusReport, TokenProbe, WaitOptions, apply_manifests, cluster_status, connect,
-    resolve_guest_interface, rotate_token,
+    StatusReport, TokenProbe, WaitOptions, apply_manifests, cluster_bundle, cluster_status,
+    connect, resolve_guest_interface, rotate_token,
 };
 use px_topology::Tenant;
 use px_topology::driver::ArrayFacts;
@@ -53,13 +53,10 @@ pub(crate) async fn apply_to_clusters(
             ..RenderOptions::default()
         },
     )?;
-    // pxfa has no pull secret here: its template would be refused by the API server
-    // (and must never replace a working one), so it is left to the admin.
-    let pull_secret = spec.pull_secret_name();
-    let manifests: Vec<_> = manifests
-        .into_iter()
-        .filter(|m| !(m.secret && m.kind == "Secret" && m.name == pull_secret))
-        .collect();
+    let (manifests, skipped) = cluster_bundle(&spec, manifests, k.apply_node_config);
+    for s in &skipped {
+        p.warn(format!("not applied: {s}"));
+    }
     let opts = ApplyOptions {
         force_conflicts: k.force_conflicts,
         wait: WaitOptions {

@@ -7,6 +7,7 @@ pub(crate) mod array;
 pub(crate) mod cluster;
 pub(crate) mod completions;
 pub(crate) mod connection;
+pub(crate) mod controller;
 pub(crate) mod demo;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
@@ -19,7 +20,7 @@ pub(crate) mod volume;
 use anyhow::Result;
 use flasharray::{HostGroupName, HostName, PodName, VolumeName};
 
-use crate::args::{Cli, Command, ListArgs, ResourceCmd, SimCmd, TokenCmd};
+use crate::args::{Cli, Command, ControllerCmd, ListArgs, ResourceCmd, SimCmd, TokenCmd};
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::Printer;
 use crate::session::Session;
@@ -81,6 +82,7 @@ async fn dispatch(cli: Cli, printer: &Printer) -> Result<Outcome> {
     match cli.command {
         Command::Completions(a) => completions::run(&a),
         Command::Sim(SimCmd::Serve(a)) => sim::serve(&a, g, printer).await,
+        Command::Controller(ControllerCmd::Run(a)) => controller::run(&a, printer).await,
         Command::Render(a) => tenant::render(&a, g, printer),
         Command::Lint(a) => tenant::lint(&a, g, printer),
         Command::Size(a) => tenant::size(&a, g, printer).await,

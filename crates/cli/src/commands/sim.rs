@@ -99,7 +99,7 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
 }
 
 #[cfg(unix)]
-async fn wait_for_shutdown() -> Result<&'static str> {
+pub(crate) async fn wait_for_shutdown() -> Result<&'static str> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
     tokio::select! {
@@ -109,7 +109,7 @@ async fn wait_for_shutdown() -> Result<&'static str> {
 }
 
 #[cfg(not(unix))]
-async fn wait_for_shutdown() -> Result<&'static str> {
+pub(crate) async fn wait_for_shutdown() -> Result<&'static str> {
     tokio::signal::ctrl_c()
         .await
         .context("cannot listen for Ctrl-C")?;

@@ -292,3 +292,34 @@ async fn placeholder_secrets_fragments_and_tenant_without_kubeconfig_are_skipped
     );
     assert!(fake.server.received_requests().await.unwrap().is_empty());
 }
+
+#[test]
+fn the_rebooting_machine_config_and_the_pull_secret_template_stay_with_the_admin() {
+    let spec = direct_access_spec();
+    let all = rendered(&spec);
+    let count = |ms: &[Manifest], kind: &str| ms.iter().filter(|m| m.kind == kind).count();
+    let mc = all
+        .iter()
+        .filter(|m| m.cluster == Cluster::Management && m.kind == "MachineConfig")
+        .count();
+    assert!(mc > 0, "the bundle has a management MachineConfig");
+
+    let (kept, skipped) = px_cluster::cluster_bundle(&spec, all.clone(), false);
+    assert!(
+        !kept
+            .iter()
+            .any(|m| m.cluster == Cluster::Management && m.kind == "MachineConfig"),
+        "no rebooting MachineConfig without the admin's yes"
+    );
+    let pull = spec.pull_secret_name();
+    assert!(!kept.iter().any(|m| m.kind == "Secret" && m.name == pull));
+    assert!(
+        skipped.iter().any(|s| s.contains("--apply-node-config")),
+        "{skipped:?}"
+    );
+    assert!(skipped.iter().any(|s| s.contains(&pull)), "{skipped:?}");
+    assert_eq!(kept.len() + skipped.len(), all.len());
+
+    let (kept, _) = px_cluster::cluster_bundle(&spec, all.clone(), true);
+    assert_eq!(count(&kept, "MachineConfig"), count(&all, "MachineConfig"));
+}

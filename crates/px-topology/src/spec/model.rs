@@ -114,6 +114,72 @@ pub struct TenantSpec {
     /// Portworx in the tenant.
     #[serde(default)]
     pub portworx: PortworxSpec,
+    /// Controller only (the CLI ignores it): whether the controller applies array
+    /// changes on its own or waits for an approval annotation. Default `auto`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply: Option<ApplyPolicy>,
+    /// Controller only: the Secret (in the object's namespace) holding the array
+    /// credentials, so that they never sit in the object itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials_secret: Option<CredentialsSecretRef>,
+    /// Controller only: what deleting the object does on the array. Default
+    /// `destroy` (recoverable for the array's eradication delay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_delete: Option<OnDelete>,
+}
+
+/// Whether the controller applies a plan by itself.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApplyPolicy {
+    /// Apply every plan, and re-converge drift.
+    #[default]
+    Auto,
+    /// Plan only; one apply runs per approval annotation (`pxfa.io/approve-apply`).
+    Manual,
+}
+
+/// What deleting a TenantStorage object does to the tenant's array objects.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnDelete {
+    /// Destroy: volumes and the pod stay recoverable for the eradication delay.
+    #[default]
+    Destroy,
+    /// Destroy and eradicate: irreversible.
+    Eradicate,
+    /// Leave the array objects as they are.
+    Keep,
+}
+
+/// A Secret holding a pure.json and optionally the array's CA certificate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CredentialsSecretRef {
+    /// Secret name, in the TenantStorage object's namespace.
+    pub name: String,
+    /// Key holding the pure.json document.
+    #[serde(default = "default_pure_json_key")]
+    pub pure_json_key: String,
+    /// Key holding the array's CA certificate (PEM); optional in the Secret.
+    #[serde(default = "default_ca_key")]
+    pub ca_key: String,
+}
+
+/// Default key of the pure.json document in the credentials Secret.
+pub const DEFAULT_PURE_JSON_KEY: &str = "pure.json";
+/// Default key of the CA certificate in the credentials Secret.
+pub const DEFAULT_CA_KEY: &str = "ca.crt";
+
+fn default_pure_json_key() -> String {
+    DEFAULT_PURE_JSON_KEY.to_string()
+}
+fn default_ca_key() -> String {
+    DEFAULT_CA_KEY.to_string()
 }
 
 /// The HostedCluster and its KubeVirt NodePool.

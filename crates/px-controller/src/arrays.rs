@@ -1,0 +1,249 @@
+//! One shared array client per array endpoint and credential. An array's sessions and
+//! its 429s are global to the array, so every tenant on one array shares one client
+//! (one login session) and one bound on how many tenants talk to it at once.
+//!
+//! Credentials come from the Secret the object names (`spec.credentialsSecret`:
+//! pure.json, optional CA), never from the object itself; the token is hashed into
+//! the pool key in memory only and never logged.
+
+use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use flasharray::FlashArray;
+use flasharray::rest::RestArray;
+use k8s_openapi::api::core::v1::Secret;
+use kube::Api;
+use px_topology::PureJson;
+use px_topology::spec::{CredentialsSecretRef, TenantStorage};
+use secrecy::{ExposeSecret, SecretString};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::error::{Error, Reason};
+
+/// What an array client is built from.
+#[derive(Clone)]
+pub struct Credentials {
+    /// Management endpoint (host, maybe with port).
+    pub endpoint: String,
+    /// API token.
+    pub token: SecretString,
+    /// CA certificate (PEM), when the Secret has one.
+    pub ca_pem: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("endpoint", &self.endpoint)
+            .field("token", &"[REDACTED]")
+            .field("ca_pem", &self.ca_pem.as_ref().map(Vec::len))
+            .finish()
+    }
+}
+
+/// Builds an array client from credentials: REST in production, a mock in tests.
+pub trait Connector: Send + Sync {
+    /// A client for `creds`.
+    fn connect(&self, creds: &Credentials) -> Result<Arc<dyn FlashArray>, Error>;
+}
+
+/// The production connector: [`RestArray`] over HTTPS.
+#[derive(Debug, Default)]
+pub struct RestConnector;
+
+impl Connector for RestConnector {
+    fn connect(&self, creds: &Credentials) -> Result<Arc<dyn FlashArray>, Error> {
+        let mut b = RestArray::builder(format!("https://{}", creds.endpoint))
+            .api_token(creds.token.clone());
+        if let Some(ca) = &creds.ca_pem {
+            b = b.ca_pem(ca.clone());
+        }
+        let array = b.build().map_err(|e| {
+            Error::new(
+                Reason::CredentialsInvalid,
+                format!("cannot set up the client for array {}: {e}", creds.endpoint),
+            )
+        })?;
+        Ok(Arc::new(array))
+    }
+}
+
+/// A shared client and the permit that bounds concurrent tenants on its array.
+pub struct Lease {
+    /// The array.
+    pub array: Arc<dyn FlashArray>,
+    /// The array endpoint, for messages.
+    pub endpoint: String,
+    _permit: OwnedSemaphorePermit,
+}
+
+struct Entry {
+    array: Arc<dyn FlashArray>,
+    permits: Arc<Semaphore>,
+}
+
+/// The pool of array clients.
+pub struct ArrayPool {
+    connector: Box<dyn Connector>,
+    per_array: usize,
+    entries: Mutex<HashMap<u64, Entry>>,
+}
+
+impl ArrayPool {
+    /// A pool building clients with `connector`, letting at most `per_array` tenants
+    /// use one array at a time.
+    pub fn new(connector: Box<dyn Connector>, per_array: usize) -> Self {
+        ArrayPool {
+            connector,
+            per_array: per_array.max(1),
+            entries: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Number of distinct arrays (endpoint + credential) with a client.
+    pub fn len(&self) -> usize {
+        self.entries.lock().map(|e| e.len()).unwrap_or(0)
+    }
+
+    /// Whether no client was built yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The shared client for `creds`, waiting for a permit on its array.
+    pub async fn acquire(&self, creds: &Credentials) -> Result<Lease, Error> {
+        let key = key_of(creds);
+        let (array, permits) = {
+            let mut entries = self
+                .entries
+                .lock()
+                .map_err(|_| Error::new(Reason::Internal, "array pool lock poisoned"))?;
+            if let Some(e) = entries.get(&key) {
+                (e.array.clone(), e.permits.clone())
+            } else {
+                let array = self.connector.connect(creds)?;
+                let permits = Arc::new(Semaphore::new(self.per_array));
+                entries.insert(
+                    key,
+                    Entry {
+                        array: array.clone(),
+                        permits: permits.clone(),
+                    },
+                );
+                (array, permits)
+            }
+        };
+        let permit = permits
+            .acquire_owned()
+            .await
+            .map_err(|_| Error::new(Reason::Internal, "array pool closed"))?;
+        Ok(Lease {
+            array,
+            endpoint: creds.endpoint.clone(),
+            _permit: permit,
+        })
+    }
+}
+
+fn key_of(creds: &Credentials) -> u64 {
+    let mut h = DefaultHasher::new();
+    creds.endpoint.hash(&mut h);
+    creds.token.expose_secret().hash(&mut h);
+    creds.ca_pem.hash(&mut h);
+    h.finish()
+}
+
+/// Reads the credentials a tenant references from its namespace.
+pub async fn read_credentials(
+    client: &kube::Client,
+    namespace: &str,
+    spec: &TenantStorage,
+) -> Result<Credentials, Error> {
+    let Some(reference) = &spec.spec.credentials_secret else {
+        return Err(Error::new(
+            Reason::CredentialsMissing,
+            "spec.credentialsSecret is not set: the controller needs a Secret with the array's pure.json",
+        ));
+    };
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), namespace);
+    let secret = secrets.get_opt(&reference.name).await.map_err(|e| {
+        Error::new(
+            Reason::CredentialsMissing,
+            format!("cannot read Secret {namespace}/{}: {e}", reference.name),
+        )
+    })?;
+    let Some(secret) = secret else {
+        return Err(Error::new(
+            Reason::CredentialsMissing,
+            format!("Secret {namespace}/{} does not exist", reference.name),
+        ));
+    };
+    credentials_from_secret(
+        &secret,
+        namespace,
+        reference,
+        spec.spec.array.endpoint.as_deref(),
+    )
+}
+
+/// The credentials in a Secret: the pure.json entry for `endpoint` (or its only
+/// entry), and the CA when present. Errors name the Secret and key, never a value.
+pub fn credentials_from_secret(
+    secret: &Secret,
+    namespace: &str,
+    reference: &CredentialsSecretRef,
+    endpoint: Option<&str>,
+) -> Result<Credentials, Error> {
+    let name = format!("{namespace}/{}", reference.name);
+    let invalid = |m: String| Error::new(Reason::CredentialsInvalid, format!("Secret {name}: {m}"));
+    let data = secret.data.clone().unwrap_or_default();
+    let pure = data
+        .get(&reference.pure_json_key)
+        .ok_or_else(|| invalid(format!("has no key {}", reference.pure_json_key)))?;
+    let text = SecretString::from(
+        String::from_utf8(pure.0.clone())
+            .map_err(|_| invalid(format!("{} is not UTF-8", reference.pure_json_key)))?,
+    );
+    let pure = PureJson::parse(text.expose_secret())
+        .map_err(|e| invalid(format!("{}: {e}", reference.pure_json_key)))?;
+    let entries: Vec<(String, SecretString)> = pure
+        .flash_arrays
+        .into_iter()
+        .filter_map(|a| {
+            let ep = a.mgmt_endpoint.filter(|s| !s.trim().is_empty())?;
+            let token = a
+                .api_token
+                .filter(|t| !t.expose_secret().trim().is_empty())?;
+            Some((ep.trim().to_string(), token))
+        })
+        .collect();
+    let chosen = match endpoint {
+        Some(want) => entries
+            .into_iter()
+            .find(|(ep, _)| ep == want)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "{} has no FlashArrays entry with MgmtEndPoint {want} and an APIToken",
+                    reference.pure_json_key
+                ))
+            })?,
+        None => {
+            let mut entries = entries;
+            if entries.len() != 1 {
+                return Err(invalid(format!(
+                    "{} has {} usable FlashArrays entries; set spec.array.endpoint to choose one",
+                    reference.pure_json_key,
+                    entries.len()
+                )));
+            }
+            entries.remove(0)
+        }
+    };
+    Ok(Credentials {
+        endpoint: chosen.0,
+        token: chosen.1,
+        ca_pem: data.get(&reference.ca_key).map(|b| b.0.clone()),
+    })
+}

@@ -1,0 +1,724 @@
+//! One reconcile of one TenantStorage object: validate, plan on the array, apply
+//! (per `spec.apply`), render and server-side apply the management and tenant
+//! manifests (px-cluster also attaches the Direct Access disks to the worker VMs),
+//! and write status. Delete runs the finalizer instead.
+//!
+//! Every array and cluster step is the same px-topology / px-cluster code the CLI
+//! runs; this module only orders the steps and turns each outcome into conditions.
+//! A failure stops before the next write and is retried by re-planning from what the
+//! array holds, so a write is never replayed blindly.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
+use kube::{Api, ResourceExt};
+use px_cluster::{ApplyOptions as ClusterApplyOptions, WaitOptions, apply_manifests};
+use px_topology::converge::{self, ApplyOptions};
+use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
+use px_topology::driver::ArrayFacts;
+use px_topology::manifests::{RenderOptions, render};
+use px_topology::plan::{self, Action as PlanAction, Plan, PlanOptions};
+use px_topology::spec::{self, API_VERSION, KIND};
+use px_topology::{Tenant, refuse_losing_a_new_token};
+use serde_json::{Value, json};
+
+use crate::arrays::{ArrayPool, read_credentials};
+use crate::error::{Error, Reason, with_request_id};
+use crate::finalizer::{self, Deleted, FINALIZER};
+use crate::policy::{self, Decision};
+use crate::status::{ConditionType as C, PlanSummary, TenantStatus, now};
+
+/// What a reconcile needs besides the object.
+pub struct Context {
+    /// The management cluster.
+    pub client: kube::Client,
+    /// Shared array clients.
+    pub arrays: ArrayPool,
+    /// How long readiness waits on the clusters may take per reconcile.
+    pub wait: WaitOptions,
+    /// How often a converged object is checked for drift.
+    pub drift_interval: Duration,
+}
+
+/// What the reconcile ended with; the controller turns it into a requeue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Converged (or nothing to do): check for drift after the drift interval.
+    Converged,
+    /// Waiting for something the controller does not retry on its own: an invalid
+    /// spec, a manual approval, an array conflict. A change of the object wakes it.
+    Waiting(&'static str),
+    /// The clusters are not finished yet (pending readiness): check again soon.
+    InProgress,
+    /// The object is gone (its finalizer removed).
+    Deleted,
+}
+
+/// The `ApiResource` of TenantStorage.
+pub fn tenant_storage_resource() -> ApiResource {
+    ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(GROUP, VERSION, KIND), PLURAL)
+}
+
+/// The spec document the parser accepts, built from the stored object: only the
+/// metadata a spec has (server-set fields such as `uid` would be unknown fields).
+pub fn tenant_document(obj: &DynamicObject) -> Value {
+    let annotations: BTreeMap<String, String> = obj
+        .annotations()
+        .iter()
+        .filter(|(k, _)| k.as_str() != "kubectl.kubernetes.io/last-applied-configuration")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    json!({
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "metadata": {
+            "name": obj.name_any(),
+            "namespace": obj.namespace(),
+            "labels": obj.labels(),
+            "annotations": annotations,
+        },
+        "spec": obj.data.get("spec").cloned().unwrap_or(Value::Null),
+    })
+}
+
+/// Parses and validates; every problem with its field path.
+pub fn load_tenant(obj: &DynamicObject) -> Result<Tenant, String> {
+    let id = format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any());
+    let spec = spec::from_value(tenant_document(obj)).map_err(|e| e.to_string())?;
+    let errors = spec.validate();
+    if !errors.is_empty() {
+        return Err(px_topology::SpecErrors(errors)
+            .to_string()
+            .replace('\n', "; "));
+    }
+    Tenant::from_spec(spec, Path::new(&id)).map_err(|e| e.to_string())
+}
+
+/// Reconciles one object and writes its status. Errors are written to status
+/// (`Degraded`) before they are returned for the controller's backoff.
+pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Error> {
+    let ns = obj.namespace().unwrap_or_default();
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(ctx.client.clone(), &ns, &tenant_storage_resource());
+    let id = format!("TenantStorage {ns}/{}", obj.name_any());
+    let mut status = TenantStatus::from_object(&obj.data);
+    status.observed_generation = obj.metadata.generation;
+    let stamp = now();
+
+    if obj.metadata.deletion_timestamp.is_some() {
+        return delete(obj, ctx, &api, &id, &mut status, &stamp).await;
+    }
+
+    let tenant = match load_tenant(obj) {
+        Ok(t) => t,
+        Err(message) => {
+            status.set(
+                C::Valid,
+                false,
+                "SpecInvalid",
+                format!("{id}: {message}"),
+                &stamp,
+            );
+            status.set(
+                C::Ready,
+                false,
+                "SpecInvalid",
+                "the spec is invalid; see Valid",
+                &stamp,
+            );
+            write_status(&api, obj, &status).await?;
+            return Ok(Outcome::Waiting("SpecInvalid"));
+        }
+    };
+    status.set(
+        C::Valid,
+        true,
+        "Valid",
+        format!("{id}: the spec is valid"),
+        &stamp,
+    );
+
+    let result = converge_tenant(obj, ctx, &api, &id, &tenant, &mut status, &stamp).await;
+    match &result {
+        Ok(_) => {
+            if !matches!(result, Ok(Outcome::Waiting("Conflict"))) {
+                status.set(
+                    C::Degraded,
+                    false,
+                    "AsExpected",
+                    format!("{id}: no failures"),
+                    &stamp,
+                );
+            }
+        }
+        Err(e) => {
+            status.set(
+                C::Degraded,
+                true,
+                e.reason.as_str(),
+                format!("{id}: {}", e.message),
+                &stamp,
+            );
+            status.set(
+                C::Ready,
+                false,
+                e.reason.as_str(),
+                "degraded; see Degraded",
+                &stamp,
+            );
+        }
+    }
+    write_status(&api, obj, &status).await?;
+    result
+}
+
+async fn converge_tenant(
+    obj: &DynamicObject,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    id: &str,
+    tenant: &Tenant,
+    status: &mut TenantStatus,
+    stamp: &str,
+) -> Result<Outcome, Error> {
+    ensure_finalizer(api, obj).await?;
+    let ns = obj.namespace().unwrap_or_default();
+    let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
+    let lease = ctx.arrays.acquire(&creds).await?;
+    let array = lease.array.as_ref();
+
+    let observed = plan::observe(array, &tenant.desired).await.map_err(|e| {
+        Error::array(
+            Reason::ArrayUnreachable,
+            &format!("reading array {}", lease.endpoint),
+            &e,
+        )
+    })?;
+    let plan = plan::plan(&tenant.desired, &observed, &PlanOptions::default());
+    status.array_objects = count_objects(&plan, false);
+
+    if plan.is_blocked() {
+        let list: Vec<String> = plan
+            .conflicts
+            .iter()
+            .map(|c| format!("{} {}: {}", c.kind.label(), c.name, c.reason))
+            .collect();
+        status.last_plan = Some(PlanSummary::of(&plan, false));
+        status.set(
+            C::ArrayReady,
+            false,
+            "Conflict",
+            format!("{id}: blocked by {}", list.join("; ")),
+            stamp,
+        );
+        status.set(
+            C::Degraded,
+            true,
+            "Conflict",
+            format!("{id}: objects pxfa does not own: {}", list.join("; ")),
+            stamp,
+        );
+        status.set(
+            C::Ready,
+            false,
+            "Conflict",
+            "blocked; see ArrayReady",
+            stamp,
+        );
+        return Ok(Outcome::Waiting("Conflict"));
+    }
+
+    // A change without a spec change since the last converge is drift.
+    let converged_before = status.is_true(C::ArrayReady)
+        && status
+            .get(C::ArrayReady)
+            .and_then(|c| c.observed_generation)
+            == obj.metadata.generation;
+    let drifted = plan.has_changes() && converged_before;
+    status.set(
+        C::Drifted,
+        drifted,
+        if drifted { "ArrayDrift" } else { "NoDrift" },
+        if drifted {
+            format!(
+                "{id}: the array differs from the spec: {} change(s)",
+                plan.actionable().count()
+            )
+        } else {
+            format!("{id}: the array matched the spec when last checked")
+        },
+        stamp,
+    );
+
+    let decision = policy::decide(tenant.spec.spec.apply, &tenant.spec.metadata.annotations);
+    if plan.has_changes() && decision == Decision::WaitForApproval {
+        let summary = PlanSummary::of(&plan, true);
+        let message = format!(
+            "{id}: {} change(s) wait for approval (annotate {APPROVE_ANNOTATION}): {}",
+            summary.pending.len(),
+            summary.pending.join("; ")
+        );
+        status.last_plan = Some(summary);
+        status.set(C::ArrayReady, false, "ApprovalPending", message, stamp);
+        status.set(
+            C::Ready,
+            false,
+            "ApprovalPending",
+            "spec.apply is manual; see ArrayReady",
+            stamp,
+        );
+        return Ok(Outcome::Waiting("ApprovalPending"));
+    }
+    status.last_plan = Some(PlanSummary::of(&plan, false));
+
+    // The tenant cluster is where a new API token is kept; find it before any write.
+    let tenant_client = tenant_cluster(&ctx.client, tenant).await;
+    refuse_losing_a_new_token(&plan, tenant_client.is_ok()).map_err(|lost| {
+        let why = tenant_client
+            .as_ref()
+            .err()
+            .map(|e| e.message.clone())
+            .unwrap_or_default();
+        Error::new(Reason::TenantKubeconfigMissing, format!("{lost}: {why}"))
+    })?;
+
+    let report = converge::apply(
+        array,
+        &tenant.desired,
+        &plan,
+        &ApplyOptions::default(),
+        &|_| {},
+    )
+    .await;
+    if let Some(f) = report.failed.first() {
+        status.set(
+            C::ArrayReady,
+            false,
+            "ArrayWriteFailed",
+            format!("{id}: {} failed", f.change.to_line()),
+            stamp,
+        );
+        return Err(Error::new(
+            Reason::ArrayWriteFailed,
+            with_request_id(
+                &format!(
+                    "array {}: {} failed: {}",
+                    lease.endpoint,
+                    f.change.to_line(),
+                    f.error
+                ),
+                f.request_id.as_deref(),
+            ),
+        ));
+    }
+    if !report.is_success() {
+        return Err(Error::new(
+            Reason::ArrayWriteFailed,
+            format!(
+                "array {}: {} change(s) skipped",
+                lease.endpoint,
+                report.skipped.len()
+            ),
+        ));
+    }
+    status.array_objects = count_objects(&plan, true);
+    status.set(
+        C::ArrayReady,
+        true,
+        "Converged",
+        format!(
+            "{id}: array {} holds every object ({} change(s) applied)",
+            lease.endpoint,
+            report.applied.len()
+        ),
+        stamp,
+    );
+    if decision
+        == (Decision::Apply {
+            consume_approval: true,
+        })
+    {
+        consume_approval(api, obj).await?;
+    }
+    drop(lease);
+
+    let facts = ArrayFacts {
+        volume_serials: report.facts.volume_serials.clone(),
+        api_token: report.facts.api_token.clone(),
+    };
+    let manifests = render(
+        &tenant.spec,
+        &tenant.sizing,
+        &facts,
+        RenderOptions {
+            include_secrets: true,
+            ..RenderOptions::default()
+        },
+    )
+    .map_err(|e| {
+        Error::new(
+            Reason::Internal,
+            format!("cannot render the manifests: {e}"),
+        )
+    })?;
+    // The pull-secret template and the rebooting management MachineConfig stay with
+    // the admin, as in the CLI without --apply-node-config.
+    let (manifests, skipped) = px_cluster::cluster_bundle(&tenant.spec, manifests, false);
+    for s in &skipped {
+        tracing::info!(tenant = %id, "not applied: {s}");
+    }
+    let tenant_client = tenant_client.ok();
+    let opts = ClusterApplyOptions {
+        force_conflicts: false,
+        wait: ctx.wait,
+        apply_secrets: facts.api_token.is_some(),
+        adopt_replaced_vms: false,
+    };
+    let applied = apply_manifests(
+        &tenant.spec,
+        &manifests,
+        &ctx.client,
+        tenant_client.as_ref(),
+        &opts,
+    )
+    .await
+    .map_err(|e| Error::new(Reason::ClusterApplyFailed, e.to_string()))?;
+    if let Some(c) = applied.conflicts.first() {
+        status.set(
+            C::ManagementApplied,
+            false,
+            "Conflict",
+            format!("{id}: {}: {}", c.object, c.message),
+            stamp,
+        );
+        return Err(Error::new(
+            Reason::Conflict,
+            format!("{}: {}", c.object, c.message),
+        ));
+    }
+    let pending: Vec<String> = applied
+        .pending
+        .iter()
+        .map(|p| format!("{}: {}", p.object, p.state))
+        .collect();
+    let mgmt_done = applied
+        .stopped_at
+        .as_deref()
+        .is_none_or(|s| !s.starts_with("management"));
+    status.set(
+        C::ManagementApplied,
+        mgmt_done,
+        if mgmt_done { "Applied" } else { "Pending" },
+        format!(
+            "{id}: {}",
+            if mgmt_done {
+                "management manifests applied".to_string()
+            } else {
+                pending.join("; ")
+            }
+        ),
+        stamp,
+    );
+    let tenant_done = tenant_client.is_some() && applied.complete();
+    status.set(
+        C::TenantApplied,
+        tenant_done,
+        if tenant_client.is_none() {
+            "TenantKubeconfigMissing"
+        } else if tenant_done {
+            "Applied"
+        } else {
+            "Pending"
+        },
+        format!(
+            "{id}: {}",
+            if tenant_done {
+                "tenant manifests applied".to_string()
+            } else if tenant_client.is_none() {
+                "the HostedCluster has no admin kubeconfig yet".to_string()
+            } else {
+                pending.join("; ")
+            }
+        ),
+        stamp,
+    );
+    let ready = mgmt_done && tenant_done;
+    status.set(
+        C::Ready,
+        ready,
+        if ready { "Converged" } else { "InProgress" },
+        format!(
+            "{id}: {}",
+            if ready {
+                "converged"
+            } else {
+                "not finished; see the other conditions"
+            }
+        ),
+        stamp,
+    );
+    Ok(if ready {
+        Outcome::Converged
+    } else {
+        Outcome::InProgress
+    })
+}
+
+async fn delete(
+    obj: &DynamicObject,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    id: &str,
+    status: &mut TenantStatus,
+    stamp: &str,
+) -> Result<Outcome, Error> {
+    if !obj.finalizers().iter().any(|f| f == FINALIZER) {
+        return Ok(Outcome::Deleted);
+    }
+    // An invalid object never got past validation, so it wrote nothing to destroy.
+    if let Ok(tenant) = load_tenant(obj) {
+        let ns = obj.namespace().unwrap_or_default();
+        let run = async {
+            let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
+            let lease = ctx.arrays.acquire(&creds).await?;
+            finalizer::on_delete(lease.array.as_ref(), &tenant).await
+        };
+        match run.await {
+            Ok(Deleted::Kept) => {
+                tracing::info!(object = id, "onDelete keep: array objects left in place")
+            }
+            Ok(Deleted::Destroyed(r)) => tracing::info!(
+                object = id,
+                destroyed = r.done.len(),
+                pending_eradication = r.pending_eradication.len(),
+                "tenant destroyed on the array"
+            ),
+            Err(e) => {
+                status.set(
+                    C::Degraded,
+                    true,
+                    e.reason.as_str(),
+                    format!("{id}: deleting: {}", e.message),
+                    stamp,
+                );
+                write_status(api, obj, status).await?;
+                return Err(e);
+            }
+        }
+    }
+    let kept: Vec<String> = obj
+        .finalizers()
+        .iter()
+        .filter(|f| *f != FINALIZER)
+        .cloned()
+        .collect();
+    let patch =
+        json!({"metadata": {"finalizers": kept, "resourceVersion": obj.resource_version()}});
+    api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map_err(|e| {
+        Error::new(
+            Reason::ClusterApplyFailed,
+            format!("cannot remove the finalizer of {id}: {e}"),
+        )
+    })?;
+    Ok(Outcome::Deleted)
+}
+
+async fn ensure_finalizer(api: &Api<DynamicObject>, obj: &DynamicObject) -> Result<(), Error> {
+    if obj.finalizers().iter().any(|f| f == FINALIZER) {
+        return Ok(());
+    }
+    let mut list = obj.finalizers().to_vec();
+    list.push(FINALIZER.to_string());
+    let patch =
+        json!({"metadata": {"finalizers": list, "resourceVersion": obj.resource_version()}});
+    api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| {
+        Error::new(
+            Reason::ClusterApplyFailed,
+            format!("cannot add finalizer {FINALIZER}: {e}"),
+        )
+    })
+}
+
+async fn consume_approval(api: &Api<DynamicObject>, obj: &DynamicObject) -> Result<(), Error> {
+    let patch = json!({"metadata": {"annotations": {APPROVE_ANNOTATION: null}}});
+    api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| {
+        Error::new(
+            Reason::ClusterApplyFailed,
+            format!("cannot remove {APPROVE_ANNOTATION}: {e}"),
+        )
+    })
+}
+
+async fn write_status(
+    api: &Api<DynamicObject>,
+    obj: &DynamicObject,
+    status: &TenantStatus,
+) -> Result<(), Error> {
+    // A merge patch merges maps: kinds no longer counted are removed explicitly.
+    let mut value = serde_json::to_value(status)
+        .map_err(|e| Error::new(Reason::Internal, format!("cannot encode status: {e}")))?;
+    if let Some(old) = obj.data["status"]["arrayObjects"].as_object() {
+        for kind in old
+            .keys()
+            .filter(|k| !status.array_objects.contains_key(*k))
+        {
+            value["arrayObjects"][kind] = Value::Null;
+        }
+    }
+    let patch = json!({ "status": value });
+    api.patch_status(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| {
+        Error::new(
+            Reason::ClusterApplyFailed,
+            format!("cannot write status: {e}"),
+        )
+    })
+}
+
+/// The tenant's array objects by kind: before an apply, what the plan saw (all but
+/// creates); after a successful one, all but deletes.
+fn count_objects(plan: &Plan, applied: bool) -> BTreeMap<String, u64> {
+    let gone = if applied {
+        PlanAction::Delete
+    } else {
+        PlanAction::Create
+    };
+    let mut counts = BTreeMap::new();
+    for c in plan.changes.iter().filter(|c| c.action != gone) {
+        let kind = serde_json::to_value(c.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| c.kind.label().to_string());
+        *counts.entry(kind).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// A client for the tenant cluster from the HostedCluster's admin kubeconfig
+/// Secret (`status.kubeconfig.name`, key `kubeconfig`).
+async fn tenant_cluster(client: &kube::Client, tenant: &Tenant) -> Result<kube::Client, Error> {
+    let hc = &tenant.spec.spec.hosted_cluster;
+    let missing = |m: String| Error::new(Reason::TenantKubeconfigMissing, m);
+    let ar = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("hypershift.openshift.io", "v1beta1", "HostedCluster"),
+        "hostedclusters",
+    );
+    let hcs: Api<DynamicObject> = Api::namespaced_with(client.clone(), &hc.namespace, &ar);
+    let found = hcs
+        .get_opt(&hc.name)
+        .await
+        .map_err(|e| {
+            missing(format!(
+                "cannot read HostedCluster {}/{}: {e}",
+                hc.namespace, hc.name
+            ))
+        })?
+        .ok_or_else(|| {
+            missing(format!(
+                "HostedCluster {}/{} does not exist",
+                hc.namespace, hc.name
+            ))
+        })?;
+    let secret_name = found.data["status"]["kubeconfig"]["name"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            missing(format!(
+                "HostedCluster {}/{} has no status.kubeconfig yet",
+                hc.namespace, hc.name
+            ))
+        })?
+        .to_string();
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), &hc.namespace);
+    let secret = secrets
+        .get_opt(&secret_name)
+        .await
+        .map_err(|e| {
+            missing(format!(
+                "cannot read Secret {}/{secret_name}: {e}",
+                hc.namespace
+            ))
+        })?
+        .ok_or_else(|| {
+            missing(format!(
+                "Secret {}/{secret_name} does not exist",
+                hc.namespace
+            ))
+        })?;
+    let bytes = secret
+        .data
+        .as_ref()
+        .and_then(|d| d.get("kubeconfig"))
+        .ok_or_else(|| {
+            missing(format!(
+                "Secret {}/{secret_name} has no key kubeconfig",
+                hc.namespace
+            ))
+        })?;
+    let text = String::from_utf8(bytes.0.clone()).map_err(|_| {
+        missing(format!(
+            "Secret {}/{secret_name}: kubeconfig is not UTF-8",
+            hc.namespace
+        ))
+    })?;
+    let kubeconfig = kube::config::Kubeconfig::from_yaml(&text).map_err(|e| {
+        missing(format!(
+            "Secret {}/{secret_name}: kubeconfig: {e}",
+            hc.namespace
+        ))
+    })?;
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
+        .map_err(|e| {
+            missing(format!(
+                "Secret {}/{secret_name}: kubeconfig: {e}",
+                hc.namespace
+            ))
+        })?;
+    px_cluster::client_from_config(config).map_err(|e| missing(e.to_string()))
+}
+
+/// Convenience for tests and the CLI: the context around an already-built pool.
+pub fn context(
+    client: kube::Client,
+    arrays: ArrayPool,
+    wait: WaitOptions,
+    drift_interval: Duration,
+) -> Arc<Context> {
+    Arc::new(Context {
+        client,
+        arrays,
+        wait,
+        drift_interval,
+    })
+}

@@ -1,0 +1,318 @@
+//! The fake management cluster and the objects a TenantStorage reconcile reads.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use flasharray::FlashArray;
+use flasharray_mock::MockArray;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::DynamicObject;
+use px_controller::arrays::{ArrayPool, Connector, Credentials};
+use px_controller::reconcile::{Context, Outcome, reconcile};
+use px_controller::{Error, TenantStatus};
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
+
+use crate::support::{self, Fake};
+
+pub(crate) const NS: &str = "pxfa";
+pub(crate) const NAME: &str = "tenant-full";
+const CREDS: &str = "fa1-creds";
+pub(crate) const TOKEN: &str = "7f3a-not-a-real-array-token";
+
+/// Hands out the one MockArray and counts how often a client was built.
+pub(crate) struct MockConnector {
+    pub(crate) array: MockArray,
+    pub(crate) built: Arc<AtomicUsize>,
+}
+
+impl Connector for MockConnector {
+    fn connect(&self, creds: &Credentials) -> Result<Arc<dyn FlashArray>, Error> {
+        assert_eq!(creds.endpoint, "fa1-mgmt.example.net");
+        self.built.fetch_add(1, Ordering::SeqCst);
+        Ok(Arc::new(self.array.clone()))
+    }
+}
+
+/// The stored TenantStorage objects, by name, and a merge-patch responder for them.
+#[derive(Clone, Default)]
+pub(crate) struct Store(Arc<Mutex<BTreeMap<String, Value>>>);
+
+impl Store {
+    pub(crate) fn get(&self, name: &str) -> Value {
+        self.0.lock().unwrap()[name].clone()
+    }
+    pub(crate) fn put(&self, obj: Value) {
+        let name = obj["metadata"]["name"].as_str().unwrap().to_string();
+        self.0.lock().unwrap().insert(name, obj);
+    }
+    /// Edits the object as a user would: a spec change bumps the generation.
+    pub(crate) fn edit(&self, name: &str, f: impl FnOnce(&mut Value)) {
+        let mut all = self.0.lock().unwrap();
+        let obj = all.get_mut(name).unwrap();
+        let before = obj["spec"].clone();
+        f(obj);
+        if obj["spec"] != before {
+            let g = obj["metadata"]["generation"].as_i64().unwrap_or(1);
+            obj["metadata"]["generation"] = json!(g + 1);
+        }
+        bump(obj);
+    }
+    pub(crate) fn status(&self, name: &str) -> TenantStatus {
+        TenantStatus::from_object(&self.get(name))
+    }
+}
+
+fn bump(obj: &mut Value) {
+    let rv: u64 = obj["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    obj["metadata"]["resourceVersion"] = json!((rv + 1).to_string());
+}
+
+/// RFC 7386 merge patch.
+fn merge(target: &mut Value, patch: &Value) {
+    match patch {
+        Value::Object(p) => {
+            if !target.is_object() {
+                *target = json!({});
+            }
+            let t = target.as_object_mut().unwrap();
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge(t.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+impl Respond for Store {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        let segments: Vec<&str> = r.url.path().split('/').collect();
+        let i = segments
+            .iter()
+            .position(|s| *s == "tenantstorages")
+            .unwrap();
+        let name = segments[i + 1];
+        let status_only = segments.get(i + 2) == Some(&"status");
+        let mut all = self.0.lock().unwrap();
+        let Some(obj) = all.get_mut(name) else {
+            return ResponseTemplate::new(404).set_body_json(
+                json!({"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404}),
+            );
+        };
+        if r.method.as_str() == "PATCH" {
+            let mut patch: Value = r.body_json().unwrap();
+            if status_only {
+                patch = json!({"status": patch["status"].clone()});
+            } else {
+                if let Some(m) = patch.as_object_mut() {
+                    m.remove("status");
+                }
+                let sent_rv = patch["metadata"]["resourceVersion"]
+                    .as_str()
+                    .map(str::to_string);
+                if let Some(rv) = sent_rv {
+                    if Some(rv.as_str()) != obj["metadata"]["resourceVersion"].as_str() {
+                        return ResponseTemplate::new(409).set_body_json(json!({"kind": "Status", "status": "Failure", "reason": "Conflict", "code": 409}));
+                    }
+                    patch["metadata"]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("resourceVersion");
+                }
+            }
+            merge(obj, &patch);
+            bump(obj);
+            // An object being deleted goes once its last finalizer is gone.
+            let gone = obj["metadata"]["deletionTimestamp"].is_string()
+                && obj["metadata"]["finalizers"]
+                    .as_array()
+                    .is_none_or(|f| f.is_empty());
+            let body = obj.clone();
+            if gone {
+                all.remove(name);
+            }
+            return ResponseTemplate::new(200).set_body_json(body);
+        }
+        ResponseTemplate::new(200).set_body_json(obj.clone())
+    }
+}
+
+/// List and watch of every TenantStorage: a list of the stored objects, and watches
+/// that end after a moment without events (the watcher then watches again).
+struct ListWatch(Store);
+
+impl Respond for ListWatch {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        if r.url
+            .query_pairs()
+            .any(|(k, v)| k == "watch" && v == "true")
+        {
+            return ResponseTemplate::new(200)
+                .set_delay(Duration::from_millis(200))
+                .set_body_string("");
+        }
+        let items: Vec<Value> = self.0.0.lock().unwrap().values().cloned().collect();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "apiVersion": "pxfa.io/v1alpha1", "kind": "TenantStorageList",
+            "metadata": {"resourceVersion": "1"}, "items": items}))
+    }
+}
+
+/// A fake management cluster serving one TenantStorage and a MockArray behind it.
+pub(crate) struct World {
+    pub(crate) fake: Fake,
+    pub(crate) store: Store,
+    pub(crate) array: MockArray,
+    pub(crate) built: Arc<AtomicUsize>,
+    pub(crate) ctx: Arc<Context>,
+}
+
+fn secret(ns: &str, name: &str, data: &[(&str, String)]) -> Value {
+    let s = Secret {
+        metadata: kube::api::ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(ns.into()),
+            ..Default::default()
+        },
+        data: Some(
+            data.iter()
+                .map(|(k, v)| (k.to_string(), ByteString(v.as_bytes().to_vec())))
+                .collect(),
+        ),
+        ..Default::default()
+    };
+    let mut v = serde_json::to_value(s).unwrap();
+    v["apiVersion"] = json!("v1");
+    v["kind"] = json!("Secret");
+    v
+}
+
+/// The valid-full fixture as a stored custom resource, with a credentials Secret.
+pub(crate) fn tenant_object() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/tenants/valid-full.yaml"
+    ))
+    .unwrap();
+    let doc: Value = serde_saphyr::from_str(&text).unwrap();
+    let mut obj = doc.clone();
+    obj["metadata"]["uid"] = json!("0b7c5a51-0000-4000-8000-000000000001");
+    obj["metadata"]["generation"] = json!(1);
+    obj["metadata"]["resourceVersion"] = json!("1");
+    obj["metadata"]["creationTimestamp"] = json!("2026-12-01T10:00:00Z");
+    obj["spec"]["credentialsSecret"] = json!({"name": CREDS});
+    obj
+}
+
+impl World {
+    pub(crate) async fn start(obj: Value) -> World {
+        let fake = Fake::start().await;
+        let store = Store::default();
+        store.put(obj);
+        let server = &fake.server;
+        Mock::given(path_regex(
+            r"^/apis/pxfa\.io/v1alpha1/namespaces/[^/]+/tenantstorages/[^/]+(/status)?$",
+        ))
+        .respond_with(store.clone())
+        .with_priority(1)
+        .mount(server)
+        .await;
+        Mock::given(method("GET"))
+            .and(path("/apis/pxfa.io/v1alpha1/tenantstorages"))
+            .respond_with(ListWatch(store.clone()))
+            .with_priority(1)
+            .mount(server)
+            .await;
+        let pure =
+            json!({"FlashArrays": [{"MgmtEndPoint": "fa1-mgmt.example.net", "APIToken": TOKEN}]})
+                .to_string();
+        Mock::given(method("GET"))
+            .and(path(format!("/api/v1/namespaces/{NS}/secrets/{CREDS}")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(secret(
+                NS,
+                CREDS,
+                &[("pure.json", pure)],
+            )))
+            .with_priority(1)
+            .mount(server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path("/apis/hypershift.openshift.io/v1beta1/namespaces/clusters/hostedclusters/tenant-full"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+                "metadata": {"name": "tenant-full", "namespace": "clusters"},
+                "status": {"kubeconfig": {"name": "tenant-full-admin-kubeconfig"}}})))
+            .with_priority(1)
+            .mount(server)
+            .await;
+        // The tenant cluster is the same fake server, reached through the HostedCluster's secret.
+        let kubeconfig = std::fs::read_to_string(&fake.kubeconfig)
+            .unwrap()
+            .replace("current-context: other", "current-context: fake");
+        Mock::given(method("GET"))
+            .and(path(
+                "/api/v1/namespaces/clusters/secrets/tenant-full-admin-kubeconfig",
+            ))
+            .respond_with(ResponseTemplate::new(200).set_body_json(secret(
+                "clusters",
+                "tenant-full-admin-kubeconfig",
+                &[("kubeconfig", kubeconfig)],
+            )))
+            .with_priority(1)
+            .mount(server)
+            .await;
+        // Portworx in the tenant is Online at once.
+        Mock::given(method("GET"))
+            .and(path_regex(r"/storageclusters/[^/]+$"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": "core.libopenstorage.org/v1", "kind": "StorageCluster",
+                "metadata": {"name": "px-tenant-full", "namespace": "portworx"},
+                "status": {"phase": "Online"}})))
+            .with_priority(1)
+            .mount(server)
+            .await;
+        let spec = support::direct_access_spec();
+        support::mount_ready_management(server, &support::rendered(&spec)).await;
+
+        let array = MockArray::builder().admin("pxfa-tenant-full").build();
+        let built = Arc::new(AtomicUsize::new(0));
+        let connector = MockConnector {
+            array: array.clone(),
+            built: built.clone(),
+        };
+        let ctx = Arc::new(Context {
+            client: fake.client().await,
+            arrays: ArrayPool::new(Box::new(connector), 4),
+            wait: support::fast_wait(2_000),
+            drift_interval: Duration::from_secs(60),
+        });
+        World {
+            fake,
+            store,
+            array,
+            built,
+            ctx,
+        }
+    }
+
+    /// One reconcile of the stored object, as the controller would run it.
+    pub(crate) async fn reconcile(&self) -> Result<Outcome, Error> {
+        let obj: DynamicObject = serde_json::from_value(self.store.get(NAME)).unwrap();
+        reconcile(&obj, &self.ctx).await
+    }
+
+    pub(crate) fn exists(&self) -> bool {
+        self.store.0.lock().unwrap().contains_key(NAME)
+    }
+}

@@ -1,0 +1,11 @@
+//! Reconcile tests: a stateful fake API server (the TenantStorage object with its
+//! status subresource, finalizers and deletionTimestamp; credentials and kubeconfig
+//! Secrets; the HostedCluster; every management and tenant kind ready at once) with
+//! MockArray behind the array pool.
+
+#[path = "../../../px-cluster/tests/it/support.rs"]
+#[allow(dead_code)]
+mod support;
+
+mod fake;
+mod reconcile;
