@@ -12,6 +12,7 @@ mod embedded;
 mod errors;
 mod input_safety;
 mod invalid_specs;
+mod lifecycle;
 mod output;
 mod preflight;
 mod resources;

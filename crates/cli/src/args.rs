@@ -666,6 +666,11 @@ pub(crate) struct PlanArgs {
     /// Allow shrinking volumes.
     #[arg(long)]
     pub(crate) allow_shrink: bool,
+    /// Soft-destroy the retained drives of workers removed from the spec (after the
+    /// Portworx decommission steps the plan lists); recoverable for the eradication
+    /// delay.
+    #[arg(long)]
+    pub(crate) release_removed_workers: bool,
 }
 
 /// `apply`.
@@ -683,6 +688,11 @@ pub(crate) struct ApplyArgs {
     /// Allow shrinking volumes (data beyond the new size is lost).
     #[arg(long)]
     pub(crate) allow_shrink: bool,
+    /// Soft-destroy the retained drives of workers removed from the spec (after the
+    /// Portworx decommission steps the plan lists); recoverable for the eradication
+    /// delay.
+    #[arg(long)]
+    pub(crate) release_removed_workers: bool,
     /// With --out: write Secrets with credentials (px-pure-secret) too.
     #[arg(long, requires = "out")]
     pub(crate) include_secrets: bool,

@@ -82,6 +82,33 @@ impl Tenant {
         })
     }
 
+    /// The tenant re-sized so that the drives already on the array keep their size
+    /// (scale-out gives new workers the size in use; capacity is not re-divided over
+    /// more nodes, and an existing drive is never planned smaller): `None` when the
+    /// fresh sizing already matches. `observed` is what `plan::observe` read for this
+    /// tenant's desired state; volume names do not depend on sizes, so it stays valid.
+    pub fn keeping_drives_in_use(
+        &self,
+        observed: &crate::plan::Observed,
+    ) -> Result<Option<Tenant>, TenantError> {
+        let in_use = crate::plan::lifecycle::drives_in_use(observed, self.spec.tenant_name());
+        let sizing = sizing::keep_drives_in_use(&self.spec, self.sizing.clone(), &in_use);
+        if sizing == self.sizing {
+            return Ok(None);
+        }
+        let desired = driver_for(&self.spec)
+            .desired_state(&self.spec, &sizing)
+            .map_err(|error| TenantError::Driver {
+                path: std::path::PathBuf::from(self.spec.tenant_name()),
+                error,
+            })?;
+        Ok(Some(Tenant {
+            spec: self.spec.clone(),
+            sizing,
+            desired,
+        }))
+    }
+
     /// The array admins (token users) this tenant needs on the array; an embedded
     /// simulated array creates them.
     pub fn token_users(&self) -> Vec<String> {

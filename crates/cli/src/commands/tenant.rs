@@ -163,7 +163,11 @@ pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome>
 
 /// Observes the array and plans; also returns what was observed (the preflight
 /// needs it).
-async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<(Plan, Observed)> {
+async fn make_plan(
+    session: &Session,
+    t: &mut Tenant,
+    opts: PlanOptions,
+) -> Result<(Plan, Observed)> {
     let observed = plan::observe(session.array.as_ref(), &t.desired)
         .await
         .with_context(|| {
@@ -172,6 +176,11 @@ async fn make_plan(session: &Session, t: &Tenant, opts: PlanOptions) -> Result<(
                 t.spec.tenant_name()
             )
         })?;
+    // Drives on the array keep their size: new workers get it too, and the manifests
+    // written later claim it.
+    if let Some(resized) = t.keeping_drives_in_use(&observed)? {
+        *t = resized;
+    }
     Ok((plan::plan(&t.desired, &observed, &opts), observed))
 }
 
@@ -211,7 +220,7 @@ fn picture_manifests(t: &Tenant) -> Result<Vec<render::Manifest>> {
 /// free-space check is then skipped.
 async fn plan_with_space(
     session: &Session,
-    t: &Tenant,
+    t: &mut Tenant,
     opts: PlanOptions,
     p: &Printer,
 ) -> Result<(Plan, Observed, Option<ArraySpaceInfo>)> {
@@ -300,15 +309,15 @@ async fn apply_preflight(
 
 /// `plan`.
 pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
-    let t = Tenant::load(&a.file)?;
+    let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let result = plan_with_space(
         &session,
-        &t,
+        &mut t,
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
-            ..PlanOptions::default()
+            release_removed_workers: a.release_removed_workers,
         },
         p,
     )
@@ -417,9 +426,9 @@ pub(crate) fn report_text(report: &ApplyReport) -> String {
 
 /// `apply`.
 pub(crate) async fn apply(a: &ApplyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
-    let t = Tenant::load(&a.file)?;
+    let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let result = apply_in(a, g, p, &t, &session).await;
+    let result = apply_in(a, g, p, &mut t, &session).await;
     let closed = session.close().await;
     let outcome = result?;
     closed?;
@@ -430,7 +439,7 @@ async fn apply_in(
     a: &ApplyArgs,
     g: &GlobalArgs,
     p: &Printer,
-    t: &Tenant,
+    t: &mut Tenant,
     session: &Session,
 ) -> Result<Outcome> {
     let (plan, observed, space) = plan_with_space(
@@ -439,7 +448,7 @@ async fn apply_in(
         PlanOptions {
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
-            ..PlanOptions::default()
+            release_removed_workers: a.release_removed_workers,
         },
         p,
     )

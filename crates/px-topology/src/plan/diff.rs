@@ -236,8 +236,11 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                     if o.destroyed {
                         pods.push(Change::new(Action::Recover, Kind::Pod, name, "destroyed and still pending eradication: recovered, not re-created").with(payload.clone()));
                     }
+                    // A quota only grows: after a scale-in the retained drives still
+                    // count against it, and lowering it could make the array refuse
+                    // the next write half way.
                     match dp.quota {
-                        Some(q) if o.quota_limit != Some(q.as_u64()) => {
+                        Some(q) if o.quota_limit.is_none_or(|l| l < q.as_u64()) => {
                             let from = o
                                 .quota_limit
                                 .map_or(Detail::Text("unlimited".into()), Detail::Bytes);

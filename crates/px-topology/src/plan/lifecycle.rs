@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use flasharray::{FlashArray, Result, Size, TagResource};
 
-use super::observe::TagIndex;
+use super::observe::{Observed, TagIndex};
 use super::{lookup_tags, lookup_volumes};
 use crate::desired::{TAG_NODE, TAG_ROLE};
 use crate::sizing::DrivesInUse;
@@ -26,9 +26,37 @@ pub async fn read_drives_in_use(array: &dyn FlashArray, tenant: &str) -> Result<
     );
     let names = tags.owned_by(TagResource::Volume, tenant);
     let volumes = lookup_volumes(array, &names).await?;
-    let mut data_per_node: BTreeMap<&str, u32> = BTreeMap::new();
+    Ok(count_drives(&tags, volumes.iter()))
+}
+
+/// The drives in use as `observe` already saw them: the tenant's live volumes among
+/// the desired names and the orphans, with their tags. No further array call, so the
+/// plan keeps its read rounds.
+pub fn drives_in_use(observed: &Observed, tenant: &str) -> DrivesInUse {
+    let owned: std::collections::BTreeSet<String> = observed
+        .tags
+        .owned_by(TagResource::Volume, tenant)
+        .into_iter()
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
+    count_drives(
+        &observed.tags,
+        observed
+            .volumes
+            .values()
+            .filter(|v| owned.contains(&v.name.to_ascii_lowercase())),
+    )
+}
+
+/// Largest data and metadata drive and data drives per node over `volumes`, by
+/// their pxfa role and node tags; destroyed drives do not count.
+fn count_drives<'a>(
+    tags: &TagIndex,
+    volumes: impl Iterator<Item = &'a flasharray::models::Volume>,
+) -> DrivesInUse {
+    let mut data_per_node: BTreeMap<String, u32> = BTreeMap::new();
     let mut out = DrivesInUse::default();
-    for v in volumes.iter().filter(|v| !v.destroyed) {
+    for v in volumes.filter(|v| !v.destroyed) {
         let Some(t) = tags.get(TagResource::Volume, &v.name) else {
             continue;
         };
@@ -37,7 +65,7 @@ pub async fn read_drives_in_use(array: &dyn FlashArray, tenant: &str) -> Result<
         };
         match t.get(TAG_ROLE).map(String::as_str) {
             Some("px-data") => {
-                *data_per_node.entry(node).or_default() += 1;
+                *data_per_node.entry(node.clone()).or_default() += 1;
                 out.data = out.data.max(Size::bytes(v.provisioned));
             }
             Some("px-metadata") => out.metadata = out.metadata.max(Size::bytes(v.provisioned)),
@@ -45,7 +73,7 @@ pub async fn read_drives_in_use(array: &dyn FlashArray, tenant: &str) -> Result<
         }
     }
     out.drives_per_node = data_per_node.values().copied().max().unwrap_or(0);
-    Ok(out)
+    out
 }
 
 /// What to do, in order, to retire worker `index` of `tenant` whose drives pxfa
