@@ -248,14 +248,23 @@ fn with_request_id(error: &str, request_id: Option<&str>) -> String {
 }
 
 fn blocked_error(plan: &Plan) -> anyhow::Error {
+    let line = |what: &str, b: &px_topology::plan::Blocker| {
+        let mut l = format!("{what} {} {}: {}", b.kind.label(), b.name, b.reason);
+        if !b.resolution.is_empty() {
+            l.push_str(&format!(" (to resolve: {})", b.resolution));
+        }
+        l
+    };
     let list: Vec<String> = plan
         .conflicts
         .iter()
-        .map(|c| format!("{} {}: {}", c.kind.label(), c.name, c.reason))
+        .map(|c| line("conflict:", c))
+        .chain(plan.refusals.iter().map(|r| line("refused:", r)))
         .collect();
     anyhow::anyhow!(
-        "the plan is blocked by {} conflict(s); nothing was changed (objects without pxfa's tags can be taken over with --adopt):\n  {}",
-        list.len(),
+        "the plan cannot be applied as is: {} conflict(s), {} refusal(s); nothing was changed:\n  {}",
+        plan.conflicts.len(),
+        plan.refusals.len(),
         list.join("\n  ")
     )
 }
@@ -360,7 +369,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     for m in f.messages() {
         p.warn(format!("apply would refuse: {m}"));
     }
-    if plan.is_blocked() {
+    if !plan.is_applicable() {
         return Err(blocked_error(&plan));
     }
     if a.detailed_exitcode && plan.has_changes() {
@@ -459,7 +468,7 @@ async fn apply_in(
     } else {
         p.info(&text);
     }
-    if plan.is_blocked() {
+    if !plan.is_applicable() {
         return Err(blocked_error(&plan));
     }
     apply_preflight(a, p, t, session, &plan, &observed, space).await?;
