@@ -7,6 +7,7 @@
 //! what types cannot (mode/protocol combinations, initiators, addresses, limits) and
 //! reports every problem at once, not only the first.
 
+mod identifiers;
 pub mod limits;
 mod model;
 mod net;
