@@ -98,3 +98,69 @@ fn scale_3_4_3_4_keeps_sizes_retains_and_releases_only_on_request() {
     assert_eq!(size_of(&volumes(&state), w03), Some((drive, false)));
     plan_has_no_changes(&state, &spec);
 }
+
+fn list(state: &std::path::Path, what: &str) -> Vec<Value> {
+    let out = pxfa()
+        .args(["--array", "sim", "--sim-state"])
+        .arg(state)
+        .args([what, "list", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{what} list");
+    serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
+}
+
+/// The objects of a list that are not the tenant's, by name, with what pxfa must
+/// never change about them.
+fn foreign(items: &[Value], fields: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = items
+        .iter()
+        .filter(|i| !i["name"].as_str().unwrap_or("").starts_with("tenant-demo"))
+        .map(|i| {
+            let picked: Vec<String> = fields.iter().map(|f| i[*f].to_string()).collect();
+            format!("{} {}", i["name"], picked.join(" "))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn on_a_brownfield_array_nothing_foreign_changes_and_no_second_host_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    // The first command only reads; the seeded array is kept all the same.
+    pxfa()
+        .args(["--array", "sim", "--sim-seed", "brownfield", "--sim-state"])
+        .arg(&state)
+        .args(["host", "list"])
+        .assert()
+        .success();
+    let vol_fields = ["provisioned", "destroyed", "connection_count"];
+    let host_fields = ["wwns", "iqns", "nqns"];
+    let volumes_before = foreign(&volumes(&state), &vol_fields);
+    let hosts_before = foreign(&list(&state, "host"), &host_fields);
+    assert!(hosts_before.len() >= 4, "the seed has the management hosts");
+
+    // The default (dynamic, attach: fada) tenant: only its pod on the array.
+    let dynamic = crate::harness::direct_access_spec();
+    apply(&state, &dynamic, &[]);
+    plan_has_no_changes(&state, &dynamic);
+    // The import tenant with a host group: the nodes are the hosts found by WWN.
+    let import = import_host_group_spec(dir.path());
+    apply(&state, &import, &[]);
+    plan_has_no_changes(&state, &import);
+
+    assert_eq!(
+        foreign(&volumes(&state), &vol_fields).len(),
+        volumes_before.len()
+    );
+    let hosts_after = foreign(&list(&state, "host"), &host_fields);
+    assert_eq!(
+        hosts_after, hosts_before,
+        "no host made, none re-initiatored"
+    );
+    // Foreign volumes: same sizes, never destroyed; only connections to the tenant's
+    // group may be added to hosts pxfa found, never to these volumes.
+    assert_eq!(foreign(&volumes(&state), &vol_fields), volumes_before);
+}

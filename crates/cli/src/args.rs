@@ -44,6 +44,27 @@ pub(crate) enum OutputFormat {
 }
 
 /// When to colour output.
+/// What a new simulated array starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum SimSeed {
+    /// Nothing but the admins.
+    #[default]
+    Empty,
+    /// A shared production array: the management Portworx's hosts and drives, another
+    /// tenant, foreign pods and hosts, well filled, SafeMode on.
+    Brownfield,
+}
+
+impl SimSeed {
+    /// The mock's seed.
+    pub(crate) fn seed(self) -> flasharray_mock::Seed {
+        match self {
+            SimSeed::Empty => flasharray_mock::Seed::Empty,
+            SimSeed::Brownfield => flasharray_mock::Seed::brownfield(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub(crate) enum ColorChoice {
     /// Only when writing to a terminal and `NO_COLOR` is unset.
@@ -110,6 +131,18 @@ pub(crate) struct GlobalArgs {
     /// exists, and save it back when a command changed the array (also on Ctrl-C).
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
     pub(crate) sim_state: Option<PathBuf>,
+
+    /// With `--array sim`: what a new simulated array starts with (ignored when
+    /// --sim-state loads an existing file).
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "SEED",
+        default_value = "empty",
+        help_heading = "Array"
+    )]
+    pub(crate) sim_seed: SimSeed,
 
     /// With `--array sim`: delay every call to the embedded array (tests of Ctrl-C).
     #[arg(long, global = true, hide = true, value_name = "DURATION",
@@ -773,6 +806,9 @@ pub(crate) struct SimServeArgs {
     /// Create N volumes at start.
     #[arg(long, value_name = "N")]
     pub(crate) seed_volumes: Option<usize>,
+    /// What the array starts with (ignored when --state loads an existing file).
+    #[arg(long, value_enum, value_name = "SEED", default_value = "empty")]
+    pub(crate) seed: SimSeed,
 }
 
 /// `controller` subcommands.

@@ -71,7 +71,15 @@ impl Session {
         let target = config::resolve(global, &env, &mut |w| printer.warn(w))?;
         match target {
             Target::Sim => {
-                let mock = load_sim(global.sim_state.as_deref())?;
+                let mock = load_sim(global.sim_state.as_deref(), global.sim_seed.seed())?;
+                // A new seeded array is a change in itself: keep it even when this
+                // first command only reads.
+                if global.sim_seed != crate::args::SimSeed::Empty
+                    && let Some(path) = global.sim_state.as_deref()
+                    && !path.exists()
+                {
+                    save_sim_state(&mock, path)?;
+                }
                 for a in extra_admins {
                     mock.add_admin(a);
                 }
@@ -154,8 +162,8 @@ impl Drop for Session {
 }
 
 /// A fresh embedded array with [`SIM_ADMINS`], or the one saved in `state`.
-pub(crate) fn load_sim(state: Option<&Path>) -> Result<MockArray> {
-    let mock = MockArray::new();
+pub(crate) fn load_sim(state: Option<&Path>, seed: flasharray_mock::Seed) -> Result<MockArray> {
+    let mock = MockArray::builder().seed(seed).build();
     if let Some(path) = state
         && path.exists()
     {

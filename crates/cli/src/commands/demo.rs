@@ -24,7 +24,7 @@ pub(crate) async fn run(a: &DemoArgs, p: &Printer) -> Result<Outcome> {
     let spec = px_topology::spec::parse_valid_spec(EXAMPLE_SPEC)
         .map_err(|e| anyhow::anyhow!("the built-in example spec is invalid:\n{e}"))?;
     let t = Tenant::from_spec(spec, Path::new("examples/tenant-direct-access.yaml"))?;
-    let mock = load_sim(None)?;
+    let mock = load_sim(None, flasharray_mock::Seed::Empty)?;
     for admin in t.token_users() {
         mock.add_admin(&admin);
     }

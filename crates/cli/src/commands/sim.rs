@@ -47,9 +47,9 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
         if a.seed_volumes.is_some() {
             p.warn("--seed-volumes is ignored: the array comes from the --state file");
         }
-        load_sim(a.state.as_deref())?
+        load_sim(a.state.as_deref(), a.seed.seed())?
     } else {
-        let mut b = MockArray::builder();
+        let mut b = MockArray::builder().seed(a.seed.seed());
         for admin in SIM_ADMINS {
             b = b.admin(*admin);
         }
