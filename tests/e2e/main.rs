@@ -8,6 +8,7 @@
 
 mod harness;
 
+mod destroy_preview;
 mod embedded;
 mod errors;
 mod input_safety;

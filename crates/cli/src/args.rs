@@ -214,8 +214,8 @@ pub(crate) enum Command {
     /// Check tenant specs or manifests against pxfa's rules.
     #[command(after_help = concat!("Examples:\n  ", "pxfa lint -f examples/tenant-direct-access.yaml\n  pxfa lint out/management/ out/tenant/\n  pxfa lint -f SPEC -o json | jq '.[] | select(.severity == \"error\")'", "\n\n", array_pointer!()))]
     Lint(LintArgs),
-    /// Show what `apply` would change on the array.
-    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim plan -f examples/tenant-direct-access.yaml\n  pxfa plan -f SPEC --detailed-exitcode; echo $?          # 3: changes pending\n  pxfa plan -f SPEC -o json | jq '.summary'\n  pxfa plan -f SPEC -o dot | dot -Tsvg > plan.svg", "\n\n", array_pointer!()))]
+    /// Show what `apply` (or, with --destroy, `destroy`) would change on the array.
+    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim plan -f examples/tenant-direct-access.yaml\n  pxfa plan --destroy -f SPEC              # what destroy -f SPEC would remove; nothing is written\n  pxfa plan -f SPEC --detailed-exitcode; echo $?          # 3: changes pending\n  pxfa plan -f SPEC -o json | jq '.summary'\n  pxfa plan -f SPEC -o dot | dot -Tsvg > plan.svg", "\n\n", array_pointer!()))]
     Plan(PlanArgs),
     /// Converge the array to a tenant spec.
     #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim apply -f examples/tenant-direct-access.yaml --yes --out out/\n  pxfa apply -f SPEC --yes --kubeconfig mgmt.kubeconfig --tenant-kubeconfig tenant.kubeconfig", "\n\n", array_pointer!()))]
@@ -704,6 +704,15 @@ pub(crate) struct PlanArgs {
     /// delay.
     #[arg(long)]
     pub(crate) release_removed_workers: bool,
+    /// Show what `destroy -f SPEC` would remove instead (nothing is written).
+    #[arg(long, conflicts_with_all = ["adopt", "allow_shrink", "release_removed_workers"])]
+    pub(crate) destroy: bool,
+    /// With --destroy: as `destroy --eradicate` would.
+    #[arg(long, requires = "destroy")]
+    pub(crate) eradicate: bool,
+    /// With --destroy: as `destroy --delete-token` would.
+    #[arg(long, requires = "destroy")]
+    pub(crate) delete_token: bool,
 }
 
 /// `apply`.

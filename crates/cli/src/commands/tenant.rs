@@ -318,6 +318,9 @@ async fn apply_preflight(
 
 /// `plan`.
 pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    if a.destroy {
+        return plan_destroy(a, g, p).await;
+    }
     let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let result = plan_with_space(
@@ -334,20 +337,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     let url = session.url.clone();
     session.close().await?;
     let (plan, observed, space) = result?;
-    match p.format {
-        OutputFormat::Table | OutputFormat::Wide => p.stdout(&plan_text(&plan, p))?,
-        OutputFormat::Json => p.stdout(&to_json(&plan.document())?)?,
-        OutputFormat::Yaml => p.stdout(&to_yaml(&plan.document())?)?,
-        OutputFormat::Mermaid | OutputFormat::Dot => {
-            let g = Graph::tenant(&plan, &picture_manifests(&t)?, &Verdicts::Plan);
-            p.stdout(&if p.format == OutputFormat::Dot {
-                g.to_dot()
-            } else {
-                g.to_mermaid()
-            })?;
-        }
-        f @ OutputFormat::Name => return Err(crate::output::unsupported(f)),
-    }
+    print_plan(&plan, &t, p)?;
     // What apply's preflight would refuse, as warnings; the exit code is the plan's.
     let mut f = Findings::default();
     if let Some(note) = preflight::endpoint(
@@ -535,6 +525,68 @@ async fn apply_in(
     }
 }
 
+/// Prints a plan (a real one or a destroy preview) in the chosen format.
+fn print_plan(plan: &Plan, t: &Tenant, p: &Printer) -> Result<()> {
+    match p.format {
+        OutputFormat::Table | OutputFormat::Wide => p.stdout(&plan_text(plan, p)),
+        OutputFormat::Json => p.stdout(&to_json(&plan.document())?),
+        OutputFormat::Yaml => p.stdout(&to_yaml(&plan.document())?),
+        OutputFormat::Mermaid | OutputFormat::Dot => {
+            let g = Graph::tenant(plan, &picture_manifests(t)?, &Verdicts::Plan);
+            p.stdout(&if p.format == OutputFormat::Dot {
+                g.to_dot()
+            } else {
+                g.to_mermaid()
+            })
+        }
+        f @ OutputFormat::Name => Err(crate::output::unsupported(f)),
+    }
+}
+
+/// `plan --destroy`: what `destroy -f SPEC` would remove; reads only.
+async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    let t = Tenant::load(&a.file)?;
+    let session = Session::open(g, p, &t.token_users())?;
+    let opts = converge::DestroyOptions {
+        eradicate: a.eradicate,
+        delete_token: a.delete_token,
+        ..converge::DestroyOptions::default()
+    };
+    let result = converge::preview_destroy(session.array.as_ref(), &t.desired, &opts).await;
+    session.close().await?;
+    let preview = result
+        .with_context(|| format!("cannot plan destroying tenant {}", t.spec.tenant_name()))?;
+    let plan = preview.to_plan();
+    print_plan(&plan, &t, p)?;
+    if a.detailed_exitcode && plan.has_changes() {
+        return Ok(Outcome::Changes);
+    }
+    Ok(Outcome::Success)
+}
+
+/// How long destroyed objects stay recoverable, from the array's eradication delay
+/// when it reports one.
+async fn recoverable_until(session: &Session) -> String {
+    match session.array.get_array().await {
+        Ok(info) => match info.eradication_config.eradication_delay {
+            Some(ms) => {
+                let until = jiff::Timestamp::now()
+                    .checked_add(jiff::SignedDuration::from_millis(
+                        i64::try_from(ms).unwrap_or(i64::MAX),
+                    ))
+                    .map(|ts| ts.strftime("%Y-%m-%d %H:%M UTC").to_string())
+                    .unwrap_or_else(|_| "later".to_string());
+                format!(
+                    "recoverable until about {until} (the array's eradication delay, {})",
+                    crate::output::human_ms(ms)
+                )
+            }
+            None => "recoverable for the array's eradication delay (24 h by default)".to_string(),
+        },
+        Err(_) => "recoverable for the array's eradication delay (24 h by default)".to_string(),
+    }
+}
+
 /// `destroy`.
 pub(crate) async fn destroy(a: &DestroyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
@@ -565,32 +617,44 @@ async fn destroy_in(
         p.info(note);
     }
     f.refuse()?;
-    let what = if a.eradicate {
-        "destroy and ERADICATE (irreversible)"
-    } else {
-        "destroy (recoverable for the array's eradication delay)"
+    let opts = converge::DestroyOptions {
+        eradicate: a.eradicate,
+        delete_token: a.delete_token,
+        concurrency: a.concurrency as usize,
     };
-    confirm(
-        g.yes,
-        &format!(
-            "{what} every object pxfa made for tenant {} on {}",
-            t.spec.tenant_name(),
-            session.label
-        ),
-    )?;
+    // What goes, computed once: the prompt lists it and the destroy runs exactly it.
+    let preview = converge::preview_destroy(session.array.as_ref(), &t.desired, &opts)
+        .await
+        .with_context(|| format!("cannot destroy tenant {}", t.spec.tenant_name()))?;
+    let until = if a.eradicate {
+        "; ERADICATED: irreversible".to_string()
+    } else {
+        format!("; they stay {}", recoverable_until(session).await)
+    };
+    let mut question = format!(
+        "destroy {} object(s) pxfa made for tenant {} on {}{until}:",
+        preview.changes.len(),
+        t.spec.tenant_name(),
+        session.label
+    );
+    for c in &preview.changes {
+        question.push_str(&format!("\n  {}", c.to_line()));
+    }
+    for k in &preview.kept {
+        question.push_str(&format!(
+            "\n  kept {} {}: {}",
+            k.kind.label(),
+            k.name,
+            k.reason
+        ));
+    }
+    question.push_str("\nproceed");
+    confirm(g.yes, &question)?;
     let progress = ChangeProgress::new(p, 0);
-    let report = converge::destroy(
-        session.array.as_ref(),
-        &t.desired,
-        &converge::DestroyOptions {
-            eradicate: a.eradicate,
-            delete_token: a.delete_token,
-            concurrency: a.concurrency as usize,
-        },
-        &|ev| progress.event(ev),
-    )
-    .await
-    .with_context(|| format!("cannot destroy tenant {}", t.spec.tenant_name()))?;
+    let report = converge::destroy_planned(session.array.as_ref(), &preview, &opts, &|ev| {
+        progress.event(ev)
+    })
+    .await;
     progress.finish();
     p.emit_text(&report, &destroy_text(&report))?;
     if report.is_success() {

@@ -19,7 +19,7 @@ use super::schedule::{self, Graph, NodeOutcome};
 use super::{FailedChange, Outcome, ProgressEvent, SkippedChange};
 use crate::desired::{DesiredState, MANAGED_BY_VALUE, TAG_MANAGED_BY, TAG_TENANT};
 use crate::plan::{
-    Action, Blocker, Change, Kind, MAX_NAMES_PER_CALL, Observed, lookup_pods, lookup_volumes,
+    Action, Blocker, Change, Kind, MAX_NAMES_PER_CALL, Observed, Plan, lookup_pods, lookup_volumes,
     observe,
 };
 
@@ -111,6 +111,52 @@ fn tenant_owned(obs: &Observed, kind: TagResource, name: &str, tenant: &str) -> 
     })
 }
 
+/// What [`destroy`] would remove, computed from one observation without touching the
+/// array: the changes in the order they take effect, what is kept and why, and the
+/// calls that carry the changes out. [`destroy_planned`] runs exactly these calls, so
+/// a preview (`pxfa plan --destroy`, the confirmation prompt) lists what goes.
+#[derive(Debug)]
+pub struct DestroyPlan {
+    /// The tenant.
+    pub tenant: String,
+    /// Every removal, in order (all `delete`).
+    pub changes: Vec<Change>,
+    /// Objects of the desired state that are present but not this tenant's.
+    pub kept: Vec<Blocker>,
+    graph: Graph,
+    eradicate_nodes: Vec<usize>,
+}
+
+impl DestroyPlan {
+    /// The preview as a [`Plan`], for the plan's text, JSON, YAML and pictures; kept
+    /// objects are notes (they block nothing).
+    pub fn to_plan(&self) -> Plan {
+        let mut plan = Plan::new(
+            &self.tenant,
+            self.changes.clone(),
+            Vec::new(),
+            Vec::new(),
+            BTreeMap::new(),
+        );
+        plan.notes = self
+            .kept
+            .iter()
+            .map(|k| format!("kept {} {}: {}", k.kind.label(), k.name, k.reason))
+            .collect();
+        plan
+    }
+}
+
+/// Reads the array and computes what [`destroy`] would remove; writes nothing.
+pub async fn preview_destroy(
+    array: &dyn FlashArray,
+    desired: &DesiredState,
+    opts: &DestroyOptions,
+) -> Result<DestroyPlan, DestroyError> {
+    let obs = observe(array, desired).await?;
+    plan_destroy(&obs, desired, opts)
+}
+
 /// Removes the tenant's objects. Soft by default; see [`DestroyOptions`].
 pub async fn destroy(
     array: &dyn FlashArray,
@@ -118,9 +164,17 @@ pub async fn destroy(
     opts: &DestroyOptions,
     progress: &(dyn Fn(ProgressEvent) + Send + Sync),
 ) -> Result<DestroyReport, DestroyError> {
-    let obs = observe(array, desired).await?;
+    let plan = preview_destroy(array, desired, opts).await?;
+    Ok(destroy_planned(array, &plan, opts, progress).await)
+}
+
+/// What would be destroyed, from an observation. Pure: no array access.
+pub fn plan_destroy(
+    obs: &Observed,
+    desired: &DesiredState,
+    opts: &DestroyOptions,
+) -> Result<DestroyPlan, DestroyError> {
     let tenant = desired.tenant.as_str();
-    let mut report = DestroyReport::default();
 
     // What is ours; what is kept and why.
     let mut kept = Vec::new();
@@ -147,7 +201,7 @@ pub async fn destroy(
         .volumes
         .values()
         .filter(|v| {
-            let ours = tenant_owned(&obs, TagResource::Volume, &v.name, tenant);
+            let ours = tenant_owned(obs, TagResource::Volume, &v.name, tenant);
             if !ours {
                 keep(Kind::Volume, TagResource::Volume, &v.name);
             }
@@ -158,7 +212,7 @@ pub async fn destroy(
         .hosts
         .values()
         .filter(|h| {
-            let ours = tenant_owned(&obs, TagResource::Host, &h.name, tenant);
+            let ours = tenant_owned(obs, TagResource::Host, &h.name, tenant);
             if !ours {
                 keep(Kind::Host, TagResource::Host, &h.name);
             }
@@ -169,7 +223,7 @@ pub async fn destroy(
         .host_groups
         .values()
         .filter(|g| {
-            let ours = tenant_owned(&obs, TagResource::HostGroup, &g.name, tenant);
+            let ours = tenant_owned(obs, TagResource::HostGroup, &g.name, tenant);
             if !ours {
                 keep(Kind::HostGroup, TagResource::HostGroup, &g.name);
             }
@@ -180,14 +234,13 @@ pub async fn destroy(
         .pods
         .values()
         .filter(|p| {
-            let ours = tenant_owned(&obs, TagResource::Pod, &p.name, tenant);
+            let ours = tenant_owned(obs, TagResource::Pod, &p.name, tenant);
             if !ours {
                 keep(Kind::Pod, TagResource::Pod, &p.name);
             }
             ours
         })
         .collect();
-    report.kept = kept;
     let token = desired
         .api_token
         .as_ref()
@@ -522,7 +575,31 @@ pub async fn destroy(
         );
     }
 
-    let run = schedule::run(array, &g, &changes, opts.concurrency, progress).await;
+    Ok(DestroyPlan {
+        tenant: tenant.to_string(),
+        changes,
+        kept,
+        graph: g,
+        eradicate_nodes,
+    })
+}
+
+/// Carries out a [`DestroyPlan`]: exactly its calls, in dependent rounds.
+pub async fn destroy_planned(
+    array: &dyn FlashArray,
+    plan: &DestroyPlan,
+    opts: &DestroyOptions,
+    progress: &(dyn Fn(ProgressEvent) + Send + Sync),
+) -> DestroyReport {
+    let key = |s: &str| s.to_ascii_lowercase();
+    let g = &plan.graph;
+    let changes = &plan.changes;
+    let eradicate_nodes = &plan.eradicate_nodes;
+    let mut report = DestroyReport {
+        kept: plan.kept.clone(),
+        ..DestroyReport::default()
+    };
+    let run = schedule::run(array, g, changes, opts.concurrency, progress).await;
     report.rounds = run.rounds;
     report.calls = run.calls;
 
@@ -538,7 +615,7 @@ pub async fn destroy(
         })
         .collect();
     let mut pending_changes: BTreeMap<usize, String> = BTreeMap::new();
-    for n in &eradicate_nodes {
+    for n in eradicate_nodes {
         let reason = match &run.outcomes[*n] {
             Some(NodeOutcome::Failed(f)) if f.kind == ErrorKind::EradicationRefused => {
                 f.message.clone()
@@ -611,6 +688,6 @@ pub async fn destroy(
             p.time_remaining_ms = remaining.get(&key(&p.name)).copied().flatten();
         }
     }
-    report.changes = changes;
-    Ok(report)
+    report.changes = changes.clone();
+    report
 }

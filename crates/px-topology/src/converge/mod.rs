@@ -22,7 +22,10 @@ use std::collections::BTreeMap;
 use flasharray::FlashArray;
 use serde::Serialize;
 
-pub use destroy::{DestroyError, DestroyOptions, DestroyReport, PendingEradication, destroy};
+pub use destroy::{
+    DestroyError, DestroyOptions, DestroyPlan, DestroyReport, PendingEradication, destroy,
+    destroy_planned, plan_destroy, preview_destroy,
+};
 pub use writes::WriteCounts;
 
 use crate::desired::DesiredState;

@@ -2,7 +2,9 @@
 //! state shrinks and their release, soft destroy that keeps shared objects, eradication and SafeMode.
 
 use flasharray::{ConnectionParams, FlashArray, ListParams, Size};
-use px_topology::converge::{ApplyOptions, DestroyError, DestroyOptions, apply, destroy};
+use px_topology::converge::{
+    ApplyOptions, DestroyError, DestroyOptions, apply, destroy, preview_destroy,
+};
 use px_topology::plan::{Action, Kind, PlanOptions};
 
 use super::converge::{ADMIN, TENANT, array, converge, desired, plan_for, quiet, tenant_state};
@@ -233,4 +235,59 @@ async fn destroy_with_eradication_and_safemode() {
     assert!(r.is_success(), "{r:?}");
     assert!(a.list_volumes(&ListParams::all()).await.unwrap().is_empty());
     assert!(a.list_pods(&ListParams::all()).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_preview_is_what_destroy_removes() {
+    for eradicate in [false, true] {
+        let a = array();
+        let d = tenant_state();
+        converge(&a, &d).await;
+        let opts = DestroyOptions {
+            eradicate,
+            ..Default::default()
+        };
+        a.reset_stats();
+        let preview = preview_destroy(&a, &d, &opts).await.unwrap();
+        assert_eq!(a.stats().writes, 0, "the preview writes nothing");
+        assert!(preview.changes.iter().all(|c| c.action == Action::Delete));
+        let volumes_before = a.list_volumes(&ListParams::all()).await.unwrap();
+        let listed: Vec<&str> = preview
+            .changes
+            .iter()
+            .filter(|c| c.kind == Kind::Volume)
+            .map(|c| c.name.as_str())
+            .collect();
+        for v in &volumes_before {
+            assert!(
+                listed.contains(&v.name.as_str()),
+                "{} not previewed",
+                v.name
+            );
+        }
+        let plan = preview.to_plan();
+        assert_eq!(plan.summary.delete, preview.changes.len());
+        assert!(plan.is_applicable());
+
+        let r = destroy(&a, &d, &opts, &quiet).await.unwrap();
+        assert!(r.is_success(), "{r:?}");
+        assert_eq!(
+            r.changes, preview.changes,
+            "destroy set out to do the preview"
+        );
+        assert_eq!(r.done, preview.changes, "and did exactly that");
+        let after = a.list_volumes(&ListParams::all()).await.unwrap();
+        if eradicate {
+            assert!(after.is_empty(), "{after:?}");
+        } else {
+            assert!(after.iter().all(|v| v.destroyed));
+        }
+        // Gone from the array: a second preview selects nothing live to destroy.
+        if eradicate {
+            assert!(matches!(
+                preview_destroy(&a, &d, &opts).await,
+                Err(DestroyError::NothingSelected { .. })
+            ));
+        }
+    }
 }
