@@ -9,44 +9,9 @@
 # network access to PyPI the first time.
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-venv="$root/target/sdk-venv"
-req="$root/tests/sdk_compat/requirements.txt"
+. "$(dirname "${BASH_SOURCE[0]}")/../sim_suite.sh"
+sim_suite_start sdk-venv "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements.txt"
 
-if [[ ! -x "$venv/bin/python" ]]; then
-    python3 -m venv "$venv"
-fi
-if ! cmp -s "$req" "$venv/.requirements.txt" 2>/dev/null; then
-    "$venv/bin/pip" install -q -r "$req"
-    cp "$req" "$venv/.requirements.txt"
-fi
-
-cargo build -q -p flasharray-mock --example sim_serve
-bin="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/sim_serve"
-
-work="$(mktemp -d)"
-sim_pid=""
-cleanup() {
-    if [[ -n "$sim_pid" ]] && kill -0 "$sim_pid" 2>/dev/null; then
-        kill "$sim_pid"
-        wait "$sim_pid" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-"$bin" --port 0 --token-file "$work/token" --url-file "$work/url" >/dev/null &
-sim_pid=$!
-for _ in $(seq 1 300); do
-    [[ -s "$work/url" ]] && break
-    kill -0 "$sim_pid" 2>/dev/null || { echo "simulator exited early" >&2; exit 1; }
-    sleep 0.1
-done
-[[ -s "$work/url" ]] || { echo "simulator did not start" >&2; exit 1; }
-
-url="$(cat "$work/url")"
-echo "simulator: $url"
 PXFA_SIM_TARGET="${url#https://}" \
 PXFA_SIM_TOKEN_FILE="$work/token" \
 PXFA_SIM_BIN="$bin" \

@@ -1,0 +1,49 @@
+# Shared by tests/sdk_compat/run.sh and tests/ansible_compat/run.sh (sourced, not run):
+# a venv with the suite's requirements, the sim_serve example, and one simulator on a
+# free port with a random token (written to a 0600 file, never printed), stopped on exit.
+#
+#   sim_suite_start VENV_NAME REQUIREMENTS_FILE
+#
+# sets: root, venv, bin (the sim_serve binary), work (a temp dir), url (https://…),
+# and the token file "$work/token".
+
+sim_suite_start() {
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    cd "$root"
+    venv="$root/target/$1"
+    local req="$2"
+
+    if [[ ! -x "$venv/bin/python" ]]; then
+        python3 -m venv "$venv"
+    fi
+    if ! cmp -s "$req" "$venv/.requirements.txt" 2>/dev/null; then
+        "$venv/bin/pip" install -q -r "$req"
+        cp "$req" "$venv/.requirements.txt"
+    fi
+
+    cargo build -q -p flasharray-mock --example sim_serve
+    bin="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/sim_serve"
+
+    work="$(mktemp -d)"
+    sim_pid=""
+    trap sim_suite_cleanup EXIT
+
+    "$bin" --port 0 --token-file "$work/token" --url-file "$work/url" >/dev/null &
+    sim_pid=$!
+    for _ in $(seq 1 300); do
+        [[ -s "$work/url" ]] && break
+        kill -0 "$sim_pid" 2>/dev/null || { echo "simulator exited early" >&2; exit 1; }
+        sleep 0.1
+    done
+    [[ -s "$work/url" ]] || { echo "simulator did not start" >&2; exit 1; }
+    url="$(cat "$work/url")"
+    echo "simulator: $url"
+}
+
+sim_suite_cleanup() {
+    if [[ -n "$sim_pid" ]] && kill -0 "$sim_pid" 2>/dev/null; then
+        kill "$sim_pid"
+        wait "$sim_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
