@@ -15,6 +15,16 @@ fn size_explains_from_the_spec_alone() {
     let (stdout, stderr) = streams(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("tenant-demo"), "{stdout}");
+    // Proportions as bars for people (issue #17): the example's drives fill 91 % of
+    // the pod quota (10 % headroom) and replication 3 leaves a third usable.
+    assert!(
+        stdout.contains("quota in use      = [#########.]  91% drives"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("usable of raw     = [###.......]  33%"),
+        "{stdout}"
+    );
 
     let json: serde_json::Value = serde_json::from_slice(
         &pxfa()

@@ -64,6 +64,11 @@
 //! ```
 #![deny(missing_docs)]
 
+/// The crate README's examples, compiled as doc tests so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod admins;
 mod array;
 mod array_settings;

@@ -8,6 +8,11 @@
 //! environment variables or exits: callers turn the reports into output, and the one
 //! [`Error`] type into exit codes.
 
+/// The crate README's examples, compiled as doc tests so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub mod apply;
 pub mod connect;
 mod discovery;

@@ -8,6 +8,11 @@
 //! (kube-runtime wiring, concurrency, backoff). Nothing here prints or reads the
 //! environment.
 
+/// The crate README's examples, compiled as doc tests so that they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub mod arrays;
 pub mod controller;
 pub mod error;

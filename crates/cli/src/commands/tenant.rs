@@ -43,8 +43,53 @@ pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     warn_offline("size", g, p);
     let t = Tenant::load(&a.file)?;
     let sizing = t.sizing;
-    p.emit_text(&sizing, &sizing.explain().join("\n"))?;
+    let mut lines = sizing.explain();
+    lines.extend(capacity_bars(&sizing));
+    p.emit_text(&sizing, &lines.join("\n"))?;
     Ok(Outcome::Success)
+}
+
+/// The sizing's proportions as bars for people (text output only; JSON has the
+/// numbers): the drives' share of the pod quota, usable space of raw space, and —
+/// when the array's space is known — the array filled as if the tenant wrote every
+/// byte it provisions.
+fn capacity_bars(s: &px_topology::sizing::Sizing) -> Vec<String> {
+    use crate::output::capacity_bar;
+    let mut lines = Vec::new();
+    if s.pod_quota.as_u64() > 0 {
+        lines.push(format!(
+            "quota in use      = {} drives {} of pod quota {}",
+            capacity_bar(s.total_provisioned.as_u64(), s.pod_quota.as_u64()),
+            s.total_provisioned,
+            s.pod_quota
+        ));
+    }
+    if s.raw_capacity.as_u64() > 0 && s.effective_usable.as_u64() > 0 {
+        lines.push(format!(
+            "usable of raw     = {} {} usable of {} raw (replication {})",
+            capacity_bar(s.effective_usable.as_u64(), s.raw_capacity.as_u64()),
+            s.effective_usable,
+            s.raw_capacity,
+            s.replication
+        ));
+    }
+    if let Some(h) = &s.array {
+        let cap = h.array.capacity.as_u64();
+        let after = h
+            .array
+            .used
+            .as_u64()
+            .saturating_add(s.total_provisioned.as_u64());
+        lines.push(format!(
+            "array {:<11} = {} used {} + tenant {} of {}",
+            h.array.name,
+            capacity_bar(after, cap),
+            h.array.used,
+            s.total_provisioned,
+            h.array.capacity
+        ));
+    }
+    lines
 }
 
 /// `render`: manifests to a folder, no array access.

@@ -7,14 +7,34 @@
 //! TLS, and HTTP faults ([`parse_faults`]). The target is that Pure's own Python SDK
 //! (`py-pure-client`) and our REST client work against it unchanged.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), flasharray_mock::sim::SimError> {
+//! # Serve the simulator in a test
+//!
+//! Start it on a free port with a fresh self-signed certificate, point the REST
+//! client (or any HTTPS tool) at it, and look at the array behind it directly:
+//!
+//! ```
+//! use flasharray::models::VolumePost;
+//! use flasharray::{FlashArray, ListParams, RestArray, VolumeName};
 //! use flasharray_mock::MockArray;
 //! use flasharray_mock::sim::{SimConfig, Simulator};
 //!
-//! let cfg = SimConfig::new("a-secret-api-token".into());
-//! let sim = Simulator::start(MockArray::new(), cfg).await?;
-//! println!("serving {}", sim.url());
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let token = "0b7d4c2e-8f1a-4d3b-9e6c-5a2f1b0c9d8e";
+//! let array = MockArray::new();
+//! let sim = Simulator::start(array.clone(), SimConfig::new(token.into())).await?;
+//!
+//! let rest = RestArray::builder(sim.url())
+//!     .api_token(token.into())
+//!     .ca_pem(sim.cert_pem().as_bytes().to_vec())
+//!     .build()?;
+//! let names = [VolumeName::new("px-data-01")?];
+//! rest.create_volumes(&names, &VolumePost { provisioned: Some(1 << 30), ..Default::default() }).await?;
+//!
+//! // The write went over HTTPS into the array the test holds.
+//! assert_eq!(array.list_volumes(&ListParams::all()).await?.len(), 1);
+//! assert!(sim.stats().requests >= 3); // version, login, create
+//! rest.close().await?;
 //! sim.shutdown().await;
 //! # Ok(()) }
 //! ```
