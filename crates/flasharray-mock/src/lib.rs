@@ -71,6 +71,7 @@ mod clock;
 #[cfg(feature = "testing")]
 pub mod conformance;
 mod connection;
+pub mod fada;
 mod faults;
 pub mod filter;
 pub mod foreign;
@@ -94,6 +95,7 @@ pub use array::{
 };
 pub use clock::MockClock;
 pub use connection::{MAX_LUN, SHARED_LUN_START};
+pub use fada::SimFada;
 pub use faults::Faults;
 pub use filter::Filter;
 pub use host::PERSONALITIES;
