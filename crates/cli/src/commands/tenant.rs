@@ -451,7 +451,11 @@ async fn apply_in(
     t: &mut Tenant,
     session: &Session,
 ) -> Result<Outcome> {
-    let locator = super::drives::locator_for(session, t, Some(&a.kube)).await?;
+    // A kubeconfig that does not load gives no locator here: the preflight below
+    // refuses it (exit 2, before any write) with the precise reason.
+    let locator = super::drives::locator_for(session, t, Some(&a.kube))
+        .await
+        .unwrap_or(None);
     let (plan, observed, space) = plan_with_space(
         session,
         t,
