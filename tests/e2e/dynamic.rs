@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+use flasharray_mock::MockArray;
+use flasharray_mock::foreign::ForeignView;
 use serde_json::Value;
 
 use crate::harness::{direct_access_spec, pxfa};
@@ -57,6 +59,20 @@ fn foreign_view(state: &Path) -> Vec<String> {
     v
 }
 
+/// The simulator's own view of everything not tagged for the tenant, read from the
+/// state file through the `FlashArray` trait.
+fn foreign_objects(state: &Path) -> ForeignView {
+    let mock = MockArray::builder().build();
+    let text = std::fs::read_to_string(state).unwrap();
+    mock.restore(serde_json::from_str(&text).unwrap());
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(ForeignView::read(&mock, "tenant-demo"))
+        .unwrap()
+}
+
 fn run(cmd: &mut assert_cmd::Command) -> String {
     let out = cmd.output().unwrap();
     let text =
@@ -84,6 +100,7 @@ fn dynamic_option_b_on_3_6_2_on_the_brownfield_array() {
     let spec = direct_access_spec();
     let before = foreign_view(&state);
     assert!(before.len() > 10, "the brownfield seed: {before:?}");
+    let objects = foreign_objects(&state);
 
     // Apply: the pod, then the simulated Portworx's drives, tagged by pxfa.
     let out = dir.path().join("manifests");
@@ -98,6 +115,11 @@ fn dynamic_option_b_on_3_6_2_on_the_brownfield_array() {
     let found = drives(&state);
     assert_eq!(found.len(), 6, "{found:?}");
     assert!(found.iter().all(|v| v["destroyed"] == false));
+    assert_eq!(
+        foreign_objects(&state).changes_since(&objects),
+        Vec::<String>::new(),
+        "the found drives are the tenant's now"
+    );
 
     // Re-apply: nothing written (the state file is saved only after a write).
     let saved = std::fs::read(&state).unwrap();
@@ -147,6 +169,10 @@ fn dynamic_option_b_on_3_6_2_on_the_brownfield_array() {
         "soft-destroyed: {after:?}"
     );
     assert_eq!(foreign_view(&state), before, "nothing foreign changed");
+    assert_eq!(
+        foreign_objects(&state).changes_since(&objects),
+        Vec::<String>::new()
+    );
 }
 
 /// Every file under `dir`.
