@@ -271,6 +271,29 @@ async fn a_claim_that_matches_two_volumes_or_another_tenants_is_a_conflict() {
     assert!(blocker.resolution.contains("exactly one"), "{blocker:?}");
     // The other drives are planned as usual (the conflict blocks the apply).
     assert_eq!(count(&p, Kind::Tag, Action::Create), 5);
+
+    // Worker 1's volume carries another tenant's tags: never retagged.
+    let c1 = &d.drives[2].claim;
+    let v1 = SimFada::new().volume_name(pod(&d).as_ref(), &c1.namespace, &c1.name);
+    let blue = [
+        flasharray::models::Tag::new(&v1, "pxfa.io", "managed-by", "pxfa"),
+        flasharray::models::Tag::new(&v1, "pxfa.io", "tenant", "tenant-blue"),
+    ];
+    m.set_tags(flasharray::TagResource::Volume, &blue)
+        .await
+        .unwrap();
+    let p = plan_on(&m, &d, true).await;
+    let other = p
+        .conflicts
+        .iter()
+        .find(|b| b.name == v1)
+        .unwrap_or_else(|| panic!("{:?}", p.conflicts));
+    assert!(other.reason.contains("tenant-blue"), "{other:?}");
+    assert!(
+        !p.changes.iter().any(|c| c.name == v1),
+        "{}",
+        p.to_text(true)
+    );
 }
 
 #[tokio::test]
