@@ -188,3 +188,50 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+fn set_replicas(spec: &Path, from: u32, to: u32) {
+    let text = std::fs::read_to_string(spec).unwrap();
+    let new = text.replacen(&format!("replicas: {from}"), &format!("replicas: {to}"), 1);
+    assert_ne!(text, new, "the spec has replicas: {from}");
+    std::fs::write(spec, new).unwrap();
+}
+
+#[test]
+fn dynamic_scale_3_4_3_keeps_every_drive_and_rewrites_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let spec = dir.path().join("tenant.yaml");
+    std::fs::copy(direct_access_spec(), &spec).unwrap();
+    let objects = {
+        foreign_view(&state);
+        foreign_objects(&state)
+    };
+    run(sim(&state).args(["apply", "--yes", "-f"]).arg(&spec));
+    let three = drives(&state);
+    assert_eq!(three.len(), 6);
+
+    // 3 -> 4: two new claims bind and are tagged; the existing drives stay as they are.
+    set_replicas(&spec, 3, 4);
+    let text = run(sim(&state).args(["apply", "--yes", "-f"]).arg(&spec));
+    assert!(text.contains("Drives found: Applied 2 change(s)"), "{text}");
+    let four = drives(&state);
+    assert_eq!(four.len(), 8);
+    for d in &three {
+        assert!(four.contains(d), "{d} unchanged");
+    }
+    let saved = std::fs::read(&state).unwrap();
+    run(sim(&state).args(["apply", "--yes", "-f"]).arg(&spec));
+    assert_eq!(std::fs::read(&state).unwrap(), saved, "zero writes at 4");
+
+    // 4 -> 3: worker 3's drives are retained, with the decommission steps.
+    set_replicas(&spec, 4, 3);
+    let text = run(sim(&state).args(["apply", "--yes", "-f"]).arg(&spec));
+    assert!(text.contains("2 retained"), "{text}");
+    assert!(text.contains("--release-removed-workers"), "{text}");
+    assert_eq!(std::fs::read(&state).unwrap(), saved, "zero writes at 3");
+    assert_eq!(drives(&state), four, "nothing destroyed");
+    assert_eq!(
+        foreign_objects(&state).changes_since(&objects),
+        Vec::<String>::new()
+    );
+}
