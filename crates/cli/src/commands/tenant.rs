@@ -372,7 +372,9 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     if !plan.is_applicable() {
         return Err(blocked_error(&plan));
     }
-    if a.detailed_exitcode && plan.has_changes() {
+    // Pending drives are not array changes, but the tenant is not finished: an
+    // apply that can read the claims still has to tag them.
+    if a.detailed_exitcode && (plan.has_changes() || plan.summary.pending > 0) {
         return Ok(Outcome::Changes);
     }
     Ok(Outcome::Success)
