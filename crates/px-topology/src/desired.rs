@@ -33,7 +33,8 @@ pub const TAG_NODE: &str = "node-index";
 /// Tag key for the disk index on that worker.
 pub const TAG_DISK: &str = "disk-index";
 /// Tag key naming the management claim (`namespace/name`) a dynamically provisioned
-/// drive was created for.
+/// drive was created for. That the array accepts `/` in a tag value is what the mock
+/// models; a real array's character rules for tag values are unconfirmed [L].
 pub const TAG_CLAIM: &str = "claim";
 
 /// Who an object belongs to.
