@@ -142,10 +142,16 @@ fn on_a_brownfield_array_nothing_foreign_changes_and_no_second_host_is_made() {
     let hosts_before = foreign(&list(&state, "host"), &host_fields);
     assert!(hosts_before.len() >= 4, "the seed has the management hosts");
 
-    // The default (dynamic, attach: fada) tenant: only its pod on the array.
+    // The default (dynamic, attach: fada) tenant, on a copy of the array (the import
+    // tenant below has the same name): its pod, and the drives the simulated
+    // management Portworx makes (tests/e2e/dynamic.rs follows them to destroy).
+    let copy = dir.path().join("dynamic.json");
+    std::fs::copy(&state, &copy).unwrap();
     let dynamic = crate::harness::direct_access_spec();
-    apply(&state, &dynamic, &[]);
-    plan_has_no_changes(&state, &dynamic);
+    apply(&copy, &dynamic, &[]);
+    plan_has_no_changes(&copy, &dynamic);
+    assert_eq!(foreign(&list(&copy, "host"), &host_fields), hosts_before);
+    assert_eq!(foreign(&volumes(&copy), &vol_fields), volumes_before);
     // The import tenant with a host group: the nodes are the hosts found by WWN.
     let import = import_host_group_spec(dir.path());
     apply(&state, &import, &[]);

@@ -9,6 +9,7 @@
 mod harness;
 
 mod destroy_preview;
+mod dynamic;
 mod embedded;
 mod errors;
 mod input_safety;

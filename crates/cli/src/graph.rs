@@ -37,7 +37,7 @@ impl Style {
             Action::Update | Action::Recover => Style::Update,
             Action::Delete => Style::Delete,
             // A retained drive stays as it is until released.
-            Action::NoOp | Action::Retain => Style::Plain,
+            Action::NoOp | Action::Retain | Action::Pending => Style::Plain,
         }
     }
 

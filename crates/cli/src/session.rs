@@ -134,6 +134,12 @@ impl Session {
         }
     }
 
+    /// True for the embedded simulated array (`--array sim`), where no cluster
+    /// exists and a simulated management Portworx stands in for it.
+    pub(crate) fn is_simulated(&self) -> bool {
+        self.sim.is_some()
+    }
+
     /// Ends the session: logs out of a REST array, saves a simulated array's state
     /// if it changed.
     pub(crate) async fn close(mut self) -> Result<()> {

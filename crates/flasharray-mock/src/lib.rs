@@ -76,6 +76,7 @@ mod clock;
 #[cfg(feature = "testing")]
 pub mod conformance;
 mod connection;
+pub mod fada;
 mod faults;
 pub mod filter;
 pub mod foreign;
@@ -99,6 +100,7 @@ pub use array::{
 };
 pub use clock::MockClock;
 pub use connection::{MAX_LUN, SHARED_LUN_START};
+pub use fada::SimFada;
 pub use faults::Faults;
 pub use filter::Filter;
 pub use host::PERSONALITIES;

@@ -1,7 +1,7 @@
 //! Finishing a tenant on its clusters: server-side apply of the rendered manifests to
 //! the management and tenant clusters, readiness waits, worker VM discovery and disk
-//! hotplug, guest NIC discovery, the cross-layer status view and tenant token
-//! rotation.
+//! hotplug, guest NIC discovery, the claim bindings that locate dynamically
+//! provisioned drives, the cross-layer status view and tenant token rotation.
 //!
 //! Everything goes through a `kube::Client` built from a kubeconfig ([`connect()`]), so
 //! tests point it at an in-process fake API server. Nothing here prints, reads
@@ -14,6 +14,7 @@
 struct ReadmeDoctests;
 
 pub mod apply;
+pub mod bindings;
 pub mod connect;
 mod discovery;
 pub mod error;
@@ -24,6 +25,7 @@ pub mod token;
 pub mod vms;
 
 pub use apply::{ApplyOptions, ApplyReport, Conflict, apply_manifests, cluster_bundle};
+pub use bindings::{BindingWait, ClaimBindings, wait_for_bindings};
 pub use connect::{client_from_config, connect, probe};
 pub use error::{BoxError, Error, Result};
 /// The client every function here takes, re-exported so callers need no kube dependency

@@ -112,6 +112,7 @@ fn direct_access(workers: usize) -> DesiredState {
             admin: ADMIN.into(),
             lifetime: None,
         }),
+        drives: Vec::new(),
         notes: Vec::new(),
     }
 }

@@ -32,6 +32,10 @@ pub const TAG_ROLE: &str = "role";
 pub const TAG_NODE: &str = "node-index";
 /// Tag key for the disk index on that worker.
 pub const TAG_DISK: &str = "disk-index";
+/// Tag key naming the management claim (`namespace/name`) a dynamically provisioned
+/// drive was created for. That the array accepts `/` in a tag value is what the mock
+/// models; a real array's character rules for tag values are unconfirmed [L].
+pub const TAG_CLAIM: &str = "claim";
 
 /// Who an object belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -79,6 +83,39 @@ pub struct DesiredVolume {
     /// Provisioned size.
     pub size: Size,
     /// Tags (`pxfa.io` namespace): ownership, role, node and disk index.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A management-cluster PersistentVolumeClaim, by namespace and name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct DriveClaim {
+    /// Namespace (the hosted control plane namespace).
+    pub namespace: String,
+    /// Claim name.
+    pub name: String,
+}
+
+impl std::fmt::Display for DriveClaim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// A drive the management Portworx creates when its claim binds (dynamic
+/// provisioning): pxfa does not create the volume, it finds it (claim, bound PV,
+/// array volume) and tags it, so that later plans, `status` and `destroy` know it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredDrive {
+    /// The claim whose binding creates the volume.
+    pub claim: DriveClaim,
+    /// The size the claim requests.
+    pub size: Size,
+    /// The pod the class places the volume in (`pure_fa_pod_name`); `None` puts it
+    /// at the array's top level.
+    pub pod: Option<PodName>,
+    /// Tags pxfa sets once it found the volume (`pxfa.io`): ownership, role,
+    /// node index, disk index and claim. Role, node and disk index identify the
+    /// drive in later plans, without a cluster.
     pub tags: BTreeMap<String, String>,
 }
 
@@ -158,6 +195,9 @@ pub struct DesiredState {
     pub volumes: Vec<DesiredVolume>,
     /// Connections.
     pub connections: Vec<DesiredConnection>,
+    /// Drives the management Portworx creates (dynamic provisioning); pxfa finds and
+    /// tags them.
+    pub drives: Vec<DesiredDrive>,
     /// API token for the tenant.
     pub api_token: Option<DesiredApiToken>,
     /// Facts about this desired state the plan prints before its changes (e.g. why
@@ -173,6 +213,7 @@ impl DesiredState {
             && self.hosts.is_empty()
             && self.volumes.is_empty()
             && self.connections.is_empty()
+            && self.drives.is_empty()
             && self.api_token.is_none()
     }
 }

@@ -66,7 +66,8 @@ pub fn new_bytes(plan: &Plan, observed: &Observed) -> u64 {
             Action::Recover => 0,
             Action::Update => size.saturating_sub(have),
             // Retained drives of removed workers keep the space they have.
-            Action::Delete | Action::NoOp | Action::Retain => 0,
+            // Pending drives are created by the management Portworx, not by pxfa.
+            Action::Delete | Action::NoOp | Action::Retain | Action::Pending => 0,
         });
     }
     total

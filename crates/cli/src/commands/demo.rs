@@ -66,6 +66,18 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     if !report.is_success() {
         anyhow::bail!("the demo apply failed; this is a bug in pxfa, please report it");
     }
+    // Dynamic provisioning: the management Portworx creates the drives when the
+    // claims bind; here a simulated one does, and pxfa finds and tags them.
+    if let Some(locator) = super::drives::locator_for(session, t, None).await? {
+        super::drives::simulate_management_portworx(session, t, p).await?;
+        if super::drives::tag_found_drives(session, t, locator.as_ref(), 8, p).await?
+            != Outcome::Success
+        {
+            anyhow::bail!(
+                "the demo could not tag the drives; this is a bug in pxfa, please report it"
+            );
+        }
+    }
 
     heading(p, 4, "Array state")?;
     let vols = array.list_volumes(&ListParams::all()).await?;

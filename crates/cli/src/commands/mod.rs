@@ -9,6 +9,7 @@ pub(crate) mod completions;
 pub(crate) mod connection;
 pub(crate) mod controller;
 pub(crate) mod demo;
+pub(crate) mod drives;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
 pub(crate) mod pod;

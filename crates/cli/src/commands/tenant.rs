@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use px_topology::converge::{self, ApplyOptions, ApplyReport};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{self, RenderOptions};
-use px_topology::plan::{self, Observed, Plan, PlanOptions};
+use px_topology::plan::{self, DriveLocator, Observed, Plan, PlanOptions};
 use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::ArraySpaceInfo;
@@ -212,8 +212,10 @@ async fn make_plan(
     session: &Session,
     t: &mut Tenant,
     opts: PlanOptions,
+    locator: Option<&dyn DriveLocator>,
+    p: &Printer,
 ) -> Result<(Plan, Observed)> {
-    let observed = plan::observe(session.array.as_ref(), &t.desired)
+    let mut observed = plan::observe(session.array.as_ref(), &t.desired)
         .await
         .with_context(|| {
             format!(
@@ -226,6 +228,9 @@ async fn make_plan(
     if let Some(resized) = t.keeping_drives_in_use(&observed)? {
         *t = resized;
     }
+    // Dynamic drives not found by their tags: through their claims, when someone
+    // can say which are bound.
+    super::drives::locate(session, t, &mut observed, locator, p).await;
     Ok((plan::plan(&t.desired, &observed, &opts), observed))
 }
 
@@ -267,10 +272,13 @@ async fn plan_with_space(
     session: &Session,
     t: &mut Tenant,
     opts: PlanOptions,
+    locator: Option<&dyn DriveLocator>,
     p: &Printer,
 ) -> Result<(Plan, Observed, Option<ArraySpaceInfo>)> {
-    let (planned, space) =
-        tokio::join!(make_plan(session, t, opts), session.array.get_array_space());
+    let (planned, space) = tokio::join!(
+        make_plan(session, t, opts, locator, p),
+        session.array.get_array_space()
+    );
     let (plan, observed) = planned?;
     let space = match space {
         Ok(s) => Some(ArraySpaceInfo::from(&s)),
@@ -292,7 +300,7 @@ fn with_request_id(error: &str, request_id: Option<&str>) -> String {
     }
 }
 
-fn blocked_error(plan: &Plan) -> anyhow::Error {
+pub(crate) fn blocked_error(plan: &Plan) -> anyhow::Error {
     let line = |what: &str, b: &px_topology::plan::Blocker| {
         let mut l = format!("{what} {} {}: {}", b.kind.label(), b.name, b.reason);
         if !b.resolution.is_empty() {
@@ -368,6 +376,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     }
     let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
+    let locator = super::drives::locator_for(&session, &t, None).await?;
     let result = plan_with_space(
         &session,
         &mut t,
@@ -376,6 +385,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
             allow_shrink: a.allow_shrink,
             release_removed_workers: a.release_removed_workers,
         },
+        locator.as_deref(),
         p,
     )
     .await;
@@ -407,7 +417,9 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     if !plan.is_applicable() {
         return Err(blocked_error(&plan));
     }
-    if a.detailed_exitcode && plan.has_changes() {
+    // Pending drives are not array changes, but the tenant is not finished: an
+    // apply that can read the claims still has to tag them.
+    if a.detailed_exitcode && (plan.has_changes() || plan.summary.pending > 0) {
         return Ok(Outcome::Changes);
     }
     Ok(Outcome::Success)
@@ -486,6 +498,11 @@ async fn apply_in(
     t: &mut Tenant,
     session: &Session,
 ) -> Result<Outcome> {
+    // A kubeconfig that does not load gives no locator here: the preflight below
+    // refuses it (exit 2, before any write) with the precise reason.
+    let locator = super::drives::locator_for(session, t, Some(&a.kube))
+        .await
+        .unwrap_or(None);
     let (plan, observed, space) = plan_with_space(
         session,
         t,
@@ -494,6 +511,7 @@ async fn apply_in(
             allow_shrink: a.allow_shrink,
             release_removed_workers: a.release_removed_workers,
         },
+        locator.as_deref(),
         p,
     )
     .await?;
@@ -556,9 +574,24 @@ async fn apply_in(
             volume_serials: report.facts.volume_serials.clone(),
             api_token: report.facts.api_token.clone(),
         };
-        return super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await;
+        let clusters = super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await?;
+        // The claims were applied and waited for: tag the drives they bound.
+        let drives =
+            super::drives::tag_after_binding(session, t, &a.kube, a.concurrency as usize, p)
+                .await?;
+        return Ok(worse(clusters, drives));
     }
     if report.is_success() {
+        if let Some(l) = locator.as_deref().filter(|_| session.is_simulated()) {
+            super::drives::simulate_management_portworx(session, t, p).await?;
+            return super::drives::tag_found_drives(session, t, l, a.concurrency as usize, p).await;
+        }
+        if plan.summary.pending > 0 {
+            p.info(format!(
+                "{} drive(s) pending: apply the management manifests; the management Portworx creates the volumes when the claims bind, and `pxfa apply --kubeconfig` (or the next apply that can read the claims) tags them",
+                plan.summary.pending
+            ));
+        }
         Ok(Outcome::Success)
     } else {
         p.warn(format!(
@@ -568,6 +601,11 @@ async fn apply_in(
         ));
         Ok(Outcome::PartialFailure)
     }
+}
+
+/// The outcome that asks more of the admin: a partial failure over a success.
+fn worse(a: Outcome, b: Outcome) -> Outcome {
+    if a == Outcome::Success { b } else { a }
 }
 
 /// Prints a plan (a real one or a destroy preview) in the chosen format.
@@ -702,6 +740,13 @@ async fn destroy_in(
     .await;
     progress.finish();
     p.emit_text(&report, &destroy_text(&report))?;
+    if !t.desired.drives.is_empty() && !report.done.is_empty() {
+        p.info(format!(
+            "the drive claims' PersistentVolumes on the management cluster are Released (reclaimPolicy Retain) and still name the destroyed volumes:              once nothing needs recovering, delete the claims in {} and their Released PVs (`oc get pv | grep Released`), then the class {}",
+            t.spec.hcp_namespace(),
+            t.spec.fada_storage_class()
+        ));
+    }
     if report.is_success() {
         Ok(Outcome::Success)
     } else {

@@ -3,6 +3,7 @@
 mod support;
 
 mod apply;
+mod bindings;
 mod crd_rbac;
 mod status;
 mod tenant;

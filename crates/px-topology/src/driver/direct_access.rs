@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 
 use super::{ArrayFacts, DriverError, StorageDriver, required_protocol};
 use crate::desired::{
-    DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState, DesiredVolume,
-    Scope, TAG_DISK, TAG_NODE, ownership_tags,
+    DesiredConnection, DesiredDrive, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
+    DesiredVolume, DriveClaim, Scope, TAG_CLAIM, TAG_DISK, TAG_NODE, ownership_tags,
 };
 use crate::naming::{self, DiskRole};
 use crate::render::management::{self, PX_PROVISIONER, labels};
@@ -40,6 +40,15 @@ struct WorkerDisk {
     role: DiskRole,
     volume: flasharray::VolumeName,
     size: Size,
+}
+
+/// Ownership, role, node index and disk index of a drive: the same in both
+/// provisioning strategies, so that sizing and lifecycle rules read either.
+fn drive_tags(tenant: &str, d: &WorkerDisk) -> BTreeMap<String, String> {
+    let mut tags = ownership_tags(tenant, Scope::Tenant, d.role.tag());
+    tags.insert(TAG_NODE.to_string(), d.worker.to_string());
+    tags.insert(TAG_DISK.to_string(), d.role.index_tag());
+    tags
 }
 
 fn tenant_pod(spec: &TenantStorage) -> Option<&PodName> {
@@ -120,15 +129,30 @@ impl StorageDriver for DirectAccess {
             let place =
                 tenant_pod(spec).map_or("on the array".to_string(), |p| format!("in pod {p}"));
             state.notes.push(format!(
-                "provisioning: dynamic — the management Portworx creates the {} drive volumes {place} when their claims bind; pxfa plans no drive volumes",
+                "provisioning: dynamic — the management Portworx creates the {} drive volumes {place} when their claims bind; pxfa finds them through the bound claims and tags them",
                 disks.len()
             ));
+            state.drives = disks
+                .iter()
+                .map(|d| {
+                    let claim = DriveClaim {
+                        namespace: spec.hcp_namespace(),
+                        name: d.volume.short().to_string(),
+                    };
+                    let mut tags = drive_tags(tenant, d);
+                    tags.insert(TAG_CLAIM.to_string(), claim.to_string());
+                    DesiredDrive {
+                        claim,
+                        size: d.size,
+                        pod: tenant_pod(spec).cloned(),
+                        tags,
+                    }
+                })
+                .collect();
             return Ok(state);
         }
         for d in &disks {
-            let mut tags = ownership_tags(tenant, Scope::Tenant, d.role.tag());
-            tags.insert(TAG_NODE.to_string(), d.worker.to_string());
-            tags.insert(TAG_DISK.to_string(), d.role.index_tag());
+            let tags = drive_tags(tenant, d);
             state.volumes.push(DesiredVolume {
                 name: d.volume.clone(),
                 size: d.size,

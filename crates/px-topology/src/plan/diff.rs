@@ -390,6 +390,12 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
         }
     }
 
+    // Dynamically provisioned drives: found by tags or through their claims.
+    let drive_plan = super::drives::plan_drives(desired, obs);
+    volumes.extend(drive_plan.volumes);
+    p.tag_changes.extend(drive_plan.tags);
+    p.conflicts.extend(drive_plan.conflicts);
+
     let mut wanted_pairs = BTreeSet::new();
     for dc in &desired.connections {
         let vol = dc.volume.as_str();
@@ -444,7 +450,9 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     let desired_workers = desired
         .volumes
         .iter()
-        .filter_map(|v| v.tags.get(TAG_NODE)?.parse::<u32>().ok())
+        .map(|v| &v.tags)
+        .chain(desired.drives.iter().map(|d| &d.tags))
+        .filter_map(|t| t.get(TAG_NODE)?.parse::<u32>().ok())
         .map(|i| i + 1)
         .max()
         .unwrap_or(0);

@@ -12,6 +12,7 @@
 
 mod diff;
 mod document;
+mod drives;
 mod hosts;
 pub mod lifecycle;
 mod observe;
@@ -30,6 +31,10 @@ use serde::Serialize;
 pub use diff::plan;
 pub(crate) use diff::row_target;
 pub use document::{PLAN_API_VERSION, PLAN_KIND, PlanDocument};
+pub use drives::{
+    Binding, BoundDrive, DriveLocator, LocateError, ObservedDrives, is_fada_volume_for,
+    locate_drives,
+};
 pub use hosts::{HostOwner, NodeHost};
 pub use observe::{Observed, Orphans, TagIndex, TokenState, observe};
 pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
@@ -56,6 +61,9 @@ pub enum Action {
     /// Kept although the desired state no longer names it: a drive of a removed
     /// worker, which holds Portworx data. Not a change.
     Retain,
+    /// A drive the management Portworx creates when its claim binds: nothing for
+    /// pxfa to do on the array yet. Not a change.
+    Pending,
 }
 
 impl Action {
@@ -66,6 +74,7 @@ impl Action {
             Action::Delete => '-',
             Action::NoOp => '=',
             Action::Retain => '!',
+            Action::Pending => '?',
         }
     }
 }
@@ -216,6 +225,7 @@ impl Change {
             (Action::Recover, _) => "recover",
             (Action::NoOp, _) => "keep",
             (Action::Retain, _) => "retain",
+            (Action::Pending, _) => "pending",
         };
         let mut s = format!(
             "{} {verb} {} {}",
@@ -339,6 +349,8 @@ pub struct Summary {
     pub noop: usize,
     /// Drives of removed workers kept with their data.
     pub retain: usize,
+    /// Drives waiting for their claim to bind (dynamic provisioning).
+    pub pending: usize,
 }
 
 /// Switches of [`plan`].
@@ -402,6 +414,7 @@ impl Plan {
                 Action::Delete => summary.delete += 1,
                 Action::NoOp => summary.noop += 1,
                 Action::Retain => summary.retain += 1,
+                Action::Pending => summary.pending += 1,
             }
         }
         Plan {
@@ -434,11 +447,11 @@ impl Plan {
         self.actionable().next().is_some()
     }
 
-    /// The changes `apply` would make (no-ops and retained objects left out).
+    /// The changes `apply` would make (no-ops, retained and pending drives left out).
     pub fn actionable(&self) -> impl Iterator<Item = &Change> {
         self.changes
             .iter()
-            .filter(|c| !matches!(c.action, Action::NoOp | Action::Retain))
+            .filter(|c| !matches!(c.action, Action::NoOp | Action::Retain | Action::Pending))
     }
 
     /// The plan as its versioned document: `{"apiVersion": ..., "kind": "Plan",
@@ -504,6 +517,9 @@ impl Plan {
         );
         if s.retain > 0 {
             let _ = write!(out, ", {} retained", s.retain);
+        }
+        if s.pending > 0 {
+            let _ = write!(out, ", {} pending", s.pending);
         }
         out.push_str(".\n");
         if self.is_blocked() {

@@ -5,9 +5,10 @@
 //! tenant's orphans in one call per kind), the token admin, and the connections of
 //! the desired volumes and of the desired tenant-scoped hosts and groups. Every
 //! read tolerates missing names (membership filters), so a fresh array costs no
-//! second try. Round 2, only when the tags name orphans: the orphan objects, the
-//! members of orphan groups and the orphans' connections. A re-apply with nothing
-//! to do is therefore one read round.
+//! second try. Round 2, only when the tags name orphans or dynamically provisioned
+//! drives (found by their tags, see [`super::drives`]): those volumes, the members
+//! of orphan groups and their connections. A re-apply with nothing to do is
+//! therefore one read round, two for a dynamic tenant whose drives pxfa tagged.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,6 +20,7 @@ use flasharray::{
 use futures_util::future::try_join_all;
 
 use super::MAX_NAMES_PER_CALL;
+use super::drives::ObservedDrives;
 use crate::desired::{
     DesiredState, MANAGED_BY_VALUE, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_TENANT,
 };
@@ -149,6 +151,9 @@ pub struct Observed {
     pub token: TokenState,
     /// Objects tagged for this tenant that the desired state no longer names.
     pub orphans: Orphans,
+    /// The desired dynamically provisioned drives found by tags (and, after
+    /// [`super::locate_drives`], through their claims).
+    pub drives: ObservedDrives,
     /// Dependent read rounds `observe` took: 1, or 2 when there were orphans.
     pub rounds: usize,
 }
@@ -263,15 +268,20 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
             .collect()
     };
     let t = &desired.tenant;
+    // Tagged drives of the desired state are no orphans: read with them below.
+    obs.drives.tagged = super::drives::by_tags(desired, &obs.tags);
+    let drive_names = obs.drives.tagged_names();
+    let known_volumes: Vec<String> = volume_names.iter().chain(&drive_names).cloned().collect();
     obs.orphans = Orphans {
-        volumes: not_desired(obs.tags.owned_by(TagResource::Volume, t), &volume_names),
+        volumes: not_desired(obs.tags.owned_by(TagResource::Volume, t), &known_volumes),
         hosts: not_desired(obs.tags.owned_by(TagResource::Host, t), &host_names),
         host_groups: not_desired(obs.tags.owned_by(TagResource::HostGroup, t), &group_names),
         pods: not_desired(obs.tags.owned_by(TagResource::Pod, t), &pod_names),
     };
-    if !obs.orphans.is_empty() {
+    if !obs.orphans.is_empty() || !drive_names.is_empty() {
         obs.rounds = 2;
         let o = &obs.orphans;
+        let volumes_to_read: Vec<String> = o.volumes.iter().chain(&drive_names).cloned().collect();
         let members = try_join_all(o.host_groups.iter().map(|g| async move {
             let m = array
                 .list_host_group_members(&MemberParams {
@@ -295,10 +305,10 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
                 lookup_pods(array, &o.pods),
                 lookup_host_groups(array, &o.host_groups),
                 lookup_hosts(array, &o.hosts),
-                lookup_volumes(array, &o.volumes),
+                lookup_volumes(array, &volumes_to_read),
             ),
             members,
-            list_connections_of(array, &o.volumes, &o.hosts, &o.host_groups),
+            list_connections_of(array, &volumes_to_read, &o.hosts, &o.host_groups),
         )
         .await?;
         let (pods, groups, hosts, volumes) = objects;

@@ -90,6 +90,7 @@ pub(super) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredSta
             admin: ADMIN.into(),
             lifetime: None,
         }),
+        drives: Vec::new(),
         notes: Vec::new(),
     }
 }

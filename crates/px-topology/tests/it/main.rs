@@ -5,6 +5,7 @@ mod brownfield;
 mod bundle;
 mod converge;
 mod destroy;
+mod drives;
 mod golden;
 mod lint_manifests;
 mod lint_spec;

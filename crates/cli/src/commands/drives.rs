@@ -1,0 +1,218 @@
+//! The drives the management Portworx provisions (dynamic provisioning): who says
+//! which claims are bound, and the step of `apply` (and `demo`) that tags the drives
+//! once their claims are.
+//!
+//! With `--kubeconfig` the claims are read on the management cluster
+//! ([`px_cluster::ClaimBindings`]) after its manifests are applied, within
+//! `--wait-timeout`. With `--array sim` there is no cluster: a simulated management
+//! Portworx ([`flasharray_mock::SimFada`]) binds the claims and creates the volumes
+//! as Portworx would, so the flow converges; the output says so. Claims that are not
+//! bound stay pending, and the next apply tags their drives.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use async_trait::async_trait;
+use flasharray::{FlashArray, PodName};
+use flasharray_mock::SimFada;
+use flasharray_mock::fada::SimClaim;
+use px_topology::Tenant;
+use px_topology::desired::DriveClaim;
+use px_topology::plan::{self, Binding, DriveLocator, LocateError, Observed, PlanOptions};
+
+use super::tenant::{report_text, run_apply};
+use crate::args::{KubeArgs, OutputFormat};
+use crate::exit::Outcome;
+use crate::output::Printer;
+use crate::session::Session;
+
+/// The simulated management Portworx as a locator: a claim is bound once its
+/// volume exists in the tenant's pod.
+struct SimLocator {
+    array: Arc<dyn FlashArray>,
+    pod: Option<PodName>,
+}
+
+#[async_trait]
+impl DriveLocator for SimLocator {
+    async fn bound(&self, claims: &[DriveClaim]) -> Result<Vec<Binding>, LocateError> {
+        let keys: Vec<(String, String)> = claims
+            .iter()
+            .map(|c| (c.namespace.clone(), c.name.clone()))
+            .collect();
+        let found = SimFada::new()
+            .bound(self.array.as_ref(), self.pod.as_ref(), &keys)
+            .await?;
+        Ok(found
+            .into_iter()
+            .map(|b| Binding {
+                claim: DriveClaim {
+                    namespace: b.namespace,
+                    name: b.name,
+                },
+                volume_name: b.pv,
+            })
+            .collect())
+    }
+}
+
+fn drive_pod(t: &Tenant) -> Option<PodName> {
+    t.desired.drives.first().and_then(|d| d.pod.clone())
+}
+
+/// Who can say which of the tenant's claims are bound: the management cluster when
+/// `kube` names one, the simulated Portworx on `--array sim`, else nobody (untagged
+/// drives are then pending). `None` as well for tenants without dynamic drives.
+pub(crate) async fn locator_for(
+    session: &Session,
+    t: &Tenant,
+    kube: Option<&KubeArgs>,
+) -> Result<Option<Box<dyn DriveLocator>>> {
+    if t.desired.drives.is_empty() {
+        return Ok(None);
+    }
+    if let Some(k) = kube
+        && let Some(kubeconfig) = &k.kubeconfig
+    {
+        let client = px_cluster::connect(kubeconfig, k.context.as_deref()).await?;
+        return Ok(Some(Box::new(px_cluster::ClaimBindings::new(client))));
+    }
+    if session.is_simulated() {
+        return Ok(Some(Box::new(SimLocator {
+            array: session.array.clone(),
+            pod: drive_pod(t),
+        })));
+    }
+    Ok(None)
+}
+
+/// Asks `locator` about the drives `observed` did not find by tags. A cluster that
+/// cannot be read is a warning: those drives stay pending.
+pub(crate) async fn locate(
+    session: &Session,
+    t: &Tenant,
+    observed: &mut Observed,
+    locator: Option<&dyn DriveLocator>,
+    p: &Printer,
+) {
+    let Some(l) = locator else {
+        return;
+    };
+    if let Err(e) = plan::locate_drives(session.array.as_ref(), &t.desired, observed, l).await {
+        p.warn(format!(
+            "cannot read which drive claims are bound, their drives stay pending: {e}"
+        ));
+    }
+}
+
+/// `--array sim`: the simulated management Portworx binds every claim, creating the
+/// volumes it does not have yet (none on a re-apply).
+pub(crate) async fn simulate_management_portworx(
+    session: &Session,
+    t: &Tenant,
+    p: &Printer,
+) -> Result<()> {
+    let claims: Vec<SimClaim> = t
+        .desired
+        .drives
+        .iter()
+        .map(|d| SimClaim {
+            namespace: d.claim.namespace.clone(),
+            name: d.claim.name.clone(),
+            size: d.size,
+        })
+        .collect();
+    let pod = drive_pod(t);
+    let done = SimFada::new()
+        .provision(session.array.as_ref(), pod.as_ref(), &claims)
+        .await
+        .context("the simulated management Portworx could not provision the drive claims")?;
+    let place = pod.map_or("at the array's top level".to_string(), |p| {
+        format!("in pod {p}")
+    });
+    p.info(format!(
+        "no cluster (--array sim): a simulated management Portworx bound the {} drive claim(s) and created {} volume(s) {place}, as Portworx does when a claim binds",
+        claims.len(),
+        done.created.len()
+    ));
+    Ok(())
+}
+
+/// After the claims had their chance to bind: finds the drives through `locator`
+/// and tags them. Nothing to tag is success; a plan that cannot be applied (a claim
+/// matching several volumes) is the error that names the blocker.
+pub(crate) async fn tag_found_drives(
+    session: &Session,
+    t: &Tenant,
+    locator: &dyn DriveLocator,
+    concurrency: usize,
+    p: &Printer,
+) -> Result<Outcome> {
+    let mut observed = plan::observe(session.array.as_ref(), &t.desired)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot read the array state of tenant {}",
+                t.spec.tenant_name()
+            )
+        })?;
+    locate(session, t, &mut observed, Some(locator), p).await;
+    let planned = plan::plan(&t.desired, &observed, &PlanOptions::default());
+    if !planned.is_applicable() {
+        return Err(super::tenant::blocked_error(&planned));
+    }
+    if planned.summary.pending > 0 {
+        p.warn(format!(
+            "{} drive(s) pending: their claims are not bound yet; the next `pxfa apply` that can read them tags them",
+            planned.summary.pending
+        ));
+    }
+    if !planned.has_changes() {
+        return Ok(Outcome::Success);
+    }
+    let report = run_apply(session, t, &planned, concurrency, p).await;
+    let text = format!("Drives found: {}", report_text(&report));
+    if matches!(p.format, OutputFormat::Table | OutputFormat::Wide) {
+        p.stdout(&text)?;
+    } else {
+        p.info(text);
+    }
+    Ok(if report.is_success() {
+        Outcome::Success
+    } else {
+        Outcome::PartialFailure
+    })
+}
+
+/// With `--kubeconfig`, after the management manifests: waits (bounded by
+/// `--wait-timeout`) for the claims to bind, then tags their drives.
+pub(crate) async fn tag_after_binding(
+    session: &Session,
+    t: &Tenant,
+    k: &KubeArgs,
+    concurrency: usize,
+    p: &Printer,
+) -> Result<Outcome> {
+    let Some(locator) = locator_for(session, t, Some(k)).await? else {
+        return Ok(Outcome::Success);
+    };
+    let claims: Vec<DriveClaim> = t.desired.drives.iter().map(|d| d.claim.clone()).collect();
+    let wait = px_cluster::WaitOptions {
+        timeout: k.wait_timeout,
+        ..px_cluster::WaitOptions::default()
+    };
+    match px_cluster::wait_for_bindings(locator.as_ref(), &claims, wait).await {
+        Ok(w) if !w.unbound.is_empty() => {
+            let names: Vec<String> = w.unbound.iter().map(ToString::to_string).collect();
+            p.warn(format!(
+                "{} drive claim(s) not bound after {}: {}; their drives stay pending and the next `pxfa apply --kubeconfig` tags them",
+                w.unbound.len(),
+                humantime::format_duration(std::time::Duration::from_secs(w.waited.as_secs())),
+                names.join(", ")
+            ));
+        }
+        Ok(_) => {}
+        Err(e) => p.warn(format!("cannot read the drive claims: {e}")),
+    }
+    tag_found_drives(session, t, locator.as_ref(), concurrency, p).await
+}

@@ -1,0 +1,332 @@
+//! Dynamic provisioning on Portworx 3.6.2 (option b, `attach: fada`): the
+//! management Portworx (here `flasharray_mock::SimFada`) creates the drive volumes
+//! when the claims bind; pxfa finds them through a `DriveLocator`, tags them, and
+//! later plans, `status` and `destroy` find them by their tags alone. Through the
+//! trait on `MockArray` and over HTTPS against the simulator, on an empty and on the
+//! brownfield array: every foreign object stays as it was.
+
+use async_trait::async_trait;
+use flasharray::rest::RestArray;
+use flasharray::{FlashArray, ListParams, PodName, Size};
+use flasharray_mock::fada::SimClaim;
+use flasharray_mock::foreign::ForeignView;
+use flasharray_mock::sim::{SimConfig, Simulator};
+use flasharray_mock::{MockArray, MockClock, Seed, SimFada};
+use px_topology::converge::{ApplyOptions, DestroyOptions, apply, destroy};
+use px_topology::desired::{DesiredState, DriveClaim};
+use px_topology::driver::driver_for;
+use px_topology::plan::{
+    Action, Binding, DriveLocator, Kind, LocateError, Plan, PlanOptions, locate_drives, observe,
+    plan,
+};
+use px_topology::spec::TenantStorage;
+
+use super::converge::quiet;
+use crate::support;
+
+const TOKEN: &str = "5e2a1c3d-0f4b-4e7a-9c1d-2b3a4c5d6e7f";
+
+/// The example direct-access tenant: Portworx 3.6.2, `attach: fada`, dynamic.
+fn example() -> TenantStorage {
+    support::example_specs()
+        .into_iter()
+        .find(|(m, _)| *m == "direct-access")
+        .map(|(_, s)| s)
+        .unwrap()
+}
+
+fn desired(t: &TenantStorage) -> DesiredState {
+    driver_for(t).desired_state(t, &support::sizing(t)).unwrap()
+}
+
+fn mock(seed: Seed) -> MockArray {
+    MockArray::builder()
+        .clock(MockClock::manual(30 * 24 * 3600 * 1000))
+        .seed(seed)
+        .build()
+}
+
+fn pod(d: &DesiredState) -> Option<PodName> {
+    d.drives.first().and_then(|x| x.pod.clone())
+}
+
+/// `SimFada` as px-topology's locator (the mock cannot name px-topology's trait).
+struct Fada<'a> {
+    array: &'a dyn FlashArray,
+    pod: Option<PodName>,
+}
+
+#[async_trait]
+impl DriveLocator for Fada<'_> {
+    async fn bound(&self, claims: &[DriveClaim]) -> Result<Vec<Binding>, LocateError> {
+        let keys: Vec<(String, String)> = claims
+            .iter()
+            .map(|c| (c.namespace.clone(), c.name.clone()))
+            .collect();
+        let b = SimFada::new()
+            .bound(self.array, self.pod.as_ref(), &keys)
+            .await?;
+        Ok(b.into_iter()
+            .map(|b| Binding {
+                claim: DriveClaim {
+                    namespace: b.namespace,
+                    name: b.name,
+                },
+                volume_name: b.pv,
+            })
+            .collect())
+    }
+}
+
+/// The management Portworx binds every claim of `d`.
+async fn bind_claims(a: &dyn FlashArray, d: &DesiredState) -> usize {
+    let claims: Vec<SimClaim> = d
+        .drives
+        .iter()
+        .map(|x| SimClaim {
+            namespace: x.claim.namespace.clone(),
+            name: x.claim.name.clone(),
+            size: x.size,
+        })
+        .collect();
+    SimFada::new()
+        .provision(a, pod(d).as_ref(), &claims)
+        .await
+        .unwrap()
+        .created
+        .len()
+}
+
+async fn plan_on(a: &dyn FlashArray, d: &DesiredState, locate: bool) -> Plan {
+    let mut obs = observe(a, d).await.expect("observe");
+    if locate {
+        let l = Fada {
+            array: a,
+            pod: pod(d),
+        };
+        locate_drives(a, d, &mut obs, &l).await.expect("locate");
+    }
+    plan(d, &obs, &PlanOptions::default())
+}
+
+async fn apply_plan(a: &dyn FlashArray, d: &DesiredState, p: &Plan) {
+    assert!(p.is_applicable(), "{}", p.to_text(true));
+    let r = apply(a, d, p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+}
+
+fn count(p: &Plan, kind: Kind, action: Action) -> usize {
+    p.changes
+        .iter()
+        .filter(|c| c.kind == kind && c.action == action)
+        .count()
+}
+
+/// The whole dynamic flow: pod, claims bind, tag, re-apply writes nothing, drives
+/// found by tags without a locator, destroy soft-destroys only the tenant's.
+async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
+    let d = desired(&example());
+    assert_eq!(d.drives.len(), 6, "3 workers × (1 data + 1 metadata)");
+    assert!(d.volumes.is_empty(), "pxfa creates no drive volume");
+    let before = ForeignView::read(a, &d.tenant).await.unwrap();
+
+    // Before the claims bind: only the pod; the drives are pending, not changes.
+    let first = plan_on(a, &d, true).await;
+    assert_eq!(first.summary.pending, 6, "{}", first.to_text(true));
+    let kinds: Vec<Kind> = first.actionable().map(|c| c.kind).collect();
+    assert_eq!(kinds, [Kind::Pod], "{}", first.to_text(true));
+    assert!(first.to_text(false).contains("? pending volume for claim"));
+    apply_plan(a, &d, &first).await;
+
+    // The management Portworx creates the volumes; pxfa finds and tags them.
+    assert_eq!(bind_claims(a, &d).await, 6);
+    let tag = plan_on(a, &d, true).await;
+    assert_eq!(
+        count(&tag, Kind::Tag, Action::Create),
+        6,
+        "{}",
+        tag.to_text(true)
+    );
+    assert_eq!(tag.summary.pending, 0);
+    assert!(
+        tag.actionable().all(|c| c.kind == Kind::Tag),
+        "{}",
+        tag.to_text(true)
+    );
+    apply_plan(a, &d, &tag).await;
+    assert_eq!(bind_claims(a, &d).await, 0, "provisioning is idempotent");
+
+    // Later plans find them by tags, with or without the cluster; nothing to write.
+    for locate in [false, true] {
+        let again = plan_on(a, &d, locate).await;
+        assert!(!again.has_changes(), "{}", again.to_text(true));
+        assert!(again.is_applicable());
+        assert_eq!(count(&again, Kind::Volume, Action::NoOp), 6);
+        assert_eq!((again.summary.pending, again.summary.retain), (0, 0));
+        m.reset_stats();
+        apply_plan(a, &d, &again).await;
+        assert_eq!(m.stats().writes, 0, "re-apply writes nothing");
+    }
+    let after = ForeignView::read(a, &d.tenant).await.unwrap();
+    assert_eq!(after.changes_since(&before), Vec::<String>::new());
+
+    // Destroy: the tagged drives and the pod, softly; nothing foreign.
+    let r = destroy(a, &d, &DestroyOptions::default(), &quiet)
+        .await
+        .unwrap();
+    assert!(r.is_success(), "{r:?}");
+    let gone: Vec<(Kind, &str)> = r.done.iter().map(|c| (c.kind, c.name.as_str())).collect();
+    assert_eq!(
+        gone.iter().filter(|(k, _)| *k == Kind::Volume).count(),
+        6,
+        "{gone:?}"
+    );
+    assert!(gone.contains(&(Kind::Pod, "tenant-demo")), "{gone:?}");
+    let vols = a.list_volumes(&ListParams::all()).await.unwrap();
+    let mine: Vec<_> = vols
+        .iter()
+        .filter(|v| v.name.starts_with("tenant-demo::"))
+        .collect();
+    assert_eq!(mine.len(), 6);
+    assert!(
+        mine.iter().all(|v| v.destroyed),
+        "soft-destroyed, recoverable"
+    );
+    let end = ForeignView::read(a, &d.tenant).await.unwrap();
+    assert_eq!(end.changes_since(&before), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn dynamic_drives_are_found_through_bindings_tagged_and_destroyed_on_the_mock() {
+    for seed in [Seed::Empty, Seed::brownfield()] {
+        let m = mock(seed);
+        dynamic_flow(&m, &m).await;
+    }
+}
+
+#[tokio::test]
+async fn dynamic_drives_over_https_on_the_brownfield_array() {
+    let m = mock(Seed::brownfield());
+    let sim = Simulator::start(m.clone(), SimConfig::new(TOKEN.into()))
+        .await
+        .unwrap();
+    let rest = RestArray::builder(sim.url())
+        .api_token(TOKEN.into())
+        .ca_pem(sim.cert_pem().as_bytes().to_vec())
+        .build()
+        .unwrap();
+    dynamic_flow(&m, &rest).await;
+    rest.close().await.unwrap();
+    sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn without_a_cluster_untagged_drives_stay_pending_and_nothing_is_tagged() {
+    let m = mock(Seed::brownfield());
+    let d = desired(&example());
+    apply_plan(&m, &d, &plan_on(&m, &d, false).await).await;
+    bind_claims(&m, &d).await;
+    // Bound, but no locator was asked: pending, with how to finish.
+    let p = plan_on(&m, &d, false).await;
+    assert_eq!(p.summary.pending, 6);
+    assert!(!p.has_changes());
+    let c = p
+        .changes
+        .iter()
+        .find(|c| c.action == Action::Pending)
+        .unwrap();
+    assert!(c.reason.contains("--kubeconfig"), "{}", c.reason);
+    assert!(
+        c.reason.contains("binds") && c.name.contains("clusters-tenant-demo/tenant-demo-w00"),
+        "{c:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_claim_that_matches_two_volumes_or_another_tenants_is_a_conflict() {
+    let m = mock(Seed::brownfield());
+    let d = desired(&example());
+    apply_plan(&m, &d, &plan_on(&m, &d, false).await).await;
+    bind_claims(&m, &d).await;
+    // A second volume named after worker 0's PV, under another prefix.
+    let c0 = &d.drives[0].claim;
+    let pv = SimFada::pv_name(&c0.namespace, &c0.name);
+    let twin = flasharray::VolumeName::new(format!("tenant-demo::other_{pv}")).unwrap();
+    m.create_volumes(
+        &[twin],
+        &flasharray::models::VolumePost {
+            provisioned: Some(Size::gib(1).as_u64()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let p = plan_on(&m, &d, true).await;
+    assert!(!p.is_applicable());
+    let blocker = p
+        .conflicts
+        .iter()
+        .find(|b| b.reason.contains("matches 2 array volumes"))
+        .unwrap_or_else(|| panic!("{:?}", p.conflicts));
+    assert!(blocker.resolution.contains("exactly one"), "{blocker:?}");
+    // The other drives are planned as usual (the conflict blocks the apply).
+    assert_eq!(count(&p, Kind::Tag, Action::Create), 5);
+
+    // Worker 1's volume carries another tenant's tags: never retagged.
+    let c1 = &d.drives[2].claim;
+    let v1 = SimFada::new().volume_name(pod(&d).as_ref(), &c1.namespace, &c1.name);
+    let blue = [
+        flasharray::models::Tag::new(&v1, "pxfa.io", "managed-by", "pxfa"),
+        flasharray::models::Tag::new(&v1, "pxfa.io", "tenant", "tenant-blue"),
+    ];
+    m.set_tags(flasharray::TagResource::Volume, &blue)
+        .await
+        .unwrap();
+    let p = plan_on(&m, &d, true).await;
+    let other = p
+        .conflicts
+        .iter()
+        .find(|b| b.name == v1)
+        .unwrap_or_else(|| panic!("{:?}", p.conflicts));
+    assert!(other.reason.contains("tenant-blue"), "{other:?}");
+    assert!(
+        !p.changes.iter().any(|c| c.name == v1),
+        "{}",
+        p.to_text(true)
+    );
+}
+
+#[tokio::test]
+async fn scale_in_of_a_dynamic_tenant_retains_until_released() {
+    let m = mock(Seed::Empty);
+    let mut four = example();
+    four.spec.hosted_cluster.replicas = 4;
+    let d = desired(&four);
+    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    bind_claims(&m, &d).await;
+    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    // 4 -> 3 workers: worker 3's drives are retained, not destroyed.
+    let d3 = desired(&example());
+    let p = plan_on(&m, &d3, false).await;
+    assert_eq!(p.summary.retain, 2, "{}", p.to_text(true));
+    assert!(!p.has_changes(), "{}", p.to_text(true));
+    assert!(p.next_steps.iter().any(|s| s.contains("worker 3")));
+    // The flag releases them (soft destroy), and only them.
+    let obs = observe(&m, &d3).await.unwrap();
+    let opts = PlanOptions {
+        release_removed_workers: true,
+        ..PlanOptions::default()
+    };
+    let release = plan(&d3, &obs, &opts);
+    assert_eq!(count(&release, Kind::Volume, Action::Delete), 2);
+    assert_eq!(count(&release, Kind::Volume, Action::NoOp), 6);
+    apply_plan(&m, &d3, &release).await;
+    // 3 -> 4 again: the released drives are recovered, found by their tags.
+    let back = plan_on(&m, &d, false).await;
+    assert_eq!(
+        count(&back, Kind::Volume, Action::Recover),
+        2,
+        "{}",
+        back.to_text(true)
+    );
+}
