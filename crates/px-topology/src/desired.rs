@@ -32,6 +32,10 @@ pub const TAG_ROLE: &str = "role";
 pub const TAG_NODE: &str = "node-index";
 /// Tag key for the disk index on that worker.
 pub const TAG_DISK: &str = "disk-index";
+/// Tag key on a direct-access tenant's pod: the `spec.storage.capacity` (bytes) its
+/// drives were last sized for, so that a later plan can tell a capacity decrease
+/// from a scale-out (both give a smaller fresh drive size).
+pub const TAG_CAPACITY: &str = "capacity";
 
 /// Who an object belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
