@@ -79,6 +79,10 @@ fn count_drives<'a>(
         let Some(node) = t.get(TAG_NODE) else {
             continue;
         };
+        if let Ok(i) = node.parse::<u32>() {
+            let b = out.per_worker.entry(i).or_default();
+            *b = Size::bytes(b.as_u64() + v.provisioned);
+        }
         match t.get(TAG_ROLE).map(String::as_str) {
             Some("px-data") => {
                 *data_per_node.entry(node.clone()).or_default() += 1;

@@ -20,6 +20,8 @@
 //! `pxfa.io capacity` tag) is a decrease: the fresh sizing is returned so that the
 //! plan shows what would shrink, and the plan refuses it unless `--allow-shrink`.
 
+use std::collections::BTreeMap;
+
 use flasharray::Size;
 use flasharray::size::GIB;
 use serde::Serialize;
@@ -40,6 +42,9 @@ pub struct DrivesInUse {
     /// The capacity the drives were sized for (the pod's `pxfa.io capacity` tag),
     /// when known; a smaller spec capacity is a decrease, refused by the plan.
     pub capacity_before: Option<Size>,
+    /// Live (not destroyed) drive bytes per worker index. The drives of indexes the
+    /// spec no longer has are retained and still count against the pod quota.
+    pub per_worker: BTreeMap<u32, Size>,
 }
 
 /// What the drives in use made of the sizing; the plan prints it and refuses the
@@ -166,8 +171,32 @@ impl Growth {
 }
 
 /// `sizing` adjusted to the drives in use (see the module docs); unchanged when
-/// there are none, or when they are what the fresh sizing gives anyway.
+/// there are none, or when they are what the fresh sizing gives anyway. The pod
+/// quota also covers the retained drives of removed workers, so that a growth or a
+/// scale-out after a scale-in is never refused on quota.
 pub fn keep_drives_in_use(spec: &TenantStorage, sizing: Sizing, in_use: &DrivesInUse) -> Sizing {
+    let mut s = lifecycle_sizing(spec, sizing, in_use);
+    let retained: u64 = in_use
+        .per_worker
+        .range(s.storage_nodes..)
+        .map(|(_, b)| b.as_u64())
+        .sum();
+    if s.has_pool && retained > 0 {
+        let total = u128::from(s.total_provisioned.as_u64()) + u128::from(retained);
+        if let Some(q) = limits::pod_quota(total).and_then(|q| u64::try_from(q).ok()) {
+            s.pod_quota = Size::bytes(q);
+        }
+        s.in_use.push(format!(
+            "retained drives   = {} of removed workers (kept with their data) also count: pod \
+             quota {}",
+            Size::bytes(retained),
+            s.pod_quota
+        ));
+    }
+    s
+}
+
+fn lifecycle_sizing(spec: &TenantStorage, sizing: Sizing, in_use: &DrivesInUse) -> Sizing {
     let mut s = sizing;
     if !s.has_pool {
         return s;

@@ -7,6 +7,7 @@ mod converge;
 mod destroy;
 mod golden;
 mod lifecycle;
+mod lifecycle_prop;
 mod lint_manifests;
 mod lint_spec;
 mod plan_document;

@@ -280,6 +280,7 @@ mod in_use {
             metadata: Size::gib(64),
             drives_per_node: 1,
             capacity_before: capacity_before.map(Size::tib),
+            per_worker: Default::default(),
         }
     }
 
@@ -434,6 +435,21 @@ mod in_use {
         // Without a recorded capacity the drives are kept (never shrunk).
         let s = grown(&t, &four_tib_drives(None));
         assert_eq!(s.drive_size, Size::tib(4));
+    }
+
+    #[test]
+    fn retained_drives_count_against_the_pod_quota() {
+        // Scaled in from 4 to 3: worker 3's 4 TiB + 64 GiB stay on the array.
+        let t = tenant(4, 3);
+        let mut in_use = four_tib_drives(Some(4));
+        for i in 0..4 {
+            in_use.per_worker.insert(i, Size::gib(4096 + 64));
+        }
+        let s = grown(&t, &in_use);
+        let all = 4 * (4160u64 << 30);
+        assert!(s.pod_quota.as_u64() >= all * 11 / 10, "{}", s.pod_quota);
+        assert_eq!(s.total_provisioned, Size::bytes(3 * (4160u64 << 30)));
+        assert!(s.explain().join("\n").contains("retained drives"));
     }
 
     #[test]
