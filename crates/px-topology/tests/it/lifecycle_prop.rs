@@ -1,5 +1,6 @@
 //! Random sequences of spec edits (workers ±1 within 3..=6, capacity +0/10/50 %) on
-//! the empty and the brownfield array, through the CLI pipeline
+//! the empty and the brownfield array, on `MockArray` and over HTTPS, through the CLI
+//! pipeline
 //! ([`super::worlds::plan_step`]): no flag is ever given, so nothing may shrink or be
 //! destroyed; every applicable plan converges, a second apply writes nothing, and the
 //! foreign objects never change. A raise past the pool ceiling is the one refusal
@@ -9,14 +10,14 @@
 use std::collections::BTreeMap;
 
 use flasharray::{FlashArray, ListParams, Size};
+use flasharray_mock::Seed;
 use flasharray_mock::foreign::ForeignView;
-use flasharray_mock::{MockArray, MockClock, Seed};
 use proptest::prelude::*;
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::plan::PlanOptions;
 
 use super::converge::quiet;
-use super::worlds::{import_tenant, plan_step};
+use super::worlds::{World, import_tenant, plan_step, world};
 
 #[derive(Debug, Clone, Copy)]
 enum Edit {
@@ -31,8 +32,8 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
-async fn tenant_volumes(m: &MockArray) -> BTreeMap<String, (u64, bool)> {
-    m.list_volumes(&ListParams::all())
+async fn tenant_volumes(a: &dyn FlashArray) -> BTreeMap<String, (u64, bool)> {
+    a.list_volumes(&ListParams::all())
         .await
         .unwrap()
         .into_iter()
@@ -41,17 +42,21 @@ async fn tenant_volumes(m: &MockArray) -> BTreeMap<String, (u64, bool)> {
         .collect()
 }
 
-async fn run(brownfield: bool, edits: Vec<Edit>) -> Result<(), TestCaseError> {
+async fn run(brownfield: bool, over_rest: bool, edits: Vec<Edit>) -> Result<(), TestCaseError> {
     let seed = if brownfield {
         Seed::brownfield()
     } else {
         Seed::Empty
     };
-    let m = MockArray::builder()
-        .clock(MockClock::manual(30 * 24 * 3600 * 1000))
-        .seed(seed)
-        .build();
-    let foreign = ForeignView::read(&m, "tenant-demo").await.unwrap();
+    let w = world(seed, over_rest).await;
+    let result = walk(&w, edits).await;
+    w.close().await;
+    result
+}
+
+async fn walk(w: &World, edits: Vec<Edit>) -> Result<(), TestCaseError> {
+    let (m, a) = (&w.mock, w.array());
+    let foreign = ForeignView::read(a, "tenant-demo").await.unwrap();
     let mut spec = import_tenant();
     let opts = PlanOptions::default();
     let mut seen: BTreeMap<String, (u64, bool)> = BTreeMap::new();
@@ -67,7 +72,7 @@ async fn run(brownfield: bool, edits: Vec<Edit>) -> Result<(), TestCaseError> {
                 spec.spec.storage.capacity = Size::bytes(c + c / 100 * p);
             }
         }
-        let (t, plan) = plan_step(&m, &spec, opts).await;
+        let (t, plan) = plan_step(a, &spec, opts).await;
         if !plan.is_applicable() {
             prop_assert!(plan.conflicts.is_empty(), "{}", plan.to_text(true));
             prop_assert!(
@@ -80,22 +85,22 @@ async fn run(brownfield: bool, edits: Vec<Edit>) -> Result<(), TestCaseError> {
             spec = before;
             continue;
         }
-        let r = apply(&m, &t.desired, &plan, &ApplyOptions::default(), &quiet).await;
-        prop_assert!(r.is_success(), "{e:?}: {r:?}");
-        let now = tenant_volumes(&m).await;
+        let r = apply(a, &t.desired, &plan, &ApplyOptions::default(), &quiet).await;
+        prop_assert!(r.is_success(), "{}, {e:?}: {r:?}", w.name);
+        let now = tenant_volumes(a).await;
         for (name, (size, destroyed)) in &seen {
             let (s, d) = now.get(name).copied().unwrap_or((0, true));
             prop_assert!(s >= *size, "{name} shrank {size} -> {s} after {e:?}");
             prop_assert!(!d || *destroyed, "{name} destroyed after {e:?}");
         }
         seen = now;
-        let (t, again) = plan_step(&m, &spec, opts).await;
+        let (t, again) = plan_step(a, &spec, opts).await;
         prop_assert!(!again.has_changes(), "{e:?}: {}", again.to_text(true));
         m.reset_stats();
-        let r = apply(&m, &t.desired, &again, &ApplyOptions::default(), &quiet).await;
+        let r = apply(a, &t.desired, &again, &ApplyOptions::default(), &quiet).await;
         prop_assert!(r.is_success(), "{r:?}");
         prop_assert_eq!(m.stats().writes, 0, "second apply after {:?} wrote", e);
-        let after = ForeignView::read(&m, "tenant-demo").await.unwrap();
+        let after = ForeignView::read(a, "tenant-demo").await.unwrap();
         prop_assert_eq!(after.changes_since(&foreign), Vec::<String>::new());
     }
     Ok(())
@@ -103,7 +108,7 @@ async fn run(brownfield: bool, edits: Vec<Edit>) -> Result<(), TestCaseError> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 24,
+        cases: 16,
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
@@ -111,10 +116,11 @@ proptest! {
     #[test]
     fn random_spec_edits_never_shrink_or_destroy_without_flags(
         brownfield in any::<bool>(),
+        over_rest in any::<bool>(),
         edits in proptest::collection::vec(edit(), 1..=8),
     ) {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(run(brownfield, edits))?;
+        rt.block_on(run(brownfield, over_rest, edits))?;
     }
 }
 
@@ -128,6 +134,6 @@ async fn raise_after_scale_in_fits_the_quota() {
             Edit::Workers(-1),
             Edit::CapacityPercent(50),
         ];
-        run(brownfield, edits).await.unwrap();
+        run(brownfield, false, edits).await.unwrap();
     }
 }

@@ -40,7 +40,8 @@ impl World {
         }
     }
 
-    async fn close(self) {
+    /// Stops the simulator and the client, if any.
+    pub(crate) async fn close(self) {
         if let Some((sim, rest)) = self.rest {
             rest.close().await.unwrap();
             sim.shutdown().await;
@@ -55,32 +56,42 @@ fn mock(seed: Seed) -> MockArray {
         .build()
 }
 
+/// A fresh world: the seeded mock, reached directly or over HTTPS.
+pub(crate) async fn world(seed: Seed, over_rest: bool) -> World {
+    let seed_name = if seed == Seed::Empty {
+        "empty"
+    } else {
+        "brownfield"
+    };
+    let m = mock(seed);
+    let rest = if over_rest {
+        let sim = Simulator::start(m.clone(), SimConfig::new(TOKEN.into()))
+            .await
+            .unwrap();
+        let r = RestArray::builder(sim.url())
+            .api_token(TOKEN.into())
+            .ca_pem(sim.cert_pem().as_bytes().to_vec())
+            .build()
+            .unwrap();
+        Some((sim, r))
+    } else {
+        None
+    };
+    World {
+        name: format!(
+            "{seed_name} array, {}",
+            if over_rest { "REST/HTTPS" } else { "MockArray" }
+        ),
+        mock: m,
+        rest,
+    }
+}
+
 /// Runs `body` once in every world, each starting fresh.
 pub(crate) async fn in_every_world(body: impl AsyncFn(&World)) {
-    for (seed_name, seed) in [("empty", Seed::Empty), ("brownfield", Seed::brownfield())] {
+    for seed in [Seed::Empty, Seed::brownfield()] {
         for over_rest in [false, true] {
-            let m = mock(seed.clone());
-            let rest = if over_rest {
-                let sim = Simulator::start(m.clone(), SimConfig::new(TOKEN.into()))
-                    .await
-                    .unwrap();
-                let r = RestArray::builder(sim.url())
-                    .api_token(TOKEN.into())
-                    .ca_pem(sim.cert_pem().as_bytes().to_vec())
-                    .build()
-                    .unwrap();
-                Some((sim, r))
-            } else {
-                None
-            };
-            let w = World {
-                name: format!(
-                    "{seed_name} array, {}",
-                    if over_rest { "REST/HTTPS" } else { "MockArray" }
-                ),
-                mock: m,
-                rest,
-            };
+            let w = world(seed.clone(), over_rest).await;
             body(&w).await;
             w.close().await;
         }
