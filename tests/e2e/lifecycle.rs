@@ -287,3 +287,33 @@ fn on_a_brownfield_array_nothing_foreign_changes_and_no_second_host_is_made() {
     // group may be added to hosts pxfa found, never to these volumes.
     assert_eq!(foreign(&volumes(&state), &vol_fields), volumes_before);
 }
+
+#[test]
+fn apply_json_report_carries_the_write_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let spec = import_host_group_spec(dir.path());
+    let out = pxfa()
+        .args(["--array", "sim", "--sim-state"])
+        .arg(&state)
+        .args(["apply", "--yes", "-o", "json", "-f"])
+        .arg(&spec)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let writes = &doc["report"]["writes"];
+    // The pod, the group, three hosts and six drives; the drives joined the group.
+    assert_eq!(writes["created"], 11, "{writes}");
+    assert_eq!(writes["connected"], 6, "{writes}");
+    assert_eq!(doc["report"]["partial"], serde_json::json!([]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Wrote ") && stderr.contains("; 0 failed."),
+        "{stderr}"
+    );
+}
