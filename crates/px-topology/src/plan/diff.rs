@@ -341,10 +341,6 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                 ) {
                     continue;
                 }
-                usable_volumes.insert(key(name));
-                if let Some(s) = &o.serial {
-                    serials.insert(name.to_string(), s.clone());
-                }
                 let index = drive_index(obs.tags.get(TagResource::Volume, name));
                 if o.destroyed
                     && !p.opts.recover_released
@@ -369,6 +365,11 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                         ),
                     );
                     continue;
+                }
+                // A refused drive is not usable: nothing is connected to it.
+                usable_volumes.insert(key(name));
+                if let Some(s) = &o.serial {
+                    serials.insert(name.to_string(), s.clone());
                 }
                 if o.destroyed {
                     let mut c = Change::new(

@@ -293,11 +293,13 @@ fn lifecycle_sizing(spec: &TenantStorage, sizing: Sizing, in_use: &DrivesInUse) 
         // Steady state: the fresh sizing is what is on the array.
         return s;
     }
+    // Saturating: the inputs are validated sizes, a growth stays near the fresh
+    // sizing, and a saturated total would only make the array refuse the quota.
     let nodes = u64::from(s.storage_nodes);
-    let pool = drive.as_u64() * u64::from(drives);
-    let data_total = pool * nodes;
-    let meta_total = metadata.as_u64() * nodes;
-    let total = data_total + meta_total;
+    let pool = drive.as_u64().saturating_mul(u64::from(drives));
+    let data_total = pool.saturating_mul(nodes);
+    let meta_total = metadata.as_u64().saturating_mul(nodes);
+    let total = data_total.saturating_add(meta_total);
     let quota_gib = (u128::from(total) * u128::from(100 + POD_QUOTA_HEADROOM_PERCENT))
         .div_ceil(100 * u128::from(GIB));
     s.drives_per_node = drives;

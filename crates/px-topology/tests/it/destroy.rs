@@ -104,6 +104,13 @@ async fn scale_in_retains_until_release_flag() {
         assert!(r.resolution.contains("pxfa volume eradicate"), "{r:?}");
     }
     assert!(!p.changes.iter().any(|c| c.action == Action::Recover));
+    assert!(
+        !p.changes
+            .iter()
+            .any(|c| c.kind == Kind::Connection && c.name.starts_with("t1::t1-w02-")),
+        "nothing is connected to a refused drive: {}",
+        p.to_text(true)
+    );
     // --recover-released recovers the destroyed volumes instead of creating new ones.
     let recover = PlanOptions {
         recover_released: true,
