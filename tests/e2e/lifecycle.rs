@@ -317,3 +317,41 @@ fn apply_json_report_carries_the_write_counts() {
         "{stderr}"
     );
 }
+
+#[test]
+fn size_on_array_explains_the_drives_in_use_and_the_growth_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let spec = import_host_group_spec(dir.path());
+    apply(&state, &spec, &[]);
+    let size = |spec: &std::path::Path| {
+        let out = pxfa()
+            .args(["--array", "sim", "--sim-state"])
+            .arg(&state)
+            .args(["size", "--on-array", "-f"])
+            .arg(spec)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let before = std::fs::read(&state).unwrap();
+    set_replicas(&spec, 3, 4);
+    let text = size(&spec);
+    assert!(
+        text.contains("drives in use     = 1 x 4 TiB per worker"),
+        "{text}"
+    );
+    assert!(text.contains("existing drives are never shrunk"), "{text}");
+    assert!(text.contains("capacity growth: none needed"), "{text}");
+    assert!(text.contains("array "), "the array's space: {text}");
+    set_field(&spec, "capacity: 4Ti", "capacity: 6Ti");
+    let text = size(&spec);
+    assert!(text.contains("capacity growth: resize"), "{text}");
+    assert!(text.contains("4 TiB -> 4.50 TiB"), "{text}");
+    assert_eq!(std::fs::read(&state).unwrap(), before, "size only reads");
+}
