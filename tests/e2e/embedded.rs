@@ -79,6 +79,31 @@ fn demo_runs_the_whole_flow() {
 }
 
 #[test]
+fn demo_runs_on_the_brownfield_array_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("demo-out");
+    let out = pxfa()
+        .args(["--sim-seed", "brownfield", "demo", "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The management Portworx's hosts and drives are there; the tenant adds its pod.
+    for needle in [
+        "px-mgmt-worker-01",
+        "tenant-blue",
+        "attach: fada",
+        "+ create pod tenant-demo",
+        "Wrote 2 objects on the array (1 created, 1 tagged); 0 failed.",
+        "0 change(s) the second time",
+        "Wrote 0 objects on the array; 0 failed.",
+    ] {
+        assert!(stdout.contains(needle), "missing {needle:?}:\n{stdout}");
+    }
+}
+
+#[test]
 fn simulator_saves_state_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("sim-state.json");

@@ -644,6 +644,11 @@ pub(crate) struct SizeArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
     pub(crate) file: PathBuf,
+    /// Read the tenant's drives in use and the array's space (reads only), so that
+    /// the sizing shows what a scale-out or a capacity change does to the drives
+    /// already there.
+    #[arg(long)]
+    pub(crate) on_array: bool,
 }
 
 /// `render`.
@@ -704,8 +709,12 @@ pub(crate) struct PlanArgs {
     /// delay.
     #[arg(long)]
     pub(crate) release_removed_workers: bool,
+    /// Recover the destroyed drives of a released worker index that the spec has
+    /// again (only if its Portworx node was never decommissioned).
+    #[arg(long)]
+    pub(crate) recover_released: bool,
     /// Show what `destroy -f SPEC` would remove instead (nothing is written).
-    #[arg(long, conflicts_with_all = ["adopt", "allow_shrink", "release_removed_workers"])]
+    #[arg(long, conflicts_with_all = ["adopt", "allow_shrink", "release_removed_workers", "recover_released"])]
     pub(crate) destroy: bool,
     /// With --destroy: as `destroy --eradicate` would.
     #[arg(long, requires = "destroy")]
@@ -735,6 +744,10 @@ pub(crate) struct ApplyArgs {
     /// delay.
     #[arg(long)]
     pub(crate) release_removed_workers: bool,
+    /// Recover the destroyed drives of a released worker index that the spec has
+    /// again (only if its Portworx node was never decommissioned).
+    #[arg(long)]
+    pub(crate) recover_released: bool,
     /// With --out: write Secrets with credentials (px-pure-secret) too.
     #[arg(long, requires = "out")]
     pub(crate) include_secrets: bool,

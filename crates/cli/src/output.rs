@@ -356,6 +356,19 @@ impl ChangeProgress {
                         _ => format!("FAILED: {error}"),
                     },
                     Outcome::Skipped { reason } => format!("skipped: {reason}"),
+                    Outcome::Partial {
+                        done,
+                        failed,
+                        request_id,
+                    } => {
+                        let id = match request_id {
+                            Some(id) if !failed.contains(id.as_str()) => {
+                                format!(" (request id {id})")
+                            }
+                            _ => String::new(),
+                        };
+                        format!("PARTIAL: done {}; not done: {failed}{id}", done.join("; "))
+                    }
                 };
                 let counter = if self.total == 0 {
                     format!("[{n}]")

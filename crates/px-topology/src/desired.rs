@@ -36,6 +36,10 @@ pub const TAG_DISK: &str = "disk-index";
 /// drive was created for. That the array accepts `/` in a tag value is what the mock
 /// models; a real array's character rules for tag values are unconfirmed [L].
 pub const TAG_CLAIM: &str = "claim";
+/// Tag key on a direct-access tenant's pod: the `spec.storage.capacity` (bytes) its
+/// drives were last sized for, so that a later plan can tell a capacity decrease
+/// from a scale-out (both give a smaller fresh drive size).
+pub const TAG_CAPACITY: &str = "capacity";
 
 /// Who an object belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -27,7 +27,7 @@ use serde::Serialize;
 
 mod in_use;
 
-pub use in_use::{DrivesInUse, keep_drives_in_use};
+pub use in_use::{DrivesInUse, Growth, keep_drives_in_use};
 
 use crate::lint::{Finding, Severity, spec_rules};
 use crate::spec::{SpecError, StorageMode, TenantStorage, limits};
@@ -140,6 +140,10 @@ pub struct Sizing {
     /// How the drives already on the array changed the sizing ([`keep_drives_in_use`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub in_use: Vec<String>,
+    /// Which path a capacity change took against the drives in use (none for a
+    /// fresh sizing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub growth: Option<Growth>,
 }
 
 /// Sizes the tenant's pools, optionally against the array's space.
@@ -176,6 +180,7 @@ pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizin
             array: None,
             findings: Vec::new(),
             in_use: Vec::new(),
+            growth: None,
         });
     }
     let nodes = spec.storage_nodes();
@@ -277,6 +282,7 @@ pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizin
         array: headroom,
         findings,
         in_use: Vec::new(),
+        growth: None,
     })
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::desired::DesiredState;
 use crate::driver::{DriverError, driver_for};
-use crate::plan::{Action, Kind, Plan};
+use crate::plan::{Action, Blocker, Kind, Observed, Plan, PlanOptions};
 use crate::sizing::{self, Sizing};
 use crate::spec::{self, SpecError, SpecErrors, TenantStorage};
 
@@ -107,6 +107,29 @@ impl Tenant {
             sizing,
             desired,
         }))
+    }
+
+    /// The plan against `observed` ([`crate::plan::plan`]) plus what the sizing
+    /// against the drives in use says: a capacity raise the growth path cannot do
+    /// or a decrease (without `allow_shrink`) is a refusal on the data drives, and
+    /// the path taken and the Portworx steps after it are a note and next steps.
+    /// Call it on the tenant [`Tenant::keeping_drives_in_use`] returned.
+    pub fn plan(&self, observed: &Observed, opts: &PlanOptions) -> Plan {
+        let mut plan = crate::plan::plan(&self.desired, observed, opts);
+        if let Some(g) = &self.sizing.growth {
+            plan.notes.push(g.line());
+            if let Some((reason, resolution)) = g.refusal(opts.allow_shrink) {
+                plan.refusals.push(Blocker {
+                    kind: Kind::Volume,
+                    name: format!("data drives of {}", self.spec.tenant_name()),
+                    reason,
+                    resolution,
+                });
+            } else {
+                plan.next_steps.extend(g.admin_steps());
+            }
+        }
+        plan
     }
 
     /// The array admins (token users) this tenant needs on the array; an embedded

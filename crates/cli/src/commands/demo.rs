@@ -1,6 +1,8 @@
 //! `pxfa demo`: the whole flow for the example direct-access tenant on an embedded
 //! simulated array, so that an admin can see what pxfa does before pointing it at
-//! a real array.
+//! a real array. `--sim-seed brownfield` runs it on a shared production-like array
+//! (the management Portworx's hosts and drives, another tenant): the plan is the
+//! same tenant pod, and nothing foreign changes.
 
 use std::path::Path;
 
@@ -11,7 +13,7 @@ use px_topology::plan::PlanOptions;
 use px_topology::Tenant;
 
 use super::tenant::{report_text, run_apply};
-use crate::args::DemoArgs;
+use crate::args::{DemoArgs, GlobalArgs};
 use crate::exit::Outcome;
 use crate::output::Printer;
 use crate::session::{Session, load_sim};
@@ -20,11 +22,11 @@ use crate::session::{Session, load_sim};
 const EXAMPLE_SPEC: &str = include_str!("../../../../examples/tenant-direct-access.yaml");
 
 /// Runs the demo.
-pub(crate) async fn run(a: &DemoArgs, p: &Printer) -> Result<Outcome> {
+pub(crate) async fn run(a: &DemoArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let spec = px_topology::spec::parse_valid_spec(EXAMPLE_SPEC)
         .map_err(|e| anyhow::anyhow!("the built-in example spec is invalid:\n{e}"))?;
     let t = Tenant::from_spec(spec, Path::new("examples/tenant-direct-access.yaml"))?;
-    let mock = load_sim(None, flasharray_mock::Seed::Empty)?;
+    let mock = load_sim(None, g.sim_seed.seed())?;
     for admin in t.token_users() {
         mock.add_admin(&admin);
     }
@@ -57,8 +59,13 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     let observed = px_topology::plan::observe(array, &t.desired)
         .await
         .context("cannot read the simulated array")?;
-    let plan = px_topology::plan::plan(&t.desired, &observed, &PlanOptions::default());
+    let plan = t.plan(&observed, &PlanOptions::default());
     p.stdout(plan.to_text(false).trim_end())?;
+    if !plan.is_applicable() {
+        anyhow::bail!(
+            "the demo plan is blocked on this array; this is a bug in pxfa, please report it"
+        );
+    }
 
     heading(p, 3, "Apply")?;
     let report = run_apply(session, t, &plan, 8, p).await;
@@ -97,7 +104,7 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
 
     heading(p, 5, "Apply again")?;
     let observed = px_topology::plan::observe(array, &t.desired).await?;
-    let again = px_topology::plan::plan(&t.desired, &observed, &PlanOptions::default());
+    let again = t.plan(&observed, &PlanOptions::default());
     let second = run_apply(session, t, &again, 8, p).await;
     p.stdout(&format!(
         "{} change(s) the second time: the array already matches the spec. ({})",

@@ -97,7 +97,7 @@ async fn dispatch(cli: Cli, printer: &Printer) -> Result<Outcome> {
         Command::Resource(ResourceCmd::Token(TokenCmd::Rotate(a))) => {
             cluster::token_rotate(&a, g, printer).await
         }
-        Command::Demo(a) => demo::run(&a, printer).await,
+        Command::Demo(a) => demo::run(&a, g, printer).await,
         Command::Resource(c) => {
             let session = Session::open(g, printer, &[])?;
             let ctx = Ctx {

@@ -38,11 +38,18 @@ fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
     }
 }
 
-/// `size`: the sizing explained, from the spec alone.
+/// `size`: the sizing explained, from the spec alone, or with `--on-array` against
+/// the drives in use and the array's space (reads only).
 pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
-    warn_offline("size", g, p);
+    if !a.on_array {
+        warn_offline("size", g, p);
+    }
     let t = Tenant::load(&a.file)?;
-    let sizing = t.sizing;
+    let sizing = if a.on_array {
+        sized_on_array(&t, g, p).await?
+    } else {
+        t.sizing
+    };
     let mut lines = sizing.explain();
     lines.extend(capacity_bars(&sizing));
     p.emit_text(&sizing, &lines.join("\n"))?;
@@ -51,8 +58,8 @@ pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
 
 /// The sizing's proportions as bars for people (text output only; JSON has the
 /// numbers): the drives' share of the pod quota, usable space of raw space, and —
-/// when the array's space is known — the array filled as if the tenant wrote every
-/// byte it provisions.
+/// when the array's space is known (`--on-array`) — the array filled as if the
+/// tenant wrote every byte it provisions.
 fn capacity_bars(s: &px_topology::sizing::Sizing) -> Vec<String> {
     use crate::output::capacity_bar;
     let mut lines = Vec::new();
@@ -90,6 +97,29 @@ fn capacity_bars(s: &px_topology::sizing::Sizing) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// The tenant's sizing against the array: its space and the drives in use.
+async fn sized_on_array(
+    t: &Tenant,
+    g: &GlobalArgs,
+    p: &Printer,
+) -> Result<px_topology::sizing::Sizing> {
+    let session = Session::open(g, p, &t.token_users())?;
+    let array = session.array.as_ref();
+    let (in_use, space) = tokio::join!(
+        plan::lifecycle::read_drives_in_use(array, t.spec.tenant_name()),
+        array.get_array_space()
+    );
+    session.close().await?;
+    let in_use = in_use
+        .with_context(|| format!("cannot read the drives of tenant {}", t.spec.tenant_name()))?;
+    let space = space.context("cannot read the array's space")?;
+    let fresh = px_topology::sizing::size(&t.spec, Some(ArraySpaceInfo::from(&space)))
+        .map_err(|e| InvalidInput::error(e.to_string()))?;
+    Ok(px_topology::sizing::keep_drives_in_use(
+        &t.spec, fresh, &in_use,
+    ))
 }
 
 /// `render`: manifests to a folder, no array access.
@@ -231,7 +261,7 @@ async fn make_plan(
     // Dynamic drives not found by their tags: through their claims, when someone
     // can say which are bound.
     super::drives::locate(session, t, &mut observed, locator, p).await;
-    Ok((plan::plan(&t.desired, &observed, &opts), observed))
+    Ok((t.plan(&observed, &opts), observed))
 }
 
 /// The plan for people; on a terminal with colours, `+` green, `~` yellow, `-` red,
@@ -384,6 +414,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
             release_removed_workers: a.release_removed_workers,
+            recover_released: a.recover_released,
         },
         locator.as_deref(),
         p,
@@ -460,18 +491,28 @@ pub(crate) async fn run_apply(
 /// One line per failed or skipped change, with the array's message and request id.
 pub(crate) fn report_text(report: &ApplyReport) -> String {
     let mut s = format!(
-        "Applied {} change(s) in {} round(s) with {} call(s); {} failed, {} skipped.",
+        "Applied {} change(s) in {} round(s) with {} call(s); {} failed, {} partial, {} skipped.\n{}",
         report.applied.len(),
         report.rounds,
         report.calls,
         report.failed.len(),
-        report.skipped.len()
+        report.partial.len(),
+        report.skipped.len(),
+        report.writes_line()
     );
     for f in &report.failed {
         s.push_str(&format!(
             "\n  FAILED {}: {}",
             f.change.to_line(),
             with_request_id(&f.error, f.request_id.as_deref())
+        ));
+    }
+    for k in &report.partial {
+        s.push_str(&format!(
+            "\n  PARTIAL {}: done: {}; not done: {}",
+            k.change.to_line(),
+            k.done.join("; "),
+            with_request_id(&k.failed, k.request_id.as_deref())
         ));
     }
     for k in &report.skipped {
@@ -510,6 +551,7 @@ async fn apply_in(
             adopt: a.adopt,
             allow_shrink: a.allow_shrink,
             release_removed_workers: a.release_removed_workers,
+            recover_released: a.recover_released,
         },
         locator.as_deref(),
         p,
@@ -595,8 +637,9 @@ async fn apply_in(
         Ok(Outcome::Success)
     } else {
         p.warn(format!(
-            "{} change(s) failed and {} were skipped; run apply again after fixing the cause: it continues where this one stopped",
+            "{} change(s) failed, {} were done in part and {} were skipped; run apply again after fixing the cause: it continues where this one stopped",
             report.failed.len(),
+            report.partial.len(),
             report.skipped.len()
         ));
         Ok(Outcome::PartialFailure)

@@ -654,6 +654,16 @@ pub async fn destroy_planned(
                 change: c,
                 reason: reason.clone(),
             }),
+            // Part of a removal is still a removal that did not finish: a failure.
+            Some(Outcome::Partial {
+                done,
+                failed,
+                request_id,
+            }) => report.failed.push(FailedChange {
+                change: c,
+                error: format!("{failed} (done before it: {})", done.join("; ")),
+                request_id: request_id.clone(),
+            }),
             None => {}
         }
     }

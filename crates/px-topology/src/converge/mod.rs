@@ -71,6 +71,18 @@ pub enum Outcome {
         /// Why.
         reason: String,
     },
+    /// Some of the change's writes were made and others failed or were not
+    /// attempted: a volume created whose tagging failed is on the array, so it is
+    /// reported here, never as skipped.
+    Partial {
+        /// The writes made, as operations (`create volumes ...`).
+        done: Vec<String>,
+        /// What did not happen: the failure with the array's message, or why the rest
+        /// was not attempted.
+        failed: String,
+        /// `X-Request-ID` of the failed call, when one failed.
+        request_id: Option<String>,
+    },
 }
 
 /// What `apply` and `destroy` report while they work.
@@ -130,6 +142,19 @@ pub struct SkippedChange {
     pub reason: String,
 }
 
+/// A change that was done in part (see [`Outcome::Partial`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartialChange {
+    /// The change.
+    pub change: Change,
+    /// The writes made.
+    pub done: Vec<String>,
+    /// What did not happen, and why.
+    pub failed: String,
+    /// `X-Request-ID` of the failed call, when one failed.
+    pub request_id: Option<String>,
+}
+
 /// The result of [`apply`].
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ApplyReport {
@@ -139,6 +164,9 @@ pub struct ApplyReport {
     pub failed: Vec<FailedChange>,
     /// Changes not attempted (their prerequisites failed, or the plan was blocked).
     pub skipped: Vec<SkippedChange>,
+    /// Changes done in part: some of their writes were made, the rest failed or was
+    /// not attempted. A re-apply finishes them.
+    pub partial: Vec<PartialChange>,
     /// Dependent rounds of calls.
     pub rounds: usize,
     /// REST calls made, re-reads after lost answers included.
@@ -152,7 +180,20 @@ pub struct ApplyReport {
 impl ApplyReport {
     /// True when every change was applied.
     pub fn is_success(&self) -> bool {
-        self.failed.is_empty() && self.skipped.is_empty()
+        self.failed.is_empty() && self.skipped.is_empty() && self.partial.is_empty()
+    }
+
+    /// Changes that did not fully happen: failed and partial ones (skipped ones
+    /// follow from them).
+    pub fn failures(&self) -> usize {
+        self.failed.len() + self.partial.len()
+    }
+
+    /// `Wrote 5 objects on the array (4 created, 1 tagged); 1 failed.`: what the
+    /// array holds now that it did not before, and how many changes did not fully
+    /// happen.
+    pub fn writes_line(&self) -> String {
+        self.writes.summary_line(self.failures())
     }
 }
 
@@ -198,6 +239,16 @@ pub async fn apply(
             Some(Outcome::Skipped { reason }) => report.skipped.push(SkippedChange {
                 change,
                 reason: reason.clone(),
+            }),
+            Some(Outcome::Partial {
+                done,
+                failed,
+                request_id,
+            }) => report.partial.push(PartialChange {
+                change,
+                done: done.clone(),
+                failed: failed.clone(),
+                request_id: request_id.clone(),
             }),
             None => {}
         }

@@ -405,7 +405,7 @@ impl Builder<'_> {
                 Action::Update => {
                     if let Some(q) = quota {
                         let deps = deps_of(&self.pod_ready, name.as_str());
-                        self.g.add(
+                        let n = self.g.add(
                             Op::SetPodQuota {
                                 name: name.clone(),
                                 quota: *q,
@@ -413,6 +413,10 @@ impl Builder<'_> {
                             deps,
                             [i],
                         );
+                        // A raised quota comes before the volumes it makes room
+                        // for (a scale-out or a growth), so the array never
+                        // refuses them on quota.
+                        push(&mut self.pod_ready, name.as_str(), n);
                     }
                 }
                 _ => {}
@@ -619,7 +623,11 @@ impl Builder<'_> {
             for chunk in items.chunks(MAX_NAMES_PER_CALL) {
                 let deps: Vec<usize> = chunk
                     .iter()
-                    .flat_map(|(_, v)| deps_of(&self.volume_ready, v.as_str()))
+                    .flat_map(|(_, v)| {
+                        let mut d = deps_of(&self.volume_ready, v.as_str());
+                        d.extend(pod_deps(v));
+                        d
+                    })
                     .collect();
                 let names = chunk.iter().map(|(_, v)| v.clone()).collect();
                 self.g.add(

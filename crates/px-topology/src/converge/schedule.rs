@@ -173,7 +173,10 @@ pub(crate) async fn run(
 }
 
 /// After node `i` ended: every change it carries whose nodes have all ended gets its
-/// outcome (failed beats skipped beats applied) and a `ChangeFinished` event.
+/// outcome and a `ChangeFinished` event. Applied when every node succeeded; when
+/// some succeeded and others failed or were not attempted, partial (a volume created
+/// whose tagging failed is neither applied nor skipped); otherwise failed beats
+/// skipped.
 fn settle(
     graph: &Graph,
     changes: &[Change],
@@ -190,22 +193,39 @@ fn settle(
         if nodes.iter().any(|n| res.outcomes[*n].is_none()) {
             continue;
         }
-        let mut outcome = Outcome::Applied;
+        let mut done = Vec::new();
+        let mut failed: Option<&Failure> = None;
+        let mut skipped: Option<&String> = None;
         for n in nodes {
             match &res.outcomes[*n] {
+                Some(NodeOutcome::Done) => done.push(graph.nodes[*n].op.describe()),
                 Some(NodeOutcome::Failed(f)) => {
-                    outcome = Outcome::Failed {
-                        error: f.message.clone(),
-                        request_id: f.request_id.clone(),
-                    };
-                    break;
+                    failed.get_or_insert(f);
                 }
-                Some(NodeOutcome::Skipped(r)) if outcome == Outcome::Applied => {
-                    outcome = Outcome::Skipped { reason: r.clone() };
+                Some(NodeOutcome::Skipped(r)) => {
+                    skipped.get_or_insert(r);
                 }
-                _ => {}
+                None => {}
             }
         }
+        let outcome = match (failed, skipped) {
+            (None, None) => Outcome::Applied,
+            (Some(f), _) if !done.is_empty() => Outcome::Partial {
+                done,
+                failed: f.message.clone(),
+                request_id: f.request_id.clone(),
+            },
+            (None, Some(r)) if !done.is_empty() => Outcome::Partial {
+                done,
+                failed: r.clone(),
+                request_id: None,
+            },
+            (Some(f), _) => Outcome::Failed {
+                error: f.message.clone(),
+                request_id: f.request_id.clone(),
+            },
+            (None, Some(r)) => Outcome::Skipped { reason: r.clone() },
+        };
         progress(ProgressEvent::ChangeFinished {
             index: *c,
             change: changes[*c].clone(),

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use super::{ArrayFacts, DriverError, StorageDriver, required_protocol};
 use crate::desired::{
     DesiredConnection, DesiredDrive, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
-    DesiredVolume, DriveClaim, Scope, TAG_CLAIM, TAG_DISK, TAG_NODE, ownership_tags,
+    DesiredVolume, DriveClaim, Scope, TAG_CAPACITY, TAG_CLAIM, TAG_DISK, TAG_NODE,
+    ownership_tags,
 };
 use crate::naming::{self, DiskRole};
 use crate::render::management::{self, PX_PROVISIONER, labels};
@@ -102,10 +103,15 @@ impl StorageDriver for DirectAccess {
         let disks = worker_disks(spec, sizing)?;
         let strategy = strategy(spec)?;
         if let Some(pod) = tenant_pod(spec) {
+            let mut tags = ownership_tags(tenant, Scope::Tenant, "tenant-pod");
+            tags.insert(
+                TAG_CAPACITY.to_string(),
+                spec.spec.storage.capacity.as_u64().to_string(),
+            );
             state.pod = Some(DesiredPod {
                 name: pod.clone(),
                 quota: Some(sizing.pod_quota),
-                tags: ownership_tags(tenant, Scope::Tenant, "tenant-pod"),
+                tags,
             });
         }
         // `attach: fada`: the management Portworx connects each drive to the node

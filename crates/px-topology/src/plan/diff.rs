@@ -309,6 +309,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     let host_map = resolved.map;
     let warnings = resolved.warnings;
 
+    let released = released_indexes(obs, &desired.tenant);
     let mut serials = BTreeMap::new();
     for dv in &desired.volumes {
         let name = dv.name.as_str();
@@ -340,6 +341,32 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                 ) {
                     continue;
                 }
+                let index = drive_index(obs.tags.get(TagResource::Volume, name));
+                if o.destroyed
+                    && !p.opts.recover_released
+                    && index.is_some_and(|i| released.contains(&i))
+                {
+                    let left = o.time_remaining.map_or(String::new(), |ms| {
+                        format!(" (eradicated in {})", crate::duration::human_ms(ms))
+                    });
+                    p.refuse(
+                        Kind::Volume,
+                        name,
+                        format!(
+                            "drive of worker {}, which was released: destroyed and pending \
+                             eradication{left}; its Portworx node was probably decommissioned, \
+                             so its old pool must not come back on its own",
+                            index.unwrap_or_default()
+                        ),
+                        &format!(
+                            "eradicate it (`pxfa volume eradicate {name}`; with SafeMode wait \
+                             for its eradication), or --recover-released if the Portworx node was \
+                             never decommissioned"
+                        ),
+                    );
+                    continue;
+                }
+                // A refused drive is not usable: nothing is connected to it.
                 usable_volumes.insert(key(name));
                 if let Some(s) = &o.serial {
                     serials.insert(name.to_string(), s.clone());
@@ -703,6 +730,31 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
         .flat_map(|&w| super::lifecycle::decommission_steps(&desired.tenant, w))
         .collect();
     plan
+}
+
+/// Worker indexes whose every drive tagged for `tenant` is destroyed (pending
+/// eradication) while the tenant still has a live drive: released by
+/// `--release-removed-workers` (or by hand), not by `destroy`, which takes every
+/// drive. Recovering such a drive brings back a decommissioned node's pool, so it
+/// takes `--recover-released`.
+fn released_indexes(obs: &Observed, tenant: &str) -> BTreeSet<u32> {
+    let mut live: BTreeMap<u32, bool> = BTreeMap::new();
+    for name in obs.tags.owned_by(TagResource::Volume, tenant) {
+        let (Some(i), Some(v)) = (
+            drive_index(obs.tags.get(TagResource::Volume, &name)),
+            obs.volumes.get(&key(&name)),
+        ) else {
+            continue;
+        };
+        *live.entry(i).or_default() |= !v.destroyed;
+    }
+    if !live.values().any(|l| *l) {
+        return BTreeSet::new();
+    }
+    live.into_iter()
+        .filter(|(_, l)| !*l)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The worker index of a drive volume tagged `role=px-data|px-metadata` with a

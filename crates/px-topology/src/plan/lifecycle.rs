@@ -11,22 +11,36 @@ use flasharray::{FlashArray, Result, Size, TagResource};
 
 use super::observe::{Observed, TagIndex};
 use super::{lookup_tags, lookup_volumes};
-use crate::desired::{TAG_NODE, TAG_ROLE};
+use crate::desired::{TAG_CAPACITY, TAG_NODE, TAG_ROLE};
 use crate::sizing::DrivesInUse;
 
-/// Reads the drives tagged for `tenant` (one tag listing, one volume lookup) for
-/// [`crate::sizing::keep_drives_in_use`]. Destroyed drives do not count. The
-/// capacity they were sized for is not recorded on the array, so
-/// `capacity_before` is `None`.
+/// Reads the drives tagged for `tenant` (two tag listings, one volume lookup) for
+/// [`crate::sizing::keep_drives_in_use`]. Destroyed drives do not count; the
+/// capacity they were sized for is the tenant pod's `capacity` tag.
 pub async fn read_drives_in_use(array: &dyn FlashArray, tenant: &str) -> Result<DrivesInUse> {
     let mut tags = TagIndex::default();
-    tags.insert(
-        TagResource::Volume,
-        &lookup_tags(array, TagResource::Volume, &[]).await?,
-    );
+    for kind in [TagResource::Volume, TagResource::Pod] {
+        tags.insert(kind, &lookup_tags(array, kind, &[]).await?);
+    }
     let names = tags.owned_by(TagResource::Volume, tenant);
     let volumes = lookup_volumes(array, &names).await?;
-    Ok(count_drives(&tags, volumes.iter()))
+    let mut out = count_drives(&tags, volumes.iter());
+    out.capacity_before = capacity_before(&tags, tenant);
+    Ok(out)
+}
+
+/// The capacity recorded on the tenant's pod (its `pxfa.io capacity` tag).
+fn capacity_before(tags: &TagIndex, tenant: &str) -> Option<Size> {
+    tags.owned_by(TagResource::Pod, tenant)
+        .iter()
+        .filter_map(|p| {
+            tags.get(TagResource::Pod, p)?
+                .get(TAG_CAPACITY)?
+                .parse()
+                .ok()
+        })
+        .max()
+        .map(Size::bytes)
 }
 
 /// The drives in use as `observe` already saw them: the tenant's live volumes among
@@ -39,13 +53,15 @@ pub fn drives_in_use(observed: &Observed, tenant: &str) -> DrivesInUse {
         .into_iter()
         .map(|n| n.to_ascii_lowercase())
         .collect();
-    count_drives(
+    let mut out = count_drives(
         &observed.tags,
         observed
             .volumes
             .values()
             .filter(|v| owned.contains(&v.name.to_ascii_lowercase())),
-    )
+    );
+    out.capacity_before = capacity_before(&observed.tags, tenant);
+    out
 }
 
 /// Largest data and metadata drive and data drives per node over `volumes`, by
@@ -63,6 +79,10 @@ fn count_drives<'a>(
         let Some(node) = t.get(TAG_NODE) else {
             continue;
         };
+        if let Ok(i) = node.parse::<u32>() {
+            let b = out.per_worker.entry(i).or_default();
+            *b = Size::bytes(b.as_u64() + v.provisioned);
+        }
         match t.get(TAG_ROLE).map(String::as_str) {
             Some("px-data") => {
                 *data_per_node.entry(node.clone()).or_default() += 1;

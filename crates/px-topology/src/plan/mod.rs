@@ -364,6 +364,10 @@ pub struct PlanOptions {
     /// Soft-destroy the retained drives of worker indexes at or past the desired
     /// workers (CLI `--release-removed-workers`); never touches desired indexes.
     pub release_removed_workers: bool,
+    /// Recover the destroyed drives of a released worker index when the desired
+    /// state has that index again (CLI `--recover-released`); without it that is a
+    /// refusal, since the index's Portworx node was probably decommissioned.
+    pub recover_released: bool,
 }
 
 /// The ordered changes that bring the array to the desired state.

@@ -355,6 +355,22 @@ pub enum Provisioning {
     Import,
 }
 
+/// What raising `spec.storage.capacity` does to the drives already on the array
+/// (see `docs/lifecycle.md`, "Grow").
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapacityGrowth {
+    /// Grow every data drive (PX-StoreV2 pools expand by resize-drive only), up to
+    /// the pool ceiling `spec.portworx.maxPoolSize`.
+    #[default]
+    Resize,
+    /// Add data drives of the size in use to every worker, each a new pool (the
+    /// Portworx `drive add` step is unconfirmed, [L]).
+    AddPool,
+}
+
 /// The virtual disk bus of direct-access disks inside the VM.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
@@ -405,6 +421,10 @@ pub struct StorageSpec {
     /// direct-access: the VM disk bus.
     #[serde(default)]
     pub disk_bus: DiskBus,
+    /// What a `capacity` raise does to existing drives: `resize` (default) or
+    /// `add-pool`.
+    #[serde(default)]
+    pub capacity_growth: CapacityGrowth,
     /// direct-access: management FADA StorageClass name; default
     /// `pxfa-fada-<metadata.name>` (one per tenant: its `pure_fa_pod_name` parameter
     /// is immutable). Read it through [`super::TenantStorage::fada_storage_class`].

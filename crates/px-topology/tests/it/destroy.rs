@@ -86,13 +86,38 @@ async fn scale_in_retains_until_release_flag() {
         .unwrap();
     assert!(!w1[0].destroyed);
     assert!(!plan_for(&a, &fewer, release).await.has_changes());
-    // Growing back recovers the destroyed volumes instead of creating new ones.
+    // Growing back onto the released index is refused: its Portworx node was
+    // probably decommissioned. The refusal names both ways out, and nothing is
+    // written.
     let p = plan_for(
         &a,
         &desired(TENANT, 3, Size::gib(512)),
         PlanOptions::default(),
     )
     .await;
+    assert!(!p.is_applicable());
+    assert_eq!(p.refusals.len(), 3, "{}", p.to_text(true));
+    for r in &p.refusals {
+        assert!(r.name.starts_with("t1::t1-w02-"), "{r:?}");
+        assert!(r.reason.contains("released"), "{r:?}");
+        assert!(r.resolution.contains("--recover-released"), "{r:?}");
+        assert!(r.resolution.contains("pxfa volume eradicate"), "{r:?}");
+    }
+    assert!(!p.changes.iter().any(|c| c.action == Action::Recover));
+    assert!(
+        !p.changes
+            .iter()
+            .any(|c| c.kind == Kind::Connection && c.name.starts_with("t1::t1-w02-")),
+        "nothing is connected to a refused drive: {}",
+        p.to_text(true)
+    );
+    // --recover-released recovers the destroyed volumes instead of creating new ones.
+    let recover = PlanOptions {
+        recover_released: true,
+        ..PlanOptions::default()
+    };
+    let p = plan_for(&a, &desired(TENANT, 3, Size::gib(512)), recover).await;
+    assert!(p.is_applicable(), "{}", p.to_text(true));
     assert_eq!(
         p.changes
             .iter()
@@ -101,6 +126,40 @@ async fn scale_in_retains_until_release_flag() {
         3
     );
     assert_eq!(p.summary.create, 3, "connections only");
+    let r = apply(
+        &a,
+        &desired(TENANT, 3, Size::gib(512)),
+        &p,
+        &ApplyOptions::default(),
+        &quiet,
+    )
+    .await;
+    assert!(r.is_success(), "{r:?}");
+    assert!(
+        !plan_for(
+            &a,
+            &desired(TENANT, 3, Size::gib(512)),
+            PlanOptions::default()
+        )
+        .await
+        .has_changes()
+    );
+}
+
+#[tokio::test]
+async fn a_soft_destroyed_tenant_comes_back_without_the_flag() {
+    // `destroy` takes every drive: nothing was released on its own, so applying the
+    // spec again recovers the tenant as before.
+    let a = array();
+    let d = desired(TENANT, 2, Size::gib(64));
+    converge(&a, &d).await;
+    let r = destroy(&a, &d, &DestroyOptions::default(), &quiet)
+        .await
+        .unwrap();
+    assert!(r.is_success(), "{r:?}");
+    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    assert!(p.is_applicable(), "{}", p.to_text(true));
+    assert!(p.changes.iter().any(|c| c.action == Action::Recover));
 }
 
 #[tokio::test]

@@ -257,8 +257,8 @@ fn explain_shows_the_arithmetic() {
 
 mod in_use {
     use flasharray::Size;
-    use px_topology::sizing::{DrivesInUse, keep_drives_in_use, size};
-    use px_topology::spec::TenantStorage;
+    use px_topology::sizing::{DrivesInUse, Growth, keep_drives_in_use, size};
+    use px_topology::spec::{CapacityGrowth, TenantStorage};
 
     use crate::support;
 
@@ -280,7 +280,12 @@ mod in_use {
             metadata: Size::gib(64),
             drives_per_node: 1,
             capacity_before: capacity_before.map(Size::tib),
+            per_worker: Default::default(),
         }
+    }
+
+    fn grown(t: &TenantStorage, in_use: &DrivesInUse) -> px_topology::sizing::Sizing {
+        keep_drives_in_use(t, size(t, None).unwrap(), in_use)
     }
 
     #[test]
@@ -296,6 +301,12 @@ mod in_use {
         );
         assert!(s.effective_usable > Size::tib(5), "{}", s.effective_usable);
         assert!(s.pod_quota.as_u64() >= s.total_provisioned.as_u64() * 11 / 10);
+        assert_eq!(
+            s.growth,
+            Some(Growth::Kept {
+                drive: Size::tib(4)
+            })
+        );
         let text = s.explain().join("\n");
         assert!(text.contains("existing drives are never shrunk"), "{text}");
     }
@@ -303,47 +314,155 @@ mod in_use {
     #[test]
     fn capacity_raise_within_existing_usable_changes_nothing() {
         // 4 workers x 4 TiB / 3 = 5.33 TiB usable already: 5Ti needs no growth.
-        let t = tenant(5, 4);
-        let s = keep_drives_in_use(&t, size(&t, None).unwrap(), &four_tib_drives(Some(4)));
+        let s = grown(&tenant(5, 4), &four_tib_drives(Some(4)));
         assert_eq!(s.drive_size, Size::tib(4));
+        assert!(matches!(s.growth, Some(Growth::Kept { .. })), "{s:?}");
+        assert!(s.growth.unwrap().refusal(false).is_none());
     }
 
     #[test]
-    fn capacity_raise_past_the_drives_grows_them() {
-        let t = tenant(6, 4);
+    fn steady_state_is_the_fresh_sizing() {
+        let t = tenant(4, 3);
         let fresh = size(&t, None).unwrap();
-        let grown = fresh.drive_size;
-        let s = keep_drives_in_use(&t, fresh, &four_tib_drives(Some(4)));
-        assert_eq!(s.drive_size, grown);
-        assert!(grown > Size::tib(4) && s.in_use.is_empty());
+        assert_eq!(grown(&t, &four_tib_drives(Some(4))), fresh);
     }
 
     #[test]
-    fn capacity_decrease_is_left_to_the_plan_refusal() {
+    fn capacity_raise_resizes_within_ceiling() {
+        // 6Ti at 4 workers: 4.5 TiB per worker, one drive each: 4 TiB -> 4.5 TiB.
+        let t = tenant(6, 4);
+        let s = grown(&t, &four_tib_drives(Some(4)));
+        assert_eq!(s.drive_size, Size::gib(4608));
+        assert_eq!(s.drives_per_node, 1);
+        assert_eq!(
+            s.growth,
+            Some(Growth::Resize {
+                from: Size::tib(4),
+                to: Size::gib(4608),
+                drives_per_node: 1
+            })
+        );
+        // The quota follows the grown drives.
+        assert!(s.pod_quota.as_u64() >= (4 * (4608u64 << 30) + 4 * (64 << 30)) * 11 / 10);
+        let g = s.growth.clone().unwrap();
+        assert!(g.refusal(false).is_none());
+        let steps = g.admin_steps().join("\n");
+        assert!(
+            steps.contains("--operation resize-drive --size 4608"),
+            "{steps}"
+        );
+        let text = s.explain().join("\n");
+        assert!(text.contains("capacity growth: resize"), "{text}");
+    }
+
+    #[test]
+    fn capacity_raise_beyond_ceiling_is_refused_naming_add_pool() {
+        // 16Ti at 3 workers: 16 TiB per worker, past the 15 TiB ceiling.
+        let t = tenant(16, 3);
+        let s = grown(&t, &four_tib_drives(Some(4)));
+        assert_eq!(s.drive_size, Size::tib(4), "nothing grows");
+        let (reason, resolution) = s.growth.as_ref().unwrap().refusal(true).unwrap();
+        assert!(reason.contains("pool ceiling"), "{reason}");
+        assert!(reason.contains("15 TiB"), "{reason}");
+        assert!(
+            resolution.contains("capacityGrowth: add-pool"),
+            "{resolution}"
+        );
+        assert!(resolution.contains("replicas"), "{resolution}");
+        // A higher ceiling in the spec lets the resize through.
+        let mut high = tenant(16, 3);
+        high.spec.portworx.max_pool_size = Some(Size::tib(20));
+        let s = grown(&high, &four_tib_drives(Some(4)));
+        assert_eq!(s.drive_size, Size::tib(16));
+    }
+
+    #[test]
+    fn add_pool_adds_drives_of_the_size_in_use() {
+        let mut t = tenant(16, 3);
+        t.spec.storage.capacity_growth = CapacityGrowth::AddPool;
+        let s = grown(&t, &four_tib_drives(Some(4)));
+        // 16 TiB per worker from 4 TiB drives: 4 drives, 3 of them new pools.
+        assert_eq!((s.drives_per_node, s.drive_size), (4, Size::tib(4)));
+        assert_eq!(
+            s.growth,
+            Some(Growth::AddPool {
+                drive: Size::tib(4),
+                from: 1,
+                to: 4
+            })
+        );
+        assert_eq!(
+            s.total_provisioned,
+            Size::bytes(3 * (16 << 40) + 3 * (64 << 30))
+        );
+        let steps = s.growth.unwrap().admin_steps().join("\n");
+        assert!(steps.contains("pxdata1, pxdata2, pxdata3"), "{steps}");
+        assert!(
+            steps.contains("--newpool") && steps.contains("[L]"),
+            "{steps}"
+        );
+    }
+
+    #[test]
+    fn add_pool_is_capped_per_node() {
+        let mut t = tenant(200, 3);
+        t.spec.storage.capacity_growth = CapacityGrowth::AddPool;
+        let s = grown(&t, &four_tib_drives(Some(4)));
+        assert_eq!(s.drives_per_node, 1, "nothing added past the cap");
+        let (reason, resolution) = s.growth.unwrap().refusal(false).unwrap();
+        assert!(reason.contains("32"), "{reason}");
+        assert!(resolution.contains("replicas"), "{resolution}");
+    }
+
+    #[test]
+    fn capacity_decrease_is_refused_naming_allow_shrink() {
         let t = tenant(3, 3);
         let fresh = size(&t, None).unwrap();
         let s = keep_drives_in_use(&t, fresh.clone(), &four_tib_drives(Some(4)));
+        assert_eq!(s.drive_size, fresh.drive_size, "the plan shows the shrink");
+        let g = s.growth.unwrap();
         assert_eq!(
-            s, fresh,
-            "the smaller drives stay: the plan refuses the shrink"
+            g,
+            Growth::Decrease {
+                from: Size::tib(4),
+                to: Size::tib(3)
+            }
         );
-        // Without a known earlier capacity the drives are kept (never shrunk).
-        let s = keep_drives_in_use(&t, fresh, &four_tib_drives(None));
+        let (reason, resolution) = g.refusal(false).unwrap();
+        assert!(reason.contains("cannot shrink"), "{reason}");
+        assert!(resolution.contains("--allow-shrink"), "{resolution}");
+        assert!(g.refusal(true).is_none(), "--allow-shrink lets it through");
+        // Without a recorded capacity the drives are kept (never shrunk).
+        let s = grown(&t, &four_tib_drives(None));
         assert_eq!(s.drive_size, Size::tib(4));
     }
 
     #[test]
-    fn another_layout_or_no_drives_leave_the_sizing_alone() {
+    fn retained_drives_count_against_the_pod_quota() {
+        // Scaled in from 4 to 3: worker 3's 4 TiB + 64 GiB stay on the array.
+        let t = tenant(4, 3);
+        let mut in_use = four_tib_drives(Some(4));
+        for i in 0..4 {
+            in_use.per_worker.insert(i, Size::gib(4096 + 64));
+        }
+        let s = grown(&t, &in_use);
+        let all = 4 * (4160u64 << 30);
+        assert!(s.pod_quota.as_u64() >= all * 11 / 10, "{}", s.pod_quota);
+        assert_eq!(s.total_provisioned, Size::bytes(3 * (4160u64 << 30)));
+        assert!(s.explain().join("\n").contains("retained drives"));
+    }
+
+    #[test]
+    fn the_drive_count_in_use_wins_over_the_spec() {
+        // Two drives per worker in use (an earlier add-pool): every worker keeps two.
         let t = tenant(4, 4);
-        let fresh = size(&t, None).unwrap();
         let two = DrivesInUse {
             drives_per_node: 2,
             ..four_tib_drives(Some(4))
         };
-        assert_eq!(keep_drives_in_use(&t, fresh.clone(), &two), fresh);
-        assert_eq!(
-            keep_drives_in_use(&t, fresh.clone(), &DrivesInUse::default()),
-            fresh
-        );
+        let s = grown(&t, &two);
+        assert_eq!((s.drives_per_node, s.drive_size), (2, Size::tib(4)));
+        let fresh = size(&t, None).unwrap();
+        assert_eq!(grown(&t, &DrivesInUse::default()), fresh);
     }
 }
