@@ -18,4 +18,5 @@ mod sizing;
 mod spec_parse;
 mod spec_validate;
 mod support;
+mod token_journal;
 mod wire;
