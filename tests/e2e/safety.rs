@@ -35,6 +35,8 @@ fn readme_cloud_drive_walkthrough_keeps_the_secret() {
         .success();
     let first = std::fs::read(&secret).unwrap();
     assert!(!String::from_utf8_lossy(&first).contains("<paste"));
+    // Delivered: the token journal let go of it and its folder is gone.
+    assert!(!out_a.join(".pxfa").exists(), "token journal left in --out");
 
     let out = sim_cmd(&state)
         .arg("apply")
@@ -109,8 +111,9 @@ fn read_only_commands_do_not_touch_sim_state() {
     );
 }
 
-/// Ctrl-C during an apply: exit 130, the finished writes are in `--sim-state`, and
-/// the next apply converges from there.
+/// Ctrl-C during an apply: the calls in flight finish, no new ones start, the report
+/// says "interrupted: N applied", exit 130, the finished writes are in `--sim-state`,
+/// and the next apply converges from there with no duplicates.
 #[cfg(unix)]
 #[test]
 fn ctrl_c_saves_sim_state() {
@@ -180,7 +183,20 @@ fn ctrl_c_saves_sim_state() {
         }
     };
     assert_eq!(status.code(), Some(130), "{rest}");
-    assert!(rest.contains("interrupted"), "{rest}");
+    // The first Ctrl-C lets the calls in flight finish and the apply report itself.
+    assert!(
+        rest.contains("interrupting: no new calls are started"),
+        "{rest}"
+    );
+    assert!(
+        rest.lines()
+            .any(|l| l.contains("interrupted: ") && l.contains(" applied; run apply again")),
+        "{rest}"
+    );
+    assert!(
+        !rest.contains("FAILED"),
+        "an in-flight call was cut off:\n{rest}"
+    );
     assert!(state.exists(), "the interrupted apply saved nothing");
 
     // Round 1's objects are there: the plan creates less than on an empty array.
@@ -210,4 +226,48 @@ fn ctrl_c_saves_sim_state() {
         .arg(&spec)
         .assert()
         .code(0);
+}
+
+/// A token of the tenant user that pxfa has no copy of (made outside pxfa's journal
+/// and files) is reported, exit 4 naming `pxfa token rotate`, and never replaced.
+#[test]
+fn token_with_no_copy_is_reported_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("pxfa-sim.json");
+    let out = dir.path().join("out");
+    let spec = example("tenant-cloud-drive.yaml");
+    // The listing shows the token's creation time: equal listings, same token.
+    let created_at = |state: &Path| -> String {
+        let o = sim_cmd(state)
+            .args(["token", "list", "pxfa-tenant-cd", "-o", "json"])
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    // Someone made the token by hand and kept the value elsewhere (or lost it).
+    sim_cmd(&state)
+        .args(["token", "create", "pxfa-tenant-cd", "--out"])
+        .arg(dir.path().join("elsewhere"))
+        .assert()
+        .success();
+    let before = created_at(&state);
+    assert!(before.contains("\"created_at\": 1"), "{before}");
+
+    let o = sim_cmd(&state)
+        .arg("apply")
+        .arg("-f")
+        .arg(&spec)
+        .args(["--yes", "--include-secrets", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (_, stderr) = streams(&o);
+    assert_eq!(o.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("has an API token pxfa has no copy of"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pxfa token rotate"), "{stderr}");
+    assert_eq!(created_at(&state), before, "the token was replaced");
+    assert!(!out.join(".pxfa").exists(), "nothing to journal");
 }

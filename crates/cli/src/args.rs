@@ -751,6 +751,10 @@ pub(crate) struct ApplyArgs {
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) concurrency: u32,
+    /// Folder of the token journal when there is no --out (default
+    /// $XDG_STATE_HOME/pxfa or ~/.local/state/pxfa).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
     /// The clusters: with --kubeconfig, apply the manifests there after the array.
     #[command(flatten)]
     pub(crate) kube: KubeArgs,

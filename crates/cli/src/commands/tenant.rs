@@ -3,16 +3,18 @@
 //! All of them start from one spec file. An invalid spec exits 2 with the field path
 //! before any array is contacted.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use px_topology::converge::{self, ApplyOptions, ApplyReport};
+use px_topology::converge::{self, ApplyOptions, ApplyReport, Cancel};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{self, RenderOptions};
 use px_topology::plan::{self, Observed, Plan, PlanOptions};
 use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::ArraySpaceInfo;
+use px_topology::vault::TokenVault;
 use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde::Serialize;
 
@@ -25,6 +27,7 @@ use crate::graph::{Graph, Verdicts};
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
 use crate::preflight::{self, Findings};
 use crate::session::Session;
+use crate::token_journal::{self, FileVault};
 
 /// `size`, `render` and `lint` work from the spec alone and never contact an array,
 /// even with `PUREFA_URL` exported; an explicit array option gets one warning so that
@@ -88,13 +91,15 @@ struct Written {
     files: Vec<String>,
 }
 
+/// Writes the manifests; returns the files kept instead of a template (they hold a
+/// real token).
 fn write_manifests(
     t: &Tenant,
     facts: &ArrayFacts,
     dir: &Path,
     opts: RenderOptions,
     p: &Printer,
-) -> Result<()> {
+) -> Result<Vec<PathBuf>> {
     let include_secrets = opts.include_secrets;
     let manifests = manifests::render(&t.spec, &t.sizing, facts, opts)
         .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
@@ -111,6 +116,7 @@ fn write_manifests(
         ));
     }
     let files = outcome.written;
+    let kept = outcome.kept;
     let written = Written {
         dir: dir.display().to_string(),
         files: files.iter().map(|f| f.display().to_string()).collect(),
@@ -130,7 +136,8 @@ fn write_manifests(
         hcp.join(" ")
     ));
     let text = written.files.join("\n");
-    p.emit_text(&written, &text)
+    p.emit_text(&written, &text)?;
+    Ok(kept)
 }
 
 /// `lint`: findings per file; exit 1 when any is an error.
@@ -167,8 +174,9 @@ async fn make_plan(
     session: &Session,
     t: &mut Tenant,
     opts: PlanOptions,
+    vault: Option<&dyn TokenVault>,
 ) -> Result<(Plan, Observed)> {
-    let observed = plan::observe(session.array.as_ref(), &t.desired)
+    let mut observed = plan::observe(session.array.as_ref(), &t.desired)
         .await
         .with_context(|| {
             format!(
@@ -176,6 +184,10 @@ async fn make_plan(
                 t.spec.tenant_name()
             )
         })?;
+    // The token journal of an earlier, interrupted apply (see px_topology::vault).
+    if let Some(v) = vault {
+        px_topology::vault::read_journal(v, &t.desired, &mut observed)?;
+    }
     // Drives on the array keep their size: new workers get it too, and the manifests
     // written later claim it.
     if let Some(resized) = t.keeping_drives_in_use(&observed)? {
@@ -222,10 +234,13 @@ async fn plan_with_space(
     session: &Session,
     t: &mut Tenant,
     opts: PlanOptions,
+    vault: Option<&dyn TokenVault>,
     p: &Printer,
 ) -> Result<(Plan, Observed, Option<ArraySpaceInfo>)> {
-    let (planned, space) =
-        tokio::join!(make_plan(session, t, opts), session.array.get_array_space());
+    let (planned, space) = tokio::join!(
+        make_plan(session, t, opts, vault),
+        session.array.get_array_space()
+    );
     let (plan, observed) = planned?;
     let space = match space {
         Ok(s) => Some(ArraySpaceInfo::from(&s)),
@@ -323,6 +338,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     }
     let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
+    let vault = journal(&t, &session, None, None);
     let result = plan_with_space(
         &session,
         &mut t,
@@ -331,6 +347,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
             allow_shrink: a.allow_shrink,
             release_removed_workers: a.release_removed_workers,
         },
+        vault.as_ref().map(|v| v as &dyn TokenVault),
         p,
     )
     .await;
@@ -380,21 +397,14 @@ pub(crate) async fn run_apply(
     session: &Session,
     t: &Tenant,
     plan: &Plan,
-    concurrency: usize,
+    opts: &ApplyOptions,
     p: &Printer,
 ) -> ApplyReport {
     let total = plan.actionable().count();
     let progress = ChangeProgress::new(p, total);
-    let report = converge::apply(
-        session.array.as_ref(),
-        &t.desired,
-        plan,
-        &ApplyOptions {
-            concurrency,
-            ..ApplyOptions::default()
-        },
-        &|ev| progress.event(ev),
-    )
+    let report = converge::apply(session.array.as_ref(), &t.desired, plan, opts, &|ev| {
+        progress.event(ev)
+    })
     .await;
     progress.finish();
     report
@@ -423,11 +433,38 @@ pub(crate) fn report_text(report: &ApplyReport) -> String {
     s
 }
 
-/// `apply`.
-pub(crate) async fn apply(a: &ApplyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+/// The token journal of this tenant on this array (none when the tenant has no
+/// token): written to `--out DIR/.pxfa/` when given, else to the state folder; read
+/// from both.
+fn journal(
+    t: &Tenant,
+    session: &Session,
+    out: Option<&Path>,
+    state_dir: Option<&Path>,
+) -> Option<FileVault> {
+    t.desired.api_token.as_ref()?;
+    let env = |k: &str| std::env::var(k).ok();
+    let state = state_dir
+        .map(Path::to_path_buf)
+        .or_else(|| token_journal::default_state_dir(&env));
+    let dirs = out
+        .map(|o| o.join(token_journal::OUT_SUBDIR))
+        .into_iter()
+        .chain(state)
+        .collect();
+    Some(FileVault::new(&session.array_key(), dirs))
+}
+
+/// `apply`; `cancel` is raised by the first Ctrl-C.
+pub(crate) async fn apply(
+    a: &ApplyArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    cancel: &Cancel,
+) -> Result<Outcome> {
     let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let result = apply_in(a, g, p, &mut t, &session).await;
+    let result = apply_in(a, g, p, &mut t, &session, cancel).await;
     let closed = session.close().await;
     let outcome = result?;
     closed?;
@@ -440,7 +477,10 @@ async fn apply_in(
     p: &Printer,
     t: &mut Tenant,
     session: &Session,
+    cancel: &Cancel,
 ) -> Result<Outcome> {
+    let vault: Option<Arc<FileVault>> =
+        journal(t, session, a.out.as_deref(), a.state_dir.as_deref()).map(Arc::new);
     let (plan, observed, space) = plan_with_space(
         session,
         t,
@@ -449,6 +489,7 @@ async fn apply_in(
             allow_shrink: a.allow_shrink,
             release_removed_workers: a.release_removed_workers,
         },
+        vault.as_deref().map(|v| v as &dyn TokenVault),
         p,
     )
     .await?;
@@ -479,7 +520,13 @@ async fn apply_in(
             ),
         )?;
     }
-    let report = run_apply(session, t, &plan, a.concurrency as usize, p).await;
+    let opts = ApplyOptions {
+        concurrency: a.concurrency as usize,
+        cancel: cancel.clone(),
+        vault: vault.clone().map(|v| v as Arc<dyn TokenVault>),
+        ..ApplyOptions::default()
+    };
+    let report = run_apply(session, t, &plan, &opts, p).await;
     match p.format {
         OutputFormat::Table | OutputFormat::Wide => p.stdout(&report_text(&report))?,
         f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
@@ -498,31 +545,90 @@ async fn apply_in(
             })?;
         }
     }
+    let facts = ArrayFacts {
+        volume_serials: report.facts.volume_serials.clone(),
+        api_token: report.facts.api_token.clone(),
+    };
+    let token_user = t.desired.api_token.as_ref().map(|d| d.admin.clone());
+    let mut delivered = false;
+    let mut no_copy = None;
     if let Some(dir) = &a.out {
-        let facts = ArrayFacts {
-            volume_serials: report.facts.volume_serials.clone(),
-            api_token: report.facts.api_token.clone(),
-        };
         let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
-        write_manifests(t, &facts, dir, opts, p)?;
+        let kept = write_manifests(t, &facts, dir, opts, p)?;
+        if a.include_secrets {
+            if facts.api_token.is_some() {
+                // The secret file is fsynced; its folder entry must be too before the
+                // journal lets go of the token.
+                sync_dir(&dir.join("tenant"))?;
+                delivered = true;
+            } else if observed.token == px_topology::plan::TokenState::HasToken && kept.is_empty() {
+                no_copy = Some(dir.join("tenant"));
+            }
+        }
     }
-    if report.is_success() && a.kube.kubeconfig.is_some() {
-        let facts = ArrayFacts {
-            volume_serials: report.facts.volume_serials.clone(),
-            api_token: report.facts.api_token.clone(),
-        };
-        return super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await;
+    if report.interrupted {
+        if let (Some(v), Some(user), true) = (&vault, &token_user, delivered) {
+            v.delivered(user)?;
+        }
+        p.warn(format!(
+            "interrupted: {} applied; run apply again to continue (the calls in flight finished)",
+            report.applied.len()
+        ));
+        return Ok(Outcome::Interrupted);
     }
-    if report.is_success() {
-        Ok(Outcome::Success)
+    let mut outcome = if report.is_success() {
+        Outcome::Success
     } else {
         p.warn(format!(
             "{} change(s) failed and {} were skipped; run apply again after fixing the cause: it continues where this one stopped",
             report.failed.len(),
             report.skipped.len()
         ));
-        Ok(Outcome::PartialFailure)
+        Outcome::PartialFailure
+    };
+    if report.is_success() && a.kube.kubeconfig.is_some() {
+        outcome = super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await?;
+        if outcome == Outcome::Success
+            && facts.api_token.is_some()
+            && a.kube.tenant_kubeconfig.is_some()
+        {
+            delivered = true;
+        }
     }
+    if let (Some(v), Some(user)) = (&vault, &token_user) {
+        if delivered {
+            v.delivered(user)?;
+        } else if facts.api_token.is_some() {
+            p.warn(format!(
+                "the API token of array user {user} is not delivered yet; the token journal in {} keeps it \
+                 and the next apply with --out DIR --include-secrets or --tenant-kubeconfig delivers it",
+                v.dir().map_or_else(|| "(none)".to_string(), |d| d.display().to_string())
+            ));
+        }
+    }
+    if let (Some(dir), Some(user)) = (no_copy, &token_user) {
+        p.warn(format!(
+            "array user {user} has an API token pxfa has no copy of: px-pure-secret in {} holds a template, not a token. \
+             pxfa does not replace the token on its own (something may use it); \
+             to give the tenant a token pxfa knows without a gap, run `pxfa token rotate -f {} --tenant-kubeconfig FILE`",
+            dir.display(),
+            a.file.display()
+        ));
+        outcome = Outcome::PartialFailure;
+    }
+    Ok(outcome)
+}
+
+/// Makes a folder's entries durable (a renamed file is on disk only once its folder
+/// is).
+fn sync_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("cannot sync {}", dir.display()))?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }
 
 /// Prints a plan (a real one or a destroy preview) in the chosen format.
@@ -587,11 +693,16 @@ async fn recoverable_until(session: &Session) -> String {
     }
 }
 
-/// `destroy`.
-pub(crate) async fn destroy(a: &DestroyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+/// `destroy`; `cancel` is raised by the first Ctrl-C.
+pub(crate) async fn destroy(
+    a: &DestroyArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    cancel: &Cancel,
+) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let result = destroy_in(a, g, p, &t, &session).await;
+    let result = destroy_in(a, g, p, &t, &session, cancel).await;
     let closed = session.close().await;
     let outcome = result?;
     closed?;
@@ -604,6 +715,7 @@ async fn destroy_in(
     p: &Printer,
     t: &Tenant,
     session: &Session,
+    cancel: &Cancel,
 ) -> Result<Outcome> {
     let mut f = Findings::default();
     if let Some(note) = preflight::endpoint(
@@ -621,6 +733,7 @@ async fn destroy_in(
         eradicate: a.eradicate,
         delete_token: a.delete_token,
         concurrency: a.concurrency as usize,
+        cancel: cancel.clone(),
     };
     // What goes, computed once: the prompt lists it and the destroy runs exactly it.
     let preview = converge::preview_destroy(session.array.as_ref(), &t.desired, &opts)
@@ -657,6 +770,13 @@ async fn destroy_in(
     .await;
     progress.finish();
     p.emit_text(&report, &destroy_text(&report))?;
+    if report.interrupted {
+        p.warn(format!(
+            "interrupted: {} destroyed; run destroy again to continue (the calls in flight finished)",
+            report.done.len()
+        ));
+        return Ok(Outcome::Interrupted);
+    }
     if report.is_success() {
         Ok(Outcome::Success)
     } else {
