@@ -271,3 +271,81 @@ fn token_with_no_copy_is_reported_not_replaced() {
     assert_eq!(created_at(&state), before, "the token was replaced");
     assert!(!out.join(".pxfa").exists(), "nothing to journal");
 }
+
+/// The remedy for a token nobody has: `token rotate --out DIR`, one step per run
+/// (the admin applies the file in between), ends with the token user holding a new
+/// token that the file holds, the alternate's token gone, and apply content.
+#[test]
+fn file_only_rotation_replaces_a_token_nobody_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("pxfa-sim.json");
+    let out = dir.path().join("out");
+    let spec = example("tenant-cloud-drive.yaml");
+    let secret = out.join("tenant/02-secret-px-pure-secret.yaml");
+    sim_cmd(&state)
+        .args(["token", "create", "pxfa-tenant-cd", "--out"])
+        .arg(dir.path().join("lost"))
+        .assert()
+        .success();
+    sim_cmd(&state)
+        .arg("apply")
+        .arg("-f")
+        .arg(&spec)
+        .args(["--yes", "--include-secrets", "--out"])
+        .arg(&out)
+        .assert()
+        .code(4);
+    let rotate = || {
+        let o = sim_cmd(&state)
+            .args(["--yes", "token", "rotate", "--grace", "0s", "-f"])
+            .arg(&spec)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&o);
+        assert!(o.status.success(), "{stdout}{stderr}");
+        (stdout, std::fs::read_to_string(&secret).unwrap())
+    };
+    let (s1, f1) = rotate();
+    assert!(
+        s1.contains("created a new token for pxfa-tenant-cd-alt"),
+        "{s1}"
+    );
+    assert!(
+        f1.contains("pxfa.io/token-user: pxfa-tenant-cd-alt"),
+        "{f1}"
+    );
+    assert!(!f1.contains("<paste"), "{f1}");
+    let (s2, f2) = rotate();
+    assert!(
+        s2.contains("deleted the old token of pxfa-tenant-cd"),
+        "{s2}"
+    );
+    assert!(f2.contains("pxfa.io/token-user: pxfa-tenant-cd\n"), "{f2}");
+    let (s3, _) = rotate();
+    assert!(
+        s3.contains("deleted the old token of pxfa-tenant-cd-alt"),
+        "{s3}"
+    );
+    assert!(s3.contains("rotated"), "{s3}");
+    assert!(!out.join(".pxfa").exists(), "journal left");
+    // The alternate holds no token any more; apply keeps the file that holds the
+    // token user's, and is content.
+    let alt = sim_cmd(&state)
+        .args(["token", "list", "pxfa-tenant-cd-alt", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&alt.stdout).contains("\"created_at\": 1"));
+    let o = sim_cmd(&state)
+        .arg("apply")
+        .arg("-f")
+        .arg(&spec)
+        .args(["--yes", "--include-secrets", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (_, stderr) = streams(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("kept"), "{stderr}");
+}

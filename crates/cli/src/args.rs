@@ -930,11 +930,20 @@ pub(crate) struct TokenRotateArgs {
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
     pub(crate) file: PathBuf,
     /// Tenant cluster kubeconfig (holds px-pure-secret).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) tenant_kubeconfig: PathBuf,
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "out",
+        conflicts_with = "out"
+    )]
+    pub(crate) tenant_kubeconfig: Option<PathBuf>,
     /// Context in the tenant kubeconfig.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
     pub(crate) tenant_context: Option<String>,
+    /// Without access to the tenant cluster: rotate through the px-pure-secret file
+    /// of this `apply --out` folder, one step per run (you apply the file in between).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
     /// The second array user the rotation bridges through (same role as the token
     /// user); default `<tokenUser>-alt`.
     #[arg(long, value_name = "ADMIN")]

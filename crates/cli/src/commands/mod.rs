@@ -12,6 +12,7 @@ pub(crate) mod demo;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
 pub(crate) mod pod;
+pub(crate) mod rotate_file;
 pub(crate) mod sim;
 pub(crate) mod tenant;
 pub(crate) mod token;

@@ -610,9 +610,11 @@ async fn apply_in(
         p.warn(format!(
             "array user {user} has an API token pxfa has no copy of: px-pure-secret in {} holds a template, not a token. \
              pxfa does not replace the token on its own (something may use it); \
-             to give the tenant a token pxfa knows without a gap, run `pxfa token rotate -f {} --tenant-kubeconfig FILE`",
+             to give the tenant a token pxfa knows without a gap, run `pxfa token rotate -f {spec} --out {out}` \
+             (through the file, one step per run) or `pxfa token rotate -f {spec} --tenant-kubeconfig FILE`",
             dir.display(),
-            a.file.display()
+            spec = a.file.display(),
+            out = a.out.as_deref().unwrap_or(Path::new("DIR")).display()
         ));
         outcome = Outcome::PartialFailure;
     }
