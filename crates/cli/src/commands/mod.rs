@@ -16,6 +16,7 @@ pub(crate) mod rotate_file;
 pub(crate) mod sim;
 pub(crate) mod tenant;
 pub(crate) mod token;
+pub(crate) mod token_delivery;
 pub(crate) mod volume;
 
 use anyhow::Result;

@@ -1,0 +1,140 @@
+//! After the array part of `apply`: the manifests of `--out`, the clusters, and the
+//! tenant's API token delivered from the report to a durable copy before the token
+//! journal (`crate::token_journal`) lets go of it, or reported when the token user
+//! holds a token pxfa has no copy of.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use px_topology::Tenant;
+use px_topology::converge::ApplyReport;
+use px_topology::driver::ArrayFacts;
+use px_topology::plan::Observed;
+use px_topology::vault::TokenVault;
+
+use super::tenant::{render_options, write_manifests};
+use crate::args::ApplyArgs;
+use crate::exit::Outcome;
+use crate::output::Printer;
+use crate::session::Session;
+use crate::token_journal::{self, FileVault};
+
+/// The token journal of this tenant on this array (none when the tenant has no
+/// token): written to `--out DIR/.pxfa/` when given, else to the state folder; read
+/// from both.
+pub(super) fn journal(
+    t: &Tenant,
+    session: &Session,
+    out: Option<&Path>,
+    state_dir: Option<&Path>,
+) -> Option<FileVault> {
+    t.desired.api_token.as_ref()?;
+    let env = |k: &str| std::env::var(k).ok();
+    let state = state_dir
+        .map(Path::to_path_buf)
+        .or_else(|| token_journal::default_state_dir(&env));
+    let dirs = out
+        .map(|o| o.join(token_journal::OUT_SUBDIR))
+        .into_iter()
+        .chain(state)
+        .collect();
+    Some(FileVault::new(&session.array_key(), dirs))
+}
+
+/// Writes `--out`, applies to the clusters, delivers the token and settles the
+/// journal; the apply's outcome.
+pub(super) async fn after_apply(
+    a: &ApplyArgs,
+    p: &Printer,
+    t: &Tenant,
+    observed: &Observed,
+    report: &ApplyReport,
+    vault: Option<&FileVault>,
+) -> Result<Outcome> {
+    let facts = ArrayFacts {
+        volume_serials: report.facts.volume_serials.clone(),
+        api_token: report.facts.api_token.clone(),
+    };
+    let token_user = t.desired.api_token.as_ref().map(|d| d.admin.clone());
+    let mut delivered = false;
+    let mut no_copy = None;
+    if let Some(dir) = &a.out {
+        let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
+        let kept = write_manifests(t, &facts, dir, opts, p)?;
+        if a.include_secrets {
+            if facts.api_token.is_some() {
+                // The secret file is fsynced; its folder entry must be too before the
+                // journal lets go of the token.
+                sync_dir(&dir.join("tenant"))?;
+                delivered = true;
+            } else if observed.token == px_topology::plan::TokenState::HasToken && kept.is_empty() {
+                no_copy = Some(dir.join("tenant"));
+            }
+        }
+    }
+    if report.interrupted {
+        if let (Some(v), Some(user), true) = (&vault, &token_user, delivered) {
+            v.delivered(user)?;
+        }
+        p.warn(format!(
+            "interrupted: {} applied; run apply again to continue (the calls in flight finished)",
+            report.applied.len()
+        ));
+        return Ok(Outcome::Interrupted);
+    }
+    let mut outcome = if report.is_success() {
+        Outcome::Success
+    } else {
+        p.warn(format!(
+            "{} change(s) failed and {} were skipped; run apply again after fixing the cause: it continues where this one stopped",
+            report.failed.len(),
+            report.skipped.len()
+        ));
+        Outcome::PartialFailure
+    };
+    if report.is_success() && a.kube.kubeconfig.is_some() {
+        outcome = super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await?;
+        if outcome == Outcome::Success
+            && facts.api_token.is_some()
+            && a.kube.tenant_kubeconfig.is_some()
+        {
+            delivered = true;
+        }
+    }
+    if let (Some(v), Some(user)) = (&vault, &token_user) {
+        if delivered {
+            v.delivered(user)?;
+        } else if facts.api_token.is_some() {
+            p.warn(format!(
+                "the API token of array user {user} is not delivered yet; the token journal in {} keeps it \
+                 and the next apply with --out DIR --include-secrets or --tenant-kubeconfig delivers it",
+                v.dir().map_or_else(|| "(none)".to_string(), |d| d.display().to_string())
+            ));
+        }
+    }
+    if let (Some(dir), Some(user)) = (no_copy, &token_user) {
+        p.warn(format!(
+            "array user {user} has an API token pxfa has no copy of: px-pure-secret in {} holds a template, not a token. \
+             pxfa does not replace the token on its own (something may use it); \
+             to give the tenant a token pxfa knows without a gap, run `pxfa token rotate -f {spec} --out {out}` \
+             (through the file, one step per run) or `pxfa token rotate -f {spec} --tenant-kubeconfig FILE`",
+            dir.display(),
+            spec = a.file.display(),
+            out = a.out.as_deref().unwrap_or(Path::new("DIR")).display()
+        ));
+        outcome = Outcome::PartialFailure;
+    }
+    Ok(outcome)
+}
+
+/// Makes a folder's entries durable (a renamed file is on disk only once its folder
+/// is).
+fn sync_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .with_context(|| format!("cannot sync {}", dir.display()))?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
