@@ -154,6 +154,24 @@ pub async fn rotate_token(
     Ok(r.report)
 }
 
+/// Whether the tenant cluster's px-pure-secret holds a real API token (not the
+/// template pxfa renders without one): the copy `pxfa apply` looks for before it
+/// reports a token user's token that pxfa has no copy of. A missing secret holds
+/// none.
+pub async fn pure_secret_holds_real_token(tenant: &Client, spec: &TenantStorage) -> Result<bool> {
+    let namespace = &spec.spec.portworx.namespace;
+    let path = format!("Secret {namespace}/{PURE_SECRET}");
+    let secrets: Api<Secret> = Api::namespaced(tenant.clone(), namespace);
+    let Some(secret) = secrets
+        .get_opt(PURE_SECRET)
+        .await
+        .map_err(|e| redacted(format!("cannot read {path} in the tenant cluster"), e))?
+    else {
+        return Ok(false);
+    };
+    Ok(pure_json(&secret, &path).is_ok_and(|p| p.holds_real_token()))
+}
+
 impl Rotation<'_> {
     fn step(&mut self, s: String) {
         tracing::info!("token rotation: {s}");

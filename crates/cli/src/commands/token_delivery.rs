@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use px_topology::Tenant;
 use px_topology::converge::ApplyReport;
 use px_topology::driver::ArrayFacts;
-use px_topology::plan::Observed;
+use px_topology::plan::{Observed, TokenState};
 use px_topology::vault::TokenVault;
 
 use super::tenant::{render_options, write_manifests};
@@ -57,7 +57,11 @@ pub(super) async fn after_apply(
     };
     let token_user = t.desired.api_token.as_ref().map(|d| d.admin.clone());
     let mut delivered = false;
-    let mut no_copy = None;
+    // The token user holds a token this run has no value of: look for copies.
+    let unknown = observed.token == TokenState::HasToken && facts.api_token.is_none();
+    // Places checked that hold no copy, and whether any place holds one.
+    let mut without_copy = Vec::new();
+    let mut copy = false;
     if let Some(dir) = &a.out {
         let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
         let kept = write_manifests(t, &facts, dir, opts, p)?;
@@ -67,8 +71,13 @@ pub(super) async fn after_apply(
                 // journal lets go of the token.
                 sync_dir(&dir.join("tenant"))?;
                 delivered = true;
-            } else if observed.token == px_topology::plan::TokenState::HasToken && kept.is_empty() {
-                no_copy = Some(dir.join("tenant"));
+            } else if unknown && kept.is_empty() {
+                without_copy.push(format!(
+                    "the px-pure-secret in {}",
+                    dir.join("tenant").display()
+                ));
+            } else if unknown {
+                copy = true;
             }
         }
     }
@@ -94,11 +103,20 @@ pub(super) async fn after_apply(
     };
     if report.is_success() && a.kube.kubeconfig.is_some() {
         outcome = super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await?;
-        if outcome == Outcome::Success
-            && facts.api_token.is_some()
-            && a.kube.tenant_kubeconfig.is_some()
+        if let Some(kubeconfig) = &a.kube.tenant_kubeconfig
+            && outcome == Outcome::Success
         {
-            delivered = true;
+            if facts.api_token.is_some() {
+                delivered = true;
+            } else if unknown && !copy {
+                let tenant =
+                    px_cluster::connect(kubeconfig, a.kube.tenant_context.as_deref()).await?;
+                if px_cluster::token::pure_secret_holds_real_token(&tenant, &t.spec).await? {
+                    copy = true;
+                } else {
+                    without_copy.push("the tenant cluster's px-pure-secret".to_string());
+                }
+            }
         }
     }
     if let (Some(v), Some(user)) = (&vault, &token_user) {
@@ -112,13 +130,13 @@ pub(super) async fn after_apply(
             ));
         }
     }
-    if let (Some(dir), Some(user)) = (no_copy, &token_user) {
+    if let (false, false, Some(user)) = (copy, without_copy.is_empty(), &token_user) {
         p.warn(format!(
-            "array user {user} has an API token pxfa has no copy of: px-pure-secret in {} holds a template, not a token. \
+            "array user {user} has an API token pxfa has no copy of: {} holds no token. \
              pxfa does not replace the token on its own (something may use it); \
              to give the tenant a token pxfa knows without a gap, run `pxfa token rotate -f {spec} --out {out}` \
              (through the file, one step per run) or `pxfa token rotate -f {spec} --tenant-kubeconfig FILE`",
-            dir.display(),
+            without_copy.join(" and "),
             spec = a.file.display(),
             out = a.out.as_deref().unwrap_or(Path::new("DIR")).display()
         ));

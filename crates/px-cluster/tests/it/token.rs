@@ -9,7 +9,7 @@ use flasharray::FlashArray;
 use flasharray_mock::MockArray;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
-use px_cluster::token::{PURE_SECRET, TOKEN_USER_ANNOTATION};
+use px_cluster::token::{PURE_SECRET, TOKEN_USER_ANNOTATION, pure_secret_holds_real_token};
 use px_cluster::{RotateOptions, TokenProbe, rotate_token};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
@@ -405,4 +405,33 @@ async fn token_rotation_interrupted_after_each_switch_is_completed_by_a_rerun() 
         .unwrap_or_else(|e| panic!("re-run after switch {nth_put}: {e:#}"));
         assert_rotated(&r).await;
     }
+}
+
+/// `apply` asks this before reporting a token nobody has: a real token in the tenant's
+/// px-pure-secret counts as a copy, a template or a missing secret does not.
+#[tokio::test]
+async fn pure_secret_copy_is_recognised() {
+    let r = rotation_setup().await;
+    let client = r.fake.client().await;
+    let spec = cloud_drive_spec();
+    assert!(pure_secret_holds_real_token(&client, &spec).await.unwrap());
+    let template = px_topology::PureJson::single(
+        "fa1.example.net",
+        px_topology::PureJson::placeholder_token(PRIMARY),
+    );
+    r.store.secret.lock().unwrap()["data"]["pure.json"] =
+        serde_json::to_value(ByteString(template.to_text().into_bytes())).unwrap();
+    assert!(!pure_secret_holds_real_token(&client, &spec).await.unwrap());
+    // No secret at all.
+    let empty = Fake::start().await;
+    let client = empty.client().await;
+    Mock::given(path(format!(
+        "/api/v1/namespaces/portworx/secrets/{PURE_SECRET}"
+    )))
+    .respond_with(ResponseTemplate::new(404).set_body_json(json!({
+        "kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
+        "reason": "NotFound", "message": "secrets \"px-pure-secret\" not found"})))
+    .mount(&empty.server)
+    .await;
+    assert!(!pure_secret_holds_real_token(&client, &spec).await.unwrap());
 }
