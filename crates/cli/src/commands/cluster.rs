@@ -309,6 +309,14 @@ pub(crate) async fn token_rotate(
         return token_rotate_file(a, g, p, &t, &opts, session, probe.as_ref()).await;
     };
     let tenant = connect(kubeconfig, a.tenant_context.as_deref()).await?;
+    // Journaled in the state folder, so a killed rotation resumes where it stopped.
+    let mut opts = opts;
+    opts.vault = crate::token_journal::default_state_dir(&env).map(|dir| {
+        std::sync::Arc::new(crate::token_journal::FileVault::new(
+            &session.array_key(),
+            vec![dir],
+        )) as std::sync::Arc<dyn px_topology::vault::TokenVault>
+    });
     let result = rotate_token(
         session.array.as_ref(),
         probe.as_ref(),

@@ -201,6 +201,7 @@ fn rotate_opts() -> RotateOptions {
         alternate_user: ALTERNATE.into(),
         lifetime: None,
         grace: Duration::ZERO,
+        vault: None,
     }
 }
 
@@ -434,4 +435,51 @@ async fn pure_secret_copy_is_recognised() {
     .mount(&empty.server)
     .await;
     assert!(!pure_secret_holds_real_token(&client, &spec).await.unwrap());
+}
+
+/// With a token journal, a rotation killed right after any token creation (before
+/// the secret holds it) is finished by the next run: the journaled token is written,
+/// not created again, and the end state is the usual one.
+#[tokio::test]
+async fn rotation_killed_after_a_token_creation_resumes_from_the_journal() {
+    use px_topology::vault::{MemVault, VaultStep};
+    for nth in [1usize, 2] {
+        let r = rotation_setup().await;
+        let client = r.fake.client().await;
+        let vault = MemVault::new();
+        let count = Arc::new(AtomicUsize::new(0));
+        let c = count.clone();
+        vault.set_hook(Box::new(move |step| {
+            if step == VaultStep::Token && c.fetch_add(1, Ordering::SeqCst) + 1 == nth {
+                panic!("killed after journaling token {nth}");
+            }
+        }));
+        let opts = RotateOptions {
+            vault: Some(Arc::new(vault.clone())),
+            ..rotate_opts()
+        };
+        let (mock, cl, o) = (r.mock.clone(), client.clone(), opts.clone());
+        let probe = MockProbe {
+            mock: r.mock.clone(),
+            fail_next: AtomicBool::new(false),
+            events: r.store.events.clone(),
+        };
+        let killed =
+            tokio::spawn(
+                async move { rotate_token(&mock, &probe, &cl, &cloud_drive_spec(), &o).await },
+            )
+            .await;
+        assert!(killed.is_err(), "run {nth} was not killed");
+        assert_tenant_works(&r);
+        vault.clear_hook();
+        let report = rotate_token(&r.mock, &r.probe, &client, &cloud_drive_spec(), &opts)
+            .await
+            .unwrap_or_else(|e| panic!("re-run after kill {nth}: {e:#}"));
+        assert!(
+            report.steps.iter().any(|s| s.contains("is in the journal")),
+            "{:?}",
+            report.steps
+        );
+        assert_rotated(&r).await;
+    }
 }
