@@ -111,20 +111,15 @@ fn read_only_commands_do_not_touch_sim_state() {
     );
 }
 
-/// Ctrl-C during an apply: the calls in flight finish, no new ones start, the report
-/// says "interrupted: N applied", exit 130, the finished writes are in `--sim-state`,
-/// and the next apply converges from there with no duplicates.
+/// An `--array sim --sim-latency 200ms` apply of a spec that writes in several
+/// rounds, interrupted with `sigints` SIGINTs (50 ms apart) once round 2 started:
+/// (exit status, stderr).
 #[cfg(unix)]
-#[test]
-fn ctrl_c_saves_sim_state() {
+fn interrupted_apply(state: &Path, spec: &Path, sigints: usize) -> (Option<i32>, String) {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state.json");
-    // The import variant writes in several rounds (pod, then volumes, then connections).
-    let spec = crate::harness::import_host_group_spec(dir.path());
     let mut child = Command::new(crate::harness::pxfa_path())
         .args([
             "-v",
@@ -134,9 +129,9 @@ fn ctrl_c_saves_sim_state() {
             "200ms",
             "--sim-state",
         ])
-        .arg(&state)
+        .arg(state)
         .args(["apply", "--yes", "-f"])
-        .arg(&spec)
+        .arg(spec)
         .env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
         .env("NO_COLOR", "1")
@@ -163,12 +158,17 @@ fn ctrl_c_saves_sim_state() {
         None => {}
         Some(all) => panic!("the apply ended before round 2:\n{all}"),
     }
-    let ok = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+    for i in 0..sigints {
+        if i > 0 {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let ok = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    }
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -182,7 +182,52 @@ fn ctrl_c_saves_sim_state() {
             break all;
         }
     };
-    assert_eq!(status.code(), Some(130), "{rest}");
+    (status.code(), rest)
+}
+
+/// After an interrupted apply: the state holds round 1's objects (the plan creates
+/// less than on an empty array), and the rerun converges with no duplicates.
+#[cfg(unix)]
+fn rerun_converges(state: &Path, spec: &Path) {
+    assert!(state.exists(), "the interrupted apply saved nothing");
+    let fresh = pxfa()
+        .args(["--array", "sim", "plan", "-o", "json", "-f"])
+        .arg(spec)
+        .output()
+        .unwrap();
+    let fresh: serde_json::Value = serde_json::from_slice(&fresh.stdout).unwrap();
+    let left = sim_cmd(state)
+        .args(["plan", "-o", "json", "-f"])
+        .arg(spec)
+        .output()
+        .unwrap();
+    let left: serde_json::Value = serde_json::from_slice(&left.stdout).unwrap();
+    let creates = |p: &serde_json::Value| p["summary"]["create"].as_u64().unwrap();
+    assert!(creates(&left) < creates(&fresh), "{left}");
+    sim_cmd(state)
+        .args(["apply", "--yes", "-f"])
+        .arg(spec)
+        .assert()
+        .success();
+    sim_cmd(state)
+        .args(["plan", "--detailed-exitcode", "-f"])
+        .arg(spec)
+        .assert()
+        .code(0);
+}
+
+/// Ctrl-C during an apply: the calls in flight finish, no new ones start, the report
+/// says "interrupted: N applied", exit 130, the finished writes are in `--sim-state`,
+/// and the next apply converges from there with no duplicates.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_saves_sim_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    // The import variant writes in several rounds (pod, then volumes, then connections).
+    let spec = crate::harness::import_host_group_spec(dir.path());
+    let (code, rest) = interrupted_apply(&state, &spec, 1);
+    assert_eq!(code, Some(130), "{rest}");
     // The first Ctrl-C lets the calls in flight finish and the apply report itself.
     assert!(
         rest.contains("interrupting: no new calls are started"),
@@ -197,35 +242,27 @@ fn ctrl_c_saves_sim_state() {
         !rest.contains("FAILED"),
         "an in-flight call was cut off:\n{rest}"
     );
-    assert!(state.exists(), "the interrupted apply saved nothing");
+    rerun_converges(&state, &spec);
+}
 
-    // Round 1's objects are there: the plan creates less than on an empty array.
-    let fresh = pxfa()
-        .args(["--array", "sim", "plan", "-o", "json", "-f"])
-        .arg(&spec)
-        .output()
-        .unwrap();
-    let fresh: serde_json::Value = serde_json::from_slice(&fresh.stdout).unwrap();
-    let left = sim_cmd(&state)
-        .args(["plan", "-o", "json", "-f"])
-        .arg(&spec)
-        .output()
-        .unwrap();
-    let left: serde_json::Value = serde_json::from_slice(&left.stdout).unwrap();
-    let creates = |p: &serde_json::Value| p["summary"]["create"].as_u64().unwrap();
-    assert!(creates(&left) < creates(&fresh), "{left}");
-
-    // The rerun converges with no duplicates and nothing failed.
-    sim_cmd(&state)
-        .args(["apply", "--yes", "-f"])
-        .arg(&spec)
-        .assert()
-        .success();
-    sim_cmd(&state)
-        .args(["plan", "--detailed-exitcode", "-f"])
-        .arg(&spec)
-        .assert()
-        .code(0);
+/// A second Ctrl-C ends the apply at once, still saving `--sim-state`.
+#[cfg(unix)]
+#[test]
+fn second_ctrl_c_ends_at_once_and_saves_sim_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let spec = crate::harness::import_host_group_spec(dir.path());
+    let (code, rest) = interrupted_apply(&state, &spec, 2);
+    assert_eq!(code, Some(130), "{rest}");
+    assert!(
+        rest.contains("interrupting: no new calls are started"),
+        "{rest}"
+    );
+    assert!(
+        rest.contains("interrupted: the changes that finished are kept"),
+        "{rest}"
+    );
+    rerun_converges(&state, &spec);
 }
 
 /// A token of the tenant user that pxfa has no copy of (made outside pxfa's journal
