@@ -82,8 +82,15 @@ pub(super) async fn after_apply(
         }
     }
     if report.interrupted {
-        if let (Some(v), Some(user), true) = (&vault, &token_user, delivered) {
-            v.delivered(user)?;
+        if let (Some(v), Some(user)) = (&vault, &token_user) {
+            if delivered {
+                v.delivered(user)?;
+            } else if facts.api_token.is_some() {
+                p.warn(format!(
+                    "the API token of array user {user} is not delivered yet (the clusters were skipped); \
+                     the token journal keeps it and the next apply delivers it"
+                ));
+            }
         }
         p.warn(format!(
             "interrupted: {} applied; run apply again to continue (the calls in flight finished)",
