@@ -386,3 +386,94 @@ fn file_only_rotation_replaces_a_token_nobody_has() {
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains("kept"), "{stderr}");
 }
+
+/// The first number under a `created_at` key anywhere in `v`.
+fn find_created_at(v: &serde_json::Value) -> Option<u64> {
+    match v {
+        serde_json::Value::Object(m) => m
+            .get("created_at")
+            .and_then(serde_json::Value::as_u64)
+            .or_else(|| m.values().find_map(find_created_at)),
+        serde_json::Value::Array(a) => a.iter().find_map(find_created_at),
+        _ => None,
+    }
+}
+
+/// What a killed apply leaves in `--out DIR/.pxfa/`, picked up by the next apply:
+/// a journaled token is delivered without an array write, and a token whose value
+/// never reached the journal is replaced, each said in the plan.
+#[test]
+fn the_next_apply_finishes_what_the_journal_holds() {
+    let spec = example("tenant-cloud-drive.yaml");
+    let user = "pxfa-tenant-cd";
+    for state_word in ["created", "creating"] {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("pxfa-sim.json");
+        let out = dir.path().join("out");
+        let secret = out.join("tenant/02-secret-px-pure-secret.yaml");
+        // The token the killed apply created.
+        let value_file = dir.path().join("value");
+        sim_cmd(&state)
+            .args(["token", "create", user, "--out"])
+            .arg(&value_file)
+            .assert()
+            .success();
+        let value = std::fs::read_to_string(&value_file)
+            .unwrap()
+            .trim()
+            .to_string();
+        let listed = sim_cmd(&state)
+            .args(["token", "list", user, "-o", "json"])
+            .output()
+            .unwrap();
+        let created_at = find_created_at(&serde_json::from_slice(&listed.stdout).unwrap()).unwrap();
+        let journal = out.join(".pxfa");
+        std::fs::create_dir_all(&journal).unwrap();
+        let entry = if state_word == "created" {
+            serde_json::json!({"v": 1, "array": "sim", "user": user, "state": "created",
+                "intent_at_ms": created_at, "created_at": created_at, "token": value})
+        } else {
+            serde_json::json!({"v": 1, "array": "sim", "user": user, "state": "creating",
+                "intent_at_ms": created_at, "observed": "no-token"})
+        };
+        std::fs::write(
+            journal.join(format!("pxfa-token-sim-{user}.json")),
+            entry.to_string(),
+        )
+        .unwrap();
+
+        // -v: the plan shows each change's reason.
+        let o = sim_cmd(&state)
+            .args(["-v", "apply", "-f"])
+            .arg(&spec)
+            .args(["--yes", "--include-secrets", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&o);
+        assert!(o.status.success(), "{state_word}: {stdout}{stderr}");
+        let file = std::fs::read_to_string(&secret).unwrap();
+        if state_word == "created" {
+            assert!(stdout.contains("~ update api token of"), "{stdout}");
+            assert!(stdout.contains("deliver (pending)"), "{stdout}");
+            assert!(
+                file.contains(&value),
+                "the journaled token was not delivered"
+            );
+        } else {
+            assert!(
+                stdout.contains("created by an interrupted apply"),
+                "{stdout}"
+            );
+            assert!(!file.contains(&value), "the undelivered token was kept");
+            assert!(!file.contains("<paste"), "{file}");
+        }
+        assert!(!journal.exists(), "{state_word}: journal left");
+        // Nothing left to do, and the token the file holds is the array's.
+        sim_cmd(&state)
+            .args(["plan", "--detailed-exitcode", "-f"])
+            .arg(&spec)
+            .assert()
+            .code(0);
+    }
+}
