@@ -81,12 +81,33 @@ impl FileVault {
         let dir = self.dir().ok_or_else(|| {
             VaultError("no folder for the token journal (set --state-dir)".into())
         })?;
-        std::fs::create_dir_all(dir).map_err(|e| err("cannot create", dir, e))?;
+        // Created owner-only; an existing folder (a `--state-dir` the admin named) is
+        // never chmod-ed, only refused when others can get in.
+        if !dir.exists() {
+            let mut b = std::fs::DirBuilder::new();
+            b.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                b.mode(0o700);
+            }
+            b.create(dir).map_err(|e| err("cannot create", dir, e))?;
+        }
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-                .map_err(|e| err("cannot make owner-only", dir, e))?;
+            let mode = std::fs::metadata(dir)
+                .map_err(|e| err("cannot read", dir, e))?
+                .permissions()
+                .mode();
+            if mode & 0o077 != 0 {
+                return Err(VaultError(format!(
+                    "{} is open to other users (mode {:o}); the token journal needs an owner-only folder \
+                     (chmod 700 it, or name another with --state-dir)",
+                    dir.display(),
+                    mode & 0o777
+                )));
+            }
         }
         if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
             let ignore = dir.join(".gitignore");
@@ -263,6 +284,25 @@ mod tests {
         v.delivered("px-user").unwrap();
         assert!(v.load("px-user").unwrap().is_none());
         assert!(!out.exists(), "the empty journal folder stays");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_open_folder_is_refused_not_chmodded() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let open = tmp.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let e = FileVault::new("sim", vec![open.clone()])
+            .record_intent("u", 1)
+            .unwrap_err();
+        assert!(e.to_string().contains("open to other users"), "{e}");
+        assert_eq!(
+            std::fs::metadata(&open).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+        assert_eq!(std::fs::read_dir(&open).unwrap().count(), 0);
     }
 
     #[test]
