@@ -81,8 +81,8 @@ impl FileVault {
         let dir = self.dir().ok_or_else(|| {
             VaultError("no folder for the token journal (set --state-dir)".into())
         })?;
-        // Created owner-only; an existing folder (a `--state-dir` the admin named) is
-        // never chmod-ed, only refused when others can get in.
+        // Created owner-only; an existing state folder (a `--state-dir` the admin
+        // named) is never chmod-ed, only refused when others can get in.
         if !dir.exists() {
             let mut b = std::fs::DirBuilder::new();
             b.recursive(true);
@@ -96,6 +96,11 @@ impl FileVault {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
+            // `DIR/.pxfa/` is pxfa's by name: made owner-only whatever it was.
+            if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
+                std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| err("cannot make owner-only", dir, e))?;
+            }
             let mode = std::fs::metadata(dir)
                 .map_err(|e| err("cannot read", dir, e))?
                 .permissions()
