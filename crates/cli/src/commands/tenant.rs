@@ -527,7 +527,10 @@ async fn apply_in(
             })?;
         }
     }
-    super::token_delivery::after_apply(a, p, t, &observed, &report, vault.as_deref()).await
+    // A Ctrl-C that came after the last call started still stops before the clusters.
+    let interrupted = report.interrupted || cancel.is_cancelled();
+    super::token_delivery::after_apply(a, p, t, &observed, &report, vault.as_deref(), interrupted)
+        .await
 }
 
 /// Prints a plan (a real one or a destroy preview) in the chosen format.

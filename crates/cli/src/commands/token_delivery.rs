@@ -41,8 +41,8 @@ pub(super) fn journal(
     Some(FileVault::new(&session.array_key(), dirs))
 }
 
-/// Writes `--out`, applies to the clusters, delivers the token and settles the
-/// journal; the apply's outcome.
+/// Writes `--out`, applies to the clusters (not when `interrupted`), delivers the
+/// token and settles the journal; the apply's outcome.
 pub(super) async fn after_apply(
     a: &ApplyArgs,
     p: &Printer,
@@ -50,6 +50,7 @@ pub(super) async fn after_apply(
     observed: &Observed,
     report: &ApplyReport,
     vault: Option<&FileVault>,
+    interrupted: bool,
 ) -> Result<Outcome> {
     let facts = ArrayFacts {
         volume_serials: report.facts.volume_serials.clone(),
@@ -81,7 +82,7 @@ pub(super) async fn after_apply(
             }
         }
     }
-    if report.interrupted {
+    if interrupted {
         if let (Some(v), Some(user)) = (&vault, &token_user) {
             if delivered {
                 v.delivered(user)?;
