@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use px_topology::Tenant;
 use px_topology::converge::ApplyReport;
 use px_topology::driver::ArrayFacts;
-use px_topology::plan::{Observed, TokenState};
+use px_topology::plan::{Observed, TokenJournal, TokenState};
 use px_topology::vault::TokenVault;
 
 use super::tenant::{render_options, write_manifests};
@@ -59,7 +59,13 @@ pub(super) async fn after_apply(
     let token_user = t.desired.api_token.as_ref().map(|d| d.admin.clone());
     let mut delivered = false;
     // The token user holds a token this run has no value of: look for copies.
-    let unknown = observed.token == TokenState::HasToken && facts.api_token.is_none();
+    // (A token the journal accounts for is finished by the next apply instead.)
+    let unknown = observed.token == TokenState::HasToken
+        && facts.api_token.is_none()
+        && matches!(
+            observed.token_journal,
+            TokenJournal::None | TokenJournal::Stale
+        );
     // Places checked that hold no copy, and whether any place holds one.
     let mut without_copy = Vec::new();
     let mut copy = false;
