@@ -3,6 +3,7 @@
 
 mod brownfield;
 mod bundle;
+mod cancel;
 mod converge;
 mod destroy;
 mod golden;
