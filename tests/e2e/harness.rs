@@ -17,6 +17,12 @@ pub(crate) fn pxfa() -> Command {
     let mut c = Command::new(pxfa_path());
     c.env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
+        // The token journal's default folder: never the real home of whoever runs
+        // the tests.
+        .env(
+            "XDG_STATE_HOME",
+            std::env::temp_dir().join(format!("pxfa-e2e-state-{}", std::process::id())),
+        )
         .env("NO_COLOR", "1")
         .timeout(Duration::from_secs(60));
     c

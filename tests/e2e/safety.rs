@@ -35,6 +35,8 @@ fn readme_cloud_drive_walkthrough_keeps_the_secret() {
         .success();
     let first = std::fs::read(&secret).unwrap();
     assert!(!String::from_utf8_lossy(&first).contains("<paste"));
+    // Delivered: the token journal let go of it and its folder is gone.
+    assert!(!out_a.join(".pxfa").exists(), "token journal left in --out");
 
     let out = sim_cmd(&state)
         .arg("apply")
@@ -109,19 +111,15 @@ fn read_only_commands_do_not_touch_sim_state() {
     );
 }
 
-/// Ctrl-C during an apply: exit 130, the finished writes are in `--sim-state`, and
-/// the next apply converges from there.
+/// An `--array sim --sim-latency 200ms` apply of a spec that writes in several
+/// rounds, interrupted with `sigints` SIGINTs (50 ms apart) once round 2 started:
+/// (exit status, stderr).
 #[cfg(unix)]
-#[test]
-fn ctrl_c_saves_sim_state() {
+fn interrupted_apply(state: &Path, spec: &Path, sigints: usize) -> (Option<i32>, String) {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state.json");
-    // The import variant writes in several rounds (pod, then volumes, then connections).
-    let spec = crate::harness::import_host_group_spec(dir.path());
     let mut child = Command::new(crate::harness::pxfa_path())
         .args([
             "-v",
@@ -131,9 +129,9 @@ fn ctrl_c_saves_sim_state() {
             "200ms",
             "--sim-state",
         ])
-        .arg(&state)
+        .arg(state)
         .args(["apply", "--yes", "-f"])
-        .arg(&spec)
+        .arg(spec)
         .env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
         .env("NO_COLOR", "1")
@@ -160,12 +158,17 @@ fn ctrl_c_saves_sim_state() {
         None => {}
         Some(all) => panic!("the apply ended before round 2:\n{all}"),
     }
-    let ok = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
+    for i in 0..sigints {
+        if i > 0 {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let ok = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    }
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
@@ -179,35 +182,298 @@ fn ctrl_c_saves_sim_state() {
             break all;
         }
     };
-    assert_eq!(status.code(), Some(130), "{rest}");
-    assert!(rest.contains("interrupted"), "{rest}");
-    assert!(state.exists(), "the interrupted apply saved nothing");
+    (status.code(), rest)
+}
 
-    // Round 1's objects are there: the plan creates less than on an empty array.
+/// After an interrupted apply: the state holds round 1's objects (the plan creates
+/// less than on an empty array), and the rerun converges with no duplicates.
+#[cfg(unix)]
+fn rerun_converges(state: &Path, spec: &Path) {
+    assert!(state.exists(), "the interrupted apply saved nothing");
     let fresh = pxfa()
         .args(["--array", "sim", "plan", "-o", "json", "-f"])
-        .arg(&spec)
+        .arg(spec)
         .output()
         .unwrap();
     let fresh: serde_json::Value = serde_json::from_slice(&fresh.stdout).unwrap();
-    let left = sim_cmd(&state)
+    let left = sim_cmd(state)
         .args(["plan", "-o", "json", "-f"])
-        .arg(&spec)
+        .arg(spec)
         .output()
         .unwrap();
     let left: serde_json::Value = serde_json::from_slice(&left.stdout).unwrap();
     let creates = |p: &serde_json::Value| p["summary"]["create"].as_u64().unwrap();
     assert!(creates(&left) < creates(&fresh), "{left}");
-
-    // The rerun converges with no duplicates and nothing failed.
-    sim_cmd(&state)
+    sim_cmd(state)
         .args(["apply", "--yes", "-f"])
+        .arg(spec)
+        .assert()
+        .success();
+    sim_cmd(state)
+        .args(["plan", "--detailed-exitcode", "-f"])
+        .arg(spec)
+        .assert()
+        .code(0);
+}
+
+/// Ctrl-C during an apply: the calls in flight finish, no new ones start, the report
+/// says "interrupted: N applied", exit 130, the finished writes are in `--sim-state`,
+/// and the next apply converges from there with no duplicates.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_saves_sim_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    // The import variant writes in several rounds (pod, then volumes, then connections).
+    let spec = crate::harness::import_host_group_spec(dir.path());
+    let (code, rest) = interrupted_apply(&state, &spec, 1);
+    assert_eq!(code, Some(130), "{rest}");
+    // The first Ctrl-C lets the calls in flight finish and the apply report itself.
+    assert!(
+        rest.contains("interrupting: no new calls are started"),
+        "{rest}"
+    );
+    assert!(
+        rest.lines()
+            .any(|l| l.contains("interrupted: ") && l.contains(" applied; run apply again")),
+        "{rest}"
+    );
+    assert!(
+        !rest.contains("FAILED"),
+        "an in-flight call was cut off:\n{rest}"
+    );
+    rerun_converges(&state, &spec);
+}
+
+/// A second Ctrl-C ends the apply at once, still saving `--sim-state`.
+#[cfg(unix)]
+#[test]
+fn second_ctrl_c_ends_at_once_and_saves_sim_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let spec = crate::harness::import_host_group_spec(dir.path());
+    let (code, rest) = interrupted_apply(&state, &spec, 2);
+    assert_eq!(code, Some(130), "{rest}");
+    assert!(
+        rest.contains("interrupting: no new calls are started"),
+        "{rest}"
+    );
+    assert!(
+        rest.contains("interrupted: the changes that finished are kept"),
+        "{rest}"
+    );
+    rerun_converges(&state, &spec);
+}
+
+/// A token of the tenant user that pxfa has no copy of (made outside pxfa's journal
+/// and files) is reported, exit 4 naming `pxfa token rotate`, and never replaced.
+#[test]
+fn token_with_no_copy_is_reported_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("pxfa-sim.json");
+    let out = dir.path().join("out");
+    let spec = example("tenant-cloud-drive.yaml");
+    // The listing shows the token's creation time: equal listings, same token.
+    let created_at = |state: &Path| -> String {
+        let o = sim_cmd(state)
+            .args(["token", "list", "pxfa-tenant-cd", "-o", "json"])
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    // Someone made the token by hand and kept the value elsewhere (or lost it).
+    sim_cmd(&state)
+        .args(["token", "create", "pxfa-tenant-cd", "--out"])
+        .arg(dir.path().join("elsewhere"))
+        .assert()
+        .success();
+    let before = created_at(&state);
+    assert!(before.contains("\"created_at\": 1"), "{before}");
+
+    let o = sim_cmd(&state)
+        .arg("apply")
+        .arg("-f")
         .arg(&spec)
+        .args(["--yes", "--include-secrets", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (_, stderr) = streams(&o);
+    assert_eq!(o.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains("has an API token pxfa has no copy of"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pxfa token rotate"), "{stderr}");
+    assert_eq!(created_at(&state), before, "the token was replaced");
+    assert!(!out.join(".pxfa").exists(), "nothing to journal");
+}
+
+/// The remedy for a token nobody has: `token rotate --out DIR`, one step per run
+/// (the admin applies the file in between), ends with the token user holding a new
+/// token that the file holds, the alternate's token gone, and apply content.
+#[test]
+fn file_only_rotation_replaces_a_token_nobody_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("pxfa-sim.json");
+    let out = dir.path().join("out");
+    let spec = example("tenant-cloud-drive.yaml");
+    let secret = out.join("tenant/02-secret-px-pure-secret.yaml");
+    sim_cmd(&state)
+        .args(["token", "create", "pxfa-tenant-cd", "--out"])
+        .arg(dir.path().join("lost"))
         .assert()
         .success();
     sim_cmd(&state)
-        .args(["plan", "--detailed-exitcode", "-f"])
+        .arg("apply")
+        .arg("-f")
         .arg(&spec)
+        .args(["--yes", "--include-secrets", "--out"])
+        .arg(&out)
         .assert()
-        .code(0);
+        .code(4);
+    let rotate = || {
+        let o = sim_cmd(&state)
+            .args(["--yes", "token", "rotate", "--grace", "0s", "-f"])
+            .arg(&spec)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&o);
+        assert!(o.status.success(), "{stdout}{stderr}");
+        (stdout, std::fs::read_to_string(&secret).unwrap())
+    };
+    let (s1, f1) = rotate();
+    assert!(
+        s1.contains("created a new token for pxfa-tenant-cd-alt"),
+        "{s1}"
+    );
+    assert!(
+        f1.contains("pxfa.io/token-user: pxfa-tenant-cd-alt"),
+        "{f1}"
+    );
+    assert!(!f1.contains("<paste"), "{f1}");
+    let (s2, f2) = rotate();
+    assert!(
+        s2.contains("deleted the old token of pxfa-tenant-cd"),
+        "{s2}"
+    );
+    assert!(f2.contains("pxfa.io/token-user: pxfa-tenant-cd\n"), "{f2}");
+    let (s3, _) = rotate();
+    assert!(
+        s3.contains("deleted the old token of pxfa-tenant-cd-alt"),
+        "{s3}"
+    );
+    assert!(s3.contains("rotated"), "{s3}");
+    assert!(!out.join(".pxfa").exists(), "journal left");
+    // The alternate holds no token any more; apply keeps the file that holds the
+    // token user's, and is content.
+    let alt = sim_cmd(&state)
+        .args(["token", "list", "pxfa-tenant-cd-alt", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&alt.stdout).contains("\"created_at\": 1"));
+    let o = sim_cmd(&state)
+        .arg("apply")
+        .arg("-f")
+        .arg(&spec)
+        .args(["--yes", "--include-secrets", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (_, stderr) = streams(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("kept"), "{stderr}");
+}
+
+/// The first number under a `created_at` key anywhere in `v`.
+fn find_created_at(v: &serde_json::Value) -> Option<u64> {
+    match v {
+        serde_json::Value::Object(m) => m
+            .get("created_at")
+            .and_then(serde_json::Value::as_u64)
+            .or_else(|| m.values().find_map(find_created_at)),
+        serde_json::Value::Array(a) => a.iter().find_map(find_created_at),
+        _ => None,
+    }
+}
+
+/// What a killed apply leaves in `--out DIR/.pxfa/`, picked up by the next apply:
+/// a journaled token is delivered without an array write, and a token whose value
+/// never reached the journal is replaced, each said in the plan.
+#[test]
+fn the_next_apply_finishes_what_the_journal_holds() {
+    let spec = example("tenant-cloud-drive.yaml");
+    let user = "pxfa-tenant-cd";
+    for state_word in ["created", "creating"] {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("pxfa-sim.json");
+        let out = dir.path().join("out");
+        let secret = out.join("tenant/02-secret-px-pure-secret.yaml");
+        // The token the killed apply created.
+        let value_file = dir.path().join("value");
+        sim_cmd(&state)
+            .args(["token", "create", user, "--out"])
+            .arg(&value_file)
+            .assert()
+            .success();
+        let value = std::fs::read_to_string(&value_file)
+            .unwrap()
+            .trim()
+            .to_string();
+        let listed = sim_cmd(&state)
+            .args(["token", "list", user, "-o", "json"])
+            .output()
+            .unwrap();
+        let created_at = find_created_at(&serde_json::from_slice(&listed.stdout).unwrap()).unwrap();
+        let journal = out.join(".pxfa");
+        std::fs::create_dir_all(&journal).unwrap();
+        let entry = if state_word == "created" {
+            serde_json::json!({"v": 1, "array": "sim", "user": user, "state": "created",
+                "intent_at_ms": created_at, "created_at": created_at, "token": value})
+        } else {
+            serde_json::json!({"v": 1, "array": "sim", "user": user, "state": "creating",
+                "intent_at_ms": created_at, "observed": "no-token"})
+        };
+        std::fs::write(
+            journal.join(format!("pxfa-token-sim-{user}.json")),
+            entry.to_string(),
+        )
+        .unwrap();
+
+        // -v: the plan shows each change's reason.
+        let o = sim_cmd(&state)
+            .args(["-v", "apply", "-f"])
+            .arg(&spec)
+            .args(["--yes", "--include-secrets", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&o);
+        assert!(o.status.success(), "{state_word}: {stdout}{stderr}");
+        let file = std::fs::read_to_string(&secret).unwrap();
+        if state_word == "created" {
+            assert!(stdout.contains("~ update api token of"), "{stdout}");
+            assert!(stdout.contains("deliver (pending)"), "{stdout}");
+            assert!(
+                file.contains(&value),
+                "the journaled token was not delivered"
+            );
+        } else {
+            assert!(
+                stdout.contains("created by an interrupted apply"),
+                "{stdout}"
+            );
+            assert!(!file.contains(&value), "the undelivered token was kept");
+            assert!(!file.contains("<paste"), "{file}");
+        }
+        assert!(!journal.exists(), "{state_word}: journal left");
+        // Nothing left to do, and the token the file holds is the array's.
+        sim_cmd(&state)
+            .args(["plan", "--detailed-exitcode", "-f"])
+            .arg(&spec)
+            .assert()
+            .code(0);
+    }
 }

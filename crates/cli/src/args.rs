@@ -764,6 +764,10 @@ pub(crate) struct ApplyArgs {
     /// Calls in flight at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub(crate) concurrency: u32,
+    /// Folder of the token journal when there is no --out (default
+    /// $XDG_STATE_HOME/pxfa or ~/.local/state/pxfa).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) state_dir: Option<PathBuf>,
     /// The clusters: with --kubeconfig, apply the manifests there after the array.
     #[command(flatten)]
     pub(crate) kube: KubeArgs,
@@ -939,11 +943,20 @@ pub(crate) struct TokenRotateArgs {
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
     pub(crate) file: PathBuf,
     /// Tenant cluster kubeconfig (holds px-pure-secret).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) tenant_kubeconfig: PathBuf,
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "out",
+        conflicts_with = "out"
+    )]
+    pub(crate) tenant_kubeconfig: Option<PathBuf>,
     /// Context in the tenant kubeconfig.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
     pub(crate) tenant_context: Option<String>,
+    /// Without access to the tenant cluster: rotate through the px-pure-secret file
+    /// of this `apply --out` folder, one step per run (you apply the file in between).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
     /// The second array user the rotation bridges through (same role as the token
     /// user); default `<tokenUser>-alt`.
     #[arg(long, value_name = "ADMIN")]

@@ -16,6 +16,7 @@ mod output;
 mod preflight;
 mod secret_file;
 mod session;
+mod token_journal;
 mod version;
 
 use std::process::ExitCode;

@@ -119,6 +119,19 @@ impl Session {
         }
     }
 
+    /// Names the array in the token journal's file names: `sim` for the embedded
+    /// array, else the address's host and port.
+    pub(crate) fn array_key(&self) -> String {
+        match &self.url {
+            None => "sim".to_string(),
+            Some(u) => format!(
+                "{}_{}",
+                u.host_str().unwrap_or("array"),
+                u.port_or_known_default().unwrap_or(443)
+            ),
+        }
+    }
+
     /// A session over an in-process simulated array.
     pub(crate) fn simulated(mock: MockArray, state_file: Option<PathBuf>) -> Session {
         let loaded = mock.generation();

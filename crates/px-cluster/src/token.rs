@@ -20,6 +20,7 @@
 //! (`pxfa.io/token-switched-at`, Unix seconds); every run starts from them, so a run
 //! that fails at any step is completed by running it again.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
@@ -28,7 +29,9 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, PostParams};
+use px_topology::plan::{TokenJournal, TokenState};
 use px_topology::spec::StorageMode;
+use px_topology::vault::{TokenVault, VaultError, classify, now_ms};
 use px_topology::{PureJson, TenantStorage};
 use secrecy::SecretString;
 use serde::Serialize;
@@ -61,6 +64,11 @@ pub struct RotateOptions {
     /// Time between writing a new token to the secret and deleting the old one, so
     /// that Portworx has re-read the secret.
     pub grace: Duration,
+    /// The token journal (`px_topology::vault`): every new token is journaled from
+    /// just before its creation until the secret is confirmed, so that a run killed
+    /// in between is finished by the next one (the journaled token written, or the
+    /// undelivered one deleted) instead of starting that switch over.
+    pub vault: Option<Arc<dyn TokenVault>>,
 }
 
 impl RotateOptions {
@@ -71,6 +79,7 @@ impl RotateOptions {
             alternate_user: format!("{}-alt", spec.token_user()),
             lifetime: None,
             grace: Duration::from_secs(360),
+            vault: None,
         }
     }
 }
@@ -125,6 +134,15 @@ pub async fn rotate_token(
         report: RotateReport::default(),
     };
     let alternate = opts.alternate_user.clone();
+    // A run killed after writing the token user's new token only had the
+    // alternate's left to delete.
+    r.finish_journal(&alternate).await?;
+    if r.finish_journal(&primary).await? {
+        let (_, switched_at) = r.secret_state().await?;
+        r.retire(&alternate, switched_at).await?;
+        r.report.active_user = primary;
+        return Ok(r.report);
+    }
     let (holder, switched_at) = r.secret_state().await?;
     if !holder.is_empty()
         && !holder.eq_ignore_ascii_case(&primary)
@@ -152,6 +170,24 @@ pub async fn rotate_token(
     r.retire(&alternate, switched_at).await?;
     r.report.active_user = primary;
     Ok(r.report)
+}
+
+/// Whether the tenant cluster's px-pure-secret holds a real API token (not the
+/// template pxfa renders without one): the copy `pxfa apply` looks for before it
+/// reports a token user's token that pxfa has no copy of. A missing secret holds
+/// none.
+pub async fn pure_secret_holds_real_token(tenant: &Client, spec: &TenantStorage) -> Result<bool> {
+    let namespace = &spec.spec.portworx.namespace;
+    let path = format!("Secret {namespace}/{PURE_SECRET}");
+    let secrets: Api<Secret> = Api::namespaced(tenant.clone(), namespace);
+    let Some(secret) = secrets
+        .get_opt(PURE_SECRET)
+        .await
+        .map_err(|e| redacted(format!("cannot read {path} in the tenant cluster"), e))?
+    else {
+        return Ok(false);
+    };
+    Ok(pure_json(&secret, &path).is_ok_and(|p| p.holds_real_token()))
 }
 
 impl Rotation<'_> {
@@ -233,8 +269,68 @@ impl Rotation<'_> {
         Ok(())
     }
 
+    /// An entry a killed run left: a token created and never confirmed in the secret
+    /// is written now (the rotation then goes on from there); one whose value never
+    /// reached the journal is deleted (nobody can hold it).
+    /// True when it delivered a token.
+    async fn finish_journal(&mut self, user: &str) -> Result<bool> {
+        let Some(vault) = self.opts.vault.clone() else {
+            return Ok(false);
+        };
+        let Some(entry) = vault.load(user).map_err(journal_error)? else {
+            return Ok(false);
+        };
+        let mut delivered = false;
+        let tokens = self
+            .array
+            .list_api_tokens(&[user.to_string()], false)
+            .await
+            .map_err(|e| {
+                Error::array(format!("cannot read the API token of array user {user}"), e)
+            })?;
+        let token = tokens
+            .into_iter()
+            .find(|t| t.name.eq_ignore_ascii_case(user))
+            .map(|t| t.api_token)
+            .filter(|t| t.created_at.is_some() || t.token.is_some());
+        let state = if token.is_some() {
+            TokenState::HasToken
+        } else {
+            TokenState::NoToken
+        };
+        match classify(Some(&entry), state, token.and_then(|t| t.created_at)) {
+            TokenJournal::PendingDelivery => {
+                let value = entry.token.ok_or_else(|| {
+                    Error::State(format!("the token journal of {user} holds no token"))
+                })?;
+                self.step(format!(
+                    "resuming: the token of {user} an interrupted run created is in the journal"
+                ));
+                self.deliver(user, &value).await?;
+                delivered = true;
+            }
+            TokenJournal::Interrupted => {
+                self.array.delete_api_token(user).await.map_err(|e| {
+                    Error::array(
+                        format!("cannot delete the undelivered API token of {user}"),
+                        e,
+                    )
+                })?;
+                self.step(format!(
+                    "deleted the token of {user} an interrupted run created and never delivered"
+                ));
+            }
+            TokenJournal::None | TokenJournal::Stale => {}
+        }
+        vault.delivered(user).map_err(journal_error)?;
+        Ok(delivered)
+    }
+
     /// New token for `user`, verified, written and confirmed.
     async fn switch_to(&mut self, user: &str) -> Result<()> {
+        if let Some(v) = &self.opts.vault {
+            v.record_intent(user, now_ms()).map_err(journal_error)?;
+        }
         let created = self
             .array
             .create_api_token(user, self.opts.lifetime)
@@ -252,18 +348,32 @@ impl Rotation<'_> {
                 "the array created a token for {user} but did not return it"
             ))
         })?;
+        if let Some(v) = &self.opts.vault {
+            // No await since the answer.
+            v.record_token(user, created.api_token.created_at, &token)
+                .map_err(journal_error)?;
+        }
         self.step(format!("created a new token for {user}"));
+        self.deliver(user, &token).await?;
+        if let Some(v) = &self.opts.vault {
+            v.delivered(user).map_err(journal_error)?;
+        }
+        Ok(())
+    }
+
+    /// Verifies `user`'s token, writes it to the secret and confirms it there.
+    async fn deliver(&mut self, user: &str, token: &SecretString) -> Result<()> {
         self.probe
-            .verify(user, &token)
+            .verify(user, token)
             .await
             .map_err(|source| Error::Probe {
                 user: user.to_string(),
                 source,
             })?;
         self.step(format!("verified the new token of {user} (logged in)"));
-        self.write(user, &token).await?;
+        self.write(user, token).await?;
         self.step(format!("wrote the token of {user} to {}", self.path()));
-        self.confirm(user, &token).await?;
+        self.confirm(user, token).await?;
         self.step(format!(
             "confirmed {} holds the token of {user}",
             self.path()
@@ -320,6 +430,10 @@ impl Rotation<'_> {
         }
         Ok(())
     }
+}
+
+fn journal_error(e: VaultError) -> Error {
+    Error::State(e.to_string())
 }
 
 fn unix_now() -> u64 {

@@ -88,6 +88,7 @@ pub mod render;
 pub mod sizing;
 pub mod spec;
 pub mod tenant;
+pub mod vault;
 
 pub use lint::{
     Finding, Severity, lint_manifests, lint_path, lint_paths, lint_spec, nodiscard_needed,

@@ -294,7 +294,6 @@ pub(crate) async fn token_rotate(
     let mut admins = t.token_users();
     admins.push(opts.alternate_user.clone());
     let session = Session::open(g, p, &admins)?;
-    let tenant = connect(&a.tenant_kubeconfig, a.tenant_context.as_deref()).await?;
     let env = |k: &str| std::env::var(k).ok();
     let probe: Box<dyn TokenProbe> = match config::resolve(g, &env, &mut |_| {})? {
         Target::Rest(target) => Box::new(LoginProbe {
@@ -306,6 +305,18 @@ pub(crate) async fn token_rotate(
             array: session.array.clone(),
         }),
     };
+    let (Some(kubeconfig), None) = (&a.tenant_kubeconfig, &a.out) else {
+        return token_rotate_file(a, g, p, &t, &opts, session, probe.as_ref()).await;
+    };
+    let tenant = connect(kubeconfig, a.tenant_context.as_deref()).await?;
+    // Journaled in the state folder, so a killed rotation resumes where it stopped.
+    let mut opts = opts;
+    opts.vault = crate::token_journal::default_state_dir(&env).map(|dir| {
+        std::sync::Arc::new(crate::token_journal::FileVault::new(
+            &session.array_key(),
+            vec![dir],
+        )) as std::sync::Arc<dyn px_topology::vault::TokenVault>
+    });
     let result = rotate_token(
         session.array.as_ref(),
         probe.as_ref(),
@@ -331,6 +342,48 @@ pub(crate) async fn token_rotate(
             ));
             p.stdout(&text)?;
         }
+    }
+    Ok(Outcome::Success)
+}
+
+/// `token rotate -f SPEC --out DIR`: one step of the file-only rotation.
+async fn token_rotate_file(
+    a: &TokenRotateArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    t: &Tenant,
+    opts: &RotateOptions,
+    session: Session,
+    probe: &dyn TokenProbe,
+) -> Result<Outcome> {
+    let out = a
+        .out
+        .as_deref()
+        .context("--out DIR or --tenant-kubeconfig is required")?;
+    let rotator = super::rotate_file::Rotator {
+        array: session.array.as_ref(),
+        probe,
+        tenant: t,
+        opts,
+        out,
+        array_key: session.array_key(),
+        yes: g.yes,
+    };
+    let result = rotator.run().await;
+    let closed = session.close().await;
+    let run = result?;
+    closed?;
+    match p.format {
+        OutputFormat::Json => p.stdout(&to_json(
+            &serde_json::json!({"steps": run.steps, "done": run.done}),
+        )?)?,
+        OutputFormat::Yaml => p.stdout(&to_yaml(
+            &serde_json::json!({"steps": run.steps, "done": run.done}),
+        )?)?,
+        f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
+            return Err(crate::output::unsupported(f));
+        }
+        OutputFormat::Table | OutputFormat::Wide => p.stdout(&run.steps.join("\n"))?,
     }
     Ok(Outcome::Success)
 }

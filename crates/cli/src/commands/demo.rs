@@ -68,7 +68,7 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     }
 
     heading(p, 3, "Apply")?;
-    let report = run_apply(session, t, &plan, 8, p).await;
+    let report = run_apply(session, t, &plan, &Default::default(), p).await;
     p.stdout(&report_text(&report))?;
     if !report.is_success() {
         anyhow::bail!("the demo apply failed; this is a bug in pxfa, please report it");
@@ -105,7 +105,7 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     heading(p, 5, "Apply again")?;
     let observed = px_topology::plan::observe(array, &t.desired).await?;
     let again = t.plan(&observed, &PlanOptions::default());
-    let second = run_apply(session, t, &again, 8, p).await;
+    let second = run_apply(session, t, &again, &Default::default(), p).await;
     p.stdout(&format!(
         "{} change(s) the second time: the array already matches the spec. ({})",
         again.actionable().count(),

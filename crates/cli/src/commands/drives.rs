@@ -157,7 +157,7 @@ pub(crate) async fn tag_found_drives(
             )
         })?;
     locate(session, t, &mut observed, Some(locator), p).await;
-    let planned = plan::plan(&t.desired, &observed, &PlanOptions::default());
+    let planned = t.plan(&observed, &PlanOptions::default());
     if !planned.is_applicable() {
         return Err(super::tenant::blocked_error(&planned));
     }
@@ -170,7 +170,11 @@ pub(crate) async fn tag_found_drives(
     if !planned.has_changes() {
         return Ok(Outcome::Success);
     }
-    let report = run_apply(session, t, &planned, concurrency, p).await;
+    let opts = px_topology::converge::ApplyOptions {
+        concurrency,
+        ..Default::default()
+    };
+    let report = run_apply(session, t, &planned, &opts, p).await;
     let text = format!("Drives found: {}", report_text(&report));
     if matches!(p.format, OutputFormat::Table | OutputFormat::Wide) {
         p.stdout(&text)?;

@@ -13,13 +13,16 @@ pub(crate) mod drives;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
 pub(crate) mod pod;
+pub(crate) mod rotate_file;
 pub(crate) mod sim;
 pub(crate) mod tenant;
 pub(crate) mod token;
+pub(crate) mod token_delivery;
 pub(crate) mod volume;
 
 use anyhow::Result;
 use flasharray::{HostGroupName, HostName, PodName, VolumeName};
+use px_topology::converge::Cancel;
 
 use crate::args::{Cli, Command, ControllerCmd, ListArgs, ResourceCmd, SimCmd, TokenCmd};
 use crate::exit::{InvalidInput, Outcome};
@@ -49,27 +52,50 @@ pub(crate) async fn run(cli: Cli, printer: &Printer) -> Result<Outcome> {
     if let Command::Sim(SimCmd::Serve(a)) = &cli.command {
         return sim::serve(a, &cli.global, printer).await;
     }
-    interruptible(dispatch(cli, printer), printer).await
+    // apply and destroy stop starting calls at the first Ctrl-C and finish the ones
+    // in flight; every other command is simply ended.
+    let graceful = matches!(cli.command, Command::Apply(_) | Command::Destroy(_));
+    let cancel = Cancel::new();
+    interruptible(
+        dispatch(cli, printer, &cancel),
+        printer,
+        graceful.then_some(&cancel),
+    )
+    .await
 }
 
-/// Runs `command` until it ends or Ctrl-C arrives. On Ctrl-C the command's future is
-/// dropped: the array keeps the writes that finished (an embedded simulated array's
-/// session saves them to `--sim-state` as it is dropped), and the next apply
+async fn ctrl_c() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        // No signal handler: the command simply runs to its end.
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Runs `command` until it ends or Ctrl-C arrives. With `cancel`, the first Ctrl-C
+/// raises it (the command starts no more array calls, lets the ones in flight finish
+/// and ends by itself, exit 130) and a second one ends it at once. Ending a command
+/// drops its future: the array keeps the writes that finished (an embedded simulated
+/// array's session saves them to `--sim-state` as it is dropped), and the next apply
 /// continues from what it observes.
 async fn interruptible(
     command: impl std::future::Future<Output = Result<Outcome>>,
     printer: &Printer,
+    cancel: Option<&Cancel>,
 ) -> Result<Outcome> {
     let mut command = Box::pin(command);
-    let interrupted = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            // No signal handler: the command simply runs to its end.
-            std::future::pending::<()>().await;
-        }
-    };
     tokio::select! {
         r = &mut command => return r,
-        () = interrupted => {}
+        () = ctrl_c() => {}
+    }
+    if let Some(cancel) = cancel {
+        cancel.cancel();
+        printer.warn(
+            "interrupting: no new calls are started, the ones in flight finish (Ctrl-C again to stop at once)",
+        );
+        tokio::select! {
+            r = &mut command => return r,
+            () = ctrl_c() => {}
+        }
     }
     drop(command);
     printer.warn(
@@ -78,7 +104,7 @@ async fn interruptible(
     Ok(Outcome::Interrupted)
 }
 
-async fn dispatch(cli: Cli, printer: &Printer) -> Result<Outcome> {
+async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcome> {
     let g = &cli.global;
     match cli.command {
         Command::Completions(a) => completions::run(&a),
@@ -88,8 +114,8 @@ async fn dispatch(cli: Cli, printer: &Printer) -> Result<Outcome> {
         Command::Lint(a) => tenant::lint(&a, g, printer),
         Command::Size(a) => tenant::size(&a, g, printer).await,
         Command::Plan(a) => tenant::plan(&a, g, printer).await,
-        Command::Apply(a) => tenant::apply(&a, g, printer).await,
-        Command::Destroy(a) => tenant::destroy(&a, g, printer).await,
+        Command::Apply(a) => tenant::apply(&a, g, printer, cancel).await,
+        Command::Destroy(a) => tenant::destroy(&a, g, printer, cancel).await,
         Command::Status(a) => cluster::status(&a, g, printer).await,
         Command::Crd => cluster::crd(printer),
         // Rotation opens its own session (with the tenant's token users on a

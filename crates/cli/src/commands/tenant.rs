@@ -3,16 +3,18 @@
 //! All of them start from one spec file. An invalid spec exits 2 with the field path
 //! before any array is contacted.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use px_topology::converge::{self, ApplyOptions, ApplyReport};
+use px_topology::converge::{self, ApplyOptions, ApplyReport, Cancel};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{self, RenderOptions};
 use px_topology::plan::{self, DriveLocator, Observed, Plan, PlanOptions};
 use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::ArraySpaceInfo;
+use px_topology::vault::TokenVault;
 use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde::Serialize;
 
@@ -25,6 +27,7 @@ use crate::graph::{Graph, Verdicts};
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
 use crate::preflight::{self, Findings};
 use crate::session::Session;
+use crate::token_journal::FileVault;
 
 /// `size`, `render` and `lint` work from the spec alone and never contact an array,
 /// even with `PUREFA_URL` exported; an explicit array option gets one warning so that
@@ -133,7 +136,10 @@ pub(crate) fn render(a: &RenderArgs, g: &GlobalArgs, p: &Printer) -> Result<Outc
 
 /// The render switches; the pull secret is read from its file and checked to be a
 /// `.dockerconfigjson` (JSON with `auths`), never echoed in an error.
-fn render_options(include_secrets: bool, pull_secret_file: Option<&Path>) -> Result<RenderOptions> {
+pub(super) fn render_options(
+    include_secrets: bool,
+    pull_secret_file: Option<&Path>,
+) -> Result<RenderOptions> {
     let pull_secret = match pull_secret_file {
         None => None,
         Some(f) => {
@@ -163,13 +169,15 @@ struct Written {
     files: Vec<String>,
 }
 
-fn write_manifests(
+/// Writes the manifests; returns the files kept instead of a template (they hold a
+/// real token).
+pub(super) fn write_manifests(
     t: &Tenant,
     facts: &ArrayFacts,
     dir: &Path,
     opts: RenderOptions,
     p: &Printer,
-) -> Result<()> {
+) -> Result<Vec<PathBuf>> {
     let include_secrets = opts.include_secrets;
     let manifests = manifests::render(&t.spec, &t.sizing, facts, opts)
         .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
@@ -186,6 +194,7 @@ fn write_manifests(
         ));
     }
     let files = outcome.written;
+    let kept = outcome.kept;
     let written = Written {
         dir: dir.display().to_string(),
         files: files.iter().map(|f| f.display().to_string()).collect(),
@@ -205,7 +214,8 @@ fn write_manifests(
         hcp.join(" ")
     ));
     let text = written.files.join("\n");
-    p.emit_text(&written, &text)
+    p.emit_text(&written, &text)?;
+    Ok(kept)
 }
 
 /// `lint`: findings per file; exit 1 when any is an error.
@@ -243,6 +253,7 @@ async fn make_plan(
     t: &mut Tenant,
     opts: PlanOptions,
     locator: Option<&dyn DriveLocator>,
+    vault: Option<&dyn TokenVault>,
     p: &Printer,
 ) -> Result<(Plan, Observed)> {
     let mut observed = plan::observe(session.array.as_ref(), &t.desired)
@@ -253,6 +264,10 @@ async fn make_plan(
                 t.spec.tenant_name()
             )
         })?;
+    // The token journal of an earlier, interrupted apply (see px_topology::vault).
+    if let Some(v) = vault {
+        px_topology::vault::read_journal(v, &t.desired, &mut observed)?;
+    }
     // Drives on the array keep their size: new workers get it too, and the manifests
     // written later claim it.
     if let Some(resized) = t.keeping_drives_in_use(&observed)? {
@@ -303,10 +318,11 @@ async fn plan_with_space(
     t: &mut Tenant,
     opts: PlanOptions,
     locator: Option<&dyn DriveLocator>,
+    vault: Option<&dyn TokenVault>,
     p: &Printer,
 ) -> Result<(Plan, Observed, Option<ArraySpaceInfo>)> {
     let (planned, space) = tokio::join!(
-        make_plan(session, t, opts, locator, p),
+        make_plan(session, t, opts, locator, vault, p),
         session.array.get_array_space()
     );
     let (plan, observed) = planned?;
@@ -407,6 +423,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let locator = super::drives::locator_for(&session, &t, None).await?;
+    let vault = super::token_delivery::journal(&t, &session, None, None);
     let result = plan_with_space(
         &session,
         &mut t,
@@ -417,6 +434,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
             recover_released: a.recover_released,
         },
         locator.as_deref(),
+        vault.as_ref().map(|v| v as &dyn TokenVault),
         p,
     )
     .await;
@@ -468,21 +486,14 @@ pub(crate) async fn run_apply(
     session: &Session,
     t: &Tenant,
     plan: &Plan,
-    concurrency: usize,
+    opts: &ApplyOptions,
     p: &Printer,
 ) -> ApplyReport {
     let total = plan.actionable().count();
     let progress = ChangeProgress::new(p, total);
-    let report = converge::apply(
-        session.array.as_ref(),
-        &t.desired,
-        plan,
-        &ApplyOptions {
-            concurrency,
-            ..ApplyOptions::default()
-        },
-        &|ev| progress.event(ev),
-    )
+    let report = converge::apply(session.array.as_ref(), &t.desired, plan, opts, &|ev| {
+        progress.event(ev)
+    })
     .await;
     progress.finish();
     report
@@ -521,11 +532,16 @@ pub(crate) fn report_text(report: &ApplyReport) -> String {
     s
 }
 
-/// `apply`.
-pub(crate) async fn apply(a: &ApplyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+/// `apply`; `cancel` is raised by the first Ctrl-C.
+pub(crate) async fn apply(
+    a: &ApplyArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    cancel: &Cancel,
+) -> Result<Outcome> {
     let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let result = apply_in(a, g, p, &mut t, &session).await;
+    let result = apply_in(a, g, p, &mut t, &session, cancel).await;
     let closed = session.close().await;
     let outcome = result?;
     closed?;
@@ -538,12 +554,16 @@ async fn apply_in(
     p: &Printer,
     t: &mut Tenant,
     session: &Session,
+    cancel: &Cancel,
 ) -> Result<Outcome> {
     // A kubeconfig that does not load gives no locator here: the preflight below
     // refuses it (exit 2, before any write) with the precise reason.
     let locator = super::drives::locator_for(session, t, Some(&a.kube))
         .await
         .unwrap_or(None);
+    let vault: Option<Arc<FileVault>> =
+        super::token_delivery::journal(t, session, a.out.as_deref(), a.state_dir.as_deref())
+            .map(Arc::new);
     let (plan, observed, space) = plan_with_space(
         session,
         t,
@@ -554,6 +574,7 @@ async fn apply_in(
             recover_released: a.recover_released,
         },
         locator.as_deref(),
+        vault.as_deref().map(|v| v as &dyn TokenVault),
         p,
     )
     .await?;
@@ -584,7 +605,13 @@ async fn apply_in(
             ),
         )?;
     }
-    let report = run_apply(session, t, &plan, a.concurrency as usize, p).await;
+    let opts = ApplyOptions {
+        concurrency: a.concurrency as usize,
+        cancel: cancel.clone(),
+        vault: vault.clone().map(|v| v as Arc<dyn TokenVault>),
+        ..ApplyOptions::default()
+    };
+    let report = run_apply(session, t, &plan, &opts, p).await;
     match p.format {
         OutputFormat::Table | OutputFormat::Wide => p.stdout(&report_text(&report))?,
         f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
@@ -603,52 +630,16 @@ async fn apply_in(
             })?;
         }
     }
-    if let Some(dir) = &a.out {
-        let facts = ArrayFacts {
-            volume_serials: report.facts.volume_serials.clone(),
-            api_token: report.facts.api_token.clone(),
-        };
-        let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
-        write_manifests(t, &facts, dir, opts, p)?;
-    }
-    if report.is_success() && a.kube.kubeconfig.is_some() {
-        let facts = ArrayFacts {
-            volume_serials: report.facts.volume_serials.clone(),
-            api_token: report.facts.api_token.clone(),
-        };
-        let clusters = super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await?;
-        // The claims were applied and waited for: tag the drives they bound.
-        let drives =
-            super::drives::tag_after_binding(session, t, &a.kube, a.concurrency as usize, p)
-                .await?;
-        return Ok(worse(clusters, drives));
-    }
-    if report.is_success() {
-        if let Some(l) = locator.as_deref().filter(|_| session.is_simulated()) {
-            super::drives::simulate_management_portworx(session, t, p).await?;
-            return super::drives::tag_found_drives(session, t, l, a.concurrency as usize, p).await;
-        }
-        if plan.summary.pending > 0 {
-            p.info(format!(
-                "{} drive(s) pending: apply the management manifests; the management Portworx creates the volumes when the claims bind, and `pxfa apply --kubeconfig` (or the next apply that can read the claims) tags them",
-                plan.summary.pending
-            ));
-        }
-        Ok(Outcome::Success)
-    } else {
-        p.warn(format!(
-            "{} change(s) failed, {} were done in part and {} were skipped; run apply again after fixing the cause: it continues where this one stopped",
-            report.failed.len(),
-            report.partial.len(),
-            report.skipped.len()
-        ));
-        Ok(Outcome::PartialFailure)
-    }
-}
-
-/// The outcome that asks more of the admin: a partial failure over a success.
-fn worse(a: Outcome, b: Outcome) -> Outcome {
-    if a == Outcome::Success { b } else { a }
+    // A Ctrl-C that came after the last call started still stops before the clusters.
+    let interrupted = report.interrupted || cancel.is_cancelled();
+    let done = super::token_delivery::Applied {
+        observed: &observed,
+        report: &report,
+        vault: vault.as_deref(),
+        interrupted,
+        pending_drives: plan.summary.pending,
+    };
+    super::token_delivery::after_apply(a, p, t, session, locator.as_deref(), done).await
 }
 
 /// Prints a plan (a real one or a destroy preview) in the chosen format.
@@ -713,11 +704,16 @@ async fn recoverable_until(session: &Session) -> String {
     }
 }
 
-/// `destroy`.
-pub(crate) async fn destroy(a: &DestroyArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+/// `destroy`; `cancel` is raised by the first Ctrl-C.
+pub(crate) async fn destroy(
+    a: &DestroyArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    cancel: &Cancel,
+) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let result = destroy_in(a, g, p, &t, &session).await;
+    let result = destroy_in(a, g, p, &t, &session, cancel).await;
     let closed = session.close().await;
     let outcome = result?;
     closed?;
@@ -730,6 +726,7 @@ async fn destroy_in(
     p: &Printer,
     t: &Tenant,
     session: &Session,
+    cancel: &Cancel,
 ) -> Result<Outcome> {
     let mut f = Findings::default();
     if let Some(note) = preflight::endpoint(
@@ -747,6 +744,7 @@ async fn destroy_in(
         eradicate: a.eradicate,
         delete_token: a.delete_token,
         concurrency: a.concurrency as usize,
+        cancel: cancel.clone(),
     };
     // What goes, computed once: the prompt lists it and the destroy runs exactly it.
     let preview = converge::preview_destroy(session.array.as_ref(), &t.desired, &opts)
@@ -783,9 +781,16 @@ async fn destroy_in(
     .await;
     progress.finish();
     p.emit_text(&report, &destroy_text(&report))?;
+    if report.interrupted {
+        p.warn(format!(
+            "interrupted: {} destroyed; run destroy again to continue (the calls in flight finished)",
+            report.done.len()
+        ));
+        return Ok(Outcome::Interrupted);
+    }
     if !t.desired.drives.is_empty() && !report.done.is_empty() {
         p.info(format!(
-            "the drive claims' PersistentVolumes on the management cluster are Released (reclaimPolicy Retain) and still name the destroyed volumes:              once nothing needs recovering, delete the claims in {} and their Released PVs (`oc get pv | grep Released`), then the class {}",
+            "the drive claims' PersistentVolumes on the management cluster are Released (reclaimPolicy Retain) and still name the destroyed volumes: once nothing needs recovering, delete the claims in {} and their Released PVs (`oc get pv | grep Released`), then the class {}",
             t.spec.hcp_namespace(),
             t.spec.fada_storage_class()
         ));

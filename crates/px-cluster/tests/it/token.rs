@@ -9,7 +9,7 @@ use flasharray::FlashArray;
 use flasharray_mock::MockArray;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
-use px_cluster::token::{PURE_SECRET, TOKEN_USER_ANNOTATION};
+use px_cluster::token::{PURE_SECRET, TOKEN_USER_ANNOTATION, pure_secret_holds_real_token};
 use px_cluster::{RotateOptions, TokenProbe, rotate_token};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
@@ -201,6 +201,7 @@ fn rotate_opts() -> RotateOptions {
         alternate_user: ALTERNATE.into(),
         lifetime: None,
         grace: Duration::ZERO,
+        vault: None,
     }
 }
 
@@ -403,6 +404,82 @@ async fn token_rotation_interrupted_after_each_switch_is_completed_by_a_rerun() 
         )
         .await
         .unwrap_or_else(|e| panic!("re-run after switch {nth_put}: {e:#}"));
+        assert_rotated(&r).await;
+    }
+}
+
+/// `apply` asks this before reporting a token nobody has: a real token in the tenant's
+/// px-pure-secret counts as a copy, a template or a missing secret does not.
+#[tokio::test]
+async fn pure_secret_copy_is_recognised() {
+    let r = rotation_setup().await;
+    let client = r.fake.client().await;
+    let spec = cloud_drive_spec();
+    assert!(pure_secret_holds_real_token(&client, &spec).await.unwrap());
+    let template = px_topology::PureJson::single(
+        "fa1.example.net",
+        px_topology::PureJson::placeholder_token(PRIMARY),
+    );
+    r.store.secret.lock().unwrap()["data"]["pure.json"] =
+        serde_json::to_value(ByteString(template.to_text().into_bytes())).unwrap();
+    assert!(!pure_secret_holds_real_token(&client, &spec).await.unwrap());
+    // No secret at all.
+    let empty = Fake::start().await;
+    let client = empty.client().await;
+    Mock::given(path(format!(
+        "/api/v1/namespaces/portworx/secrets/{PURE_SECRET}"
+    )))
+    .respond_with(ResponseTemplate::new(404).set_body_json(json!({
+        "kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
+        "reason": "NotFound", "message": "secrets \"px-pure-secret\" not found"})))
+    .mount(&empty.server)
+    .await;
+    assert!(!pure_secret_holds_real_token(&client, &spec).await.unwrap());
+}
+
+/// With a token journal, a rotation killed right after any token creation (before
+/// the secret holds it) is finished by the next run: the journaled token is written,
+/// not created again, and the end state is the usual one.
+#[tokio::test]
+async fn rotation_killed_after_a_token_creation_resumes_from_the_journal() {
+    use px_topology::vault::{MemVault, VaultStep};
+    for nth in [1usize, 2] {
+        let r = rotation_setup().await;
+        let client = r.fake.client().await;
+        let vault = MemVault::new();
+        let count = Arc::new(AtomicUsize::new(0));
+        let c = count.clone();
+        vault.set_hook(Box::new(move |step| {
+            if step == VaultStep::Token && c.fetch_add(1, Ordering::SeqCst) + 1 == nth {
+                panic!("killed after journaling token {nth}");
+            }
+        }));
+        let opts = RotateOptions {
+            vault: Some(Arc::new(vault.clone())),
+            ..rotate_opts()
+        };
+        let (mock, cl, o) = (r.mock.clone(), client.clone(), opts.clone());
+        let probe = MockProbe {
+            mock: r.mock.clone(),
+            fail_next: AtomicBool::new(false),
+            events: r.store.events.clone(),
+        };
+        let killed =
+            tokio::spawn(
+                async move { rotate_token(&mock, &probe, &cl, &cloud_drive_spec(), &o).await },
+            )
+            .await;
+        assert!(killed.is_err(), "run {nth} was not killed");
+        assert_tenant_works(&r);
+        vault.clear_hook();
+        let report = rotate_token(&r.mock, &r.probe, &client, &cloud_drive_spec(), &opts)
+            .await
+            .unwrap_or_else(|e| panic!("re-run after kill {nth}: {e:#}"));
+        assert!(
+            report.steps.iter().any(|s| s.contains("is in the journal")),
+            "{:?}",
+            report.steps
+        );
         assert_rotated(&r).await;
     }
 }

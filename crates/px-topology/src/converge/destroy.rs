@@ -24,7 +24,7 @@ use crate::plan::{
 };
 
 /// Switches of [`destroy`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DestroyOptions {
     /// Eradicate destroyed volumes and the pod: irreversible.
     pub eradicate: bool,
@@ -34,6 +34,8 @@ pub struct DestroyOptions {
     pub delete_token: bool,
     /// Most REST calls in flight at once.
     pub concurrency: usize,
+    /// Raised (first Ctrl-C): start no more calls, let the ones in flight finish.
+    pub cancel: super::Cancel,
 }
 
 impl Default for DestroyOptions {
@@ -42,6 +44,7 @@ impl Default for DestroyOptions {
             eradicate: false,
             delete_token: false,
             concurrency: 8,
+            cancel: super::Cancel::default(),
         }
     }
 }
@@ -80,6 +83,8 @@ pub struct DestroyReport {
     pub rounds: usize,
     /// REST calls made (reads before and after included).
     pub calls: usize,
+    /// Cancelled: the skipped changes were not started.
+    pub interrupted: bool,
 }
 
 impl DestroyReport {
@@ -599,9 +604,15 @@ pub async fn destroy_planned(
         kept: plan.kept.clone(),
         ..DestroyReport::default()
     };
-    let run = schedule::run(array, g, changes, opts.concurrency, progress).await;
+    let ctx = schedule::RunContext {
+        concurrency: opts.concurrency,
+        cancel: &opts.cancel,
+        vault: None,
+    };
+    let run = schedule::run(array, g, changes, &ctx, progress).await;
     report.rounds = run.rounds;
     report.calls = run.calls;
+    report.interrupted = run.interrupted;
 
     // SafeMode: refused eradications, and eradications skipped because of them, are
     // pending, not failed.

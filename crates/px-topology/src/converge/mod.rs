@@ -18,6 +18,7 @@ mod schedule;
 mod writes;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use flasharray::FlashArray;
 use serde::Serialize;
@@ -26,15 +27,17 @@ pub use destroy::{
     DestroyError, DestroyOptions, DestroyPlan, DestroyReport, PendingEradication, destroy,
     destroy_planned, plan_destroy, preview_destroy,
 };
+pub use schedule::Cancel;
 pub use writes::WriteCounts;
 
 use crate::desired::DesiredState;
 use crate::driver::ArrayFacts;
 use crate::plan::{Action, Change, Kind, Plan};
+use crate::vault::TokenVault;
 use rounds::build_graph;
 
 /// Switches of [`apply`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ApplyOptions {
     /// Most REST calls in flight at once. Arrays rate-limit per session; 8 keeps a
     /// tenant's apply fast without provoking 429s.
@@ -42,6 +45,13 @@ pub struct ApplyOptions {
     /// When the token admin already has a token, read its value (with
     /// `expose_api_token`) so that the report can carry it for `px-pure-secret`.
     pub read_existing_token: bool,
+    /// Raised (first Ctrl-C): start no more calls; the ones in flight finish and the
+    /// report says [`ApplyReport::interrupted`].
+    pub cancel: Cancel,
+    /// The token journal (see [`crate::vault`]): a token creation is journaled here,
+    /// and a pending delivery is read from it. Without one a token lives only in the
+    /// report until the caller delivers it.
+    pub vault: Option<Arc<dyn TokenVault>>,
 }
 
 impl Default for ApplyOptions {
@@ -49,6 +59,8 @@ impl Default for ApplyOptions {
         ApplyOptions {
             concurrency: 8,
             read_existing_token: false,
+            cancel: Cancel::default(),
+            vault: None,
         }
     }
 }
@@ -175,6 +187,9 @@ pub struct ApplyReport {
     pub facts: ArrayFacts,
     /// Objects written on the array, per successful write operation.
     pub writes: WriteCounts,
+    /// Cancelled ([`ApplyOptions::cancel`]): the changes skipped as "not started"
+    /// are left for the next apply.
+    pub interrupted: bool,
 }
 
 impl ApplyReport {
@@ -223,10 +238,16 @@ pub async fn apply(
         return report;
     }
     let graph = build_graph(desired, plan);
-    let run = schedule::run(array, &graph, &plan.changes, opts.concurrency, progress).await;
+    let ctx = schedule::RunContext {
+        concurrency: opts.concurrency,
+        cancel: &opts.cancel,
+        vault: opts.vault.as_deref(),
+    };
+    let run = schedule::run(array, &graph, &plan.changes, &ctx, progress).await;
     report.rounds = run.rounds;
     report.calls = run.calls;
     report.writes = run.writes;
+    report.interrupted = run.interrupted;
     for (i, outcome) in run.change_outcomes.iter().enumerate() {
         let change = plan.changes[i].clone();
         match outcome {
@@ -264,6 +285,7 @@ pub async fn apply(
         }
     }
     report.facts.api_token = run.output.token;
+    deliver_pending(desired, plan, opts.vault.as_deref(), &mut report);
     if report.facts.api_token.is_none()
         && opts.read_existing_token
         && let Some(t) = &desired.api_token
@@ -296,4 +318,44 @@ pub async fn apply(
         }
     }
     report
+}
+
+/// A token an earlier apply created and journaled but never delivered (the plan's
+/// `update api-token`): its value comes from the journal, with no array write.
+fn deliver_pending(
+    desired: &DesiredState,
+    plan: &Plan,
+    vault: Option<&dyn TokenVault>,
+    report: &mut ApplyReport,
+) {
+    let Some(t) = &desired.api_token else {
+        return;
+    };
+    let Some(change) = plan
+        .changes
+        .iter()
+        .find(|c| c.kind == Kind::ApiToken && c.action == Action::Update)
+    else {
+        return;
+    };
+    let loaded = match vault {
+        Some(v) => v.load(&t.admin).map_err(|e| e.to_string()),
+        None => Err("no token journal was given".to_string()),
+    };
+    match loaded {
+        Ok(Some(entry)) if entry.token.is_some() => {
+            report.facts.api_token = entry.token;
+            report.applied.push(change.clone());
+        }
+        Ok(_) => report.failed.push(FailedChange {
+            change: change.clone(),
+            error: format!("the token journal no longer holds the token of {}", t.admin),
+            request_id: None,
+        }),
+        Err(e) => report.failed.push(FailedChange {
+            change: change.clone(),
+            error: format!("cannot read the token journal of {}: {e}", t.admin),
+            request_id: None,
+        }),
+    }
 }

@@ -21,6 +21,7 @@ use secrecy::SecretString;
 use crate::plan::{
     list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods, lookup_tags, lookup_volumes,
 };
+use crate::vault::TokenVault;
 
 /// Most times one operation is sent: the first try plus resends after re-reads
 /// showed that an ambiguous attempt did not (fully) take effect.
@@ -122,6 +123,8 @@ pub(crate) struct Output {
     pub volumes: Vec<Volume>,
     /// A token value the array showed.
     pub token: Option<SecretString>,
+    /// Its creation time (the array's clock).
+    pub token_created_at: Option<u64>,
 }
 
 /// A failed operation, for the report.
@@ -346,6 +349,7 @@ impl Op {
             Op::Disconnect { target, volumes } => array.delete_connections(target, volumes).await?,
             Op::CreateToken { admin, lifetime } => {
                 let t = array.create_api_token(admin, *lifetime).await?;
+                out.token_created_at = t.api_token.created_at;
                 out.token = t.api_token.token;
             }
             Op::DeleteToken { admin } => array.delete_api_token(admin).await?,
@@ -674,8 +678,9 @@ impl Op {
                         t.created_at.is_some() || t.token.is_some() || t.expires_at.is_some()
                     });
                 let has = token.is_some();
-                if creating {
-                    out.token = token.and_then(|t| t.token);
+                if creating && let Some(t) = token {
+                    out.token_created_at = t.created_at;
+                    out.token = t.token;
                 }
                 (has != creating).then(|| self.clone())
             }
@@ -685,8 +690,46 @@ impl Op {
 }
 
 /// Sends `op`; after an ambiguous failure re-reads, and sends only what is missing.
-/// Returns the number of REST calls made alongside the outcome.
+/// Returns the number of REST calls made alongside the outcome. A token creation is
+/// journaled in `vault` (see [`crate::vault`]): intent before the first send, the
+/// token as soon as a send or re-read returns it, with no await in between.
 pub(crate) async fn run(
+    array: &dyn FlashArray,
+    op: &Op,
+    vault: Option<&dyn TokenVault>,
+) -> (usize, std::result::Result<Output, Failure>) {
+    let journal = match (op, vault) {
+        (Op::CreateToken { admin, .. }, Some(v)) => Some((admin.as_str(), v)),
+        _ => None,
+    };
+    if let Some((admin, v)) = journal
+        && let Err(e) = v.record_intent(admin, crate::vault::now_ms())
+    {
+        let message = format!(
+            "{}: not sent, because the intent could not be recorded ({e}); the array shows a token only once",
+            op.describe()
+        );
+        return (
+            0,
+            Err(Failure {
+                message,
+                request_id: None,
+                kind: flasharray::ErrorKind::Other,
+            }),
+        );
+    }
+    let (calls, result) = send_narrowed(array, op).await;
+    if let (Some((admin, v)), Ok(out)) = (journal, &result)
+        && let Some(token) = &out.token
+    {
+        // No await since the answer: nothing can cancel between the two. A journal
+        // that cannot be written leaves the token in memory, delivered by this run.
+        let _ = v.record_token(admin, out.token_created_at, token);
+    }
+    (calls, result)
+}
+
+async fn send_narrowed(
     array: &dyn FlashArray,
     op: &Op,
 ) -> (usize, std::result::Result<Output, Failure>) {
@@ -700,7 +743,10 @@ pub(crate) async fn run(
         match current.send(array).await {
             Ok(o) => {
                 out.volumes.extend(o.volumes);
-                out.token = o.token.or(out.token);
+                if o.token.is_some() {
+                    out.token = o.token;
+                    out.token_created_at = o.token_created_at;
+                }
                 return (calls, Ok(out));
             }
             Err(e) if e.maybe_applied() && attempt < MAX_SENDS => {

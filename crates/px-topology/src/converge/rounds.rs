@@ -726,7 +726,22 @@ impl Builder<'_> {
     }
 
     /// The tenant's API token.
+    /// A replaced token (an interrupted apply's, see `crate::vault`) is deleted
+    /// first: an admin holds at most one token.
     fn tokens(&mut self) {
+        let mut deleted = Vec::new();
+        for (i, c) in by(self.changes, Kind::ApiToken, Action::Delete) {
+            if let Payload::Token { admin, .. } = &c.payload {
+                let n = self.g.add(
+                    Op::DeleteToken {
+                        admin: admin.clone(),
+                    },
+                    [],
+                    [i],
+                );
+                deleted.push(n);
+            }
+        }
         for (i, c) in by(self.changes, Kind::ApiToken, Action::Create) {
             if let Payload::Token { admin, lifetime } = &c.payload {
                 self.g.add(
@@ -734,7 +749,7 @@ impl Builder<'_> {
                         admin: admin.clone(),
                         lifetime: *lifetime,
                     },
-                    [],
+                    deleted.iter().copied(),
                     [i],
                 );
             }

@@ -4,12 +4,59 @@
 //! the number of objects.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::stream::{self, StreamExt};
 
 use super::ops::{self, Failure, Op, Output};
 use super::{Outcome, ProgressEvent};
 use crate::plan::Change;
+
+/// Stops a running apply or destroy from starting more operations (the first Ctrl-C):
+/// operations in flight finish, so the array never sees a request the client gave up
+/// on, and a token creation always reaches its journal step. Clones share the flag.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    /// A flag not yet raised.
+    pub fn new() -> Self {
+        Cancel::default()
+    }
+
+    /// Raises the flag.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the flag is raised.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Two handles are equal when they share the flag.
+impl PartialEq for Cancel {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Cancel {}
+
+/// The reason given to operations not started after [`Cancel::cancel`].
+pub(crate) const INTERRUPTED: &str = "not started: the run was interrupted";
+
+/// What a run needs besides the graph.
+pub(crate) struct RunContext<'a> {
+    /// Most operations in flight at once.
+    pub concurrency: usize,
+    /// Raised: start nothing more.
+    pub cancel: &'a Cancel,
+    /// Where a token creation is journaled.
+    pub vault: Option<&'a dyn crate::vault::TokenVault>,
+}
 
 /// An operation and what it waits for.
 #[derive(Debug)]
@@ -76,6 +123,8 @@ pub(crate) struct RunResult {
     pub change_outcomes: Vec<Option<Outcome>>,
     /// Objects written by the operations that succeeded.
     pub writes: super::WriteCounts,
+    /// The run was cancelled: some operations were not started.
+    pub interrupted: bool,
 }
 
 /// Runs the graph round by round. `changes` are the plan's changes; the progress
@@ -84,7 +133,7 @@ pub(crate) async fn run(
     array: &dyn flasharray::FlashArray,
     graph: &Graph,
     changes: &[Change],
-    concurrency: usize,
+    ctx: &RunContext<'_>,
     progress: &(dyn Fn(ProgressEvent) + Send + Sync),
 ) -> RunResult {
     let levels = graph.levels();
@@ -146,12 +195,24 @@ pub(crate) async fn run(
         for i in skipped_now {
             settle(graph, changes, &change_nodes, &mut res, i, progress);
         }
+        // The flag is read as each operation starts: the ones already sent finish.
         let mut results = stream::iter(runnable.into_iter().map(|i| {
             let op = &graph.nodes[i].op;
-            async move { (i, ops::run(array, op).await) }
+            async move {
+                if ctx.cancel.is_cancelled() {
+                    return (i, None);
+                }
+                (i, Some(ops::run(array, op, ctx.vault).await))
+            }
         }))
-        .buffer_unordered(concurrency.max(1));
-        while let Some((i, (calls, result))) = results.next().await {
+        .buffer_unordered(ctx.concurrency.max(1));
+        while let Some((i, ran)) = results.next().await {
+            let Some((calls, result)) = ran else {
+                res.interrupted = true;
+                res.outcomes[i] = Some(NodeOutcome::Skipped(INTERRUPTED.to_string()));
+                settle(graph, changes, &change_nodes, &mut res, i, progress);
+                continue;
+            };
             res.calls += calls;
             res.outcomes[i] = Some(match result {
                 Ok(out) => {

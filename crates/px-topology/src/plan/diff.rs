@@ -8,7 +8,7 @@ use flasharray::{
 };
 
 use super::hosts::resolve_hosts;
-use super::observe::{Observed, TokenState};
+use super::observe::{Observed, TokenJournal, TokenState};
 use super::{Action, Blocker, Change, Detail, Kind, Payload, Plan, PlanOptions};
 use crate::desired::{
     DesiredState, MANAGED_BY_VALUE, SCOPE_SHARED, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_NODE,
@@ -690,12 +690,36 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
                 }
                 token.push(c.with(payload));
             }
-            TokenState::HasToken => token.push(Change::new(
-                Action::NoOp,
-                Kind::ApiToken,
-                &t.admin,
-                "the admin already has an API token; pxfa keeps it (delete it on the array to rotate)",
-            )),
+            TokenState::HasToken => match obs.token_journal {
+                // The token journal holds it: delivered by apply, no array write.
+                TokenJournal::PendingDelivery => token.push(Change::new(
+                    Action::Update,
+                    Kind::ApiToken,
+                    &t.admin,
+                    "deliver (pending): created by an earlier apply and never delivered; the token journal holds it",
+                )),
+                // Created by an apply that died before the answer reached the journal:
+                // nobody has the value, so it is replaced (delete, then create).
+                TokenJournal::Interrupted => {
+                    token.push(Change::new(
+                        Action::Delete,
+                        Kind::ApiToken,
+                        &t.admin,
+                        "created by an interrupted apply, never delivered (its value never left the array): replaced",
+                    ).with(payload.clone()));
+                    let mut c = Change::new(Action::Create, Kind::ApiToken, &t.admin, "replaces the token an interrupted apply created");
+                    if let Some(l) = t.lifetime {
+                        c = c.detail("lifetime", l);
+                    }
+                    token.push(c.with(payload));
+                }
+                TokenJournal::None | TokenJournal::Stale => token.push(Change::new(
+                    Action::NoOp,
+                    Kind::ApiToken,
+                    &t.admin,
+                    "the admin already has an API token; pxfa keeps it (`pxfa token rotate` replaces it without a gap)",
+                )),
+            },
             TokenState::NotWanted => {}
         }
     }

@@ -36,7 +36,7 @@ pub use drives::{
     locate_drives,
 };
 pub use hosts::{HostOwner, NodeHost};
-pub use observe::{Observed, Orphans, TagIndex, TokenState, observe};
+pub use observe::{Observed, Orphans, TagIndex, TokenJournal, TokenState, observe};
 pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
 pub(crate) use observe::{lookup_tags, lookup_volumes};
 

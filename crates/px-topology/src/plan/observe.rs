@@ -126,6 +126,23 @@ pub enum TokenState {
     HasToken,
 }
 
+/// What the token journal (`crate::vault`) says about the observed token; filled in
+/// by `vault::read_journal`, [`TokenJournal::None`] when no journal was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenJournal {
+    /// No entry (or no journal read).
+    #[default]
+    None,
+    /// An entry that does not match the array (another token, or none): ignored.
+    Stale,
+    /// The array holds the token the journal holds, not yet delivered: deliver it
+    /// from the journal without an array write.
+    PendingDelivery,
+    /// The array holds a token created within the window of an intent whose answer
+    /// never reached the journal: provably ours, its value never left the array.
+    Interrupted,
+}
+
 /// What the array holds of a tenant's objects, keyed by lower-cased name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Observed {
@@ -149,6 +166,10 @@ pub struct Observed {
     pub group_members: BTreeMap<String, Vec<String>>,
     /// The token admin.
     pub token: TokenState,
+    /// When the admin's token was created (ms since the epoch, the array's clock).
+    pub token_created_at: Option<u64>,
+    /// What the token journal says about that token.
+    pub token_journal: TokenJournal,
     /// Objects tagged for this tenant that the desired state no longer names.
     pub orphans: Orphans,
     /// The desired dynamically provisioned drives found by tags (and, after
@@ -251,7 +272,8 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
         hosts: keyed(hosts, |h| &h.name),
         volumes: keyed(volumes, |v| &v.name),
         all_hosts,
-        token,
+        token: token.0,
+        token_created_at: token.1,
         rounds: 1,
         ..Observed::default()
     };
@@ -349,28 +371,30 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
     Ok(obs)
 }
 
-async fn read_token_state(array: &dyn FlashArray, desired: &DesiredState) -> Result<TokenState> {
+async fn read_token_state(
+    array: &dyn FlashArray,
+    desired: &DesiredState,
+) -> Result<(TokenState, Option<u64>)> {
     let Some(tok) = &desired.api_token else {
-        return Ok(TokenState::NotWanted);
+        return Ok((TokenState::NotWanted, None));
     };
     match array
         .list_api_tokens(std::slice::from_ref(&tok.admin), false)
         .await
     {
         Ok(items) => {
-            let has = items.iter().any(|a| {
+            let found = items.iter().find(|a| {
                 a.name.eq_ignore_ascii_case(&tok.admin)
                     && (a.api_token.created_at.is_some()
                         || a.api_token.token.is_some()
                         || a.api_token.expires_at.is_some())
             });
-            Ok(if has {
-                TokenState::HasToken
-            } else {
-                TokenState::NoToken
+            Ok(match found {
+                Some(a) => (TokenState::HasToken, a.api_token.created_at),
+                None => (TokenState::NoToken, None),
             })
         }
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(TokenState::AdminMissing),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok((TokenState::AdminMissing, None)),
         Err(e) => Err(e),
     }
 }

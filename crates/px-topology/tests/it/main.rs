@@ -3,6 +3,7 @@
 
 mod brownfield;
 mod bundle;
+mod cancel;
 mod converge;
 mod destroy;
 mod drives;
@@ -21,5 +22,6 @@ mod sizing;
 mod spec_parse;
 mod spec_validate;
 mod support;
+mod token_journal;
 mod wire;
 mod worlds;

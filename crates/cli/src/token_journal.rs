@@ -1,0 +1,328 @@
+//! The token journal on disk ([`px_topology::vault::TokenVault`]): one JSON file per
+//! array and user, `pxfa-token-<array>-<user>.json`, mode 0600 in a 0700 folder,
+//! replaced atomically with the folder fsynced (`secret_file::write_private`).
+//!
+//! The folder is `--out DIR/.pxfa/` when the apply writes manifests (with a
+//! `.gitignore` of `*`, so a committed `--out` folder never carries a token), else
+//! the state folder: `--state-dir`, `$XDG_STATE_HOME/pxfa` or `~/.local/state/pxfa`.
+//! Reading searches both, so a rerun with or without `--out` finds the entry; an
+//! entry is removed from both once delivered.
+
+use std::path::{Path, PathBuf};
+
+use px_topology::vault::{JournalEntry, JournalState, TokenVault, VaultError};
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::json;
+
+/// The folder an `--out DIR` apply journals in.
+pub(crate) const OUT_SUBDIR: &str = ".pxfa";
+
+/// The journal of one array.
+#[derive(Debug)]
+pub(crate) struct FileVault {
+    /// Where entries are written (first of `dirs`).
+    dirs: Vec<PathBuf>,
+    /// Names the array in file names (`sim`, or the address's host and port).
+    array: String,
+}
+
+/// `$XDG_STATE_HOME/pxfa`, else `$HOME/.local/state/pxfa`; `None` without either.
+pub(crate) fn default_state_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    if let Some(x) = env("XDG_STATE_HOME").filter(|s| !s.is_empty()) {
+        return Some(PathBuf::from(x).join("pxfa"));
+    }
+    env("HOME")
+        .filter(|s| !s.is_empty())
+        .map(|h| PathBuf::from(h).join(".local/state/pxfa"))
+}
+
+/// Only characters safe in a file name; everything else becomes `_`.
+fn file_part(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> VaultError {
+    VaultError(format!("{what} {}: {e}", path.display()))
+}
+
+impl FileVault {
+    /// A journal for `array` writing to the first of `dirs` and reading all of them.
+    pub(crate) fn new(array: &str, dirs: Vec<PathBuf>) -> FileVault {
+        FileVault {
+            dirs,
+            array: file_part(array),
+        }
+    }
+
+    /// The folder entries are written to.
+    pub(crate) fn dir(&self) -> Option<&Path> {
+        self.dirs.first().map(PathBuf::as_path)
+    }
+
+    fn file_in(&self, dir: &Path, user: &str) -> PathBuf {
+        dir.join(format!(
+            "pxfa-token-{}-{}.json",
+            self.array,
+            file_part(user)
+        ))
+    }
+
+    /// Creates the write folder owner-only; an `--out` journal folder gets its
+    /// `.gitignore`.
+    fn prepare(&self) -> Result<&Path, VaultError> {
+        let dir = self.dir().ok_or_else(|| {
+            VaultError("no folder for the token journal (set --state-dir)".into())
+        })?;
+        // Created owner-only; an existing state folder (a `--state-dir` the admin
+        // named) is never chmod-ed, only refused when others can get in.
+        if !dir.exists() {
+            let mut b = std::fs::DirBuilder::new();
+            b.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                b.mode(0o700);
+            }
+            b.create(dir).map_err(|e| err("cannot create", dir, e))?;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // `DIR/.pxfa/` is pxfa's by name: made owner-only whatever it was.
+            if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
+                std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                    .map_err(|e| err("cannot make owner-only", dir, e))?;
+            }
+            let mode = std::fs::metadata(dir)
+                .map_err(|e| err("cannot read", dir, e))?
+                .permissions()
+                .mode();
+            if mode & 0o077 != 0 {
+                return Err(VaultError(format!(
+                    "{} is open to other users (mode {:o}); the token journal needs an owner-only folder \
+                     (chmod 700 it, or name another with --state-dir)",
+                    dir.display(),
+                    mode & 0o777
+                )));
+            }
+        }
+        if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
+            let ignore = dir.join(".gitignore");
+            if !ignore.exists() {
+                std::fs::write(&ignore, "*\n").map_err(|e| err("cannot write", &ignore, e))?;
+            }
+        }
+        Ok(dir)
+    }
+
+    fn write(&self, user: &str, value: &serde_json::Value) -> Result<(), VaultError> {
+        let dir = self.prepare()?;
+        let path = self.file_in(dir, user);
+        let bytes = serde_json::to_vec_pretty(value).map_err(|e| err("cannot encode", &path, e))?;
+        crate::secret_file::write_private(&path, &bytes)
+            .map_err(|e| err("cannot write", &path, format!("{e:#}")))
+    }
+}
+
+fn parse(text: &str, user: &str) -> Option<JournalEntry> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    if v.get("v")?.as_u64()? != 1 || !v.get("user")?.as_str()?.eq_ignore_ascii_case(user) {
+        return None;
+    }
+    let state = match v.get("state")?.as_str()? {
+        "creating" => JournalState::Creating,
+        "created" => JournalState::Created,
+        _ => return None,
+    };
+    Some(JournalEntry {
+        user: user.to_string(),
+        state,
+        intent_at_ms: v.get("intent_at_ms")?.as_u64()?,
+        created_at: v.get("created_at").and_then(serde_json::Value::as_u64),
+        token: v
+            .get("token")
+            .and_then(serde_json::Value::as_str)
+            .map(|t| SecretString::from(t.to_string())),
+    })
+}
+
+impl TokenVault for FileVault {
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), VaultError> {
+        self.write(
+            user,
+            &json!({"v": 1, "array": self.array, "user": user, "state": "creating",
+                    "intent_at_ms": at_ms, "observed": "no-token"}),
+        )
+    }
+
+    fn record_token(
+        &self,
+        user: &str,
+        created_at: Option<u64>,
+        token: &SecretString,
+    ) -> Result<(), VaultError> {
+        let intent_at_ms = self
+            .load(user)?
+            .map_or_else(px_topology::vault::now_ms, |e| e.intent_at_ms);
+        self.write(
+            user,
+            &json!({"v": 1, "array": self.array, "user": user, "state": "created",
+                    "intent_at_ms": intent_at_ms, "created_at": created_at,
+                    "token": token.expose_secret()}),
+        )
+    }
+
+    fn delivered(&self, user: &str) -> Result<(), VaultError> {
+        for dir in &self.dirs {
+            let path = self.file_in(dir, user);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {
+                    #[cfg(unix)]
+                    std::fs::File::open(dir)
+                        .and_then(|d| d.sync_all())
+                        .map_err(|e| err("cannot sync", dir, e))?;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(err("cannot remove", &path, e)),
+            }
+            // An `--out` journal folder that holds nothing more goes too.
+            if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
+                let only_ignore = std::fs::read_dir(dir).is_ok_and(|rd| {
+                    rd.filter_map(Result::ok)
+                        .all(|e| e.file_name() == ".gitignore")
+                });
+                if only_ignore {
+                    let _ = std::fs::remove_file(dir.join(".gitignore"));
+                    let _ = std::fs::remove_dir(dir);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, VaultError> {
+        for dir in &self.dirs {
+            let path = self.file_in(dir, user);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    return parse(&text, user).map(Some).ok_or_else(|| {
+                        err(
+                            "unreadable entry in",
+                            &path,
+                            "not a pxfa token journal entry",
+                        )
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(err("cannot read", &path, e)),
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_owner_only_and_go_when_delivered() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("out").join(OUT_SUBDIR);
+        let state = tmp.path().join("state");
+        let v = FileVault::new("https://fa1:8443", vec![out.clone(), state.clone()]);
+        v.record_intent("px-User", 7).unwrap();
+        let e = v.load("px-user").unwrap().unwrap();
+        assert_eq!(e.state, JournalState::Creating);
+        assert_eq!(e.intent_at_ms, 7);
+        v.record_token("px-user", Some(9), &SecretString::from("tok-1"))
+            .unwrap();
+        let e = v.load("px-user").unwrap().unwrap();
+        assert_eq!(e.state, JournalState::Created);
+        assert_eq!((e.intent_at_ms, e.created_at), (7, Some(9)));
+        assert_eq!(e.token.unwrap().expose_secret(), "tok-1");
+        assert_eq!(
+            std::fs::read_to_string(out.join(".gitignore")).unwrap(),
+            "*\n"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&out), 0o700);
+            let file = std::fs::read_dir(&out)
+                .unwrap()
+                .filter_map(Result::ok)
+                .find(|f| f.file_name().to_string_lossy().starts_with("pxfa-token-"))
+                .unwrap();
+            assert_eq!(mode(&file.path()), 0o600);
+        }
+        // A second vault reading only the state folder does not see the --out entry;
+        // one reading both does.
+        assert!(
+            FileVault::new("https://fa1:8443", vec![state.clone()])
+                .load("px-user")
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            FileVault::new("https://fa1:8443", vec![state, out.clone()])
+                .load("px-user")
+                .unwrap()
+                .is_some()
+        );
+        // Another array's journal is another file.
+        assert!(
+            FileVault::new("sim", vec![out.clone()])
+                .load("px-user")
+                .unwrap()
+                .is_none()
+        );
+        v.delivered("px-user").unwrap();
+        assert!(v.load("px-user").unwrap().is_none());
+        assert!(!out.exists(), "the empty journal folder stays");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_open_folder_is_refused_not_chmodded() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let open = tmp.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let e = FileVault::new("sim", vec![open.clone()])
+            .record_intent("u", 1)
+            .unwrap_err();
+        assert!(e.to_string().contains("open to other users"), "{e}");
+        assert_eq!(
+            std::fs::metadata(&open).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+        assert_eq!(std::fs::read_dir(&open).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn state_dir_follows_xdg_then_home() {
+        let env = |k: &str| match k {
+            "XDG_STATE_HOME" => Some("/x".to_string()),
+            "HOME" => Some("/h".to_string()),
+            _ => None,
+        };
+        assert_eq!(default_state_dir(&env), Some(PathBuf::from("/x/pxfa")));
+        let home = |k: &str| (k == "HOME").then(|| "/h".to_string());
+        assert_eq!(
+            default_state_dir(&home),
+            Some(PathBuf::from("/h/.local/state/pxfa"))
+        );
+        assert_eq!(default_state_dir(&|_| None), None);
+    }
+}

@@ -1,0 +1,328 @@
+//! The token write-ahead journal: an array shows an API token's value only once, in
+//! the answer that creates it, so a run killed between creating the token and
+//! delivering it (to a file or a cluster secret) would leave a token nobody has.
+//!
+//! The converge engine writes to a [`TokenVault`] around the one call that creates a
+//! token: *intent* before `POST /admins/api-tokens`, the *token* right after its
+//! answer (no other await in between), and the caller marks it *delivered* once a
+//! durable copy exists (the entry then goes). The next run reads the entry back
+//! ([`read_journal`]) and the plan acts on it:
+//!
+//! | journal | array | plan |
+//! |---|---|---|
+//! | none | any | as without a journal |
+//! | `creating` | no token | create (the intent is overwritten) |
+//! | `creating` | a token created in the intent's window | replace it: it is provably ours and its value never left the array |
+//! | `created`, same `created_at` | that token | deliver it from the journal, no array write |
+//! | anything else | | stale: ignored, overwritten by the next intent |
+//!
+//! The planner does no I/O: the vault is the caller's (a 0600 file in the CLI,
+//! [`MemVault`] in tests).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use secrecy::SecretString;
+
+use crate::desired::DesiredState;
+use crate::plan::{Observed, TokenJournal, TokenState};
+
+/// How long before the recorded intent a token's `created_at` may lie and still be
+/// this run's: the array's clock and this machine's may differ.
+pub const CLOCK_SKEW_MS: u64 = 10 * 60 * 1000;
+/// How long after the intent the creating call may still have landed: request
+/// timeout and retries, plus the clock skew.
+pub const CREATE_WINDOW_MS: u64 = 20 * 60 * 1000;
+
+/// Where an entry stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JournalState {
+    /// The intent is recorded; the create call may or may not have reached the array.
+    Creating,
+    /// The array answered: the entry holds the token and its `created_at`.
+    Created,
+}
+
+/// One user's journal entry.
+#[derive(Debug, Clone)]
+pub struct JournalEntry {
+    /// The array user the token is for.
+    pub user: String,
+    /// Where the entry stands.
+    pub state: JournalState,
+    /// When the intent was recorded (ms since the epoch, this machine's clock).
+    pub intent_at_ms: u64,
+    /// The token's creation time as the array answered.
+    pub created_at: Option<u64>,
+    /// The token (only in [`JournalState::Created`]); `Debug` shows no value.
+    pub token: Option<SecretString>,
+}
+
+/// A journal that cannot be read or written. Creating a token is refused when the
+/// intent cannot be recorded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("token journal: {0}")]
+pub struct VaultError(pub String);
+
+/// Durable storage of the journal, one entry per array user. Every method is
+/// synchronous so that recording the token right after the create answer involves no
+/// await (a cancelled future cannot fall between the two).
+pub trait TokenVault: Send + Sync + fmt::Debug {
+    /// Before the create call: `user` is about to get a token (the plan saw none).
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), VaultError>;
+    /// The array's answer: the token and its creation time.
+    fn record_token(
+        &self,
+        user: &str,
+        created_at: Option<u64>,
+        token: &SecretString,
+    ) -> Result<(), VaultError>;
+    /// A durable copy exists elsewhere: the entry is removed.
+    fn delivered(&self, user: &str) -> Result<(), VaultError>;
+    /// The entry of `user`, if any.
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, VaultError>;
+}
+
+/// This machine's clock in ms since the epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// What the journal says about the observed token: the pure decision of the table
+/// in the module text.
+pub fn classify(
+    entry: Option<&JournalEntry>,
+    token: TokenState,
+    created_at: Option<u64>,
+) -> TokenJournal {
+    let Some(e) = entry else {
+        return TokenJournal::None;
+    };
+    match (e.state, token) {
+        (JournalState::Created, TokenState::HasToken)
+            if e.token.is_some() && e.created_at.is_some() && e.created_at == created_at =>
+        {
+            TokenJournal::PendingDelivery
+        }
+        (JournalState::Creating, TokenState::HasToken)
+            if created_at.is_some_and(|c| {
+                c >= e.intent_at_ms.saturating_sub(CLOCK_SKEW_MS)
+                    && c <= e.intent_at_ms.saturating_add(CREATE_WINDOW_MS)
+            }) =>
+        {
+            TokenJournal::Interrupted
+        }
+        _ => TokenJournal::Stale,
+    }
+}
+
+/// Reads the journal entry of the desired token user and records in `observed` what
+/// it means for the plan (see [`classify`]). Nothing is read when the desired state
+/// wants no token.
+pub fn read_journal(
+    vault: &dyn TokenVault,
+    desired: &DesiredState,
+    observed: &mut Observed,
+) -> Result<(), VaultError> {
+    let Some(t) = &desired.api_token else {
+        return Ok(());
+    };
+    let entry = vault.load(&t.admin)?;
+    observed.token_journal = classify(entry.as_ref(), observed.token, observed.token_created_at);
+    Ok(())
+}
+
+/// A vault step, for [`MemVault::crash_after`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VaultStep {
+    /// [`TokenVault::record_intent`].
+    Intent,
+    /// [`TokenVault::record_token`].
+    Token,
+    /// [`TokenVault::delivered`].
+    Delivered,
+}
+
+/// Runs after a vault step took effect; a test kills the process there (panics the
+/// task the apply runs in).
+pub type CrashHook = Box<dyn Fn(VaultStep) + Send + Sync>;
+
+/// An in-memory vault for tests, with a hook after every step. Clones share the
+/// entries, as a file on disk would be shared by two runs.
+#[derive(Clone, Default)]
+pub struct MemVault {
+    entries: Arc<Mutex<BTreeMap<String, JournalEntry>>>,
+    hook: Arc<Mutex<Option<CrashHook>>>,
+}
+
+impl fmt::Debug for MemVault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemVault")
+            .field("entries", &self.lock().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl MemVault {
+    /// An empty vault.
+    pub fn new() -> Self {
+        MemVault::default()
+    }
+
+    /// Panics right after `step` took effect, once: what a killed process leaves.
+    pub fn crash_after(&self, step: VaultStep) {
+        let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        self.set_hook(Box::new(move |s| {
+            if s == step && !fired.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                panic!("killed after vault step {s:?}");
+            }
+        }));
+    }
+
+    /// Calls `hook` after every step.
+    pub fn set_hook(&self, hook: CrashHook) {
+        *self.hook.lock().unwrap_or_else(|p| p.into_inner()) = Some(hook);
+    }
+
+    /// Removes the hook.
+    pub fn clear_hook(&self) {
+        *self.hook.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, JournalEntry>> {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn after(&self, step: VaultStep) {
+        if let Some(h) = self.hook.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            h(step);
+        }
+    }
+}
+
+impl TokenVault for MemVault {
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), VaultError> {
+        self.lock().insert(
+            user.to_ascii_lowercase(),
+            JournalEntry {
+                user: user.to_string(),
+                state: JournalState::Creating,
+                intent_at_ms: at_ms,
+                created_at: None,
+                token: None,
+            },
+        );
+        self.after(VaultStep::Intent);
+        Ok(())
+    }
+
+    fn record_token(
+        &self,
+        user: &str,
+        created_at: Option<u64>,
+        token: &SecretString,
+    ) -> Result<(), VaultError> {
+        {
+            let mut m = self.lock();
+            let intent_at_ms = m
+                .get(&user.to_ascii_lowercase())
+                .map_or_else(now_ms, |e| e.intent_at_ms);
+            m.insert(
+                user.to_ascii_lowercase(),
+                JournalEntry {
+                    user: user.to_string(),
+                    state: JournalState::Created,
+                    intent_at_ms,
+                    created_at,
+                    token: Some(token.clone()),
+                },
+            );
+        }
+        self.after(VaultStep::Token);
+        Ok(())
+    }
+
+    fn delivered(&self, user: &str) -> Result<(), VaultError> {
+        self.lock().remove(&user.to_ascii_lowercase());
+        self.after(VaultStep::Delivered);
+        Ok(())
+    }
+
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, VaultError> {
+        Ok(self.lock().get(&user.to_ascii_lowercase()).cloned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(state: JournalState, intent: u64, created_at: Option<u64>) -> JournalEntry {
+        JournalEntry {
+            user: "u".into(),
+            state,
+            intent_at_ms: intent,
+            created_at,
+            token: (state == JournalState::Created).then(|| SecretString::from("t")),
+        }
+    }
+
+    #[test]
+    fn the_table() {
+        use JournalState::*;
+        use TokenState::*;
+        let at = 100 * CREATE_WINDOW_MS;
+        assert_eq!(classify(None, HasToken, Some(at)), TokenJournal::None);
+        let creating = entry(Creating, at, None);
+        assert_eq!(
+            classify(Some(&creating), NoToken, None),
+            TokenJournal::Stale
+        );
+        for c in [at - CLOCK_SKEW_MS, at, at + CREATE_WINDOW_MS] {
+            assert_eq!(
+                classify(Some(&creating), HasToken, Some(c)),
+                TokenJournal::Interrupted,
+                "{c}"
+            );
+        }
+        for c in [at - CLOCK_SKEW_MS - 1, at + CREATE_WINDOW_MS + 1] {
+            assert_eq!(
+                classify(Some(&creating), HasToken, Some(c)),
+                TokenJournal::Stale
+            );
+        }
+        // No creation time on the array: nothing proves the token is ours.
+        assert_eq!(
+            classify(Some(&creating), HasToken, None),
+            TokenJournal::Stale
+        );
+        let created = entry(Created, at, Some(at + 5));
+        assert_eq!(
+            classify(Some(&created), HasToken, Some(at + 5)),
+            TokenJournal::PendingDelivery
+        );
+        assert_eq!(
+            classify(Some(&created), HasToken, Some(at + 6)),
+            TokenJournal::Stale
+        );
+        assert_eq!(classify(Some(&created), NoToken, None), TokenJournal::Stale);
+    }
+
+    #[test]
+    fn entries_hide_the_token() {
+        let v = MemVault::new();
+        v.record_intent("U", 1).unwrap();
+        v.record_token("u", Some(2), &SecretString::from("very-secret"))
+            .unwrap();
+        let e = v.load("u").unwrap().unwrap();
+        assert_eq!(e.state, JournalState::Created);
+        assert_eq!(e.intent_at_ms, 1);
+        assert!(!format!("{e:?}").contains("very-secret"));
+        v.delivered("u").unwrap();
+        assert!(v.load("u").unwrap().is_none());
+    }
+}
