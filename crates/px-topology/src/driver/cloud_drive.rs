@@ -6,7 +6,9 @@
 use flasharray::{PodName, Size};
 
 use super::{ArrayFacts, DriverError, StorageDriver, required_protocol};
-use crate::desired::{DesiredApiToken, DesiredPod, DesiredState, Scope, ownership_tags};
+use crate::desired::{
+    DesiredApiToken, DesiredPod, DesiredRealmUser, DesiredState, Scope, ownership_tags,
+};
 use crate::render::machineconfig;
 use crate::render::management;
 use crate::render::tenant::{self, PortworxDrives};
@@ -18,8 +20,15 @@ use crate::spec::{Protocol, TenantStorage};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CloudDrive;
 
-/// The tenant's pod: `storage.pod`, else the tenant name.
+/// The tenant's pod: `storage.pod`, else the tenant name; inside the realm when the
+/// spec has one (`<realm>::<pod>`).
 fn pod_name(spec: &TenantStorage) -> Result<PodName, DriverError> {
+    if let Some(p) = spec.realm_pod() {
+        return p.map_err(|source| DriverError::Name {
+            path: "spec.array.realm".to_string(),
+            source,
+        });
+    }
     match &spec.spec.storage.pod {
         Some(p) => Ok(p.clone()),
         None => PodName::new(spec.tenant_name()).map_err(|source| DriverError::Name {
@@ -30,8 +39,14 @@ fn pod_name(spec: &TenantStorage) -> Result<PodName, DriverError> {
 }
 
 /// `size=<GiB>,pod=<pod>`: the Portworx cloud-drive spec of one drive in the pod.
+/// A pod inside a realm is named without its realm: Portworx reads the realm from
+/// `pure.json` (`Realm`) and works inside it ([L], see `docs/realms.md`).
 fn device_spec(size: Size, pod: &PodName) -> String {
-    format!("size={},pod={}", size.gib_ceil(), pod.as_str())
+    let short = pod
+        .as_str()
+        .split_once("::")
+        .map_or(pod.as_str(), |(_, p)| p);
+    format!("size={},pod={short}", size.gib_ceil())
 }
 
 impl StorageDriver for CloudDrive {
@@ -45,8 +60,15 @@ impl StorageDriver for CloudDrive {
         sizing: &Sizing,
     ) -> Result<DesiredState, DriverError> {
         let tenant = spec.tenant_name();
+        let user = DesiredRealmUser {
+            admin: spec.token_user(),
+            policy: spec.realm_policy(),
+            role: spec.realm_role().to_string(),
+            aggregation_strategy: spec.realm_aggregation_strategy().to_string(),
+        };
         Ok(DesiredState {
             tenant: tenant.to_string(),
+            realm: super::desired_realm(spec, Some(user)),
             pod: Some(DesiredPod {
                 name: pod_name(spec)?,
                 quota: Some(sizing.pod_quota),

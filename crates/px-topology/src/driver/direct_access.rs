@@ -42,14 +42,21 @@ struct WorkerDisk {
     size: Size,
 }
 
-fn tenant_pod(spec: &TenantStorage) -> Option<&PodName> {
-    spec.spec.storage.pod.as_ref()
+/// The tenant's pod: `storage.pod`, inside the realm when there is one; with a realm
+/// and no `storage.pod`, the tenant name inside the realm (the volumes live in the
+/// realm's pod).
+fn tenant_pod(spec: &TenantStorage) -> Option<PodName> {
+    match spec.realm_pod() {
+        Some(p) => p.ok(),
+        None => spec.spec.storage.pod.clone(),
+    }
 }
 
 /// Every tenant volume, worker by worker, data disks before the metadata disk.
 fn worker_disks(spec: &TenantStorage, sizing: &Sizing) -> Result<Vec<WorkerDisk>, DriverError> {
     let tenant = spec.tenant_name();
     let pod = tenant_pod(spec);
+    let pod = pod.as_ref();
     let mut out = Vec::new();
     for worker in 0..spec.spec.hosted_cluster.replicas {
         let roles = (0..sizing.drives_per_node)
@@ -92,9 +99,10 @@ impl StorageDriver for DirectAccess {
         };
         let disks = worker_disks(spec, sizing)?;
         let strategy = strategy(spec)?;
+        state.realm = super::desired_realm(spec, None);
         if let Some(pod) = tenant_pod(spec) {
             state.pod = Some(DesiredPod {
-                name: pod.clone(),
+                name: pod,
                 quota: Some(sizing.pod_quota),
                 tags: ownership_tags(tenant, Scope::Tenant, "tenant-pod"),
             });
@@ -305,6 +313,13 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
         "reclaimPolicy Retain: deleting a claim, or the tenant, leaves the drive on the array; \
          pxfa removes drives only when asked to (`pxfa destroy`).",
     );
+    let m = match spec.realm() {
+        Some(r) => m.note(format!(
+            "pure_fa_pod_name is the pod's full array name, realm {r} included: the management \
+             Portworx's token is array-wide, not confined to the realm ([L], docs/realms.md)."
+        )),
+        None => m,
+    };
     match tenant_pod(spec) {
         Some(pod) => m.note(format!(
             "Bound to FlashArray pod {}; this class is the tenant's own (storage.fadaStorageClass).",

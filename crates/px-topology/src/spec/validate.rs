@@ -49,6 +49,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
     portworx(t, &mut e);
     derived(t, &mut e);
     e.0.extend(super::provisioning::validate(t));
+    e.0.extend(super::realm::validate(t));
     e.0
 }
 
@@ -182,7 +183,7 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
     let s = &t.spec.storage;
     let mode = s.mode;
     // Pod names may carry a realm (`realm::pod`) on the array, but the spec names the
-    // pod alone: a realm is not a `storage.pod` setting.
+    // pod alone: the realm is `spec.array.realm`.
     if let Some(p) = s.pod.as_ref().filter(|p| p.realm().is_some()) {
         e.push(
             "spec.storage.pod",
