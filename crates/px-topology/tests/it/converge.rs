@@ -73,6 +73,7 @@ pub(super) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredSta
         .collect();
     DesiredState {
         tenant: tenant.into(),
+        realm: None,
         pod: Some(DesiredPod {
             name: pod,
             quota: None,
