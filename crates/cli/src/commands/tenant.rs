@@ -623,6 +623,8 @@ async fn destroy_in(
     t: &Tenant,
     session: &Session,
 ) -> Result<Outcome> {
+    // Bad input first: a realm the array cannot have.
+    require_realm_support(session, t).await?;
     let mut f = Findings::default();
     if let Some(note) = preflight::endpoint(
         t.spec.spec.array.endpoint.as_deref(),
@@ -641,7 +643,6 @@ async fn destroy_in(
         concurrency: a.concurrency as usize,
     };
     // What goes, computed once: the prompt lists it and the destroy runs exactly it.
-    require_realm_support(session, &t).await?;
     let preview = converge::preview_destroy(session.array.as_ref(), &t.desired, &opts)
         .await
         .with_context(|| format!("cannot destroy tenant {}", t.spec.tenant_name()))?;
