@@ -141,7 +141,7 @@ impl RealmOp {
                     .find(|r| same(&r.name, name.as_str()));
                 match self {
                     RealmOp::Create { .. } | RealmOp::Recover { .. } => {
-                        !found.is_some_and(|r| !r.destroyed)
+                        found.is_none_or(|r| r.destroyed)
                     }
                     RealmOp::Destroy { .. } => found.is_some_and(|r| !r.destroyed),
                     _ => found.is_some(),
