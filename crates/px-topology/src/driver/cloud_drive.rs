@@ -38,15 +38,15 @@ fn pod_name(spec: &TenantStorage) -> Result<PodName, DriverError> {
     }
 }
 
-/// `size=<GiB>,pod=<pod>`: the Portworx cloud-drive spec of one drive in the pod.
-/// A pod inside a realm is named without its realm: Portworx reads the realm from
-/// `pure.json` (`Realm`) and works inside it ([L], see `docs/realms.md`).
-fn device_spec(size: Size, pod: &PodName) -> String {
-    let short = pod
-        .as_str()
-        .split_once("::")
-        .map_or(pod.as_str(), |(_, p)| p);
-    format!("size={},pod={short}", size.gib_ceil())
+/// `size=<GiB>,pod=<pod>`: the Portworx cloud-drive spec of one drive in the pod. A
+/// pod inside a realm is named as `spec.array.realmPodForm` says (by default without
+/// the realm: Portworx reads it from pure.json, [L] in `docs/realms.md`).
+fn device_spec(spec: &TenantStorage, size: Size, pod: &PodName) -> String {
+    format!(
+        "size={},pod={}",
+        size.gib_ceil(),
+        spec.pod_in_manifests(pod)
+    )
 }
 
 impl StorageDriver for CloudDrive {
@@ -94,9 +94,9 @@ impl StorageDriver for CloudDrive {
         let node_pool = management::node_pool(spec, std::slice::from_ref(&config_map.name))?;
         let drives = PortworxDrives::Cloud {
             device_specs: (0..sizing.drives_per_node)
-                .map(|_| device_spec(sizing.drive_size, &pod))
+                .map(|_| device_spec(spec, sizing.drive_size, &pod))
                 .collect(),
-            metadata_spec: device_spec(sizing.metadata_size, &pod),
+            metadata_spec: device_spec(spec, sizing.metadata_size, &pod),
             initial_storage_nodes: spec.storage_nodes(),
         };
         let mut env = vec![(

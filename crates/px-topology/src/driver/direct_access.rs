@@ -283,7 +283,10 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
     let mut params = serde_json::Map::new();
     params.insert("backend".into(), json!("pure_block"));
     if let Some(pod) = tenant_pod(spec) {
-        params.insert("pure_fa_pod_name".into(), json!(pod.as_str()));
+        params.insert(
+            "pure_fa_pod_name".into(),
+            json!(spec.pod_in_manifests(&pod)),
+        );
     }
     let body = json!({
         "apiVersion": "storage.k8s.io/v1",
@@ -315,8 +318,9 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
     );
     let m = match spec.realm() {
         Some(r) => m.note(format!(
-            "pure_fa_pod_name is the pod's full array name, realm {r} included: the management \
-             Portworx's token is array-wide, not confined to the realm ([L], docs/realms.md)."
+            "pure_fa_pod_name names the pod as spec.array.realmPodForm says (default: with \
+             realm {r}, the pod's full array name, since the management Portworx's token is \
+             array-wide; [L], docs/realms.md)."
         )),
         None => m,
     };

@@ -469,6 +469,26 @@ pub struct ArraySpec {
     /// `least-common-permissions`, so that no other policy can widen the user's rights.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub realm_aggregation_strategy: Option<String>,
+    /// With `realm`: how manifests name the pod inside the realm to Portworx
+    /// (`auto`: cloud-drive without the realm, direct-access with it; both [L]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realm_pod_form: Option<RealmPodForm>,
+}
+
+/// How the rendered manifests name a pod inside a realm.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RealmPodForm {
+    /// Cloud-drive `short` (the realm comes from pure.json), direct-access `qualified`
+    /// (the management Portworx's token is array-wide).
+    #[default]
+    Auto,
+    /// `<pod>`.
+    Short,
+    /// `<realm>::<pod>`.
+    Qualified,
 }
 
 /// The management cluster as the array sees it.

@@ -8,7 +8,7 @@
 
 use flasharray::{PodName, RealmName};
 
-use super::model::StorageMode;
+use super::model::{RealmPodForm, StorageMode};
 use super::{SpecError, TenantStorage};
 
 /// The first REST 2.x minor version with `/realms`, `/policies/management-access`
@@ -81,6 +81,22 @@ impl TenantStorage {
     }
 }
 
+impl TenantStorage {
+    /// How manifests name `pod` to Portworx: without its realm or with it, by
+    /// `spec.array.realmPodForm` (`auto`: short for cloud-drive, qualified otherwise).
+    pub fn pod_in_manifests(&self, pod: &PodName) -> String {
+        let short = match self.spec.array.realm_pod_form.unwrap_or_default() {
+            RealmPodForm::Auto => self.mode() == StorageMode::CloudDrive,
+            RealmPodForm::Short => true,
+            RealmPodForm::Qualified => false,
+        };
+        match pod.as_str().split_once("::") {
+            Some((_, p)) if short => p.to_string(),
+            _ => pod.as_str().to_string(),
+        }
+    }
+}
+
 /// The realm rules of `t`, each with its field path.
 pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
     let mut e = Vec::new();
@@ -92,6 +108,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
                 a.realm_aggregation_strategy.is_some(),
                 "spec.array.realmAggregationStrategy",
             ),
+            (a.realm_pod_form.is_some(), "spec.array.realmPodForm"),
         ] {
             if set {
                 e.push(SpecError::new(field, "only applies with spec.array.realm"));

@@ -534,3 +534,54 @@ fn plan_text_names_the_realm_objects() {
     }
     assert!(p.changes.iter().all(|c| c.action == Action::Create));
 }
+
+fn rendered(t: &TenantStorage) -> Vec<px_topology::render::Manifest> {
+    px_topology::manifests::render(
+        t,
+        &support::sizing(t),
+        &px_topology::driver::ArrayFacts::default(),
+        px_topology::manifests::RenderOptions::default(),
+    )
+    .unwrap()
+}
+
+fn device_specs(ms: &[px_topology::render::Manifest]) -> Vec<String> {
+    let sc = ms.iter().find(|m| m.kind == "StorageCluster").unwrap();
+    let cs = &sc.body["spec"]["cloudStorage"];
+    let mut out: Vec<String> = cs["deviceSpecs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    out.push(cs["systemMetadataDeviceSpec"].as_str().unwrap().to_string());
+    out
+}
+
+#[test]
+fn the_pod_form_in_manifests_is_configurable() {
+    let mut t = spec();
+    assert!(
+        device_specs(&rendered(&t))
+            .iter()
+            .all(|d| d.ends_with(",pod=tenant-cdr")),
+        "auto: short for cloud-drive"
+    );
+    t.spec.array.realm_pod_form = Some(px_topology::spec::RealmPodForm::Qualified);
+    assert!(t.validate().is_empty(), "{:#?}", t.validate());
+    assert!(
+        device_specs(&rendered(&t))
+            .iter()
+            .all(|d| d.ends_with(&format!(",pod={POD}"))),
+        "qualified"
+    );
+    let mut plain = support::example_specs().remove(0).1;
+    plain.spec.array.realm_pod_form = Some(px_topology::spec::RealmPodForm::Short);
+    assert!(
+        plain
+            .validate()
+            .iter()
+            .any(|e| e.path == "spec.array.realmPodForm"),
+        "only with a realm"
+    );
+}
