@@ -3,10 +3,12 @@
 //!
 //! None of the three carries tags on the array, so ownership is decided by what they
 //! hold: the realm is this tenant's when the tenant's pod inside it is tagged for
-//! the tenant; the policy when it grants exactly the desired role in exactly this
-//! realm; the admin when its rights come only from that policy. Anything else of
-//! the same name is a conflict (a realm may be adopted with `--adopt`; a policy or
-//! admin never is, since pxfa would have to change rights it did not grant).
+//! the tenant, or when it is pristine (empty, and no other access policy reaches
+//! into it: what an apply interrupted before the pod leaves); the policy when it
+//! grants exactly the desired role in exactly this realm; the admin when its rights
+//! come only from that policy. Anything else of the same name is a conflict (a realm
+//! may be adopted with `--adopt`; a policy or admin never is, since pxfa would have
+//! to change rights it did not grant).
 
 use flasharray::models::{ManagementAccessPolicy, Pod, RESOURCE_REALMS, Realm};
 use flasharray::{ErrorKind, FlashArray, ListParams, Result};
@@ -65,6 +67,9 @@ pub struct RealmState {
     pub pods: Vec<Pod>,
     /// The realm user's access policy.
     pub policy: Option<ManagementAccessPolicy>,
+    /// Other access policies with a rule inside the realm: someone else's users reach
+    /// into it.
+    pub other_policies: Vec<String>,
     /// The realm user's rights, when the admin exists: its policies (names) and its
     /// array-wide role (`None` when its rights come from policies).
     pub admin: Option<(Vec<String>, Option<String>)>,
@@ -94,15 +99,7 @@ pub(super) async fn read_realm(
             r => r,
         }
     };
-    let policies = async {
-        match user {
-            Some(u) => array.list_management_access_policies(&[]).await.map(|all| {
-                all.into_iter()
-                    .find(|p| p.name.eq_ignore_ascii_case(&u.policy))
-            }),
-            None => Ok(None),
-        }
-    };
+    let policies = array.list_management_access_policies(&[]);
     let admins = async {
         match user {
             Some(u) => array.list_admins(&[]).await.map(|all| {
@@ -120,8 +117,25 @@ pub(super) async fn read_realm(
             None => Ok(None),
         }
     };
-    let (realms, pods, policy, admin) =
+    let (realms, pods, policies, admin) =
         futures_util::future::try_join4(realms, pods, policies, admins).await?;
+    let ours =
+        |p: &ManagementAccessPolicy| user.is_some_and(|u| p.name.eq_ignore_ascii_case(&u.policy));
+    let other_policies = policies
+        .iter()
+        .filter(|p| !ours(p))
+        .filter(|p| {
+            p.rules.iter().any(|r| {
+                r.scope.resource_type.as_deref() == Some(RESOURCE_REALMS)
+                    && r.scope
+                        .name
+                        .as_deref()
+                        .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            })
+        })
+        .map(|p| p.name.clone())
+        .collect();
+    let policy = policies.into_iter().find(|p| ours(p));
     let prefix = format!("{}::", name.to_ascii_lowercase());
     Ok(RealmState {
         realm: realms
@@ -132,6 +146,7 @@ pub(super) async fn read_realm(
             .filter(|p| p.name.to_ascii_lowercase().starts_with(&prefix))
             .collect(),
         policy,
+        other_policies,
         admin,
     })
 }
@@ -145,8 +160,21 @@ pub(crate) fn foreign_pods(pods: &[Pod], tags: &TagIndex, tenant: &str) -> Vec<S
         .collect()
 }
 
-/// Whether the realm is this tenant's: the desired pod is in it, tagged for the tenant.
+/// Whether the realm is this tenant's: the desired pod is in it, tagged for the
+/// tenant; or the realm is pristine (see [`realm_is_pristine`]).
 pub(crate) fn realm_is_ours(desired: &DesiredState, obs: &Observed) -> bool {
+    realm_holds_our_pod(desired, obs) || realm_is_pristine(obs)
+}
+
+/// An existing realm that holds no pod at all, not even a destroyed one, and that no
+/// other access policy reaches into: what an apply interrupted between creating the
+/// realm and creating the pod leaves. Taking it is safe: nothing is in it, and no
+/// one else's user can see what pxfa puts there.
+pub(crate) fn realm_is_pristine(obs: &Observed) -> bool {
+    obs.realm.realm.is_some() && obs.realm.pods.is_empty() && obs.realm.other_policies.is_empty()
+}
+
+fn realm_holds_our_pod(desired: &DesiredState, obs: &Observed) -> bool {
     let Some(pod) = &desired.pod else {
         return false;
     };
@@ -246,28 +274,30 @@ fn plan_realm_object(
             .push(Change::new(Action::Create, Kind::Realm, name, "not on the array").with(payload));
         return;
     };
-    let ours = realm_is_ours(desired, obs);
+    let ours = realm_holds_our_pod(desired, obs);
+    let pristine = !ours && realm_is_pristine(obs);
     let foreign = foreign_pods(&obs.realm.pods, &obs.tags, &desired.tenant);
-    if !ours && !opts.adopt {
-        let hint = if obs.realm.pods.is_empty() {
-            " It is empty, so it may be left by an apply interrupted before the pod was made; if so, adopt it."
-        } else {
-            ""
-        };
-        let holds = if foreign.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " It holds pods pxfa does not manage for this tenant: {}.",
+    if !ours && !pristine && !opts.adopt {
+        let mut why = Vec::new();
+        if !foreign.is_empty() {
+            why.push(format!(
+                "It holds pods pxfa does not manage for this tenant: {}.",
                 foreign.join(", ")
-            )
-        };
+            ));
+        }
+        if !obs.realm.other_policies.is_empty() {
+            why.push(format!(
+                "Access policies pxfa did not make reach into it: {}.",
+                obs.realm.other_policies.join(", ")
+            ));
+        }
         out.conflicts.push(conflict(
             Kind::Realm,
             name,
             format!(
-                "exists, and no pod of tenant {} is in it: pxfa did not make it (realms carry no tags).{holds}{hint}",
-                desired.tenant
+                "exists, and no pod of tenant {} is in it: pxfa did not make it (realms carry no tags). {}",
+                desired.tenant,
+                why.join(" ")
             ),
             "adopt it (--adopt), or choose another spec.array.realm",
         ));
@@ -286,6 +316,13 @@ fn plan_realm_object(
     } else if ours {
         out.realm
             .push(Change::new(Action::NoOp, Kind::Realm, name, "as desired"));
+    } else if pristine {
+        out.realm.push(Change::new(
+            Action::NoOp,
+            Kind::Realm,
+            name,
+            "empty, and no other access policy reaches into it: taken as left by an interrupted apply",
+        ));
     } else {
         out.realm.push(Change::new(
             Action::NoOp,

@@ -249,6 +249,20 @@ async fn array_wide_admin_of_that_name_is_a_conflict() {
     assert!(plan_on(&m, &d, adopt).await.is_blocked());
 }
 
+/// A policy pxfa did not make, giving `role` in `realm`.
+async fn foreign_policy(m: &MockArray, name: &str, realm: &str) {
+    m.create_management_access_policies(
+        &[name.into()],
+        &ManagementAccessPolicyPost {
+            enabled: Some(true),
+            aggregation_strategy: None,
+            rules: vec![ManagementAccessRule::in_realm("viewer", realm)],
+        },
+    )
+    .await
+    .unwrap();
+}
+
 #[tokio::test]
 async fn a_realm_pxfa_did_not_make_is_adopted_only_when_told() {
     let m = mock(Seed::Empty);
@@ -256,10 +270,12 @@ async fn a_realm_pxfa_did_not_make_is_adopted_only_when_told() {
     m.create_realms(std::slice::from_ref(&realm), &RealmPost::default())
         .await
         .unwrap();
+    // Someone else's users reach into it: not pxfa's to fill.
+    foreign_policy(&m, "auditors", REALM).await;
     let d = desired(&spec());
     let p = plan_on(&m, &d, PlanOptions::default()).await;
     let c = p.conflicts.iter().find(|c| c.kind == Kind::Realm).unwrap();
-    assert!(c.reason.contains("It is empty"), "{}", c.reason);
+    assert!(c.reason.contains("auditors"), "{}", c.reason);
     let adopt = PlanOptions {
         adopt: true,
         ..PlanOptions::default()
@@ -276,6 +292,47 @@ async fn a_realm_pxfa_did_not_make_is_adopted_only_when_told() {
     // From now on the tenant's pod marks the realm as this tenant's.
     let p = plan_on(&m, &d, PlanOptions::default()).await;
     assert!(!p.has_changes() && p.is_applicable(), "{}", p.to_text(true));
+    // Destroy keeps it: the auditors still reach into it.
+    let r = destroy(&m, &d, &DestroyOptions::default(), &quiet)
+        .await
+        .unwrap();
+    assert!(
+        r.kept
+            .iter()
+            .any(|k| k.kind == Kind::Realm && k.reason.contains("auditors"))
+    );
+    let realms = m.list_realms(&ListParams::all()).await.unwrap();
+    assert!(realms.iter().any(|r| r.name == REALM && !r.destroyed));
+}
+
+#[tokio::test]
+async fn an_empty_realm_left_by_an_interrupted_apply_is_taken() {
+    let m = mock(Seed::Empty);
+    let realm = RealmName::new(REALM).unwrap();
+    m.create_realms(std::slice::from_ref(&realm), &RealmPost::default())
+        .await
+        .unwrap();
+    let d = desired(&spec());
+    let p = plan_on(&m, &d, PlanOptions::default()).await;
+    assert!(p.is_applicable(), "{}", p.to_text(true));
+    let realm_change = p.changes.iter().find(|c| c.kind == Kind::Realm).unwrap();
+    assert_eq!(realm_change.action, Action::NoOp);
+    assert!(
+        realm_change.reason.contains("interrupted apply"),
+        "{}",
+        realm_change.reason
+    );
+    // A pod in it that is not this tenant's makes it someone else's.
+    let other = PodName::new(format!("{REALM}::other")).unwrap();
+    m.create_pods(std::slice::from_ref(&other), &PodPost::default())
+        .await
+        .unwrap();
+    let p = plan_on(&m, &d, PlanOptions::default()).await;
+    assert!(
+        p.conflicts.iter().any(|c| c.kind == Kind::Realm),
+        "{}",
+        p.to_text(true)
+    );
 }
 
 #[tokio::test]
@@ -584,4 +641,42 @@ fn the_pod_form_in_manifests_is_configurable() {
             .any(|e| e.path == "spec.array.realmPodForm"),
         "only with a realm"
     );
+}
+
+#[tokio::test]
+async fn lost_answers_and_dropped_writes_of_the_realm_tenant_are_settled() {
+    let d = desired(&spec());
+    for n in 1..=5 {
+        for lose in [true, false] {
+            let label = if lose { "answer lost" } else { "write dropped" };
+            let m = mock(Seed::Empty);
+            let p = plan_on(&m, &d, PlanOptions::default()).await;
+            if lose {
+                m.faults().fail_write_after_effect(n);
+            } else {
+                m.faults().drop_write(n);
+            }
+            let first = apply(&m, &d, &p, &ApplyOptions::default(), &quiet).await;
+            m.faults().clear();
+            if lose {
+                // The re-read settles it within the same apply.
+                assert!(first.is_success(), "{label} at write {n}: {first:?}");
+            }
+            let p2 = plan_on(&m, &d, PlanOptions::default()).await;
+            assert!(
+                p2.is_applicable(),
+                "{label} at write {n}: {}",
+                p2.to_text(true)
+            );
+            let second = apply(&m, &d, &p2, &ApplyOptions::default(), &quiet).await;
+            assert!(second.is_success(), "{label} at write {n}: {second:?}");
+            let p3 = plan_on(&m, &d, PlanOptions::default()).await;
+            assert!(
+                !p3.has_changes(),
+                "{label} at write {n}: {}",
+                p3.to_text(true)
+            );
+            assert_realm_made(&m).await;
+        }
+    }
 }

@@ -106,6 +106,15 @@ pub(super) fn select(
                 foreign.join(", ")
             ),
         ));
+    } else if !obs.realm.other_policies.is_empty() {
+        kept.push(kept_because(
+            Kind::Realm,
+            realm,
+            format!(
+                "access policies pxfa did not make reach into it: {}",
+                obs.realm.other_policies.join(", ")
+            ),
+        ));
     } else if !realm_is_ours(desired, obs) {
         kept.push(kept_because(
             Kind::Realm,
