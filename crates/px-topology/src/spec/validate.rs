@@ -693,7 +693,7 @@ fn derived(t: &TenantStorage, e: &mut Errors) {
     let metadata = u128::from(s.metadata_size.gib_ceil()) * u128::from(flasharray::size::GIB);
     let nodes = u128::from(hc.replicas);
     let total = nodes * (l.drives_per_node * l.drive_size + metadata);
-    let in_pod = mode == StorageMode::CloudDrive || s.pod.is_some();
+    let in_pod = mode == StorageMode::CloudDrive || s.pod.is_some() || t.realm().is_some();
     if in_pod {
         let quota = pod_quota(total);
         if quota.is_none_or(|q| q > u128::from(MAX_ARRAY_VOLUME.as_u64())) {
