@@ -17,6 +17,7 @@ mod invalid_specs;
 mod lifecycle;
 mod output;
 mod preflight;
+mod realm;
 mod resources;
 mod safety;
 mod secrets;

@@ -175,7 +175,8 @@ impl Graph {
             .iter()
             .filter_map(|k| {
                 let v = k.strip_prefix("volume:")?;
-                let (pod, _) = v.split_once("::")?;
+                // `realm::pod::vol` is in pod `realm::pod`.
+                let (pod, _) = v.rsplit_once("::")?;
                 Some((format!("pod:{pod}"), k.clone()))
             })
             .collect();

@@ -234,6 +234,14 @@ pub trait FlashArray: Send + Sync + std::fmt::Debug {
 
     // ------------------------------------------------------------------ session
 
+    /// The `N` of the REST 2.N version calls to this array use, negotiated (and
+    /// logged in) first if need be, so that a caller can refuse a feature the array's
+    /// version lacks (realms need 2.36) before writing anything. `None` when no REST
+    /// version applies: the in-memory array has every feature.
+    async fn rest_minor_version(&self) -> Result<Option<u32>> {
+        Ok(None)
+    }
+
     /// Ends the session (REST: `POST /logout`). Further calls may log in again.
     async fn close(&self) -> Result<()> {
         Ok(())
@@ -440,6 +448,9 @@ macro_rules! forward_flash_array {
             async fn delete_admins(&self, names: &[String]) -> Result<()> {
                 (**self).delete_admins(names).await
             }
+            async fn rest_minor_version(&self) -> Result<Option<u32>> {
+                (**self).rest_minor_version().await
+            }
             async fn close(&self) -> Result<()> {
                 (**self).close().await
             }
@@ -622,6 +633,9 @@ mod tests {
         async fn delete_admins(&self, _: &[String]) -> Result<()> {
             marked()
         }
+        async fn rest_minor_version(&self) -> Result<Option<u32>> {
+            Ok(Some(99))
+        }
         async fn close(&self) -> Result<()> {
             marked()
         }
@@ -641,6 +655,7 @@ mod tests {
             assert_eq!(v[0].name, "v1");
             // `close` has a default body; the wrapper must reach the inner one.
             assert!(block_on(a.close()).is_err());
+            assert_eq!(block_on(a.rest_minor_version()).unwrap(), Some(99));
             let streamed: Vec<_> = block_on(a.volume_stream(ListParams::all()).collect());
             assert_eq!(streamed.len(), 1);
         }

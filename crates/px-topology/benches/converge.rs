@@ -95,6 +95,7 @@ fn direct_access(workers: usize) -> DesiredState {
         .collect();
     DesiredState {
         tenant: tenant.into(),
+        realm: None,
         pod: Some(DesiredPod {
             name: pod,
             quota: None,

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, Size, VolumeName};
+use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, RealmName, Size, VolumeName};
 use serde::Serialize;
 
 /// The tag namespace pxfa writes its ownership tags in (defined here, not in the
@@ -178,10 +178,37 @@ fn ser_target<S: serde::Serializer>(t: &ConnectionTarget, s: S) -> Result<S::Ok,
 /// An API token for the tenant's Portworx (`px-pure-secret`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DesiredApiToken {
-    /// The array admin user the token belongs to; must exist on the array.
+    /// The array admin user the token belongs to; must exist on the array unless it
+    /// is the realm user pxfa creates ([`DesiredRealm::user`]).
     pub admin: String,
     /// Token lifetime; `None` never expires.
     pub lifetime: Option<Duration>,
+}
+
+/// The tenant's realm (secure multi-tenancy). Realms carry no tags: a realm is this
+/// tenant's when the tenant's pod inside it is (see `plan`), and pxfa never removes a
+/// realm that holds anything else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredRealm {
+    /// Realm name.
+    pub name: RealmName,
+    /// The realm-scoped user of the tenant's Portworx (cloud-drive only).
+    pub user: Option<DesiredRealmUser>,
+}
+
+/// A token-only array admin whose only rights come from one management access
+/// policy: `role` inside the realm. Neither carries tags either: pxfa recognises
+/// them by content (the policy grants exactly this, the admin holds exactly it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DesiredRealmUser {
+    /// The admin (the token user).
+    pub admin: String,
+    /// The management access policy the admin holds.
+    pub policy: String,
+    /// The built-in role inside the realm (`storage`).
+    pub role: String,
+    /// The policy's aggregation strategy (`least-common-permissions`).
+    pub aggregation_strategy: String,
 }
 
 /// Everything one tenant needs on the array.
@@ -189,6 +216,8 @@ pub struct DesiredApiToken {
 pub struct DesiredState {
     /// Tenant name (the `tenant` tag value).
     pub tenant: String,
+    /// The realm the tenant's pod is in, if any (created before the pod).
+    pub realm: Option<DesiredRealm>,
     /// The tenant's pod, if any.
     pub pod: Option<DesiredPod>,
     /// Host groups.
@@ -213,6 +242,7 @@ impl DesiredState {
     /// True when the tenant needs nothing on the array (KubeVirt CSI mapping).
     pub fn is_empty(&self) -> bool {
         self.pod.is_none()
+            && self.realm.is_none()
             && self.host_groups.is_empty()
             && self.hosts.is_empty()
             && self.volumes.is_empty()

@@ -132,12 +132,20 @@ impl Tenant {
         plan
     }
 
-    /// The array admins (token users) this tenant needs on the array; an embedded
-    /// simulated array creates them.
+    /// The array admins (token users) this tenant needs on the array before an
+    /// apply; an embedded simulated array creates them. A realm user is not among
+    /// them: pxfa creates it, with rights only inside the realm.
     pub fn token_users(&self) -> Vec<String> {
+        let realm_user = self
+            .desired
+            .realm
+            .as_ref()
+            .and_then(|r| r.user.as_ref())
+            .map(|u| u.admin.as_str());
         self.desired
             .api_token
             .iter()
+            .filter(|t| realm_user.is_none_or(|u| !u.eq_ignore_ascii_case(&t.admin)))
             .map(|t| t.admin.clone())
             .collect()
     }

@@ -199,6 +199,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
 }
 
 async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, plan::Plan)> {
+    super::tenant::require_realm_support(session, t).await?;
     let observed = plan::observe(session.array.as_ref(), &t.desired)
         .await
         .with_context(|| {

@@ -246,6 +246,18 @@ pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome>
     Ok(Outcome::Success)
 }
 
+/// Refuses, with exit 2 and before any write, a tenant whose `spec.array.realm` the
+/// array's REST version cannot have (realms need 2.36).
+pub(crate) async fn require_realm_support(session: &Session, t: &Tenant) -> Result<()> {
+    match plan::require_realm_support(session.array.as_ref(), &t.desired).await {
+        Ok(()) => Ok(()),
+        Err(e @ plan::RealmGateError::Unsupported { .. }) => {
+            Err(InvalidInput::error(e.to_string()))
+        }
+        Err(e) => Err(anyhow::Error::new(e)),
+    }
+}
+
 /// Observes the array and plans; also returns what was observed (the preflight
 /// needs it).
 async fn make_plan(
@@ -256,6 +268,7 @@ async fn make_plan(
     vault: Option<&dyn TokenVault>,
     p: &Printer,
 ) -> Result<(Plan, Observed)> {
+    require_realm_support(session, t).await?;
     let mut observed = plan::observe(session.array.as_ref(), &t.desired)
         .await
         .with_context(|| {
@@ -669,7 +682,12 @@ async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outco
         delete_token: a.delete_token,
         ..converge::DestroyOptions::default()
     };
-    let result = converge::preview_destroy(session.array.as_ref(), &t.desired, &opts).await;
+    let result = match require_realm_support(&session, &t).await {
+        Ok(()) => converge::preview_destroy(session.array.as_ref(), &t.desired, &opts)
+            .await
+            .map_err(anyhow::Error::new),
+        Err(e) => Err(e),
+    };
     session.close().await?;
     let preview = result
         .with_context(|| format!("cannot plan destroying tenant {}", t.spec.tenant_name()))?;
@@ -728,6 +746,8 @@ async fn destroy_in(
     session: &Session,
     cancel: &Cancel,
 ) -> Result<Outcome> {
+    // Bad input first: a realm the array cannot have.
+    require_realm_support(session, t).await?;
     let mut f = Findings::default();
     if let Some(note) = preflight::endpoint(
         t.spec.spec.array.endpoint.as_deref(),

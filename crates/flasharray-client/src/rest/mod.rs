@@ -373,6 +373,10 @@ impl FlashArray for RestArray {
         realms::delete_admins(self, names).await
     }
 
+    async fn rest_minor_version(&self) -> Result<Option<u32>> {
+        Ok(Some(self.transport.session().await?.version.minor))
+    }
+
     async fn close(&self) -> Result<()> {
         self.transport.logout().await
     }

@@ -16,6 +16,8 @@ use serde::Serialize;
 
 use super::ops::Op;
 use super::schedule::{self, Graph, NodeOutcome};
+
+mod realm;
 use super::{FailedChange, Outcome, ProgressEvent, SkippedChange};
 use crate::desired::{DesiredState, MANAGED_BY_VALUE, TAG_MANAGED_BY, TAG_TENANT};
 use crate::plan::{
@@ -246,11 +248,15 @@ pub fn plan_destroy(
             ours
         })
         .collect();
+    let realm_removal = realm::select(obs, desired, opts, &mut kept);
+    // A realm user pxfa deletes takes its token with it.
     let token = desired
         .api_token
         .as_ref()
-        .filter(|_| opts.delete_token && obs.token == crate::plan::TokenState::HasToken);
-    if volumes.is_empty()
+        .filter(|_| opts.delete_token && obs.token == crate::plan::TokenState::HasToken)
+        .filter(|t| !realm_removal.deletes_user(&t.admin));
+    if realm_removal.is_empty()
+        && volumes.is_empty()
         && hosts.is_empty()
         && groups.is_empty()
         && pods.is_empty()
@@ -542,6 +548,10 @@ pub fn plan_destroy(
     }
 
     // Round: eradicate the pod (if asked); the token.
+    let mut pods_gone: BTreeMap<String, Vec<usize>> = pod_destroy
+        .iter()
+        .map(|(p, n)| (p.clone(), vec![*n]))
+        .collect();
     if opts.eradicate {
         for p in &pods {
             let Ok(pn) = PodName::new(p.name.as_str()) else {
@@ -561,7 +571,9 @@ pub fn plan_destroy(
                 .cloned()
                 .unwrap_or_default();
             deps.extend(pod_destroy.get(&key(&p.name)).copied());
-            eradicate_nodes.push(g.add(Op::EradicatePods { names: vec![pn] }, deps, [id]));
+            let n = g.add(Op::EradicatePods { names: vec![pn] }, deps, [id]);
+            eradicate_nodes.push(n);
+            pods_gone.entry(key(&p.name)).or_default().push(n);
         }
     }
     if let Some(t) = token {
@@ -579,6 +591,14 @@ pub fn plan_destroy(
             [id],
         );
     }
+    realm::add(
+        &realm_removal,
+        opts,
+        &mut g,
+        &mut change,
+        &pods_gone,
+        &mut eradicate_nodes,
+    );
 
     Ok(DestroyPlan {
         tenant: tenant.to_string(),

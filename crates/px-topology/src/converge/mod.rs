@@ -13,6 +13,7 @@
 
 mod destroy;
 mod ops;
+mod realm_ops;
 mod rounds;
 mod schedule;
 mod writes;

@@ -18,6 +18,7 @@ use flasharray::{
 };
 use secrecy::SecretString;
 
+use super::realm_ops::RealmOp;
 use crate::plan::{
     list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods, lookup_tags, lookup_volumes,
 };
@@ -114,6 +115,8 @@ pub(crate) enum Op {
     DeleteToken {
         admin: String,
     },
+    /// The realm, its access policy and its user (`super::realm_ops`).
+    Realm(RealmOp),
 }
 
 /// What a successful operation taught us.
@@ -242,6 +245,7 @@ impl Op {
             }
             Op::CreateToken { admin, .. } => format!("create API token of {admin}"),
             Op::DeleteToken { admin } => format!("delete API token of {admin}"),
+            Op::Realm(r) => r.describe(),
         }
     }
 
@@ -353,6 +357,7 @@ impl Op {
                 out.token = t.api_token.token;
             }
             Op::DeleteToken { admin } => array.delete_api_token(admin).await?,
+            Op::Realm(r) => r.send(array).await?,
         }
         Ok(out)
     }
@@ -684,6 +689,7 @@ impl Op {
                 }
                 (has != creating).then(|| self.clone())
             }
+            Op::Realm(r) => r.still_needed(array).await?.then(|| self.clone()),
         };
         Ok(rest)
     }

@@ -1,7 +1,7 @@
 //! From a plan to the graph of batched operations that [`super::schedule`] runs:
 //! one builder step per kind of operation, in the order the nodes enter the graph
-//! (deletions first, then pod, host groups, hosts, memberships, volumes, tags,
-//! connections, token). Each step records which nodes make an object ready, so that
+//! (deletions first, then realm, pod, host groups, hosts, memberships, volumes,
+//! tags, connections, realm policy and user, token). Each step records which nodes make an object ready, so that
 //! later steps can depend on exactly those nodes.
 
 use std::collections::BTreeMap;
@@ -15,6 +15,8 @@ use crate::desired::{
     DesiredState, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_ROLE, TAG_SCOPE, TAG_TENANT,
 };
 use crate::plan::{Action, Change, Kind, MAX_NAMES_PER_CALL, Payload, Plan};
+
+mod realm;
 
 /// Changes (by index) with the object each one is about.
 type Batch<T> = Vec<(usize, T)>;
@@ -138,6 +140,8 @@ pub(super) fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
         group_ready: NodeMap::new(),
         host_ready: NodeMap::new(),
         volume_ready: NodeMap::new(),
+        realm_ready: Vec::new(),
+        user_ready: Vec::new(),
     };
     // Deletions first in the graph: they free names, LUNs and initiators.
     b.disconnect();
@@ -146,6 +150,7 @@ pub(super) fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
     b.delete_hosts();
     b.delete_host_groups();
     b.destroy_pods();
+    b.realm();
     b.pods();
     b.host_groups();
     b.hosts();
@@ -153,6 +158,7 @@ pub(super) fn build_graph(desired: &DesiredState, plan: &Plan) -> Graph {
     b.volumes();
     b.retag();
     b.connect();
+    b.realm_user();
     b.tokens();
     b.g
 }
@@ -183,6 +189,10 @@ struct Builder<'a> {
     host_ready: NodeMap,
     /// Volume creations and recoveries, by volume.
     volume_ready: NodeMap,
+    /// Realm creation or recovery (the pod inside it waits for them).
+    realm_ready: Vec<usize>,
+    /// Realm user creation (its token waits for it).
+    user_ready: Vec<usize>,
 }
 
 impl Builder<'_> {
@@ -386,7 +396,7 @@ impl Builder<'_> {
                             quota: *quota,
                             tags: creation_body(&born),
                         },
-                        [],
+                        self.realm_ready.clone(),
                         [i],
                     );
                     push(&mut self.pod_ready, name.as_str(), n);
@@ -397,7 +407,7 @@ impl Builder<'_> {
                         Op::RecoverPods {
                             names: vec![name.clone()],
                         },
-                        [],
+                        self.realm_ready.clone(),
                         [i],
                     );
                     push(&mut self.pod_ready, name.as_str(), n);
@@ -749,7 +759,10 @@ impl Builder<'_> {
                         admin: admin.clone(),
                         lifetime: *lifetime,
                     },
-                    deleted.iter().copied(),
+                    deleted
+                        .iter()
+                        .copied()
+                        .chain(self.user_ready.iter().copied()),
                     [i],
                 );
             }

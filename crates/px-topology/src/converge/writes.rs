@@ -12,7 +12,8 @@ use super::ops::Op;
 /// Objects written on the array by successful operations.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct WriteCounts {
-    /// Pods, host groups, hosts, volumes and API tokens created.
+    /// Realms, access policies, realm users, pods, host groups, hosts, volumes and
+    /// API tokens created.
     pub created: usize,
     /// Hosts patched and volumes resized.
     pub updated: usize,
@@ -68,6 +69,12 @@ impl WriteCounts {
             }
             Op::Connect { volumes, .. } => self.connected += volumes.len(),
             Op::Disconnect { volumes, .. } => self.disconnected += volumes.len(),
+            Op::Realm(r) => {
+                let (created, destroyed, recovered) = r.counts();
+                self.created += created;
+                self.destroyed += destroyed;
+                self.recovered += recovered;
+            }
         }
     }
 

@@ -6,7 +6,9 @@
 use flasharray::{PodName, Size};
 
 use super::{ArrayFacts, DriverError, StorageDriver, required_protocol};
-use crate::desired::{DesiredApiToken, DesiredPod, DesiredState, Scope, ownership_tags};
+use crate::desired::{
+    DesiredApiToken, DesiredPod, DesiredRealmUser, DesiredState, Scope, ownership_tags,
+};
 use crate::render::machineconfig;
 use crate::render::management;
 use crate::render::tenant::{self, PortworxDrives};
@@ -18,8 +20,15 @@ use crate::spec::{Protocol, TenantStorage};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CloudDrive;
 
-/// The tenant's pod: `storage.pod`, else the tenant name.
+/// The tenant's pod: `storage.pod`, else the tenant name; inside the realm when the
+/// spec has one (`<realm>::<pod>`).
 fn pod_name(spec: &TenantStorage) -> Result<PodName, DriverError> {
+    if let Some(p) = spec.realm_pod() {
+        return p.map_err(|source| DriverError::Name {
+            path: "spec.array.realm".to_string(),
+            source,
+        });
+    }
     match &spec.spec.storage.pod {
         Some(p) => Ok(p.clone()),
         None => PodName::new(spec.tenant_name()).map_err(|source| DriverError::Name {
@@ -29,9 +38,15 @@ fn pod_name(spec: &TenantStorage) -> Result<PodName, DriverError> {
     }
 }
 
-/// `size=<GiB>,pod=<pod>`: the Portworx cloud-drive spec of one drive in the pod.
-fn device_spec(size: Size, pod: &PodName) -> String {
-    format!("size={},pod={}", size.gib_ceil(), pod.as_str())
+/// `size=<GiB>,pod=<pod>`: the Portworx cloud-drive spec of one drive in the pod. A
+/// pod inside a realm is named as `spec.array.realmPodForm` says (by default without
+/// the realm: Portworx reads it from pure.json, [L] in `docs/realms.md`).
+fn device_spec(spec: &TenantStorage, size: Size, pod: &PodName) -> String {
+    format!(
+        "size={},pod={}",
+        size.gib_ceil(),
+        spec.pod_in_manifests(pod)
+    )
 }
 
 impl StorageDriver for CloudDrive {
@@ -45,8 +60,15 @@ impl StorageDriver for CloudDrive {
         sizing: &Sizing,
     ) -> Result<DesiredState, DriverError> {
         let tenant = spec.tenant_name();
+        let user = DesiredRealmUser {
+            admin: spec.token_user(),
+            policy: spec.realm_policy(),
+            role: spec.realm_role().to_string(),
+            aggregation_strategy: spec.realm_aggregation_strategy().to_string(),
+        };
         Ok(DesiredState {
             tenant: tenant.to_string(),
+            realm: super::desired_realm(spec, Some(user)),
             pod: Some(DesiredPod {
                 name: pod_name(spec)?,
                 quota: Some(sizing.pod_quota),
@@ -72,9 +94,9 @@ impl StorageDriver for CloudDrive {
         let node_pool = management::node_pool(spec, std::slice::from_ref(&config_map.name))?;
         let drives = PortworxDrives::Cloud {
             device_specs: (0..sizing.drives_per_node)
-                .map(|_| device_spec(sizing.drive_size, &pod))
+                .map(|_| device_spec(spec, sizing.drive_size, &pod))
                 .collect(),
-            metadata_spec: device_spec(sizing.metadata_size, &pod),
+            metadata_spec: device_spec(spec, sizing.metadata_size, &pod),
             initial_storage_nodes: spec.storage_nodes(),
         };
         let mut env = vec![(

@@ -11,8 +11,7 @@ use serde_json::{Value, json};
 use super::{ArrayFacts, DriverError, StorageDriver, required_protocol};
 use crate::desired::{
     DesiredConnection, DesiredDrive, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
-    DesiredVolume, DriveClaim, Scope, TAG_CAPACITY, TAG_CLAIM, TAG_DISK, TAG_NODE,
-    ownership_tags,
+    DesiredVolume, DriveClaim, Scope, TAG_CAPACITY, TAG_CLAIM, TAG_DISK, TAG_NODE, ownership_tags,
 };
 use crate::naming::{self, DiskRole};
 use crate::render::management::{self, PX_PROVISIONER, labels};
@@ -52,14 +51,21 @@ fn drive_tags(tenant: &str, d: &WorkerDisk) -> BTreeMap<String, String> {
     tags
 }
 
-fn tenant_pod(spec: &TenantStorage) -> Option<&PodName> {
-    spec.spec.storage.pod.as_ref()
+/// The tenant's pod: `storage.pod`, inside the realm when there is one; with a realm
+/// and no `storage.pod`, the tenant name inside the realm (the volumes live in the
+/// realm's pod).
+fn tenant_pod(spec: &TenantStorage) -> Option<PodName> {
+    match spec.realm_pod() {
+        Some(p) => p.ok(),
+        None => spec.spec.storage.pod.clone(),
+    }
 }
 
 /// Every tenant volume, worker by worker, data disks before the metadata disk.
 fn worker_disks(spec: &TenantStorage, sizing: &Sizing) -> Result<Vec<WorkerDisk>, DriverError> {
     let tenant = spec.tenant_name();
     let pod = tenant_pod(spec);
+    let pod = pod.as_ref();
     let mut out = Vec::new();
     for worker in 0..spec.spec.hosted_cluster.replicas {
         let roles = (0..sizing.drives_per_node)
@@ -102,6 +108,7 @@ impl StorageDriver for DirectAccess {
         };
         let disks = worker_disks(spec, sizing)?;
         let strategy = strategy(spec)?;
+        state.realm = super::desired_realm(spec, None);
         if let Some(pod) = tenant_pod(spec) {
             let mut tags = ownership_tags(tenant, Scope::Tenant, "tenant-pod");
             tags.insert(
@@ -109,7 +116,7 @@ impl StorageDriver for DirectAccess {
                 spec.spec.storage.capacity.as_u64().to_string(),
             );
             state.pod = Some(DesiredPod {
-                name: pod.clone(),
+                name: pod,
                 quota: Some(sizing.pod_quota),
                 tags,
             });
@@ -150,7 +157,7 @@ impl StorageDriver for DirectAccess {
                     DesiredDrive {
                         claim,
                         size: d.size,
-                        pod: tenant_pod(spec).cloned(),
+                        pod: tenant_pod(spec),
                         tags,
                     }
                 })
@@ -305,7 +312,10 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
     let mut params = serde_json::Map::new();
     params.insert("backend".into(), json!("pure_block"));
     if let Some(pod) = tenant_pod(spec) {
-        params.insert("pure_fa_pod_name".into(), json!(pod.as_str()));
+        params.insert(
+            "pure_fa_pod_name".into(),
+            json!(spec.pod_in_manifests(&pod)),
+        );
     }
     let body = json!({
         "apiVersion": "storage.k8s.io/v1",
@@ -335,6 +345,14 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
         "reclaimPolicy Retain: deleting a claim, or the tenant, leaves the drive on the array; \
          pxfa removes drives only when asked to (`pxfa destroy`).",
     );
+    let m = match spec.realm() {
+        Some(r) => m.note(format!(
+            "pure_fa_pod_name names the pod as spec.array.realmPodForm says (default: with \
+             realm {r}, the pod's full array name, since the management Portworx's token is \
+             array-wide; [L], docs/realms.md)."
+        )),
+        None => m,
+    };
     match tenant_pod(spec) {
         Some(pod) => m.note(format!(
             "Bound to FlashArray pod {}; this class is the tenant's own (storage.fadaStorageClass).",

@@ -17,7 +17,7 @@ pub use cloud_drive::CloudDrive;
 pub use direct_access::DirectAccess;
 pub use kubevirt_csi::KubevirtCsi;
 
-use crate::desired::DesiredState;
+use crate::desired::{DesiredRealm, DesiredRealmUser, DesiredState};
 use crate::render::hosted_cluster::GuestStorage;
 use crate::render::{Manifest, RenderError};
 use crate::sizing::Sizing;
@@ -119,6 +119,17 @@ pub fn driver_for(spec: &TenantStorage) -> Box<dyn StorageDriver> {
         StorageMode::DirectAccess => Box::new(DirectAccess),
         StorageMode::KubevirtCsi => Box::new(KubevirtCsi),
     }
+}
+
+/// The tenant's realm for the desired state, with `user` as its realm user.
+pub(crate) fn desired_realm(
+    spec: &TenantStorage,
+    user: Option<DesiredRealmUser>,
+) -> Option<DesiredRealm> {
+    spec.realm().map(|name| DesiredRealm {
+        name: name.clone(),
+        user,
+    })
 }
 
 /// The protocol of a Portworx mode, which validation guarantees is set.

@@ -676,12 +676,18 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
         }
     }
 
+    let realm = super::realm::plan_realm(desired, obs, &p.opts);
+    p.conflicts.extend(realm.conflicts);
     if let Some(t) = &desired.api_token {
         let payload = Payload::Token {
             admin: t.admin.clone(),
             lifetime: t.lifetime,
         };
         match obs.token {
+            // The realm user pxfa is about to create has no token yet.
+            TokenState::AdminMissing if realm.creates_admin => {
+                token.push(Change::new(Action::Create, Kind::ApiToken, &t.admin, "the realm user is new").with(payload));
+            }
             TokenState::AdminMissing => p.conflict(Kind::ApiToken, &t.admin, "the admin user does not exist on the array; create it (or name another) first".into(), "create the admin on the array, or name an existing one"),
             TokenState::NoToken => {
                 let mut c = Change::new(Action::Create, Kind::ApiToken, &t.admin, "the admin has no API token");
@@ -727,6 +733,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     let tag_changes = std::mem::take(&mut p.tag_changes);
     let changes: Vec<Change> = [
         retained,
+        realm.realm,
         pods,
         groups,
         hosts,
@@ -734,6 +741,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
         volumes,
         tag_changes,
         connections,
+        realm.user,
         token,
         disconnects,
         member_deletes,

@@ -16,6 +16,7 @@ mod drives;
 mod hosts;
 pub mod lifecycle;
 mod observe;
+mod realm;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -23,7 +24,7 @@ use std::time::Duration;
 
 use flasharray::models::{HostPatch, HostPost, Tag};
 use flasharray::{
-    ConnectionTarget, HostGroupName, HostName, PodName, Size, TagResource, VolumeName,
+    ConnectionTarget, HostGroupName, HostName, PodName, RealmName, Size, TagResource, VolumeName,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -39,6 +40,8 @@ pub use hosts::{HostOwner, NodeHost};
 pub use observe::{Observed, Orphans, TagIndex, TokenJournal, TokenState, observe};
 pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
 pub(crate) use observe::{lookup_tags, lookup_volumes};
+pub use realm::{RealmGateError, RealmState, require_realm_support};
+pub(crate) use realm::{admin_matches, foreign_pods, policy_matches, realm_is_ours};
 
 /// Most names sent in one REST call: the client's bound, which its lookups use too.
 pub const MAX_NAMES_PER_CALL: usize = flasharray::MAX_NAMES_PER_CALL;
@@ -99,6 +102,12 @@ pub enum Kind {
     HostGroupMembership,
     /// The tenant's API token.
     ApiToken,
+    /// The tenant's realm (secure multi-tenancy).
+    Realm,
+    /// The management access policy giving the realm user its role in the realm.
+    AccessPolicy,
+    /// The realm-scoped array admin of the tenant's Portworx.
+    RealmUser,
 }
 
 impl Kind {
@@ -113,6 +122,9 @@ impl Kind {
             Kind::Connection => "connection",
             Kind::HostGroupMembership => "membership",
             Kind::ApiToken => "api token of",
+            Kind::Realm => "realm",
+            Kind::AccessPolicy => "access policy",
+            Kind::RealmUser => "realm user",
         }
     }
 }
@@ -178,6 +190,17 @@ pub(crate) enum Payload {
         volume: VolumeName,
         lun: Option<u32>,
     },
+    /// Realm create, recover or destroy.
+    Realm { name: RealmName },
+    /// Management access policy create: `role` inside `realm`.
+    AccessPolicy {
+        name: String,
+        realm: RealmName,
+        role: String,
+        aggregation_strategy: String,
+    },
+    /// Realm user (token-only admin holding `policy`) create.
+    RealmUser { admin: String, policy: String },
     /// Token creation.
     Token {
         admin: String,
@@ -215,7 +238,7 @@ impl Change {
     /// One line: `+ create volume tenant-w00-data0 (512 GiB)`.
     pub fn to_line(&self) -> String {
         let verb = match (self.action, self.kind) {
-            (Action::Delete, Kind::Volume | Kind::Pod) => "destroy",
+            (Action::Delete, Kind::Volume | Kind::Pod | Kind::Realm) => "destroy",
             (Action::Delete, Kind::Connection) => "disconnect",
             (Action::Delete, _) => "delete",
             (Action::Create, Kind::Connection) => "connect",

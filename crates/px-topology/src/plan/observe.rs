@@ -2,8 +2,9 @@
 //!
 //! Round 1 (concurrent): the desired pod, host groups, hosts and volumes by name,
 //! every `pxfa.io` tag per resource kind (ownership of the desired objects *and* the
-//! tenant's orphans in one call per kind), the token admin, and the connections of
-//! the desired volumes and of the desired tenant-scoped hosts and groups. Every
+//! tenant's orphans in one call per kind), the token admin, the desired realm with
+//! its pods, policy and admin, and the connections of the desired volumes and of
+//! the desired tenant-scoped hosts and groups. Every
 //! read tolerates missing names (membership filters), so a fresh array costs no
 //! second try. Round 2, only when the tags name orphans or dynamically provisioned
 //! drives (found by their tags, see [`super::drives`]): those volumes, the members
@@ -170,6 +171,8 @@ pub struct Observed {
     pub token_created_at: Option<u64>,
     /// What the token journal says about that token.
     pub token_journal: TokenJournal,
+    /// The desired realm, its pods, policy and admin (read in round 1).
+    pub realm: super::RealmState,
     /// Objects tagged for this tenant that the desired state no longer names.
     pub orphans: Orphans,
     /// The desired dynamically provisioned drives found by tags (and, after
@@ -259,10 +262,12 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
         }
     };
     let connections = list_connections_of(array, &volume_names, &tenant_hosts, &tenant_groups);
-    let (((pods, groups, hosts, volumes), tags, token, mut rows), all_hosts) =
-        futures_util::future::try_join(
+    let realm = super::realm::read_realm(array, desired);
+    let (((pods, groups, hosts, volumes), tags, token, mut rows), all_hosts, realm) =
+        futures_util::future::try_join3(
             futures_util::future::try_join4(objects, tags, token, connections),
             all_hosts,
+            realm,
         )
         .await?;
 
@@ -274,6 +279,7 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
         all_hosts,
         token: token.0,
         token_created_at: token.1,
+        realm,
         rounds: 1,
         ..Observed::default()
     };

@@ -65,7 +65,11 @@ pub fn pure_secret(spec: &TenantStorage, token: Option<&SecretString>) -> Manife
         Some(t) => (t.clone(), true),
         None => (PureJson::placeholder_token(&user), false),
     };
-    let text = PureJson::single(endpoint, token).to_text();
+    let mut pure = PureJson::single(endpoint, token);
+    // With a realm the token's user has rights only inside it, and Portworx must
+    // be told which realm to work in (`Realm`, one per array per cluster).
+    pure.flash_arrays[0].realm = spec.realm().map(|r| r.to_string());
+    let text = pure.to_text();
     let body = json!({
         "apiVersion": "v1",
         "kind": "Secret",
@@ -87,6 +91,11 @@ pub fn pure_secret(spec: &TenantStorage, token: Option<&SecretString>) -> Manife
         ],
     )
     .secret();
+    if let Some(r) = spec.realm() {
+        m = m.note(format!(
+            "Array user {user} has rights only inside realm {r} (Realm in pure.json)."
+        ));
+    }
     m = if filled {
         m.note(format!("Holds the live API token of array user {user}."))
     } else {

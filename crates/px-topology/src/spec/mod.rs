@@ -14,6 +14,7 @@ mod net;
 #[cfg(test)]
 mod proptests;
 pub mod provisioning;
+pub mod realm;
 mod schema;
 mod validate;
 mod version;

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use flasharray::{HostGroupName, HostName, PodName, Size};
+use flasharray::{HostGroupName, HostName, PodName, RealmName, Size};
 use serde::{Deserialize, Serialize};
 
 use super::net::{Ipv4Cidr, Ipv4Range};
@@ -475,6 +475,40 @@ pub struct ArraySpec {
     /// `pxfa-<metadata.name>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_user: Option<String>,
+    /// Secure multi-tenancy (REST 2.36+, see `docs/realms.md`): the FlashArray realm
+    /// pxfa creates for the tenant's pod (`<realm>::<pod>`); for cloud-drive the
+    /// token user becomes a user with rights only inside this realm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub realm: Option<RealmName>,
+    /// With `realm` (cloud-drive): the built-in role the token user gets inside the
+    /// realm; default `storage` (Portworx creates and connects volumes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realm_role: Option<String>,
+    /// With `realm` (cloud-drive): the access policy's aggregation strategy; default
+    /// `least-common-permissions`, so that no other policy can widen the user's rights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realm_aggregation_strategy: Option<String>,
+    /// With `realm`: how manifests name the pod inside the realm to Portworx
+    /// (`auto`: cloud-drive without the realm, direct-access with it; both [L]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub realm_pod_form: Option<RealmPodForm>,
+}
+
+/// How the rendered manifests name a pod inside a realm.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RealmPodForm {
+    /// Cloud-drive `short` (the realm comes from pure.json), direct-access `qualified`
+    /// (the management Portworx's token is array-wide).
+    #[default]
+    Auto,
+    /// `<pod>`.
+    Short,
+    /// `<realm>::<pod>`.
+    Qualified,
 }
 
 /// The management cluster as the array sees it.

@@ -49,6 +49,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
     portworx(t, &mut e);
     derived(t, &mut e);
     e.0.extend(super::provisioning::validate(t));
+    e.0.extend(super::realm::validate(t));
     e.0
 }
 
@@ -182,7 +183,7 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
     let s = &t.spec.storage;
     let mode = s.mode;
     // Pod names may carry a realm (`realm::pod`) on the array, but the spec names the
-    // pod alone: a realm is not a `storage.pod` setting.
+    // pod alone: the realm is `spec.array.realm`.
     if let Some(p) = s.pod.as_ref().filter(|p| p.realm().is_some()) {
         e.push(
             "spec.storage.pod",
@@ -692,7 +693,7 @@ fn derived(t: &TenantStorage, e: &mut Errors) {
     let metadata = u128::from(s.metadata_size.gib_ceil()) * u128::from(flasharray::size::GIB);
     let nodes = u128::from(hc.replicas);
     let total = nodes * (l.drives_per_node * l.drive_size + metadata);
-    let in_pod = mode == StorageMode::CloudDrive || s.pod.is_some();
+    let in_pod = mode == StorageMode::CloudDrive || s.pod.is_some() || t.realm().is_some();
     if in_pod {
         let quota = pod_quota(total);
         if quota.is_none_or(|q| q > u128::from(MAX_ARRAY_VOLUME.as_u64())) {

@@ -73,6 +73,7 @@ pub(super) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredSta
         .collect();
     DesiredState {
         tenant: tenant.into(),
+        realm: None,
         pod: Some(DesiredPod {
             name: pod,
             quota: None,
@@ -339,7 +340,10 @@ async fn every_cut_point_resumes_without_duplicates() {
 /// A fresh array for `d`, with the admin its token needs.
 fn array_for(d: &DesiredState) -> MockArray {
     let mut b = MockArray::builder().admin(ADMIN);
-    if let Some(t) = &d.api_token {
+    // A plain token user must exist; a realm user is pxfa's to create.
+    if let Some(t) = &d.api_token
+        && d.realm.as_ref().and_then(|r| r.user.as_ref()).is_none()
+    {
         b = b.admin(t.admin.clone());
     }
     b.build()
@@ -441,7 +445,7 @@ async fn an_apply_killed_after_any_write_converges_on_the_next_run() {
 
 #[tokio::test(start_paused = true)]
 async fn killed_applies_of_the_example_tenants_converge_too() {
-    for mode in ["direct-access", "cloud-drive"] {
+    for mode in ["direct-access", "cloud-drive", "cloud-drive-realm"] {
         let spec = examples::example_specs()
             .into_iter()
             .find(|(m, _)| *m == mode)

@@ -15,6 +15,7 @@ mod lint_spec;
 mod plan_document;
 mod preflight;
 mod provisioning;
+mod realm;
 mod render;
 mod schema;
 mod secret_keeping;

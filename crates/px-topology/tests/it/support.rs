@@ -7,10 +7,11 @@ use px_topology::sizing::Sizing;
 use px_topology::spec::{Provisioning, TenantStorage, Version, load_spec};
 
 /// The examples (`tenant-<name>.yaml`): one per mode, plus variants (cloud-drive
-/// over NVMe/TCP), in a fixed order.
-pub(crate) const MODES: [&str; 4] = [
+/// over NVMe/TCP, cloud-drive in a realm), in a fixed order.
+pub(crate) const MODES: [&str; 5] = [
     "cloud-drive",
     "cloud-drive-nvme",
+    "cloud-drive-realm",
     "direct-access",
     "kubevirt-csi",
 ];

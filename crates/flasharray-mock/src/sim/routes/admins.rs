@@ -47,7 +47,7 @@ fn role_of(call: &Call<'_>, name: &str) -> String {
 
 pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
     match call.method {
-        Method::GET => list(call),
+        Method::GET => list(call).await,
         Method::POST => create(call),
         Method::DELETE => {
             call.query.only(&["names"])?;
@@ -71,7 +71,10 @@ fn single(call: &Call<'_>) -> Result<String, Fail> {
     Ok(names.remove(0))
 }
 
-fn list(call: &Call<'_>) -> Result<Reply, Fail> {
+/// Every admin; those whose rights come from management access policies (realm
+/// users, `POST /admins` with `management_access_policies`) as the mock holds them,
+/// not as classic role accounts, so that an array-wide caller sees their real rights.
+async fn list(call: &Call<'_>) -> Result<Reply, Fail> {
     let mut allowed = vec!["names", "filter", "sort", "expose_api_token"];
     allowed.extend_from_slice(PAGING_PARAMS);
     call.query.only(&allowed)?;
@@ -84,10 +87,22 @@ fn list(call: &Call<'_>) -> Result<Reply, Fail> {
     {
         return Err(bad_request(Some(missing), "Admin does not exist."));
     }
+    let policy_admins: BTreeMap<String, Value> = call
+        .state
+        .array
+        .list_admins(&[])
+        .await?
+        .into_iter()
+        .filter(|a| !a.management_access_policies.is_empty())
+        .filter_map(|a| Some((a.name.to_ascii_lowercase(), serde_json::to_value(&a).ok()?)))
+        .collect();
     let items: Vec<Value> = all
         .iter()
         .filter(|n| wanted.is_empty() || wanted.iter().any(|w| w.eq_ignore_ascii_case(n)))
-        .map(|n| render(n, &role_of(call, n)))
+        .map(|n| match policy_admins.get(&n.to_ascii_lowercase()) {
+            Some(v) => v.clone(),
+            None => render(n, &role_of(call, n)),
+        })
         .collect();
     Ok(page.reply(&items, None))
 }
