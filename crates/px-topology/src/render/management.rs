@@ -394,6 +394,10 @@ pub fn nodiscard_reason(spec: &TenantStorage) -> Option<String> {
     crate::lint::nodiscard_reason(spec.virtualization_version(), spec.management_ocp_version())
 }
 
+/// The node label that makes Portworx turn a node that joins after install into a
+/// storage node (Portworx concepts/storage-nodes [M]).
+pub const PROVISION_STORAGE_NODE_LABEL: &str = "portworx.io/provision-storage-node";
+
 /// The tenant's KubeVirt NodePool: InPlace upgrades (Portworx keeps state on the
 /// VMs, which Replace would recreate), no auto-repair, RWX Block root disks.
 /// `configs` names ConfigMaps (in the NodePool namespace) carrying MachineConfigs.
@@ -447,6 +451,16 @@ pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, R
         let refs: Vec<Value> = configs.iter().map(|c| json!({"name": c})).collect();
         pool_spec.insert("config".into(), Value::Array(refs));
     }
+    if spec.mode().runs_portworx() {
+        // Workers added after install join Portworx storageless unless labelled
+        // (Portworx concepts/storage-nodes [M]); HyperShift sets nodeLabels on each
+        // Node once, at creation (NodePool CRD), which is the label's one-time
+        // semantics. Harmless on the first workers, which are storage nodes anyway.
+        pool_spec.insert(
+            "nodeLabels".into(),
+            json!({ PROVISION_STORAGE_NODE_LABEL: "true" }),
+        );
+    }
     pool_spec.insert(
         "platform".into(),
         json!({"type": "KubeVirt", "kubevirt": Value::Object(kubevirt)}),
@@ -461,7 +475,7 @@ pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, R
         },
         "spec": Value::Object(pool_spec),
     });
-    Ok(Manifest::resource(
+    let pool = Manifest::resource(
         Cluster::Management,
         step::NODE_POOL,
         body,
@@ -470,7 +484,14 @@ pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, R
             "upgradeType InPlace (immutable) and autoRepair false are required by Portworx: replacing or",
             "auto-recreating a VM would destroy a Portworx node's state.",
         ],
-    ))
+    );
+    Ok(if spec.mode().runs_portworx() {
+        pool.note(format!(
+            "nodeLabels {PROVISION_STORAGE_NODE_LABEL}=true: workers added later become Portworx storage nodes."
+        ))
+    } else {
+        pool
+    })
 }
 
 /// Labels for objects several tenants share (node network, root-disk class): no
