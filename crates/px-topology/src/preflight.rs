@@ -46,9 +46,19 @@ pub fn preflight(
 }
 
 /// Bytes the plan adds: the size of every created or recovered volume plus the growth
-/// of every resized one. No data reduction is assumed.
+/// of every resized one, plus the pending dynamic drives, which the management
+/// Portworx creates on this array as soon as the claims this apply writes bind. No
+/// data reduction is assumed.
 pub fn new_bytes(plan: &Plan, observed: &Observed) -> u64 {
-    let mut total = 0u64;
+    let mut total = plan
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Pending && c.kind == Kind::Volume)
+        .filter_map(|c| match c.details.get("size") {
+            Some(crate::plan::Detail::Bytes(b)) => Some(*b),
+            _ => None,
+        })
+        .fold(0u64, u64::saturating_add);
     for c in plan.actionable() {
         let Payload::Volume { name, size, .. } = &c.payload else {
             continue;
@@ -65,8 +75,8 @@ pub fn new_bytes(plan: &Plan, observed: &Observed) -> u64 {
             // A destroyed volume's space is already counted as used until eradication.
             Action::Recover => 0,
             Action::Update => size.saturating_sub(have),
-            // Retained drives of removed workers keep the space they have.
-            // Pending drives are created by the management Portworx, not by pxfa.
+            // Retained drives of removed workers keep the space they have; pending
+            // drives are counted above (they are not actionable).
             Action::Delete | Action::NoOp | Action::Retain | Action::Pending => 0,
         });
     }

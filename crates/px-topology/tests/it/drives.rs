@@ -330,3 +330,36 @@ async fn scale_in_of_a_dynamic_tenant_retains_until_released() {
         back.to_text(true)
     );
 }
+
+#[tokio::test]
+async fn pending_drives_count_against_the_free_space_preflight() {
+    use px_topology::preflight::{PreflightOptions, new_bytes, preflight};
+    use px_topology::sizing::ArraySpaceInfo;
+
+    let m = mock(Seed::Empty);
+    let d = desired(&example());
+    let p = plan_on(&m, &d, false).await;
+    let obs = px_topology::plan::observe(&m, &d).await.unwrap();
+    // pxfa creates only the pod; the management Portworx creates every drive as soon
+    // as the claims this apply writes bind, on the same array.
+    let drives: u64 = d.drives.iter().map(|x| x.size.as_u64()).sum();
+    assert!(drives > 0 && p.summary.pending == d.drives.len());
+    assert_eq!(new_bytes(&p, &obs), drives);
+    let tight = ArraySpaceInfo {
+        name: "fa-test".into(),
+        capacity: Size::bytes(drives - 1),
+        used: Size::bytes(0),
+        provisioned: None,
+    };
+    let found = preflight(&p, &obs, Some(&tight), PreflightOptions::default());
+    assert!(found.iter().any(|f| f.check == "space"), "{found:?}");
+    let allowed = preflight(
+        &p,
+        &obs,
+        Some(&tight),
+        PreflightOptions {
+            allow_overcommit: true,
+        },
+    );
+    assert!(allowed.iter().all(|f| f.check != "space"), "{allowed:?}");
+}
