@@ -19,11 +19,15 @@
 //! # Ok(()) }
 //! ```
 
+mod accounts;
 mod faults;
 mod fields;
 mod paging;
+mod peer;
 mod query;
+mod replication;
 mod response;
+mod rest1;
 mod routes;
 mod server;
 mod session;
@@ -83,6 +87,10 @@ pub struct SimConfig {
     pub connect_latency: Duration,
     /// Serve HTTP/1.1 only; by default ALPN offers `h2` first.
     pub http1_only: bool,
+    /// The password of `pureuser`, for REST 1.x password logins (`purefa_token`);
+    /// `None` (the default) means `pureuser` cannot log in with a password. Never
+    /// logged.
+    pub admin_password: Option<SecretString>,
 }
 
 impl SimConfig {
@@ -100,6 +108,7 @@ impl SimConfig {
             http_latency: Duration::ZERO,
             connect_latency: Duration::ZERO,
             http1_only: false,
+            admin_password: None,
         }
     }
 }

@@ -19,8 +19,11 @@ use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
+use super::accounts::Accounts;
 use super::faults::{FaultPlan, FaultTrigger, HttpFault, HttpFaultKind};
+use super::replication::Replication;
 use super::response::Fail;
+use super::rest1::LoginCredentials;
 use super::session::Sessions;
 use super::stats::{Recorder, RequestRecord, SimStats};
 use super::{SimConfig, SimError, default_versions, routes, tls};
@@ -39,8 +42,14 @@ pub(crate) struct SimState {
     pub(crate) sessions: Sessions,
     pub(crate) faults: FaultPlan,
     pub(crate) versions: Vec<String>,
-    /// Roles of the admins made through `POST /admins` (see `routes/admins.rs`).
-    pub(crate) admin_roles: std::sync::Mutex<std::collections::BTreeMap<String, String>>,
+    /// The connection key and the array connections to other simulators.
+    pub(crate) replication: Replication,
+    /// Whether this simulator speaks TLS (and so expects its peers to).
+    pub(crate) tls: bool,
+    /// REST 1.x login credentials of admins without an API token.
+    pub(crate) login_credentials: LoginCredentials,
+    /// Role, password, public key and lock state of classic admin accounts.
+    pub(crate) accounts: Accounts,
     /// Wire counters and the request log.
     pub(crate) recorder: Recorder,
     /// Added to every request before it is routed.
@@ -130,7 +139,10 @@ impl Simulator {
             sessions: Sessions::new(cfg.session_ttl),
             faults: FaultPlan::new(faults),
             versions,
-            admin_roles: Default::default(),
+            accounts: Accounts::new(cfg.admin_password.clone()),
+            replication: Replication::default(),
+            login_credentials: LoginCredentials::default(),
+            tls: cfg.tls,
             recorder: Recorder::default(),
             http_latency: cfg.http_latency,
             connect_latency: cfg.connect_latency,

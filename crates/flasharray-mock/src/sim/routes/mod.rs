@@ -167,12 +167,31 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
             &json!({ "version": state.versions }),
         ));
     }
+    if let Some(action) = path.strip_prefix(array_connections::PEER_PREFIX) {
+        if parts.method != Method::POST {
+            return Err(bad_request(None, "Use POST for replication calls."));
+        }
+        let action = action.to_string();
+        let body = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY)
+            .await
+            .map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))?;
+        return array_connections::peer(state, &action, &body).await;
+    }
     let Some((version, resource)) = path
         .strip_prefix("/api/")
         .and_then(|rest| rest.split_once('/'))
     else {
         return Err(not_found(path));
     };
+    if super::rest1::serves(state, version) {
+        let resource = resource.trim_end_matches('/').to_string();
+        let body = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY)
+            .await
+            .map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))?;
+        return Ok(
+            super::rest1::route(state, &parts.method, &resource, &parts.headers, &body).await,
+        );
+    }
     if !is_rest2_version(version) {
         return Err(not_found(path));
     }

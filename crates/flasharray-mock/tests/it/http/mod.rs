@@ -6,6 +6,7 @@ mod faults;
 mod hosts;
 mod paging;
 mod realms;
+mod replication;
 mod sessions;
 mod volumes;
 mod wire;
