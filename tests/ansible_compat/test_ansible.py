@@ -47,9 +47,20 @@ def test_pod(playbook, client, unique):
     assert client.get_pods(names=[f"{unique}-pod-gone"], destroyed=True).status_code == 400
 
 
+# Every subset of `all` but realms, presets and workloads: at REST 2.39 the
+# collection calls SDK methods for those that exist only from 2.40/2.41
+# (get_presets_workload, get_workloads, get_realms_tags), so `all` fails on any
+# array whose top version is 2.38-2.40, real or simulated (docs/simulator.md).
+ALL_AT_2_39 = ",".join([
+    "minimum", "config", "performance", "capacity", "network", "subnet", "interfaces",
+    "hgroups", "pgroups", "hosts", "admins", "volumes", "snapshots", "pods", "replication",
+    "vgroups", "offload", "apps", "arrays", "certs", "kmip", "clients", "policies",
+    "dir_snaps", "filesystems", "alerts", "virtual_machines", "subscriptions", "fleet"])
+
+
 @pytest.mark.parametrize(
     "subsets", ["minimum", "volumes", "hosts", "hgroups", "pods", "config", "capacity",
-                "admins", "arrays", "replication", "subscriptions"])
+                "admins", "arrays", "replication", "subscriptions", ALL_AT_2_39])
 def test_info(playbook, unique, subsets):
     playbook("info", prefix=unique, subsets=subsets)
 
