@@ -22,6 +22,7 @@
 mod accounts;
 mod faults;
 mod fields;
+mod guard;
 mod paging;
 mod peer;
 mod query;
@@ -91,11 +92,23 @@ pub struct SimConfig {
     /// `None` (the default) means `pureuser` cannot log in with a password. Never
     /// logged.
     pub admin_password: Option<SecretString>,
+    /// The TLS handshake and each HTTP/1.1 request head (request line and headers,
+    /// and the wait for the next request on a kept-alive connection) must arrive
+    /// within this; otherwise the connection is closed (half-sent, "slowloris"
+    /// requests). `None` disables it.
+    pub header_timeout: Option<Duration>,
+    /// A request body must arrive within this; otherwise the answer is `408` and the
+    /// connection is closed (slow senders). `None` disables it.
+    pub body_timeout: Option<Duration>,
+    /// A connection with no request in progress that receives nothing for this long
+    /// is closed (idle connections, HTTP/1.1 and HTTP/2). `None` disables it.
+    pub idle_timeout: Option<Duration>,
 }
 
 impl SimConfig {
     /// Defaults: `127.0.0.1:0`, TLS on, HTTP/2 offered, no expiry, no faults, no
-    /// added latency, default versions.
+    /// added latency, default versions; request heads within 10 s, bodies within
+    /// 30 s, idle connections closed after 60 s.
     pub fn new(api_token: SecretString) -> SimConfig {
         SimConfig {
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
@@ -109,6 +122,9 @@ impl SimConfig {
             connect_latency: Duration::ZERO,
             http1_only: false,
             admin_password: None,
+            header_timeout: Some(Duration::from_secs(10)),
+            body_timeout: Some(Duration::from_secs(30)),
+            idle_timeout: Some(Duration::from_secs(60)),
         }
     }
 }

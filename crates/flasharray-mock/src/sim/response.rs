@@ -109,6 +109,17 @@ pub(crate) fn bad_request(context: Option<&str>, message: impl AsRef<str>) -> Fa
     ))
 }
 
+/// `408` when the request body did not arrive in time; the connection closes.
+pub(crate) fn request_timeout() -> Fail {
+    Fail::Reply(
+        Reply::json(
+            StatusCode::REQUEST_TIMEOUT,
+            &errors_body(&[(None, "The request body did not arrive in time.")]),
+        )
+        .with_header("connection", "close"),
+    )
+}
+
 /// `404` for paths the REST API does not have.
 pub(crate) fn not_found(path: &str) -> Fail {
     Fail::Reply(Reply::json(

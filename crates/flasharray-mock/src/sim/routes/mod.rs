@@ -34,7 +34,8 @@ use serde_json::{Value, json};
 use super::faults::HttpFaultKind;
 use super::query::Query;
 use super::response::{
-    Fail, Reply, bad_request, busy, not_found, rate_limited, unauthorized, unavailable,
+    Fail, Reply, bad_request, busy, not_found, rate_limited, request_timeout, unauthorized,
+    unavailable,
 };
 use super::server::SimState;
 
@@ -151,6 +152,19 @@ impl Call<'_> {
     }
 }
 
+/// The whole request body, within [`SimState::body_timeout`]: a sender slower than
+/// that gets `408` in the array's error shape, and the connection is closed.
+async fn read_body(state: &SimState, body: Incoming) -> Result<Bytes, Fail> {
+    let read = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY);
+    let read = match state.body_timeout {
+        Some(limit) => tokio::time::timeout(limit, read)
+            .await
+            .map_err(|_| request_timeout())?,
+        None => read.await,
+    };
+    read.map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))
+}
+
 /// Answers one request (`Err(Fail::Drop)` closes the connection unanswered).
 pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Reply, Fail> {
     let (parts, body) = req.into_parts();
@@ -172,9 +186,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
             return Err(bad_request(None, "Use POST for replication calls."));
         }
         let action = action.to_string();
-        let body = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY)
-            .await
-            .map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))?;
+        let body = read_body(state, body).await?;
         return array_connections::peer(state, &action, &body).await;
     }
     let Some((version, resource)) = path
@@ -185,9 +197,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     };
     if super::rest1::serves(state, version) {
         let resource = resource.trim_end_matches('/').to_string();
-        let body = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY)
-            .await
-            .map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))?;
+        let body = read_body(state, body).await?;
         return Ok(
             super::rest1::route(state, &parts.method, &resource, &parts.headers, &body).await,
         );
@@ -246,9 +256,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         Some(HttpFaultKind::LoseAnswer) => lose_answer = true,
     }
 
-    let body = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY)
-        .await
-        .map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))?;
+    let body = read_body(state, body).await?;
     let call = Call {
         state,
         method: parts.method,

@@ -4,6 +4,7 @@
 mod client;
 mod faults;
 mod hosts;
+mod limits;
 mod paging;
 mod realms;
 mod replication;
