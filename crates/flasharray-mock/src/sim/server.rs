@@ -415,7 +415,12 @@ async fn handle(
     req: Request<Incoming>,
 ) -> Result<Response<axum::body::Body>, ConnectionDropped> {
     let start = SystemTime::now();
-    let version = format!("{:?}", req.version());
+    // The names hyper's Debug gives, without formatting them on every request.
+    let version: std::borrow::Cow<'static, str> = match req.version() {
+        hyper::Version::HTTP_2 => "HTTP/2.0".into(),
+        hyper::Version::HTTP_11 => "HTTP/1.1".into(),
+        other => format!("{other:?}").into(),
+    };
     let request_id = req
         .headers()
         .get("x-request-id")

@@ -270,7 +270,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         .scope(std::sync::Arc::from(admin.as_str()), async {
             match dispatch(&call).await {
                 Ok(reply) if super::fields::completes(&call.resource) => {
-                    Ok(complete(&call, reply).await)
+                    Ok(complete(&call, reply))
                 }
                 other => other,
             }
@@ -283,15 +283,18 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
 }
 
 /// Completes the items of `reply` to the top version's model (see `fields`).
-async fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
-    if reply.status != StatusCode::OK || reply.body.is_empty() {
+fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
+    // List and item answers are kept as values (`Reply::items`, `PageRequest::reply`)
+    // until sent; answers built as bytes are errors and empty bodies.
+    if reply.status != StatusCode::OK {
         return reply;
     }
-    let array = match call.state.array.get_array().await {
-        Ok(info) => json!({ "id": info.id, "name": info.name }),
-        Err(_) => return reply,
+    let Some(value) = reply.json.as_mut() else {
+        return reply;
     };
-    reply.body = super::fields::complete(&call.resource, &array, reply.body);
+    let (id, name) = call.state.mock.identity();
+    let array = json!({ "id": id, "name": name });
+    super::fields::complete(&call.resource, &array, value);
     reply
 }
 
