@@ -154,10 +154,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn config_debug_never_shows_the_token() {
-        let cfg = SimConfig::new("s3cr3t-token-value".into());
+    fn config_debug_never_shows_the_token_or_password() {
+        let mut cfg = SimConfig::new("s3cr3t-token-value".into());
+        cfg.admin_password = Some("pa55w0rd-value".into());
         let shown = format!("{cfg:?}");
         assert!(!shown.contains("s3cr3t"), "{shown}");
+        assert!(!shown.contains("pa55w0rd"), "{shown}");
         assert!(cfg.tls);
         assert_eq!(cfg.listen.port(), 0);
     }

@@ -269,9 +269,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     let result = crate::array::SIM_CALLER
         .scope(std::sync::Arc::from(admin.as_str()), async {
             match dispatch(&call).await {
-                Ok(reply) if super::fields::completes(&call.resource) => {
-                    Ok(complete(&call, reply))
-                }
+                Ok(reply) if super::fields::completes(&call.resource) => Ok(complete(&call, reply)),
                 other => other,
             }
         })

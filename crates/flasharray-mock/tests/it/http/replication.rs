@@ -328,3 +328,24 @@ async fn rest1_token_calls_as_purefa_token_makes_them() {
     assert_eq!(bad.status, 400);
     assert!(!bad.raw.contains("wrong"));
 }
+
+#[tokio::test]
+async fn pureuser_logs_in_with_a_password_only_when_one_is_configured() {
+    let login = |s: &Sim| {
+        s.send(
+            Method::POST,
+            "/api/1.19/auth/apitoken",
+            None,
+            Some(json!({"username": "pureuser", "password": "factory-pw"})),
+        )
+    };
+    let none = start().await;
+    assert_eq!(login(&none).await.unwrap().status, 400);
+    let set = start_with(MockArray::new(), |c| {
+        c.admin_password = Some("factory-pw".into());
+    })
+    .await;
+    let ok = login(&set).await.unwrap();
+    assert_eq!(ok.status, 200, "{}", ok.raw);
+    assert!(ok.body["api_token"].is_string());
+}
