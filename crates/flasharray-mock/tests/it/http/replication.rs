@@ -329,23 +329,26 @@ async fn rest1_token_calls_as_purefa_token_makes_them() {
     assert!(!bad.raw.contains("wrong"));
 }
 
+async fn password_login(s: &Sim) -> crate::support::https::Answer {
+    s.send(
+        Method::POST,
+        "/api/1.19/auth/apitoken",
+        None,
+        Some(json!({"username": "pureuser", "password": "factory-pw"})),
+    )
+    .await
+    .unwrap()
+}
+
 #[tokio::test]
 async fn pureuser_logs_in_with_a_password_only_when_one_is_configured() {
-    let login = |s: &Sim| {
-        s.send(
-            Method::POST,
-            "/api/1.19/auth/apitoken",
-            None,
-            Some(json!({"username": "pureuser", "password": "factory-pw"})),
-        )
-    };
     let none = start().await;
-    assert_eq!(login(&none).await.unwrap().status, 400);
+    assert_eq!(password_login(&none).await.status, 400);
     let set = start_with(MockArray::new(), |c| {
         c.admin_password = Some("factory-pw".into());
     })
     .await;
-    let ok = login(&set).await.unwrap();
+    let ok = password_login(&set).await;
     assert_eq!(ok.status, 200, "{}", ok.raw);
     assert!(ok.body["api_token"].is_string());
 }
