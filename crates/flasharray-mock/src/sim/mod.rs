@@ -107,8 +107,10 @@ pub struct SimConfig {
 
 impl SimConfig {
     /// Defaults: `127.0.0.1:0`, TLS on, HTTP/2 offered, no expiry, no faults, no
-    /// added latency, default versions; request heads within 10 s, bodies within
-    /// 30 s, idle connections closed after 60 s.
+    /// added latency, default versions; request heads within 30 s (hyper's own
+    /// default; on HTTP/1.1 it also bounds the wait between kept-alive requests),
+    /// bodies within 30 s, idle connections closed after 75 s (the keep-alive time
+    /// of the usual HTTPS gateways).
     pub fn new(api_token: SecretString) -> SimConfig {
         SimConfig {
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
@@ -122,9 +124,9 @@ impl SimConfig {
             connect_latency: Duration::ZERO,
             http1_only: false,
             admin_password: None,
-            header_timeout: Some(Duration::from_secs(10)),
+            header_timeout: Some(Duration::from_secs(30)),
             body_timeout: Some(Duration::from_secs(30)),
-            idle_timeout: Some(Duration::from_secs(60)),
+            idle_timeout: Some(Duration::from_secs(75)),
         }
     }
 }
