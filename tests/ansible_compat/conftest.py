@@ -9,6 +9,7 @@ token is never on a command line and never printed.
 import itertools
 import os
 import subprocess
+import time
 import warnings
 
 import pytest
@@ -58,8 +59,10 @@ def playbook(sim_target, sim_token, tmp_path_factory):
     venv = _require_env("PXFA_ANSIBLE_VENV")
     home = tmp_path_factory.mktemp("ansible-home")
 
-    def run(name, **extra_vars):
+    def run(name, secret_env=None, **extra_vars):
         env = dict(os.environ)
+        # Secrets a playbook reads with lookup('env', ...), never on its command line.
+        env.update(secret_env or {})
         env.update(
             PUREFA_URL=sim_target,
             PUREFA_API=sim_token,
@@ -79,10 +82,36 @@ def playbook(sim_target, sim_token, tmp_path_factory):
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         output = proc.stdout + proc.stderr
         assert sim_token not in output, "the token leaked into playbook output"
+        for value in (secret_env or {}).values():
+            assert value not in output, "a secret leaked into playbook output"
         assert proc.returncode == 0, f"playbook {name} failed:\n{output}"
         return output
 
     return run
+
+
+@pytest.fixture(scope="session")
+def second_sim(tmp_path_factory):
+    """A second simulator (array `sim-b`), for array connections: its target
+    (host:port) and token. Started from the same sim_serve binary; the token stays
+    in a 0600 file and in memory."""
+    work = tmp_path_factory.mktemp("second-sim")
+    token_file, url_file = work / "token", work / "url"
+    proc = subprocess.Popen(
+        [_require_env("PXFA_SIM_BIN"), "--port", "0", "--token-file", str(token_file),
+         "--url-file", str(url_file), "--array-name", "sim-b"],
+        stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            if url_file.exists() and url_file.read_text():
+                break
+            assert proc.poll() is None, "the second simulator exited early"
+            time.sleep(0.1)
+        target = url_file.read_text().removeprefix("https://")
+        yield target, token_file.read_text().strip()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def items(response):

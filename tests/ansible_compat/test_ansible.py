@@ -7,6 +7,7 @@ and the second did not; these tests then check the end state over REST with Pure
 import pytest
 
 from pypureclient import flasharray
+from purestorage import purestorage
 
 from conftest import items
 
@@ -46,9 +47,20 @@ def test_pod(playbook, client, unique):
     assert client.get_pods(names=[f"{unique}-pod-gone"], destroyed=True).status_code == 400
 
 
+# Every subset of `all` but realms, presets and workloads: at REST 2.39 the
+# collection calls SDK methods for those that exist only from 2.40/2.41
+# (get_presets_workload, get_workloads, get_realms_tags), so `all` fails on any
+# array whose top version is 2.38-2.40, real or simulated (docs/simulator.md).
+ALL_AT_2_39 = ",".join([
+    "minimum", "config", "performance", "capacity", "network", "subnet", "interfaces",
+    "hgroups", "pgroups", "hosts", "admins", "volumes", "snapshots", "pods", "replication",
+    "vgroups", "offload", "apps", "arrays", "certs", "kmip", "clients", "policies",
+    "dir_snaps", "filesystems", "alerts", "virtual_machines", "subscriptions", "fleet"])
+
+
 @pytest.mark.parametrize(
     "subsets", ["minimum", "volumes", "hosts", "hgroups", "pods", "config", "capacity",
-                "admins", "arrays", "replication", "subscriptions"])
+                "admins", "arrays", "replication", "subscriptions", ALL_AT_2_39])
 def test_info(playbook, unique, subsets):
     playbook("info", prefix=unique, subsets=subsets)
 
@@ -72,12 +84,58 @@ def test_volume_tags(playbook, client, unique):
     assert {(t.key, t.value) for t in tags} == {("tenant", "blue"), ("tier", "silver")}
 
 
-def test_users(playbook, client, unique):
-    playbook("users", prefix=unique, admin_password=f"pw-{unique}-not-secret")
+def _password_login(sim_target, username, password):
+    """Whether the REST 1.x password login (Pure's `purestorage` SDK) succeeds."""
+    try:
+        purestorage.FlashArray(sim_target, username=username, password=password)
+        return True
+    except purestorage.PureHTTPError:
+        return False
+
+
+def test_users(playbook, client, unique, sim_target):
+    old, new = f"pw-{unique}-not-secret", f"pw2-{unique}-not-secret"
+    playbook("users", prefix=unique, admin_password=old, new_password=new)
     (admin,) = items(client.get_admins(names=[f"{unique}-ops"]))
-    assert admin.role.name == "storage_admin"
+    assert admin.role.name == "ops_admin"
+    assert admin.public_key.endswith(f" {unique}-ops")
+    assert _password_login(sim_target, f"{unique}-ops", new)
+    assert not _password_login(sim_target, f"{unique}-ops", old)
     assert client.get_admins(names=[f"{unique}-ops-gone"]).status_code == 400
     token = items(client.post_admins_api_tokens(names=[f"{unique}-ops"]))[0]
     listed = [t.name for t in items(client.get_admins_api_tokens())]
     assert f"{unique}-ops" in listed and "pureuser" in listed
     assert token.api_token.token != "****"
+
+
+def test_token(playbook, client, unique, sim_target):
+    """purefa_token over REST 1.x; the token it makes is the REST 2.x admin token."""
+    password = f"pw-{unique}-not-secret"
+    admin = f"{unique}-tok"
+    playbook("token", prefix=unique, admin_password=password, state="present")
+    (token,) = items(client.get_admins_api_tokens(names=[admin], expose_api_token=True))
+    assert token.api_token.token not in (None, "****")
+    # The token logs in over REST 2.x as that admin.
+    as_admin = flasharray.Client(sim_target, api_token=token.api_token.token)
+    assert [a.name for a in items(as_admin.get_admins(names=[admin]))] == [admin]
+    playbook("token", prefix=unique, admin_password=password, state="absent")
+    assert items(client.get_admins_api_tokens(names=[admin])) == []
+
+
+def test_connect(playbook, client, unique, second_sim):
+    """purefa_connect between two simulators; both sides checked over REST."""
+    target, target_token = second_sim
+    remote = flasharray.Client(target, api_token=target_token)
+    here = items(client.get_arrays())[0].name
+    playbook("connect", secret_env={"PXFA_TARGET_API": target_token},
+             target_url=target, state="present")
+    (conn,) = items(client.get_array_connections())
+    assert (conn.name, conn.management_address, conn.status, conn.type) == (
+        "sim-b", target, "connected", "async-replication")
+    (back,) = items(remote.get_array_connections())
+    assert back.name == here and back.status == "connected"
+    assert getattr(back, "management_address", None) is None
+    playbook("connect", secret_env={"PXFA_TARGET_API": target_token},
+             target_url=target, state="absent")
+    assert items(client.get_array_connections()) == []
+    assert items(remote.get_array_connections()) == []

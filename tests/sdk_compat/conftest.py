@@ -65,17 +65,20 @@ def unique():
 
 @pytest.fixture
 def spawn_sim():
-    """Starts a private simulator with `--faults SPEC`; yields (target, token)."""
+    """Starts a private simulator (`--faults SPEC`, `--array-name NAME`); yields
+    a function returning (target, token)."""
     binary = _require_env("PXFA_SIM_BIN")
     started = []
 
-    def spawn(faults=""):
+    def spawn(faults="", array_name=None):
         workdir = tempfile.mkdtemp(prefix="pxfa-sim-")
         token_file = os.path.join(workdir, "token")
         url_file = os.path.join(workdir, "url")
         cmd = [binary, "--port", "0", "--token-file", token_file, "--url-file", url_file]
         if faults:
             cmd += ["--faults", faults]
+        if array_name:
+            cmd += ["--array-name", array_name]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         started.append(proc)
         deadline = time.monotonic() + 30

@@ -7,8 +7,12 @@
 //!
 //! ```text
 //! cargo run -p flasharray-mock --example sim_serve -- --port 0 --token-file /tmp/t \
-//!     [--url-file /tmp/u] [--faults 429:every=10] [--session-ttl-secs 60] [--plain]
+//!     [--url-file /tmp/u] [--faults 429:every=10] [--session-ttl-secs 60] [--plain] \
+//!     [--array-name NAME]
 //! ```
+//!
+//! `--array-name` names the simulated array (two simulators with distinct names can
+//! be connected to each other through `/array-connections`).
 
 #![allow(
     clippy::print_stdout,
@@ -30,6 +34,7 @@ struct Args {
     faults: String,
     session_ttl: Option<Duration>,
     plain: bool,
+    array_name: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -40,6 +45,7 @@ fn parse_args() -> Result<Args, String> {
         faults: String::new(),
         session_ttl: None,
         plain: false,
+        array_name: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -56,6 +62,7 @@ fn parse_args() -> Result<Args, String> {
                 args.session_ttl = Some(Duration::from_secs(secs));
             }
             "--plain" => args.plain = true,
+            "--array-name" => args.array_name = Some(value()?),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -103,7 +110,11 @@ async fn main() {
     cfg.tls = !args.plain;
     cfg.faults = faults;
     cfg.session_ttl = args.session_ttl;
-    let sim = match Simulator::start(MockArray::new(), cfg).await {
+    let array = match &args.array_name {
+        Some(name) => MockArray::builder().name(name.clone()).build(),
+        None => MockArray::new(),
+    };
+    let sim = match Simulator::start(array, cfg).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("sim_serve: {e}");

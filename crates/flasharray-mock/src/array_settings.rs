@@ -34,6 +34,15 @@ fn valid_array_name(name: &str) -> bool {
 }
 
 impl MockArray {
+    /// The array's id and current name, for the simulator's `context` field: read
+    /// directly rather than through `get_array`, whose space totals walk every
+    /// volume and whose call counts and injected latency belong to the client's
+    /// own calls.
+    pub(crate) fn identity(&self) -> (String, String) {
+        let state = self.lock();
+        (state.array.id.clone(), state.array.name.clone())
+    }
+
     /// Applies `settings` after checking all of them, so a refused patch changes
     /// nothing.
     pub(crate) fn patch_array_settings(&self, settings: &ArraySettings) -> Result<()> {

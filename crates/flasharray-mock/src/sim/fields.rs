@@ -58,24 +58,19 @@ fn missing_fields(resource: &str, array: &Value) -> Option<Value> {
 }
 
 /// Adds the missing fields to every item of a JSON `{"items": [...]}` body.
-/// Bodies of other shapes (errors, empty answers) are returned unchanged.
-pub(crate) fn complete(resource: &str, array: &Value, body: Vec<u8>) -> Vec<u8> {
+/// Bodies of other shapes (errors) are left unchanged.
+pub(crate) fn complete(resource: &str, array: &Value, value: &mut Value) {
     let Some(Value::Object(extra)) = missing_fields(resource, array) else {
-        return body;
-    };
-    let Ok(mut value) = serde_json::from_slice::<Value>(&body) else {
-        return body;
+        return;
     };
     let Some(items) = value.get_mut("items").and_then(Value::as_array_mut) else {
-        return body;
+        return;
     };
     for item in items.iter_mut().filter_map(Value::as_object_mut) {
         fill(item, &extra);
     }
-    serde_json::to_vec(&value).unwrap_or(body)
 }
 
-/// Adds what `item` lacks, descending into objects both sides have.
 fn fill(item: &mut Map<String, Value>, extra: &Map<String, Value>) {
     for (k, v) in extra {
         match (item.get_mut(k), v) {
@@ -124,9 +119,8 @@ mod tests {
     #[test]
     fn items_gain_context_and_keep_their_own_fields() {
         let array = json!({"id": "a1", "name": "sim"});
-        let body = br#"{"items":[{"name":"v1","subtype":"regular"}],"total_item_count":1}"#;
-        let out: Value =
-            serde_json::from_slice(&complete("volumes", &array, body.to_vec())).unwrap();
+        let mut out = json!({"items":[{"name":"v1","subtype":"regular"}],"total_item_count":1});
+        complete("volumes", &array, &mut out);
         assert_eq!(out["items"][0]["context"], array);
         assert_eq!(out["items"][0]["subtype"], "regular");
         assert_eq!(
@@ -139,10 +133,14 @@ mod tests {
     #[test]
     fn errors_and_unknown_resources_pass_unchanged() {
         let array = json!({"id": "a1", "name": "sim"});
-        let err = br#"{"errors":[{"context":null,"message":"x"}]}"#.to_vec();
-        assert_eq!(complete("volumes", &array, err.clone()), err);
-        let body = br#"{"items":[{"name":"x"}]}"#.to_vec();
-        assert_eq!(complete("arrays/space", &array, body.clone()), body);
+        let err = json!({"errors":[{"context":null,"message":"x"}]});
+        let mut out = err.clone();
+        complete("volumes", &array, &mut out);
+        assert_eq!(out, err);
+        let body = json!({"items":[{"name":"x"}]});
+        let mut out = body.clone();
+        complete("arrays/space", &array, &mut out);
+        assert_eq!(out, body);
         assert!(completes("hosts") && !completes("hardware"));
     }
 }

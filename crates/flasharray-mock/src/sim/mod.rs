@@ -39,11 +39,16 @@
 //! # Ok(()) }
 //! ```
 
+mod accounts;
 mod faults;
 mod fields;
+mod guard;
 mod paging;
+mod peer;
 mod query;
+mod replication;
 mod response;
+mod rest1;
 mod routes;
 mod server;
 mod session;
@@ -103,11 +108,29 @@ pub struct SimConfig {
     pub connect_latency: Duration,
     /// Serve HTTP/1.1 only; by default ALPN offers `h2` first.
     pub http1_only: bool,
+    /// The password of `pureuser`, for REST 1.x password logins (`purefa_token`);
+    /// `None` (the default) means `pureuser` cannot log in with a password. Never
+    /// logged.
+    pub admin_password: Option<SecretString>,
+    /// The TLS handshake and each HTTP/1.1 request head (request line and headers,
+    /// and the wait for the next request on a kept-alive connection) must arrive
+    /// within this; otherwise the connection is closed (half-sent, "slowloris"
+    /// requests). `None` disables it.
+    pub header_timeout: Option<Duration>,
+    /// A request body must arrive within this; otherwise the answer is `408` and the
+    /// connection is closed (slow senders). `None` disables it.
+    pub body_timeout: Option<Duration>,
+    /// A connection with no request in progress that receives nothing for this long
+    /// is closed (idle connections, HTTP/1.1 and HTTP/2). `None` disables it.
+    pub idle_timeout: Option<Duration>,
 }
 
 impl SimConfig {
     /// Defaults: `127.0.0.1:0`, TLS on, HTTP/2 offered, no expiry, no faults, no
-    /// added latency, default versions.
+    /// added latency, default versions; request heads within 30 s (hyper's own
+    /// default; on HTTP/1.1 it also bounds the wait between kept-alive requests),
+    /// bodies within 30 s, idle connections closed after 75 s (the keep-alive time
+    /// of the usual HTTPS gateways).
     pub fn new(api_token: SecretString) -> SimConfig {
         SimConfig {
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
@@ -120,6 +143,10 @@ impl SimConfig {
             http_latency: Duration::ZERO,
             connect_latency: Duration::ZERO,
             http1_only: false,
+            admin_password: None,
+            header_timeout: Some(Duration::from_secs(30)),
+            body_timeout: Some(Duration::from_secs(30)),
+            idle_timeout: Some(Duration::from_secs(75)),
         }
     }
 }
@@ -149,10 +176,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn config_debug_never_shows_the_token() {
-        let cfg = SimConfig::new("s3cr3t-token-value".into());
+    fn config_debug_never_shows_the_token_or_password() {
+        let mut cfg = SimConfig::new("s3cr3t-token-value".into());
+        cfg.admin_password = Some("pa55w0rd-value".into());
         let shown = format!("{cfg:?}");
         assert!(!shown.contains("s3cr3t"), "{shown}");
+        assert!(!shown.contains("pa55w0rd"), "{shown}");
         assert!(cfg.tls);
         assert_eq!(cfg.listen.port(), 0);
     }

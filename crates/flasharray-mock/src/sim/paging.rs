@@ -93,7 +93,7 @@ impl PageRequest {
         if let Some(total) = total {
             body["total"] = json!([total]);
         }
-        Reply::json(StatusCode::OK, &body)
+        Reply::json_value(StatusCode::OK, body)
     }
 }
 
@@ -168,7 +168,7 @@ mod tests {
             Ok(r) => r,
             Err(_) => panic!("bad request for {q}"),
         };
-        serde_json::from_slice(&req.reply(items, None).body).unwrap()
+        req.reply(items, None).body_json()
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Query strings as FlashArray clients send them.
 //!
 //! Pure's SDK percent-encodes each element of a list with Python's `quote()` and
-//! joins them with a raw `,` (`names=pod1%3A%3Av1,v2`); reqwest and most other
-//! clients use form encoding (`+` for space). So lists are split on the raw commas
-//! first and each element is decoded afterwards, and `+` decodes to a space.
+//! joins them with a raw `,` (`names=pod1%3A%3Av1,v2`); form encoders (reqwest's
+//! `.query()`, `curl --data-urlencode`) encode the whole list, separators included
+//! (`names=v1%2Cv2`), and `+` for space. Array object names cannot contain a comma,
+//! so every list parameter on every endpoint is decoded first and then split on
+//! commas ([`Query::csv`], the one list parser): `,` and `%2C` separate alike.
 //! Parameters the simulator does not understand are refused with a 400 naming the
 //! parameter, rather than silently ignored.
 
@@ -52,14 +54,19 @@ impl Query {
         self.pairs.iter().any(|(k, _)| k == key)
     }
 
-    /// Every element of a comma-separated list parameter, decoded; repeated
-    /// parameters are concatenated and empty elements dropped.
+    /// Every element of a comma-separated list parameter: decoded, then split on
+    /// commas (raw or `%2C`); repeated parameters are concatenated and empty
+    /// elements dropped.
     pub(crate) fn csv(&self, key: &str) -> Vec<String> {
         self.pairs
             .iter()
             .filter(|(k, _)| k == key)
-            .flat_map(|(_, v)| v.split(','))
-            .map(percent_decode)
+            .flat_map(|(_, v)| {
+                percent_decode(v)
+                    .split(',')
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
             .filter(|s| !s.is_empty())
             .collect()
     }
@@ -197,9 +204,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn csv_elements_are_decoded_after_splitting() {
-        let q = Query::parse(Some("names=pod1%3A%3Av1,vg1/v2,a+b&names=x%2Cy"));
-        assert_eq!(q.csv("names"), vec!["pod1::v1", "vg1/v2", "a b", "x,y"]);
+    fn raw_and_encoded_commas_separate_alike() {
+        let q = Query::parse(Some("names=pod1%3A%3Av1,vg1/v2,a+b&names=x%2Cy%2c,z"));
+        assert_eq!(
+            q.csv("names"),
+            vec!["pod1::v1", "vg1/v2", "a b", "x", "y", "z"]
+        );
+        let sdk = Query::parse(Some("names=v1,v2"));
+        let form = Query::parse(Some("names=v1%2Cv2"));
+        assert_eq!(sdk.csv("names"), form.csv("names"));
     }
 
     #[test]

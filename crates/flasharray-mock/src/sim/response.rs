@@ -21,7 +21,11 @@ const RATE_LIMIT_PER_MINUTE: &str = "1000";
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub(crate) status: StatusCode,
+    /// The body as bytes (errors, empty answers) ...
     pub(crate) body: Vec<u8>,
+    /// ... or as JSON not yet serialized (lists and item answers), so that
+    /// `fields` can complete the items in place and the body is serialized once.
+    pub(crate) json: Option<Box<Value>>,
     pub(crate) headers: Vec<(HeaderName, HeaderValue)>,
 }
 
@@ -46,13 +50,33 @@ impl Reply {
         Reply {
             status,
             body,
+            json: None,
+            headers: Vec::new(),
+        }
+    }
+
+    /// A JSON answer kept as a value until it is sent.
+    pub(crate) fn json_value(status: StatusCode, value: Value) -> Reply {
+        Reply {
+            status,
+            body: Vec::new(),
+            json: Some(Box::new(value)),
             headers: Vec::new(),
         }
     }
 
     /// `200 {"items": [...]}`, the answer of POST, PATCH and PUT.
     pub(crate) fn items<T: Serialize>(items: &[T]) -> Reply {
-        Reply::json(StatusCode::OK, &json!({ "items": items }))
+        Reply::json_value(StatusCode::OK, json!({ "items": items }))
+    }
+
+    /// The body as JSON, whichever form it is in (tests).
+    #[cfg(test)]
+    pub(crate) fn body_json(&self) -> Value {
+        match &self.json {
+            Some(v) => (**v).clone(),
+            None => serde_json::from_slice(&self.body).unwrap_or(Value::Null),
+        }
     }
 
     /// `200` with an empty body, the answer of DELETE (and logout).
@@ -60,6 +84,7 @@ impl Reply {
         Reply {
             status: StatusCode::OK,
             body: Vec::new(),
+            json: None,
             headers: Vec::new(),
         }
     }
@@ -87,8 +112,12 @@ impl Reply {
         for (k, v) in self.headers {
             builder = builder.header(k, v);
         }
+        let body = match self.json {
+            Some(value) => serde_json::to_vec(&value).unwrap_or_default(),
+            None => self.body,
+        };
         builder
-            .body(Body::from(self.body))
+            .body(Body::from(body))
             .unwrap_or_else(|_| Response::new(Body::empty()))
     }
 }
@@ -107,6 +136,17 @@ pub(crate) fn bad_request(context: Option<&str>, message: impl AsRef<str>) -> Fa
         StatusCode::BAD_REQUEST,
         &errors_body(&[(context, message.as_ref())]),
     ))
+}
+
+/// `408` when the request body did not arrive in time; the connection closes.
+pub(crate) fn request_timeout() -> Fail {
+    Fail::Reply(
+        Reply::json(
+            StatusCode::REQUEST_TIMEOUT,
+            &errors_body(&[(None, "The request body did not arrive in time.")]),
+        )
+        .with_header("connection", "close"),
+    )
 }
 
 /// `404` for paths the REST API does not have.

@@ -4,13 +4,14 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
 use flasharray::FlashArray;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use secrecy::ExposeSecret;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -19,12 +20,19 @@ use tokio::sync::watch;
 use tokio::task::{JoinHandle, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
+use super::accounts::Accounts;
 use super::faults::{FaultPlan, FaultTrigger, HttpFault, HttpFaultKind};
+use super::guard::{Guarded, LastRead};
+use super::replication::Replication;
 use super::response::Fail;
+use super::rest1::LoginCredentials;
 use super::session::Sessions;
 use super::stats::{Recorder, RequestRecord, SimStats};
 use super::{SimConfig, SimError, default_versions, routes, tls};
 use crate::MockArray;
+
+/// Largest HTTP/2 header list accepted: hyper's HTTP/1.1 read buffer (400 KiB).
+const HEADER_LIST_LIMIT: u32 = 8192 + 4096 * 100;
 
 /// How long a graceful shutdown waits for in-flight requests before closing.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -39,8 +47,14 @@ pub(crate) struct SimState {
     pub(crate) sessions: Sessions,
     pub(crate) faults: FaultPlan,
     pub(crate) versions: Vec<String>,
-    /// Roles of the admins made through `POST /admins` (see `routes/admins.rs`).
-    pub(crate) admin_roles: std::sync::Mutex<std::collections::BTreeMap<String, String>>,
+    /// The connection key and the array connections to other simulators.
+    pub(crate) replication: Replication,
+    /// Whether this simulator speaks TLS (and so expects its peers to).
+    pub(crate) tls: bool,
+    /// REST 1.x login credentials of admins without an API token.
+    pub(crate) login_credentials: LoginCredentials,
+    /// Role, password, public key and lock state of classic admin accounts.
+    pub(crate) accounts: Accounts,
     /// Wire counters and the request log.
     pub(crate) recorder: Recorder,
     /// Added to every request before it is routed.
@@ -49,6 +63,11 @@ pub(crate) struct SimState {
     pub(crate) connect_latency: Duration,
     /// Serve HTTP/1.1 only (no `h2` in ALPN, no HTTP/2 prior knowledge).
     pub(crate) http1_only: bool,
+    /// See [`SimConfig::header_timeout`], [`SimConfig::body_timeout`] and
+    /// [`SimConfig::idle_timeout`].
+    pub(crate) header_timeout: Option<Duration>,
+    pub(crate) body_timeout: Option<Duration>,
+    pub(crate) idle_timeout: Option<Duration>,
 }
 
 impl SimState {
@@ -130,11 +149,17 @@ impl Simulator {
             sessions: Sessions::new(cfg.session_ttl),
             faults: FaultPlan::new(faults),
             versions,
-            admin_roles: Default::default(),
+            accounts: Accounts::new(cfg.admin_password.clone()),
+            replication: Replication::default(),
+            login_credentials: LoginCredentials::default(),
+            tls: cfg.tls,
             recorder: Recorder::default(),
             http_latency: cfg.http_latency,
             connect_latency: cfg.connect_latency,
             http1_only: cfg.http1_only,
+            header_timeout: cfg.header_timeout,
+            body_timeout: cfg.body_timeout,
+            idle_timeout: cfg.idle_timeout,
         });
         let (stop_tx, stop_rx) = watch::channel(false);
         let task = tokio::spawn(accept_loop(listener, acceptor, state.clone(), stop_rx));
@@ -265,13 +290,28 @@ async fn accept_loop(
                 tokio::time::sleep(state.connect_latency).await;
             }
             match acceptor {
-                Some(acceptor) => match acceptor.accept(tcp).await {
-                    Ok(tls) => {
-                        state.recorder.handshake();
-                        serve_connection(tls, conn_id, state, stop).await
+                Some(acceptor) => {
+                    let handshake = acceptor.accept(tcp);
+                    let done =
+                        match state.header_timeout {
+                            Some(limit) => tokio::time::timeout(limit, handshake)
+                                .await
+                                .unwrap_or_else(|_| {
+                                    Err(std::io::Error::new(
+                                        std::io::ErrorKind::TimedOut,
+                                        "no TLS handshake within the header timeout",
+                                    ))
+                                }),
+                            None => handshake.await,
+                        };
+                    match done {
+                        Ok(tls) => {
+                            state.recorder.handshake();
+                            serve_connection(tls, conn_id, state, stop).await
+                        }
+                        Err(e) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
                     }
-                    Err(e) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
-                },
+                }
                 None => serve_connection(tcp, conn_id, state, stop).await,
             }
         });
@@ -295,9 +335,31 @@ async fn serve_connection<I>(
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let http1_only = state.http1_only;
-    let service = service_fn(move |req| handle(state.clone(), conn_id, req));
+    let header_timeout = state.header_timeout;
+    let idle_timeout = state.idle_timeout;
+    let (io, last_read) = Guarded::new(io);
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let busy = in_flight.clone();
+    let service = service_fn(move |req| {
+        let state = state.clone();
+        let busy = busy.clone();
+        async move {
+            busy.fetch_add(1, Ordering::Relaxed);
+            let answer = handle(state, conn_id, req).await;
+            busy.fetch_sub(1, Ordering::Relaxed);
+            answer
+        }
+    });
     let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder.http1().keep_alive(true);
+    builder
+        .http1()
+        .keep_alive(true)
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout);
+    // HTTP/2 header lists as large as an HTTP/1.1 head may be, so that a long URL
+    // reaches the handlers over both protocols (h2's default is 16 KiB). Targets
+    // over 64 KiB cannot be represented by either (`sim::guard`).
+    builder.http2().max_header_list_size(HEADER_LIST_LIMIT);
     if http1_only {
         builder = builder.http1_only();
     }
@@ -305,10 +367,33 @@ async fn serve_connection<I>(
     tokio::pin!(conn);
     tokio::select! {
         _ = conn.as_mut() => {}
+        _ = idle(last_read, in_flight, idle_timeout) => {
+            tracing::debug!(conn_id, "closing an idle connection");
+        }
         _ = stop.changed() => {
             conn.as_mut().graceful_shutdown();
             let _ = conn.await;
         }
+    }
+}
+
+/// Resolves once the connection has had no request in progress and received
+/// nothing for `limit` (never without a limit).
+async fn idle(last_read: LastRead, in_flight: Arc<AtomicUsize>, limit: Option<Duration>) {
+    let Some(limit) = limit else {
+        return std::future::pending().await;
+    };
+    loop {
+        let deadline = last_read.at() + limit;
+        if std::time::Instant::now() >= deadline {
+            if in_flight.load(Ordering::Relaxed) == 0 {
+                return;
+            }
+            // A request is being answered: look again a little later.
+            tokio::time::sleep(limit.min(Duration::from_secs(1))).await;
+            continue;
+        }
+        tokio::time::sleep_until(deadline.into()).await;
     }
 }
 
@@ -330,7 +415,12 @@ async fn handle(
     req: Request<Incoming>,
 ) -> Result<Response<axum::body::Body>, ConnectionDropped> {
     let start = SystemTime::now();
-    let version = format!("{:?}", req.version());
+    // The names hyper's Debug gives, without formatting them on every request.
+    let version: std::borrow::Cow<'static, str> = match req.version() {
+        hyper::Version::HTTP_2 => "HTTP/2.0".into(),
+        hyper::Version::HTTP_11 => "HTTP/1.1".into(),
+        other => format!("{other:?}").into(),
+    };
     let request_id = req
         .headers()
         .get("x-request-id")

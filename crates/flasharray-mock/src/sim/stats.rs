@@ -122,14 +122,20 @@ impl Recorder {
             if record.method == "POST" && path == "/api/2.x/logout" {
                 r.stats.logouts += 1;
             }
-            *r.stats
-                .per_path
-                .entry(format!("{} {path}", record.method))
-                .or_default() += 1;
-            *r.stats
-                .http_versions
-                .entry(version.to_string())
-                .or_default() += 1;
+            let key = format!("{} {path}", record.method);
+            match r.stats.per_path.get_mut(&key) {
+                Some(n) => *n += 1,
+                None => {
+                    r.stats.per_path.insert(key, 1);
+                }
+            }
+            // Allocate the version's name only the first time it is seen.
+            match r.stats.http_versions.get_mut(version) {
+                Some(n) => *n += 1,
+                None => {
+                    r.stats.http_versions.insert(version.to_string(), 1);
+                }
+            }
             r.log.push(record);
         })
     }

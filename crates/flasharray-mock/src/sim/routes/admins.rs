@@ -1,59 +1,40 @@
 //! `/admins`: local admin accounts (`purefa_user`, `purefa_info`'s admins subset).
-//! `pureuser` owns the token the simulator was started with. Roles of admins made
-//! here are kept by the simulator, not in the mock's saved state. Passwords are
-//! required on create as on an array, and dropped at once: they are never stored,
-//! echoed or logged, and nothing logs in with them.
+//! `pureuser` owns the token the simulator was started with. The mock holds the
+//! names; role, password, public key and lock state are kept by the simulator
+//! ([`crate::sim::accounts`]), not in the mock's saved state. Passwords are never
+//! echoed or logged.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, MutexGuard};
 
 use hyper::Method;
+use secrecy::SecretString;
 use serde_json::{Value, json};
 
 use super::Call;
 use crate::admins::BUILTIN_ADMIN;
+use crate::sim::accounts::{Account, PasswordRefusal, ROLES};
 use crate::sim::paging::{PAGING_PARAMS, PageRequest};
 use crate::sim::response::{Fail, Reply, bad_request};
 
-/// The roles an admin may have (REST 2.x `role.name`).
-const ROLES: &[&str] = &["readonly", "ops_admin", "storage_admin", "array_admin"];
-
-fn roles<'a>(call: &Call<'a>) -> MutexGuard<'a, BTreeMap<String, String>> {
-    lock(&call.state.admin_roles)
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn render(name: &str, role: &str) -> Value {
+fn render(name: &str, account: &Account) -> Value {
     json!({
         "name": name, "api_token": {"created_at": 0, "expires_at": null, "token": null},
-        "is_local": true, "locked": false, "lockout_remaining": 0,
-        "management_access_policies": [{"name": format!("pure:policy/{role}")}],
-        "password": null, "public_key": null, "role": {"name": role},
+        "is_local": true, "locked": account.locked, "lockout_remaining": 0,
+        "management_access_policies": [{"name": format!("pure:policy/{}", account.role)}],
+        "password": null, "public_key": account.public_key, "role": {"name": account.role},
     })
-}
-
-fn role_of(call: &Call<'_>, name: &str) -> String {
-    if name.eq_ignore_ascii_case(BUILTIN_ADMIN) {
-        return "array_admin".into();
-    }
-    roles(call)
-        .get(&name.to_ascii_lowercase())
-        .cloned()
-        .unwrap_or_else(|| "storage_admin".into())
 }
 
 pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
     match call.method {
         Method::GET => list(call).await,
         Method::POST => create(call),
+        Method::PATCH => patch(call),
         Method::DELETE => {
             call.query.only(&["names"])?;
             let name: String = single(call)?;
             call.state.mock.delete_admin(&name)?;
-            roles(call).remove(&name.to_ascii_lowercase());
+            call.state.accounts.remove(&name);
             Ok(Reply::empty())
         }
         _ => Err(call.method_not_allowed()),
@@ -69,6 +50,16 @@ fn single(call: &Call<'_>) -> Result<String, Fail> {
         ));
     }
     Ok(names.remove(0))
+}
+
+/// The admin's name as the array spells it; a name it does not have is an error.
+fn existing(call: &Call<'_>, name: &str) -> Result<String, Fail> {
+    call.state
+        .mock
+        .admin_names()
+        .into_iter()
+        .find(|n| n.eq_ignore_ascii_case(name))
+        .ok_or_else(|| bad_request(Some(name), "Admin does not exist."))
 }
 
 /// Every admin; those whose rights come from management access policies (realm
@@ -101,10 +92,22 @@ async fn list(call: &Call<'_>) -> Result<Reply, Fail> {
         .filter(|n| wanted.is_empty() || wanted.iter().any(|w| w.eq_ignore_ascii_case(n)))
         .map(|n| match policy_admins.get(&n.to_ascii_lowercase()) {
             Some(v) => v.clone(),
-            None => render(n, &role_of(call, n)),
+            None => render(n, &call.state.accounts.get(n)),
         })
         .collect();
     Ok(page.reply(&items, None))
+}
+
+fn role_name(role: Option<&Value>) -> Result<Option<String>, Fail> {
+    let Some(role) = role else { return Ok(None) };
+    let name = role
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad_request(Some("role"), "Field \"role\" needs a \"name\"."))?;
+    if !ROLES.contains(&name) {
+        return Err(bad_request(Some("role"), format!("Invalid role {name:?}.")));
+    }
+    Ok(Some(name.to_string()))
 }
 
 fn create(call: &Call<'_>) -> Result<Reply, Fail> {
@@ -117,20 +120,80 @@ fn create(call: &Call<'_>) -> Result<Reply, Fail> {
     call.query.only(&["names"])?;
     let name = single(call)?;
     let body: Body = call.body(&["role", "password"])?;
-    if body.password.as_deref().is_none_or(str::is_empty) {
+    let Some(password) = body.password.filter(|p| !p.is_empty()) else {
         return Err(bad_request(Some("password"), "A password is required."));
-    }
-    let role = body
-        .role
-        .as_ref()
-        .and_then(|r| r.get("name"))
-        .and_then(Value::as_str)
-        .unwrap_or("readonly")
-        .to_string();
-    if !ROLES.contains(&role.as_str()) {
-        return Err(bad_request(Some("role"), format!("Invalid role {role:?}.")));
-    }
+    };
+    let role = role_name(body.role.as_ref())?.unwrap_or_else(|| "readonly".into());
     call.state.mock.create_admin(&name)?;
-    roles(call).insert(name.to_ascii_lowercase(), role.clone());
-    Ok(Reply::items(&[render(&name, &role)]))
+    call.state
+        .accounts
+        .create(&name, &role, SecretString::from(password));
+    Ok(Reply::items(&[render(
+        &name,
+        &call.state.accounts.get(&name),
+    )]))
+}
+
+/// `PATCH /admins?names=x`: what `purefa_user` sends (password with the old one,
+/// role, SSH public key; an empty key removes it) and unlocking (`locked: false`;
+/// arrays lock accounts themselves, so `locked: true` is refused).
+fn patch(call: &Call<'_>) -> Result<Reply, Fail> {
+    #[derive(serde::Deserialize, Default)]
+    #[serde(default)]
+    struct Body {
+        role: Option<Value>,
+        password: Option<String>,
+        old_password: Option<String>,
+        public_key: Option<String>,
+        locked: Option<bool>,
+    }
+    call.query.only(&["names"])?;
+    let name = existing(call, &single(call)?)?;
+    let body: Body = call.body(&["role", "password", "old_password", "public_key", "locked"])?;
+    let role = role_name(body.role.as_ref())?;
+    if role.is_some() && name.eq_ignore_ascii_case(BUILTIN_ADMIN) {
+        return Err(bad_request(
+            Some(&name),
+            "The role of the built-in admin cannot be changed.",
+        ));
+    }
+    if body.locked == Some(true) {
+        return Err(bad_request(
+            Some("locked"),
+            "An admin can only be unlocked (locked=false); the array locks accounts itself.",
+        ));
+    }
+    if body.old_password.is_some() && body.password.is_none() {
+        return Err(bad_request(
+            Some("password"),
+            "Field \"old_password\" needs \"password\".",
+        ));
+    }
+    // The password is checked first, so that a refused change leaves nothing applied.
+    if let Some(new) = body.password.as_deref() {
+        call.state
+            .accounts
+            .change_password(&name, body.old_password.as_deref(), new)
+            .map_err(|refusal| match refusal {
+                PasswordRefusal::OldPasswordWrong => {
+                    bad_request(Some("old_password"), "The old password is incorrect.")
+                }
+                PasswordRefusal::Empty => bad_request(Some("password"), "A password is required."),
+            })?;
+    }
+    call.state.accounts.update(&name, |account| {
+        if let Some(role) = role {
+            account.role = role;
+        }
+        if let Some(key) = body.public_key {
+            account.public_key = (!key.is_empty()).then_some(key);
+        }
+        if body.locked == Some(false) {
+            account.locked = false;
+        }
+    });
+    Ok(Reply::items(&[render(
+        &name,
+        &call.state.accounts.get(&name),
+    )]))
 }

@@ -102,6 +102,8 @@ const LIST_PARAMS: &[&str] = &[
     "source_ids",
     "resource_names",
     "resource_ids",
+    "resource_destroyed",
+    "vm_type",
     "policy_names",
     "policy_ids",
     "remote_names",

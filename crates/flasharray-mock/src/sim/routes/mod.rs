@@ -34,7 +34,8 @@ use serde_json::{Value, json};
 use super::faults::HttpFaultKind;
 use super::query::Query;
 use super::response::{
-    Fail, Reply, bad_request, busy, not_found, rate_limited, unauthorized, unavailable,
+    Fail, Reply, bad_request, busy, not_found, rate_limited, request_timeout, unauthorized,
+    unavailable,
 };
 use super::server::SimState;
 
@@ -151,6 +152,19 @@ impl Call<'_> {
     }
 }
 
+/// The whole request body, within [`SimState::body_timeout`]: a sender slower than
+/// that gets `408` in the array's error shape, and the connection is closed.
+async fn read_body(state: &SimState, body: Incoming) -> Result<Bytes, Fail> {
+    let read = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY);
+    let read = match state.body_timeout {
+        Some(limit) => tokio::time::timeout(limit, read)
+            .await
+            .map_err(|_| request_timeout())?,
+        None => read.await,
+    };
+    read.map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))
+}
+
 /// Answers one request (`Err(Fail::Drop)` closes the connection unanswered).
 pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Reply, Fail> {
     let (parts, body) = req.into_parts();
@@ -167,12 +181,27 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
             &json!({ "version": state.versions }),
         ));
     }
+    if let Some(action) = path.strip_prefix(array_connections::PEER_PREFIX) {
+        if parts.method != Method::POST {
+            return Err(bad_request(None, "Use POST for replication calls."));
+        }
+        let action = action.to_string();
+        let body = read_body(state, body).await?;
+        return array_connections::peer(state, &action, &body).await;
+    }
     let Some((version, resource)) = path
         .strip_prefix("/api/")
         .and_then(|rest| rest.split_once('/'))
     else {
         return Err(not_found(path));
     };
+    if super::rest1::serves(state, version) {
+        let resource = resource.trim_end_matches('/').to_string();
+        let body = read_body(state, body).await?;
+        return Ok(
+            super::rest1::route(state, &parts.method, &resource, &parts.headers, &body).await,
+        );
+    }
     if !is_rest2_version(version) {
         return Err(not_found(path));
     }
@@ -227,9 +256,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         Some(HttpFaultKind::LoseAnswer) => lose_answer = true,
     }
 
-    let body = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY)
-        .await
-        .map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))?;
+    let body = read_body(state, body).await?;
     let call = Call {
         state,
         method: parts.method,
@@ -242,9 +269,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     let result = crate::array::SIM_CALLER
         .scope(std::sync::Arc::from(admin.as_str()), async {
             match dispatch(&call).await {
-                Ok(reply) if super::fields::completes(&call.resource) => {
-                    Ok(complete(&call, reply).await)
-                }
+                Ok(reply) if super::fields::completes(&call.resource) => Ok(complete(&call, reply)),
                 other => other,
             }
         })
@@ -256,15 +281,18 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
 }
 
 /// Completes the items of `reply` to the top version's model (see `fields`).
-async fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
-    if reply.status != StatusCode::OK || reply.body.is_empty() {
+fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
+    // List and item answers are kept as values (`Reply::items`, `PageRequest::reply`)
+    // until sent; answers built as bytes are errors and empty bodies.
+    if reply.status != StatusCode::OK {
         return reply;
     }
-    let array = match call.state.array.get_array().await {
-        Ok(info) => json!({ "id": info.id, "name": info.name }),
-        Err(_) => return reply,
+    let Some(value) = reply.json.as_mut() else {
+        return reply;
     };
-    reply.body = super::fields::complete(&call.resource, &array, reply.body);
+    let (id, name) = call.state.mock.identity();
+    let array = json!({ "id": id, "name": name });
+    super::fields::complete(&call.resource, &array, value);
     reply
 }
 

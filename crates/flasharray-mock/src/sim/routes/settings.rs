@@ -25,6 +25,40 @@ pub(super) fn is_singleton(resource: &str) -> bool {
     )
 }
 
+/// The counters of the REST 2.39 `ArrayPerformance` model.
+const PERFORMANCE_COUNTERS: &[&str] = &[
+    "bytes_per_mirrored_write",
+    "bytes_per_op",
+    "bytes_per_read",
+    "bytes_per_write",
+    "mirrored_write_bytes_per_sec",
+    "mirrored_writes_per_sec",
+    "qos_rate_limit_usec_per_mirrored_write_op",
+    "qos_rate_limit_usec_per_read_op",
+    "qos_rate_limit_usec_per_write_op",
+    "queue_usec_per_mirrored_write_op",
+    "queue_usec_per_read_op",
+    "queue_usec_per_write_op",
+    "read_bytes_per_sec",
+    "reads_per_sec",
+    "san_usec_per_mirrored_write_op",
+    "san_usec_per_read_op",
+    "san_usec_per_write_op",
+    "service_usec_per_mirrored_write_op",
+    "service_usec_per_read_op",
+    "service_usec_per_read_op_cache_reduction",
+    "service_usec_per_write_op",
+    "usec_per_mirrored_write_op",
+    "usec_per_read_op",
+    "usec_per_write_op",
+    "write_bytes_per_sec",
+    "writes_per_sec",
+    "local_queue_usec_per_op",
+    "others_per_sec",
+    "queue_depth",
+    "usec_per_other_op",
+];
+
 pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
     if call.method != Method::GET {
         return Err(call.method_not_allowed());
@@ -74,13 +108,14 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             "single_sign_on_enabled": false,
         })],
         "arrays/performance" => {
+            // An idle array: every counter of the 2.39 model is 0 (purefa_info
+            // reads each one).
             let info = call.state.array.get_array().await?;
-            vec![json!({
-                "id": info.id, "name": info.name, "time": call.state.now_ms(),
-                "reads_per_sec": 0, "writes_per_sec": 0, "read_bytes_per_sec": 0,
-                "write_bytes_per_sec": 0, "usec_per_read_op": 0, "usec_per_write_op": 0,
-                "queue_depth": 0, "local_queue_usec_per_op": 0,
-            })]
+            let mut item = json!({"id": info.id, "name": info.name, "time": call.state.now_ms()});
+            for field in PERFORMANCE_COUNTERS {
+                item[*field] = json!(0);
+            }
+            vec![item]
         }
         other => return Err(not_found(&format!("/{other}"))),
     };

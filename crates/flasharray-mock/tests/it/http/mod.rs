@@ -4,8 +4,10 @@
 mod client;
 mod faults;
 mod hosts;
+mod limits;
 mod paging;
 mod realms;
+mod replication;
 mod sessions;
 mod volumes;
 mod wire;
