@@ -4,26 +4,19 @@
 //! commands validate them with the library's own types and report errors with the
 //! library's wording, before anything is sent to an array. One module per command
 //! family: the options every command shares (`global`), the per-resource commands
-//! (`resource`), the tenant commands (`tenant`) and the long-running ones (`services`).
+//! (`resource`), the tenant commands (`tenant`) and the long-running ones (`services`);
+//! `help` shapes the help text.
 
 use clap::{Args, Parser, Subcommand};
 
-/// The pointer below every command's help to where the array options are explained
-/// (a macro: `concat!` takes literals only).
-macro_rules! array_pointer {
-    () => {
-        "The array options (--array, --api-token-file, --pure-json, --ca-file, --insecure, --retries, ...) \
-         work with every command and are explained in docs/cli.md; the address and token also come from \
-         PUREFA_URL and PUREFA_API."
-    };
-}
-
 mod global;
+mod help;
 mod resource;
 mod services;
 mod tenant;
 
 pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, SimSeed};
+pub(crate) use help::command;
 pub(crate) use resource::{
     ArrayCmd, ConnectionCmd, DestroyedArgs, HostCmd, HostGroupCmd, InitiatorArgs, ListArgs, PodCmd,
     ResourceCmd, TagArgs, TargetArgs, TokenCmd, VolumeCmd,
@@ -55,31 +48,45 @@ pub(crate) enum Command {
     #[command(flatten)]
     Resource(ResourceCmd),
     /// Explain the Portworx pool sizing of a tenant spec.
-    #[command(after_help = concat!("Examples:\n  ", "pxfa size -f examples/tenant-direct-access.yaml\n  pxfa size -f examples/tenant-direct-access.yaml --array sim   # with the array's headroom\n  pxfa size -f SPEC -o json | jq .pools", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa size -f examples/tenant-direct-access.yaml\n  pxfa size -f examples/tenant-direct-access.yaml --array sim   # with the array's headroom\n  pxfa size -f SPEC -o json | jq .pools"
+    )]
     Size(SizeArgs),
     /// Write a tenant's manifests to a folder (no array access).
-    #[command(after_help = concat!("Examples:\n  ", "pxfa render -f examples/tenant-kubevirt-csi.yaml --out out-c/\n  pxfa render -f SPEC --out out/ -o json | jq -r '.files[]'", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa render -f examples/tenant-kubevirt-csi.yaml --out out-c/\n  pxfa render -f SPEC --out out/ -o json | jq -r '.files[]'"
+    )]
     Render(RenderArgs),
     /// Check tenant specs or manifests against pxfa's rules.
-    #[command(after_help = concat!("Examples:\n  ", "pxfa lint -f examples/tenant-direct-access.yaml\n  pxfa lint out/management/ out/tenant/\n  pxfa lint -f SPEC -o json | jq '.[] | select(.severity == \"error\")'", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa lint -f examples/tenant-direct-access.yaml\n  pxfa lint out/management/ out/tenant/\n  pxfa lint -f SPEC -o json | jq '.[] | select(.severity == \"error\")'"
+    )]
     Lint(LintArgs),
     /// Show what `apply` (or, with --destroy, `destroy`) would change on the array.
-    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim plan -f examples/tenant-direct-access.yaml\n  pxfa plan --destroy -f SPEC              # what destroy -f SPEC would remove; nothing is written\n  pxfa plan -f SPEC --detailed-exitcode; echo $?          # 3: changes pending\n  pxfa plan -f SPEC -o json | jq '.summary'\n  pxfa plan -f SPEC -o dot | dot -Tsvg > plan.svg", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa --array sim plan -f examples/tenant-direct-access.yaml\n  pxfa plan --destroy -f SPEC              # what destroy -f SPEC would remove; nothing is written\n  pxfa plan -f SPEC --detailed-exitcode; echo $?          # 3: changes pending\n  pxfa plan -f SPEC -o json | jq '.summary'\n  pxfa plan -f SPEC -o dot | dot -Tsvg > plan.svg"
+    )]
     Plan(PlanArgs),
     /// Converge the array to a tenant spec.
-    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim apply -f examples/tenant-direct-access.yaml --yes --out out/\n  pxfa apply -f SPEC --yes --kubeconfig mgmt.kubeconfig --tenant-kubeconfig tenant.kubeconfig", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa --array sim apply -f examples/tenant-direct-access.yaml --yes --out out/\n  pxfa apply -f SPEC --yes --kubeconfig mgmt.kubeconfig --tenant-kubeconfig tenant.kubeconfig"
+    )]
     Apply(ApplyArgs),
     /// Remove what pxfa made on the array for a tenant.
-    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim destroy -f examples/tenant-direct-access.yaml --yes\n  pxfa destroy -f SPEC --yes --eradicate   # irreversible; SafeMode may keep volumes pending", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa --array sim destroy -f examples/tenant-direct-access.yaml --yes\n  pxfa destroy -f SPEC --yes --eradicate   # irreversible; SafeMode may keep volumes pending"
+    )]
     Destroy(DestroyArgs),
     /// One view of a tenant across the array and the clusters (-o json for machines).
-    #[command(after_help = concat!("Examples:\n  ", "pxfa --array sim status -f examples/tenant-direct-access.yaml\n  pxfa status -f SPEC --kubeconfig mgmt.kubeconfig -o json | jq .healthy\n  pxfa status -f SPEC -o mermaid > tenant.mmd", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa --array sim status -f examples/tenant-direct-access.yaml\n  pxfa status -f SPEC --kubeconfig mgmt.kubeconfig -o json | jq .healthy\n  pxfa status -f SPEC -o mermaid > tenant.mmd"
+    )]
     Status(StatusArgs),
     /// Print the TenantStorage CustomResourceDefinition (pxfa.io/v1alpha1).
-    #[command(after_help = concat!("Examples:\n  ", "pxfa crd | oc apply -f -", "\n\n", array_pointer!()))]
+    #[command(after_help = "Examples:\n  pxfa crd | oc apply -f -")]
     Crd,
     /// The whole flow for the example tenant on an embedded simulated array.
-    #[command(after_help = concat!("Examples:\n  ", "pxfa demo\n  pxfa demo --out /tmp/demo-out", "\n\n", array_pointer!()))]
+    #[command(after_help = "Examples:\n  pxfa demo\n  pxfa demo --out /tmp/demo-out")]
     Demo(DemoArgs),
     /// The HTTPS FlashArray simulator.
     #[command(subcommand)]
@@ -88,7 +95,9 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Controller(ControllerCmd),
     /// Shell completion script on stdout.
-    #[command(after_help = concat!("Examples:\n  ", "pxfa completions bash > ~/.local/share/bash-completion/completions/pxfa\n  pxfa completions zsh > \"${fpath[1]}/_pxfa\"\n  pxfa completions fish > ~/.config/fish/completions/pxfa.fish", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa completions bash > ~/.local/share/bash-completion/completions/pxfa\n  pxfa completions zsh > \"${fpath[1]}/_pxfa\"\n  pxfa completions fish > ~/.config/fish/completions/pxfa.fish"
+    )]
     Completions(CompletionsArgs),
 }
 

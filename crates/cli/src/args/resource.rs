@@ -12,29 +12,41 @@ use super::TokenRotateArgs;
 pub(crate) enum ResourceCmd {
     /// Volumes: list, create, resize, rename, destroy, recover, eradicate, tag.
     #[command(subcommand)]
-    #[command(after_help = concat!("Examples:\n  ", "pxfa volume list --filter \"name='px-*'\" --sort provisioned- -o wide\n  pxfa volume list -o name --no-headers\n  pxfa volume create v1 v2 --size 100GiB\n  pxfa volume resize v1 --size 200GiB", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa volume list --filter \"name='px-*'\" --sort provisioned- -o wide\n  pxfa volume list -o name --no-headers\n  pxfa volume create v1 v2 --size 100GiB\n  pxfa volume resize v1 --size 200GiB"
+    )]
     Volume(VolumeCmd),
     /// Hosts and their initiators.
     #[command(subcommand)]
-    #[command(after_help = concat!("Examples:\n  ", "pxfa host list -o wide\n  pxfa host create w1 --wwn 21:00:f4:c7:aa:00:27:06 --hostgroup hcp-mgmt", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa host list -o wide\n  pxfa host create w1 --wwn 21:00:f4:c7:aa:00:27:06 --hostgroup hcp-mgmt"
+    )]
     Host(HostCmd),
     /// Host groups and their members.
     #[command(subcommand, name = "hostgroup", alias = "host-group")]
     HostGroup(HostGroupCmd),
     /// Connections of volumes to hosts or host groups.
     #[command(subcommand)]
-    #[command(after_help = concat!("Examples:\n  ", "pxfa connection list --volume v1\n  pxfa connection create --hostgroup hcp-mgmt v1 v2", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa connection list --volume v1\n  pxfa connection create --hostgroup hcp-mgmt v1 v2"
+    )]
     Connection(ConnectionCmd),
     /// Pods.
     #[command(subcommand)]
-    #[command(after_help = concat!("Examples:\n  ", "pxfa pod list --destroyed\n  pxfa pod create tenant-a --quota 10TiB", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "Examples:\n  pxfa pod list --destroyed\n  pxfa pod create tenant-a --quota 10TiB"
+    )]
     Pod(PodCmd),
     /// API tokens of array admin users.
     #[command(subcommand)]
     Token(TokenCmd),
-    /// The array itself.
+    /// The array itself; its help (`pxfa help array`) lists the options that reach an array.
     #[command(subcommand)]
-    #[command(after_help = concat!("Examples:\n  ", "pxfa array info\n  pxfa array space -o json | jq .capacity", "\n\n", array_pointer!()))]
+    #[command(
+        after_help = "The options under \"Array\" work with every command (docs/cli.md explains \
+them); the address and token also come from PUREFA_URL and PUREFA_API.\n\n\
+Examples:\n  pxfa array info\n  pxfa array space -o json | jq .capacity"
+    )]
     Array(ArrayCmd),
 }
 
