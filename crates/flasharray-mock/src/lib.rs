@@ -67,6 +67,7 @@
 mod admins;
 mod array;
 mod array_settings;
+mod builder;
 mod clock;
 #[cfg(feature = "testing")]
 pub mod conformance;
@@ -89,9 +90,8 @@ mod volume;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use array::{
-    DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArray, MockArrayBuilder,
-};
+pub use array::{DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArray};
+pub use builder::MockArrayBuilder;
 pub use clock::MockClock;
 pub use connection::{MAX_LUN, SHARED_LUN_START};
 pub use faults::Faults;
