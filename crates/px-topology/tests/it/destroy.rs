@@ -7,7 +7,9 @@ use px_topology::converge::{
 };
 use px_topology::plan::{Action, Kind, PlanOptions};
 
-use super::converge::{ADMIN, TENANT, array, converge, desired, plan_for, quiet, tenant_state};
+use crate::support::tenant::{
+    ADMIN, TENANT, array, converge, desired, plan_for, quiet, tenant_state,
+};
 
 #[tokio::test]
 async fn scale_in_retains_until_release_flag() {

@@ -12,6 +12,7 @@ mod plan_document;
 mod preflight;
 mod provisioning;
 mod render;
+mod resume;
 mod schema;
 mod secret_keeping;
 mod sizing;

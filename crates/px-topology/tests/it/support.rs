@@ -1,10 +1,12 @@
 //! Shared by the converge, render, schema and golden tests: the example specs and
-//! their sizing.
+//! their sizing; [`tenant`] is the hand-built tenant of the converge tests.
 
 use std::path::PathBuf;
 
 use px_topology::sizing::Sizing;
 use px_topology::spec::{Provisioning, TenantStorage, Version, load_spec};
+
+pub(crate) mod tenant;
 
 /// The examples (`tenant-<name>.yaml`): one per mode, plus variants (cloud-drive
 /// over NVMe/TCP), in a fixed order.
