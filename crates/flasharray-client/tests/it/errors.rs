@@ -100,10 +100,7 @@ async fn each_error_class() {
     let e = c.list_hosts(&ListParams::all()).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Forbidden);
     assert_eq!(e.as_api().unwrap().message(), "Forbidden");
-    let patch = flasharray::models::VolumePatch {
-        provisioned: Some(1 << 30),
-        ..Default::default()
-    };
+    let patch = flasharray::models::VolumePatch::default().with_provisioned(1 << 30);
     assert_eq!(
         c.patch_volumes(&[v], &patch, false)
             .await
