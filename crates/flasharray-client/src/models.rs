@@ -34,6 +34,13 @@ impl Reference {
             name: Some(name.into()),
         }
     }
+    /// A reference by name alone (no id), as the array gives for some members.
+    pub fn named(name: impl Into<String>) -> Self {
+        Reference {
+            id: None,
+            name: Some(name.into()),
+        }
+    }
     /// True when neither id nor name is set.
     pub fn is_unset(&self) -> bool {
         self.id.is_none() && self.name.is_none()

@@ -676,42 +676,41 @@ impl State {
     }
 
     fn array_info(&self, ctx: Ctx) -> ArrayInfo {
-        ArrayInfo {
-            id: Some(self.array.id.clone()),
-            name: self.array.name.clone(),
-            os: Some("Purity//FA".into()),
-            version: Some(self.array.version.clone()),
-            banner: Some(String::new()),
-            capacity: Some(self.array.capacity),
-            parity: Some(1.0),
-            space: crate::volume::space_used(self.total_provisioned(), self.total_written()),
-            idle_timeout: Some(1_800_000),
-            ntp_servers: Vec::new(),
-            scsi_timeout: Some(60_000),
-            console_lock_enabled: Some(false),
-            eradication_config: ArrayEradicationConfig {
-                eradication_delay: Some(self.array.eradication_delay_ms),
-                manual_eradication: Some(
-                    if ctx.safemode {
-                        "partial-disabled"
-                    } else {
-                        "all-enabled"
-                    }
-                    .into(),
-                ),
-            },
-        }
+        let mut array_info = ArrayInfo::default();
+        array_info.id = Some(self.array.id.clone());
+        array_info.name = self.array.name.clone();
+        array_info.os = Some("Purity//FA".into());
+        array_info.version = Some(self.array.version.clone());
+        array_info.banner = Some(String::new());
+        array_info.capacity = Some(self.array.capacity);
+        array_info.parity = Some(1.0);
+        array_info.space =
+            crate::volume::space_used(self.total_provisioned(), self.total_written());
+        array_info.idle_timeout = Some(1_800_000);
+        array_info.scsi_timeout = Some(60_000);
+        array_info.console_lock_enabled = Some(false);
+        array_info.eradication_config.eradication_delay = Some(self.array.eradication_delay_ms);
+        array_info.eradication_config.manual_eradication = Some(
+            if ctx.safemode {
+                "partial-disabled"
+            } else {
+                "all-enabled"
+            }
+            .into(),
+        );
+        array_info
     }
 
     fn array_space(&self, now: u64) -> ArraySpace {
-        ArraySpace {
-            id: Some(self.array.id.clone()),
-            name: self.array.name.clone(),
-            capacity: self.array.capacity,
-            parity: Some(1.0),
-            space: crate::volume::space_used(self.total_provisioned(), self.total_written()),
-            time: Some(now),
-        }
+        let mut array_space = ArraySpace::default();
+        array_space.id = Some(self.array.id.clone());
+        array_space.name = self.array.name.clone();
+        array_space.capacity = self.array.capacity;
+        array_space.parity = Some(1.0);
+        array_space.space =
+            crate::volume::space_used(self.total_provisioned(), self.total_written());
+        array_space.time = Some(now);
+        array_space
     }
 }
 

@@ -132,11 +132,7 @@ impl MockArrayBuilder {
                 now: clock.now_ms(),
                 safemode: false,
             };
-            let body = VolumePost {
-                tags: Vec::new(),
-                provisioned: Some(GIB),
-                source: None,
-            };
+            let body = VolumePost::default().with_provisioned(GIB);
             // Names and size are valid by construction; a failure here is a bug in
             // the rules, not an input problem.
             if let Err(e) = state.insert_volumes(ctx, &names, &body) {

@@ -161,16 +161,9 @@ pub async fn destroyed_volumes_cannot_be_connected(a: &dyn FlashArray) {
     a.create_hosts(&[h("h1")], &HostPost::default())
         .await
         .unwrap();
-    a.patch_volumes(
-        &vs(&["v1"]),
-        &VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_volumes(&vs(&["v1"]), &VolumePatch::destroy(), false)
+        .await
+        .unwrap();
     let e = a
         .create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["v1"]), None)
         .await

@@ -27,10 +27,7 @@ pub async fn a_host_is_in_at_most_one_group(a: &dyn FlashArray) {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InUse);
     assert!(e.to_string().contains("already belongs to"), "{e}");
-    let join = HostPatch {
-        host_group: Some(NameRef::new("g2")),
-        ..Default::default()
-    };
+    let join = HostPatch::default().with_host_group(NameRef::new("g2"));
     assert_eq!(
         kind(a.patch_hosts(&[h("h1")], &join)).await,
         ErrorKind::InUse
@@ -57,10 +54,7 @@ pub async fn a_host_is_in_at_most_one_group(a: &dyn FlashArray) {
     );
     let hosts = a.patch_hosts(&[h("h1")], &join).await.unwrap();
     assert_eq!(hosts[0].host_group.name.as_deref(), Some("g2"));
-    let leave = HostPatch {
-        host_group: Some(NameRef::new("")),
-        ..Default::default()
-    };
+    let leave = HostPatch::default().with_host_group(NameRef::new(""));
     assert!(
         a.patch_hosts(&[h("h1")], &leave).await.unwrap()[0]
             .host_group
@@ -159,10 +153,7 @@ pub async fn joining_a_group_cannot_create_lun_or_volume_clashes(a: &dyn FlashAr
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["shared"]), None)
         .await
         .unwrap();
-    let join = HostPatch {
-        host_group: Some(NameRef::new("g1")),
-        ..Default::default()
-    };
+    let join = HostPatch::default().with_host_group(NameRef::new("g1"));
     assert_eq!(
         kind(a.patch_hosts(&[h("h1")], &join)).await,
         ErrorKind::Invalid

@@ -36,11 +36,7 @@ pub fn p(s: &str) -> PodName {
 
 /// A volume create body of `b` bytes, untagged.
 pub fn size(b: u64) -> VolumePost {
-    VolumePost {
-        tags: Vec::new(),
-        provisioned: Some(b),
-        source: None,
-    }
+    VolumePost::default().with_provisioned(b)
 }
 
 /// The volume named `name`; panics if the listing fails or finds none.

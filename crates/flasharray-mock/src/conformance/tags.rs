@@ -82,10 +82,7 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
         ["managed-by"]
     );
     // Destroyed: still listed; recovered: still there; eradicated: gone.
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     a.patch_volumes(&vs(&["v1"]), &destroy, false)
         .await
         .unwrap();
@@ -107,16 +104,9 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
             .len(),
         2
     );
-    a.patch_volumes(
-        &vs(&["v1"]),
-        &VolumePatch {
-            destroyed: Some(false),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_volumes(&vs(&["v1"]), &VolumePatch::recover(), false)
+        .await
+        .unwrap();
     assert_eq!(
         a.list_tags(TagResource::Volume, &destroyed_only)
             .await
@@ -156,38 +146,31 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
 /// moment, with no separate tag call; a create without tags leaves objects untagged.
 pub async fn creation_tags_arrive_with_every_object_of_the_call(a: &dyn FlashArray) {
     let want = ["pxfa.io/managed-by=pxfa", "pxfa.io/tenant=t1"];
-    a.create_pods(
-        &[p("t1")],
-        &PodPost {
-            tags: owner_tags(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
+    a.create_pods(&[p("t1")], &PodPost::default().with_tags(owner_tags()))
+        .await
+        .unwrap();
     a.create_volumes(
         &vs(&["t1::a", "t1::b"]),
-        &VolumePost {
-            provisioned: Some(GIB),
-            tags: owner_tags(),
-            ..Default::default()
-        },
+        &VolumePost::default()
+            .with_provisioned(GIB)
+            .with_tags(owner_tags()),
     )
     .await
     .unwrap();
     a.create_hosts(
         &[h("h1")],
-        &HostPost {
-            wwns: vec!["2100F4C7AA002701".into()],
-            tags: owner_tags(),
-            ..Default::default()
-        },
+        &HostPost::default()
+            .with_wwns(vec!["2100F4C7AA002701".into()])
+            .with_tags(owner_tags()),
     )
     .await
     .unwrap();
-    a.create_host_groups(&[g("g1"), g("g2")], &HostGroupPost { tags: owner_tags() })
-        .await
-        .unwrap();
+    a.create_host_groups(
+        &[g("g1"), g("g2")],
+        &HostGroupPost::default().with_tags(owner_tags()),
+    )
+    .await
+    .unwrap();
     for (kind, name) in [
         (TagResource::Pod, "t1"),
         (TagResource::Volume, "t1::a"),

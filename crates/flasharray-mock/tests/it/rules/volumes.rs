@@ -18,14 +18,8 @@ async fn destroy_recover_eradicate_on_the_clock() {
     a.create_volumes(&vs(&["d1", "d2"]), &size(GIB))
         .await
         .unwrap();
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
-    let recover = VolumePatch {
-        destroyed: Some(false),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
+    let recover = VolumePatch::recover();
     assert_eq!(
         kind(a.eradicate_volumes(&vs(&["d1"]))).await,
         ErrorKind::NotDestroyed
@@ -41,10 +35,7 @@ async fn destroy_recover_eradicate_on_the_clock() {
     m.clock().advance(Duration::from_secs(3600));
     assert_eq!(vol(a, "d1").await.time_remaining, Some(DAY_MS - 3_600_000));
     // A destroyed volume accepts nothing but recovery.
-    let grow = VolumePatch {
-        provisioned: Some(2 * GIB),
-        ..Default::default()
-    };
+    let grow = VolumePatch::default().with_provisioned(2 * GIB);
     assert_eq!(
         kind(a.patch_volumes(&vs(&["d1"]), &grow, false)).await,
         ErrorKind::Destroyed
@@ -78,21 +69,11 @@ async fn safemode_refuses_eradication_but_not_the_delay() {
     a.create_pods(&[p("sp")], &PodPost::default())
         .await
         .unwrap();
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     a.patch_volumes(&vs(&["s"]), &destroy, false).await.unwrap();
-    a.patch_pods(
-        &[p("sp")],
-        &PodPatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_pods(&[p("sp")], &PodPatch::destroy(), false)
+        .await
+        .unwrap();
     m.faults().set_safemode(true);
     let e = a.eradicate_volumes(&vs(&["s"])).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::EradicationRefused);
@@ -107,10 +88,7 @@ async fn safemode_refuses_eradication_but_not_the_delay() {
 
 #[tokio::test]
 async fn destroying_a_connected_volume_is_a_policy() {
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     // Default: refused, nothing changes.
     let m = mock();
     let a: &dyn FlashArray = &m;
