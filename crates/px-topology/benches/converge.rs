@@ -161,10 +161,7 @@ async fn naive_apply(array: &dyn FlashArray, d: &DesiredState) -> Result<(), fla
                 .list_hosts(&ListParams::names([h.name.as_str()]))
                 .await,
         ) {
-            let post = HostPost {
-                wwns: h.wwns.clone(),
-                ..HostPost::default()
-            };
+            let post = HostPost::default().with_wwns(h.wwns.clone());
             array
                 .create_hosts(std::slice::from_ref(&h.name), &post)
                 .await?;
@@ -184,11 +181,7 @@ async fn naive_apply(array: &dyn FlashArray, d: &DesiredState) -> Result<(), fla
                 .list_volumes(&ListParams::names([v.name.as_str()]))
                 .await,
         ) {
-            let body = VolumePost {
-                tags: Vec::new(),
-                provisioned: Some(v.size.as_u64()),
-                source: None,
-            };
+            let body = VolumePost::default().with_provisioned(v.size.as_u64());
             array
                 .create_volumes(std::slice::from_ref(&v.name), &body)
                 .await?;

@@ -153,11 +153,7 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
     let foreign = d.volumes[0].name.clone();
     a.create_volumes(
         std::slice::from_ref(&foreign),
-        &VolumePost {
-            tags: Vec::new(),
-            provisioned: Some(Size::gib(100).as_u64()),
-            source: None,
-        },
+        &VolumePost::default().with_provisioned(Size::gib(100).as_u64()),
     )
     .await
     .unwrap();
@@ -253,16 +249,9 @@ async fn destroyed_volume_is_recovered_not_duplicated() {
     a.delete_connections(&d.connections[4].target, std::slice::from_ref(&v))
         .await
         .unwrap();
-    a.patch_volumes(
-        std::slice::from_ref(&v),
-        &VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_volumes(std::slice::from_ref(&v), &VolumePatch::destroy(), false)
+        .await
+        .unwrap();
     let serial_before = a
         .list_volumes(&ListParams::names([v.as_str()]))
         .await
@@ -436,10 +425,7 @@ async fn host_initiators_are_added_to_pxfa_hosts_only() {
     let c = array();
     c.create_hosts(
         &[HostName::new("server-a").unwrap()],
-        &HostPost {
-            wwns: vec!["2100F4C7AA002701".into()],
-            ..Default::default()
-        },
+        &HostPost::default().with_wwns(vec!["2100F4C7AA002701".into()]),
     )
     .await
     .unwrap();

@@ -97,10 +97,7 @@ async fn pod_quota_exceeded_and_raised_by_the_plan() {
     let a: &dyn FlashArray = &array;
     a.create_pods(
         &[PodName::new(TENANT).unwrap()],
-        &PodPost {
-            quota_limit: Some(Size::gib(100).as_u64()),
-            ..PodPost::default()
-        },
+        &PodPost::default().with_quota_limit(Size::gib(100).as_u64()),
     )
     .await
     .unwrap();
