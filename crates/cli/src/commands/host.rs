@@ -99,22 +99,17 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .as_ref()
                 .map(|g| host_group_names(std::slice::from_ref(g)))
                 .transpose()?;
-            let body = HostPost {
-                wwns: ini.wwns,
-                iqns: ini.iqns,
-                nqns: ini.nqns,
-                personality,
-                ..Default::default()
-            };
+            let mut body = HostPost::default()
+                .with_wwns(ini.wwns)
+                .with_iqns(ini.iqns)
+                .with_nqns(ini.nqns);
+            body.personality = personality;
             let mut out = array
                 .create_hosts(&names, &body)
                 .await
                 .with_context(|| format!("cannot create host {name}"))?;
             if let Some(g) = group {
-                let patch = HostPatch {
-                    host_group: Some(NameRef::new(g[0].as_str())),
-                    ..Default::default()
-                };
+                let patch = HostPatch::default().with_host_group(NameRef::new(g[0].as_str()));
                 out = array.patch_hosts(&names, &patch).await.with_context(|| {
                     format!(
                         "host {name} was created, but cannot be put into host group {}",
@@ -151,12 +146,10 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 ));
             }
             let what = ini.describe();
-            let patch = HostPatch {
-                add_wwns: ini.wwns,
-                add_iqns: ini.iqns,
-                add_nqns: ini.nqns,
-                ..Default::default()
-            };
+            let patch = HostPatch::default()
+                .with_add_wwns(ini.wwns)
+                .with_add_iqns(ini.iqns)
+                .with_add_nqns(ini.nqns);
             let out = array
                 .patch_hosts(&names, &patch)
                 .await
@@ -173,12 +166,10 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 ));
             }
             let what = ini.describe();
-            let patch = HostPatch {
-                remove_wwns: ini.wwns,
-                remove_iqns: ini.iqns,
-                remove_nqns: ini.nqns,
-                ..Default::default()
-            };
+            let patch = HostPatch::default()
+                .with_remove_wwns(ini.wwns)
+                .with_remove_iqns(ini.iqns)
+                .with_remove_nqns(ini.nqns);
             let out = array
                 .patch_hosts(&names, &patch)
                 .await
@@ -195,10 +186,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 (None, true) => String::new(),
                 _ => return Err(InvalidInput::error("give a host group, or --none")),
             };
-            let patch = HostPatch {
-                host_group: Some(NameRef::new(target.clone())),
-                ..Default::default()
-            };
+            let patch = HostPatch::default().with_host_group(NameRef::new(target.clone()));
             let out = array
                 .patch_hosts(&names, &patch)
                 .await
