@@ -1,6 +1,6 @@
 //! The tenant the converge, destroy, plan-document, preflight, brownfield and wire
-//! tests share: a direct-access-like desired state built by hand, a mock array with its
-//! admins, and plan-then-apply.
+//! tests share (and the converge benchmark, by path): a direct-access-like desired
+//! state built by hand, a mock array with its admins, and plan-then-apply.
 
 use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, Size, VolumeName};
 use flasharray_mock::MockArray;
@@ -16,9 +16,21 @@ pub(crate) const TENANT: &str = "t1";
 /// Its token admin.
 pub(crate) const ADMIN: &str = "px-t1";
 
-/// A direct-access-like tenant: a pod, `workers` x (2 data + 1 metadata) volumes,
-/// all connected to the shared management host group with two hosts, and a token.
+/// [`direct_access_like`] with two management hosts and [`ADMIN`]'s token.
 pub(crate) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredState {
+    direct_access_like(tenant, ADMIN, workers, 2, data_size)
+}
+
+/// A direct-access-like tenant: a pod, `workers` x (2 data + 1 metadata) volumes,
+/// all connected to the shared management host group with `mgmt_hosts` hosts, and a
+/// token for `admin`. The converge benchmark provisions the same tenant.
+pub(crate) fn direct_access_like(
+    tenant: &str,
+    admin: &str,
+    workers: u32,
+    mgmt_hosts: u32,
+    data_size: Size,
+) -> DesiredState {
     let pod = PodName::new(tenant).unwrap();
     let mgmt = HostGroupName::new("hcp-mgmt").unwrap();
     let mut volumes = Vec::new();
@@ -38,7 +50,7 @@ pub(crate) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredSta
             });
         }
     }
-    let hosts = (1..=2)
+    let hosts = (1..=mgmt_hosts)
         .map(|i| DesiredHost {
             node: format!("worker-{i:02}"),
             name: HostName::new(format!("mgmt-worker-{i:02}")).unwrap(),
@@ -75,7 +87,7 @@ pub(crate) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredSta
         volumes,
         connections,
         api_token: Some(DesiredApiToken {
-            admin: ADMIN.into(),
+            admin: admin.into(),
             lifetime: None,
         }),
         notes: Vec::new(),
