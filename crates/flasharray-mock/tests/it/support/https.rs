@@ -119,6 +119,21 @@ impl Sim {
         self.call(s, Method::GET, path, None).await
     }
 
+    /// `POST` of `body` under [`V`] with session `s`.
+    pub(crate) async fn post(&self, s: &str, path: &str, body: Value) -> Answer {
+        self.call(s, Method::POST, path, Some(body)).await
+    }
+
+    /// `PATCH` of `body` under [`V`] with session `s`.
+    pub(crate) async fn patch(&self, s: &str, path: &str, body: Value) -> Answer {
+        self.call(s, Method::PATCH, path, Some(body)).await
+    }
+
+    /// `DELETE` under [`V`] with session `s`.
+    pub(crate) async fn delete(&self, s: &str, path: &str) -> Answer {
+        self.call(s, Method::DELETE, path, None).await
+    }
+
     /// The typed REST client, pointed at this simulator.
     pub(crate) fn rest(&self) -> RestArray {
         RestArray::builder(self.sim.url())
