@@ -20,11 +20,7 @@ use crate::support::tenant::quiet;
 const TOKEN: &str = "5e2a1c3d-0f4b-4e7a-9c1d-2b3a4c5d6e7f";
 
 fn example() -> TenantStorage {
-    support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "direct-access")
-        .map(|(_, s)| s)
-        .unwrap()
+    support::example("direct-access")
 }
 
 /// Import through the management host group: the variant that makes volumes,

@@ -11,12 +11,14 @@ use flasharray::{
     ConnectionParams, FlashArray, HostName, ListParams, PodName, Size, TagParams, TagResource,
 };
 use flasharray_mock::Op;
-use px_topology::converge::{ApplyOptions, DestroyOptions, ProgressEvent, apply, destroy};
+use px_topology::converge::{ApplyOptions, ProgressEvent, apply};
 use px_topology::desired::{Scope, TAG_DISK, TAG_NAMESPACE, TAG_NODE, ownership_tags};
 use px_topology::plan::{Action, Kind, PlanOptions};
 use secrecy::ExposeSecret;
 
-use crate::support::tenant::{TENANT, array, converge, desired, plan_for, quiet, tenant_state};
+use crate::support::tenant::{
+    TENANT, array, converge, desired, destroy_with, eradicating, plan_for, quiet, tenant_state,
+};
 
 #[tokio::test]
 async fn fresh_apply_creates_everything_in_few_rounds() {
@@ -472,17 +474,7 @@ async fn two_tenants_share_management_objects_without_touching_each_other() {
             .has_changes()
     );
 
-    let d = destroy(
-        &a,
-        &t1,
-        &DestroyOptions {
-            eradicate: true,
-            ..Default::default()
-        },
-        &quiet,
-    )
-    .await
-    .unwrap();
+    let d = destroy_with(&a, &t1, eradicating()).await;
     assert!(d.is_success(), "{d:?}");
     assert!(
         !plan_for(&a, &t2, PlanOptions::default())

@@ -215,11 +215,7 @@ async fn an_apply_killed_after_any_write_converges_on_the_next_run() {
 #[tokio::test(start_paused = true)]
 async fn killed_applies_of_the_example_tenants_converge_too() {
     for mode in ["direct-access", "cloud-drive"] {
-        let spec = examples::example_specs()
-            .into_iter()
-            .find(|(m, _)| *m == mode)
-            .map(|(_, s)| s)
-            .unwrap();
+        let spec = examples::example(mode);
         // Import: the direct-access tenant whose drive volumes pxfa creates.
         let spec = if mode == "direct-access" {
             examples::as_import(spec)

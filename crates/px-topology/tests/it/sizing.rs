@@ -257,11 +257,7 @@ mod in_use {
     use crate::support;
 
     fn tenant(capacity: u64, workers: u32) -> TenantStorage {
-        let mut t = support::example_specs()
-            .into_iter()
-            .find(|(m, _)| *m == "direct-access")
-            .map(|(_, s)| s)
-            .unwrap();
+        let mut t = support::example("direct-access");
         t.spec.storage.capacity = Size::tib(capacity);
         t.spec.hosted_cluster.replicas = workers;
         t

@@ -4,7 +4,9 @@
 
 use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, Size, VolumeName};
 use flasharray_mock::MockArray;
-use px_topology::converge::{ApplyOptions, ApplyReport, ProgressEvent, apply};
+use px_topology::converge::{
+    ApplyOptions, ApplyReport, DestroyOptions, DestroyReport, ProgressEvent, apply, destroy,
+};
 use px_topology::desired::{
     DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
     DesiredVolume, Scope, TAG_DISK, TAG_NODE, ownership_tags,
@@ -119,4 +121,21 @@ pub(crate) async fn converge(array: &MockArray, d: &DesiredState) -> (Plan, Appl
     assert!(!p.is_blocked(), "{}", p.to_text(false));
     let r = apply(array, d, &p, &ApplyOptions::default(), &quiet).await;
     (p, r)
+}
+
+/// `destroy` of `d` with these options; the call itself must not fail.
+pub(crate) async fn destroy_with(
+    array: &MockArray,
+    d: &DesiredState,
+    opts: DestroyOptions,
+) -> DestroyReport {
+    destroy(array, d, &opts, &quiet).await.expect("destroy")
+}
+
+/// The options of `destroy --eradicate`.
+pub(crate) fn eradicating() -> DestroyOptions {
+    DestroyOptions {
+        eradicate: true,
+        ..Default::default()
+    }
 }
