@@ -145,8 +145,8 @@ pub struct Volume {
     pub created: Option<u64>,
     /// True while pending eradication.
     pub destroyed: bool,
-    /// `none`, `detected` or `fetched`.
-    pub host_encryption_key_status: Option<String>,
+    /// Host encryption key status.
+    pub host_encryption_key_status: Option<HostEncryptionKeyStatus>,
     /// Size in bytes.
     pub provisioned: u64,
     /// QoS limits.
@@ -161,14 +161,14 @@ pub struct Volume {
     pub pod: Reference,
     /// The copy source.
     pub source: Reference,
-    /// `regular` or `protocol_endpoint`.
-    pub subtype: Option<String>,
+    /// Regular volume or protocol endpoint.
+    pub subtype: Option<VolumeSubtype>,
     /// The volume group the volume is in.
     pub volume_group: Reference,
-    /// `promoted` or `demoted`.
-    pub promotion_status: Option<String>,
-    /// `promoted` or `demoted`.
-    pub requested_promotion_state: Option<String>,
+    /// Promoted or demoted.
+    pub promotion_status: Option<PromotionStatus>,
+    /// Promoted or demoted.
+    pub requested_promotion_state: Option<PromotionStatus>,
     /// Effective priority.
     pub priority: Option<i64>,
     /// Priority adjustment.
@@ -256,8 +256,8 @@ pub struct Host {
     pub nqns: Vec<String>,
     /// FC WWNs, 16 upper-case hex digits without colons.
     pub wwns: Vec<String>,
-    /// `aix`, `esxi`, ... or null.
-    pub personality: Option<String>,
+    /// Personality; `null` (the Linux default) when unset.
+    pub personality: Option<HostPersonality>,
     /// Port connectivity.
     pub port_connectivity: PortConnectivity,
     /// Preferred arrays.
@@ -344,8 +344,8 @@ pub struct PodArray {
 #[serde(default)]
 #[non_exhaustive]
 pub struct EradicationConfig {
-    /// `all-enabled`, `all-disabled`, ...
-    pub manual_eradication: Option<String>,
+    /// Whether destroyed objects may be eradicated by hand.
+    pub manual_eradication: Option<ManualEradication>,
 }
 
 /// A pod: a container of volumes, the unit of replication and of quota.
@@ -379,10 +379,10 @@ pub struct Pod {
     pub link_source_count: Option<u64>,
     /// Number of pods linked as targets.
     pub link_target_count: Option<u64>,
-    /// `promoted`, `demoted`, ...
-    pub promotion_status: Option<String>,
+    /// Promoted or demoted.
+    pub promotion_status: Option<PromotionStatus>,
     /// Requested promotion state.
-    pub requested_promotion_state: Option<String>,
+    pub requested_promotion_state: Option<PromotionStatus>,
     /// Number of arrays.
     pub array_count: Option<u64>,
     /// Eradication settings.
@@ -490,8 +490,8 @@ impl TagBody {
 pub struct ArrayEradicationConfig {
     /// Delay before destroyed objects are eradicated, ms.
     pub eradication_delay: Option<u64>,
-    /// `all-enabled` or `partial-disabled` (SafeMode).
-    pub manual_eradication: Option<String>,
+    /// All enabled, or partially disabled by SafeMode.
+    pub manual_eradication: Option<ManualEradication>,
 }
 
 /// The array itself (`GET /arrays`).
@@ -548,8 +548,10 @@ pub struct ArraySpace {
 
 mod requests;
 mod tenancy;
+mod vocabulary;
 pub use requests::*;
 pub use tenancy::*;
+pub use vocabulary::*;
 
 /// Normalises a WWN to the array's form: 16 upper-case hex digits, no colons. The
 /// rules are [`crate::Wwn`]'s; this returns its [`crate::Wwn::as_str`].
@@ -627,7 +629,7 @@ mod tests {
     fn realm_scoped_policy_body() {
         let p = ManagementAccessPolicyPost {
             enabled: Some(true),
-            aggregation_strategy: Some("least-common-permissions".into()),
+            aggregation_strategy: Some(AggregationStrategy::LeastCommonPermissions),
             rules: vec![ManagementAccessRule::in_realm("storage", "r1")],
         };
         let j = serde_json::to_value(&p).unwrap();

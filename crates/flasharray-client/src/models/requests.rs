@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{NameRef, Qos, TagBody};
+use super::{HostPersonality, NameRef, Qos, TagBody};
 
 /// `with_*` setters for request bodies: `set` fields take their own type, `some`
 /// fields (an `Option`) take the value and store `Some(value)`.
@@ -90,7 +90,7 @@ pub struct HostPost {
     pub wwns: Vec<String>,
     /// Host personality.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub personality: Option<String>,
+    pub personality: Option<HostPersonality>,
     /// Tags every created host carries from its first moment (REST 2.39+).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<TagBody>,
@@ -147,7 +147,7 @@ pub struct HostPatch {
     pub host_group: Option<NameRef>,
     /// Personality.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub personality: Option<String>,
+    pub personality: Option<HostPersonality>,
 }
 
 /// Body of `POST /pods`.
@@ -209,7 +209,7 @@ setters!(HostPost {
     set with_iqns(iqns: Vec<String>);
     set with_nqns(nqns: Vec<String>);
     set with_wwns(wwns: Vec<String>);
-    some with_personality(personality: String);
+    some with_personality(personality: HostPersonality);
     set with_tags(tags: Vec<TagBody>);
 });
 
@@ -229,7 +229,7 @@ setters!(HostPatch {
     set with_remove_nqns(remove_nqns: Vec<String>);
     set with_remove_wwns(remove_wwns: Vec<String>);
     some with_host_group(host_group: NameRef);
-    some with_personality(personality: String);
+    some with_personality(personality: HostPersonality);
 });
 
 setters!(PodPost {

@@ -128,7 +128,7 @@ pub struct ManagementAccessPolicy {
     /// Name.
     pub name: String,
     /// `least-common-permissions` or `all-permissions`.
-    pub aggregation_strategy: Option<String>,
+    pub aggregation_strategy: Option<AggregationStrategy>,
     /// Whether the policy applies.
     pub enabled: Option<bool>,
     /// Always `management-access`.
@@ -148,7 +148,7 @@ pub struct ManagementAccessPolicyPost {
     /// `least-common-permissions` keeps users of the policy from gaining rights from
     /// any other policy: what a tenant boundary needs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub aggregation_strategy: Option<String>,
+    pub aggregation_strategy: Option<AggregationStrategy>,
     /// The scoped roles.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<ManagementAccessRule>,
@@ -259,7 +259,7 @@ setters!(RealmPatch {
 
 setters!(ManagementAccessPolicyPost {
     some with_enabled(enabled: bool);
-    some with_aggregation_strategy(aggregation_strategy: String);
+    some with_aggregation_strategy(aggregation_strategy: AggregationStrategy);
     set with_rules(rules: Vec<ManagementAccessRule>);
 });
 
