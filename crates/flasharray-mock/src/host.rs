@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use flasharray::models::{
-    Host, HostGroup, HostGroupPost, HostPatch, HostPost, Member, Reference, normalize_wwn,
+    Host, HostGroup, HostGroupPost, HostPatch, HostPersonality, HostPost, Member, Reference,
+    normalize_wwn,
 };
 use flasharray::params::MemberParams;
 use flasharray::{HostGroupName, HostName, ListParams, Result, TagResource};
@@ -89,10 +90,10 @@ fn normalize_all(host: &str, kind: Kind, list: &[String]) -> Result<Vec<String>>
     Ok(out)
 }
 
-fn check_personality(host: &str, p: &Option<String>) -> Result<()> {
-    if let Some(p) = p
+fn check_personality(host: &str, p: &Option<HostPersonality>) -> Result<()> {
+    if let Some(p) = p.as_ref().map(HostPersonality::as_str)
         && !p.is_empty()
-        && !PERSONALITIES.contains(&p.as_str())
+        && !PERSONALITIES.contains(&p)
     {
         return Err(bad(
             host,
@@ -218,7 +219,7 @@ impl State {
                 host.iqns = h.iqns.clone();
                 host.nqns = h.nqns.clone();
                 host.wwns = h.wwns.clone();
-                host.personality = h.personality.clone();
+                host.personality = h.personality.as_deref().map(HostPersonality::from);
                 host.space = space_of(own.1 + shared.1);
                 host.is_local = Some(true);
                 host.vlan = Some("any".into());
@@ -271,7 +272,12 @@ impl State {
                     iqns: ini.iqns.clone(),
                     nqns: ini.nqns.clone(),
                     wwns: ini.wwns.clone(),
-                    personality: body.personality.clone().filter(|p| !p.is_empty()),
+                    personality: body
+                        .personality
+                        .as_ref()
+                        .map(HostPersonality::as_str)
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string),
                     host_group: None,
                 },
             );
@@ -442,7 +448,7 @@ impl State {
                 h.nqns = ini.nqns;
                 h.wwns = ini.wwns;
                 if let Some(p) = &patch.personality {
-                    h.personality = Some(p.clone()).filter(|p| !p.is_empty());
+                    h.personality = Some(p.as_str().to_string()).filter(|p| !p.is_empty());
                 }
                 h.host_group = group;
             }

@@ -457,7 +457,8 @@ impl State {
         let mut management_access_policy = ManagementAccessPolicy::default();
         management_access_policy.id = Some(p.id.clone());
         management_access_policy.name = p.name.clone();
-        management_access_policy.aggregation_strategy = Some(p.aggregation_strategy.clone());
+        management_access_policy.aggregation_strategy =
+            Some(p.aggregation_strategy.as_str().into());
         management_access_policy.enabled = Some(p.enabled);
         management_access_policy.policy_type = Some("management-access".into());
         management_access_policy.rules = p.rules.clone();
@@ -555,7 +556,7 @@ impl State {
                 id: uuid::Uuid::new_v4().to_string(),
                 name: n.clone(),
                 enabled: body.enabled.unwrap_or(true),
-                aggregation_strategy: strategy.clone(),
+                aggregation_strategy: strategy.to_string(),
                 rules: body.rules.clone(),
             };
             out.push(Self::render_policy(&rec));

@@ -191,8 +191,8 @@ async fn brownfield_safemode_refuses_eradication() {
     let a: &dyn FlashArray = &mock;
     let info = a.get_array().await.unwrap();
     assert_eq!(
-        info.eradication_config.manual_eradication.as_deref(),
-        Some("partial-disabled")
+        info.eradication_config.manual_eradication,
+        Some(flasharray::models::ManualEradication::PartialDisabled)
     );
     let e = a
         .eradicate_volumes(&[VolumeName::new("old-scratch").unwrap()])

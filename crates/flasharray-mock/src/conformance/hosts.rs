@@ -38,10 +38,8 @@ pub async fn host_initiators_are_normalised_and_owned_once(a: &dyn FlashArray) {
     );
     let esxi = HostPost::default().with_personality("esxi".into());
     assert_eq!(
-        a.create_hosts(&[h("h5")], &esxi).await.unwrap()[0]
-            .personality
-            .as_deref(),
-        Some("esxi")
+        a.create_hosts(&[h("h5")], &esxi).await.unwrap()[0].personality,
+        Some(HostPersonality::Esxi)
     );
 }
 
