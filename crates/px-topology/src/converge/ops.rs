@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use flasharray::models::{
-    HostGroupPost, HostPatch, HostPost, PodPatch, PodPost, Tag, TagBody, Volume, VolumePatch,
-    VolumePost,
+    HostGroupPost, HostPatch, HostPersonality, HostPost, PodPatch, PodPost, Tag, TagBody, Volume,
+    VolumePatch, VolumePost,
 };
 use flasharray::{
     ConnectionTarget, Error, FlashArray, HostGroupName, HostName, PodName, Result, TagResource,
@@ -430,10 +430,9 @@ impl Op {
                     eq(&h.wwns, &patch.wwns)
                         && eq(&h.iqns, &patch.iqns)
                         && eq(&h.nqns, &patch.nqns)
-                        && patch
-                            .personality
-                            .as_ref()
-                            .is_none_or(|p| h.personality.as_deref().unwrap_or("") == p)
+                        && patch.personality.as_ref().is_none_or(|p| {
+                            h.personality.as_ref().map_or("", HostPersonality::as_str) == p.as_str()
+                        })
                 });
                 (!done).then(|| self.clone())
             }

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use flasharray::models::{Host, HostPatch, HostPost};
+use flasharray::models::{Host, HostPatch, HostPersonality, HostPost};
 use flasharray::{HostName, TagResource};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -352,7 +352,7 @@ fn create(out: &mut HostResolution, dh: &DesiredHost, n: usize) {
         .with_iqns(dh.iqns.clone())
         .with_nqns(dh.nqns.clone())
         .with_wwns(wwns);
-    post.personality = dh.personality.clone();
+    post.personality = dh.personality.as_deref().map(HostPersonality::from);
     let count = dh.wwns.len() + dh.iqns.len() + dh.nqns.len();
     out.hosts.push(
         Change::new(
