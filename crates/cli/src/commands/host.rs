@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use comfy_table::Table;
 use flasharray::ListParams;
-use flasharray::models::{Host, HostPatch, HostPost, NameRef, normalize_wwn};
+use flasharray::models::{Host, HostPatch, HostPersonality, HostPost, NameRef, normalize_wwn};
 
 use super::{Ctx, describe, host_group_names, host_names, list_params};
 use crate::args::{HostCmd, InitiatorArgs};
@@ -103,7 +103,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .with_wwns(ini.wwns)
                 .with_iqns(ini.iqns)
                 .with_nqns(ini.nqns);
-            body.personality = personality;
+            body.personality = personality.map(HostPersonality::from);
             let mut out = array
                 .create_hosts(&names, &body)
                 .await
@@ -224,7 +224,7 @@ pub(crate) fn table(p: &Printer, hosts: &[Host]) -> Table {
             list_or_dash(&colon_wwns(&h.wwns)),
             list_or_dash(&h.iqns),
             list_or_dash(&h.nqns),
-            or_dash(h.personality.as_deref()),
+            or_dash(h.personality.as_ref().map(HostPersonality::as_str)),
             h.connection_count
                 .map_or_else(|| "-".into(), |c| c.to_string()),
         ];
@@ -251,7 +251,10 @@ fn detail(p: &Printer, h: &Host) -> Table {
         ("wwns", list_or_dash(&colon_wwns(&h.wwns))),
         ("iqns", list_or_dash(&h.iqns)),
         ("nqns", list_or_dash(&h.nqns)),
-        ("personality", or_dash(h.personality.as_deref())),
+        (
+            "personality",
+            or_dash(h.personality.as_ref().map(HostPersonality::as_str)),
+        ),
         (
             "connections",
             h.connection_count
