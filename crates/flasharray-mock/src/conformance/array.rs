@@ -17,16 +17,12 @@ pub async fn names_are_case_insensitive_unique_and_keep_creation_case(a: &dyn Fl
         ErrorKind::AlreadyExists
     );
     assert_eq!(vol(a, "data01").await.name, "Data01");
-    a.create_hosts(&[h("Node1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["Node1"]).await;
     assert_eq!(
         kind(a.create_hosts(&[h("NODE1")], &HostPost::default())).await,
         ErrorKind::AlreadyExists
     );
-    a.create_host_groups(&[g("Grp")], &Default::default())
-        .await
-        .unwrap();
+    groups(a, &["Grp"]).await;
     assert_eq!(
         kind(a.create_host_groups(&[g("grp")], &Default::default())).await,
         ErrorKind::AlreadyExists

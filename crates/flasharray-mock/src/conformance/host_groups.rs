@@ -9,12 +9,8 @@ use super::shorthand::*;
 
 /// Rule: a host is in at most one group.
 pub async fn a_host_is_in_at_most_one_group(a: &dyn FlashArray) {
-    a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_host_groups(&[g("g1"), g("g2")], &Default::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1", "h2"]).await;
+    groups(a, &["g1", "g2"]).await;
     let rows = a
         .add_host_group_members(&g("g1"), &[h("h1"), h("h2")])
         .await
@@ -68,12 +64,8 @@ pub async fn hosts_and_groups_in_use_cannot_be_deleted(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["v1", "v2"]), &size(GIB))
         .await
         .unwrap();
-    a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_host_groups(&[g("g1")], &Default::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1", "h2"]).await;
+    groups(a, &["g1"]).await;
     a.add_host_group_members(&g("g1"), &[h("h2")])
         .await
         .unwrap();
@@ -118,12 +110,8 @@ pub async fn joining_a_group_cannot_create_lun_or_volume_clashes(a: &dyn FlashAr
     a.create_volumes(&vs(&["priv", "shared"]), &size(GIB))
         .await
         .unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_host_groups(&[g("g1")], &Default::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
+    groups(a, &["g1"]).await;
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["priv"]), Some(254))
         .await
         .unwrap();

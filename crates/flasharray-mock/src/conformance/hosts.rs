@@ -45,9 +45,7 @@ pub async fn host_initiators_are_normalised_and_owned_once(a: &dyn FlashArray) {
 
 /// Rule: host initiators add remove replace.
 pub async fn host_initiators_add_remove_replace(a: &dyn FlashArray) {
-    a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1", "h2"]).await;
     let add = HostPatch::default().with_add_wwns(vec![
         "2100000000000001".into(),
         "21:00:00:00:00:00:00:02".into(),

@@ -12,9 +12,7 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
     a.create_volumes(&vs(&["v1", "v2"]), &size(GIB))
         .await
         .unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
     let set = [
         Tag::new("v1", "pxfa.io", "tenant", "a"),
         Tag::new("v1", "pxfa.io", "managed-by", "pxfa"),

@@ -205,9 +205,7 @@ pub async fn volumes_move_between_pods_with_connections_and_tags(a: &dyn FlashAr
         .await
         .unwrap();
     a.create_volumes(&vs(&["mv"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["mv"]), None)
         .await
         .unwrap();
