@@ -2,8 +2,8 @@
 
 use anyhow::{Context, Result};
 use comfy_table::Table;
-use flasharray::ListParams;
 use flasharray::models::{Host, HostPatch, HostPersonality, HostPost, NameRef, normalize_wwn};
+use flasharray::{HostName, ListParams};
 
 use super::{Ctx, describe, host_group_names, host_names, list_params};
 use crate::args::{HostCmd, InitiatorArgs};
@@ -138,13 +138,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             })?;
         }
         HostCmd::AddInitiator { name, initiators } => {
-            let names = host_names(std::slice::from_ref(&name))?;
-            let ini = Initiators::parse(&initiators)?;
-            if ini.is_empty() {
-                return Err(InvalidInput::error(
-                    "give at least one --wwn, --iqn or --nqn",
-                ));
-            }
+            let (names, ini) = one_host_with_initiators(&name, &initiators)?;
             let what = ini.describe();
             let patch = HostPatch::default()
                 .with_add_wwns(ini.wwns)
@@ -158,13 +152,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             p.emit(&out, || table(p, &out))?;
         }
         HostCmd::RemoveInitiator { name, initiators } => {
-            let names = host_names(std::slice::from_ref(&name))?;
-            let ini = Initiators::parse(&initiators)?;
-            if ini.is_empty() {
-                return Err(InvalidInput::error(
-                    "give at least one --wwn, --iqn or --nqn",
-                ));
-            }
+            let (names, ini) = one_host_with_initiators(&name, &initiators)?;
             let what = ini.describe();
             let patch = HostPatch::default()
                 .with_remove_wwns(ini.wwns)
@@ -265,6 +253,22 @@ fn detail(p: &Printer, h: &Host) -> Table {
             or_dash(h.port_connectivity.status.as_deref()),
         ),
     ])
+}
+
+/// The host of `add-initiator` / `remove-initiator` and the initiators to change,
+/// validated; at least one initiator must be given.
+fn one_host_with_initiators(
+    name: &str,
+    initiators: &InitiatorArgs,
+) -> Result<(Vec<HostName>, Initiators)> {
+    let names = host_names(&[name.to_string()])?;
+    let ini = Initiators::parse(initiators)?;
+    if ini.is_empty() {
+        return Err(InvalidInput::error(
+            "give at least one --wwn, --iqn or --nqn",
+        ));
+    }
+    Ok((names, ini))
 }
 
 #[cfg(test)]
