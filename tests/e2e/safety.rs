@@ -115,14 +115,14 @@ fn read_only_commands_do_not_touch_sim_state() {
 #[test]
 fn ctrl_c_saves_sim_state() {
     use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     use std::time::{Duration, Instant};
 
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state.json");
     // The import variant writes in several rounds (pod, then volumes, then connections).
     let spec = crate::harness::import_host_group_spec(dir.path());
-    let mut child = Command::new(crate::harness::pxfa_path())
+    let mut child = crate::harness::pxfa_child()
         .args([
             "-v",
             "--array",
@@ -134,12 +134,6 @@ fn ctrl_c_saves_sim_state() {
         .arg(&state)
         .args(["apply", "--yes", "-f"])
         .arg(&spec)
-        .env_remove("PUREFA_URL")
-        .env_remove("PUREFA_API")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stderr = child.stderr.take().unwrap();
