@@ -9,16 +9,6 @@ use wiremock::{Mock, ResponseTemplate};
 
 use crate::common::*;
 
-async fn fail_first(a: &Array, rel: &str, n: u64, answer: Echo) {
-    Mock::given(method("GET"))
-        .and(path(format!("{V}/{rel}")))
-        .respond_with(answer)
-        .up_to_n_times(n)
-        .with_priority(1)
-        .mount(&a.server)
-        .await;
-}
-
 #[tokio::test]
 async fn rate_limit_waits_what_retry_after_says() {
     let a = Array::start().await;
@@ -110,10 +100,7 @@ async fn server_busy_500_is_retried_other_500_is_not() {
     get(&a, "volumes", fixture("volumes/one.json")).await;
     Mock::given(method("GET"))
         .and(path(format!("{V}/hosts")))
-        .respond_with(status(
-            500,
-            json!({"errors": [{"context": null, "message": "Internal error"}]}),
-        ))
+        .respond_with(internal_error())
         .expect(1)
         .mount(&a.server)
         .await;

@@ -236,10 +236,7 @@ async fn writes_are_not_blindly_retried_on_other_errors() {
     let a = Array::start().await;
     Mock::given(method("POST"))
         .and(path(format!("{V}/volumes")))
-        .respond_with(status(
-            500,
-            json!({"errors": [{"context": null, "message": "Internal error"}]}),
-        ))
+        .respond_with(internal_error())
         .expect(1)
         .mount(&a.server)
         .await;
