@@ -10,23 +10,20 @@ async fn hosts_groups_connections_and_luns() {
     let s = start().await;
     let t = s.login().await;
     let r = s
-        .post(
+        .post_ok(
             &t,
             "/hosts?names=h1",
             json!({"wwns": ["21:00:f4:c7:aa:00:27:06"]}),
         )
         .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
     assert_eq!(r.body["items"][0]["wwns"], json!(["2100F4C7AA002706"]));
     assert_eq!(r.body["items"][0]["host_group"], json!({"name": null}));
-    let r = s
-        .post(
-            &t,
-            "/hosts?names=h2",
-            json!({"iqns": ["iqn.2020-01.io.pxfa:h2"]}),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
+    s.post_ok(
+        &t,
+        "/hosts?names=h2",
+        json!({"iqns": ["iqn.2020-01.io.pxfa:h2"]}),
+    )
+    .await;
     // An initiator belongs to one host.
     let r = s
         .post(&t, "/hosts?names=h3", json!({"wwns": ["2100F4C7AA002706"]}))

@@ -124,6 +124,13 @@ impl Sim {
         self.call(s, Method::POST, path, Some(body)).await
     }
 
+    /// [`Sim::post`] that must succeed (200).
+    pub(crate) async fn post_ok(&self, s: &str, path: &str, body: Value) -> Answer {
+        let r = self.post(s, path, body).await;
+        assert_eq!(r.status, 200, "POST {path}: {}", r.raw);
+        r
+    }
+
     /// `PATCH` of `body` under [`V`] with session `s`.
     pub(crate) async fn patch(&self, s: &str, path: &str, body: Value) -> Answer {
         self.call(s, Method::PATCH, path, Some(body)).await
