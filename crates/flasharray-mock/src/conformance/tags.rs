@@ -25,16 +25,14 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
     )
     .await
     .unwrap();
-    let ours = a
-        .list_tags(
-            TagResource::Volume,
-            &TagParams {
-                namespaces: vec!["pxfa.io".into()],
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let ours = volume_tags(
+        a,
+        TagParams {
+            namespaces: vec!["pxfa.io".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     assert_eq!(ours.len(), 2);
     assert!(ours.iter().any(|t| t.key == "tenant" && t.value == "b"));
     assert!(
@@ -65,16 +63,14 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
     a.delete_tags(TagResource::Volume, &["v1".into()], &["tenant".into()], &[])
         .await
         .unwrap();
-    let left = a
-        .list_tags(
-            TagResource::Volume,
-            &TagParams {
-                resource_names: vec!["v1".into()],
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let left = volume_tags(
+        a,
+        TagParams {
+            resource_names: vec!["v1".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     assert_eq!(
         left.iter().map(|t| t.key.as_str()).collect::<Vec<_>>(),
         ["managed-by"]
@@ -117,16 +113,14 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
         .unwrap();
     a.eradicate_volumes(&vs(&["v1"])).await.unwrap();
     a.create_volumes(&vs(&["v1"]), &size(GIB)).await.unwrap();
-    let fresh = a
-        .list_tags(
-            TagResource::Volume,
-            &TagParams {
-                resource_names: vec!["v1".into()],
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let fresh = volume_tags(
+        a,
+        TagParams {
+            resource_names: vec!["v1".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     assert!(
         fresh.is_empty(),
         "a new object does not inherit old tags: {fresh:?}"
@@ -182,4 +176,9 @@ pub async fn creation_tags_arrive_with_every_object_of_the_call(a: &dyn FlashArr
     // A create without tags leaves the object untagged, as before.
     a.create_volumes(&vs(&["plain"]), &size(GIB)).await.unwrap();
     assert!(tag_keys(a, TagResource::Volume, "plain").await.is_empty());
+}
+
+/// The volume tags `params` select; panics if the listing fails.
+async fn volume_tags(a: &dyn FlashArray, params: TagParams) -> Vec<Tag> {
+    a.list_tags(TagResource::Volume, &params).await.unwrap()
 }
