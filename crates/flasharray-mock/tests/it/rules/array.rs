@@ -58,9 +58,7 @@ async fn snapshot_round_trips_through_json() {
     )
     .await
     .unwrap();
-    a.create_host_groups(&[g("g1")], &Default::default())
-        .await
-        .unwrap();
+    groups(a, &["g1"]).await;
     a.add_host_group_members(&g("g1"), &[h("h1")])
         .await
         .unwrap();

@@ -16,9 +16,7 @@ async fn destroying_a_pod_with_connected_volumes_follows_the_policy() {
         .await
         .unwrap();
     a.create_volumes(&vs(&["p1::v"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["p1::v"]), None)
         .await
         .unwrap();

@@ -93,9 +93,7 @@ async fn destroying_a_connected_volume_is_a_policy() {
     let m = mock();
     let a: &dyn FlashArray = &m;
     a.create_volumes(&vs(&["c"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["c"]), None)
         .await
         .unwrap();
@@ -111,9 +109,7 @@ async fn destroying_a_connected_volume_is_a_policy() {
         .build();
     let a: &dyn FlashArray = &m;
     a.create_volumes(&vs(&["c"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["c"]), None)
         .await
         .unwrap();
