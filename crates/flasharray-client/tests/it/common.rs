@@ -189,3 +189,12 @@ pub(crate) fn plain_client(url: impl Into<String>) -> RestArray {
         .build()
         .unwrap()
 }
+
+/// A 429 whose `header` says when to come back.
+pub(crate) fn rate_limited(header: &str, value: &str) -> Echo {
+    Echo(
+        ResponseTemplate::new(429)
+            .insert_header(header, value)
+            .set_body_json(fixture("errors/rate_limited.json")),
+    )
+}
