@@ -64,12 +64,15 @@ fn read_only_commands_do_not_touch_sim_state() {
     let spec = direct_access_spec();
 
     // Without a state file, a read-only command does not create one.
-    sim_cmd(&state)
-        .arg("plan")
-        .arg("-f")
-        .arg(&spec)
-        .assert()
-        .success();
+    let plan = || {
+        sim_cmd(&state)
+            .arg("plan")
+            .arg("-f")
+            .arg(&spec)
+            .assert()
+            .success();
+    };
+    plan();
     assert!(!state.exists(), "plan created the state file");
 
     sim_cmd(&state)
@@ -81,12 +84,7 @@ fn read_only_commands_do_not_touch_sim_state() {
     // Coarse file systems keep mtimes in whole seconds or worse.
     std::thread::sleep(std::time::Duration::from_millis(1100));
 
-    sim_cmd(&state)
-        .arg("plan")
-        .arg("-f")
-        .arg(&spec)
-        .assert()
-        .success();
+    plan();
     // Not a terminal and no --yes: refused before any change.
     sim_cmd(&state)
         .arg("apply")
