@@ -3,12 +3,11 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::support::https::{error, start};
+use crate::support::https::{error, logged_in};
 
 #[tokio::test]
 async fn hosts_groups_connections_and_luns() {
-    let s = start().await;
-    let t = s.login().await;
+    let (s, t) = logged_in().await;
     let r = s
         .post_ok(
             &t,

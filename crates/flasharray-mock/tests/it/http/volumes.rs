@@ -3,12 +3,11 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::support::https::{error, names, start};
+use crate::support::https::{error, logged_in, names};
 
 #[tokio::test]
 async fn volumes_lifecycle_with_exact_errors() {
-    let s = start().await;
-    let t = s.login().await;
+    let (s, t) = logged_in().await;
     let r = s
         .post_ok(
             &t,
@@ -163,8 +162,7 @@ async fn volumes_lifecycle_with_exact_errors() {
 
 #[tokio::test]
 async fn filters_pods_and_percent_encoded_names() {
-    let s = start().await;
-    let t = s.login().await;
+    let (s, t) = logged_in().await;
     let r = s
         .post_ok(&t, "/pods?names=p1", json!({"quota_limit": 1073741824}))
         .await;

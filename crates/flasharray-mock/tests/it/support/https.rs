@@ -38,6 +38,13 @@ pub(crate) async fn start() -> Sim {
     start_with(MockArray::new(), |_| {}).await
 }
 
+/// A simulator with default settings and a session on it.
+pub(crate) async fn logged_in() -> (Sim, String) {
+    let s = start().await;
+    let t = s.login().await;
+    (s, t)
+}
+
 /// One answer, decoded.
 pub(crate) struct Answer {
     pub(crate) status: StatusCode,
