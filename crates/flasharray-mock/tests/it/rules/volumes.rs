@@ -92,11 +92,7 @@ async fn destroying_a_connected_volume_is_a_policy() {
     // Default: refused, nothing changes.
     let m = mock();
     let a: &dyn FlashArray = &m;
-    a.create_volumes(&vs(&["c"]), &size(GIB)).await.unwrap();
-    hosts(a, &["h1"]).await;
-    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["c"]), None)
-        .await
-        .unwrap();
+    volume_c_connected_to_h1(a).await;
     assert_eq!(
         kind(a.patch_volumes(&vs(&["c"]), &destroy, false)).await,
         ErrorKind::InUse
@@ -108,11 +104,7 @@ async fn destroying_a_connected_volume_is_a_policy() {
         .destroy_connected(DestroyConnected::Disconnect)
         .build();
     let a: &dyn FlashArray = &m;
-    a.create_volumes(&vs(&["c"]), &size(GIB)).await.unwrap();
-    hosts(a, &["h1"]).await;
-    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["c"]), None)
-        .await
-        .unwrap();
+    volume_c_connected_to_h1(a).await;
     let d = a.patch_volumes(&vs(&["c"]), &destroy, false).await.unwrap();
     assert!(d[0].destroyed);
     assert_eq!(d[0].connection_count, Some(0));
@@ -123,4 +115,13 @@ async fn destroying_a_connected_volume_is_a_policy() {
             .is_empty()
     );
     a.delete_hosts(&[h("h1")]).await.unwrap();
+}
+
+/// Volume `c` connected to host `h1`.
+async fn volume_c_connected_to_h1(a: &dyn FlashArray) {
+    a.create_volumes(&vs(&["c"]), &size(GIB)).await.unwrap();
+    hosts(a, &["h1"]).await;
+    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["c"]), None)
+        .await
+        .unwrap();
 }
