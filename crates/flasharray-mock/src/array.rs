@@ -13,21 +13,16 @@ use std::time::Duration;
 use async_trait::async_trait;
 use flasharray::models::*;
 use flasharray::params::*;
-use flasharray::size::TIB;
 use flasharray::{
     Error, FlashArray, HostGroupName, HostName, PodName, RealmName, Result, VolumeName,
 };
 
-use crate::builder::MockArrayBuilder;
 use crate::clock::MockClock;
 use crate::faults::{Faults, Stall, WriteFault, lost_answer};
 use crate::op::Op;
 use crate::realm::Scope;
 use crate::state::{Ctx, MockState, State};
 use crate::stats::CallStats;
-
-/// Default eradication delay of a FlashArray: 24 hours.
-pub const DEFAULT_ERADICATION_DELAY: Duration = Duration::from_secs(24 * 3600);
 
 /// An in-memory FlashArray with the real array's rules. Clones share one array.
 #[derive(Clone)]
@@ -69,14 +64,8 @@ impl std::fmt::Debug for MockArray {
     }
 }
 
-impl Default for MockArray {
-    fn default() -> Self {
-        MockArray::new()
-    }
-}
-
 impl MockArray {
-    /// The array over a built state; see [`MockArrayBuilder`].
+    /// The array over a built state; see [`crate::MockArrayBuilder`].
     pub(crate) fn from_parts(state: State, clock: MockClock, faults: Faults) -> MockArray {
         MockArray {
             inner: Arc::new(Inner {
@@ -88,17 +77,6 @@ impl MockArray {
             }),
             caller: None,
         }
-    }
-
-    /// An array named `pxfa-sim`, Purity 6.7.4, 100 TiB, 24 h eradication delay,
-    /// admin `pureuser`, system clock.
-    pub fn new() -> MockArray {
-        MockArray::builder().build()
-    }
-
-    /// A builder for other settings.
-    pub fn builder() -> MockArrayBuilder {
-        MockArrayBuilder::default()
     }
 
     /// The array's clock; advance it to make eradication delays pass.
@@ -713,9 +691,3 @@ impl State {
         array_space
     }
 }
-
-/// Usable capacity of a default mock array, in bytes.
-pub const DEFAULT_CAPACITY: u64 = 100 * TIB;
-
-/// The built-in admin every FlashArray has.
-pub const DEFAULT_ADMIN: &str = "pureuser";

@@ -1,18 +1,46 @@
-//! `MockArrayBuilder`: the settings a new [`MockArray`] starts from (name, version,
+//! `MockArrayBuilder` and `MockArray::new`: the settings a new [`MockArray`] starts from (name, version,
 //! capacity, eradication delay, admins, clock, seed), and the initial state built from
 //! them.
 
 use std::time::Duration;
 
 use flasharray::models::VolumePost;
-use flasharray::size::GIB;
+use flasharray::size::{GIB, TIB};
 use flasharray::{Size, VolumeName};
 
-use crate::array::{DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArray};
+use crate::array::MockArray;
 use crate::clock::MockClock;
 use crate::faults::Faults;
 use crate::seed::Seed;
 use crate::state::{ArrayRec, Ctx, DestroyConnected, State};
+
+/// Default eradication delay of a FlashArray: 24 hours.
+pub const DEFAULT_ERADICATION_DELAY: Duration = Duration::from_secs(24 * 3600);
+
+/// Usable capacity of a default mock array, in bytes.
+pub const DEFAULT_CAPACITY: u64 = 100 * TIB;
+
+/// The built-in admin every FlashArray has.
+pub const DEFAULT_ADMIN: &str = "pureuser";
+
+impl MockArray {
+    /// An array named `pxfa-sim`, Purity 6.7.4, 100 TiB, 24 h eradication delay,
+    /// admin `pureuser`, system clock.
+    pub fn new() -> MockArray {
+        MockArray::builder().build()
+    }
+
+    /// A builder for other settings.
+    pub fn builder() -> MockArrayBuilder {
+        MockArrayBuilder::default()
+    }
+}
+
+impl Default for MockArray {
+    fn default() -> Self {
+        MockArray::new()
+    }
+}
 
 /// Builds a [`MockArray`] with non-default settings.
 #[derive(Debug, Clone)]

@@ -90,8 +90,8 @@ mod volume;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use array::{DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArray};
-pub use builder::MockArrayBuilder;
+pub use array::MockArray;
+pub use builder::{DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArrayBuilder};
 pub use clock::MockClock;
 pub use connection::{MAX_LUN, SHARED_LUN_START};
 pub use faults::Faults;
