@@ -10,13 +10,12 @@
 use clap::{Args, Parser, Subcommand};
 
 mod global;
-mod help;
+pub(crate) mod help;
 mod resource;
 mod services;
 mod tenant;
 
 pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, SimSeed};
-pub(crate) use help::command;
 pub(crate) use resource::{
     ArrayCmd, ConnectionCmd, DestroyedArgs, HostCmd, HostGroupCmd, InitiatorArgs, ListArgs, PodCmd,
     ResourceCmd, TagArgs, TargetArgs, TokenCmd, VolumeCmd,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::TokenRotateArgs;
+use super::tenant::TokenRotateArgs;
 
 /// Commands that work on one kind of array object.
 #[derive(Debug, Subcommand)]

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::SimSeed;
+use super::global::SimSeed;
 
 /// `sim` subcommands.
 #[derive(Debug, Subcommand)]
