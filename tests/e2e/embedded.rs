@@ -115,13 +115,7 @@ fn simulator_saves_state_on_sigterm() {
     assert!(state.exists());
 
     let again = Sim::start_with(&["--state", state_s]);
-    let names: Vec<String> = again
-        .json(&["volume", "list"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["name"].as_str().unwrap().to_string())
-        .collect();
+    let names: Vec<String> = again.volume_names();
     assert!(names.contains(&"survivor".to_string()), "{names:?}");
     assert_eq!(names.len(), 4);
 }

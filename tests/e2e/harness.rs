@@ -28,6 +28,19 @@ pub(crate) fn pxfa() -> Command {
     c
 }
 
+/// `pxfa` as a child process to watch while it runs: the clean environment of
+/// [`pxfa`], no stdin or stdout, stderr piped.
+pub(crate) fn pxfa_child() -> StdCommand {
+    let mut c = StdCommand::new(pxfa_path());
+    c.env_remove("PUREFA_URL")
+        .env_remove("PUREFA_API")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    c
+}
+
 /// An example spec from `examples/`.
 pub(crate) fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -163,6 +176,16 @@ impl Sim {
         self.assert_no_token(&stdout, &stderr);
         serde_json::from_str(&stdout)
             .unwrap_or_else(|e| panic!("pxfa {args:?}: stdout is not JSON ({e}):\n{stdout}"))
+    }
+
+    /// The names `pxfa volume list` shows.
+    pub(crate) fn volume_names(&self) -> Vec<String> {
+        self.json(&["volume", "list"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["name"].as_str().unwrap().to_string())
+            .collect()
     }
 
     /// Fails when the API token appears in either stream.

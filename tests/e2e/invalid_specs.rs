@@ -9,11 +9,10 @@
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::harness::{direct_access_spec, pxfa_path};
+use crate::harness::direct_access_spec;
 
 /// Longest a refusal may take, process start to exit.
 const MAX_WALL: Duration = Duration::from_secs(1);
@@ -82,14 +81,8 @@ fn vm_hwm_kib(pid: u32) -> Option<u64> {
 /// before the first sample are repeated (see [`measured`]).
 fn run(args: &[OsString]) -> Run {
     let start = Instant::now();
-    let mut child = Command::new(pxfa_path())
+    let mut child = crate::harness::pxfa_child()
         .args(args)
-        .env_remove("PUREFA_URL")
-        .env_remove("PUREFA_API")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("start pxfa");
     let pid = child.id();

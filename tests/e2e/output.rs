@@ -1,7 +1,8 @@
 //! The admin's output contracts (issue #17): `-o name`, `-o wide`, `--no-headers`,
 //! the typed plan document, the pictures, colours, `--version`, `lint -f`, and the
-//! examples in `--help`.
+//! examples in `--help`, and the array options listed once.
 
+use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 use crate::harness::{direct_access_spec, pxfa};
@@ -162,10 +163,83 @@ fn version_help_examples_and_lint_dash_f() {
             .assert()
             .success()
             .stdout(contains("Examples:"))
-            .stdout(contains("docs/cli.md"));
+            .stdout(contains("`pxfa help array` lists them"));
     }
     let spec = direct_access_spec();
     pxfa().args(["lint", "-f"]).arg(&spec).assert().success();
     pxfa().arg("lint").arg(&spec).assert().success();
     pxfa().arg("lint").assert().code(2);
+}
+
+/// The array options are listed by `pxfa --help` and `pxfa help array`; every other
+/// command's help points there instead of repeating them, and they still work there.
+#[test]
+fn array_options_are_listed_once_and_pointed_to() {
+    let listed = [
+        "--array <URL|sim>",
+        "--api-token-file <FILE>",
+        "--ca-file <FILE>",
+        "--sim-seed <SEED>",
+    ];
+    for args in [&["--help"][..], &["help", "array"], &["array", "--help"]] {
+        let out = pxfa().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let help = String::from_utf8(out.stdout).unwrap();
+        for option in listed {
+            assert!(help.contains(option), "{args:?} lists {option}");
+        }
+    }
+    for args in [
+        &["plan", "--help"][..],
+        &["volume", "list", "--help"],
+        &["help", "volume"],
+        &["token", "create", "--help"],
+        &["array", "info", "--help"],
+        &["sim", "serve", "-h"],
+    ] {
+        let out = pxfa().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            help.contains("`pxfa help array` lists them"),
+            "{args:?} points to the list:\n{help}"
+        );
+        for option in ["--array <URL|sim>", "--ca-file <FILE>", "--retries <N>"] {
+            assert!(!help.contains(option), "{args:?} repeats {option}:\n{help}");
+        }
+        assert!(
+            help.contains("--output <OUTPUT>"),
+            "{args:?} keeps the output options"
+        );
+    }
+    // `sim serve` requires the token file, so its help shows that one.
+    pxfa()
+        .args(["sim", "serve", "--help"])
+        .assert()
+        .success()
+        .stdout(contains("--api-token-file <FILE>"));
+    // The controller takes its credentials from Secrets: no pointer to array options.
+    pxfa()
+        .args(["controller", "run", "--help"])
+        .assert()
+        .success()
+        .stdout(contains("pxfa help array").not());
+    // Hidden from the help, the options are the same global ones after any command.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    pxfa()
+        .args([
+            "volume",
+            "list",
+            "--array",
+            "sim",
+            "--retries",
+            "1",
+            "--sim-state",
+        ])
+        .arg(&state)
+        .args(["-o", "json"])
+        .assert()
+        .success()
+        .stdout("[]\n");
 }

@@ -91,13 +91,7 @@ fn volume_lifecycle() {
         .assert()
         .code(2);
     sim.json(&["volume", "eradicate", "v2", "--yes"]);
-    let names: Vec<String> = sim
-        .json(&["volume", "list"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["name"].as_str().unwrap().to_string())
-        .collect();
+    let names: Vec<String> = sim.volume_names();
     assert_eq!(names, ["v1", "v3-renamed"]);
 }
 

@@ -66,12 +66,15 @@ fn read_only_commands_do_not_touch_sim_state() {
     let spec = direct_access_spec();
 
     // Without a state file, a read-only command does not create one.
-    sim_cmd(&state)
-        .arg("plan")
-        .arg("-f")
-        .arg(&spec)
-        .assert()
-        .success();
+    let plan = || {
+        sim_cmd(&state)
+            .arg("plan")
+            .arg("-f")
+            .arg(&spec)
+            .assert()
+            .success();
+    };
+    plan();
     assert!(!state.exists(), "plan created the state file");
 
     sim_cmd(&state)
@@ -83,12 +86,7 @@ fn read_only_commands_do_not_touch_sim_state() {
     // Coarse file systems keep mtimes in whole seconds or worse.
     std::thread::sleep(std::time::Duration::from_millis(1100));
 
-    sim_cmd(&state)
-        .arg("plan")
-        .arg("-f")
-        .arg(&spec)
-        .assert()
-        .success();
+    plan();
     // Not a terminal and no --yes: refused before any change.
     sim_cmd(&state)
         .arg("apply")
@@ -117,10 +115,10 @@ fn read_only_commands_do_not_touch_sim_state() {
 #[cfg(unix)]
 fn interrupted_apply(state: &Path, spec: &Path, sigints: usize) -> (Option<i32>, String) {
     use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     use std::time::{Duration, Instant};
 
-    let mut child = Command::new(crate::harness::pxfa_path())
+    let mut child = crate::harness::pxfa_child()
         .args([
             "-v",
             "--array",
@@ -132,12 +130,6 @@ fn interrupted_apply(state: &Path, spec: &Path, sigints: usize) -> (Option<i32>,
         .arg(state)
         .args(["apply", "--yes", "-f"])
         .arg(spec)
-        .env_remove("PUREFA_URL")
-        .env_remove("PUREFA_API")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stderr = child.stderr.take().unwrap();

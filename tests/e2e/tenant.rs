@@ -284,18 +284,15 @@ fn failed_changes_are_reported_with_request_ids_and_exit_4() {
         "--lun",
         "254",
     ]);
-    let out = sim
-        .cmd()
-        .args([
-            "apply",
-            "--allow-endpoint-mismatch",
-            "--yes",
-            "--adopt",
-            "-f",
-            spec_s,
-        ])
-        .output()
-        .unwrap();
+    let apply = [
+        "apply",
+        "--allow-endpoint-mismatch",
+        "--yes",
+        "--adopt",
+        "-f",
+        spec_s,
+    ];
+    let out = sim.cmd().args(apply).output().unwrap();
     let (stdout, stderr) = streams(&out);
     assert_eq!(out.status.code(), Some(4), "{stdout}\n{stderr}");
     assert!(stdout.contains("FAILED"), "{stdout}");
@@ -313,17 +310,7 @@ fn failed_changes_are_reported_with_request_ids_and_exit_4() {
         "private-y",
         "--yes",
     ]);
-    sim.cmd()
-        .args([
-            "apply",
-            "--allow-endpoint-mismatch",
-            "--yes",
-            "--adopt",
-            "-f",
-            spec_s,
-        ])
-        .assert()
-        .success();
+    sim.cmd().args(apply).assert().success();
     sim.cmd()
         .args(["plan", "--detailed-exitcode", "-f", spec_s])
         .assert()

@@ -21,7 +21,7 @@ mod version;
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 
 use crate::args::Cli;
 use crate::output::Printer;
@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     // The long version is built at run time (it names the REST and Portworx versions
     // the libraries know); clap keeps it for the life of the process.
     let long_version: &'static str = version::long().leak();
-    let parsed = Cli::command()
+    let parsed = args::help::command()
         .long_version(long_version)
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m));

@@ -36,25 +36,24 @@ const PAGE: usize = 1_000;
 const RUNS: usize = 3;
 
 fn volume(i: usize) -> Volume {
-    Volume {
-        id: Some(format!("0b1e6f9a-3c55-4f0e-9d7e-{i:012x}")),
-        name: format!("px-tenant-{:03}-node{:02}-disk{i:06}", i / 1000, i % 7),
-        connection_count: Some(1),
-        created: Some(1_700_000_000_000 + i as u64),
-        host_encryption_key_status: Some("none".into()),
-        provisioned: 107_374_182_400,
-        serial: Some(format!("1A2B3C4D5E6F7081{i:08X}")),
-        subtype: Some("regular".into()),
-        promotion_status: Some("promoted".into()),
-        requested_promotion_state: Some("promoted".into()),
-        priority: Some(0),
-        pod: if i.is_multiple_of(2) {
-            Reference::new("7c9d0000-1111-2222-3333-444455556666", "tenant")
-        } else {
-            Reference::default()
-        },
-        ..Default::default()
-    }
+    let mut volume = Volume::default();
+    volume.id = Some(format!("0b1e6f9a-3c55-4f0e-9d7e-{i:012x}"));
+    volume.name = format!("px-tenant-{:03}-node{:02}-disk{i:06}", i / 1000, i % 7);
+    volume.connection_count = Some(1);
+    volume.created = Some(1_700_000_000_000 + i as u64);
+    volume.host_encryption_key_status = Some("none".into());
+    volume.provisioned = 107_374_182_400;
+    volume.serial = Some(format!("1A2B3C4D5E6F7081{i:08X}"));
+    volume.subtype = Some("regular".into());
+    volume.promotion_status = Some("promoted".into());
+    volume.requested_promotion_state = Some("promoted".into());
+    volume.priority = Some(0);
+    volume.pod = if i.is_multiple_of(2) {
+        Reference::new("7c9d0000-1111-2222-3333-444455556666", "tenant")
+    } else {
+        Reference::default()
+    };
+    volume
 }
 
 /// Pre-rendered pages: page `n` answers `continuation_token=p{n}`.

@@ -37,7 +37,7 @@
 //! # let secret = "0b7d4c2e-8f1a-4d3b-9e6c-5a2f1b0c9d8e";
 //! # let mock = flasharray_mock::MockArray::new();
 //! # let names = ["px-data-01", "px-data-02", "esx-ds01"].map(|n| VolumeName::new(n).unwrap());
-//! # mock.create_volumes(&names, &VolumePost { provisioned: Some(1 << 40), ..Default::default() }).await?;
+//! # mock.create_volumes(&names, &VolumePost::default().with_provisioned(1 << 40)).await?;
 //! # let sim = flasharray_mock::sim::Simulator::start(mock, flasharray_mock::sim::SimConfig::new(secret.into())).await?;
 //! # let (address, ca_pem) = (sim.url(), sim.cert_pem().as_bytes().to_vec());
 //! // The token comes from a file or the environment, never from argv or source.

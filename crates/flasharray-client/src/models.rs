@@ -4,7 +4,13 @@
 //! defaulted) and serialize **every** field, with `null` where there is no value and
 //! `{"id": null, "name": null}` for unset references, exactly as real arrays do: the
 //! simulator serves these same types to Pure's Python SDK, which raises on missing
-//! keys. Request bodies (`*Post`, `*Patch`) skip unset fields instead.
+//! keys. Request bodies (`*Post`, `*Patch`, in `requests`) skip unset fields instead.
+//!
+//! Every model is `#[non_exhaustive]`, so that a field the REST API adds is not a
+//! breaking change. Outside this crate, build a response model (a mock answering
+//! calls, a test faking one) with `Default` and field assignment, and a request body
+//! with its `with_*` setters (`VolumePost::default().with_provisioned(GIB)`) or its
+//! constructors (`VolumePatch::destroy()`).
 
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize, Serializer};
@@ -12,6 +18,7 @@ use serde::{Deserialize, Serialize, Serializer};
 /// A reference to another object by id and name (`{"id": ..., "name": ...}`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Reference {
     /// Object id, if the object kind has ids.
     pub id: Option<String>,
@@ -27,6 +34,13 @@ impl Reference {
             name: Some(name.into()),
         }
     }
+    /// A reference by name alone (no id), as the array gives for some members.
+    pub fn named(name: impl Into<String>) -> Self {
+        Reference {
+            id: None,
+            name: Some(name.into()),
+        }
+    }
     /// True when neither id nor name is set.
     pub fn is_unset(&self) -> bool {
         self.id.is_none() && self.name.is_none()
@@ -36,6 +50,7 @@ impl Reference {
 /// A reference by name only, for objects without ids (hosts, host groups).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct NameRef {
     /// Object name, `null` when unset.
     pub name: Option<String>,
@@ -54,6 +69,7 @@ impl NameRef {
 /// All values are read-only; integers are bytes.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Space {
     /// Data reduction ratio.
     pub data_reduction: Option<f64>,
@@ -86,6 +102,7 @@ pub struct Space {
 /// QoS limits.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Qos {
     /// Bytes per second; 1 MiB/s – 512 GiB/s.
     pub bandwidth_limit: Option<u64>,
@@ -96,6 +113,7 @@ pub struct Qos {
 /// Priority adjustment of a volume (2.10+).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PriorityAdjustment {
     /// `+`, `-` or `=`.
     pub priority_adjustment_operator: Option<String>,
@@ -115,6 +133,7 @@ impl Default for PriorityAdjustment {
 /// A volume.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Volume {
     /// UUID.
     pub id: Option<String>,
@@ -126,8 +145,8 @@ pub struct Volume {
     pub created: Option<u64>,
     /// True while pending eradication.
     pub destroyed: bool,
-    /// `none`, `detected` or `fetched`.
-    pub host_encryption_key_status: Option<String>,
+    /// Host encryption key status.
+    pub host_encryption_key_status: Option<HostEncryptionKeyStatus>,
     /// Size in bytes.
     pub provisioned: u64,
     /// QoS limits.
@@ -142,14 +161,14 @@ pub struct Volume {
     pub pod: Reference,
     /// The copy source.
     pub source: Reference,
-    /// `regular` or `protocol_endpoint`.
-    pub subtype: Option<String>,
+    /// Regular volume or protocol endpoint.
+    pub subtype: Option<VolumeSubtype>,
     /// The volume group the volume is in.
     pub volume_group: Reference,
-    /// `promoted` or `demoted`.
-    pub promotion_status: Option<String>,
-    /// `promoted` or `demoted`.
-    pub requested_promotion_state: Option<String>,
+    /// Promoted or demoted.
+    pub promotion_status: Option<PromotionStatus>,
+    /// Promoted or demoted.
+    pub requested_promotion_state: Option<PromotionStatus>,
     /// Effective priority.
     pub priority: Option<i64>,
     /// Priority adjustment.
@@ -159,6 +178,7 @@ pub struct Volume {
 /// CHAP credentials of a host. Passwords never appear in Debug output.
 #[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Chap {
     /// Host user.
     pub host_user: Option<String>,
@@ -209,6 +229,7 @@ fn ser_masked<S: Serializer>(v: &Option<SecretString>, s: S) -> Result<S::Ok, S:
 /// Port connectivity of a host.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PortConnectivity {
     /// e.g. `Redundant`.
     pub details: Option<String>,
@@ -219,6 +240,7 @@ pub struct PortConnectivity {
 /// A host: the initiators of one server. Hosts have no id.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Host {
     /// Name.
     pub name: String,
@@ -234,8 +256,8 @@ pub struct Host {
     pub nqns: Vec<String>,
     /// FC WWNs, 16 upper-case hex digits without colons.
     pub wwns: Vec<String>,
-    /// `aix`, `esxi`, ... or null.
-    pub personality: Option<String>,
+    /// Personality; `null` (the Linux default) when unset.
+    pub personality: Option<HostPersonality>,
     /// Port connectivity.
     pub port_connectivity: PortConnectivity,
     /// Preferred arrays.
@@ -251,6 +273,7 @@ pub struct Host {
 /// A host group. Host groups have no id.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct HostGroup {
     /// Name.
     pub name: String,
@@ -267,6 +290,7 @@ pub struct HostGroup {
 /// A group membership row (`/host-groups/hosts`, `/pods/arrays`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Member {
     /// The group.
     pub group: Reference,
@@ -278,6 +302,7 @@ pub struct Member {
 /// appears once per member host, each row carrying the group and the shared LUN.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Connection {
     /// The host; `{"name": null}` for a group without members.
     pub host: NameRef,
@@ -296,6 +321,7 @@ pub struct Connection {
 /// An array a pod lives on.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PodArray {
     /// Array id.
     pub id: Option<String>,
@@ -316,14 +342,16 @@ pub struct PodArray {
 /// Pod eradication settings (2.13+).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct EradicationConfig {
-    /// `all-enabled`, `all-disabled`, ...
-    pub manual_eradication: Option<String>,
+    /// Whether destroyed objects may be eradicated by hand.
+    pub manual_eradication: Option<ManualEradication>,
 }
 
 /// A pod: a container of volumes, the unit of replication and of quota.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Pod {
     /// UUID.
     pub id: Option<String>,
@@ -351,10 +379,10 @@ pub struct Pod {
     pub link_source_count: Option<u64>,
     /// Number of pods linked as targets.
     pub link_target_count: Option<u64>,
-    /// `promoted`, `demoted`, ...
-    pub promotion_status: Option<String>,
+    /// Promoted or demoted.
+    pub promotion_status: Option<PromotionStatus>,
     /// Requested promotion state.
-    pub requested_promotion_state: Option<String>,
+    pub requested_promotion_state: Option<PromotionStatus>,
     /// Number of arrays.
     pub array_count: Option<u64>,
     /// Eradication settings.
@@ -366,6 +394,7 @@ pub struct Pod {
 /// A tag on an object (`/volumes/tags`, `/hosts/tags`, ...).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Tag {
     /// Namespace; pxfa uses `pxfa.io`.
     pub namespace: Option<String>,
@@ -409,6 +438,7 @@ impl Tag {
 /// interrupted apply safe: there is no moment at which the object exists untagged.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TagBody {
     /// Namespace; the array uses `default` when none is given.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -456,16 +486,18 @@ impl TagBody {
 /// Array-wide eradication settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ArrayEradicationConfig {
     /// Delay before destroyed objects are eradicated, ms.
     pub eradication_delay: Option<u64>,
-    /// `all-enabled` or `partial-disabled` (SafeMode).
-    pub manual_eradication: Option<String>,
+    /// All enabled, or partially disabled by SafeMode.
+    pub manual_eradication: Option<ManualEradication>,
 }
 
 /// The array itself (`GET /arrays`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ArrayInfo {
     /// UUID.
     pub id: Option<String>,
@@ -498,6 +530,7 @@ pub struct ArrayInfo {
 /// Array capacity and space (`GET /arrays/space`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ArraySpace {
     /// UUID.
     pub id: Option<String>,
@@ -513,145 +546,12 @@ pub struct ArraySpace {
     pub time: Option<u64>,
 }
 
-/// Body of `POST /volumes`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct VolumePost {
-    /// Size in bytes; the array defaults to 1 MiB.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provisioned: Option<u64>,
-    /// Copy source.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<NameRef>,
-    /// Tags every created volume carries from its first moment (REST 2.39+; the REST
-    /// client tags in a second call on older arrays).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<TagBody>,
-}
-
-/// Body of `PATCH /volumes`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct VolumePatch {
-    /// New name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// New size; shrinking needs `truncate`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub provisioned: Option<u64>,
-    /// Destroy (`true`) or recover (`false`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub destroyed: Option<bool>,
-    /// Move into a pod (`""` moves out).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pod: Option<NameRef>,
-    /// QoS limits.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub qos: Option<Qos>,
-}
-
-/// Body of `POST /hosts`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HostPost {
-    /// iSCSI initiators.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub iqns: Vec<String>,
-    /// NVMe initiators.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub nqns: Vec<String>,
-    /// FC initiators.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub wwns: Vec<String>,
-    /// Host personality.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub personality: Option<String>,
-    /// Tags every created host carries from its first moment (REST 2.39+).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<TagBody>,
-}
-
-/// Body of `POST /host-groups`: a group has nothing to set at creation but its tags.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HostGroupPost {
-    /// Tags every created group carries from its first moment (REST 2.39+).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<TagBody>,
-}
-
-/// Body of `PATCH /hosts`. `iqns`/`nqns`/`wwns` replace the lists; `add_*` and
-/// `remove_*` change them item by item.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct HostPatch {
-    /// New name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Replace the IQN list.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub iqns: Option<Vec<String>>,
-    /// Replace the NQN list.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nqns: Option<Vec<String>>,
-    /// Replace the WWN list.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub wwns: Option<Vec<String>>,
-    /// Add IQNs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub add_iqns: Vec<String>,
-    /// Add NQNs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub add_nqns: Vec<String>,
-    /// Add WWNs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub add_wwns: Vec<String>,
-    /// Remove IQNs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub remove_iqns: Vec<String>,
-    /// Remove NQNs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub remove_nqns: Vec<String>,
-    /// Remove WWNs.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub remove_wwns: Vec<String>,
-    /// Move into a host group (`""` moves out).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub host_group: Option<NameRef>,
-    /// Personality.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub personality: Option<String>,
-}
-
-/// Body of `POST /pods`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct PodPost {
-    /// Quota in bytes (2.23+).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub quota_limit: Option<u64>,
-    /// Tags every created pod carries from its first moment (REST 2.39+).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<TagBody>,
-}
-
-/// Body of `PATCH /pods`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct PodPatch {
-    /// New name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// Destroy or recover.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub destroyed: Option<bool>,
-    /// Quota in bytes.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub quota_limit: Option<u64>,
-}
-
+mod requests;
 mod tenancy;
+mod vocabulary;
+pub use requests::*;
 pub use tenancy::*;
+pub use vocabulary::*;
 
 /// Normalises a WWN to the array's form: 16 upper-case hex digits, no colons. The
 /// rules are [`crate::Wwn`]'s; this returns its [`crate::Wwn::as_str`].
@@ -729,7 +629,7 @@ mod tests {
     fn realm_scoped_policy_body() {
         let p = ManagementAccessPolicyPost {
             enabled: Some(true),
-            aggregation_strategy: Some("least-common-permissions".into()),
+            aggregation_strategy: Some(AggregationStrategy::LeastCommonPermissions),
             rules: vec![ManagementAccessRule::in_realm("storage", "r1")],
         };
         let j = serde_json::to_value(&p).unwrap();

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use flasharray::models::{Connection, NameRef, Reference};
+use flasharray::models::{Connection, Reference};
 use flasharray::params::{ConnectionParams, ConnectionTarget};
 use flasharray::{Result, VolumeName};
 
@@ -87,13 +87,13 @@ impl State {
             .get(vol)
             .map(|v| Reference::new(vol.to_string(), v.name.clone()))
             .unwrap_or_default();
-        let row = |host: Option<String>, group: Option<String>| Connection {
-            host: NameRef { name: host },
-            host_group: NameRef { name: group },
-            lun: Some(lun),
-            protocol_endpoint: Reference::default(),
-            volume: volume.clone(),
-            nsid: None,
+        let row = |host: Option<String>, group: Option<String>| {
+            let mut connection = Connection::default();
+            connection.host.name = host;
+            connection.host_group.name = group;
+            connection.lun = Some(lun);
+            connection.volume = volume.clone();
+            connection
         };
         match t {
             TargetId::Host(_) => {

@@ -161,10 +161,7 @@ impl SimFada {
             });
         }
         for (size, names) in by_size {
-            let body = VolumePost {
-                provisioned: Some(size),
-                ..Default::default()
-            };
+            let body = VolumePost::default().with_provisioned(size);
             array.create_volumes(&names, &body).await?;
         }
         Ok(out)

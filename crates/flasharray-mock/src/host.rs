@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use flasharray::models::{
-    Chap, Host, HostGroup, HostGroupPost, HostPatch, HostPost, Member, NameRef, PortConnectivity,
-    Reference, normalize_wwn,
+    Host, HostGroup, HostGroupPost, HostPatch, HostPersonality, HostPost, Member, Reference,
+    normalize_wwn,
 };
 use flasharray::params::MemberParams;
 use flasharray::{HostGroupName, HostName, ListParams, Result, TagResource};
@@ -90,10 +90,10 @@ fn normalize_all(host: &str, kind: Kind, list: &[String]) -> Result<Vec<String>>
     Ok(out)
 }
 
-fn check_personality(host: &str, p: &Option<String>) -> Result<()> {
-    if let Some(p) = p
+fn check_personality(host: &str, p: &Option<HostPersonality>) -> Result<()> {
+    if let Some(p) = p.as_ref().map(HostPersonality::as_str)
         && !p.is_empty()
-        && !PERSONALITIES.contains(&p.as_str())
+        && !PERSONALITIES.contains(&p)
     {
         return Err(bad(
             host,
@@ -208,30 +208,22 @@ impl State {
                     .as_deref()
                     .and_then(|g| groups.get(g).copied())
                     .unwrap_or_default();
-                Host {
-                    name: h.name.clone(),
-                    chap: Chap::default(),
-                    connection_count: Some(own.0 + shared.0),
-                    host_group: NameRef {
-                        name: h
-                            .host_group
-                            .as_deref()
-                            .and_then(|g| self.host_groups.get(g))
-                            .map(|g| g.name.clone()),
-                    },
-                    iqns: h.iqns.clone(),
-                    nqns: h.nqns.clone(),
-                    wwns: h.wwns.clone(),
-                    personality: h.personality.clone(),
-                    port_connectivity: PortConnectivity {
-                        details: None,
-                        status: None,
-                    },
-                    preferred_arrays: Vec::new(),
-                    space: space_of(own.1 + shared.1),
-                    is_local: Some(true),
-                    vlan: Some("any".into()),
-                }
+                let mut host = Host::default();
+                host.name = h.name.clone();
+                host.connection_count = Some(own.0 + shared.0);
+                host.host_group.name = h
+                    .host_group
+                    .as_deref()
+                    .and_then(|g| self.host_groups.get(g))
+                    .map(|g| g.name.clone());
+                host.iqns = h.iqns.clone();
+                host.nqns = h.nqns.clone();
+                host.wwns = h.wwns.clone();
+                host.personality = h.personality.as_deref().map(HostPersonality::from);
+                host.space = space_of(own.1 + shared.1);
+                host.is_local = Some(true);
+                host.vlan = Some("any".into());
+                host
             })
             .collect()
     }
@@ -280,7 +272,12 @@ impl State {
                     iqns: ini.iqns.clone(),
                     nqns: ini.nqns.clone(),
                     wwns: ini.wwns.clone(),
-                    personality: body.personality.clone().filter(|p| !p.is_empty()),
+                    personality: body
+                        .personality
+                        .as_ref()
+                        .map(HostPersonality::as_str)
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_string),
                     host_group: None,
                 },
             );
@@ -451,7 +448,7 @@ impl State {
                 h.nqns = ini.nqns;
                 h.wwns = ini.wwns;
                 if let Some(p) = &patch.personality {
-                    h.personality = Some(p.clone()).filter(|p| !p.is_empty());
+                    h.personality = Some(p.as_str().to_string()).filter(|p| !p.is_empty());
                 }
                 h.host_group = group;
             }
@@ -503,13 +500,13 @@ impl State {
         sel.into_iter()
             .map(|(id, g)| {
                 let u = groups.get(id).copied().unwrap_or_default();
-                HostGroup {
-                    name: g.name.clone(),
-                    connection_count: Some(u.0),
-                    host_count: Some(members.get(id).copied().unwrap_or(0)),
-                    is_local: Some(true),
-                    space: space_of(u.1),
-                }
+                let mut host_group = HostGroup::default();
+                host_group.name = g.name.clone();
+                host_group.connection_count = Some(u.0);
+                host_group.host_count = Some(members.get(id).copied().unwrap_or(0));
+                host_group.is_local = Some(true);
+                host_group.space = space_of(u.1);
+                host_group
             })
             .collect()
     }
@@ -623,15 +620,11 @@ impl State {
         rows.sort_by_key(|(g, h)| (g.to_ascii_lowercase(), h.to_ascii_lowercase()));
         Ok(rows
             .into_iter()
-            .map(|(g, h)| Member {
-                group: Reference {
-                    id: None,
-                    name: Some(g),
-                },
-                member: Reference {
-                    id: None,
-                    name: Some(h),
-                },
+            .map(|(g, h)| {
+                let mut member = Member::default();
+                member.group = Reference::named(g);
+                member.member = Reference::named(h);
+                member
             })
             .collect())
     }
@@ -672,15 +665,11 @@ impl State {
         for id in ids {
             if let Some(h) = self.hosts.get_mut(&id) {
                 h.host_group = Some(gid.clone());
-                out.push(Member {
-                    group: Reference {
-                        id: None,
-                        name: Some(gname.clone()),
-                    },
-                    member: Reference {
-                        id: None,
-                        name: Some(h.name.clone()),
-                    },
+                out.push({
+                    let mut member = Member::default();
+                    member.group = Reference::named(gname.clone());
+                    member.member = Reference::named(h.name.clone());
+                    member
                 });
             }
         }

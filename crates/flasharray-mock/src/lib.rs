@@ -42,14 +42,14 @@
 //! let mock = MockArray::builder().clock(MockClock::manual(0)).build();
 //! let array: &dyn FlashArray = &mock;
 //! let v = [VolumeName::new("px-data-01")?];
-//! array.create_volumes(&v, &VolumePost { provisioned: Some(1 << 30), ..Default::default() }).await?;
+//! array.create_volumes(&v, &VolumePost::default().with_provisioned(1 << 30)).await?;
 //!
 //! // Names are case-insensitive: the same name in capitals is taken.
 //! let again = array.create_volumes(&[VolumeName::new("PX-DATA-01")?], &VolumePost::default()).await;
 //! assert_eq!(again.unwrap_err().kind(), ErrorKind::AlreadyExists);
 //!
 //! // Destroyed volumes wait 24 hours on the mock clock, then disappear.
-//! let destroy = VolumePatch { destroyed: Some(true), ..Default::default() };
+//! let destroy = VolumePatch::destroy();
 //! array.patch_volumes(&v, &destroy, false).await?;
 //! mock.clock().advance(Duration::from_secs(24 * 3600));
 //! assert!(array.list_volumes(&ListParams::all()).await?.is_empty());
@@ -72,6 +72,7 @@ struct ReadmeDoctests;
 mod admins;
 mod array;
 mod array_settings;
+mod builder;
 mod clock;
 #[cfg(feature = "testing")]
 pub mod conformance;
@@ -95,9 +96,8 @@ mod volume;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use array::{
-    DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArray, MockArrayBuilder,
-};
+pub use array::MockArray;
+pub use builder::{DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArrayBuilder};
 pub use clock::MockClock;
 pub use connection::{MAX_LUN, SHARED_LUN_START};
 pub use fada::SimFada;

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use flasharray::models::{EradicationConfig, Member, Pod, PodArray, PodPatch, PodPost, Reference};
+use flasharray::models::{Member, Pod, PodArray, PodPatch, PodPost, Reference};
 use flasharray::{ListParams, PodName, Result, TagResource};
 
 use crate::listing::refine;
@@ -27,36 +27,32 @@ impl State {
     }
 
     fn render_pod(&self, id: &str, p: &PodRec, now: u64) -> Pod {
-        Pod {
-            id: Some(id.to_string()),
-            name: p.name.clone(),
-            arrays: vec![PodArray {
-                id: Some(self.array.id.clone()),
-                name: Some(self.array.name.clone()),
-                frozen_at: None,
-                mediator_status: Some("online".into()),
-                pre_elected: Some(false),
-                progress: None,
-                status: Some("online".into()),
-            }],
-            destroyed: p.destroyed_at.is_some(),
-            failover_preferences: Vec::new(),
-            footprint: Some(0),
-            mediator: Some("purestorage".into()),
-            mediator_version: Some("1.0".into()),
-            source: Reference::default(),
-            space: space_of(self.pod_provisioned(id)),
-            time_remaining: self.time_remaining(p.destroyed_at, now),
-            link_source_count: Some(0),
-            link_target_count: Some(0),
-            promotion_status: Some("promoted".into()),
-            requested_promotion_state: Some("promoted".into()),
-            array_count: Some(1),
-            eradication_config: EradicationConfig {
-                manual_eradication: Some("all-enabled".into()),
-            },
-            quota_limit: p.quota_limit,
-        }
+        let mut pod = Pod::default();
+        pod.id = Some(id.to_string());
+        pod.name = p.name.clone();
+        pod.arrays = vec![{
+            let mut pod_array = PodArray::default();
+            pod_array.id = Some(self.array.id.clone());
+            pod_array.name = Some(self.array.name.clone());
+            pod_array.mediator_status = Some("online".into());
+            pod_array.pre_elected = Some(false);
+            pod_array.status = Some("online".into());
+            pod_array
+        }];
+        pod.destroyed = p.destroyed_at.is_some();
+        pod.footprint = Some(0);
+        pod.mediator = Some("purestorage".into());
+        pod.mediator_version = Some("1.0".into());
+        pod.space = space_of(self.pod_provisioned(id));
+        pod.time_remaining = self.time_remaining(p.destroyed_at, now);
+        pod.link_source_count = Some(0);
+        pod.link_target_count = Some(0);
+        pod.promotion_status = Some("promoted".into());
+        pod.requested_promotion_state = Some("promoted".into());
+        pod.array_count = Some(1);
+        pod.eradication_config.manual_eradication = Some("all-enabled".into());
+        pod.quota_limit = p.quota_limit;
+        pod
     }
 
     fn render_pods(&self, ids: &[String], now: u64) -> Vec<Pod> {
@@ -306,9 +302,11 @@ impl State {
         Ok(ids
             .iter()
             .filter_map(|id| {
-                self.pods.get(id).map(|p| Member {
-                    group: Reference::new(id.clone(), p.name.clone()),
-                    member: Reference::new(self.array.id.clone(), self.array.name.clone()),
+                self.pods.get(id).map(|p| {
+                    let mut member = Member::default();
+                    member.group = Reference::new(id.clone(), p.name.clone());
+                    member.member = Reference::new(self.array.id.clone(), self.array.name.clone());
+                    member
                 })
             })
             .collect())

@@ -264,19 +264,16 @@ impl State {
             })
             .map(|(_, v)| v.provisioned)
             .sum();
-        Realm {
-            id: Some(r.id.clone()),
-            name: r.name.clone(),
-            created: Some(r.created),
-            destroyed: r.destroyed_at.is_some(),
-            eradication_config: EradicationConfig {
-                manual_eradication: Some("all-enabled".into()),
-            },
-            qos: Qos::default(),
-            quota_limit: r.quota_limit,
-            space: crate::volume::space_of(provisioned),
-            time_remaining: self.time_remaining(r.destroyed_at, now),
-        }
+        let mut realm = Realm::default();
+        realm.id = Some(r.id.clone());
+        realm.name = r.name.clone();
+        realm.created = Some(r.created);
+        realm.destroyed = r.destroyed_at.is_some();
+        realm.eradication_config.manual_eradication = Some("all-enabled".into());
+        realm.quota_limit = r.quota_limit;
+        realm.space = crate::volume::space_of(provisioned);
+        realm.time_remaining = self.time_remaining(r.destroyed_at, now);
+        realm
     }
 
     /// Removes realms whose eradication delay ran out (their pods go by the pods' own
@@ -391,10 +388,7 @@ impl State {
             match patch.destroyed {
                 Some(true) => {
                     if !live_pods.is_empty() {
-                        let destroy = PodPatch {
-                            destroyed: Some(true),
-                            ..Default::default()
-                        };
+                        let destroy = PodPatch::destroy();
                         self.patch_pods(ctx, live_pods, &destroy, true)?;
                     }
                     if let Some(r) = self.realms.get_mut(k) {
@@ -460,14 +454,15 @@ impl State {
     }
 
     fn render_policy(p: &PolicyRec) -> ManagementAccessPolicy {
-        ManagementAccessPolicy {
-            id: Some(p.id.clone()),
-            name: p.name.clone(),
-            aggregation_strategy: Some(p.aggregation_strategy.clone()),
-            enabled: Some(p.enabled),
-            policy_type: Some("management-access".into()),
-            rules: p.rules.clone(),
-        }
+        let mut management_access_policy = ManagementAccessPolicy::default();
+        management_access_policy.id = Some(p.id.clone());
+        management_access_policy.name = p.name.clone();
+        management_access_policy.aggregation_strategy =
+            Some(p.aggregation_strategy.as_str().into());
+        management_access_policy.enabled = Some(p.enabled);
+        management_access_policy.policy_type = Some("management-access".into());
+        management_access_policy.rules = p.rules.clone();
+        management_access_policy
     }
 
     pub(crate) fn list_access_policies(
@@ -561,7 +556,7 @@ impl State {
                 id: uuid::Uuid::new_v4().to_string(),
                 name: n.clone(),
                 enabled: body.enabled.unwrap_or(true),
-                aggregation_strategy: strategy.clone(),
+                aggregation_strategy: strategy.to_string(),
                 rules: body.rules.clone(),
             };
             out.push(Self::render_policy(&rec));
@@ -594,28 +589,27 @@ impl State {
     }
 
     fn render_admin(&self, a: &crate::state::AdminRec) -> Admin {
-        Admin {
-            name: a.name.clone(),
-            api_token: a.token.as_ref().map(|t| ApiToken {
-                created_at: Some(t.created_at),
-                expires_at: t.expires_at,
-                token: None,
-            }),
-            is_local: Some(true),
-            locked: Some(false),
-            lockout_remaining: None,
-            management_access_policies: a
-                .policies
-                .iter()
-                .map(|p| ReferenceWithType::management_access_policy(p.clone()))
-                .collect(),
-            public_key: None,
-            role: if a.policies.is_empty() {
-                NameRef::new("array_admin")
-            } else {
-                NameRef::default()
-            },
-        }
+        let mut admin = Admin::default();
+        admin.name = a.name.clone();
+        admin.api_token = a.token.as_ref().map(|t| {
+            let mut api_token = ApiToken::default();
+            api_token.created_at = Some(t.created_at);
+            api_token.expires_at = t.expires_at;
+            api_token
+        });
+        admin.is_local = Some(true);
+        admin.locked = Some(false);
+        admin.management_access_policies = a
+            .policies
+            .iter()
+            .map(|p| ReferenceWithType::management_access_policy(p.clone()))
+            .collect();
+        admin.role = if a.policies.is_empty() {
+            NameRef::new("array_admin")
+        } else {
+            NameRef::default()
+        };
+        admin
     }
 
     pub(crate) fn list_admins(&self, names: &[String], scope: &Scope) -> Result<Vec<Admin>> {

@@ -143,10 +143,7 @@ pub fn blue_volume(i: usize) -> String {
 impl State {
     /// Creates a volume through the create rules and records its written bytes.
     fn seed_volume(&mut self, ctx: Ctx, name: &str, size: Size, written: Size) -> Result<()> {
-        let body = VolumePost {
-            provisioned: Some(size.as_u64()),
-            ..Default::default()
-        };
+        let body = VolumePost::default().with_provisioned(size.as_u64());
         for id in self.insert_volumes(ctx, &[vol(name)], &body)? {
             if let Some(r) = self.volumes.get_mut(&id) {
                 r.written = written.as_u64();
@@ -166,10 +163,7 @@ impl State {
         self.create_api_token(ctx.now, MGMT_ADMIN, None)?;
 
         for (name, wwns) in BROWNFIELD_HOSTS {
-            let body = HostPost {
-                wwns: wwns.iter().map(|w| w.to_string()).collect(),
-                ..Default::default()
-            };
+            let body = HostPost::default().with_wwns(wwns.iter().map(|w| w.to_string()).collect());
             self.create_hosts(&[host(name)], &body)?;
         }
         let esx = [
@@ -177,10 +171,7 @@ impl State {
             ("esx-02", "iqn.1998-01.com.vmware:esx-02-8c2d"),
         ];
         for (name, iqn) in esx {
-            let body = HostPost {
-                iqns: vec![iqn.to_string()],
-                ..Default::default()
-            };
+            let body = HostPost::default().with_iqns(vec![iqn.to_string()]);
             self.create_hosts(&[host(name)], &body)?;
         }
         let group =
@@ -212,10 +203,7 @@ impl State {
 
         // Another pxfa tenant, tagged as pxfa tags its own objects.
         let blue = PodName::new(OTHER_TENANT).unwrap_or_else(|e| panic!("seed pod name: {e}"));
-        let quota = PodPost {
-            quota_limit: Some(b.blue_quota.as_u64()),
-            ..Default::default()
-        };
+        let quota = PodPost::default().with_quota_limit(b.blue_quota.as_u64());
         self.create_pods(ctx, std::slice::from_ref(&blue), &quota)?;
         self.set_tags(
             TagResource::Pod,
@@ -272,10 +260,7 @@ impl State {
         }
 
         self.seed_volume(ctx, "old-scratch", b.old_scratch.0, b.old_scratch.1)?;
-        let destroy = VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        };
+        let destroy = VolumePatch::destroy();
         self.patch_volumes(ctx, &[vol("old-scratch")], &destroy, false)?;
         let ago = u64::try_from(b.old_scratch_destroyed_for.as_millis()).unwrap_or(u64::MAX);
         if let Some(id) = self.volumes.id_of("old-scratch").map(str::to_string)

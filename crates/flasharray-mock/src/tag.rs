@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use flasharray::Result;
-use flasharray::models::{Reference, Tag, TagBody};
+use flasharray::models::{Tag, TagBody};
 use flasharray::params::{TagParams, TagResource};
 
 use crate::state::{State, TagRec, bad};
@@ -118,15 +118,15 @@ impl State {
 
     fn render_tag(&self, kind: TagResource, res: &str, t: &TagRec) -> Option<Tag> {
         let (name, id, _) = self.resource_view(kind, res)?;
-        Some(Tag {
-            namespace: Some(t.namespace.clone()),
-            key: t.key.clone(),
-            value: t.value.clone(),
-            copyable: Some(t.copyable),
-            resource: Reference {
-                id,
-                name: Some(name),
-            },
+        Some({
+            let mut tag = Tag::default();
+            tag.namespace = Some(t.namespace.clone());
+            tag.key = t.key.clone();
+            tag.value = t.value.clone();
+            tag.copyable = Some(t.copyable);
+            tag.resource.id = id;
+            tag.resource.name = Some(name);
+            tag
         })
     }
 

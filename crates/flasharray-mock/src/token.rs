@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use flasharray::Result;
-use flasharray::models::{AdminApiToken, ApiToken};
+use flasharray::models::AdminApiToken;
 use secrecy::SecretString;
 
 use crate::state::{State, TokenRec, bad};
@@ -20,14 +20,12 @@ impl State {
     }
 
     fn render_token(name: &str, t: &TokenRec, expose: bool) -> AdminApiToken {
-        AdminApiToken {
-            name: name.to_string(),
-            api_token: ApiToken {
-                created_at: Some(t.created_at),
-                expires_at: t.expires_at,
-                token: expose.then(|| t.token.clone()),
-            },
-        }
+        let mut admin_api_token = AdminApiToken::default();
+        admin_api_token.name = name.to_string();
+        admin_api_token.api_token.created_at = Some(t.created_at);
+        admin_api_token.api_token.expires_at = t.expires_at;
+        admin_api_token.api_token.token = expose.then(|| t.token.clone());
+        admin_api_token
     }
 
     /// Admins with a token, all or the named ones (each must exist).

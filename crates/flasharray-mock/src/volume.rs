@@ -3,9 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use flasharray::models::{
-    PriorityAdjustment, Qos, Reference, Space, Volume, VolumePatch, VolumePost,
-};
+use flasharray::models::{Qos, Reference, Space, Volume, VolumePatch, VolumePost};
 use flasharray::size::{MAX_VOLUME, MIB, SECTOR};
 use flasharray::{Error, ListParams, Result, TagResource, VolumeName};
 
@@ -37,21 +35,19 @@ pub(crate) fn space_of(provisioned: u64) -> Space {
 /// Space of objects that hold `provisioned` bytes of which `written` are used; the
 /// mock reduces nothing, so used, physical and unique are the written bytes.
 pub(crate) fn space_used(provisioned: u64, written: u64) -> Space {
-    Space {
-        data_reduction: Some(1.0),
-        shared: Some(0),
-        snapshots: Some(0),
-        system: None,
-        thin_provisioning: Some(1.0),
-        total_physical: Some(written),
-        total_provisioned: Some(provisioned),
-        total_reduction: Some(1.0),
-        unique: Some(written),
-        r#virtual: Some(written),
-        total_used: Some(written),
-        used_provisioned: Some(written.min(provisioned)),
-        replication: None,
-    }
+    let mut space = Space::default();
+    space.data_reduction = Some(1.0);
+    space.shared = Some(0);
+    space.snapshots = Some(0);
+    space.thin_provisioning = Some(1.0);
+    space.total_physical = Some(written);
+    space.total_provisioned = Some(provisioned);
+    space.total_reduction = Some(1.0);
+    space.unique = Some(written);
+    space.r#virtual = Some(written);
+    space.total_used = Some(written);
+    space.used_provisioned = Some(written.min(provisioned));
+    space
 }
 
 fn check_qos(context: &str, qos: &Qos) -> Result<()> {
@@ -102,30 +98,25 @@ impl State {
                     .map(|pr| Reference::new(p.clone(), pr.name.clone()))
             })
             .unwrap_or_default();
-        Volume {
-            id: Some(id.to_string()),
-            name: r.name.clone(),
-            connection_count: Some(conns),
-            created: Some(r.created),
-            destroyed: r.destroyed_at.is_some(),
-            host_encryption_key_status: Some("none".into()),
-            provisioned: r.provisioned,
-            qos: Qos {
-                bandwidth_limit: r.bandwidth_limit,
-                iops_limit: r.iops_limit,
-            },
-            serial: Some(r.serial.clone()),
-            space: space_used(r.provisioned, r.written),
-            time_remaining: self.time_remaining(r.destroyed_at, now),
-            pod,
-            source: Reference::default(),
-            subtype: Some("regular".into()),
-            volume_group: Reference::default(),
-            promotion_status: Some("promoted".into()),
-            requested_promotion_state: Some("promoted".into()),
-            priority: Some(0),
-            priority_adjustment: PriorityAdjustment::default(),
-        }
+        let mut volume = Volume::default();
+        volume.id = Some(id.to_string());
+        volume.name = r.name.clone();
+        volume.connection_count = Some(conns);
+        volume.created = Some(r.created);
+        volume.destroyed = r.destroyed_at.is_some();
+        volume.host_encryption_key_status = Some("none".into());
+        volume.provisioned = r.provisioned;
+        volume.qos.bandwidth_limit = r.bandwidth_limit;
+        volume.qos.iops_limit = r.iops_limit;
+        volume.serial = Some(r.serial.clone());
+        volume.space = space_used(r.provisioned, r.written);
+        volume.time_remaining = self.time_remaining(r.destroyed_at, now);
+        volume.pod = pod;
+        volume.subtype = Some("regular".into());
+        volume.promotion_status = Some("promoted".into());
+        volume.requested_promotion_state = Some("promoted".into());
+        volume.priority = Some(0);
+        volume
     }
 
     fn render_volumes(&self, ids: &[String], now: u64) -> Vec<Volume> {

@@ -176,10 +176,7 @@ async fn brownfield_space_reports_written_bytes() {
     let t: &dyn FlashArray = &tight;
     t.create_volumes(
         &[VolumeName::new("fresh").unwrap()],
-        &VolumePost {
-            provisioned: Some(TIB),
-            ..Default::default()
-        },
+        &VolumePost::default().with_provisioned(TIB),
     )
     .await
     .unwrap();
@@ -194,8 +191,8 @@ async fn brownfield_safemode_refuses_eradication() {
     let a: &dyn FlashArray = &mock;
     let info = a.get_array().await.unwrap();
     assert_eq!(
-        info.eradication_config.manual_eradication.as_deref(),
-        Some("partial-disabled")
+        info.eradication_config.manual_eradication,
+        Some(flasharray::models::ManualEradication::PartialDisabled)
     );
     let e = a
         .eradicate_volumes(&[VolumeName::new("old-scratch").unwrap()])
@@ -239,10 +236,7 @@ async fn foreign_view_ignores_the_tenant_and_sees_every_foreign_change() {
     // A foreign initiator change shows.
     a.patch_hosts(
         &[HostName::new("px-mgmt-worker-01").unwrap()],
-        &HostPatch {
-            add_wwns: vec!["2100F4C7AA002707".into()],
-            ..Default::default()
-        },
+        &HostPatch::default().with_add_wwns(vec!["2100F4C7AA002707".into()]),
     )
     .await
     .unwrap();

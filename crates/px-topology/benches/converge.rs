@@ -24,18 +24,17 @@ use std::time::{Duration, Instant};
 
 use flasharray::RestArray;
 use flasharray::models::{HostPost, PodPost, Tag, VolumePost};
-use flasharray::{
-    ConnectionTarget, FlashArray, HostGroupName, HostName, ListParams, PodName, Size, TagResource,
-    VolumeName,
-};
+use flasharray::{FlashArray, ListParams, Size, TagResource};
 use flasharray_mock::MockArray;
 use flasharray_mock::sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
 use px_topology::converge::{ApplyOptions, apply};
-use px_topology::desired::{
-    DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
-    DesiredVolume, Scope, TAG_DISK, TAG_NAMESPACE, TAG_NODE, ownership_tags,
-};
+use px_topology::desired::{DesiredState, TAG_NAMESPACE};
 use px_topology::plan::{PlanOptions, observe, plan};
+
+// The tenant the integration tests provision; the bench uses only part of the file.
+#[allow(dead_code)]
+#[path = "../tests/it/support/tenant.rs"]
+mod tenant;
 
 /// Wire rounds allowed for a cold apply, logout excluded (the bench does not log
 /// out): version, login, one read round, three write rounds.
@@ -43,79 +42,17 @@ const MAX_FRESH_DEPTH: usize = 6;
 /// Wire rounds allowed for a repeat with nothing to do, on a logged-in client: the
 /// read round (a fresh process adds version, login and logout: 4).
 const MAX_AGAIN_DEPTH: usize = 1;
-const MGMT_HOSTS: usize = 3;
+const MGMT_HOSTS: u32 = 3;
 const ADMIN: &str = "px-bench";
 /// The API token the simulator accepts at `POST /login` (a local, throwaway value).
 const SIM_TOKEN: &str = "px-bench-sim-token";
 
 /// `workers` worker VMs x 2 data disks + 1 metadata disk in the tenant pod, shared
-/// management hosts in one host group, every volume connected to the group.
+/// management hosts in one host group, every volume connected to the group: the
+/// integration tests' tenant, shared by path.
 fn direct_access(workers: usize) -> DesiredState {
-    let tenant = "bench";
-    let pod = PodName::new(tenant).expect("pod name");
-    let mgmt = HostGroupName::new("hcp-mgmt").expect("group name");
-    let mut volumes = Vec::new();
-    for w in 0..workers {
-        for (disk, size, role) in [
-            ("data0", Size::gib(512), "px-data"),
-            ("data1", Size::gib(512), "px-data"),
-            ("meta", Size::gib(64), "px-metadata"),
-        ] {
-            let mut tags = ownership_tags(tenant, Scope::Tenant, role);
-            tags.insert(TAG_NODE.into(), w.to_string());
-            tags.insert(TAG_DISK.into(), disk.into());
-            volumes.push(DesiredVolume {
-                name: VolumeName::in_pod(&pod, &format!("{tenant}-w{w:02}-{disk}"))
-                    .expect("volume name"),
-                size,
-                tags,
-            });
-        }
-    }
-    let hosts = (1..=MGMT_HOSTS)
-        .map(|i| DesiredHost {
-            node: format!("worker-{i:02}"),
-            name: HostName::new(format!("mgmt-worker-{i:02}")).expect("host name"),
-            wwns: vec![format!("2100F4C7AA0027{i:02}")],
-            iqns: vec![],
-            nqns: vec![],
-            personality: None,
-            host_group: Some(mgmt.clone()),
-            scope: Scope::Shared,
-            tags: ownership_tags(tenant, Scope::Shared, "mgmt-host"),
-        })
-        .collect();
-    let connections = volumes
-        .iter()
-        .map(|v| DesiredConnection {
-            target: ConnectionTarget::HostGroup(mgmt.clone()),
-            volume: v.name.clone(),
-            lun: None,
-        })
-        .collect();
-    DesiredState {
-        tenant: tenant.into(),
-        realm: None,
-        pod: Some(DesiredPod {
-            name: pod,
-            quota: None,
-            tags: ownership_tags(tenant, Scope::Tenant, "tenant-pod"),
-        }),
-        host_groups: vec![DesiredHostGroup {
-            name: mgmt,
-            scope: Scope::Shared,
-            tags: ownership_tags(tenant, Scope::Shared, "mgmt-hosts"),
-        }],
-        hosts,
-        volumes,
-        connections,
-        api_token: Some(DesiredApiToken {
-            admin: ADMIN.into(),
-            lifetime: None,
-        }),
-        drives: Vec::new(),
-        notes: Vec::new(),
-    }
+    let workers = u32::try_from(workers).expect("worker count");
+    tenant::direct_access_like("bench", ADMIN, workers, MGMT_HOSTS, Size::gib(512))
 }
 
 fn tags(name: &str, t: &std::collections::BTreeMap<String, String>) -> Vec<Tag> {
@@ -163,10 +100,7 @@ async fn naive_apply(array: &dyn FlashArray, d: &DesiredState) -> Result<(), fla
                 .list_hosts(&ListParams::names([h.name.as_str()]))
                 .await,
         ) {
-            let post = HostPost {
-                wwns: h.wwns.clone(),
-                ..HostPost::default()
-            };
+            let post = HostPost::default().with_wwns(h.wwns.clone());
             array
                 .create_hosts(std::slice::from_ref(&h.name), &post)
                 .await?;
@@ -186,11 +120,7 @@ async fn naive_apply(array: &dyn FlashArray, d: &DesiredState) -> Result<(), fla
                 .list_volumes(&ListParams::names([v.name.as_str()]))
                 .await,
         ) {
-            let body = VolumePost {
-                tags: Vec::new(),
-                provisioned: Some(v.size.as_u64()),
-                source: None,
-            };
+            let body = VolumePost::default().with_provisioned(v.size.as_u64());
             array
                 .create_volumes(std::slice::from_ref(&v.name), &body)
                 .await?;

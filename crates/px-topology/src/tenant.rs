@@ -5,8 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::desired::DesiredState;
-use crate::driver::{DriverError, driver_for};
+use crate::driver::{ArrayFacts, DriverError, driver_for};
+use crate::manifests::RenderOptions;
 use crate::plan::{Action, Blocker, Kind, Observed, Plan, PlanOptions};
+use crate::render::{Manifest, RenderError};
 use crate::sizing::{self, Sizing};
 use crate::spec::{self, SpecError, SpecErrors, TenantStorage};
 
@@ -130,6 +132,17 @@ impl Tenant {
             }
         }
         plan
+    }
+
+    /// The tenant's manifests with no array facts and the default options: what
+    /// `pxfa render` writes, and what status compares the clusters with.
+    pub fn manifests(&self) -> Result<Vec<Manifest>, RenderError> {
+        crate::manifests::render(
+            &self.spec,
+            &self.sizing,
+            &ArrayFacts::default(),
+            RenderOptions::default(),
+        )
     }
 
     /// The array admins (token users) this tenant needs on the array before an

@@ -1,6 +1,7 @@
 //! `pxfa array info|space`.
 
 use anyhow::{Context, Result};
+use flasharray::models::ManualEradication;
 
 use super::Ctx;
 use crate::args::ArrayCmd;
@@ -35,7 +36,12 @@ pub(crate) async fn run(cmd: ArrayCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     ),
                     (
                         "manual eradication",
-                        or_dash(info.eradication_config.manual_eradication.as_deref()),
+                        or_dash(
+                            info.eradication_config
+                                .manual_eradication
+                                .as_ref()
+                                .map(ManualEradication::as_str),
+                        ),
                     ),
                     ("address", ctx.session.label.clone()),
                 ])

@@ -164,12 +164,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
             Some(path) => Some(connect(path, a.tenant_context.as_deref()).await?),
             None => None,
         };
-        let manifests = render(
-            &t.spec,
-            &t.sizing,
-            &ArrayFacts::default(),
-            RenderOptions::default(),
-        )?;
+        let manifests = t.manifests()?;
         let clusters = cluster_status(&t.spec, &manifests, &management, tenant.as_ref()).await?;
         report.layers.extend(clusters.layers);
     }
@@ -180,12 +175,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
         OutputFormat::Yaml => p.stdout(&to_yaml(&doc)?)?,
         OutputFormat::Table | OutputFormat::Wide => p.stdout(&status_text(&report, p))?,
         OutputFormat::Mermaid | OutputFormat::Dot => {
-            let manifests = render(
-                &t.spec,
-                &t.sizing,
-                &ArrayFacts::default(),
-                RenderOptions::default(),
-            )?;
+            let manifests = t.manifests()?;
             let g = Graph::tenant(&plan, &manifests, &Verdicts::Status(&report));
             p.stdout(&if p.format == OutputFormat::Dot {
                 g.to_dot()

@@ -2,8 +2,8 @@
 
 use anyhow::{Context, Result};
 use comfy_table::Table;
-use flasharray::ListParams;
-use flasharray::models::{Host, HostPatch, HostPost, NameRef, normalize_wwn};
+use flasharray::models::{Host, HostPatch, HostPersonality, HostPost, NameRef, normalize_wwn};
+use flasharray::{HostName, ListParams};
 
 use super::{Ctx, describe, host_group_names, host_names, list_params};
 use crate::args::{HostCmd, InitiatorArgs};
@@ -99,22 +99,17 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 .as_ref()
                 .map(|g| host_group_names(std::slice::from_ref(g)))
                 .transpose()?;
-            let body = HostPost {
-                wwns: ini.wwns,
-                iqns: ini.iqns,
-                nqns: ini.nqns,
-                personality,
-                ..Default::default()
-            };
+            let mut body = HostPost::default()
+                .with_wwns(ini.wwns)
+                .with_iqns(ini.iqns)
+                .with_nqns(ini.nqns);
+            body.personality = personality.map(HostPersonality::from);
             let mut out = array
                 .create_hosts(&names, &body)
                 .await
                 .with_context(|| format!("cannot create host {name}"))?;
             if let Some(g) = group {
-                let patch = HostPatch {
-                    host_group: Some(NameRef::new(g[0].as_str())),
-                    ..Default::default()
-                };
+                let patch = HostPatch::default().with_host_group(NameRef::new(g[0].as_str()));
                 out = array.patch_hosts(&names, &patch).await.with_context(|| {
                     format!(
                         "host {name} was created, but cannot be put into host group {}",
@@ -143,20 +138,12 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             })?;
         }
         HostCmd::AddInitiator { name, initiators } => {
-            let names = host_names(std::slice::from_ref(&name))?;
-            let ini = Initiators::parse(&initiators)?;
-            if ini.is_empty() {
-                return Err(InvalidInput::error(
-                    "give at least one --wwn, --iqn or --nqn",
-                ));
-            }
+            let (names, ini) = one_host_with_initiators(&name, &initiators)?;
             let what = ini.describe();
-            let patch = HostPatch {
-                add_wwns: ini.wwns,
-                add_iqns: ini.iqns,
-                add_nqns: ini.nqns,
-                ..Default::default()
-            };
+            let patch = HostPatch::default()
+                .with_add_wwns(ini.wwns)
+                .with_add_iqns(ini.iqns)
+                .with_add_nqns(ini.nqns);
             let out = array
                 .patch_hosts(&names, &patch)
                 .await
@@ -165,20 +152,12 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             p.emit(&out, || table(p, &out))?;
         }
         HostCmd::RemoveInitiator { name, initiators } => {
-            let names = host_names(std::slice::from_ref(&name))?;
-            let ini = Initiators::parse(&initiators)?;
-            if ini.is_empty() {
-                return Err(InvalidInput::error(
-                    "give at least one --wwn, --iqn or --nqn",
-                ));
-            }
+            let (names, ini) = one_host_with_initiators(&name, &initiators)?;
             let what = ini.describe();
-            let patch = HostPatch {
-                remove_wwns: ini.wwns,
-                remove_iqns: ini.iqns,
-                remove_nqns: ini.nqns,
-                ..Default::default()
-            };
+            let patch = HostPatch::default()
+                .with_remove_wwns(ini.wwns)
+                .with_remove_iqns(ini.iqns)
+                .with_remove_nqns(ini.nqns);
             let out = array
                 .patch_hosts(&names, &patch)
                 .await
@@ -195,10 +174,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                 (None, true) => String::new(),
                 _ => return Err(InvalidInput::error("give a host group, or --none")),
             };
-            let patch = HostPatch {
-                host_group: Some(NameRef::new(target.clone())),
-                ..Default::default()
-            };
+            let patch = HostPatch::default().with_host_group(NameRef::new(target.clone()));
             let out = array
                 .patch_hosts(&names, &patch)
                 .await
@@ -236,7 +212,7 @@ pub(crate) fn table(p: &Printer, hosts: &[Host]) -> Table {
             list_or_dash(&colon_wwns(&h.wwns)),
             list_or_dash(&h.iqns),
             list_or_dash(&h.nqns),
-            or_dash(h.personality.as_deref()),
+            or_dash(h.personality.as_ref().map(HostPersonality::as_str)),
             h.connection_count
                 .map_or_else(|| "-".into(), |c| c.to_string()),
         ];
@@ -263,7 +239,10 @@ fn detail(p: &Printer, h: &Host) -> Table {
         ("wwns", list_or_dash(&colon_wwns(&h.wwns))),
         ("iqns", list_or_dash(&h.iqns)),
         ("nqns", list_or_dash(&h.nqns)),
-        ("personality", or_dash(h.personality.as_deref())),
+        (
+            "personality",
+            or_dash(h.personality.as_ref().map(HostPersonality::as_str)),
+        ),
         (
             "connections",
             h.connection_count
@@ -274,6 +253,22 @@ fn detail(p: &Printer, h: &Host) -> Table {
             or_dash(h.port_connectivity.status.as_deref()),
         ),
     ])
+}
+
+/// The host of `add-initiator` / `remove-initiator` and the initiators to change,
+/// validated; at least one initiator must be given.
+fn one_host_with_initiators(
+    name: &str,
+    initiators: &InitiatorArgs,
+) -> Result<(Vec<HostName>, Initiators)> {
+    let names = host_names(&[name.to_string()])?;
+    let ini = Initiators::parse(initiators)?;
+    if ini.is_empty() {
+        return Err(InvalidInput::error(
+            "give at least one --wwn, --iqn or --nqn",
+        ));
+    }
+    Ok((names, ini))
 }
 
 #[cfg(test)]

@@ -27,14 +27,10 @@ pub(crate) async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         PodCmd::Create { names, quota } => {
             let pnames = pod_names(&names)?;
             let quota = quota.as_deref().map(str::parse::<Size>).transpose()?;
+            let mut body = PodPost::default();
+            body.quota_limit = quota.map(Size::as_u64);
             let out = array
-                .create_pods(
-                    &pnames,
-                    &PodPost {
-                        quota_limit: quota.map(Size::as_u64),
-                        ..Default::default()
-                    },
-                )
+                .create_pods(&pnames, &body)
                 .await
                 .with_context(|| format!("cannot create {}", describe("pod", &names)))?;
             p.done(format!("created {}", describe("pod", &names)));
@@ -58,10 +54,7 @@ pub(crate) async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     describe("pod", &names)
                 ),
             )?;
-            let patch = PodPatch {
-                destroyed: Some(true),
-                ..Default::default()
-            };
+            let patch = PodPatch::destroy();
             let out = array
                 .patch_pods(&pnames, &patch, destroy_contents)
                 .await
@@ -71,10 +64,7 @@ pub(crate) async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         }
         PodCmd::Recover { names } => {
             let pnames = pod_names(&names)?;
-            let patch = PodPatch {
-                destroyed: Some(false),
-                ..Default::default()
-            };
+            let patch = PodPatch::recover();
             let out = array
                 .patch_pods(&pnames, &patch, false)
                 .await

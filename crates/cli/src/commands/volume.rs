@@ -44,10 +44,7 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             let created = array
                 .create_volumes(
                     &vnames,
-                    &VolumePost {
-                        provisioned: Some(size.as_u64()),
-                        ..Default::default()
-                    },
+                    &VolumePost::default().with_provisioned(size.as_u64()),
                 )
                 .await
                 .with_context(|| format!("cannot create {}", describe("volume", &names)))?;
@@ -85,10 +82,7 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     ),
                 )?;
             }
-            let patch = VolumePatch {
-                provisioned: Some(size.as_u64()),
-                ..Default::default()
-            };
+            let patch = VolumePatch::default().with_provisioned(size.as_u64());
             let out = array
                 .patch_volumes(&vnames, &patch, truncate)
                 .await
@@ -99,10 +93,7 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         VolumeCmd::Rename { name, new_name } => {
             let old = volume_names(std::slice::from_ref(&name))?;
             let new = volume_names(std::slice::from_ref(&new_name))?;
-            let patch = VolumePatch {
-                name: Some(new[0].as_str().to_string()),
-                ..Default::default()
-            };
+            let patch = VolumePatch::default().with_name(new[0].as_str().to_string());
             let out = array
                 .patch_volumes(&old, &patch, false)
                 .await
@@ -120,10 +111,7 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                     describe("volume", &names)
                 ),
             )?;
-            let patch = VolumePatch {
-                destroyed: Some(true),
-                ..Default::default()
-            };
+            let patch = VolumePatch::destroy();
             let out = array
                 .patch_volumes(&vnames, &patch, false)
                 .await
@@ -136,10 +124,7 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         }
         VolumeCmd::Recover { names } => {
             let vnames = volume_names(&names)?;
-            let patch = VolumePatch {
-                destroyed: Some(false),
-                ..Default::default()
-            };
+            let patch = VolumePatch::recover();
             let out = array
                 .patch_volumes(&vnames, &patch, false)
                 .await

@@ -5,11 +5,13 @@
 //! `RealmPatch`, `PolicyManagementAccess`, `PolicyrulemanagementaccessRules`,
 //! `Admin`, `AdminPost`). What stays uncertain is listed in `docs/realms.md`.
 
+use super::requests::setters;
 use super::*;
 
 /// A realm (REST 2.36+): a tenant boundary holding pods, with its own quota and QoS.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Realm {
     /// UUID.
     pub id: Option<String>,
@@ -34,6 +36,7 @@ pub struct Realm {
 /// Body of `POST /realms`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct RealmPost {
     /// Quota in bytes (1 MiB – 4 PiB, multiple of 512).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -46,6 +49,7 @@ pub struct RealmPost {
 /// Body of `PATCH /realms`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct RealmPatch {
     /// New name.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,6 +63,7 @@ pub struct RealmPatch {
 /// e.g. the scope of a management access rule: `{"name": "r1", "resource_type": "realms"}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ReferenceWithType {
     /// Object id. Left out when unset: the array takes `id` or `name`, not both.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,6 +100,7 @@ pub const RESOURCE_REALMS: &str = "realms";
 /// One rule of a management access policy: a role within a scope.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ManagementAccessRule {
     /// Built-in role by name: `viewer`, `support`, `storage` or `admin`.
     pub role: NameRef,
@@ -115,13 +121,14 @@ impl ManagementAccessRule {
 /// A management access policy (`/policies/management-access`, REST 2.36+).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ManagementAccessPolicy {
     /// UUID.
     pub id: Option<String>,
     /// Name.
     pub name: String,
     /// `least-common-permissions` or `all-permissions`.
-    pub aggregation_strategy: Option<String>,
+    pub aggregation_strategy: Option<AggregationStrategy>,
     /// Whether the policy applies.
     pub enabled: Option<bool>,
     /// Always `management-access`.
@@ -133,6 +140,7 @@ pub struct ManagementAccessPolicy {
 /// Body of `POST /policies/management-access`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ManagementAccessPolicyPost {
     /// Whether the policy applies.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -140,7 +148,7 @@ pub struct ManagementAccessPolicyPost {
     /// `least-common-permissions` keeps users of the policy from gaining rights from
     /// any other policy: what a tenant boundary needs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub aggregation_strategy: Option<String>,
+    pub aggregation_strategy: Option<AggregationStrategy>,
     /// The scoped roles.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<ManagementAccessRule>,
@@ -149,6 +157,7 @@ pub struct ManagementAccessPolicyPost {
 /// An administrator (`/admins`). Passwords are never part of the model.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct Admin {
     /// User name.
     pub name: String,
@@ -173,6 +182,7 @@ pub struct Admin {
 /// password, rights only from `management_access_policies`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AdminPost {
     /// Policies to attach, by name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -186,6 +196,7 @@ pub struct AdminPost {
 /// Serialize writes `****`; only [`ApiToken::expose`] reveals it.
 #[derive(Clone, Default, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ApiToken {
     /// Creation time, ms since epoch.
     pub created_at: Option<u64>,
@@ -226,6 +237,7 @@ impl Serialize for ApiToken {
 /// An admin and their API token (`/admins/api-tokens`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AdminApiToken {
     /// Admin user name.
     pub name: String,
@@ -234,3 +246,24 @@ pub struct AdminApiToken {
 }
 
 // ---------------------------------------------------------------- request bodies
+
+setters!(RealmPost {
+    some with_quota_limit(quota_limit: u64);
+    some with_qos(qos: Qos);
+});
+
+setters!(RealmPatch {
+    some with_name(name: String);
+    some with_destroyed(destroyed: bool);
+});
+
+setters!(ManagementAccessPolicyPost {
+    some with_enabled(enabled: bool);
+    some with_aggregation_strategy(aggregation_strategy: AggregationStrategy);
+    set with_rules(rules: Vec<ManagementAccessRule>);
+});
+
+setters!(AdminPost {
+    set with_management_access_policies(management_access_policies: Vec<ReferenceWithType>);
+    some with_role(role: NameRef);
+});

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::error::{Error, Result};
-use crate::models::{Host, HostPatch, HostPost};
+use crate::models::{Host, HostPatch, HostPersonality, HostPost};
 use crate::name::HostName;
 use crate::params::ListParams;
 use crate::rest::RestArray;
@@ -154,7 +154,7 @@ fn matches(h: &Host, patch: &HostPatch) -> bool {
         && patch
             .personality
             .as_ref()
-            .is_none_or(|p| h.personality.as_deref() == Some(p.as_str()))
+            .is_none_or(|p| h.personality.as_ref().map(HostPersonality::as_str) == Some(p.as_str()))
 }
 
 fn has_initiators(h: &Host, body: &HostPost) -> bool {

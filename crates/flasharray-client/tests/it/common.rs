@@ -160,3 +160,41 @@ pub(crate) async fn get(a: &Array, rel: &str, body: Value) {
         .mount(&a.server)
         .await;
 }
+
+/// Answers the first `n` `GET {V}/{rel}` with `answer`, ahead of other mocks.
+pub(crate) async fn fail_first(a: &Array, rel: &str, n: u64, answer: Echo) {
+    Mock::given(method("GET"))
+        .and(path(format!("{V}/{rel}")))
+        .respond_with(answer)
+        .up_to_n_times(n)
+        .with_priority(1)
+        .mount(&a.server)
+        .await;
+}
+
+/// The array's answer to a call that failed on its side: 500, "Internal error".
+pub(crate) fn internal_error() -> Echo {
+    status(
+        500,
+        serde_json::json!({"errors": [{"context": null, "message": "Internal error"}]}),
+    )
+}
+
+/// A client of `url` over plain HTTP that never retries (for transport failures).
+pub(crate) fn plain_client(url: impl Into<String>) -> RestArray {
+    RestArray::builder(url.into())
+        .allow_http(true)
+        .api_token(SecretString::from(API_TOKEN))
+        .retry(RetryConfig::none())
+        .build()
+        .unwrap()
+}
+
+/// A 429 whose `header` says when to come back.
+pub(crate) fn rate_limited(header: &str, value: &str) -> Echo {
+    Echo(
+        ResponseTemplate::new(429)
+            .insert_header(header, value)
+            .set_body_json(fixture("errors/rate_limited.json")),
+    )
+}

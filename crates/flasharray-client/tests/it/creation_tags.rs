@@ -30,11 +30,9 @@ fn names() -> Vec<VolumeName> {
 }
 
 fn body() -> VolumePost {
-    VolumePost {
-        provisioned: Some(50 * G),
-        tags: owner_tags(),
-        ..Default::default()
-    }
+    VolumePost::default()
+        .with_provisioned(50 * G)
+        .with_tags(owner_tags())
 }
 
 /// An array offering REST up to `2.{minor}` and accepting the test token there.
@@ -87,7 +85,7 @@ async fn at_2_39_the_tags_travel_in_the_create_body() {
     let g: HostGroupName = "hcp-mgmt".parse().unwrap();
     c.create_host_groups(
         std::slice::from_ref(&g),
-        &HostGroupPost { tags: owner_tags() },
+        &HostGroupPost::default().with_tags(owner_tags()),
     )
     .await
     .unwrap();
@@ -135,7 +133,7 @@ async fn before_2_39_the_objects_are_tagged_in_a_second_call() {
     let g: HostGroupName = "hcp-mgmt".parse().unwrap();
     c.create_host_groups(
         std::slice::from_ref(&g),
-        &HostGroupPost { tags: owner_tags() },
+        &HostGroupPost::default().with_tags(owner_tags()),
     )
     .await
     .unwrap();

@@ -92,20 +92,13 @@ async fn every_endpoint_with_its_query_and_body() {
     let g = 1u64 << 30;
     c.create_volumes(
         &["tenant-a::px-0".parse().unwrap(), "px-1".parse().unwrap()],
-        &VolumePost {
-            tags: Vec::new(),
-            provisioned: Some(50 * g),
-            source: None,
-        },
+        &VolumePost::default().with_provisioned(50 * g),
     )
     .await
     .unwrap();
     c.patch_volumes(
         &["px-1".parse().unwrap()],
-        &VolumePatch {
-            provisioned: Some(g),
-            ..Default::default()
-        },
+        &VolumePatch::default().with_provisioned(g),
         true,
     )
     .await
@@ -149,19 +142,13 @@ async fn every_endpoint_with_its_query_and_body() {
     assert_eq!(hosts[1].host_group.name, None);
     c.create_hosts(
         &["hcp-mgmt-worker-01".parse().unwrap()],
-        &HostPost {
-            wwns: vec!["2100F4C7AA002706".into()],
-            ..Default::default()
-        },
+        &HostPost::default().with_wwns(vec!["2100F4C7AA002706".into()]),
     )
     .await
     .unwrap();
     c.patch_hosts(
         &["hcp-mgmt-worker-01".parse().unwrap()],
-        &HostPatch {
-            host_group: Some(NameRef::new("hcp-mgmt")),
-            ..Default::default()
-        },
+        &HostPatch::default().with_host_group(NameRef::new("hcp-mgmt")),
     )
     .await
     .unwrap();
@@ -213,23 +200,13 @@ async fn every_endpoint_with_its_query_and_body() {
     );
     c.create_pods(
         &["tenant-a".parse().unwrap()],
-        &PodPost {
-            tags: Vec::new(),
-            quota_limit: Some(4 << 40),
-        },
+        &PodPost::default().with_quota_limit(4 << 40),
     )
     .await
     .unwrap();
-    c.patch_pods(
-        &["tenant-a".parse().unwrap()],
-        &PodPatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        true,
-    )
-    .await
-    .unwrap();
+    c.patch_pods(&["tenant-a".parse().unwrap()], &PodPatch::destroy(), true)
+        .await
+        .unwrap();
     c.eradicate_pods(&["tenant-a".parse().unwrap()], true)
         .await
         .unwrap();

@@ -100,10 +100,7 @@ async fn each_error_class() {
     let e = c.list_hosts(&ListParams::all()).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Forbidden);
     assert_eq!(e.as_api().unwrap().message(), "Forbidden");
-    let patch = flasharray::models::VolumePatch {
-        provisioned: Some(1 << 30),
-        ..Default::default()
-    };
+    let patch = flasharray::models::VolumePatch::default().with_provisioned(1 << 30);
     assert_eq!(
         c.patch_volumes(&[v], &patch, false)
             .await
@@ -155,13 +152,7 @@ async fn decode_failure_names_the_field() {
 #[tokio::test]
 async fn every_request_carries_a_fresh_request_id_echoed_into_errors() {
     let a = Array::start().await;
-    Mock::given(method("GET"))
-        .and(path(format!("{V}/volumes")))
-        .respond_with(status(503, fixture("errors/busy.json")))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&a.server)
-        .await;
+    fail_first(&a, "volumes", 1, status(503, fixture("errors/busy.json"))).await;
     answer(
         &a,
         "GET",
@@ -249,12 +240,7 @@ async fn transport_failures_are_classified() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let refused = RestArray::builder(format!("http://127.0.0.1:{port}"))
-        .allow_http(true)
-        .api_token(SecretString::from(API_TOKEN))
-        .retry(RetryConfig::none())
-        .build()
-        .unwrap()
+    let refused = plain_client(format!("http://127.0.0.1:{port}"))
         .get_array()
         .await
         .unwrap_err();
@@ -266,12 +252,7 @@ async fn transport_failures_are_classified() {
     assert!(!refused.maybe_applied());
 
     // `.invalid` never resolves (RFC 6761).
-    let unresolved = RestArray::builder("http://array1.pxfa.invalid")
-        .allow_http(true)
-        .api_token(SecretString::from(API_TOKEN))
-        .retry(RetryConfig::none())
-        .build()
-        .unwrap()
+    let unresolved = plain_client("http://array1.pxfa.invalid")
         .get_array()
         .await
         .unwrap_err();

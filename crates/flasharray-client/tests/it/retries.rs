@@ -9,30 +9,10 @@ use wiremock::{Mock, ResponseTemplate};
 
 use crate::common::*;
 
-async fn fail_first(a: &Array, rel: &str, n: u64, answer: Echo) {
-    Mock::given(method("GET"))
-        .and(path(format!("{V}/{rel}")))
-        .respond_with(answer)
-        .up_to_n_times(n)
-        .with_priority(1)
-        .mount(&a.server)
-        .await;
-}
-
 #[tokio::test]
 async fn rate_limit_waits_what_retry_after_says() {
     let a = Array::start().await;
-    fail_first(
-        &a,
-        "arrays",
-        1,
-        Echo(
-            ResponseTemplate::new(429)
-                .insert_header("retry-after", "1")
-                .set_body_json(fixture("errors/rate_limited.json")),
-        ),
-    )
-    .await;
+    fail_first(&a, "arrays", 1, rate_limited("retry-after", "1")).await;
     get(&a, "arrays", fixture("arrays/list.json")).await;
     // Backoff alone would wait at least 3 s: the 1 s seen proves the header won.
     let c = a
@@ -58,17 +38,7 @@ async fn rate_limit_waits_what_retry_after_says() {
 #[tokio::test]
 async fn ratelimit_reset_is_used_without_retry_after() {
     let a = Array::start().await;
-    fail_first(
-        &a,
-        "arrays",
-        1,
-        Echo(
-            ResponseTemplate::new(429)
-                .insert_header("ratelimit-reset", "0")
-                .set_body_json(fixture("errors/rate_limited.json")),
-        ),
-    )
-    .await;
+    fail_first(&a, "arrays", 1, rate_limited("ratelimit-reset", "0")).await;
     get(&a, "arrays", fixture("arrays/list.json")).await;
     let c = a
         .builder()
@@ -110,10 +80,7 @@ async fn server_busy_500_is_retried_other_500_is_not() {
     get(&a, "volumes", fixture("volumes/one.json")).await;
     Mock::given(method("GET"))
         .and(path(format!("{V}/hosts")))
-        .respond_with(status(
-            500,
-            json!({"errors": [{"context": null, "message": "Internal error"}]}),
-        ))
+        .respond_with(internal_error())
         .expect(1)
         .mount(&a.server)
         .await;
@@ -184,11 +151,7 @@ async fn a_wait_beyond_the_deadline_is_not_started() {
     let a = Array::start().await;
     Mock::given(method("GET"))
         .and(path(format!("{V}/pods")))
-        .respond_with(Echo(
-            ResponseTemplate::new(429)
-                .insert_header("retry-after", "30")
-                .set_body_json(fixture("errors/rate_limited.json")),
-        ))
+        .respond_with(rate_limited("retry-after", "30"))
         .mount(&a.server)
         .await;
     let c = a

@@ -64,13 +64,7 @@ async fn tokens_never_leak() {
         .respond_with(status(401, fixture("errors/session_invalid.json")))
         .mount(&a.server)
         .await;
-    Mock::given(method("GET"))
-        .and(path(format!("{V}/volumes")))
-        .respond_with(status(503, fixture("errors/busy.json")))
-        .up_to_n_times(1)
-        .with_priority(1)
-        .mount(&a.server)
-        .await;
+    fail_first(&a, "volumes", 1, status(503, fixture("errors/busy.json"))).await;
     Mock::given(method("GET"))
         .and(path(format!("{V}/volumes")))
         .and(header("x-auth-token", second))

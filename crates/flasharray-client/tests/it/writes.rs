@@ -18,11 +18,7 @@ fn names() -> Vec<VolumeName> {
 }
 
 fn body() -> VolumePost {
-    VolumePost {
-        tags: Vec::new(),
-        provisioned: Some(50 * G),
-        source: None,
-    }
+    VolumePost::default().with_provisioned(50 * G)
 }
 
 fn dropped(_: &Request) -> io::Error {
@@ -196,10 +192,7 @@ async fn lost_patch_is_resent_only_when_not_applied() {
         .await;
     // The re-read still shows the old size: the patch did not land.
     get(&a, "volumes", fixture("volumes/existing_first.json")).await;
-    let patch = flasharray::models::VolumePatch {
-        provisioned: Some(100 * G),
-        ..Default::default()
-    };
+    let patch = flasharray::models::VolumePatch::default().with_provisioned(100 * G);
     let v = a
         .client()
         .patch_volumes(&["px-new-0".parse().unwrap()], &patch, false)
@@ -243,10 +236,7 @@ async fn writes_are_not_blindly_retried_on_other_errors() {
     let a = Array::start().await;
     Mock::given(method("POST"))
         .and(path(format!("{V}/volumes")))
-        .respond_with(status(
-            500,
-            json!({"errors": [{"context": null, "message": "Internal error"}]}),
-        ))
+        .respond_with(internal_error())
         .expect(1)
         .mount(&a.server)
         .await;

@@ -17,16 +17,12 @@ pub async fn names_are_case_insensitive_unique_and_keep_creation_case(a: &dyn Fl
         ErrorKind::AlreadyExists
     );
     assert_eq!(vol(a, "data01").await.name, "Data01");
-    a.create_hosts(&[h("Node1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["Node1"]).await;
     assert_eq!(
         kind(a.create_hosts(&[h("NODE1")], &HostPost::default())).await,
         ErrorKind::AlreadyExists
     );
-    a.create_host_groups(&[g("Grp")], &Default::default())
-        .await
-        .unwrap();
+    groups(a, &["Grp"]).await;
     assert_eq!(
         kind(a.create_host_groups(&[g("grp")], &Default::default())).await,
         ErrorKind::AlreadyExists
@@ -49,16 +45,9 @@ pub async fn list_parameters_behave_like_the_array(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["other"]), &size(2 * GIB))
         .await
         .unwrap();
-    a.patch_volumes(
-        &vs(&["other"]),
-        &VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_volumes(&vs(&["other"]), &VolumePatch::destroy(), false)
+        .await
+        .unwrap();
     let names = |v: Vec<Volume>| v.into_iter().map(|v| v.name).collect::<Vec<_>>();
     let e = a
         .list_volumes(&ListParams::names(["px-a", "nope"]))
@@ -127,17 +116,11 @@ pub async fn list_parameters_behave_like_the_array(a: &dyn FlashArray) {
 
 /// Rule: filters and sorts work on every collection.
 pub async fn filters_and_sorts_work_on_every_collection(a: &dyn FlashArray) {
-    let fc = HostPost {
-        wwns: vec!["2100000000000001".into()],
-        ..Default::default()
-    };
+    let fc = HostPost::default().with_wwns(vec!["2100000000000001".into()]);
     a.create_hosts(&[h("fc-1")], &fc).await.unwrap();
     a.create_hosts(
         &[h("iscsi-1")],
-        &HostPost {
-            iqns: vec!["iqn.2020-01.io.pxfa:n1".into()],
-            ..Default::default()
-        },
+        &HostPost::default().with_iqns(vec!["iqn.2020-01.io.pxfa:n1".into()]),
     )
     .await
     .unwrap();
@@ -165,10 +148,7 @@ pub async fn filters_and_sorts_work_on_every_collection(a: &dyn FlashArray) {
         .unwrap();
     a.patch_pods(
         &[p("pb")],
-        &PodPatch {
-            quota_limit: Some(GIB),
-            ..Default::default()
-        },
+        &PodPatch::default().with_quota_limit(GIB),
         false,
     )
     .await

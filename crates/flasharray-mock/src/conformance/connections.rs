@@ -12,12 +12,8 @@ pub async fn luns_are_allocated_as_the_array_does(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["p1", "p2", "p3", "s1", "s2", "x"]), &size(GIB))
         .await
         .unwrap();
-    a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_host_groups(&[g("g1")], &Default::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1", "h2"]).await;
+    groups(a, &["g1"]).await;
     a.add_host_group_members(&g("g1"), &[h("h1"), h("h2")])
         .await
         .unwrap();
@@ -86,12 +82,8 @@ pub async fn connection_rows_counts_and_removal(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["v1", "v2"]), &size(GIB))
         .await
         .unwrap();
-    a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_host_groups(&[g("empty"), g("g1")], &Default::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1", "h2"]).await;
+    groups(a, &["empty", "g1"]).await;
     a.add_host_group_members(&g("g1"), &[h("h1"), h("h2")])
         .await
         .unwrap();
@@ -158,19 +150,10 @@ pub async fn connection_rows_counts_and_removal(a: &dyn FlashArray) {
 /// Rule: destroyed volumes cannot be connected.
 pub async fn destroyed_volumes_cannot_be_connected(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["v1"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
+    hosts(a, &["h1"]).await;
+    a.patch_volumes(&vs(&["v1"]), &VolumePatch::destroy(), false)
         .await
         .unwrap();
-    a.patch_volumes(
-        &vs(&["v1"]),
-        &VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
     let e = a
         .create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["v1"]), None)
         .await

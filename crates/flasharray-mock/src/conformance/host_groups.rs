@@ -9,12 +9,8 @@ use super::shorthand::*;
 
 /// Rule: a host is in at most one group.
 pub async fn a_host_is_in_at_most_one_group(a: &dyn FlashArray) {
-    a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_host_groups(&[g("g1"), g("g2")], &Default::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1", "h2"]).await;
+    groups(a, &["g1", "g2"]).await;
     let rows = a
         .add_host_group_members(&g("g1"), &[h("h1"), h("h2")])
         .await
@@ -27,10 +23,7 @@ pub async fn a_host_is_in_at_most_one_group(a: &dyn FlashArray) {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InUse);
     assert!(e.to_string().contains("already belongs to"), "{e}");
-    let join = HostPatch {
-        host_group: Some(NameRef::new("g2")),
-        ..Default::default()
-    };
+    let join = HostPatch::default().with_host_group(NameRef::new("g2"));
     assert_eq!(
         kind(a.patch_hosts(&[h("h1")], &join)).await,
         ErrorKind::InUse
@@ -57,10 +50,7 @@ pub async fn a_host_is_in_at_most_one_group(a: &dyn FlashArray) {
     );
     let hosts = a.patch_hosts(&[h("h1")], &join).await.unwrap();
     assert_eq!(hosts[0].host_group.name.as_deref(), Some("g2"));
-    let leave = HostPatch {
-        host_group: Some(NameRef::new("")),
-        ..Default::default()
-    };
+    let leave = HostPatch::default().with_host_group(NameRef::new(""));
     assert!(
         a.patch_hosts(&[h("h1")], &leave).await.unwrap()[0]
             .host_group
@@ -74,12 +64,8 @@ pub async fn hosts_and_groups_in_use_cannot_be_deleted(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["v1", "v2"]), &size(GIB))
         .await
         .unwrap();
-    a.create_hosts(&[h("h1"), h("h2")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_host_groups(&[g("g1")], &Default::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1", "h2"]).await;
+    groups(a, &["g1"]).await;
     a.add_host_group_members(&g("g1"), &[h("h2")])
         .await
         .unwrap();
@@ -124,12 +110,8 @@ pub async fn joining_a_group_cannot_create_lun_or_volume_clashes(a: &dyn FlashAr
     a.create_volumes(&vs(&["priv", "shared"]), &size(GIB))
         .await
         .unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_host_groups(&[g("g1")], &Default::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
+    groups(a, &["g1"]).await;
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["priv"]), Some(254))
         .await
         .unwrap();
@@ -159,10 +141,7 @@ pub async fn joining_a_group_cannot_create_lun_or_volume_clashes(a: &dyn FlashAr
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["shared"]), None)
         .await
         .unwrap();
-    let join = HostPatch {
-        host_group: Some(NameRef::new("g1")),
-        ..Default::default()
-    };
+    let join = HostPatch::default().with_host_group(NameRef::new("g1"));
     assert_eq!(
         kind(a.patch_hosts(&[h("h1")], &join)).await,
         ErrorKind::Invalid

@@ -10,24 +10,11 @@ use super::shorthand::*;
 /// Rule: pods quota destroy recover eradicate.
 pub async fn pods_quota_destroy_recover_eradicate(a: &dyn FlashArray) {
     assert_eq!(
-        kind(a.create_pods(
-            &[p("q")],
-            &PodPost {
-                tags: Vec::new(),
-                quota_limit: Some(1000)
-            }
-        ))
-        .await,
+        kind(a.create_pods(&[p("q")], &PodPost::default().with_quota_limit(1000))).await,
         ErrorKind::Invalid
     );
     let pod = a
-        .create_pods(
-            &[p("t1")],
-            &PodPost {
-                tags: Vec::new(),
-                quota_limit: Some(10 * GIB),
-            },
-        )
+        .create_pods(&[p("t1")], &PodPost::default().with_quota_limit(10 * GIB))
         .await
         .unwrap()
         .pop()
@@ -49,28 +36,19 @@ pub async fn pods_quota_destroy_recover_eradicate(a: &dyn FlashArray) {
         kind(a.create_volumes(&vs(&["t1::c"]), &size(4 * GIB))).await,
         ErrorKind::Invalid
     );
-    let grow = VolumePatch {
-        provisioned: Some(7 * GIB),
-        ..Default::default()
-    };
+    let grow = VolumePatch::default().with_provisioned(7 * GIB);
     assert_eq!(
         kind(a.patch_volumes(&vs(&["t1::a"]), &grow, false)).await,
         ErrorKind::Invalid
     );
-    let grow_ok = VolumePatch {
-        provisioned: Some(6 * GIB),
-        ..Default::default()
-    };
+    let grow_ok = VolumePatch::default().with_provisioned(6 * GIB);
     a.patch_volumes(&vs(&["t1::a"]), &grow_ok, false)
         .await
         .unwrap();
     let listed = a.list_pods(&ListParams::names(["t1"])).await.unwrap();
     assert_eq!(listed[0].space.total_provisioned, Some(10 * GIB));
     // Destroy refused while not empty, unless with contents.
-    let destroy = PodPatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = PodPatch::destroy();
     assert_eq!(
         kind(a.patch_pods(&[p("t1")], &destroy, false)).await,
         ErrorKind::InUse
@@ -85,10 +63,7 @@ pub async fn pods_quota_destroy_recover_eradicate(a: &dyn FlashArray) {
     );
     assert!(vol(a, "t1::a").await.destroyed);
     // Recover brings back what the pod took down.
-    let recover = PodPatch {
-        destroyed: Some(false),
-        ..Default::default()
-    };
+    let recover = PodPatch::recover();
     a.patch_pods(&[p("t1")], &recover, false).await.unwrap();
     assert!(!vol(a, "t1::b").await.destroyed);
     // Eradicate only when destroyed, and contents only when asked.
@@ -117,19 +92,13 @@ pub async fn pod_quota_cannot_drop_below_usage_and_rename_carries_volumes(a: &dy
     a.create_volumes(&vs(&["p1::v"]), &size(4 * GIB))
         .await
         .unwrap();
-    let q = |b| PodPatch {
-        quota_limit: Some(b),
-        ..Default::default()
-    };
+    let q = |b| PodPatch::default().with_quota_limit(b);
     assert_eq!(
         kind(a.patch_pods(&[p("p1")], &q(2 * GIB), false)).await,
         ErrorKind::Invalid
     );
     a.patch_pods(&[p("p1")], &q(8 * GIB), false).await.unwrap();
-    let rn = PodPatch {
-        name: Some("p2".into()),
-        ..Default::default()
-    };
+    let rn = PodPatch::default().with_name("p2".into());
     a.patch_pods(&[p("p1")], &rn, false).await.unwrap();
     assert_eq!(vol(a, "p2::v").await.pod.name.as_deref(), Some("p2"));
 }

@@ -2,7 +2,7 @@
 //! [`FlashArray`], shared by the checks here and by the crate's own tests. They
 //! panic on bad input, like the test assertions they stand next to.
 
-use flasharray::models::{TagBody, Volume, VolumePost};
+use flasharray::models::{HostGroupPost, HostPost, TagBody, Volume, VolumePost};
 use flasharray::params::{ListParams, TagParams, TagResource};
 use flasharray::{ErrorKind, FlashArray, HostGroupName, HostName, PodName, VolumeName};
 
@@ -34,13 +34,23 @@ pub fn p(s: &str) -> PodName {
     PodName::new(s).unwrap()
 }
 
+/// Creates hosts without initiators; panics if the array refuses.
+pub async fn hosts(a: &dyn FlashArray, names: &[&str]) {
+    let names: Vec<HostName> = names.iter().map(|n| h(n)).collect();
+    a.create_hosts(&names, &HostPost::default()).await.unwrap();
+}
+
+/// Creates untagged host groups; panics if the array refuses.
+pub async fn groups(a: &dyn FlashArray, names: &[&str]) {
+    let names: Vec<HostGroupName> = names.iter().map(|n| g(n)).collect();
+    a.create_host_groups(&names, &HostGroupPost::default())
+        .await
+        .unwrap();
+}
+
 /// A volume create body of `b` bytes, untagged.
 pub fn size(b: u64) -> VolumePost {
-    VolumePost {
-        tags: Vec::new(),
-        provisioned: Some(b),
-        source: None,
-    }
+    VolumePost::default().with_provisioned(b)
 }
 
 /// The volume named `name`; panics if the listing fails or finds none.

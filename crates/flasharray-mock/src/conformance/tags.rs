@@ -12,9 +12,7 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
     a.create_volumes(&vs(&["v1", "v2"]), &size(GIB))
         .await
         .unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
     let set = [
         Tag::new("v1", "pxfa.io", "tenant", "a"),
         Tag::new("v1", "pxfa.io", "managed-by", "pxfa"),
@@ -27,16 +25,14 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
     )
     .await
     .unwrap();
-    let ours = a
-        .list_tags(
-            TagResource::Volume,
-            &TagParams {
-                namespaces: vec!["pxfa.io".into()],
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let ours = volume_tags(
+        a,
+        TagParams {
+            namespaces: vec!["pxfa.io".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     assert_eq!(ours.len(), 2);
     assert!(ours.iter().any(|t| t.key == "tenant" && t.value == "b"));
     assert!(
@@ -67,25 +63,20 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
     a.delete_tags(TagResource::Volume, &["v1".into()], &["tenant".into()], &[])
         .await
         .unwrap();
-    let left = a
-        .list_tags(
-            TagResource::Volume,
-            &TagParams {
-                resource_names: vec!["v1".into()],
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let left = volume_tags(
+        a,
+        TagParams {
+            resource_names: vec!["v1".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     assert_eq!(
         left.iter().map(|t| t.key.as_str()).collect::<Vec<_>>(),
         ["managed-by"]
     );
     // Destroyed: still listed; recovered: still there; eradicated: gone.
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     a.patch_volumes(&vs(&["v1"]), &destroy, false)
         .await
         .unwrap();
@@ -107,16 +98,9 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
             .len(),
         2
     );
-    a.patch_volumes(
-        &vs(&["v1"]),
-        &VolumePatch {
-            destroyed: Some(false),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_volumes(&vs(&["v1"]), &VolumePatch::recover(), false)
+        .await
+        .unwrap();
     assert_eq!(
         a.list_tags(TagResource::Volume, &destroyed_only)
             .await
@@ -129,16 +113,14 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
         .unwrap();
     a.eradicate_volumes(&vs(&["v1"])).await.unwrap();
     a.create_volumes(&vs(&["v1"]), &size(GIB)).await.unwrap();
-    let fresh = a
-        .list_tags(
-            TagResource::Volume,
-            &TagParams {
-                resource_names: vec!["v1".into()],
-                ..Default::default()
-            },
-        )
-        .await
-        .unwrap();
+    let fresh = volume_tags(
+        a,
+        TagParams {
+            resource_names: vec!["v1".into()],
+            ..Default::default()
+        },
+    )
+    .await;
     assert!(
         fresh.is_empty(),
         "a new object does not inherit old tags: {fresh:?}"
@@ -156,38 +138,31 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
 /// moment, with no separate tag call; a create without tags leaves objects untagged.
 pub async fn creation_tags_arrive_with_every_object_of_the_call(a: &dyn FlashArray) {
     let want = ["pxfa.io/managed-by=pxfa", "pxfa.io/tenant=t1"];
-    a.create_pods(
-        &[p("t1")],
-        &PodPost {
-            tags: owner_tags(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
+    a.create_pods(&[p("t1")], &PodPost::default().with_tags(owner_tags()))
+        .await
+        .unwrap();
     a.create_volumes(
         &vs(&["t1::a", "t1::b"]),
-        &VolumePost {
-            provisioned: Some(GIB),
-            tags: owner_tags(),
-            ..Default::default()
-        },
+        &VolumePost::default()
+            .with_provisioned(GIB)
+            .with_tags(owner_tags()),
     )
     .await
     .unwrap();
     a.create_hosts(
         &[h("h1")],
-        &HostPost {
-            wwns: vec!["2100F4C7AA002701".into()],
-            tags: owner_tags(),
-            ..Default::default()
-        },
+        &HostPost::default()
+            .with_wwns(vec!["2100F4C7AA002701".into()])
+            .with_tags(owner_tags()),
     )
     .await
     .unwrap();
-    a.create_host_groups(&[g("g1"), g("g2")], &HostGroupPost { tags: owner_tags() })
-        .await
-        .unwrap();
+    a.create_host_groups(
+        &[g("g1"), g("g2")],
+        &HostGroupPost::default().with_tags(owner_tags()),
+    )
+    .await
+    .unwrap();
     for (kind, name) in [
         (TagResource::Pod, "t1"),
         (TagResource::Volume, "t1::a"),
@@ -201,4 +176,9 @@ pub async fn creation_tags_arrive_with_every_object_of_the_call(a: &dyn FlashArr
     // A create without tags leaves the object untagged, as before.
     a.create_volumes(&vs(&["plain"]), &size(GIB)).await.unwrap();
     assert!(tag_keys(a, TagResource::Volume, "plain").await.is_empty());
+}
+
+/// The volume tags `params` select; panics if the listing fails.
+async fn volume_tags(a: &dyn FlashArray, params: TagParams) -> Vec<Tag> {
+    a.list_tags(TagResource::Volume, &params).await.unwrap()
 }

@@ -10,10 +10,7 @@ use super::shorthand::*;
 /// Rule: a destroyed volume still owns its name.
 pub async fn a_destroyed_volume_still_owns_its_name(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["v1"]), &size(GIB)).await.unwrap();
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     a.patch_volumes(&vs(&["v1"]), &destroy, false)
         .await
         .unwrap();
@@ -46,16 +43,9 @@ pub async fn pod_volumes_need_a_live_pod(a: &dyn FlashArray) {
         "pod part shown with the pod's case"
     );
     assert_eq!(created[0].pod.name.as_deref(), Some("P1"));
-    a.patch_pods(
-        &[p("p1")],
-        &PodPatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        true,
-    )
-    .await
-    .unwrap();
+    a.patch_pods(&[p("p1")], &PodPatch::destroy(), true)
+        .await
+        .unwrap();
     assert_eq!(
         kind(a.create_volumes(&vs(&["p1::v2"]), &size(GIB))).await,
         ErrorKind::Destroyed
@@ -143,10 +133,7 @@ pub async fn resize_needs_truncate_to_shrink(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["r"]), &size(10 * GIB))
         .await
         .unwrap();
-    let to = |b| VolumePatch {
-        provisioned: Some(b),
-        ..Default::default()
-    };
+    let to = |b| VolumePatch::default().with_provisioned(b);
     let grown = a
         .patch_volumes(&vs(&["r"]), &to(20 * GIB), false)
         .await
@@ -177,10 +164,7 @@ pub async fn rename_keeps_the_pod_and_refuses_taken_names(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["p1::a", "p1::b", "plain"]), &size(GIB))
         .await
         .unwrap();
-    let rn = |n: &str| VolumePatch {
-        name: Some(n.into()),
-        ..Default::default()
-    };
+    let rn = |n: &str| VolumePatch::default().with_name(n.into());
     let r = a
         .patch_volumes(&vs(&["p1::a"]), &rn("a2"), false)
         .await
@@ -221,19 +205,14 @@ pub async fn volumes_move_between_pods_with_connections_and_tags(a: &dyn FlashAr
         .await
         .unwrap();
     a.create_volumes(&vs(&["mv"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["mv"]), None)
         .await
         .unwrap();
     a.set_tags(TagResource::Volume, &[Tag::new("mv", "pxfa.io", "k", "v")])
         .await
         .unwrap();
-    let into = VolumePatch {
-        pod: Some(NameRef::new("p1")),
-        ..Default::default()
-    };
+    let into = VolumePatch::default().with_pod(NameRef::new("p1"));
     let r = a.patch_volumes(&vs(&["mv"]), &into, false).await.unwrap();
     assert_eq!(r[0].name, "p1::mv");
     assert_eq!(r[0].pod.name.as_deref(), Some("p1"));
@@ -248,20 +227,14 @@ pub async fn volumes_move_between_pods_with_connections_and_tags(a: &dyn FlashAr
         .await
         .unwrap();
     assert_eq!(conns[0].volume.name.as_deref(), Some("p1::mv"));
-    let out = VolumePatch {
-        pod: Some(NameRef::new("")),
-        ..Default::default()
-    };
+    let out = VolumePatch::default().with_pod(NameRef::new(""));
     let r = a
         .patch_volumes(&vs(&["p1::mv"]), &out, false)
         .await
         .unwrap();
     assert_eq!(r[0].name, "mv");
     assert!(r[0].pod.is_unset());
-    let nowhere = VolumePatch {
-        pod: Some(NameRef::new("nope")),
-        ..Default::default()
-    };
+    let nowhere = VolumePatch::default().with_pod(NameRef::new("nope"));
     assert_eq!(
         kind(a.patch_volumes(&vs(&["mv"]), &nowhere, false)).await,
         ErrorKind::NotFound
@@ -273,18 +246,10 @@ pub async fn copies_take_the_source_size(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["src"]), &size(3 * GIB))
         .await
         .unwrap();
-    let body = VolumePost {
-        tags: Vec::new(),
-        provisioned: None,
-        source: Some(NameRef::new("src")),
-    };
+    let body = VolumePost::default().with_source(NameRef::new("src"));
     let c = a.create_volumes(&vs(&["dst"]), &body).await.unwrap();
     assert_eq!(c[0].provisioned, 3 * GIB);
-    let missing = VolumePost {
-        tags: Vec::new(),
-        provisioned: None,
-        source: Some(NameRef::new("nope")),
-    };
+    let missing = VolumePost::default().with_source(NameRef::new("nope"));
     assert_eq!(
         kind(a.create_volumes(&vs(&["d2"]), &missing)).await,
         ErrorKind::NotFound

@@ -29,7 +29,7 @@
 //!     .ca_pem(sim.cert_pem().as_bytes().to_vec())
 //!     .build()?;
 //! let names = [VolumeName::new("px-data-01")?];
-//! rest.create_volumes(&names, &VolumePost { provisioned: Some(1 << 30), ..Default::default() }).await?;
+//! rest.create_volumes(&names, &VolumePost::default().with_provisioned(1 << 30)).await?;
 //!
 //! // The write went over HTTPS into the array the test holds.
 //! assert_eq!(array.list_volumes(&ListParams::all()).await?.len(), 1);

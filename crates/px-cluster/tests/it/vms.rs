@@ -10,15 +10,20 @@ use wiremock::{Mock, Request, ResponseTemplate};
 
 use crate::support::*;
 
+/// The rendered patches of the worker VMs (their disks).
+fn vm_patches(manifests: &[Manifest]) -> Vec<&Manifest> {
+    manifests
+        .iter()
+        .filter(|m| matches!(m.form, Form::JsonPatch { .. }) && m.kind == "VirtualMachine")
+        .collect()
+}
+
 #[tokio::test]
 async fn hotplug_maps_vms_stably_and_attaches_disks_with_serials() {
     let fake = Fake::start().await;
     let spec = direct_access_spec();
     let manifests = rendered(&spec);
-    let patches: Vec<&Manifest> = manifests
-        .iter()
-        .filter(|m| matches!(m.form, Form::JsonPatch { .. }) && m.kind == "VirtualMachine")
-        .collect();
+    let patches = vm_patches(&manifests);
     let workers = worker_disks(&patches).unwrap();
     assert_eq!(workers.len(), 4);
     let w2_first = workers[2].disks[0].clone();
@@ -155,10 +160,7 @@ async fn replaced_vm_waits_for_the_admin() {
     let fake = Fake::start().await;
     let spec = direct_access_spec();
     let manifests = rendered(&spec);
-    let patches: Vec<&Manifest> = manifests
-        .iter()
-        .filter(|m| matches!(m.form, Form::JsonPatch { .. }) && m.kind == "VirtualMachine")
-        .collect();
+    let patches = vm_patches(&manifests);
     let workers: Vec<_> = worker_disks(&patches)
         .unwrap()
         .into_iter()

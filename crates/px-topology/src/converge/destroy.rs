@@ -98,6 +98,7 @@ impl DestroyReport {
 
 /// Why destroy did not start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum DestroyError {
     /// Reading the array failed.
     #[error("reading the array: {0}")]

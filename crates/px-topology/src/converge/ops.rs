@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use flasharray::models::{
-    HostGroupPost, HostPatch, HostPost, PodPatch, PodPost, Tag, TagBody, Volume, VolumePatch,
-    VolumePost,
+    HostGroupPost, HostPatch, HostPersonality, HostPost, PodPatch, PodPost, Tag, TagBody, Volume,
+    VolumePatch, VolumePost,
 };
 use flasharray::{
     ConnectionTarget, Error, FlashArray, HostGroupName, HostName, PodName, Result, TagResource,
@@ -254,42 +254,27 @@ impl Op {
         let mut out = Output::default();
         match self {
             Op::CreatePod { name, quota, tags } => {
-                array
-                    .create_pods(
-                        std::slice::from_ref(name),
-                        &PodPost {
-                            quota_limit: *quota,
-                            tags: tags.clone(),
-                        },
-                    )
-                    .await?;
+                let mut body = PodPost::default().with_tags(tags.clone());
+                body.quota_limit = *quota;
+                array.create_pods(std::slice::from_ref(name), &body).await?;
             }
             Op::RecoverPods { names } => {
-                let patch = PodPatch {
-                    destroyed: Some(false),
-                    ..Default::default()
-                };
+                let patch = PodPatch::recover();
                 array.patch_pods(names, &patch, false).await?;
             }
             Op::SetPodQuota { name, quota } => {
-                let patch = PodPatch {
-                    quota_limit: Some(*quota),
-                    ..Default::default()
-                };
+                let patch = PodPatch::default().with_quota_limit(*quota);
                 array
                     .patch_pods(std::slice::from_ref(name), &patch, false)
                     .await?;
             }
             Op::DestroyPods { names } => {
-                let patch = PodPatch {
-                    destroyed: Some(true),
-                    ..Default::default()
-                };
+                let patch = PodPatch::destroy();
                 array.patch_pods(names, &patch, false).await?;
             }
             Op::EradicatePods { names } => array.eradicate_pods(names, false).await?,
             Op::CreateHostGroups { names, tags } => {
-                let body = HostGroupPost { tags: tags.clone() };
+                let body = HostGroupPost::default().with_tags(tags.clone());
                 array.create_host_groups(names, &body).await?;
             }
             Op::DeleteHostGroups { names } => array.delete_host_groups(names).await?,
@@ -307,18 +292,13 @@ impl Op {
                 array.remove_host_group_members(group, hosts).await?
             }
             Op::CreateVolumes { size, names, tags } => {
-                let body = VolumePost {
-                    provisioned: Some(*size),
-                    source: None,
-                    tags: tags.clone(),
-                };
+                let body = VolumePost::default()
+                    .with_provisioned(*size)
+                    .with_tags(tags.clone());
                 out.volumes = array.create_volumes(names, &body).await?;
             }
             Op::RecoverVolumes { names } => {
-                let patch = VolumePatch {
-                    destroyed: Some(false),
-                    ..Default::default()
-                };
+                let patch = VolumePatch::recover();
                 out.volumes = array.patch_volumes(names, &patch, false).await?;
             }
             Op::ResizeVolumes {
@@ -326,17 +306,11 @@ impl Op {
                 truncate,
                 names,
             } => {
-                let patch = VolumePatch {
-                    provisioned: Some(*size),
-                    ..Default::default()
-                };
+                let patch = VolumePatch::default().with_provisioned(*size);
                 out.volumes = array.patch_volumes(names, &patch, *truncate).await?;
             }
             Op::DestroyVolumes { names } => {
-                let patch = VolumePatch {
-                    destroyed: Some(true),
-                    ..Default::default()
-                };
+                let patch = VolumePatch::destroy();
                 array.patch_volumes(names, &patch, false).await?;
             }
             Op::EradicateVolumes { names } => array.eradicate_volumes(names).await?,
@@ -465,10 +439,9 @@ impl Op {
                     eq(&h.wwns, &patch.wwns)
                         && eq(&h.iqns, &patch.iqns)
                         && eq(&h.nqns, &patch.nqns)
-                        && patch
-                            .personality
-                            .as_ref()
-                            .is_none_or(|p| h.personality.as_deref().unwrap_or("") == p)
+                        && patch.personality.as_ref().is_none_or(|p| {
+                            h.personality.as_ref().map_or("", HostPersonality::as_str) == p.as_str()
+                        })
                 });
                 (!done).then(|| self.clone())
             }

@@ -75,10 +75,8 @@ impl RealmOp {
                     .await?;
             }
             RealmOp::Recover { name } | RealmOp::Destroy { name } => {
-                let patch = RealmPatch {
-                    destroyed: Some(matches!(self, RealmOp::Destroy { .. })),
-                    ..RealmPatch::default()
-                };
+                let patch =
+                    RealmPatch::default().with_destroyed(matches!(self, RealmOp::Destroy { .. }));
                 array
                     .patch_realms(std::slice::from_ref(name), &patch, false)
                     .await?;
@@ -94,11 +92,10 @@ impl RealmOp {
                 role,
                 aggregation_strategy,
             } => {
-                let body = ManagementAccessPolicyPost {
-                    enabled: Some(true),
-                    aggregation_strategy: Some(aggregation_strategy.clone()),
-                    rules: vec![ManagementAccessRule::in_realm(role, realm.as_str())],
-                };
+                let body = ManagementAccessPolicyPost::default()
+                    .with_enabled(true)
+                    .with_aggregation_strategy(aggregation_strategy.as_str().into())
+                    .with_rules(vec![ManagementAccessRule::in_realm(role, realm.as_str())]);
                 array
                     .create_management_access_policies(std::slice::from_ref(name), &body)
                     .await?;
@@ -109,12 +106,9 @@ impl RealmOp {
                     .await?
             }
             RealmOp::CreateUser { admin, policy } => {
-                let body = AdminPost {
-                    management_access_policies: vec![ReferenceWithType::management_access_policy(
-                        policy,
-                    )],
-                    role: None,
-                };
+                let body = AdminPost::default().with_management_access_policies(vec![
+                    ReferenceWithType::management_access_policy(policy),
+                ]);
                 array
                     .create_admins(std::slice::from_ref(admin), &body)
                     .await?;

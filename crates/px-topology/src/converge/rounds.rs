@@ -485,10 +485,7 @@ impl Builder<'_> {
                     let n = self.g.add(
                         Op::CreateHost {
                             name: name.clone(),
-                            post: flasharray::models::HostPost {
-                                tags: creation_body(&born),
-                                ..(**post).clone()
-                            },
+                            post: (**post).clone().with_tags(creation_body(&born)),
                         },
                         [],
                         [i],

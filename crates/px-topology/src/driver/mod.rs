@@ -27,6 +27,7 @@ use crate::spec::{StorageMode, TenantStorage};
 /// so these are the cases validation cannot see (names that only overflow once
 /// derived, a field a mode needs that the spec left empty).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum DriverError {
     /// A spec field the driver needs is missing or unusable.
     #[error("{path}: {message}")]

@@ -4,11 +4,13 @@
 //! namespace and its secret) look across every document given in one call, so lint a
 //! whole directory at once to get them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
 use super::finding::{Finding, Severity};
+use super::manifest_doc::{kind, name, namespace, object, of_kind, quantity, str_at};
+use super::network_rules::{metallb_pools, nad_namespaces, nncp_addresses, nncp_vlan_ports};
 use super::nodiscard::{OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION, nodiscard_reason};
 use super::spec_rules::{PX_STOREV2_MIN_CORES, PX_STOREV2_MIN_MEMORY, PX_STOREV2_MIN_ROOT};
 use crate::spec::{DEFAULT_PORTWORX_VERSION, Version};
@@ -19,44 +21,6 @@ pub const PORTWORX_PROVISIONER: &str = "pxd.portworx.com";
 pub const KUBEVIRT_CSI_PROVISIONER: &str = "csi.kubevirt.io";
 /// StorageClass names that hold VM root disks even when no NodePool names them.
 const KNOWN_ROOT_DISK_CLASSES: [&str; 2] = ["px-rwx-block-kubevirt", "pxfa-vm-rootdisk"];
-
-fn kind(d: &Value) -> &str {
-    d.get("kind").and_then(Value::as_str).unwrap_or("")
-}
-
-fn name(d: &Value) -> &str {
-    d.pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-}
-
-fn namespace(d: &Value) -> Option<&str> {
-    d.pointer("/metadata/namespace").and_then(Value::as_str)
-}
-
-fn object(d: &Value) -> String {
-    match namespace(d) {
-        Some(ns) => format!("{}/{ns}/{}", kind(d), name(d)),
-        None => format!("{}/{}", kind(d), name(d)),
-    }
-}
-
-fn str_at<'a>(d: &'a Value, ptr: &str) -> Option<&'a str> {
-    d.pointer(ptr).and_then(Value::as_str)
-}
-
-fn of_kind<'a>(docs: &'a [Value], k: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
-    docs.iter().filter(move |d| kind(d) == k)
-}
-
-/// Reads a Kubernetes quantity (`32Gi`, `8G`, `512Mi`, plain bytes).
-fn quantity(v: &Value) -> Option<u64> {
-    match v {
-        Value::Number(n) => n.as_u64(),
-        Value::String(s) => s.parse::<flasharray::Size>().ok().map(|s| s.as_u64()),
-        _ => None,
-    }
-}
 
 /// Every manifest rule that fires on `docs`.
 pub fn lint_manifests(docs: &[Value]) -> Vec<Finding> {
@@ -584,44 +548,6 @@ fn pure_secret(docs: &[Value], out: &mut Vec<Finding>) {
     }
 }
 
-fn nncp_addresses(docs: &[Value], out: &mut Vec<Finding>) {
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    for p in of_kind(docs, "NodeNetworkConfigurationPolicy") {
-        let ifaces = p
-            .pointer("/spec/desiredState/interfaces")
-            .and_then(Value::as_array);
-        let mut own = BTreeSet::new();
-        for i in ifaces.into_iter().flatten() {
-            for fam in ["ipv4", "ipv6"] {
-                let addrs = i
-                    .pointer(&format!("/{fam}/address"))
-                    .and_then(Value::as_array);
-                for a in addrs.into_iter().flatten() {
-                    if let Some(ip) = a.get("ip").and_then(Value::as_str) {
-                        own.insert(ip.to_ascii_lowercase());
-                    }
-                }
-            }
-        }
-        for ip in own {
-            let obj = object(p);
-            if let Some(prev) = seen.get(&ip) {
-                out.push(Finding::new(
-                    "PXFA015",
-                    Severity::Error,
-                    &obj,
-                    format!(
-                        "address {ip} is also set by {prev}; two nodes with one storage \
-                         address break iSCSI/NVMe sessions. Give each node its own address"
-                    ),
-                ));
-            } else {
-                seen.insert(ip, obj);
-            }
-        }
-    }
-}
-
 fn rwx_on_kubevirt_csi(docs: &[Value], out: &mut Vec<Finding>) {
     let kv_classes: BTreeSet<&str> = of_kind(docs, "StorageClass")
         .filter(|s| str_at(s, "/provisioner") == Some(KUBEVIRT_CSI_PROVISIONER))
@@ -666,89 +592,6 @@ fn rwx_on_kubevirt_csi(docs: &[Value], out: &mut Vec<Finding>) {
     }
 }
 
-/// Namespaces whose NADs OpenShift's Multus lets any pod use.
-const GLOBAL_NAD_NAMESPACES: [&str; 4] = [
-    "default",
-    "openshift-multus",
-    "openshift-sriov-network-operator",
-    "openshift-cnv",
-];
-
-fn nad_namespaces(docs: &[Value], out: &mut Vec<Finding>) {
-    for np in of_kind(docs, "NodePool") {
-        let (Some(ns), Some(cluster)) = (namespace(np), str_at(np, "/spec/clusterName")) else {
-            continue;
-        };
-        let hcp = format!("{ns}-{cluster}");
-        let nets = np
-            .pointer("/spec/platform/kubevirt/additionalNetworks")
-            .and_then(Value::as_array);
-        for net in nets.into_iter().flatten() {
-            let Some((nad_ns, nad)) = net
-                .get("name")
-                .and_then(Value::as_str)
-                .and_then(|n| n.split_once('/'))
-            else {
-                continue;
-            };
-            if nad_ns != hcp && !GLOBAL_NAD_NAMESPACES.contains(&nad_ns) {
-                out.push(Finding::new(
-                    "PXFA022",
-                    Severity::Error,
-                    object(np),
-                    format!(
-                        "additionalNetworks names {nad_ns}/{nad}, but the worker VMs run in \
-                         {hcp} and Multus namespace isolation refuses a NAD from another \
-                         namespace; the VMs would not start. Put the NAD in {hcp} and name it \
-                         {hcp}/{nad}"
-                    ),
-                ));
-            }
-        }
-    }
-}
-
-fn nncp_vlan_ports(docs: &[Value], out: &mut Vec<Finding>) {
-    for p in of_kind(docs, "NodeNetworkConfigurationPolicy") {
-        let ifaces: Vec<&Value> = p
-            .pointer("/spec/desiredState/interfaces")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .collect();
-        let defined: BTreeSet<&str> = ifaces
-            .iter()
-            .filter_map(|i| i.get("name").and_then(Value::as_str))
-            .collect();
-        for i in &ifaces {
-            let ports = i.pointer("/bridge/port").and_then(Value::as_array);
-            for port in ports.into_iter().flatten() {
-                let Some(pn) = port.get("name").and_then(Value::as_str) else {
-                    continue;
-                };
-                let vlan_like = pn
-                    .rsplit_once('.')
-                    .is_some_and(|(base, id)| !base.is_empty() && id.parse::<u16>().is_ok());
-                if vlan_like && !defined.contains(pn) {
-                    let (base, id) = pn.rsplit_once('.').unwrap_or((pn, ""));
-                    out.push(Finding::new(
-                        "PXFA023",
-                        Severity::Warning,
-                        object(p),
-                        format!(
-                            "bridge {} has port {pn}, a VLAN interface this policy does not \
-                             define; unless the node already has it, the policy fails. Add \
-                             {{name: {pn}, type: vlan, vlan: {{base-iface: {base}, id: {id}}}}} \
-                             to desiredState.interfaces",
-                            i.get("name").and_then(Value::as_str).unwrap_or("?")
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-}
-
 /// The classes the Portworx operator creates and owns when OpenShift Virtualization
 /// is present (PX >= 3.4, operator >= 25.5).
 const OPERATOR_OWNED_CLASSES: [&str; 3] = [
@@ -771,34 +614,5 @@ fn operator_owned_classes(docs: &[Value], out: &mut Vec<Finding>) {
                 name(sc)
             ),
         ));
-    }
-}
-
-fn metallb_pools(docs: &[Value], out: &mut Vec<Finding>) {
-    for pool in of_kind(docs, "IPAddressPool") {
-        let auto = pool
-            .pointer("/spec/autoAssign")
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
-        let alloc = pool.pointer("/spec/serviceAllocation");
-        let restricted = alloc.is_some_and(|a| {
-            ["namespaces", "namespaceSelectors", "serviceSelectors"]
-                .iter()
-                .any(|k| {
-                    a.get(*k)
-                        .and_then(Value::as_array)
-                        .is_some_and(|v| !v.is_empty())
-                })
-        });
-        if auto && !restricted {
-            out.push(Finding::new(
-                "PXFA025",
-                Severity::Warning,
-                object(pool),
-                "autoAssign is on and serviceAllocation restricts nothing, so any LoadBalancer \
-                 service on the management cluster can take this pool's addresses. Set \
-                 serviceAllocation.namespaces to the tenant's control plane namespace",
-            ));
-        }
     }
 }

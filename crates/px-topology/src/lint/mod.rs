@@ -3,11 +3,14 @@
 //!
 //! Each rule has a stable id (`PXFA001` ...), a severity and a message that says why
 //! it matters and how to fix it; `docs/lint-rules.md` lists them all. [`RULES`] is the
-//! catalogue; the rules themselves live in [`spec_rules`] and [`manifest_rules`].
+//! catalogue; the rules themselves live in [`spec_rules`] and [`manifest_rules`] (its
+//! storage-network rules in `network_rules`).
 
 mod finding;
 mod load;
+mod manifest_doc;
 pub mod manifest_rules;
+mod network_rules;
 mod nodiscard;
 pub mod spec_rules;
 

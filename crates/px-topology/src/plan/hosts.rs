@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use flasharray::models::{Host, HostPatch, HostPost};
+use flasharray::models::{Host, HostPatch, HostPersonality, HostPost};
 use flasharray::{HostName, TagResource};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -347,14 +347,12 @@ pub(crate) fn resolve_hosts(
 /// A new host under the spec's name with all the node's initiators.
 fn create(out: &mut HostResolution, dh: &DesiredHost, n: usize) {
     let wwns: Vec<String> = dh.wwns.iter().map(|w| normalise(Proto::Wwn, w)).collect();
-    let post = HostPost {
-        iqns: dh.iqns.clone(),
-        nqns: dh.nqns.clone(),
-        wwns,
-        personality: dh.personality.clone(),
-        // Creation tags are added when the create is scheduled (converge).
-        tags: Vec::new(),
-    };
+    // Creation tags are added when the create is scheduled (converge).
+    let mut post = HostPost::default()
+        .with_iqns(dh.iqns.clone())
+        .with_nqns(dh.nqns.clone())
+        .with_wwns(wwns);
+    post.personality = dh.personality.as_deref().map(HostPersonality::from);
     let count = dh.wwns.len() + dh.iqns.len() + dh.nqns.len();
     out.hosts.push(
         Change::new(
@@ -453,7 +451,7 @@ fn drift(out: &mut HostResolution, dh: &DesiredHost, name: &str, tags: &TagIndex
 #[cfg(test)]
 mod tests {
     use flasharray::HostGroupName;
-    use flasharray::models::{NameRef, Tag};
+    use flasharray::models::Tag;
 
     use super::*;
     use crate::desired::{Scope, ownership_tags};
@@ -483,14 +481,11 @@ mod tests {
     }
 
     fn host(name: &str, wwns: &[&str], group: Option<&str>) -> Host {
-        Host {
-            name: name.into(),
-            wwns: wwns.iter().map(|w| w.to_string()).collect(),
-            host_group: NameRef {
-                name: group.map(str::to_string),
-            },
-            ..Host::default()
-        }
+        let mut host = Host::default();
+        host.name = name.into();
+        host.wwns = wwns.iter().map(|w| w.to_string()).collect();
+        host.host_group.name = group.map(str::to_string);
+        host
     }
 
     fn pxfa_tags(hosts: &[&str]) -> TagIndex {

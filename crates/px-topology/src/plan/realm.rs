@@ -199,8 +199,8 @@ pub(crate) fn policy_matches(
     policy.enabled != Some(false)
         && policy
             .aggregation_strategy
-            .as_deref()
-            .is_none_or(|a| a.eq_ignore_ascii_case(&user.aggregation_strategy))
+            .as_ref()
+            .is_none_or(|a| a.as_str().eq_ignore_ascii_case(&user.aggregation_strategy))
         && rule
             .role
             .name

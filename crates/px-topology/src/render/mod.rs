@@ -67,6 +67,7 @@ pub mod step {
 
 /// Why rendering failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RenderError {
     /// A spec field needed for a manifest is missing or unusable.
     #[error("{path}: {message}")]

@@ -14,17 +14,13 @@ use px_topology::driver::driver_for;
 use px_topology::plan::{Action, Kind, Plan, PlanOptions, observe, plan};
 use px_topology::spec::{Attach, TenantStorage};
 
-use super::converge::quiet;
 use crate::support;
+use crate::support::tenant::quiet;
 
 const TOKEN: &str = "5e2a1c3d-0f4b-4e7a-9c1d-2b3a4c5d6e7f";
 
 fn example() -> TenantStorage {
-    support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "direct-access")
-        .map(|(_, s)| s)
-        .unwrap()
+    support::example("direct-access")
 }
 
 /// Import through the management host group: the variant that makes volumes,
@@ -217,10 +213,10 @@ async fn well_filled_brownfield_array_trips_pxfa019_only_past_its_free_space() {
 async fn drives_in_use_are_read_from_the_tenants_tags_only() {
     use px_topology::plan::lifecycle::read_drives_in_use;
     let m = mock(Seed::brownfield());
-    m.add_admin(super::converge::ADMIN);
+    m.add_admin(crate::support::tenant::ADMIN);
     let none = read_drives_in_use(&m, "t1").await.unwrap();
     assert_eq!(none.drives_per_node, 0);
-    let d = super::converge::desired("t1", 3, flasharray::Size::gib(512));
+    let d = crate::support::tenant::desired("t1", 3, flasharray::Size::gib(512));
     let p = plan_on(&m, &d).await;
     let r = apply(&m, &d, &p, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");

@@ -62,11 +62,7 @@ fn the_examples_themselves_lint_clean() {
 
 #[test]
 fn nodiscard_lint_reads_the_management_files_before_the_recorded_versions() {
-    let spec = support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "direct-access")
-        .unwrap()
-        .1;
+    let spec = support::example("direct-access");
     let ms = render(
         &spec,
         &support::sizing(&spec),
@@ -99,11 +95,7 @@ fn nodiscard_lint_reads_the_management_files_before_the_recorded_versions() {
 #[test]
 fn rwx_on_kubevirt_csi_errors_for_filesystem_and_warns_for_block() {
     use px_topology::Severity;
-    let mut spec = support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "kubevirt-csi")
-        .unwrap()
-        .1;
+    let mut spec = support::example("kubevirt-csi");
     spec.spec.storage.access_modes = vec!["ReadWriteMany".to_string()];
     let f = lint_spec(&spec);
     assert_eq!(rules(&f), ["PXFA017"]);
@@ -139,11 +131,7 @@ fn rwx_on_kubevirt_csi_errors_for_filesystem_and_warns_for_block() {
 
 #[test]
 fn a_direct_access_tenant_asked_onto_the_storage_network_is_warned() {
-    let mut spec = support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "direct-access")
-        .unwrap()
-        .1;
+    let mut spec = support::example("direct-access");
     spec.spec.network.as_mut().unwrap().attach_workers = Some(true);
     assert_eq!(rules(&lint_spec(&spec)), ["PXFA021"]);
 }

@@ -4,7 +4,7 @@
 use px_topology::converge::{ApplyOptions, Cancel, DestroyOptions, ProgressEvent, apply, destroy};
 use px_topology::plan::PlanOptions;
 
-use super::converge::{array, converge, plan_for, tenant_state};
+use crate::support::tenant::{array, converge, plan_for, tenant_state};
 
 /// Raises `cancel` when the first change ends.
 fn cancel_after_first(cancel: &Cancel) -> impl Fn(ProgressEvent) {

@@ -1,189 +1,24 @@
-//! The converge engine against MockArray: fresh apply, idempotence, resume after a
-//! lost answer or a dropped write at every write of an apply, ownership conflicts,
-//! adoption, recovery, resizing and throttling. Removal (orphans, destroy, SafeMode)
-//! is in [`super::destroy`], on the fixtures defined here.
+//! The converge engine against MockArray: fresh apply, idempotence, ownership
+//! conflicts, adoption, recovery, resizing and throttling. Resuming interrupted
+//! applies is in [`super::resume`], removal (orphans, destroy, SafeMode) in
+//! [`super::destroy`], on the tenant of [`crate::support::tenant`].
 
-use crate::support as examples;
-
-use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use flasharray::models::{HostPost, Tag, VolumePatch, VolumePost};
 use flasharray::{
-    ConnectionParams, ConnectionTarget, FlashArray, HostGroupName, HostName, ListParams, PodName,
-    Size, TagParams, TagResource, VolumeName,
+    ConnectionParams, FlashArray, HostName, ListParams, PodName, Size, TagParams, TagResource,
 };
-use flasharray_mock::{MockArray, Op};
-use px_topology::converge::{
-    ApplyOptions, ApplyReport, DestroyOptions, ProgressEvent, apply, destroy,
-};
-use px_topology::desired::{
-    DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
-    DesiredVolume, Scope, TAG_DISK, TAG_NAMESPACE, TAG_NODE, ownership_tags,
-};
-use px_topology::plan::{Action, Kind, Plan, PlanOptions, observe, plan};
+use flasharray_mock::Op;
+use px_topology::converge::{ApplyOptions, ProgressEvent, apply};
+use px_topology::desired::{Scope, TAG_DISK, TAG_NAMESPACE, TAG_NODE, ownership_tags};
+use px_topology::plan::{Action, Kind, PlanOptions};
 use secrecy::ExposeSecret;
 
-pub(super) const TENANT: &str = "t1";
-pub(super) const ADMIN: &str = "px-t1";
-
-/// A direct-access-like tenant: a pod, `workers` x (2 data + 1 metadata) volumes,
-/// all connected to the shared management host group with two hosts, and a token.
-pub(super) fn desired(tenant: &str, workers: u32, data_size: Size) -> DesiredState {
-    let pod = PodName::new(tenant).unwrap();
-    let mgmt = HostGroupName::new("hcp-mgmt").unwrap();
-    let mut volumes = Vec::new();
-    for w in 0..workers {
-        for (disk, size, role) in [
-            ("data0", data_size, "px-data"),
-            ("data1", data_size, "px-data"),
-            ("meta", Size::gib(64), "px-metadata"),
-        ] {
-            let mut tags = ownership_tags(tenant, Scope::Tenant, role);
-            tags.insert(TAG_NODE.into(), w.to_string());
-            tags.insert(TAG_DISK.into(), disk.into());
-            volumes.push(DesiredVolume {
-                name: VolumeName::in_pod(&pod, &format!("{tenant}-w{w:02}-{disk}")).unwrap(),
-                size,
-                tags,
-            });
-        }
-    }
-    let hosts = (1..=2)
-        .map(|i| DesiredHost {
-            node: format!("worker-{i:02}"),
-            name: HostName::new(format!("mgmt-worker-{i:02}")).unwrap(),
-            wwns: vec![format!("2100F4C7AA0027{i:02}")],
-            iqns: vec![],
-            nqns: vec![],
-            personality: None,
-            host_group: Some(mgmt.clone()),
-            scope: Scope::Shared,
-            tags: ownership_tags(tenant, Scope::Shared, "mgmt-host"),
-        })
-        .collect();
-    let connections = volumes
-        .iter()
-        .map(|v| DesiredConnection {
-            target: ConnectionTarget::HostGroup(mgmt.clone()),
-            volume: v.name.clone(),
-            lun: None,
-        })
-        .collect();
-    DesiredState {
-        tenant: tenant.into(),
-        realm: None,
-        pod: Some(DesiredPod {
-            name: pod,
-            quota: None,
-            tags: ownership_tags(tenant, Scope::Tenant, "tenant-pod"),
-        }),
-        host_groups: vec![DesiredHostGroup {
-            name: mgmt,
-            scope: Scope::Shared,
-            tags: ownership_tags(tenant, Scope::Shared, "mgmt-hosts"),
-        }],
-        hosts,
-        volumes,
-        connections,
-        api_token: Some(DesiredApiToken {
-            admin: ADMIN.into(),
-            lifetime: None,
-        }),
-        drives: Vec::new(),
-        notes: Vec::new(),
-    }
-}
-
-pub(super) fn tenant_state() -> DesiredState {
-    desired(TENANT, 3, Size::gib(512))
-}
-
-pub(super) fn array() -> MockArray {
-    MockArray::builder().admin(ADMIN).admin("px-t2").build()
-}
-
-pub(super) fn quiet(_: ProgressEvent) {}
-
-pub(super) async fn plan_for(array: &MockArray, d: &DesiredState, opts: PlanOptions) -> Plan {
-    let obs = observe(array, d).await.expect("observe");
-    plan(d, &obs, &opts)
-}
-
-pub(super) async fn converge(array: &MockArray, d: &DesiredState) -> (Plan, ApplyReport) {
-    let p = plan_for(array, d, PlanOptions::default()).await;
-    assert!(!p.is_blocked(), "{}", p.to_text(false));
-    let r = apply(array, d, &p, &ApplyOptions::default(), &quiet).await;
-    (p, r)
-}
-
-/// The array as an admin sees it, without ids, serials, times or LUN numbers (the
-/// array allocates those): what must be equal after any interrupted apply is resumed.
-async fn view(array: &MockArray) -> serde_json::Value {
-    let vols: Vec<_> = array
-        .list_volumes(&ListParams::all())
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|v| serde_json::json!([v.name, v.provisioned, v.destroyed, v.pod.name]))
-        .collect();
-    let hosts: Vec<_> = array
-        .list_hosts(&ListParams::all())
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|h| serde_json::json!([h.name, h.wwns, h.host_group.name]))
-        .collect();
-    let groups: Vec<_> = array
-        .list_host_groups(&ListParams::all())
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|g| g.name)
-        .collect();
-    let pods: Vec<_> = array
-        .list_pods(&ListParams::all())
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|p| serde_json::json!([p.name, p.destroyed]))
-        .collect();
-    let mut conns: Vec<_> = array
-        .list_connections(&ConnectionParams::default())
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|c| serde_json::json!([c.host.name, c.host_group.name, c.volume.name]))
-        .collect();
-    conns.sort_by_key(|c| c.to_string());
-    let mut tags = BTreeMap::new();
-    for kind in [
-        TagResource::Volume,
-        TagResource::Host,
-        TagResource::HostGroup,
-        TagResource::Pod,
-    ] {
-        let mut t: Vec<_> = array
-            .list_tags(kind, &TagParams::default())
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| serde_json::json!([t.resource.name, t.namespace, t.key, t.value]))
-            .collect();
-        t.sort_by_key(|x| x.to_string());
-        tags.insert(kind.collection(), t);
-    }
-    let tokens: Vec<_> = array
-        .list_api_tokens(&[ADMIN.to_string()], false)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|a| serde_json::json!([a.name, a.api_token.created_at.is_some()]))
-        .collect();
-    serde_json::json!({"volumes": vols, "hosts": hosts, "groups": groups, "pods": pods,
-                       "connections": conns, "tags": tags, "tokens": tokens})
-}
+use crate::support::tenant::{
+    TENANT, array, converge, desired, destroy_with, eradicating, plan_for, quiet, tenant_state,
+};
 
 #[tokio::test]
 async fn fresh_apply_creates_everything_in_few_rounds() {
@@ -281,133 +116,6 @@ async fn second_apply_plans_nothing_and_writes_nothing() {
     assert!(stats.reads <= 12, "observation stays cheap: {stats:?}");
 }
 
-async fn reference_view(d: &DesiredState) -> (serde_json::Value, u64) {
-    let a = array();
-    a.reset_stats();
-    let (_, r) = converge(&a, d).await;
-    assert!(r.is_success());
-    (view(&a).await, a.stats().writes)
-}
-
-async fn resume_after(
-    d: &DesiredState,
-    inject: impl Fn(&MockArray),
-    want: &serde_json::Value,
-    label: &str,
-) {
-    let a = array();
-    let p = plan_for(&a, d, PlanOptions::default()).await;
-    inject(&a);
-    let first = apply(&a, d, &p, &ApplyOptions::default(), &quiet).await;
-    a.faults().clear();
-    // Whatever the first attempt managed, a new plan and apply must converge.
-    let p2 = plan_for(&a, d, PlanOptions::default()).await;
-    assert!(
-        !p2.is_blocked(),
-        "{label}: {}\nfirst: {first:?}",
-        p2.to_text(false)
-    );
-    let second = apply(&a, d, &p2, &ApplyOptions::default(), &quiet).await;
-    assert!(second.is_success(), "{label}: {second:?}");
-    let p3 = plan_for(&a, d, PlanOptions::default()).await;
-    assert!(!p3.has_changes(), "{label}: {}", p3.to_text(false));
-    assert_eq!(&view(&a).await, want, "{label}");
-}
-
-#[tokio::test]
-async fn every_cut_point_resumes_without_duplicates() {
-    let d = tenant_state();
-    let (want, writes) = reference_view(&d).await;
-    assert!(writes >= 10);
-    for n in 1..=writes {
-        resume_after(
-            &d,
-            |a| a.faults().fail_write_after_effect(n),
-            &want,
-            &format!("answer lost at write {n}"),
-        )
-        .await;
-        resume_after(
-            &d,
-            |a| a.faults().drop_write(n),
-            &want,
-            &format!("write {n} dropped"),
-        )
-        .await;
-    }
-}
-
-/// A fresh array for `d`, with the admin its token needs.
-fn array_for(d: &DesiredState) -> MockArray {
-    let mut b = MockArray::builder().admin(ADMIN);
-    // A plain token user must exist; a realm user is pxfa's to create.
-    if let Some(t) = &d.api_token
-        && d.realm.as_ref().and_then(|r| r.user.as_ref()).is_none()
-    {
-        b = b.admin(t.admin.clone());
-    }
-    b.build()
-}
-
-/// Kills an apply right after its `n`th write took effect, then runs a new plan and
-/// apply without adoption: it must converge to `want`, the fault-free result.
-async fn kill_after_write(d: &DesiredState, n: u64, want: &serde_json::Value) {
-    let label = format!("{}: killed after write {n}", d.tenant);
-    let a = array_for(d);
-    let p = plan_for(&a, d, PlanOptions::default()).await;
-    a.faults().stall_after_write(n);
-    // The stalled array never answers again; the timeout drops the apply future
-    // mid-flight, which is what a killed process amounts to. The clock is paused,
-    // so the timeout costs no real time.
-    let killed = tokio::time::timeout(
-        Duration::from_secs(3600),
-        apply(&a, d, &p, &ApplyOptions::default(), &quiet),
-    )
-    .await;
-    assert!(killed.is_err(), "{label}: the apply finished anyway");
-    assert!(a.faults().stalled(), "{label}: write {n} never happened");
-    a.faults().clear();
-
-    let p2 = plan_for(&a, d, PlanOptions::default()).await;
-    assert!(!p2.is_blocked(), "{label}: {}", p2.to_text(false));
-    assert!(p2.conflicts.is_empty(), "{label}: {:?}", p2.conflicts);
-    let second = apply(&a, d, &p2, &ApplyOptions::default(), &quiet).await;
-    assert!(second.is_success(), "{label}: {second:?}");
-    let p3 = plan_for(&a, d, PlanOptions::default()).await;
-    assert!(!p3.has_changes(), "{label}: {}", p3.to_text(false));
-    assert_eq!(&view_of(&a, d).await, want, "{label}");
-}
-
-/// [`view`] for any desired state (its token admin, not only [`ADMIN`]).
-async fn view_of(a: &MockArray, d: &DesiredState) -> serde_json::Value {
-    let mut v = view(a).await;
-    if let Some(t) = &d.api_token {
-        let tokens: Vec<_> = a
-            .list_api_tokens(std::slice::from_ref(&t.admin), false)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|x| serde_json::json!([x.name, x.api_token.created_at.is_some()]))
-            .collect();
-        v["tenant_tokens"] = tokens.into();
-    }
-    v
-}
-
-/// Every write position of a full apply of `d`.
-async fn every_kill_point_converges(d: &DesiredState) -> u64 {
-    let a = array_for(d);
-    a.reset_stats();
-    let (_, r) = converge(&a, d).await;
-    assert!(r.is_success(), "{r:?}");
-    let writes = a.stats().writes;
-    let want = view_of(&a, d).await;
-    for n in 1..=writes {
-        kill_after_write(d, n, &want).await;
-    }
-    writes
-}
-
 #[tokio::test]
 async fn an_owned_volume_missing_its_detail_tags_gets_a_tag_update_not_a_conflict() {
     let d = tenant_state();
@@ -437,52 +145,6 @@ async fn an_owned_volume_missing_its_detail_tags_gets_a_tag_update_not_a_conflic
     assert!(!plan_for(&a, &d, PlanOptions::default()).await.has_changes());
 }
 
-#[tokio::test(start_paused = true)]
-async fn an_apply_killed_after_any_write_converges_on_the_next_run() {
-    let writes = every_kill_point_converges(&tenant_state()).await;
-    assert!(writes >= 10, "{writes}");
-}
-
-#[tokio::test(start_paused = true)]
-async fn killed_applies_of_the_example_tenants_converge_too() {
-    for mode in ["direct-access", "cloud-drive", "cloud-drive-realm"] {
-        let spec = examples::example_specs()
-            .into_iter()
-            .find(|(m, _)| *m == mode)
-            .map(|(_, s)| s)
-            .unwrap();
-        // Import: the direct-access tenant whose drive volumes pxfa creates.
-        let spec = if mode == "direct-access" {
-            examples::as_import(spec)
-        } else {
-            spec
-        };
-        let sizing = examples::sizing(&spec);
-        let d = px_topology::driver::driver_for(&spec)
-            .desired_state(&spec, &sizing)
-            .unwrap();
-        let writes = every_kill_point_converges(&d).await;
-        assert!(writes >= 2, "{mode}: {writes}");
-    }
-}
-
-#[tokio::test]
-async fn lost_answer_is_reconciled_within_the_same_apply() {
-    let d = tenant_state();
-    let a = array();
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
-    // The first write is the pod or another round-1 create; its answer is lost.
-    a.faults().fail_write_after_effect(1);
-    a.faults().drop_write(6);
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
-    assert!(
-        r.is_success(),
-        "re-read, then resend only what is missing: {r:?}"
-    );
-    assert!(r.facts.api_token.is_some());
-    assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 9);
-}
-
 #[tokio::test]
 async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
     let a = array();
@@ -493,11 +155,7 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
     let foreign = d.volumes[0].name.clone();
     a.create_volumes(
         std::slice::from_ref(&foreign),
-        &VolumePost {
-            tags: Vec::new(),
-            provisioned: Some(Size::gib(100).as_u64()),
-            source: None,
-        },
+        &VolumePost::default().with_provisioned(Size::gib(100).as_u64()),
     )
     .await
     .unwrap();
@@ -593,16 +251,9 @@ async fn destroyed_volume_is_recovered_not_duplicated() {
     a.delete_connections(&d.connections[4].target, std::slice::from_ref(&v))
         .await
         .unwrap();
-    a.patch_volumes(
-        std::slice::from_ref(&v),
-        &VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_volumes(std::slice::from_ref(&v), &VolumePatch::destroy(), false)
+        .await
+        .unwrap();
     let serial_before = a
         .list_volumes(&ListParams::names([v.as_str()]))
         .await
@@ -776,10 +427,7 @@ async fn host_initiators_are_added_to_pxfa_hosts_only() {
     let c = array();
     c.create_hosts(
         &[HostName::new("server-a").unwrap()],
-        &HostPost {
-            wwns: vec!["2100F4C7AA002701".into()],
-            ..Default::default()
-        },
+        &HostPost::default().with_wwns(vec!["2100F4C7AA002701".into()]),
     )
     .await
     .unwrap();
@@ -826,17 +474,7 @@ async fn two_tenants_share_management_objects_without_touching_each_other() {
             .has_changes()
     );
 
-    let d = destroy(
-        &a,
-        &t1,
-        &DestroyOptions {
-            eradicate: true,
-            ..Default::default()
-        },
-        &quiet,
-    )
-    .await
-    .unwrap();
+    let d = destroy_with(&a, &t1, eradicating()).await;
     assert!(d.is_success(), "{d:?}");
     assert!(
         !plan_for(&a, &t2, PlanOptions::default())

@@ -7,7 +7,10 @@ use px_topology::converge::{
 };
 use px_topology::plan::{Action, Kind, PlanOptions};
 
-use super::converge::{ADMIN, TENANT, array, converge, desired, plan_for, quiet, tenant_state};
+use crate::support::tenant::{
+    ADMIN, TENANT, array, converge, desired, destroy_with, eradicating, plan_for, quiet,
+    tenant_state,
+};
 
 #[tokio::test]
 async fn scale_in_retains_until_release_flag() {
@@ -167,17 +170,15 @@ async fn destroy_is_soft_keeps_shared_objects_and_refuses_empty_selection() {
     let a = array();
     let d = tenant_state();
     converge(&a, &d).await;
-    let r = destroy(
+    let r = destroy_with(
         &a,
         &d,
-        &DestroyOptions {
+        DestroyOptions {
             delete_token: true,
             ..Default::default()
         },
-        &quiet,
     )
-    .await
-    .unwrap();
+    .await;
     assert!(r.is_success(), "{r:?}");
     assert!(r.pending_eradication.is_empty());
     let vols = a.list_volumes(&ListParams::all()).await.unwrap();
@@ -243,17 +244,7 @@ async fn destroy_with_eradication_and_safemode() {
     let d = tenant_state();
     converge(&a, &d).await;
     a.faults().set_safemode(true);
-    let r = destroy(
-        &a,
-        &d,
-        &DestroyOptions {
-            eradicate: true,
-            ..Default::default()
-        },
-        &quiet,
-    )
-    .await
-    .unwrap();
+    let r = destroy_with(&a, &d, eradicating()).await;
     assert!(
         r.failed.is_empty(),
         "SafeMode refusals are pending, not failures: {:?}",
@@ -280,17 +271,7 @@ async fn destroy_with_eradication_and_safemode() {
     assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 9);
 
     a.faults().set_safemode(false);
-    let r = destroy(
-        &a,
-        &d,
-        &DestroyOptions {
-            eradicate: true,
-            ..Default::default()
-        },
-        &quiet,
-    )
-    .await
-    .unwrap();
+    let r = destroy_with(&a, &d, eradicating()).await;
     assert!(r.is_success(), "{r:?}");
     assert!(a.list_volumes(&ListParams::all()).await.unwrap().is_empty());
     assert!(a.list_pods(&ListParams::all()).await.unwrap().is_empty());

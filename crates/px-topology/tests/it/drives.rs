@@ -21,8 +21,8 @@ use px_topology::plan::{
 };
 use px_topology::spec::TenantStorage;
 
-use super::converge::quiet;
 use crate::support;
+use crate::support::tenant::quiet;
 
 const TOKEN: &str = "5e2a1c3d-0f4b-4e7a-9c1d-2b3a4c5d6e7f";
 
@@ -254,10 +254,7 @@ async fn a_claim_that_matches_two_volumes_or_another_tenants_is_a_conflict() {
     let twin = flasharray::VolumeName::new(format!("tenant-demo::other_{pv}")).unwrap();
     m.create_volumes(
         &[twin],
-        &flasharray::models::VolumePost {
-            provisioned: Some(Size::gib(1).as_u64()),
-            ..Default::default()
-        },
+        &flasharray::models::VolumePost::default().with_provisioned(Size::gib(1).as_u64()),
     )
     .await
     .unwrap();

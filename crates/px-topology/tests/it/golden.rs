@@ -60,14 +60,7 @@ fn examples_match_golden_files() {
     let update = std::env::var("PXFA_UPDATE_GOLDEN").is_ok_and(|v| v == "1");
     let mut problems = Vec::new();
     for (mode, spec) in support::example_specs() {
-        let sizing = support::sizing(&spec);
-        let manifests = render(
-            &spec,
-            &sizing,
-            &ArrayFacts::default(),
-            RenderOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        let manifests = support::rendered(&spec);
         let tmp = tempfile::tempdir().unwrap();
         write_dir(&manifests, tmp.path()).unwrap();
         let got = tree(tmp.path());
@@ -141,14 +134,7 @@ fn rendering_twice_gives_the_same_bytes() {
 #[test]
 fn every_written_file_parses_back_to_its_manifest() {
     for (mode, spec) in support::example_specs() {
-        let sizing = support::sizing(&spec);
-        let manifests = render(
-            &spec,
-            &sizing,
-            &ArrayFacts::default(),
-            RenderOptions::default(),
-        )
-        .unwrap();
+        let manifests = support::rendered(&spec);
         let tmp = tempfile::tempdir().unwrap();
         write_dir(&manifests, tmp.path()).unwrap();
         for m in &manifests {

@@ -189,9 +189,9 @@ async fn dynamic_tenant_raise_changes_only_the_pod_in_every_world() {
 
 #[tokio::test]
 async fn report_counts_a_created_volume_whose_tagging_failed_as_partial() {
-    let m = super::converge::array();
-    let d = super::converge::desired("t1", 1, Size::gib(64));
-    let p = super::converge::plan_for(&m, &d, PlanOptions::default()).await;
+    let m = crate::support::tenant::array();
+    let d = crate::support::tenant::desired("t1", 1, Size::gib(64));
+    let p = crate::support::tenant::plan_for(&m, &d, PlanOptions::default()).await;
     // Every call after the second round (pod, then volumes created) fails with 503.
     let faults = m.clone();
     let after_round_2 = move |ev: ProgressEvent| {
@@ -237,7 +237,7 @@ async fn report_counts_a_created_volume_whose_tagging_failed_as_partial() {
     assert_eq!(json["partial"].as_array().unwrap().len(), r.partial.len());
     assert!(json["writes"]["created"].as_u64().unwrap() >= 3);
     // A re-apply finishes the tagging.
-    let p = super::converge::plan_for(
+    let p = crate::support::tenant::plan_for(
         &m,
         &d,
         PlanOptions {
@@ -251,7 +251,7 @@ async fn report_counts_a_created_volume_whose_tagging_failed_as_partial() {
         &d,
         &p,
         &ApplyOptions::default(),
-        &super::converge::quiet,
+        &crate::support::tenant::quiet,
     )
     .await;
     assert!(r.is_success(), "{r:?}");

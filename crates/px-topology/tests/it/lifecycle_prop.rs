@@ -16,8 +16,8 @@ use proptest::prelude::*;
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::plan::PlanOptions;
 
-use super::converge::quiet;
 use super::worlds::{World, import_tenant, plan_step, world};
+use crate::support::tenant::quiet;
 
 #[derive(Debug, Clone, Copy)]
 enum Edit {

@@ -17,6 +17,7 @@ mod preflight;
 mod provisioning;
 mod realm;
 mod render;
+mod resume;
 mod schema;
 mod secret_keeping;
 mod sizing;

@@ -8,7 +8,7 @@ use flasharray::Size;
 use flasharray_mock::MockArray;
 use px_topology::plan::{Action, Kind, PlanDocument, PlanOptions, observe, plan};
 
-use super::converge::{TENANT, desired};
+use crate::support::tenant::{TENANT, desired};
 
 fn schema_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/plan.schema.json")

@@ -8,7 +8,7 @@ use px_topology::plan::{PlanOptions, observe, plan};
 use px_topology::preflight::{PreflightOptions, new_bytes, preflight};
 use px_topology::sizing::ArraySpaceInfo;
 
-use super::converge::{ADMIN, TENANT, tenant_state};
+use crate::support::tenant::{ADMIN, TENANT, tenant_state};
 
 /// 3 workers x (2 x 512 GiB + 64 GiB).
 const TENANT_GIB: u64 = 3 * (2 * 512 + 64);
@@ -97,10 +97,7 @@ async fn pod_quota_exceeded_and_raised_by_the_plan() {
     let a: &dyn FlashArray = &array;
     a.create_pods(
         &[PodName::new(TENANT).unwrap()],
-        &PodPost {
-            quota_limit: Some(Size::gib(100).as_u64()),
-            ..PodPost::default()
-        },
+        &PodPost::default().with_quota_limit(Size::gib(100).as_u64()),
     )
     .await
     .unwrap();

@@ -10,11 +10,7 @@ use px_topology::spec::{Attach, Provisioning, TenantStorage, Version, parse_spec
 use crate::support;
 
 fn da() -> TenantStorage {
-    support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "direct-access")
-        .map(|(_, s)| s)
-        .unwrap()
+    support::example("direct-access")
 }
 
 fn pxfa020(t: &TenantStorage) -> Vec<Severity> {

@@ -24,8 +24,8 @@ use px_topology::plan::{
 use px_topology::spec::{TenantStorage, parse_valid_spec};
 use secrecy::ExposeSecret;
 
-use super::converge::quiet;
 use crate::support;
+use crate::support::tenant::quiet;
 
 const TOKEN: &str = "9b1d2c3e-4f5a-4b6c-8d7e-0f1a2b3c4d5e";
 const REALM: &str = "tenant-cdr-realm";
@@ -92,7 +92,10 @@ async fn assert_realm_made(a: &dyn FlashArray) {
     assert_eq!(rule.scope.name.as_deref(), Some(REALM));
     assert_eq!(rule.scope.resource_type.as_deref(), Some("realms"));
     assert_eq!(
-        policies[0].aggregation_strategy.as_deref(),
+        policies[0]
+            .aggregation_strategy
+            .as_ref()
+            .map(|a| a.as_str()),
         Some("least-common-permissions")
     );
     let admins = a.list_admins(&[USER.into()]).await.unwrap();
@@ -137,10 +140,7 @@ async fn realm_tenant_applies_in_order_and_reapplies_with_zero_writes() {
 /// or destroy the management cluster's cloud drives or another tenant's pod.
 async fn token_is_confined(tenant: &dyn FlashArray) {
     let inside = VolumeName::new(format!("{POD}::pxd-probe")).unwrap();
-    let body = VolumePost {
-        provisioned: Some(Size::gib(10).as_u64()),
-        ..VolumePost::default()
-    };
+    let body = VolumePost::default().with_provisioned(Size::gib(10).as_u64());
     tenant
         .create_volumes(std::slice::from_ref(&inside), &body)
         .await
@@ -153,10 +153,7 @@ async fn token_is_confined(tenant: &dyn FlashArray) {
         seen.iter().map(|v| &v.name).collect::<Vec<_>>()
     );
     let mgmt_drive = VolumeName::new(format!("px_{MGMT_CLUSTER_PREFIX}-1f0e9a21")).unwrap();
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..VolumePatch::default()
-    };
+    let destroy = VolumePatch::destroy();
     let e = tenant
         .patch_volumes(std::slice::from_ref(&mgmt_drive), &destroy, false)
         .await
@@ -172,10 +169,7 @@ async fn token_is_confined(tenant: &dyn FlashArray) {
     let e = tenant
         .patch_pods(
             std::slice::from_ref(&blue_pod),
-            &flasharray::models::PodPatch {
-                destroyed: Some(true),
-                ..Default::default()
-            },
+            &flasharray::models::PodPatch::destroy(),
             true,
         )
         .await
@@ -249,15 +243,24 @@ async fn array_wide_admin_of_that_name_is_a_conflict() {
     assert!(plan_on(&m, &d, adopt).await.is_blocked());
 }
 
+/// A rule giving `role` on the whole array (not a realm).
+fn array_wide_rule(role: &str, array_name: String) -> ManagementAccessRule {
+    let mut scope = ReferenceWithType::default();
+    scope.name = Some(array_name);
+    scope.resource_type = Some("arrays".into());
+    let mut rule = ManagementAccessRule::in_realm(role, "");
+    rule.scope = scope;
+    rule.role = NameRef::new(role);
+    rule
+}
+
 /// A policy pxfa did not make, giving `role` in `realm`.
 async fn foreign_policy(m: &MockArray, name: &str, realm: &str) {
     m.create_management_access_policies(
         &[name.into()],
-        &ManagementAccessPolicyPost {
-            enabled: Some(true),
-            aggregation_strategy: None,
-            rules: vec![ManagementAccessRule::in_realm("viewer", realm)],
-        },
+        &ManagementAccessPolicyPost::default()
+            .with_enabled(true)
+            .with_rules(vec![ManagementAccessRule::in_realm("viewer", realm)]),
     )
     .await
     .unwrap();
@@ -412,30 +415,18 @@ async fn an_admin_with_other_rights_survives_destroy() {
     let array_name = m.get_array().await.unwrap().name;
     m.create_management_access_policies(
         &["ops-wide".into()],
-        &ManagementAccessPolicyPost {
-            enabled: Some(true),
-            aggregation_strategy: None,
-            rules: vec![ManagementAccessRule {
-                role: NameRef::new("storage"),
-                scope: ReferenceWithType {
-                    id: None,
-                    name: Some(array_name),
-                    resource_type: Some("arrays".into()),
-                },
-            }],
-        },
+        &ManagementAccessPolicyPost::default()
+            .with_enabled(true)
+            .with_rules(vec![array_wide_rule("storage", array_name)]),
     )
     .await
     .unwrap();
     m.create_admins(
         &[USER.into()],
-        &AdminPost {
-            management_access_policies: vec![
-                ReferenceWithType::management_access_policy(USER),
-                ReferenceWithType::management_access_policy("ops-wide"),
-            ],
-            role: None,
-        },
+        &AdminPost::default().with_management_access_policies(vec![
+            ReferenceWithType::management_access_policy(USER),
+            ReferenceWithType::management_access_policy("ops-wide"),
+        ]),
     )
     .await
     .unwrap();

@@ -614,6 +614,10 @@ fn files_are_numbered_without_gaps_and_sorted() {
 
 // ---- secrets ------------------------------------------------------------------
 
+/// The manifests of `spec` with the token in the facts, as apply renders them.
+fn render_with_token(spec: &TenantStorage, opts: RenderOptions) -> Vec<Manifest> {
+    render(spec, &support::sizing(spec), &facts_with_token(), opts).unwrap()
+}
 fn facts_with_token() -> ArrayFacts {
     ArrayFacts {
         api_token: Some(SecretString::from(TOKEN)),
@@ -634,14 +638,7 @@ fn all_written_text(ms: &[Manifest]) -> String {
 #[test]
 fn token_never_appears_without_include_secrets() {
     let spec = example("cloud-drive");
-    let sizing = support::sizing(&spec);
-    let ms = render(
-        &spec,
-        &sizing,
-        &facts_with_token(),
-        RenderOptions::default(),
-    )
-    .unwrap();
+    let ms = render_with_token(&spec, RenderOptions::default());
     let text = all_written_text(&ms);
     assert!(!text.contains(TOKEN), "token leaked into rendered files");
     assert!(
@@ -661,17 +658,13 @@ fn token_never_appears_without_include_secrets() {
 #[test]
 fn token_is_written_only_when_asked_for() {
     let spec = example("cloud-drive");
-    let sizing = support::sizing(&spec);
-    let ms = render(
+    let ms = render_with_token(
         &spec,
-        &sizing,
-        &facts_with_token(),
         RenderOptions {
             include_secrets: true,
             ..RenderOptions::default()
         },
-    )
-    .unwrap();
+    );
     let secret = ms.iter().find(|m| m.name == "px-pure-secret").unwrap();
     let pure: serde_json::Value =
         serde_json::from_str(secret.body["stringData"]["pure.json"].as_str().unwrap()).unwrap();
@@ -700,7 +693,7 @@ fn token_is_written_only_when_asked_for() {
     // include_secrets without a token still gives the placeholder.
     let ms = render(
         &spec,
-        &sizing,
+        &support::sizing(&spec),
         &ArrayFacts::default(),
         RenderOptions {
             include_secrets: true,

@@ -11,8 +11,6 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
 use px_topology::render::{Form, Manifest};
 use serde_json::Value;
 
@@ -360,14 +358,7 @@ fn every_rendered_manifest_validates() {
     let mut failures = Vec::new();
     let mut checked_crd = 0;
     for (mode, spec) in support::example_specs() {
-        let sizing = support::sizing(&spec);
-        let manifests = render(
-            &spec,
-            &sizing,
-            &ArrayFacts::default(),
-            RenderOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{mode}: {e}"));
+        let manifests = support::rendered(&spec);
         assert!(!manifests.is_empty());
         for m in &manifests {
             match (&m.form, crds.get(&m.kind)) {
@@ -406,14 +397,7 @@ fn the_harness_catches_typos_and_wrong_types() {
         .into_iter()
         .find(|(m, _)| *m == "direct-access")
         .unwrap();
-    let sizing = support::sizing(&spec);
-    let manifests = render(
-        &spec,
-        &sizing,
-        &ArrayFacts::default(),
-        RenderOptions::default(),
-    )
-    .unwrap();
+    let manifests = support::rendered(&spec);
     let sc = manifests
         .iter()
         .find(|m| m.kind == "StorageCluster")

@@ -13,11 +13,7 @@ const TOKEN: &str = "0b7e4d52-3a61-4f0c-9e2d-5c8a1b6f7e93";
 const NEW_TOKEN: &str = "7f3c2a19-6d5e-4b8a-8c1f-2e9d0a4b6c57";
 
 fn cloud_drive() -> TenantStorage {
-    support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "cloud-drive")
-        .map(|(_, s)| s)
-        .unwrap()
+    support::example("cloud-drive")
 }
 
 fn rendered(spec: &TenantStorage, token: Option<&str>) -> Vec<Manifest> {

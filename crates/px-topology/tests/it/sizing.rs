@@ -1,7 +1,7 @@
 //! Pool sizing: the arithmetic, the ceiling, the floors, the array headroom.
 
 use flasharray::Size;
-use flasharray::models::{ArraySpace, Space};
+use flasharray::models::ArraySpace;
 use flasharray::size::{GIB, TIB};
 use proptest::prelude::*;
 use px_topology::sizing::{ArraySpaceInfo, size};
@@ -139,18 +139,12 @@ fn replication_above_nodes_is_an_error() {
 }
 
 fn array(capacity: u64, used: u64, provisioned: Option<u64>) -> ArraySpaceInfo {
-    let a = ArraySpace {
-        id: None,
-        name: "fa1".into(),
-        capacity,
-        parity: None,
-        space: Space {
-            total_used: Some(used),
-            total_provisioned: provisioned,
-            ..Default::default()
-        },
-        time: None,
-    };
+    let mut a = ArraySpace::default();
+    a.name = "fa1".into();
+    a.capacity = capacity;
+    a.space.total_used = Some(used);
+    a.space.total_provisioned = provisioned;
+
     ArraySpaceInfo::from(&a)
 }
 
@@ -263,11 +257,7 @@ mod in_use {
     use crate::support;
 
     fn tenant(capacity: u64, workers: u32) -> TenantStorage {
-        let mut t = support::example_specs()
-            .into_iter()
-            .find(|(m, _)| *m == "direct-access")
-            .map(|(_, s)| s)
-            .unwrap();
+        let mut t = support::example("direct-access");
         t.spec.storage.capacity = Size::tib(capacity);
         t.spec.hosted_cluster.replicas = workers;
         t

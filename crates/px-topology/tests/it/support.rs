@@ -1,10 +1,15 @@
 //! Shared by the converge, render, schema and golden tests: the example specs and
-//! their sizing.
+//! their sizing; [`tenant`] is the hand-built tenant of the converge tests.
 
 use std::path::PathBuf;
 
+use px_topology::driver::ArrayFacts;
+use px_topology::manifests::{RenderOptions, render};
+use px_topology::render::Manifest;
 use px_topology::sizing::Sizing;
 use px_topology::spec::{Provisioning, TenantStorage, Version, load_spec};
+
+pub(crate) mod tenant;
 
 /// The examples (`tenant-<name>.yaml`): one per mode, plus variants (cloud-drive
 /// over NVMe/TCP, cloud-drive in a realm), in a fixed order.
@@ -36,6 +41,27 @@ pub(crate) fn example_specs() -> Vec<(&'static str, TenantStorage)> {
 pub(crate) fn sizing(spec: &TenantStorage) -> Sizing {
     px_topology::sizing::size(spec, None)
         .unwrap_or_else(|e| panic!("sizing {}: {e}", spec.tenant_name()))
+}
+
+/// The example of one mode, parsed and validated.
+pub(crate) fn example(mode: &str) -> TenantStorage {
+    example_specs()
+        .into_iter()
+        .find(|(m, _)| *m == mode)
+        .map(|(_, spec)| spec)
+        .unwrap_or_else(|| panic!("no example for {mode}"))
+}
+
+/// The manifests of a spec with its own sizing, no array facts and the default
+/// options (what `pxfa render` writes).
+pub(crate) fn rendered(spec: &TenantStorage) -> Vec<Manifest> {
+    render(
+        spec,
+        &sizing(spec),
+        &ArrayFacts::default(),
+        RenderOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("render {}: {e}", spec.tenant_name()))
 }
 
 /// The direct-access example switched to pre-created volumes (import), which needs

@@ -10,7 +10,7 @@ use flasharray_mock::MockArray;
 use flasharray_mock::sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
 use px_topology::plan::{PlanOptions, observe, plan};
 
-use super::converge::{TENANT, array, converge, desired, tenant_state};
+use crate::support::tenant::{TENANT, array, converge, desired, tenant_state};
 
 const TOKEN: &str = "wire-test-token-4f1c";
 

@@ -17,8 +17,8 @@ use px_topology::converge::{ApplyOptions, ApplyReport, apply};
 use px_topology::plan::{Plan, PlanOptions, observe};
 use px_topology::spec::{Attach, TenantStorage};
 
-use super::converge::quiet;
 use crate::support;
+use crate::support::tenant::quiet;
 
 const TOKEN: &str = "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6";
 

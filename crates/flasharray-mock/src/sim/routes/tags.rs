@@ -74,12 +74,10 @@ pub(super) async fn batch(call: &Call<'_>, kind: TagResource) -> Result<Reply, F
             (Some(_), _) => tags.push(tag),
             (None, false) => {
                 for name in &resources {
-                    tags.push(Tag {
-                        resource: Reference {
-                            id: None,
-                            name: Some(name.clone()),
-                        },
-                        ..tag.clone()
+                    tags.push({
+                        let mut tag_model = tag.clone();
+                        tag_model.resource = Reference::named(name.clone());
+                        tag_model
                     });
                 }
             }

@@ -19,14 +19,7 @@ async fn rest_client_end_to_end() {
         .map(|i| VolumeName::new(format!("r{i:02}")).unwrap())
         .collect();
     let created = rest
-        .create_volumes(
-            &vols,
-            &VolumePost {
-                tags: Vec::new(),
-                provisioned: Some(10 << 20),
-                source: None,
-            },
-        )
+        .create_volumes(&vols, &VolumePost::default().with_provisioned(10 << 20))
         .await
         .unwrap();
     assert_eq!(created.len(), 25);
@@ -47,10 +40,7 @@ async fn rest_client_end_to_end() {
     let h = HostName::new("node-1").unwrap();
     rest.create_hosts(
         std::slice::from_ref(&h),
-        &HostPost {
-            iqns: vec!["iqn.2020-01.io.pxfa:node-1".into()],
-            ..Default::default()
-        },
+        &HostPost::default().with_iqns(vec!["iqn.2020-01.io.pxfa:node-1".into()]),
     )
     .await
     .unwrap();
@@ -82,16 +72,9 @@ async fn rest_client_end_to_end() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InUse);
 
-    rest.patch_volumes(
-        &vols[20..],
-        &VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    rest.patch_volumes(&vols[20..], &VolumePatch::destroy(), false)
+        .await
+        .unwrap();
     let destroyed = rest
         .list_volumes(&ListParams::all().destroyed(true))
         .await

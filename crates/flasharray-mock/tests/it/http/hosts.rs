@@ -3,40 +3,29 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::support::https::{error, start};
+use crate::support::https::{error, logged_in};
 
 #[tokio::test]
 async fn hosts_groups_connections_and_luns() {
-    let s = start().await;
-    let t = s.login().await;
+    let (s, t) = logged_in().await;
     let r = s
-        .call(
+        .post_ok(
             &t,
-            Method::POST,
             "/hosts?names=h1",
-            Some(json!({"wwns": ["21:00:f4:c7:aa:00:27:06"]})),
+            json!({"wwns": ["21:00:f4:c7:aa:00:27:06"]}),
         )
         .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
     assert_eq!(r.body["items"][0]["wwns"], json!(["2100F4C7AA002706"]));
     assert_eq!(r.body["items"][0]["host_group"], json!({"name": null}));
-    let r = s
-        .call(
-            &t,
-            Method::POST,
-            "/hosts?names=h2",
-            Some(json!({"iqns": ["iqn.2020-01.io.pxfa:h2"]})),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
+    s.post_ok(
+        &t,
+        "/hosts?names=h2",
+        json!({"iqns": ["iqn.2020-01.io.pxfa:h2"]}),
+    )
+    .await;
     // An initiator belongs to one host.
     let r = s
-        .call(
-            &t,
-            Method::POST,
-            "/hosts?names=h3",
-            Some(json!({"wwns": ["2100F4C7AA002706"]})),
-        )
+        .post(&t, "/hosts?names=h3", json!({"wwns": ["2100F4C7AA002706"]}))
         .await;
     assert_eq!(r.status, 400);
     assert!(
@@ -73,11 +62,10 @@ async fn hosts_groups_connections_and_luns() {
     let r = s.get(&t, "/hosts/host-groups?group_names=hg1").await;
     assert_eq!(r.body["items"].as_array().unwrap().len(), 2);
 
-    s.call(
+    s.post(
         &t,
-        Method::POST,
         "/volumes?names=pv1,pv2,sv1",
-        Some(json!({"provisioned": 1048576})),
+        json!({"provisioned": 1048576}),
     )
     .await;
     let r = s
@@ -135,7 +123,7 @@ async fn hosts_groups_connections_and_luns() {
     assert_eq!(r.status, 400);
 
     // Hosts with connections cannot be deleted.
-    let r = s.call(&t, Method::DELETE, "/hosts?names=h1", None).await;
+    let r = s.delete(&t, "/hosts?names=h1").await;
     assert_eq!(r.status, 400);
     assert!(
         r.body["errors"][0]["message"]
@@ -146,21 +134,11 @@ async fn hosts_groups_connections_and_luns() {
         r.raw
     );
     let r = s
-        .call(
-            &t,
-            Method::DELETE,
-            "/connections?host_names=h1&volume_names=pv1,pv2",
-            None,
-        )
+        .delete(&t, "/connections?host_names=h1&volume_names=pv1,pv2")
         .await;
     assert_eq!(r.status, 200, "{}", r.raw);
     let r = s
-        .call(
-            &t,
-            Method::DELETE,
-            "/connections?host_names=h1&volume_names=pv1",
-            None,
-        )
+        .delete(&t, "/connections?host_names=h1&volume_names=pv1")
         .await;
     assert_eq!(r.status, 400);
     assert!(
@@ -187,11 +165,9 @@ async fn hosts_groups_connections_and_luns() {
     assert_eq!(r.body["items"][0]["value"], "t1");
     assert_eq!(r.body["items"][0]["resource"]["name"], "h2");
     let r = s
-        .call(
+        .delete(
             &t,
-            Method::DELETE,
             "/hosts/tags?resource_names=h2&keys=tenant&namespaces=pxfa.io",
-            None,
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.raw);

@@ -1,19 +1,16 @@
 //! Continuation tokens, offsets and sorting.
 
-use reqwest::Method;
 use serde_json::json;
 
-use crate::support::https::{names, start};
+use crate::support::https::{logged_in, names};
 
 #[tokio::test]
 async fn paging_with_tokens_and_with_offset_and_sort() {
-    let s = start().await;
-    let t = s.login().await;
-    s.call(
+    let (s, t) = logged_in().await;
+    s.post(
         &t,
-        Method::POST,
         "/volumes?names=a1,a2,a3,a4,a5,a6,a7",
-        Some(json!({"provisioned": 1048576})),
+        json!({"provisioned": 1048576}),
     )
     .await;
     let mut seen = Vec::new();

@@ -12,10 +12,7 @@ use crate::support::https::start;
 async fn a_realm_scoped_token_is_refused_outside_its_realm() {
     let s = start().await;
     let admin = s.rest();
-    let gib = VolumePost {
-        provisioned: Some(1 << 30),
-        ..Default::default()
-    };
+    let gib = VolumePost::default().with_provisioned(1 << 30);
     admin
         .create_realms(
             &[RealmName::new("tenant-a").unwrap()],
@@ -46,11 +43,10 @@ async fn a_realm_scoped_token_is_refused_outside_its_realm() {
     let policy = admin
         .create_management_access_policies(
             &["tenant-a-px".into()],
-            &ManagementAccessPolicyPost {
-                enabled: Some(true),
-                aggregation_strategy: Some("least-common-permissions".into()),
-                rules: vec![ManagementAccessRule::in_realm("storage", "tenant-a")],
-            },
+            &ManagementAccessPolicyPost::default()
+                .with_enabled(true)
+                .with_aggregation_strategy("least-common-permissions".into())
+                .with_rules(vec![ManagementAccessRule::in_realm("storage", "tenant-a")]),
         )
         .await
         .unwrap();
@@ -61,12 +57,9 @@ async fn a_realm_scoped_token_is_refused_outside_its_realm() {
     admin
         .create_admins(
             &["tenant-a-px".into()],
-            &AdminPost {
-                management_access_policies: vec![ReferenceWithType::management_access_policy(
-                    "tenant-a-px",
-                )],
-                role: None,
-            },
+            &AdminPost::default().with_management_access_policies(vec![
+                ReferenceWithType::management_access_policy("tenant-a-px"),
+            ]),
         )
         .await
         .unwrap();
@@ -93,10 +86,7 @@ async fn a_realm_scoped_token_is_refused_outside_its_realm() {
         .await
         .unwrap();
 
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     let e = tenant
         .patch_volumes(
             &[VolumeName::new("mgmt::cloud-drive-1").unwrap()],

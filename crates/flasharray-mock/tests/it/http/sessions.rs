@@ -7,7 +7,7 @@ use flasharray_mock::{MockArray, MockClock};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::https::{TOKEN, V, names, start, start_with};
+use crate::support::https::{TOKEN, V, logged_in, names, start, start_with};
 
 #[tokio::test]
 async fn versions_login_sessions_and_request_ids() {
@@ -125,8 +125,7 @@ async fn sessions_expire_by_ttl_on_the_array_clock_and_by_fault() {
 
 #[tokio::test]
 async fn tokens_are_masked_unless_exposed_and_shutdown_refuses_new_connections() {
-    let s = start().await;
-    let t = s.login().await;
+    let (s, t) = logged_in().await;
     let r = s
         .call(
             &t,

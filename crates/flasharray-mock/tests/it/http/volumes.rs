@@ -3,21 +3,18 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::support::https::{error, names, start};
+use crate::support::https::{error, logged_in, names};
 
 #[tokio::test]
 async fn volumes_lifecycle_with_exact_errors() {
-    let s = start().await;
-    let t = s.login().await;
+    let (s, t) = logged_in().await;
     let r = s
-        .call(
+        .post_ok(
             &t,
-            Method::POST,
             "/volumes?names=v1,V2,v3",
-            Some(json!({"provisioned": 1048576})),
+            json!({"provisioned": 1048576}),
         )
         .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
     assert_eq!(names(&r.body), ["v1", "V2", "v3"]);
     assert_eq!(
         r.body.as_object().unwrap().len(),
@@ -58,18 +55,13 @@ async fn volumes_lifecycle_with_exact_errors() {
         error(400, "nope", "Volume does not exist.")
     );
     let r = s
-        .call(
-            &t,
-            Method::POST,
-            "/volumes?names=V1",
-            Some(json!({"provisioned": 1048576})),
-        )
+        .post(&t, "/volumes?names=V1", json!({"provisioned": 1048576}))
         .await;
     assert_eq!(
         (r.status, r.body),
         error(400, "V1", "Volume already exists.")
     );
-    let r = s.call(&t, Method::DELETE, "/volumes?names=v1", None).await;
+    let r = s.delete(&t, "/volumes?names=v1").await;
     assert_eq!(
         (r.status, r.body),
         error(
@@ -86,48 +78,27 @@ async fn volumes_lifecycle_with_exact_errors() {
 
     // Resize (shrinking needs truncate), rename, destroy, recover, eradicate.
     let r = s
-        .call(
-            &t,
-            Method::PATCH,
-            "/volumes?names=v1",
-            Some(json!({"provisioned": 2097152})),
-        )
+        .patch(&t, "/volumes?names=v1", json!({"provisioned": 2097152}))
         .await;
     assert_eq!(r.body["items"][0]["provisioned"], 2097152);
     let r = s
-        .call(
-            &t,
-            Method::PATCH,
-            "/volumes?names=v1",
-            Some(json!({"provisioned": 1048576})),
-        )
+        .patch(&t, "/volumes?names=v1", json!({"provisioned": 1048576}))
         .await;
     assert_eq!(r.status, 400, "{}", r.raw);
     let r = s
-        .call(
+        .patch(
             &t,
-            Method::PATCH,
             "/volumes?names=v1&truncate=true",
-            Some(json!({"provisioned": 1048576})),
+            json!({"provisioned": 1048576}),
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.raw);
     let r = s
-        .call(
-            &t,
-            Method::PATCH,
-            "/volumes?names=V2",
-            Some(json!({"name": "v2new"})),
-        )
+        .patch(&t, "/volumes?names=V2", json!({"name": "v2new"}))
         .await;
     assert_eq!(names(&r.body), ["v2new"]);
     let r = s
-        .call(
-            &t,
-            Method::PATCH,
-            "/volumes?names=v3",
-            Some(json!({"destroyed": true})),
-        )
+        .patch(&t, "/volumes?names=v3", json!({"destroyed": true}))
         .await;
     assert_eq!(r.body["items"][0]["destroyed"], true);
     assert_eq!(r.body["items"][0]["time_remaining"], 86_400_000);
@@ -142,22 +113,12 @@ async fn volumes_lifecycle_with_exact_errors() {
         error(400, "v3", "Volume already exists.")
     );
     let r = s
-        .call(
-            &t,
-            Method::PATCH,
-            "/volumes?names=v3",
-            Some(json!({"destroyed": false})),
-        )
+        .patch(&t, "/volumes?names=v3", json!({"destroyed": false}))
         .await;
     assert_eq!(r.body["items"][0]["destroyed"], false);
-    s.call(
-        &t,
-        Method::PATCH,
-        "/volumes?names=v3",
-        Some(json!({"destroyed": true})),
-    )
-    .await;
-    let r = s.call(&t, Method::DELETE, "/volumes?names=v3", None).await;
+    s.patch(&t, "/volumes?names=v3", json!({"destroyed": true}))
+        .await;
+    let r = s.delete(&t, "/volumes?names=v3").await;
     assert_eq!(r.status, 200);
     assert!(r.raw.is_empty(), "DELETE answers with an empty body");
     assert_eq!(s.get(&t, "/volumes?names=v3").await.status, 400);
@@ -168,11 +129,10 @@ async fn volumes_lifecycle_with_exact_errors() {
         .unwrap()
         .to_string();
     let r = s
-        .call(
+        .patch(
             &t,
-            Method::PATCH,
             &format!("/volumes?ids={id}"),
-            Some(json!({"destroyed": true})),
+            json!({"destroyed": true}),
         )
         .await;
     assert_eq!(names(&r.body), ["v1"]);
@@ -188,11 +148,10 @@ async fn volumes_lifecycle_with_exact_errors() {
         )
     );
     let r = s
-        .call(
+        .post(
             &t,
-            Method::POST,
             "/volumes?names=x1",
-            Some(json!({"subtype": "protocol_endpoint"})),
+            json!({"subtype": "protocol_endpoint"}),
         )
         .await;
     assert_eq!(r.status, 400);
@@ -203,24 +162,16 @@ async fn volumes_lifecycle_with_exact_errors() {
 
 #[tokio::test]
 async fn filters_pods_and_percent_encoded_names() {
-    let s = start().await;
-    let t = s.login().await;
+    let (s, t) = logged_in().await;
     let r = s
-        .call(
-            &t,
-            Method::POST,
-            "/pods?names=p1",
-            Some(json!({"quota_limit": 1073741824})),
-        )
+        .post_ok(&t, "/pods?names=p1", json!({"quota_limit": 1073741824}))
         .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
     assert_eq!(r.body["items"][0]["quota_limit"], 1073741824);
     let r = s
-        .call(
+        .post(
             &t,
-            Method::POST,
             "/volumes?names=p1%3A%3Adata,px-a,px-b",
-            Some(json!({"provisioned": 1048576})),
+            json!({"provisioned": 1048576}),
         )
         .await;
     assert_eq!(names(&r.body), ["p1::data", "px-a", "px-b"]);
@@ -237,12 +188,7 @@ async fn filters_pods_and_percent_encoded_names() {
 
     // A pod that still holds volumes cannot be destroyed.
     let r = s
-        .call(
-            &t,
-            Method::PATCH,
-            "/pods?names=p1",
-            Some(json!({"destroyed": true})),
-        )
+        .patch(&t, "/pods?names=p1", json!({"destroyed": true}))
         .await;
     assert_eq!(r.status, 400);
     assert!(

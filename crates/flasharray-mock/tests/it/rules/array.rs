@@ -24,16 +24,9 @@ async fn space_counts_live_and_destroyed_until_eradicated() {
     let space = a.get_array_space().await.unwrap();
     assert_eq!(space.capacity, 5 * 1024 * GIB);
     assert_eq!(space.space.total_provisioned, Some(20 * GIB));
-    a.patch_volumes(
-        &vs(&["b"]),
-        &VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_volumes(&vs(&["b"]), &VolumePatch::destroy(), false)
+        .await
+        .unwrap();
     assert_eq!(
         a.get_array_space().await.unwrap().space.total_provisioned,
         Some(20 * GIB)
@@ -61,16 +54,11 @@ async fn snapshot_round_trips_through_json() {
         .unwrap();
     a.create_hosts(
         &[h("h1")],
-        &HostPost {
-            wwns: vec!["2100000000000001".into()],
-            ..Default::default()
-        },
+        &HostPost::default().with_wwns(vec!["2100000000000001".into()]),
     )
     .await
     .unwrap();
-    a.create_host_groups(&[g("g1")], &Default::default())
-        .await
-        .unwrap();
+    groups(a, &["g1"]).await;
     a.add_host_group_members(&g("g1"), &[h("h1")])
         .await
         .unwrap();
@@ -84,16 +72,9 @@ async fn snapshot_round_trips_through_json() {
     .await
     .unwrap();
     let token = a.create_api_token("pureuser", None).await.unwrap();
-    a.patch_volumes(
-        &vs(&["p1::v"]),
-        &VolumePatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_volumes(&vs(&["p1::v"]), &VolumePatch::destroy(), false)
+        .await
+        .unwrap();
     m.clock().advance(Duration::from_secs(60));
     let json = serde_json::to_string(&m.snapshot()).unwrap();
 

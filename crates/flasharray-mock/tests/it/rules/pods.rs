@@ -16,16 +16,11 @@ async fn destroying_a_pod_with_connected_volumes_follows_the_policy() {
         .await
         .unwrap();
     a.create_volumes(&vs(&["p1::v"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
+    hosts(a, &["h1"]).await;
     a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["p1::v"]), None)
         .await
         .unwrap();
-    let destroy = PodPatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = PodPatch::destroy();
     let e = a.patch_pods(&[p("p1")], &destroy, true).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InUse);
     assert_eq!(e.as_api().unwrap().context(), Some("p1::v"));

@@ -17,10 +17,7 @@ fn vol(n: &str) -> VolumeName {
     VolumeName::new(n).unwrap()
 }
 fn gib() -> VolumePost {
-    VolumePost {
-        provisioned: Some(1 << 30),
-        ..Default::default()
-    }
+    VolumePost::default().with_provisioned(1 << 30)
 }
 
 /// Two tenants' realms with a pod and a volume each, one plain pod outside any realm,
@@ -44,22 +41,18 @@ async fn two_tenants() -> MockArray {
     .unwrap();
     m.create_management_access_policies(
         &["px-a-storage".into()],
-        &ManagementAccessPolicyPost {
-            enabled: Some(true),
-            aggregation_strategy: Some("least-common-permissions".into()),
-            rules: vec![ManagementAccessRule::in_realm("storage", "ta")],
-        },
+        &ManagementAccessPolicyPost::default()
+            .with_enabled(true)
+            .with_aggregation_strategy("least-common-permissions".into())
+            .with_rules(vec![ManagementAccessRule::in_realm("storage", "ta")]),
     )
     .await
     .unwrap();
     m.create_admins(
         &["px-a".into()],
-        &AdminPost {
-            management_access_policies: vec![ReferenceWithType::management_access_policy(
-                "px-a-storage",
-            )],
-            role: None,
-        },
+        &AdminPost::default().with_management_access_policies(vec![
+            ReferenceWithType::management_access_policy("px-a-storage"),
+        ]),
     )
     .await
     .unwrap();
@@ -89,10 +82,7 @@ async fn pods_need_their_realm_and_realms_hold_their_pods() {
     let listed = m.list_realms(&ListParams::all()).await.unwrap();
     assert_eq!(listed[0].space.total_provisioned, Some(1 << 30));
 
-    let destroy = RealmPatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = RealmPatch::default().with_destroyed(true);
     let busy = m
         .patch_realms(&[realm("r1")], &destroy, false)
         .await
@@ -125,10 +115,8 @@ async fn policies_name_real_roles_and_scopes_and_stay_while_used() {
     let bad_role = m
         .create_management_access_policies(
             &["x".into()],
-            &ManagementAccessPolicyPost {
-                rules: vec![ManagementAccessRule::in_realm("superuser", "ta")],
-                ..Default::default()
-            },
+            &ManagementAccessPolicyPost::default()
+                .with_rules(vec![ManagementAccessRule::in_realm("superuser", "ta")]),
         )
         .await
         .unwrap_err();
@@ -136,10 +124,8 @@ async fn policies_name_real_roles_and_scopes_and_stay_while_used() {
     let no_realm = m
         .create_management_access_policies(
             &["y".into()],
-            &ManagementAccessPolicyPost {
-                rules: vec![ManagementAccessRule::in_realm("storage", "nope")],
-                ..Default::default()
-            },
+            &ManagementAccessPolicyPost::default()
+                .with_rules(vec![ManagementAccessRule::in_realm("storage", "nope")]),
         )
         .await
         .unwrap_err();
@@ -186,10 +172,7 @@ async fn a_realm_scoped_admin_sees_and_changes_only_its_realm() {
 
     // Inside its realm it works like any storage admin.
     a.create_volumes(&[vol("ta::p::d2")], &gib()).await.unwrap();
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     a.patch_volumes(&[vol("ta::p::d2")], &destroy, false)
         .await
         .unwrap();
@@ -214,16 +197,9 @@ async fn a_realm_scoped_admin_sees_and_changes_only_its_realm() {
         a.patch_volumes(&[vol("tb::p::d1")], &destroy, false)
             .await
             .err(),
-        a.patch_pods(
-            &[pod("mgmt")],
-            &PodPatch {
-                destroyed: Some(true),
-                ..Default::default()
-            },
-            true,
-        )
-        .await
-        .err(),
+        a.patch_pods(&[pod("mgmt")], &PodPatch::destroy(), true)
+            .await
+            .err(),
         a.create_pods(&[pod("tb::q")], &PodPost::default())
             .await
             .err(),
@@ -241,22 +217,16 @@ async fn a_realm_scoped_admin_sees_and_changes_only_its_realm() {
             .err(),
         a.patch_realms(
             &[realm("tb")],
-            &RealmPatch {
-                destroyed: Some(true),
-                ..Default::default()
-            },
+            &RealmPatch::default().with_destroyed(true),
             true,
         )
         .await
         .err(),
         a.create_admins(
             &["evil".into()],
-            &AdminPost {
-                management_access_policies: vec![ReferenceWithType::management_access_policy(
-                    "px-a-storage",
-                )],
-                role: None,
-            },
+            &AdminPost::default().with_management_access_policies(vec![
+                ReferenceWithType::management_access_policy("px-a-storage"),
+            ]),
         )
         .await
         .err(),
@@ -286,21 +256,16 @@ async fn a_viewer_only_reads_and_a_deleted_admin_is_refused() {
     let m = two_tenants().await;
     m.create_management_access_policies(
         &["tb-view".into()],
-        &ManagementAccessPolicyPost {
-            rules: vec![ManagementAccessRule::in_realm("viewer", "tb")],
-            ..Default::default()
-        },
+        &ManagementAccessPolicyPost::default()
+            .with_rules(vec![ManagementAccessRule::in_realm("viewer", "tb")]),
     )
     .await
     .unwrap();
     m.create_admins(
         &["watcher".into()],
-        &AdminPost {
-            management_access_policies: vec![ReferenceWithType::management_access_policy(
-                "tb-view",
-            )],
-            role: None,
-        },
+        &AdminPost::default().with_management_access_policies(vec![
+            ReferenceWithType::management_access_policy("tb-view"),
+        ]),
     )
     .await
     .unwrap();

@@ -16,11 +16,9 @@ async fn a_bad_creation_tag_refuses_the_whole_create() {
     let e = a
         .create_volumes(
             &vs(&["a", "b"]),
-            &VolumePost {
-                provisioned: Some(GIB),
-                tags: tags.clone(),
-                ..Default::default()
-            },
+            &VolumePost::default()
+                .with_provisioned(GIB)
+                .with_tags(tags.clone()),
         )
         .await
         .expect_err("an empty tag key is refused");
@@ -28,7 +26,7 @@ async fn a_bad_creation_tag_refuses_the_whole_create() {
     assert!(a.list_volumes(&ListParams::all()).await.unwrap().is_empty());
     let long = vec![TagBody::new("pxfa.io", "k", "v".repeat(257))];
     assert!(
-        a.create_host_groups(&[g("g1")], &HostGroupPost { tags: long })
+        a.create_host_groups(&[g("g1")], &HostGroupPost::default().with_tags(long))
             .await
             .is_err()
     );
@@ -39,15 +37,9 @@ async fn a_bad_creation_tag_refuses_the_whole_create() {
             .is_empty()
     );
     assert!(
-        a.create_pods(
-            &[p("t1")],
-            &PodPost {
-                tags,
-                ..Default::default()
-            }
-        )
-        .await
-        .is_err()
+        a.create_pods(&[p("t1")], &PodPost::default().with_tags(tags))
+            .await
+            .is_err()
     );
     assert!(a.list_pods(&ListParams::all()).await.unwrap().is_empty());
 }

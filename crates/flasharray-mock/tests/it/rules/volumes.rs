@@ -18,14 +18,8 @@ async fn destroy_recover_eradicate_on_the_clock() {
     a.create_volumes(&vs(&["d1", "d2"]), &size(GIB))
         .await
         .unwrap();
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
-    let recover = VolumePatch {
-        destroyed: Some(false),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
+    let recover = VolumePatch::recover();
     assert_eq!(
         kind(a.eradicate_volumes(&vs(&["d1"]))).await,
         ErrorKind::NotDestroyed
@@ -41,10 +35,7 @@ async fn destroy_recover_eradicate_on_the_clock() {
     m.clock().advance(Duration::from_secs(3600));
     assert_eq!(vol(a, "d1").await.time_remaining, Some(DAY_MS - 3_600_000));
     // A destroyed volume accepts nothing but recovery.
-    let grow = VolumePatch {
-        provisioned: Some(2 * GIB),
-        ..Default::default()
-    };
+    let grow = VolumePatch::default().with_provisioned(2 * GIB);
     assert_eq!(
         kind(a.patch_volumes(&vs(&["d1"]), &grow, false)).await,
         ErrorKind::Destroyed
@@ -78,21 +69,11 @@ async fn safemode_refuses_eradication_but_not_the_delay() {
     a.create_pods(&[p("sp")], &PodPost::default())
         .await
         .unwrap();
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     a.patch_volumes(&vs(&["s"]), &destroy, false).await.unwrap();
-    a.patch_pods(
-        &[p("sp")],
-        &PodPatch {
-            destroyed: Some(true),
-            ..Default::default()
-        },
-        false,
-    )
-    .await
-    .unwrap();
+    a.patch_pods(&[p("sp")], &PodPatch::destroy(), false)
+        .await
+        .unwrap();
     m.faults().set_safemode(true);
     let e = a.eradicate_volumes(&vs(&["s"])).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::EradicationRefused);
@@ -107,20 +88,11 @@ async fn safemode_refuses_eradication_but_not_the_delay() {
 
 #[tokio::test]
 async fn destroying_a_connected_volume_is_a_policy() {
-    let destroy = VolumePatch {
-        destroyed: Some(true),
-        ..Default::default()
-    };
+    let destroy = VolumePatch::destroy();
     // Default: refused, nothing changes.
     let m = mock();
     let a: &dyn FlashArray = &m;
-    a.create_volumes(&vs(&["c"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["c"]), None)
-        .await
-        .unwrap();
+    volume_c_connected_to_h1(a).await;
     assert_eq!(
         kind(a.patch_volumes(&vs(&["c"]), &destroy, false)).await,
         ErrorKind::InUse
@@ -132,13 +104,7 @@ async fn destroying_a_connected_volume_is_a_policy() {
         .destroy_connected(DestroyConnected::Disconnect)
         .build();
     let a: &dyn FlashArray = &m;
-    a.create_volumes(&vs(&["c"]), &size(GIB)).await.unwrap();
-    a.create_hosts(&[h("h1")], &HostPost::default())
-        .await
-        .unwrap();
-    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["c"]), None)
-        .await
-        .unwrap();
+    volume_c_connected_to_h1(a).await;
     let d = a.patch_volumes(&vs(&["c"]), &destroy, false).await.unwrap();
     assert!(d[0].destroyed);
     assert_eq!(d[0].connection_count, Some(0));
@@ -149,4 +115,13 @@ async fn destroying_a_connected_volume_is_a_policy() {
             .is_empty()
     );
     a.delete_hosts(&[h("h1")]).await.unwrap();
+}
+
+/// Volume `c` connected to host `h1`.
+async fn volume_c_connected_to_h1(a: &dyn FlashArray) {
+    a.create_volumes(&vs(&["c"]), &size(GIB)).await.unwrap();
+    hosts(a, &["h1"]).await;
+    a.create_connections(&ConnectionTarget::Host(h("h1")), &vs(&["c"]), None)
+        .await
+        .unwrap();
 }

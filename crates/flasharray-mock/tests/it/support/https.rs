@@ -38,6 +38,13 @@ pub(crate) async fn start() -> Sim {
     start_with(MockArray::new(), |_| {}).await
 }
 
+/// A simulator with default settings and a session on it.
+pub(crate) async fn logged_in() -> (Sim, String) {
+    let s = start().await;
+    let t = s.login().await;
+    (s, t)
+}
+
 /// One answer, decoded.
 pub(crate) struct Answer {
     pub(crate) status: StatusCode,
@@ -117,6 +124,28 @@ impl Sim {
     /// `GET` under [`V`] with session `s`.
     pub(crate) async fn get(&self, s: &str, path: &str) -> Answer {
         self.call(s, Method::GET, path, None).await
+    }
+
+    /// `POST` of `body` under [`V`] with session `s`.
+    pub(crate) async fn post(&self, s: &str, path: &str, body: Value) -> Answer {
+        self.call(s, Method::POST, path, Some(body)).await
+    }
+
+    /// [`Sim::post`] that must succeed (200).
+    pub(crate) async fn post_ok(&self, s: &str, path: &str, body: Value) -> Answer {
+        let r = self.post(s, path, body).await;
+        assert_eq!(r.status, 200, "POST {path}: {}", r.raw);
+        r
+    }
+
+    /// `PATCH` of `body` under [`V`] with session `s`.
+    pub(crate) async fn patch(&self, s: &str, path: &str, body: Value) -> Answer {
+        self.call(s, Method::PATCH, path, Some(body)).await
+    }
+
+    /// `DELETE` under [`V`] with session `s`.
+    pub(crate) async fn delete(&self, s: &str, path: &str) -> Answer {
+        self.call(s, Method::DELETE, path, None).await
     }
 
     /// The typed REST client, pointed at this simulator.

@@ -1,0 +1,172 @@
+//! The options every command understands: which array, how to reach it, and how to
+//! print.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, ValueEnum};
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum OutputFormat {
+    /// Human-readable tables, sizes with units, local times.
+    #[default]
+    Table,
+    /// JSON on stdout; sizes in bytes, times in ms since the epoch, as the array sends them.
+    Json,
+    /// YAML on stdout, same content as JSON.
+    Yaml,
+    /// Tables with more columns (ids, pods, QoS, port connectivity).
+    Wide,
+    /// `kind/name`, one a line, for lists (`pxfa volume list -o name | xargs ...`).
+    Name,
+    /// `plan` and `status`: the tenant as a Mermaid flowchart.
+    Mermaid,
+    /// `plan` and `status`: the tenant as a Graphviz digraph (`| dot -Tsvg`).
+    Dot,
+}
+
+/// What a new simulated array starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum SimSeed {
+    /// Nothing but the admins.
+    #[default]
+    Empty,
+    /// A shared production array: the management Portworx's hosts and drives, another
+    /// tenant, foreign pods and hosts, well filled, SafeMode on.
+    Brownfield,
+}
+
+impl SimSeed {
+    /// The mock's seed.
+    pub(crate) fn seed(self) -> flasharray_mock::Seed {
+        match self {
+            SimSeed::Empty => flasharray_mock::Seed::Empty,
+            SimSeed::Brownfield => flasharray_mock::Seed::brownfield(),
+        }
+    }
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// Only when writing to a terminal and `NO_COLOR` is unset.
+    #[default]
+    Auto,
+    /// Always (still never when `NO_COLOR` is set).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Options shared by every command.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct GlobalArgs {
+    /// FlashArray management address (`https://host[:port]` or `host`), or `sim` for an
+    /// embedded simulated array. Default: `PUREFA_URL`, then the pure.json entry.
+    #[arg(long, global = true, value_name = "URL|sim", help_heading = "Array")]
+    pub(crate) array: Option<String>,
+
+    /// File holding the API token (first line). Default: `PUREFA_API`, then pure.json.
+    /// A token is never accepted as an argument value.
+    #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
+    pub(crate) api_token_file: Option<PathBuf>,
+
+    /// A px-pure-secret `pure.json` file to take the address and token from.
+    #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
+    pub(crate) pure_json: Option<PathBuf>,
+
+    /// Which `FlashArrays[]` entry of pure.json to use (its `MgmtEndPoint`), when it
+    /// lists several.
+    #[arg(long, global = true, value_name = "NAME", help_heading = "Array")]
+    pub(crate) array_name: Option<String>,
+
+    /// PEM bundle of certificate authorities to trust for the array's certificate.
+    #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
+    pub(crate) ca_file: Option<PathBuf>,
+
+    /// Do not verify the array's TLS certificate (exposes the token to anyone in the
+    /// middle; prefer --ca-file).
+    #[arg(long, global = true, help_heading = "Array")]
+    pub(crate) insecure: bool,
+
+    /// Retries of one REST call after 429, 503, busy or connection errors.
+    #[arg(
+        long,
+        global = true,
+        value_name = "N",
+        default_value_t = 5,
+        help_heading = "Array"
+    )]
+    pub(crate) retries: u32,
+
+    /// Give up retrying one REST call after this long (e.g. `2m`, `30s`).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "2m",
+          value_parser = humantime::parse_duration, help_heading = "Array")]
+    pub(crate) retry_for: std::time::Duration,
+
+    /// Connect timeout (e.g. `10s`).
+    #[arg(long, global = true, value_name = "DURATION", default_value = "10s",
+          value_parser = humantime::parse_duration, help_heading = "Array")]
+    pub(crate) connect_timeout: std::time::Duration,
+
+    /// With `--array sim`: load the simulated array's state from FILE (JSON) if it
+    /// exists, and save it back when a command changed the array (also on Ctrl-C).
+    #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
+    pub(crate) sim_state: Option<PathBuf>,
+
+    /// With `--array sim`: what a new simulated array starts with (ignored when
+    /// --sim-state loads an existing file).
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "SEED",
+        default_value = "empty",
+        help_heading = "Array"
+    )]
+    pub(crate) sim_seed: SimSeed,
+
+    /// With `--array sim`: delay every call to the embedded array (tests of Ctrl-C).
+    #[arg(long, global = true, hide = true, value_name = "DURATION",
+          value_parser = humantime::parse_duration)]
+    pub(crate) sim_latency: Option<std::time::Duration>,
+
+    /// Output format of results on stdout.
+    #[arg(
+        short,
+        long,
+        global = true,
+        value_enum,
+        default_value_t,
+        help_heading = "Output"
+    )]
+    pub(crate) output: OutputFormat,
+
+    /// Tables without their header line.
+    #[arg(long, global = true, help_heading = "Output")]
+    pub(crate) no_headers: bool,
+
+    /// More log lines on stderr (-v: info, -vv: debug with request ids, -vvv: trace).
+    #[arg(short, long, global = true, action = ArgAction::Count, conflicts_with = "quiet", help_heading = "Output")]
+    pub(crate) verbose: u8,
+
+    /// Only errors on stderr; no progress.
+    #[arg(short, long, global = true, help_heading = "Output")]
+    pub(crate) quiet: bool,
+
+    /// Colours on stdout/stderr. `NO_COLOR` always wins.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t,
+        value_name = "WHEN",
+        help_heading = "Output"
+    )]
+    pub(crate) color: ColorChoice,
+
+    /// Answer yes to confirmations; required for destructive commands when stdin is not
+    /// a terminal.
+    #[arg(short = 'y', long, global = true)]
+    pub(crate) yes: bool,
+}

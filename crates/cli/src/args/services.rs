@@ -1,0 +1,76 @@
+//! The long-running commands: the HTTPS simulator and the TenantStorage controller.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::global::SimSeed;
+
+/// `sim` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SimCmd {
+    /// Serve a simulated FlashArray over HTTPS until Ctrl-C or SIGTERM.
+    Serve(SimServeArgs),
+}
+
+/// `sim serve`. The token file is the global `--api-token-file` (required here): read
+/// if it exists, else a new token is generated and written with mode 0600.
+#[derive(Debug, Args)]
+pub(crate) struct SimServeArgs {
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8443")]
+    pub(crate) listen: std::net::SocketAddr,
+    /// Load state from FILE if it exists; save it there on shutdown.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) state: Option<PathBuf>,
+    /// Write the simulator's self-signed certificate (PEM) to FILE, for --ca-file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) cert_out: Option<PathBuf>,
+    /// Latency added to every call, e.g. `20ms`.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub(crate) latency: Option<std::time::Duration>,
+    /// Faults to inject (see docs/cli.md).
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) faults: Option<String>,
+    /// Create N volumes at start.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed_volumes: Option<usize>,
+    /// What the array starts with (ignored when --state loads an existing file).
+    #[arg(long, value_enum, value_name = "SEED", default_value = "empty")]
+    pub(crate) seed: SimSeed,
+}
+
+/// `controller` subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum ControllerCmd {
+    /// Reconcile TenantStorage objects until Ctrl-C or SIGTERM. Array credentials
+    /// come from the Secret each object names (spec.credentialsSecret), never from
+    /// flags or the environment.
+    Run(ControllerRunArgs),
+}
+
+/// `controller run`.
+#[derive(Debug, Args)]
+pub(crate) struct ControllerRunArgs {
+    /// Kubeconfig of the management cluster; default: in-cluster, then $KUBECONFIG.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// Context in the kubeconfig.
+    #[arg(long)]
+    pub(crate) context: Option<String>,
+    /// Watch only this namespace (default: all).
+    #[arg(long)]
+    pub(crate) namespace: Option<String>,
+    /// Most TenantStorage objects reconciled at once.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) concurrency: u16,
+    /// Most tenants working on one array at once (they share its session).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) per_array: u16,
+    /// How often a converged object is checked for drift.
+    #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
+    pub(crate) drift_interval: std::time::Duration,
+    /// How long one reconcile waits for cluster objects to become ready.
+    #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
+    pub(crate) wait_timeout: std::time::Duration,
+}
