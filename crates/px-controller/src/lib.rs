@@ -3,21 +3,38 @@
 //! applies the CLI uses.
 //!
 //! Modules, each depending only on those above it: [`error`], [`status`] (typed
-//! conditions), [`policy`] (`spec.apply`), [`arrays`] (one shared client per array),
-//! [`finalizer`] (delete policy), [`reconcile`] (one object), [`controller`]
-//! (kube-runtime wiring, concurrency, backoff). Nothing here prints or reads the
+//! conditions), [`metrics`] (Prometheus counters), [`health`] (probe state),
+//! [`logging`] (JSON log lines), [`policy`] (`spec.apply`), [`metered`] (array calls
+//! counted), [`arrays`] (one shared client per array), [`events`] (Kubernetes
+//! Events), [`hosted`] (the tenant cluster's kubeconfig), [`finalizer`] (delete
+//! policy), [`reconcile`] (one object), [`leader`] (the Lease), [`controller`]
+//! (kube-runtime wiring, concurrency, backoff, leader election), [`endpoints`]
+//! (`/healthz`, `/readyz`, `/metrics`). Nothing here prints or reads the
 //! environment.
 
 pub mod arrays;
 pub mod controller;
+pub mod endpoints;
 pub mod error;
+pub mod events;
 pub mod finalizer;
+pub mod health;
+pub mod hosted;
+pub mod leader;
+pub mod logging;
+pub mod metered;
+pub mod metrics;
 pub mod policy;
 pub mod reconcile;
 pub mod status;
 
 pub use arrays::{ArrayPool, Connector, Credentials, RestConnector};
 pub use controller::{Backoff, Options, run};
+pub use endpoints::Endpoints;
 pub use error::{Error, Reason};
+pub use health::{Health, Role};
+pub use leader::LeaseConfig;
+pub use logging::JsonLines;
+pub use metrics::Metrics;
 pub use reconcile::{Context, Outcome, reconcile};
 pub use status::{Condition, ConditionStatus, ConditionType, TenantStatus};

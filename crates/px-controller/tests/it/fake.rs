@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::DynamicObject;
 use px_controller::arrays::{ArrayPool, Connector, Credentials};
 use px_controller::reconcile::{Context, Outcome, reconcile};
-use px_controller::{Error, TenantStatus};
+use px_controller::{Error, Metrics, TenantStatus};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, Respond, ResponseTemplate};
@@ -291,12 +291,14 @@ impl World {
             array: array.clone(),
             built: built.clone(),
         };
-        let ctx = Arc::new(Context {
-            client: fake.client().await,
-            arrays: ArrayPool::new(Box::new(connector), 4),
-            wait: support::fast_wait(2_000),
-            drift_interval: Duration::from_secs(60),
-        });
+        let ctx = px_controller::reconcile::context(
+            fake.client().await,
+            ArrayPool::new(Box::new(connector), 4, Arc::new(Metrics::new())),
+            support::fast_wait(2_000),
+            Duration::from_secs(60),
+            "test-replica",
+            Duration::from_secs(15),
+        );
         World {
             fake,
             store,
