@@ -190,7 +190,14 @@ async fn elect(
         if stopping(&stop) {
             return;
         }
-        match elector.try_acquire_or_renew().await {
+        let attempt = tokio::time::timeout(
+            elector.config().renew_deadline,
+            elector.try_acquire_or_renew(),
+        )
+        .await
+        .map_err(|_| "timed out".to_string())
+        .and_then(|r| r.map_err(|e| e.to_string()));
+        match attempt {
             Ok(Attempt::Leading) => {
                 ctx.health.lease_read();
                 if lead(ctx, opts, elector, &mut stop).await {
@@ -206,7 +213,7 @@ async fn elect(
             }
             Err(e) => {
                 ctx.health.tick();
-                tracing::warn!(error = %e, "cannot read the leader Lease");
+                tracing::warn!(error = e, "cannot read the leader Lease");
             }
         }
         tokio::select! {
@@ -229,13 +236,17 @@ async fn lead(
     ctx.health.set_role(Role::Leader);
     ctx.metrics.set_leader(true);
     let (graceful_tx, graceful) = tokio::sync::oneshot::channel::<()>();
-    let mut controller = tokio::spawn(watch_and_reconcile(ctx.clone(), opts.clone(), async {
-        let _ = graceful.await;
-    }));
+    let mut controller = AbortOnDrop(tokio::spawn(watch_and_reconcile(
+        ctx.clone(),
+        opts.clone(),
+        async {
+            let _ = graceful.await;
+        },
+    )));
     let mut renewed = Instant::now();
     let lost = |ctx: &Context, why: &str| {
-        ctx.health.set_role(Role::Standby);
         ctx.metrics.set_leader(false);
+        ctx.health.set_role(Role::Standby);
         tracing::warn!(why, "leadership lost: reconciling stopped");
     };
     loop {
@@ -244,18 +255,18 @@ async fn lead(
                 let _ = graceful_tx.send(());
                 // Finish in-flight reconciles, but never past the point where the
                 // Lease could expire under them.
-                if tokio::time::timeout(cfg.renew_deadline, &mut controller).await.is_err() {
+                if tokio::time::timeout(cfg.renew_deadline, &mut controller.0).await.is_err() {
                     controller.abort();
                 }
-                ctx.health.set_role(Role::Standby);
                 ctx.metrics.set_leader(false);
+                ctx.health.set_role(Role::Standby);
                 if let Err(e) = elector.release().await {
                     tracing::warn!(error = %e, "cannot release the leader Lease; it expires on its own");
                 }
                 tracing::info!("shut down: leader Lease released");
                 return true;
             }
-            _ = &mut controller => {
+            _ = &mut controller.0 => {
                 // The controller ended on its own (its watch stream failed for good):
                 // give the Lease to a healthier replica.
                 lost(ctx, "the controller stopped");
@@ -263,7 +274,14 @@ async fn lead(
                 return false;
             }
             _ = tokio::time::sleep(cfg.retry_period) => {
-                match elector.try_acquire_or_renew().await {
+                // A renewal may not outlast the deadline (the client retries 5xx
+                // and slow connections on its own).
+                let budget = cfg.renew_deadline.saturating_sub(renewed.elapsed());
+                let attempt = tokio::time::timeout(budget, elector.try_acquire_or_renew())
+                    .await
+                    .map_err(|_| "timed out".to_string())
+                    .and_then(|r| r.map_err(|e| e.to_string()));
+                match attempt {
                     Ok(Attempt::Leading) => {
                         renewed = Instant::now();
                         ctx.health.lease_read();
@@ -274,7 +292,7 @@ async fn lead(
                         return false;
                     }
                     Err(e) => {
-                        tracing::warn!(error = %e, "cannot renew the leader Lease");
+                        tracing::warn!(error = e, "cannot renew the leader Lease");
                         if renewed.elapsed() >= cfg.renew_deadline {
                             controller.abort();
                             lost(ctx, "the Lease was not renewed within the deadline");
@@ -284,6 +302,22 @@ async fn lead(
                 }
             }
         }
+    }
+}
+
+/// The controller task, aborted when leading ends in any way (also when the
+/// election future itself is dropped): nothing reconciles without the Lease.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl AbortOnDrop {
+    fn abort(&self) {
+        self.0.abort();
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -307,9 +341,18 @@ async fn watch_and_reconcile(
     });
     let controller = Controller::new_with(api, watcher::Config::default(), ar);
     let store = controller.store();
+    // kube-runtime's store readiness wakes only its latest waiter (the controller's
+    // own runner), so look again every 100 ms instead of waiting once.
     let synced = tokio::spawn(async move {
-        if store.wait_until_ready().await.is_ok() {
-            health.set_synced();
+        loop {
+            match tokio::time::timeout(Duration::from_millis(100), store.wait_until_ready()).await {
+                Ok(Ok(())) => {
+                    health.set_synced();
+                    return;
+                }
+                Ok(Err(_)) => return,
+                Err(_) => {}
+            }
         }
     });
     controller

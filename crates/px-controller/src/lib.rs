@@ -7,10 +7,10 @@
 //! [`logging`] (JSON log lines), [`policy`] (`spec.apply`), [`metered`] (array calls
 //! counted), [`arrays`] (one shared client per array), [`events`] (Kubernetes
 //! Events), [`hosted`] (the tenant cluster's kubeconfig), [`finalizer`] (delete
-//! policy), [`reconcile`] (one object), [`leader`] (the Lease), [`controller`]
-//! (kube-runtime wiring, concurrency, backoff, leader election), [`endpoints`]
-//! (`/healthz`, `/readyz`, `/metrics`). Nothing here prints or reads the
-//! environment.
+//! policy), `report` (status and Events of one reconcile), [`reconcile`] (one
+//! object), [`leader`] (the Lease), [`controller`] (kube-runtime wiring,
+//! concurrency, backoff, leader election), [`endpoints`] (`/healthz`, `/readyz`,
+//! `/metrics`). Nothing here prints or reads the environment.
 
 pub mod arrays;
 pub mod controller;
@@ -26,6 +26,7 @@ pub mod metered;
 pub mod metrics;
 pub mod policy;
 pub mod reconcile;
+mod report;
 pub mod status;
 
 pub use arrays::{ArrayPool, Connector, Credentials, RestConnector};

@@ -201,7 +201,7 @@ impl Metrics {
             &mut out,
             "pxfa_controller_leader",
             "gauge",
-            "1 while this replica holds the leader Lease.",
+            "Whether this replica holds the leader Lease (1) or not (0).",
         );
         let _ = writeln!(
             out,
@@ -248,7 +248,7 @@ mod tests {
         assert!(text.contains("pxfa_controller_reconcile_duration_seconds_bucket{le=\"+Inf\"} 2"));
         assert!(text.contains("pxfa_controller_reconcile_duration_seconds_count 2"));
         assert!(text.contains("pxfa_controller_array_calls_total{array=\"fa1\",outcome=\"ok\"} 2"));
-        assert!(text.contains("pxfa_controller_leader 1"));
+        assert!(text.lines().any(|l| l == "pxfa_controller_leader 1"));
         assert_eq!(m.array_calls("fa1", None), 3);
         assert_eq!(escape("a\"b\\c"), "a\\\"b\\\\c");
     }

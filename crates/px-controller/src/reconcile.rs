@@ -33,6 +33,7 @@ use crate::health::Health;
 use crate::hosted::tenant_cluster;
 use crate::metrics::Metrics;
 use crate::policy::{self, Decision};
+use crate::report::{announce_transitions, write_status};
 use crate::status::{ConditionType as C, PlanSummary, TenantStatus, now};
 
 /// What a reconcile needs besides the object.
@@ -140,7 +141,7 @@ pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Er
                 &stamp,
             );
             write_status(&api, obj, &status).await?;
-            announce_transitions(ctx, obj, &status).await;
+            announce_transitions(&ctx.events, obj, &status).await;
             return Ok(Outcome::Waiting("SpecInvalid"));
         }
     };
@@ -183,49 +184,8 @@ pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Er
         }
     }
     write_status(&api, obj, &status).await?;
-    announce_transitions(ctx, obj, &status).await;
+    announce_transitions(&ctx.events, obj, &status).await;
     result
-}
-
-/// Events for the conditions that changed in this reconcile: converged, degraded
-/// (or degraded for a new reason), spec invalid, waiting for approval.
-async fn announce_transitions(ctx: &Context, obj: &DynamicObject, after: &TenantStatus) {
-    let before = TenantStatus::from_object(&obj.data);
-    // `t` is now `to`, and was not, or was for another reason.
-    let turned = |t: C, to: bool| match (before.get(t), after.get(t)) {
-        (_, None) => false,
-        (None, Some(now)) => now.status == to.into(),
-        (Some(was), Some(now)) => {
-            now.status == to.into() && (was.status != now.status || was.reason != now.reason)
-        }
-    };
-    let message = |t: C| after.get(t).map(|c| c.message.clone()).unwrap_or_default();
-    let reason = |t: C| after.get(t).map(|c| c.reason.clone()).unwrap_or_default();
-    if turned(C::Ready, true) {
-        ctx.events
-            .normal(obj, "Reconcile", "Converged", &message(C::Ready))
-            .await;
-    }
-    if turned(C::Degraded, true) {
-        ctx.events
-            .warning(
-                obj,
-                "Reconcile",
-                &reason(C::Degraded),
-                &message(C::Degraded),
-            )
-            .await;
-    }
-    if turned(C::Valid, false) {
-        ctx.events
-            .warning(obj, "Validate", "SpecInvalid", &message(C::Valid))
-            .await;
-    }
-    if turned(C::ArrayReady, false) && reason(C::ArrayReady) == "ApprovalPending" {
-        ctx.events
-            .normal(obj, "Plan", "ApprovalPending", &message(C::ArrayReady))
-            .await;
-    }
 }
 
 async fn converge_tenant(
@@ -598,7 +558,7 @@ async fn delete(
                 stamp,
             );
             write_status(api, obj, status).await?;
-            announce_transitions(ctx, obj, status).await;
+            announce_transitions(&ctx.events, obj, status).await;
             return Ok(Outcome::Waiting("SpecInvalid"));
         }
     };
@@ -655,7 +615,7 @@ async fn delete(
                 stamp,
             );
             write_status(api, obj, status).await?;
-            announce_transitions(ctx, obj, status).await;
+            announce_transitions(&ctx.events, obj, status).await;
             return Err(e);
         }
     }
@@ -738,38 +698,6 @@ async fn consume_approval(api: &Api<DynamicObject>, obj: &DynamicObject) -> Resu
         Error::new(
             Reason::ClusterApplyFailed,
             format!("cannot remove {APPROVE_ANNOTATION}: {e}"),
-        )
-    })
-}
-
-async fn write_status(
-    api: &Api<DynamicObject>,
-    obj: &DynamicObject,
-    status: &TenantStatus,
-) -> Result<(), Error> {
-    // A merge patch merges maps: kinds no longer counted are removed explicitly.
-    let mut value = serde_json::to_value(status)
-        .map_err(|e| Error::new(Reason::Internal, format!("cannot encode status: {e}")))?;
-    if let Some(old) = obj.data["status"]["arrayObjects"].as_object() {
-        for kind in old
-            .keys()
-            .filter(|k| !status.array_objects.contains_key(*k))
-        {
-            value["arrayObjects"][kind] = Value::Null;
-        }
-    }
-    let patch = json!({ "status": value });
-    api.patch_status(
-        &obj.name_any(),
-        &PatchParams::default(),
-        &Patch::Merge(&patch),
-    )
-    .await
-    .map(|_| ())
-    .map_err(|e| {
-        Error::new(
-            Reason::ClusterApplyFailed,
-            format!("cannot write status: {e}"),
         )
     })
 }

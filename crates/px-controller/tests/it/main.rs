@@ -7,5 +7,8 @@
 #[allow(dead_code)]
 mod support;
 
+mod election;
 mod fake;
+mod lease;
+mod observability;
 mod reconcile;
