@@ -7,6 +7,7 @@
 #[allow(dead_code)]
 mod support;
 
+mod deploy;
 mod election;
 mod fake;
 mod lease;
