@@ -9,6 +9,7 @@
 mod harness;
 
 mod destroy_preview;
+mod controller;
 mod embedded;
 mod errors;
 mod input_safety;

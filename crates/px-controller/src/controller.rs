@@ -160,6 +160,14 @@ pub async fn run(
     let Some(lease) = opts.leader.clone() else {
         ctx.health.set_role(Role::Leader);
         ctx.metrics.set_leader(true);
+        // No election loop to show progress: a ticker on the same runtime does.
+        let health = ctx.health.clone();
+        let _ticker = AbortOnDrop(tokio::spawn(async move {
+            loop {
+                health.tick();
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            }
+        }));
         watch_and_reconcile(ctx, opts, shutdown).await;
         return;
     };
