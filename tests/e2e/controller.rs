@@ -22,14 +22,30 @@ fn bad_lease_timings_exit_2_before_connecting() {
         .args(["--lease-duration", "10s", "--renew-deadline", "10s"])
         .assert()
         .code(2)
-        .stderr(contains("renew deadline must be shorter than the lease duration"));
+        .stderr(contains(
+            "renew deadline must be shorter than the lease duration",
+        ));
     pxfa()
-        .args(["controller", "run", "--kubeconfig", k, "--retry-period", "12s"])
+        .args([
+            "controller",
+            "run",
+            "--kubeconfig",
+            k,
+            "--retry-period",
+            "12s",
+        ])
         .assert()
         .code(2)
         .stderr(contains("retry period"));
     pxfa()
-        .args(["controller", "run", "--kubeconfig", k, "--log-format", "xml"])
+        .args([
+            "controller",
+            "run",
+            "--kubeconfig",
+            k,
+            "--log-format",
+            "xml",
+        ])
         .assert()
         .code(2);
 }
