@@ -8,8 +8,8 @@
 
 mod harness;
 
-mod destroy_preview;
 mod controller;
+mod destroy_preview;
 mod embedded;
 mod errors;
 mod input_safety;
