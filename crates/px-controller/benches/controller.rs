@@ -460,12 +460,11 @@ async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration
             " [INCOMPLETE: see above]"
         }
     );
-    for line in metrics
-        .render()
-        .lines()
-        .filter(|l| l.starts_with("pxfa_controller_reconcile_errors_total{"))
-    {
-        println!("  failed: {line}");
+    for line in metrics.render().lines().filter(|l| {
+        l.starts_with("pxfa_controller_reconcile_errors_total{")
+            || l.starts_with("pxfa_controller_reconciles_total{")
+    }) {
+        println!("  {line}");
     }
     for a in &fleet {
         let stats = a.sim.stats();
