@@ -8,6 +8,7 @@
 
 mod harness;
 
+mod controller;
 mod destroy_preview;
 mod dynamic;
 mod embedded;

@@ -20,7 +20,7 @@ pub(crate) use resource::{
     ArrayCmd, ConnectionCmd, DestroyedArgs, HostCmd, HostGroupCmd, InitiatorArgs, ListArgs, PodCmd,
     ResourceCmd, TagArgs, TargetArgs, TokenCmd, VolumeCmd,
 };
-pub(crate) use services::{ControllerCmd, ControllerRunArgs, SimCmd, SimServeArgs};
+pub(crate) use services::{ControllerCmd, ControllerRunArgs, LogFormat, SimCmd, SimServeArgs};
 pub(crate) use tenant::{
     ApplyArgs, DemoArgs, DestroyArgs, KubeArgs, LintArgs, PlanArgs, RenderArgs, SizeArgs,
     StatusArgs, TokenRotateArgs,

@@ -44,7 +44,11 @@ fn main() -> ExitCode {
         }
     };
     let printer = Printer::from_args(&cli.global);
-    init_tracing(&cli.global, printer.color_err);
+    let json_logs = matches!(
+        &cli.command,
+        args::Command::Controller(args::ControllerCmd::Run(a)) if a.log_format == args::LogFormat::Json
+    );
+    init_tracing(&cli.global, printer.color_err, json_logs);
 
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -73,7 +77,7 @@ fn main() -> ExitCode {
 /// request ids, `-vvv` everything pxfa's crates trace. HTTP and TLS libraries stay at
 /// `warn` whatever the verbosity: their debug output could include headers, and the
 /// `api-token` and `x-auth-token` headers are secrets.
-fn init_tracing(global: &args::GlobalArgs, color: bool) {
+fn init_tracing(global: &args::GlobalArgs, color: bool, json: bool) {
     let ours = match (global.quiet, global.verbose) {
         (true, _) => "error",
         (false, 0) => "warn",
@@ -82,15 +86,21 @@ fn init_tracing(global: &args::GlobalArgs, color: bool) {
         (false, _) => "trace",
     };
     let filter = format!(
-        "warn,pxfa={ours},flasharray={ours},flasharray_mock={ours},px_topology={ours},px_cluster={ours}"
+        "warn,pxfa={ours},flasharray={ours},flasharray_mock={ours},px_topology={ours},px_cluster={ours},px_controller={ours}"
     );
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(color)
-        .with_target(global.verbose >= 2)
-        .without_time()
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = if json {
+        // `controller run --log-format json`: px-controller's JSON lines.
+        builder.event_format(px_controller::JsonLines).try_init()
+    } else {
+        builder
+            .with_ansi(color)
+            .with_target(global.verbose >= 2)
+            .without_time()
+            .try_init()
+    };
 }

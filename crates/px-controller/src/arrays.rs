@@ -21,6 +21,8 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::{Error, Reason};
+use crate::metered::Metered;
+use crate::metrics::Metrics;
 
 /// What an array client is built from.
 #[derive(Clone)]
@@ -89,17 +91,24 @@ pub struct ArrayPool {
     connector: Box<dyn Connector>,
     per_array: usize,
     entries: Mutex<HashMap<u64, Entry>>,
+    metrics: Arc<Metrics>,
 }
 
 impl ArrayPool {
     /// A pool building clients with `connector`, letting at most `per_array` tenants
-    /// use one array at a time.
-    pub fn new(connector: Box<dyn Connector>, per_array: usize) -> Self {
+    /// use one array at a time; every client's calls are counted in `metrics`.
+    pub fn new(connector: Box<dyn Connector>, per_array: usize, metrics: Arc<Metrics>) -> Self {
         ArrayPool {
             connector,
             per_array: per_array.max(1),
             entries: Mutex::new(HashMap::new()),
+            metrics,
         }
+    }
+
+    /// The metrics the pool's clients count into.
+    pub fn metrics(&self) -> Arc<Metrics> {
+        self.metrics.clone()
     }
 
     /// Number of distinct arrays (endpoint + credential) with a client.
@@ -123,7 +132,11 @@ impl ArrayPool {
             if let Some(e) = entries.get(&key) {
                 (e.array.clone(), e.permits.clone())
             } else {
-                let array = self.connector.connect(creds)?;
+                let array: Arc<dyn FlashArray> = Arc::new(Metered::new(
+                    self.connector.connect(creds)?,
+                    &creds.endpoint,
+                    self.metrics.clone(),
+                ));
                 let permits = Arc::new(Semaphore::new(self.per_array));
                 entries.insert(
                     key,

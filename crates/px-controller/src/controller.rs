@@ -1,6 +1,12 @@
 //! The kube-runtime wiring: watch every TenantStorage, reconcile with bounded
 //! concurrency (one object is never reconciled twice at once), requeue converged
 //! objects for the drift check and failed ones with exponential backoff.
+//!
+//! With a [`LeaseConfig`] the controller runs only while this replica holds the
+//! Lease ([`crate::leader`]): it starts on acquiring, is aborted the moment the
+//! Lease is lost or cannot be renewed within the deadline (an aborted reconcile is
+//! like a crash: the next leader re-plans from what the array holds), and releases
+//! the Lease on shutdown so a standby takes over at once.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -12,8 +18,11 @@ use kube::api::DynamicObject;
 use kube::runtime::controller::{Action, Config as ControllerConfig, Controller};
 use kube::runtime::watcher;
 use kube::{Api, ResourceExt};
+use tokio::sync::watch;
 
 use crate::error::Error;
+use crate::health::Role;
+use crate::leader::{Attempt, Elector, LeaseConfig};
 use crate::reconcile::{self, Context, Outcome, tenant_storage_resource};
 
 /// Exponential backoff of failed reconciles, per object.
@@ -53,6 +62,8 @@ pub struct Options {
     pub in_progress_interval: Duration,
     /// Restrict to one namespace (`None`: all namespaces).
     pub namespace: Option<String>,
+    /// Leader election (`None`: this is the only replica and always reconciles).
+    pub leader: Option<LeaseConfig>,
 }
 
 impl Default for Options {
@@ -62,6 +73,7 @@ impl Default for Options {
             backoff: Backoff::default(),
             in_progress_interval: Duration::from_secs(15),
             namespace: None,
+            leader: None,
         }
     }
 }
@@ -88,21 +100,40 @@ pub fn action_for(outcome: &Outcome, ctx: &Context, opts: &Options) -> Action {
     }
 }
 
+fn outcome_label(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Converged => "converged",
+        Outcome::Waiting(_) => "waiting",
+        Outcome::InProgress => "in_progress",
+        Outcome::Deleted => "deleted",
+    }
+}
+
 async fn reconcile_one(obj: Arc<DynamicObject>, state: Arc<State>) -> Result<Action, Error> {
+    // Belt and braces: the controller is aborted when the Lease is lost, and a
+    // reconcile that starts in between does nothing.
+    if !state.ctx.health.is_leading() {
+        return Ok(Action::await_change());
+    }
     let started = Instant::now();
     let result = reconcile::reconcile(&obj, &state.ctx).await;
-    let elapsed_ms = started.elapsed().as_millis() as u64;
+    let took = started.elapsed();
+    let elapsed_ms = took.as_millis() as u64;
     match &result {
         Ok(outcome) => {
             if let Ok(mut f) = state.failures.lock() {
                 f.remove(&key(&obj));
             }
+            state.ctx.metrics.reconciled(outcome_label(outcome), took);
             tracing::info!(object = %key(&obj), ?outcome, elapsed_ms, "reconciled");
         }
         Err(e) => {
+            state.ctx.metrics.reconciled("error", took);
+            state.ctx.metrics.error(e.reason.as_str());
             tracing::warn!(object = %key(&obj), reason = e.reason.as_str(), error = %e.message, elapsed_ms, "reconcile failed")
         }
     }
+    state.ctx.health.tick();
     result.map(|o| action_for(&o, &state.ctx, &state.opts))
 }
 
@@ -119,8 +150,187 @@ fn error_policy(obj: Arc<DynamicObject>, _e: &Error, state: Arc<State>) -> Actio
     Action::requeue(state.opts.backoff.delay(n))
 }
 
-/// Runs the controller until `shutdown` completes.
+/// Runs the controller until `shutdown` completes: at once without election, else
+/// whenever this replica leads.
 pub async fn run(
+    ctx: Arc<Context>,
+    opts: Options,
+    shutdown: impl Future<Output = ()> + Send + Sync + 'static,
+) {
+    let Some(lease) = opts.leader.clone() else {
+        ctx.health.set_role(Role::Leader);
+        ctx.metrics.set_leader(true);
+        // No election loop to show progress: a ticker on the same runtime does.
+        let health = ctx.health.clone();
+        let _ticker = AbortOnDrop(tokio::spawn(async move {
+            loop {
+                health.tick();
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            }
+        }));
+        watch_and_reconcile(ctx, opts, shutdown).await;
+        return;
+    };
+    let (stop_tx, stop) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+    let mut elector = Elector::new(ctx.client.clone(), lease);
+    elect(&ctx, &opts, &mut elector, stop).await;
+}
+
+/// Whether the shutdown signal fired (or its sender is gone).
+fn stopping(stop: &watch::Receiver<bool>) -> bool {
+    *stop.borrow() || stop.has_changed().is_err()
+}
+
+/// Stand by until the Lease is acquired, lead until it is lost, and again, until
+/// shutdown.
+async fn elect(
+    ctx: &Arc<Context>,
+    opts: &Options,
+    elector: &mut Elector,
+    mut stop: watch::Receiver<bool>,
+) {
+    let retry = elector.config().retry_period;
+    loop {
+        if stopping(&stop) {
+            return;
+        }
+        let attempt = tokio::time::timeout(
+            elector.config().renew_deadline,
+            elector.try_acquire_or_renew(),
+        )
+        .await
+        .map_err(|_| "timed out".to_string())
+        .and_then(|r| r.map_err(|e| e.to_string()));
+        match attempt {
+            Ok(Attempt::Leading) => {
+                ctx.health.lease_read();
+                if lead(ctx, opts, elector, &mut stop).await {
+                    return;
+                }
+            }
+            Ok(Attempt::Standby(holder)) => {
+                ctx.health.lease_read();
+                if ctx.health.role() != Role::Standby {
+                    tracing::info!(leader = %holder, "standing by: another replica leads");
+                    ctx.health.set_role(Role::Standby);
+                }
+            }
+            Err(e) => {
+                ctx.health.tick();
+                tracing::warn!(error = e, "cannot read the leader Lease");
+            }
+        }
+        tokio::select! {
+            _ = stop.changed() => {}
+            _ = tokio::time::sleep(retry) => {}
+        }
+    }
+}
+
+/// Leads: runs the controller and renews the Lease. Returns `true` on shutdown
+/// (Lease released), `false` when leadership was lost (controller aborted).
+async fn lead(
+    ctx: &Arc<Context>,
+    opts: &Options,
+    elector: &mut Elector,
+    stop: &mut watch::Receiver<bool>,
+) -> bool {
+    let cfg = elector.config().clone();
+    tracing::info!(identity = %cfg.identity, lease = %cfg.name, "leading: reconciling starts");
+    ctx.health.set_role(Role::Leader);
+    ctx.metrics.set_leader(true);
+    let (graceful_tx, graceful) = tokio::sync::oneshot::channel::<()>();
+    let mut controller = AbortOnDrop(tokio::spawn(watch_and_reconcile(
+        ctx.clone(),
+        opts.clone(),
+        async {
+            let _ = graceful.await;
+        },
+    )));
+    let mut renewed = Instant::now();
+    let lost = |ctx: &Context, why: &str| {
+        ctx.metrics.set_leader(false);
+        ctx.health.set_role(Role::Standby);
+        tracing::warn!(why, "leadership lost: reconciling stopped");
+    };
+    loop {
+        tokio::select! {
+            _ = stop.changed() => {
+                let _ = graceful_tx.send(());
+                // Finish in-flight reconciles, but never past the point where the
+                // Lease could expire under them.
+                if tokio::time::timeout(cfg.renew_deadline, &mut controller.0).await.is_err() {
+                    controller.abort();
+                }
+                ctx.metrics.set_leader(false);
+                ctx.health.set_role(Role::Standby);
+                if let Err(e) = elector.release().await {
+                    tracing::warn!(error = %e, "cannot release the leader Lease; it expires on its own");
+                }
+                tracing::info!("shut down: leader Lease released");
+                return true;
+            }
+            _ = &mut controller.0 => {
+                // The controller ended on its own (its watch stream failed for good):
+                // give the Lease to a healthier replica.
+                lost(ctx, "the controller stopped");
+                let _ = elector.release().await;
+                return false;
+            }
+            _ = tokio::time::sleep(cfg.retry_period) => {
+                // A renewal may not outlast the deadline (the client retries 5xx
+                // and slow connections on its own).
+                let budget = cfg.renew_deadline.saturating_sub(renewed.elapsed());
+                let attempt = tokio::time::timeout(budget, elector.try_acquire_or_renew())
+                    .await
+                    .map_err(|_| "timed out".to_string())
+                    .and_then(|r| r.map_err(|e| e.to_string()));
+                match attempt {
+                    Ok(Attempt::Leading) => {
+                        renewed = Instant::now();
+                        ctx.health.lease_read();
+                    }
+                    Ok(Attempt::Standby(holder)) => {
+                        controller.abort();
+                        lost(ctx, &format!("the Lease is held by {holder}"));
+                        return false;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = e, "cannot renew the leader Lease");
+                        if renewed.elapsed() >= cfg.renew_deadline {
+                            controller.abort();
+                            lost(ctx, "the Lease was not renewed within the deadline");
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The controller task, aborted when leading ends in any way (also when the
+/// election future itself is dropped): nothing reconciles without the Lease.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl AbortOnDrop {
+    fn abort(&self) {
+        self.0.abort();
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The kube-runtime controller itself, until `shutdown`.
+async fn watch_and_reconcile(
     ctx: Arc<Context>,
     opts: Options,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
@@ -131,12 +341,29 @@ pub async fn run(
         None => Api::all_with(ctx.client.clone(), &ar),
     };
     let config = ControllerConfig::default().concurrency(opts.concurrency.max(1));
+    let health = ctx.health.clone();
     let state = Arc::new(State {
         ctx,
         opts,
         failures: Mutex::new(HashMap::new()),
     });
-    Controller::new_with(api, watcher::Config::default(), ar)
+    let controller = Controller::new_with(api, watcher::Config::default(), ar);
+    let store = controller.store();
+    // kube-runtime's store readiness wakes only its latest waiter (the controller's
+    // own runner), so look again every 100 ms instead of waiting once.
+    let synced = tokio::spawn(async move {
+        loop {
+            match tokio::time::timeout(Duration::from_millis(100), store.wait_until_ready()).await {
+                Ok(Ok(())) => {
+                    health.set_synced();
+                    return;
+                }
+                Ok(Err(_)) => return,
+                Err(_) => {}
+            }
+        }
+    });
+    controller
         .with_config(config)
         .graceful_shutdown_on(shutdown)
         .run(reconcile_one, error_policy, state)
@@ -146,6 +373,7 @@ pub async fn run(
             }
         })
         .await;
+    synced.abort();
 }
 
 /// A client for the management cluster: the kubeconfig at `path` (and `context`),

@@ -3,10 +3,14 @@
 //! applies the CLI uses.
 //!
 //! Modules, each depending only on those above it: [`error`], [`status`] (typed
-//! conditions), [`policy`] (`spec.apply`), [`arrays`] (one shared client per array),
-//! [`finalizer`] (delete policy), [`reconcile`] (one object), [`controller`]
-//! (kube-runtime wiring, concurrency, backoff). Nothing here prints or reads the
-//! environment.
+//! conditions), [`metrics`] (Prometheus counters), [`health`] (probe state),
+//! [`logging`] (JSON log lines), [`policy`] (`spec.apply`), [`metered`] (array calls
+//! counted), [`arrays`] (one shared client per array), [`events`] (Kubernetes
+//! Events), [`hosted`] (the tenant cluster's kubeconfig), [`finalizer`] (delete
+//! policy), `report` (status and Events of one reconcile), [`reconcile`] (one
+//! object), [`leader`] (the Lease), [`controller`] (kube-runtime wiring,
+//! concurrency, backoff, leader election), [`endpoints`] (`/healthz`, `/readyz`,
+//! `/metrics`). Nothing here prints or reads the environment.
 
 /// The crate README's examples, compiled as doc tests so that they cannot rot.
 #[cfg(doctest)]
@@ -15,14 +19,28 @@ struct ReadmeDoctests;
 
 pub mod arrays;
 pub mod controller;
+pub mod endpoints;
 pub mod error;
+pub mod events;
 pub mod finalizer;
+pub mod health;
+pub mod hosted;
+pub mod leader;
+pub mod logging;
+pub mod metered;
+pub mod metrics;
 pub mod policy;
 pub mod reconcile;
+mod report;
 pub mod status;
 
 pub use arrays::{ArrayPool, Connector, Credentials, RestConnector};
 pub use controller::{Backoff, Options, run};
+pub use endpoints::Endpoints;
 pub use error::{Error, Reason};
+pub use health::{Health, Role};
+pub use leader::LeaseConfig;
+pub use logging::JsonLines;
+pub use metrics::Metrics;
 pub use reconcile::{Context, Outcome, reconcile};
 pub use status::{Condition, ConditionStatus, ConditionType, TenantStatus};

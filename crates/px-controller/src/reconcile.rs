@@ -13,7 +13,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use k8s_openapi::api::core::v1::Secret;
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use px_cluster::{ApplyOptions as ClusterApplyOptions, WaitOptions, apply_manifests};
@@ -28,8 +27,13 @@ use serde_json::{Value, json};
 
 use crate::arrays::{ArrayPool, read_credentials};
 use crate::error::{Error, Reason, with_request_id};
+use crate::events::Events;
 use crate::finalizer::{self, Deleted, FINALIZER};
+use crate::health::Health;
+use crate::hosted::tenant_cluster;
+use crate::metrics::Metrics;
 use crate::policy::{self, Decision};
+use crate::report::{announce_transitions, write_status};
 use crate::status::{ConditionType as C, PlanSummary, TenantStatus, now};
 
 /// What a reconcile needs besides the object.
@@ -42,6 +46,12 @@ pub struct Context {
     pub wait: WaitOptions,
     /// How often a converged object is checked for drift.
     pub drift_interval: Duration,
+    /// Events on the objects.
+    pub events: Events,
+    /// Counters for `/metrics`.
+    pub metrics: Arc<Metrics>,
+    /// Probe state; reconciles run only while it says this replica leads.
+    pub health: Arc<Health>,
 }
 
 /// What the reconcile ended with; the controller turns it into a requeue.
@@ -131,6 +141,7 @@ pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Er
                 &stamp,
             );
             write_status(&api, obj, &status).await?;
+            announce_transitions(&ctx.events, obj, &status).await;
             return Ok(Outcome::Waiting("SpecInvalid"));
         }
     };
@@ -173,6 +184,7 @@ pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Er
         }
     }
     write_status(&api, obj, &status).await?;
+    announce_transitions(&ctx.events, obj, &status).await;
     result
 }
 
@@ -185,7 +197,7 @@ async fn converge_tenant(
     status: &mut TenantStatus,
     stamp: &str,
 ) -> Result<Outcome, Error> {
-    ensure_finalizer(api, obj).await?;
+    ensure_finalizer(ctx, api, obj).await?;
     let ns = obj.namespace().unwrap_or_default();
     let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
     let lease = ctx.arrays.acquire(&creds).await?;
@@ -294,6 +306,37 @@ async fn converge_tenant(
         &|_| {},
     )
     .await;
+    if !report.applied.is_empty() {
+        let lines: Vec<String> = report
+            .applied
+            .iter()
+            .take(10)
+            .map(|c| c.to_line())
+            .collect();
+        let more = report.applied.len().saturating_sub(lines.len());
+        ctx.events
+            .normal(
+                obj,
+                "ApplyArray",
+                if drifted {
+                    "DriftRepaired"
+                } else {
+                    "ArrayChangesApplied"
+                },
+                &format!(
+                    "array {}: {} change(s) applied: {}{}",
+                    lease.endpoint,
+                    report.applied.len(),
+                    lines.join("; "),
+                    if more > 0 {
+                        format!("; and {more} more")
+                    } else {
+                        String::new()
+                    }
+                ),
+            )
+            .await;
+    }
     if let Some(f) = report.failed.first() {
         status.set(
             C::ArrayReady,
@@ -343,6 +386,16 @@ async fn converge_tenant(
         })
     {
         consume_approval(api, obj).await?;
+        ctx.events
+            .normal(
+                obj,
+                "ConsumeApproval",
+                "ApprovalConsumed",
+                &format!(
+                    "{id}: one apply approved by {APPROVE_ANNOTATION}; the annotation is removed"
+                ),
+            )
+            .await;
     }
     drop(lease);
 
@@ -479,35 +532,91 @@ async fn delete(
     if !obj.finalizers().iter().any(|f| f == FINALIZER) {
         return Ok(Outcome::Deleted);
     }
-    // An invalid object never got past validation, so it wrote nothing to destroy.
-    if let Ok(tenant) = load_tenant(obj) {
-        let ns = obj.namespace().unwrap_or_default();
-        let run = async {
-            let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
-            let lease = ctx.arrays.acquire(&creds).await?;
-            finalizer::on_delete(lease.array.as_ref(), &tenant).await
-        };
-        match run.await {
-            Ok(Deleted::Kept) => {
-                tracing::info!(object = id, "onDelete keep: array objects left in place")
-            }
-            Ok(Deleted::Destroyed(r)) => tracing::info!(
+    // The finalizer is only added after the spec validated, so the tenant may hold
+    // array objects. A spec that turned invalid since says neither what they are nor
+    // what spec.onDelete wants: keep the finalizer and touch nothing until the spec
+    // is valid again (or an admin removes the finalizer to leave everything in place).
+    let tenant = match load_tenant(obj) {
+        Ok(t) => t,
+        Err(message) => {
+            let why = format!(
+                "{id}: deleting waits for a valid spec (array objects untouched; fix the spec, \
+                 or remove finalizer {FINALIZER} to leave them in place): {message}"
+            );
+            status.set(
+                C::Valid,
+                false,
+                "SpecInvalid",
+                format!("{id}: {message}"),
+                stamp,
+            );
+            status.set(
+                C::Degraded,
+                true,
+                "DeleteBlockedSpecInvalid",
+                why.clone(),
+                stamp,
+            );
+            write_status(api, obj, status).await?;
+            announce_transitions(&ctx.events, obj, status).await;
+            return Ok(Outcome::Waiting("SpecInvalid"));
+        }
+    };
+    let ns = obj.namespace().unwrap_or_default();
+    let run = async {
+        let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
+        let lease = ctx.arrays.acquire(&creds).await?;
+        finalizer::on_delete(lease.array.as_ref(), &tenant).await
+    };
+    match run.await {
+        Ok(Deleted::Kept) => {
+            tracing::info!(object = id, "onDelete keep: array objects left in place");
+            ctx.events
+                .normal(
+                    obj,
+                    "Delete",
+                    "Kept",
+                    &format!("{id}: spec.onDelete is keep: the array objects stay in place"),
+                )
+                .await;
+        }
+        Ok(Deleted::Destroyed(r)) => {
+            tracing::info!(
                 object = id,
                 destroyed = r.done.len(),
                 pending_eradication = r.pending_eradication.len(),
                 "tenant destroyed on the array"
-            ),
-            Err(e) => {
-                status.set(
-                    C::Degraded,
-                    true,
-                    e.reason.as_str(),
-                    format!("{id}: deleting: {}", e.message),
-                    stamp,
-                );
-                write_status(api, obj, status).await?;
-                return Err(e);
-            }
+            );
+            let eradicate =
+                tenant.spec.spec.on_delete == Some(px_topology::spec::OnDelete::Eradicate);
+            ctx.events
+                .normal(
+                    obj,
+                    "Delete",
+                    if eradicate { "Eradicated" } else { "Destroyed" },
+                    &format!(
+                        "{id}: {} array change(s) done{}",
+                        r.done.len(),
+                        if eradicate {
+                            String::new()
+                        } else {
+                            format!("; {} object(s) recoverable until the array's eradication delay ends", r.pending_eradication.len())
+                        }
+                    ),
+                )
+                .await;
+        }
+        Err(e) => {
+            status.set(
+                C::Degraded,
+                true,
+                e.reason.as_str(),
+                format!("{id}: deleting: {}", e.message),
+                stamp,
+            );
+            write_status(api, obj, status).await?;
+            announce_transitions(&ctx.events, obj, status).await;
+            return Err(e);
         }
     }
     let kept: Vec<String> = obj
@@ -530,10 +639,22 @@ async fn delete(
             format!("cannot remove the finalizer of {id}: {e}"),
         )
     })?;
+    ctx.events
+        .normal(
+            obj,
+            "RemoveFinalizer",
+            "FinalizerRemoved",
+            &format!("{id}: finalizer {FINALIZER} removed"),
+        )
+        .await;
     Ok(Outcome::Deleted)
 }
 
-async fn ensure_finalizer(api: &Api<DynamicObject>, obj: &DynamicObject) -> Result<(), Error> {
+async fn ensure_finalizer(
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    obj: &DynamicObject,
+) -> Result<(), Error> {
     if obj.finalizers().iter().any(|f| f == FINALIZER) {
         return Ok(());
     }
@@ -547,13 +668,21 @@ async fn ensure_finalizer(api: &Api<DynamicObject>, obj: &DynamicObject) -> Resu
         &Patch::Merge(&patch),
     )
     .await
-    .map(|_| ())
     .map_err(|e| {
         Error::new(
             Reason::ClusterApplyFailed,
             format!("cannot add finalizer {FINALIZER}: {e}"),
         )
-    })
+    })?;
+    ctx.events
+        .normal(
+            obj,
+            "AddFinalizer",
+            "FinalizerAdded",
+            &format!("finalizer {FINALIZER} added: deleting the object runs spec.onDelete first"),
+        )
+        .await;
+    Ok(())
 }
 
 async fn consume_approval(api: &Api<DynamicObject>, obj: &DynamicObject) -> Result<(), Error> {
@@ -569,38 +698,6 @@ async fn consume_approval(api: &Api<DynamicObject>, obj: &DynamicObject) -> Resu
         Error::new(
             Reason::ClusterApplyFailed,
             format!("cannot remove {APPROVE_ANNOTATION}: {e}"),
-        )
-    })
-}
-
-async fn write_status(
-    api: &Api<DynamicObject>,
-    obj: &DynamicObject,
-    status: &TenantStatus,
-) -> Result<(), Error> {
-    // A merge patch merges maps: kinds no longer counted are removed explicitly.
-    let mut value = serde_json::to_value(status)
-        .map_err(|e| Error::new(Reason::Internal, format!("cannot encode status: {e}")))?;
-    if let Some(old) = obj.data["status"]["arrayObjects"].as_object() {
-        for kind in old
-            .keys()
-            .filter(|k| !status.array_objects.contains_key(*k))
-        {
-            value["arrayObjects"][kind] = Value::Null;
-        }
-    }
-    let patch = json!({ "status": value });
-    api.patch_status(
-        &obj.name_any(),
-        &PatchParams::default(),
-        &Patch::Merge(&patch),
-    )
-    .await
-    .map(|_| ())
-    .map_err(|e| {
-        Error::new(
-            Reason::ClusterApplyFailed,
-            format!("cannot write status: {e}"),
         )
     })
 }
@@ -624,101 +721,24 @@ fn count_objects(plan: &Plan, applied: bool) -> BTreeMap<String, u64> {
     counts
 }
 
-/// A client for the tenant cluster from the HostedCluster's admin kubeconfig
-/// Secret (`status.kubeconfig.name`, key `kubeconfig`).
-async fn tenant_cluster(client: &kube::Client, tenant: &Tenant) -> Result<kube::Client, Error> {
-    let hc = &tenant.spec.spec.hosted_cluster;
-    let missing = |m: String| Error::new(Reason::TenantKubeconfigMissing, m);
-    let ar = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("hypershift.openshift.io", "v1beta1", "HostedCluster"),
-        "hostedclusters",
-    );
-    let hcs: Api<DynamicObject> = Api::namespaced_with(client.clone(), &hc.namespace, &ar);
-    let found = hcs
-        .get_opt(&hc.name)
-        .await
-        .map_err(|e| {
-            missing(format!(
-                "cannot read HostedCluster {}/{}: {e}",
-                hc.namespace, hc.name
-            ))
-        })?
-        .ok_or_else(|| {
-            missing(format!(
-                "HostedCluster {}/{} does not exist",
-                hc.namespace, hc.name
-            ))
-        })?;
-    let secret_name = found.data["status"]["kubeconfig"]["name"]
-        .as_str()
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| {
-            missing(format!(
-                "HostedCluster {}/{} has no status.kubeconfig yet",
-                hc.namespace, hc.name
-            ))
-        })?
-        .to_string();
-    let secrets: Api<Secret> = Api::namespaced(client.clone(), &hc.namespace);
-    let secret = secrets
-        .get_opt(&secret_name)
-        .await
-        .map_err(|e| {
-            missing(format!(
-                "cannot read Secret {}/{secret_name}: {e}",
-                hc.namespace
-            ))
-        })?
-        .ok_or_else(|| {
-            missing(format!(
-                "Secret {}/{secret_name} does not exist",
-                hc.namespace
-            ))
-        })?;
-    let bytes = secret
-        .data
-        .as_ref()
-        .and_then(|d| d.get("kubeconfig"))
-        .ok_or_else(|| {
-            missing(format!(
-                "Secret {}/{secret_name} has no key kubeconfig",
-                hc.namespace
-            ))
-        })?;
-    let text = String::from_utf8(bytes.0.clone()).map_err(|_| {
-        missing(format!(
-            "Secret {}/{secret_name}: kubeconfig is not UTF-8",
-            hc.namespace
-        ))
-    })?;
-    let kubeconfig = kube::config::Kubeconfig::from_yaml(&text).map_err(|e| {
-        missing(format!(
-            "Secret {}/{secret_name}: kubeconfig: {e}",
-            hc.namespace
-        ))
-    })?;
-    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
-        .await
-        .map_err(|e| {
-            missing(format!(
-                "Secret {}/{secret_name}: kubeconfig: {e}",
-                hc.namespace
-            ))
-        })?;
-    px_cluster::client_from_config(config).map_err(|e| missing(e.to_string()))
-}
-
-/// Convenience for tests and the CLI: the context around an already-built pool.
+/// The context around an already-built pool, reporting Events as `instance`
+/// (the pod name). Its [`Health`] uses `lease_duration` for a standby's staleness.
 pub fn context(
     client: kube::Client,
     arrays: ArrayPool,
     wait: WaitOptions,
     drift_interval: Duration,
+    instance: &str,
+    lease_duration: Duration,
 ) -> Arc<Context> {
+    let metrics = arrays.metrics();
     Arc::new(Context {
+        events: Events::new(client.clone(), instance, metrics.clone()),
         client,
         arrays,
         wait,
         drift_interval,
+        metrics,
+        health: Arc::new(Health::new(lease_duration)),
     })
 }

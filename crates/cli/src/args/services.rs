@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
+use clap::{ArgAction, Args, Subcommand, ValueEnum};
 
 use super::global::SimSeed;
 
@@ -73,4 +73,41 @@ pub(crate) struct ControllerRunArgs {
     /// How long one reconcile waits for cluster objects to become ready.
     #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
     pub(crate) wait_timeout: std::time::Duration,
+    /// Reconcile only while holding the coordination.k8s.io Lease, so that several
+    /// replicas never reconcile at once. Off: this must be the only replica.
+    #[arg(long, default_value_t = true, action = ArgAction::Set, value_name = "BOOL")]
+    pub(crate) leader_elect: bool,
+    /// Namespace of the leader Lease (in a pod: its own namespace).
+    #[arg(long, env = "POD_NAMESPACE", default_value = "pxfa-system")]
+    pub(crate) lease_namespace: String,
+    /// Name of the leader Lease.
+    #[arg(long, default_value = "pxfa-controller")]
+    pub(crate) lease_name: String,
+    /// This replica's identity in the Lease and in Events (in a pod: its name).
+    #[arg(long, env = "POD_NAME", value_name = "NAME")]
+    pub(crate) identity: Option<String>,
+    /// How long a Lease holds without renewal before a standby takes over.
+    #[arg(long, default_value = "15s", value_parser = humantime::parse_duration)]
+    pub(crate) lease_duration: std::time::Duration,
+    /// How long the leader keeps reconciling without renewing (< --lease-duration).
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    pub(crate) renew_deadline: std::time::Duration,
+    /// How often the leader renews and a standby retries (< --renew-deadline).
+    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    pub(crate) retry_period: std::time::Duration,
+    /// Address of /healthz, /readyz and /metrics.
+    #[arg(long, default_value = "0.0.0.0:8080", value_name = "ADDR")]
+    pub(crate) metrics_address: std::net::SocketAddr,
+    /// Log line format on stderr.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) log_format: LogFormat,
+}
+
+/// `controller run --log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line (timestamp, level, target, message, fields, spans).
+    Json,
 }

@@ -12,11 +12,12 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::DynamicObject;
 use px_controller::arrays::{ArrayPool, Connector, Credentials};
 use px_controller::reconcile::{Context, Outcome, reconcile};
-use px_controller::{Error, TenantStatus};
+use px_controller::{Error, Metrics, TenantStatus};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
+use crate::lease::{Events, Leases};
 use crate::support::{self, Fake};
 
 pub(crate) const NS: &str = "pxfa";
@@ -172,6 +173,8 @@ impl Respond for ListWatch {
 /// A fake management cluster serving one TenantStorage and a MockArray behind it.
 pub(crate) struct World {
     pub(crate) fake: Fake,
+    pub(crate) leases: Leases,
+    pub(crate) events: Events,
     pub(crate) store: Store,
     pub(crate) array: MockArray,
     pub(crate) built: Arc<AtomicUsize>,
@@ -282,6 +285,10 @@ impl World {
             .with_priority(1)
             .mount(server)
             .await;
+        let leases = Leases::default();
+        leases.mount(server).await;
+        let events = Events::default();
+        events.mount(server).await;
         let spec = support::direct_access_spec();
         support::mount_ready_management(server, &support::rendered(&spec)).await;
 
@@ -291,14 +298,18 @@ impl World {
             array: array.clone(),
             built: built.clone(),
         };
-        let ctx = Arc::new(Context {
-            client: fake.client().await,
-            arrays: ArrayPool::new(Box::new(connector), 4),
-            wait: support::fast_wait(2_000),
-            drift_interval: Duration::from_secs(60),
-        });
+        let ctx = px_controller::reconcile::context(
+            fake.client().await,
+            ArrayPool::new(Box::new(connector), 4, Arc::new(Metrics::new())),
+            support::fast_wait(2_000),
+            Duration::from_secs(60),
+            "test-replica",
+            Duration::from_secs(15),
+        );
         World {
             fake,
+            leases,
+            events,
             store,
             array,
             built,
@@ -310,6 +321,23 @@ impl World {
     pub(crate) async fn reconcile(&self) -> Result<Outcome, Error> {
         let obj: DynamicObject = serde_json::from_value(self.store.get(NAME)).unwrap();
         reconcile(&obj, &self.ctx).await
+    }
+
+    /// Another controller replica on the same management cluster and array: its own
+    /// client, pool, metrics and probe state, as a second pod would have.
+    pub(crate) async fn replica(&self, identity: &str, lease_duration: Duration) -> Arc<Context> {
+        let connector = MockConnector {
+            array: self.array.clone(),
+            built: self.built.clone(),
+        };
+        px_controller::reconcile::context(
+            self.fake.client().await,
+            ArrayPool::new(Box::new(connector), 4, Arc::new(Metrics::new())),
+            support::fast_wait(2_000),
+            Duration::from_secs(60),
+            identity,
+            lease_duration,
+        )
     }
 
     pub(crate) fn exists(&self) -> bool {

@@ -7,5 +7,9 @@
 #[allow(dead_code)]
 mod support;
 
+mod deploy;
+mod election;
 mod fake;
+mod lease;
+mod observability;
 mod reconcile;

@@ -289,3 +289,46 @@ async fn the_controller_loop_converges_a_listed_object() {
         .expect("the controller stops on shutdown")
         .unwrap();
 }
+
+#[tokio::test]
+async fn deleting_after_the_spec_turned_invalid_keeps_the_finalizer_and_the_data() {
+    let w = World::start(tenant_object()).await;
+    w.reconcile().await.unwrap();
+    let live = live_volumes(&w).await;
+    assert!(live > 0);
+    // The spec breaks after the apply, then the object is deleted.
+    w.store.edit(NAME, |o| {
+        o["spec"]["storage"]["capacity"] = json!("4 TB");
+        o["metadata"]["deletionTimestamp"] = json!("2026-12-01T11:00:00Z");
+    });
+    w.array.reset_stats();
+    assert_eq!(
+        w.reconcile().await.unwrap(),
+        Outcome::Waiting("SpecInvalid")
+    );
+    assert!(w.exists(), "the finalizer stays");
+    assert_eq!(
+        w.store.get(NAME)["metadata"]["finalizers"],
+        json!(["pxfa.io/tenant-storage"])
+    );
+    assert_eq!(w.array.stats().calls, 0, "nothing on the array is touched");
+    assert_eq!(live_volumes(&w).await, live);
+    let (status, reason, message) = cond(&w, C::Degraded);
+    assert_eq!(
+        (status, reason.as_str()),
+        (ConditionStatus::True, "DeleteBlockedSpecInvalid")
+    );
+    assert!(message.contains("spec.storage.capacity"), "{message}");
+    assert!(message.contains("pxfa.io/tenant-storage"), "{message}");
+    assert_eq!(cond(&w, C::Valid).0, ConditionStatus::False);
+
+    // Fixed: the delete goes on, soft-destroying (recoverable).
+    w.store.edit(NAME, |o| {
+        o["spec"]["storage"]["capacity"] = tenant_object()["spec"]["storage"]["capacity"].clone();
+    });
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
+    assert!(!w.exists());
+    assert_eq!(live_volumes(&w).await, 0);
+    let vols = w.array.list_volumes(&ListParams::all()).await.unwrap();
+    assert!(vols.iter().filter(|v| v.destroyed).count() >= live);
+}

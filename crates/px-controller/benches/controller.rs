@@ -1,0 +1,569 @@
+//! The controller at scale: N TenantStorage objects (default 200) spread over 2
+//! arrays, each array an HTTPS simulator adding a fixed latency (default 20 ms) to
+//! every HTTP request and to each new connection; the management cluster is an
+//! in-process fake API server where every applied object is ready at once. The
+//! controller runs as in production (`px_controller::run` with leader election, the
+//! REST connector, one shared client per array) and the bench reports:
+//!
+//! - time until every object is `Ready`, reconciles and errors;
+//! - array requests and sessions (logins; nothing logs out, so this is also the peak
+//!   of live sessions) per array;
+//! - peak resident memory of the process (the fake API server and the simulators
+//!   live in it too: the baseline before the controller starts is reported apart);
+//! - one resync pass with nothing to change (the drift check of every object, 8 at
+//!   a time as the controller runs them): array calls and writes (must be 0), wall
+//!   time of the pass.
+//!
+//! Run: `cargo bench -p px-controller` (`-- --tenants 20 --latency-ms 5
+//! --drift-interval-s 30` to change the sizes).
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark binary reports its results on the terminal"
+)]
+
+#[path = "../../px-cluster/tests/it/support.rs"]
+#[allow(dead_code)]
+mod support;
+
+#[path = "../tests/it/lease.rs"]
+#[allow(dead_code)]
+mod lease;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use flasharray_mock::MockArray;
+use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
+use futures_util::StreamExt;
+use k8s_openapi::ByteString;
+use k8s_openapi::api::core::v1::Secret;
+use px_controller::reconcile::context;
+use px_controller::{
+    ArrayPool, ConditionType, LeaseConfig, Metrics, Options, RestConnector, TenantStatus,
+};
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+const NS: &str = "pxfa";
+const SIM_TOKEN: &str = "bench-array-token-0000";
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+/// The TenantStorage objects by name, with merge patches on the object and its
+/// status subresource, resourceVersion checks, and a watch that sends every object
+/// changed since the version asked for (as the API server does, a patch that
+/// changes nothing keeps the version and sends no event).
+#[derive(Clone, Default)]
+struct Store(Arc<Mutex<BTreeMap<String, Value>>>, Arc<AtomicU64>);
+
+fn version_of(obj: &Value) -> u64 {
+    obj["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+fn merge(target: &mut Value, patch: &Value) {
+    match patch {
+        Value::Object(p) => {
+            if !target.is_object() {
+                *target = json!({});
+            }
+            let t = target.as_object_mut().unwrap();
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge(t.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+impl Respond for Store {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        let segments: Vec<&str> = r.url.path().split('/').collect();
+        let i = segments
+            .iter()
+            .position(|s| *s == "tenantstorages")
+            .unwrap();
+        let mut all = self.0.lock().unwrap();
+        let Some(name) = segments.get(i + 1) else {
+            if r.url
+                .query_pairs()
+                .any(|(k, v)| k == "watch" && v == "true")
+            {
+                let since: u64 = r
+                    .url
+                    .query_pairs()
+                    .find(|(k, _)| k == "resourceVersion")
+                    .and_then(|(_, v)| v.parse().ok())
+                    .unwrap_or(0);
+                let mut changed: Vec<&Value> =
+                    all.values().filter(|o| version_of(o) > since).collect();
+                changed.sort_by_key(|o| version_of(o));
+                let lines: Vec<String> = changed
+                    .iter()
+                    .map(|o| json!({"type": "MODIFIED", "object": o}).to_string())
+                    .collect();
+                return ResponseTemplate::new(200)
+                    .set_delay(Duration::from_millis(if lines.is_empty() {
+                        300
+                    } else {
+                        0
+                    }))
+                    .set_body_string(lines.join("\n"));
+            }
+            let items: Vec<Value> = all.values().cloned().collect();
+            return ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": "pxfa.io/v1alpha1", "kind": "TenantStorageList",
+                "metadata": {"resourceVersion": self.1.load(Ordering::SeqCst).to_string()},
+                "items": items}));
+        };
+        let Some(obj) = all.get_mut(*name) else {
+            return ResponseTemplate::new(404).set_body_json(
+                json!({"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404}),
+            );
+        };
+        if r.method.as_str() == "PATCH" {
+            let mut patch: Value = r.body_json().unwrap();
+            if segments.get(i + 2) == Some(&"status") {
+                patch = json!({"status": patch["status"].clone()});
+            } else if let Some(m) = patch["metadata"].as_object_mut()
+                && let Some(rv) = m.remove("resourceVersion")
+                && rv != obj["metadata"]["resourceVersion"]
+            {
+                return ResponseTemplate::new(409).set_body_json(json!({
+                    "kind": "Status", "status": "Failure", "reason": "Conflict", "code": 409}));
+            }
+            let before = obj.clone();
+            merge(obj, &patch);
+            if *obj != before {
+                let rv = self.1.fetch_add(1, Ordering::SeqCst) + 1;
+                obj["metadata"]["resourceVersion"] = json!(rv.to_string());
+            }
+        }
+        ResponseTemplate::new(200).set_body_json(obj.clone())
+    }
+}
+
+fn secret(ns: &str, name: &str, data: &[(&str, String)]) -> Value {
+    let s = Secret {
+        metadata: kube::api::ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(ns.into()),
+            ..Default::default()
+        },
+        data: Some(
+            data.iter()
+                .map(|(k, v)| (k.to_string(), ByteString(v.as_bytes().to_vec())))
+                .collect(),
+        ),
+        ..Default::default()
+    };
+    let mut v = serde_json::to_value(s).unwrap();
+    v["apiVersion"] = json!("v1");
+    v["kind"] = json!("Secret");
+    v
+}
+
+/// Tenant `i`: the valid-full fixture renamed, on array `i % arrays`.
+fn tenant(template: &str, i: usize, endpoint: &str, creds: &str) -> Value {
+    let name = format!("t{i:03}");
+    let text = template.replace("tenant-full", &name);
+    let mut obj: Value = serde_saphyr::from_str(&text).unwrap();
+    obj["metadata"]["uid"] = json!(format!("00000000-0000-4000-8000-{i:012}"));
+    obj["metadata"]["generation"] = json!(1);
+    obj["metadata"]["resourceVersion"] = json!("1");
+    obj["metadata"]["creationTimestamp"] = json!("2026-12-01T10:00:00Z");
+    obj["spec"]["array"]["endpoint"] = json!(endpoint);
+    obj["spec"]["credentialsSecret"] = json!({"name": creds, "caKey": "ca.crt"});
+    obj
+}
+
+/// Every tenant cluster answers through the same fake server: HostedClusters name
+/// their kubeconfig Secret, which points back here.
+async fn mount_clusters(server: &MockServer, kubeconfig: String) {
+    Mock::given(method("GET"))
+        .and(path_regex(
+            r"^/apis/hypershift\.openshift\.io/v1beta1/namespaces/clusters/hostedclusters/[^/]+$",
+        ))
+        .respond_with(|r: &Request| {
+            let name = r.url.path().rsplit('/').next().unwrap().to_string();
+            ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+                "metadata": {"name": name, "namespace": "clusters"},
+                "status": {"kubeconfig": {"name": format!("{name}-admin-kubeconfig")}}}))
+        })
+        .with_priority(1)
+        .mount(server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path_regex(
+            r"^/api/v1/namespaces/clusters/secrets/[^/]+-admin-kubeconfig$",
+        ))
+        .respond_with(move |r: &Request| {
+            let name = r.url.path().rsplit('/').next().unwrap().to_string();
+            ResponseTemplate::new(200).set_body_json(secret(
+                "clusters",
+                &name,
+                &[("kubeconfig", kubeconfig.clone())],
+            ))
+        })
+        .with_priority(1)
+        .mount(server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path_regex(r"/storageclusters/[^/]+$"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "apiVersion": "core.libopenstorage.org/v1", "kind": "StorageCluster",
+            "metadata": {"name": "px", "namespace": "portworx"},
+            "status": {"phase": "Online"}})))
+        .with_priority(1)
+        .mount(server)
+        .await;
+    // The worker VMs of each tenant's NodePool.
+    Mock::given(method("GET"))
+        .and(path_regex(
+            r"^/apis/kubevirt\.io/v1/namespaces/clusters-[^/]+/virtualmachines$",
+        ))
+        .respond_with(|r: &Request| {
+            let ns = r.url.path().split('/').nth(5).unwrap().to_string();
+            let tenant = ns.trim_start_matches("clusters-").to_string();
+            let vms: Vec<Value> = (0..4)
+                .map(|i| {
+                    support::vm_json(
+                        &format!("{tenant}-workers-{i}"),
+                        &format!("2026-01-0{}T00:00:00Z", i + 1),
+                        None,
+                        json!([]),
+                    )
+                })
+                .collect();
+            ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineList",
+                "metadata": {}, "items": vms}))
+        })
+        .with_priority(1)
+        .mount(server)
+        .await;
+}
+
+/// Peak and current resident set of this process, in MiB.
+fn memory_mib() -> (f64, f64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map(|kb| kb / 1024.0)
+            .unwrap_or(0.0)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+struct Array {
+    mock: MockArray,
+    sim: RunningSim,
+    endpoint: String,
+    creds: String,
+}
+
+fn ready_count(store: &Store) -> usize {
+    store
+        .0
+        .lock()
+        .unwrap()
+        .values()
+        .filter(|o| TenantStatus::from_object(o).is_true(ConditionType::Ready))
+        .count()
+}
+
+async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration) {
+    let template = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/tenants/valid-full.yaml"
+    ))
+    .unwrap();
+    // The fake API server keeps no request log: its memory stays flat, so the
+    // process's growth is the controller's.
+    let server = &MockServer::builder()
+        .disable_request_recording()
+        .start()
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig_path = dir.path().join("kubeconfig");
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {{server: \"{}\"}}\n\
+         users:\n- name: admin\n  user: {{token: not-a-real-token}}\n\
+         contexts:\n- name: fake\n  context: {{cluster: fake, user: admin, namespace: default}}\n\
+         current-context: fake\n",
+        server.uri()
+    );
+    std::fs::write(&kubeconfig_path, &kubeconfig).unwrap();
+
+    let mut fleet = Vec::new();
+    for a in 0..arrays {
+        let mut builder = MockArray::builder();
+        for i in (0..tenants).filter(|i| i % arrays == a) {
+            builder = builder.admin(format!("pxfa-t{i:03}"));
+        }
+        let mock = builder.build();
+        let sim = Simulator::start(
+            mock.clone(),
+            SimConfig {
+                tls: true,
+                http_latency: latency,
+                connect_latency: latency,
+                ..SimConfig::new(SIM_TOKEN.into())
+            },
+        )
+        .await
+        .expect("simulator starts");
+        let endpoint = sim.url().trim_start_matches("https://").to_string();
+        let creds = format!("fa{a}-creds");
+        let pure =
+            json!({"FlashArrays": [{"MgmtEndPoint": endpoint, "APIToken": SIM_TOKEN}]}).to_string();
+        Mock::given(method("GET"))
+            .and(path(format!("/api/v1/namespaces/{NS}/secrets/{creds}")))
+            .respond_with(ResponseTemplate::new(200).set_body_json(secret(
+                NS,
+                &creds,
+                &[("pure.json", pure), ("ca.crt", sim.cert_pem().to_string())],
+            )))
+            .with_priority(1)
+            .mount(server)
+            .await;
+        fleet.push(Array {
+            mock,
+            sim,
+            endpoint,
+            creds,
+        });
+    }
+
+    let store = Store::default();
+    store.1.store(1, Ordering::SeqCst);
+    for i in 0..tenants {
+        let a = &fleet[i % arrays];
+        let obj = tenant(&template, i, &a.endpoint, &a.creds);
+        store
+            .0
+            .lock()
+            .unwrap()
+            .insert(obj["metadata"]["name"].as_str().unwrap().to_string(), obj);
+    }
+    Mock::given(path_regex(
+        r"^/apis/pxfa\.io/v1alpha1(/namespaces/[^/]+)?/tenantstorages(/[^/]+(/status)?)?$",
+    ))
+    .respond_with(store.clone())
+    .with_priority(1)
+    .mount(server)
+    .await;
+    let leases = lease::Leases::default();
+    leases.mount(server).await;
+    let events = lease::Events::default();
+    events.mount(server).await;
+    mount_clusters(server, kubeconfig).await;
+    support::mount_ready_management(server, &support::rendered(&support::direct_access_spec()))
+        .await;
+
+    let (baseline_peak, _) = memory_mib();
+    let metrics = Arc::new(Metrics::new());
+    let ctx = context(
+        px_cluster::connect(&kubeconfig_path, Some("fake"))
+            .await
+            .expect("client"),
+        ArrayPool::new(Box::new(RestConnector), 4, metrics.clone()),
+        support::fast_wait(10_000),
+        drift,
+        "bench",
+        Duration::from_secs(15),
+    );
+    let opts = Options {
+        leader: Some(LeaseConfig::new("pxfa-system", "pxfa-controller", "bench")),
+        ..Options::default()
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let started = Instant::now();
+    let run = tokio::spawn(px_controller::run(ctx.clone(), opts, async {
+        let _ = stopped.await;
+    }));
+    let deadline = started + drift;
+    let mut timeline = Vec::new();
+    let mut next_mark = started + Duration::from_secs(30);
+    let mut complete = true;
+    while ready_count(&store) < tenants {
+        if Instant::now() >= next_mark {
+            timeline.push(format!(
+                "{}s: {} Ready, {} reconciles",
+                (next_mark - started).as_secs(),
+                ready_count(&store),
+                metrics.reconciles(None)
+            ));
+            next_mark += Duration::from_secs(30);
+        }
+        if Instant::now() > deadline {
+            complete = false;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if !complete {
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        for o in store.0.lock().unwrap().values() {
+            let s = TenantStatus::from_object(o);
+            let why = s
+                .get(ConditionType::Degraded)
+                .filter(|c| c.status == px_controller::ConditionStatus::True)
+                .or(s.get(ConditionType::Ready))
+                .map(|c| c.reason.clone())
+                .unwrap_or_else(|| "not reconciled yet".into());
+            *reasons.entry(why).or_insert(0) += 1;
+        }
+        println!(
+            "INCOMPLETE: {}/{tenants} Ready after {drift:?} (by Ready/Degraded reason: {reasons:?})",
+            ready_count(&store)
+        );
+    }
+    for t in &timeline {
+        println!("  {t}");
+    }
+    let converge = started.elapsed();
+    // The last reconciles wrote Ready before they returned to be counted.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (peak, rss) = memory_mib();
+    let reconciles = metrics.reconciles(None);
+    let errors = metrics.reconciles(Some("error"));
+    println!(
+        "converge: {tenants} TenantStorage over {arrays} arrays, {} ms latency: {}/{tenants} Ready after {:.1} s \
+         ({reconciles} reconciles, {errors} failed and retried), {} Events{}",
+        latency.as_millis(),
+        ready_count(&store),
+        converge.as_secs_f64(),
+        events.reasons().len(),
+        if complete {
+            ""
+        } else {
+            " [INCOMPLETE: see above]"
+        }
+    );
+    for line in metrics.render().lines().filter(|l| {
+        l.starts_with("pxfa_controller_reconcile_errors_total{")
+            || l.starts_with("pxfa_controller_reconciles_total{")
+    }) {
+        println!("  {line}");
+    }
+    for a in &fleet {
+        let stats = a.sim.stats();
+        println!(
+            "  array {}: {} tenants, {} HTTP requests ({} FlashArray calls by the client, {} writes on the array), \
+             {} sessions opened, {} TLS handshakes",
+            a.endpoint,
+            tenants / arrays,
+            stats.requests,
+            metrics.array_calls(&a.endpoint, None),
+            a.mock.stats().writes,
+            stats.logins,
+            stats.tls_handshakes
+        );
+    }
+    println!(
+        "  memory: peak RSS {peak:.0} MiB, now {rss:.0} MiB; before the controller started {baseline_peak:.0} MiB \
+         (simulators, fake API server and {tenants} stored objects)"
+    );
+
+    if !complete {
+        let _ = stop.send(());
+        std::process::exit(1);
+    }
+    // One resync pass: the drift check of every object with nothing to change, run
+    // as the controller runs it (the same reconcile, 8 at a time) once the
+    // controller is stopped, so that the pass is exactly one reconcile per object.
+    let _ = stop.send(());
+    let _ = tokio::time::timeout(Duration::from_secs(15), run).await;
+    for a in &fleet {
+        a.sim.reset_stats();
+        a.mock.reset_stats();
+    }
+    let calls_before: u64 = fleet
+        .iter()
+        .map(|a| metrics.array_calls(&a.endpoint, None))
+        .sum();
+    let objects: Vec<kube::api::DynamicObject> = store
+        .0
+        .lock()
+        .unwrap()
+        .values()
+        .map(|o| serde_json::from_value(o.clone()).unwrap())
+        .collect();
+    let pass_started = Instant::now();
+    let outcomes: Vec<_> = futures_util::stream::iter(objects.iter())
+        .map(|o| px_controller::reconcile(o, &ctx))
+        .buffer_unordered(8)
+        .collect()
+        .await;
+    let pass = pass_started.elapsed();
+    let converged = outcomes
+        .iter()
+        .filter(|o| matches!(o, Ok(px_controller::Outcome::Converged)))
+        .count();
+    let requests: u64 = fleet.iter().map(|a| a.sim.stats().requests).sum();
+    let writes: u64 = fleet.iter().map(|a| a.mock.stats().writes).sum();
+    let calls: u64 = fleet
+        .iter()
+        .map(|a| metrics.array_calls(&a.endpoint, None))
+        .sum::<u64>()
+        - calls_before;
+    println!(
+        "resync: {tenants} drift checks, nothing to change ({converged} converged): {:.1} s at concurrency 8, \
+         {calls} FlashArray calls ({:.1} per tenant), {requests} HTTP requests, {writes} writes",
+        pass.as_secs_f64(),
+        calls as f64 / tenants as f64,
+    );
+    for a in fleet {
+        a.sim.shutdown().await;
+    }
+    if writes != 0 || converged != tenants {
+        eprintln!("FAIL: a resync with nothing to change wrote to an array or did not converge");
+        std::process::exit(1);
+    }
+}
+
+fn main() {
+    // `RUST_LOG=px_controller=info` shows every reconcile.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
+    let tenants: usize = arg("--tenants").and_then(|v| v.parse().ok()).unwrap_or(200);
+    let latency = Duration::from_millis(
+        arg("--latency-ms")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20),
+    );
+    // Also the deadline for the first convergence.
+    let drift = Duration::from_secs(
+        arg("--drift-interval-s")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(300),
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(bench(tenants, 2, latency, drift));
+}

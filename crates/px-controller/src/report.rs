@@ -1,0 +1,87 @@
+//! What one reconcile reports: the `status` written through the status subresource
+//! and the Events for the conditions that changed.
+
+use kube::api::{DynamicObject, Patch, PatchParams};
+use kube::{Api, ResourceExt};
+use serde_json::{Value, json};
+
+use crate::error::{Error, Reason};
+use crate::events::Events;
+use crate::status::{ConditionType as C, TenantStatus};
+
+/// Events for the conditions that changed in this reconcile: converged, degraded
+/// (or degraded for a new reason), spec invalid, waiting for approval.
+pub(crate) async fn announce_transitions(
+    events: &Events,
+    obj: &DynamicObject,
+    after: &TenantStatus,
+) {
+    let before = TenantStatus::from_object(&obj.data);
+    // `t` is now `to`, and was not, or was for another reason.
+    let turned = |t: C, to: bool| match (before.get(t), after.get(t)) {
+        (_, None) => false,
+        (None, Some(now)) => now.status == to.into(),
+        (Some(was), Some(now)) => {
+            now.status == to.into() && (was.status != now.status || was.reason != now.reason)
+        }
+    };
+    let message = |t: C| after.get(t).map(|c| c.message.clone()).unwrap_or_default();
+    let reason = |t: C| after.get(t).map(|c| c.reason.clone()).unwrap_or_default();
+    if turned(C::Ready, true) {
+        events
+            .normal(obj, "Reconcile", "Converged", &message(C::Ready))
+            .await;
+    }
+    if turned(C::Degraded, true) {
+        events
+            .warning(
+                obj,
+                "Reconcile",
+                &reason(C::Degraded),
+                &message(C::Degraded),
+            )
+            .await;
+    }
+    if turned(C::Valid, false) {
+        events
+            .warning(obj, "Validate", "SpecInvalid", &message(C::Valid))
+            .await;
+    }
+    if turned(C::ArrayReady, false) && reason(C::ArrayReady) == "ApprovalPending" {
+        events
+            .normal(obj, "Plan", "ApprovalPending", &message(C::ArrayReady))
+            .await;
+    }
+}
+
+pub(crate) async fn write_status(
+    api: &Api<DynamicObject>,
+    obj: &DynamicObject,
+    status: &TenantStatus,
+) -> Result<(), Error> {
+    // A merge patch merges maps: kinds no longer counted are removed explicitly.
+    let mut value = serde_json::to_value(status)
+        .map_err(|e| Error::new(Reason::Internal, format!("cannot encode status: {e}")))?;
+    if let Some(old) = obj.data["status"]["arrayObjects"].as_object() {
+        for kind in old
+            .keys()
+            .filter(|k| !status.array_objects.contains_key(*k))
+        {
+            value["arrayObjects"][kind] = Value::Null;
+        }
+    }
+    let patch = json!({ "status": value });
+    api.patch_status(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map(|_| ())
+    .map_err(|e| {
+        Error::new(
+            Reason::ClusterApplyFailed,
+            format!("cannot write status: {e}"),
+        )
+    })
+}
