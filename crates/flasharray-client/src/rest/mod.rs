@@ -168,6 +168,10 @@ impl FlashArray for RestArray {
         volumes::create(self, names, body).await
     }
 
+    async fn create_volumes_batch(&self, items: &[VolumeBatchPost]) -> Result<Vec<Volume>> {
+        volumes::create_batch(self, items).await
+    }
+
     async fn patch_volumes(
         &self,
         names: &[VolumeName],

@@ -47,6 +47,8 @@ pub(crate) struct Call<'a> {
     pub(crate) method: Method,
     /// `volumes`, `hosts/host-groups`, ...
     pub(crate) resource: String,
+    /// The `N` of the `/api/2.N/` prefix the client chose.
+    pub(crate) minor: u32,
     pub(crate) query: Query,
     pub(crate) body: Bytes,
 }
@@ -230,10 +232,15 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     let body = axum::body::to_bytes(axum::body::Body::new(body), MAX_BODY)
         .await
         .map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))?;
+    let minor = version
+        .strip_prefix("2.")
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
     let call = Call {
         state,
         method: parts.method,
         resource,
+        minor,
         query: Query::parse(parts.uri.query()),
         body,
     };
@@ -298,6 +305,7 @@ async fn login(state: &SimState, api_token: Option<&str>) -> Result<Reply, Fail>
 async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
     match call.resource.as_str() {
         "volumes" => volumes::handle(call).await,
+        "volumes/batch" => volumes::batch(call).await,
         "hosts" => hosts::handle(call).await,
         "host-groups" => host_groups::handle(call).await,
         "host-groups/hosts" | "hosts/host-groups" => members::host_group_hosts(call).await,
