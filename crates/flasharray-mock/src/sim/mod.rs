@@ -83,6 +83,9 @@ pub struct SimConfig {
     pub connect_latency: Duration,
     /// Serve HTTP/1.1 only; by default ALPN offers `h2` first.
     pub http1_only: bool,
+    /// Added to `POST /logout` after the session has ended: an array slow to answer
+    /// a logout (clients must not wait for it; see pxfa's session module).
+    pub logout_latency: Duration,
 }
 
 impl SimConfig {
@@ -100,6 +103,7 @@ impl SimConfig {
             http_latency: Duration::ZERO,
             connect_latency: Duration::ZERO,
             http1_only: false,
+            logout_latency: Duration::ZERO,
         }
     }
 }

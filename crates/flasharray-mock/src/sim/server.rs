@@ -47,6 +47,8 @@ pub(crate) struct SimState {
     pub(crate) http_latency: Duration,
     /// Added before each TLS accept.
     pub(crate) connect_latency: Duration,
+    /// Added to `POST /logout` after the session ended.
+    pub(crate) logout_latency: Duration,
     /// Serve HTTP/1.1 only (no `h2` in ALPN, no HTTP/2 prior knowledge).
     pub(crate) http1_only: bool,
 }
@@ -135,6 +137,7 @@ impl Simulator {
             http_latency: cfg.http_latency,
             connect_latency: cfg.connect_latency,
             http1_only: cfg.http1_only,
+            logout_latency: cfg.logout_latency,
         });
         let (stop_tx, stop_rx) = watch::channel(false);
         let task = tokio::spawn(accept_loop(listener, acceptor, state.clone(), stop_rx));
@@ -182,6 +185,7 @@ impl std::fmt::Debug for SimState {
             .field("http_latency", &self.http_latency)
             .field("connect_latency", &self.connect_latency)
             .field("http1_only", &self.http1_only)
+            .field("logout_latency", &self.logout_latency)
             .finish_non_exhaustive()
     }
 }

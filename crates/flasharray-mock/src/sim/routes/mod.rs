@@ -192,6 +192,9 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
             if let Some(token) = header("x-auth-token") {
                 state.sessions.end(&token);
             }
+            if !state.logout_latency.is_zero() {
+                tokio::time::sleep(state.logout_latency).await;
+            }
             return Ok(Reply::empty());
         }
         (_, "login" | "logout") => {
