@@ -289,7 +289,9 @@ def spec_with(spec, workers, workdir):
     edits = [("    replicas: 3\n", f"    replicas: {workers}\n"),
              ("version: 3.6.2", "version: 3.7.0"),
              ("attach: fada", "attach: host-group\n    provisioning: import"),
-             ("hostGroup: hcp-mgmt", "hostGroup: hcp-mgmt\n    faFbDriver: true")]
+             ("hostGroup: hcp-mgmt", "hostGroup: hcp-mgmt\n    faFbDriver: true"),
+             # Room for 64+ worker VMs in the /20.
+             ("vmRange: 10.40.0.200-10.40.0.250", "vmRange: 10.40.1.0-10.40.3.250")]
     for old, new in edits:
         if old not in text:
             raise SystemExit(f"{spec}: no {old.strip()!r} to change")

@@ -20,6 +20,11 @@
 //! and the admin resolves it with `apply --adopt`. A lost answer to the tag call
 //! itself is settled like any `set_tags`.
 //!
+//! `create_volumes_batch` gives each volume its own size and tags in one
+//! `POST /volumes/batch` from REST 2.32 ([`ApiVersion::VOLUME_BATCH`]); older arrays
+//! get one `POST /volumes` per size and one `PUT /volumes/tags/batch`, with the same
+//! window between the two.
+//!
 //! ```no_run
 //! # async fn demo() -> flasharray::Result<()> {
 //! use flasharray::{FlashArray, ListParams, rest::RestArray};

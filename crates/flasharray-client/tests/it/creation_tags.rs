@@ -344,3 +344,47 @@ async fn before_2_32_a_batch_is_one_create_per_size_then_one_tag_call() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_lost_batch_resends_only_the_volumes_the_array_does_not_show_complete() {
+    let a = array_at(32).await;
+    let items = batch_items();
+    Mock::given(method("POST"))
+        .and(path("/api/2.32/volumes/batch"))
+        .and(body_json(serde_json::to_value(&items).unwrap()))
+        .respond_with(status(504, json!({"message": "Gateway Timeout"})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    let mut second = fixture("volumes/created.json")["items"][1].clone();
+    second["provisioned"] = json!(10 * G);
+    Mock::given(method("POST"))
+        .and(path("/api/2.32/volumes/batch"))
+        .and(body_json(serde_json::to_value(&items[1..]).unwrap()))
+        .respond_with(ok(json!({"items": [second]})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    // The re-read: px-new-0 exists, of its size, with all its tags; px-new-1 does not.
+    let first = fixture("volumes/created.json")["items"][0].clone();
+    Mock::given(method("GET"))
+        .and(path("/api/2.32/volumes"))
+        .respond_with(ok(json!({"items": [first]})))
+        .mount(&a.server)
+        .await;
+    let mut tags = tag_rows(&["px-new-0"]).as_array().unwrap().clone();
+    let mut index = index_tag("0");
+    index["resource"] = json!({"name": "px-new-0"});
+    tags.push(index);
+    Mock::given(method("GET"))
+        .and(path("/api/2.32/volumes/tags"))
+        .respond_with(ok(json!({"items": tags})))
+        .mount(&a.server)
+        .await;
+    let c = a.builder().build().unwrap();
+    let made = c.create_volumes_batch(&items).await.unwrap();
+    assert_eq!(
+        made.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+        ["px-new-0", "px-new-1"]
+    );
+}
