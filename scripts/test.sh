@@ -71,6 +71,9 @@ bash scripts/check-graphs.sh target/debug/pxfa
 step "Pure's Python SDK (py-pure-client) against the simulator"
 bash tests/sdk_compat/run.sh
 
+step "pxfa and Pure's SDK make the same end state (bench smoke: 3 workers, 1 ms)"
+bash scripts/bench-sdk.sh --smoke
+
 step "Pure's Ansible collection (purestorage.flasharray) against the simulator"
 bash tests/ansible_compat/run.sh
 

@@ -16,6 +16,7 @@ mod errors;
 mod input_safety;
 mod invalid_specs;
 mod lifecycle;
+mod logout;
 mod output;
 mod preflight;
 mod realm;

@@ -188,6 +188,29 @@ def test_tags_in_create_bodies(client, unique):
     err(client.get_volumes(names=[f"{unique}-bad"]))
 
 
+def test_post_volumes_batch(client, unique):
+    """REST 2.32+: volumes of different sizes, each with its own tags, in one call."""
+    a, b = f"{unique}-ba", f"{unique}-bb"
+    def tags(i):
+        return [flasharray.Tag(namespace="pxfa.io", key="tenant", value=unique),
+                flasharray.Tag(namespace="pxfa.io", key="disk-index", value=i)]
+    made = ok(client.post_volumes_batch(volume=[
+        flasharray.VolumeBatchPost(name=a, provisioned=2 * MIB, tags=tags("0")),
+        flasharray.VolumeBatchPost(name=b, provisioned=MIB, tags=tags("1")),
+    ]))
+    assert [(v.name, v.provisioned) for v in made] == [(a, 2 * MIB), (b, MIB)]
+    got = ok(client.get_volumes_tags(resource_names=[a, b], namespaces=["pxfa.io"]))
+    assert sorted((t.resource.name, t.key, t.value) for t in got) == [
+        (a, "disk-index", "0"), (a, "tenant", unique), (b, "disk-index", "1"), (b, "tenant", unique)]
+    # One taken name refuses the whole batch.
+    e = err(client.post_volumes_batch(volume=[
+        flasharray.VolumeBatchPost(name=f"{unique}-bc", provisioned=MIB),
+        flasharray.VolumeBatchPost(name=a, provisioned=MIB),
+    ]))
+    assert e.context == a
+    err(client.get_volumes(names=[f"{unique}-bc"]))
+
+
 def test_paging_limit_continuation_sort_and_auto_pagination(sim_target, sim_token, client, unique):
     wanted = [f"{unique}-p{i}" for i in range(7)]
     ok(client.post_volumes(names=wanted, volume=flasharray.VolumePost(provisioned=MIB)))

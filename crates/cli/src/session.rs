@@ -7,9 +7,17 @@
 //! `apply` or `volume list` leave the file alone), even when the command failed half
 //! way or was interrupted: a session dropped without [`Session::close`] (Ctrl-C drops
 //! the command's future) saves too.
+//!
+//! Logging out is off the critical path: a command calls [`Session::end_array_work`]
+//! as soon as its last array call has returned (`apply` after converging, before
+//! writing manifests or touching clusters; `plan` after observing). That starts
+//! `POST /logout` in the background, bounded by [`LOGOUT_BOUND`]; [`Session::close`]
+//! at the very end waits for it at most [`LOGOUT_WAIT`], so a slow or stalled array
+//! delays the exit by a quarter second at worst, never the work.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use flasharray::FlashArray;
@@ -29,6 +37,12 @@ pub(crate) const SIM_ADMINS: &[&str] = &[
     "pxfa-tenant-kv",
 ];
 
+/// The longest a background logout may take before it is given up.
+pub(crate) const LOGOUT_BOUND: Duration = Duration::from_secs(2);
+
+/// The longest the process waits for a background logout at exit.
+pub(crate) const LOGOUT_WAIT: Duration = Duration::from_millis(250);
+
 /// An open array.
 #[derive(Debug)]
 pub(crate) struct Session {
@@ -39,6 +53,8 @@ pub(crate) struct Session {
     /// The REST array's address; `None` for the embedded simulated array.
     pub(crate) url: Option<url::Url>,
     sim: Option<SimSession>,
+    /// The background logout, once [`Session::end_array_work`] started it.
+    logout: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 #[derive(Debug)]
@@ -114,6 +130,7 @@ impl Session {
                     label: t.url.as_str().trim_end_matches('/').to_string(),
                     url: Some(t.url.clone()),
                     sim: None,
+                    logout: Mutex::new(None),
                 })
             }
         }
@@ -144,6 +161,7 @@ impl Session {
                 state_file,
                 loaded,
             }),
+            logout: Mutex::new(None),
         }
     }
 
@@ -153,15 +171,38 @@ impl Session {
         self.sim.is_some()
     }
 
-    /// Ends the session: logs out of a REST array, saves a simulated array's state
-    /// if it changed.
+    /// Starts ending the array session in the background (REST: `POST /logout`,
+    /// bounded by [`LOGOUT_BOUND`], failures logged at debug): call it when the
+    /// command's last array call has returned. A second call does nothing; an array
+    /// call made after it would simply log in again.
+    pub(crate) fn end_array_work(&self) {
+        let mut slot = self.logout.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_some() {
+            return;
+        }
+        let array = Arc::clone(&self.array);
+        tracing::debug!("array work done; logging out in the background");
+        *slot = Some(tokio::spawn(async move {
+            match tokio::time::timeout(LOGOUT_BOUND, array.close()).await {
+                Ok(Ok(())) => tracing::debug!("logged out"),
+                Ok(Err(e)) => tracing::debug!("logout failed: {e}"),
+                Err(_) => tracing::debug!("logout unanswered after {LOGOUT_BOUND:?}; given up"),
+            }
+        }));
+    }
+
+    /// Ends the session: saves a simulated array's state if it changed, and waits
+    /// at most [`LOGOUT_WAIT`] for the logout (started here if the command did not).
     pub(crate) async fn close(mut self) -> Result<()> {
-        let closed = self.array.close().await;
+        self.end_array_work();
         if let Some(sim) = self.sim.take() {
             sim.save_if_changed()?;
         }
-        if let Err(e) = closed {
-            tracing::warn!("logout failed: {e}");
+        let pending = self.logout.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(handle) = pending
+            && tokio::time::timeout(LOGOUT_WAIT, handle).await.is_err()
+        {
+            tracing::debug!("logout still under way at exit; not waiting longer");
         }
         Ok(())
     }

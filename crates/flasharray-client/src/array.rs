@@ -45,6 +45,13 @@ pub trait FlashArray: Send + Sync + std::fmt::Debug {
     /// older arrays need a second call, see `rest::RestArray`).
     async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>>;
 
+    /// `POST /volumes/batch` (REST 2.32+): creates volumes of different sizes, each
+    /// with its own tags, in one call, answered in request order. Items are checked
+    /// together (names, sizes, duplicates, quotas) before anything is made. Older
+    /// arrays reach the same end state through `POST /volumes` per size and
+    /// `PUT /volumes/tags/batch` (see `rest::RestArray`).
+    async fn create_volumes_batch(&self, items: &[VolumeBatchPost]) -> Result<Vec<Volume>>;
+
     /// `PATCH /volumes?names=...`: resize (`truncate` to shrink), rename, destroy,
     /// recover, move.
     async fn patch_volumes(
@@ -267,6 +274,12 @@ macro_rules! forward_flash_array {
             ) -> Result<Vec<Volume>> {
                 (**self).create_volumes(names, body).await
             }
+            async fn create_volumes_batch(
+                &self,
+                items: &[VolumeBatchPost],
+            ) -> Result<Vec<Volume>> {
+                (**self).create_volumes_batch(items).await
+            }
             async fn patch_volumes(
                 &self,
                 names: &[VolumeName],
@@ -481,6 +494,9 @@ mod tests {
             }])
         }
         async fn create_volumes(&self, _: &[VolumeName], _: &VolumePost) -> Result<Vec<Volume>> {
+            marked()
+        }
+        async fn create_volumes_batch(&self, _: &[VolumeBatchPost]) -> Result<Vec<Volume>> {
             marked()
         }
         async fn patch_volumes(

@@ -8,11 +8,14 @@
 //! ```text
 //! cargo run -p flasharray-mock --example sim_serve -- --port 0 --token-file /tmp/t \
 //!     [--url-file /tmp/u] [--faults 429:every=10] [--session-ttl-secs 60] [--plain] \
-//!     [--array-name NAME]
+//!     [--array-name NAME] [--http-latency-ms 20] [--connect-latency-ms 20] [--admin NAME]... \
+//!     [--stats-file /tmp/stats.json] [--cert-out /tmp/cert.pem]
 //! ```
 //!
 //! `--array-name` names the simulated array (two simulators with distinct names can
-//! be connected to each other through `/array-connections`).
+//! be connected to each other through `/array-connections`). `--stats-file` gets the
+//! wire statistics and the request log at shutdown
+//! (`flasharray_mock::sim::stats_json`), for `bench/sdk_side_by_side.py`.
 
 #![allow(
     clippy::print_stdout,
@@ -25,7 +28,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{SimConfig, Simulator, parse_faults};
+use flasharray_mock::sim::{SimConfig, Simulator, parse_faults, stats_json};
 
 struct Args {
     port: u16,
@@ -35,6 +38,11 @@ struct Args {
     session_ttl: Option<Duration>,
     plain: bool,
     array_name: Option<String>,
+    http_latency: Duration,
+    connect_latency: Duration,
+    admins: Vec<String>,
+    stats_file: Option<PathBuf>,
+    cert_out: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -46,6 +54,16 @@ fn parse_args() -> Result<Args, String> {
         session_ttl: None,
         plain: false,
         array_name: None,
+        http_latency: Duration::ZERO,
+        connect_latency: Duration::ZERO,
+        admins: Vec::new(),
+        stats_file: None,
+        cert_out: None,
+    };
+    let ms = |flag: &str, v: String| -> Result<Duration, String> {
+        v.parse()
+            .map(Duration::from_millis)
+            .map_err(|e| format!("{flag}: {e}"))
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -63,6 +81,11 @@ fn parse_args() -> Result<Args, String> {
             }
             "--plain" => args.plain = true,
             "--array-name" => args.array_name = Some(value()?),
+            "--http-latency-ms" => args.http_latency = ms(&flag, value()?)?,
+            "--connect-latency-ms" => args.connect_latency = ms(&flag, value()?)?,
+            "--admin" => args.admins.push(value()?),
+            "--stats-file" => args.stats_file = Some(PathBuf::from(value()?)),
+            "--cert-out" => args.cert_out = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -110,17 +133,28 @@ async fn main() {
     cfg.tls = !args.plain;
     cfg.faults = faults;
     cfg.session_ttl = args.session_ttl;
-    let array = match &args.array_name {
-        Some(name) => MockArray::builder().name(name.clone()).build(),
-        None => MockArray::new(),
-    };
-    let sim = match Simulator::start(array, cfg).await {
+    cfg.http_latency = args.http_latency;
+    cfg.connect_latency = args.connect_latency;
+    let mut array = MockArray::builder();
+    if let Some(name) = &args.array_name {
+        array = array.name(name.clone());
+    }
+    for admin in &args.admins {
+        array = array.admin(admin);
+    }
+    let sim = match Simulator::start(array.build(), cfg).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("sim_serve: {e}");
             std::process::exit(1);
         }
     };
+    if let Some(path) = &args.cert_out
+        && let Err(e) = std::fs::write(path, sim.cert_pem())
+    {
+        eprintln!("sim_serve: cannot write {}: {e}", path.display());
+        std::process::exit(1);
+    }
     println!("PXFA_SIM_URL={}", sim.url());
     if let Some(path) = &args.url_file
         && let Err(e) = std::fs::write(path, sim.url())
@@ -138,6 +172,12 @@ async fn main() {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
+    }
+    if let Some(path) = &args.stats_file {
+        let stats = stats_json(&sim.stats(), &sim.request_log());
+        if let Err(e) = std::fs::write(path, stats.to_string()) {
+            eprintln!("sim_serve: cannot write {}: {e}", path.display());
+        }
     }
     sim.shutdown().await;
 }

@@ -257,6 +257,15 @@ impl FlashArray for MockArray {
         .await
     }
 
+    async fn create_volumes_batch(&self, items: &[VolumeBatchPost]) -> Result<Vec<Volume>> {
+        self.call(Op::CreateVolumesBatch, |s, c, sc| {
+            sc.check_write("volumes")?;
+            sc.check(V, items.iter().map(|i| i.name.as_str()))?;
+            s.create_volumes_batch(c, items)
+        })
+        .await
+    }
+
     async fn patch_volumes(
         &self,
         names: &[VolumeName],

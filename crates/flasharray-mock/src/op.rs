@@ -15,6 +15,8 @@ pub enum Op {
     ListVolumes,
     /// `create_volumes`: `POST /volumes`.
     CreateVolumes,
+    /// `create_volumes_batch`: `POST /volumes/batch`.
+    CreateVolumesBatch,
     /// `patch_volumes`: `PATCH /volumes`.
     PatchVolumes,
     /// `eradicate_volumes`: `DELETE /volumes`.
@@ -98,6 +100,7 @@ impl Op {
     pub const ALL: &[Op] = &[
         Op::ListVolumes,
         Op::CreateVolumes,
+        Op::CreateVolumesBatch,
         Op::PatchVolumes,
         Op::EradicateVolumes,
         Op::ListTags,
@@ -160,6 +163,7 @@ impl Op {
         match self {
             Op::ListVolumes => ("list_volumes", "GET /volumes"),
             Op::CreateVolumes => ("create_volumes", "POST /volumes"),
+            Op::CreateVolumesBatch => ("create_volumes_batch", "POST /volumes/batch"),
             Op::PatchVolumes => ("patch_volumes", "PATCH /volumes"),
             Op::EradicateVolumes => ("eradicate_volumes", "DELETE /volumes"),
             Op::ListTags => ("list_tags", "GET /tags"),
@@ -249,6 +253,6 @@ mod tests {
         assert!(Op::SetTags.is_write());
         assert!(Op::RemoveHostGroupMembers.is_write());
         let writes = Op::ALL.iter().filter(|o| o.is_write()).count();
-        assert_eq!(writes, 26);
+        assert_eq!(writes, 27);
     }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use flasharray::models::{Qos, Reference, Space, Volume, VolumePatch, VolumePost};
+use flasharray::models::{Qos, Reference, Space, Volume, VolumeBatchPost, VolumePatch, VolumePost};
 use flasharray::size::{MAX_VOLUME, MIB, SECTOR};
 use flasharray::{Error, ListParams, Result, TagResource, VolumeName};
 
@@ -262,38 +262,97 @@ impl State {
             self.check_quota(pod, *added)?;
         }
         let tags = self.creation_tags(names[0].as_str(), &body.tags)?;
-        let mut ids = Vec::with_capacity(names.len());
-        for (n, pod) in names.iter().zip(pods) {
-            // Show the pod part with the pod's own case, as the array does.
-            let name = match &pod {
-                Some(p) => format!(
-                    "{}::{}",
-                    self.pods.get(p).map_or("", |r| r.name.as_str()),
-                    n.short()
-                ),
-                None => n.as_str().to_string(),
-            };
-            let id = uuid::Uuid::new_v4().to_string();
-            let serial = self.new_serial();
-            self.volumes.insert(
-                id.clone(),
-                VolumeRec {
-                    name,
-                    pod,
-                    provisioned: size,
-                    created: ctx.now,
-                    serial,
-                    destroyed_at: None,
-                    destroyed_with_pod: false,
-                    bandwidth_limit: None,
-                    iops_limit: None,
-                    written: 0,
-                },
-            );
-            ids.push(id);
-        }
+        let ids: Vec<String> = names
+            .iter()
+            .zip(pods)
+            .map(|(n, pod)| self.insert_volume(ctx, n, pod, size))
+            .collect();
         self.tag_new(TagResource::Volume, &ids, &tags);
         Ok(ids)
+    }
+
+    /// `POST /volumes/batch`: every item is checked (size, name taken or repeated,
+    /// pod, quota summed per pod, tags) before any volume is made, so one bad item
+    /// creates nothing. Answers in request order.
+    pub(crate) fn create_volumes_batch(
+        &mut self,
+        ctx: Ctx,
+        items: &[VolumeBatchPost],
+    ) -> Result<Vec<Volume>> {
+        if items.is_empty() {
+            return Err(bad(
+                "volume",
+                "Invalid request: at least one volume must be given.",
+            ));
+        }
+        let mut seen = HashSet::new();
+        let mut per_pod: BTreeMap<String, u64> = BTreeMap::new();
+        let mut checked = Vec::with_capacity(items.len());
+        for item in items {
+            let n = &item.name;
+            let size = item.provisioned.unwrap_or(MIB);
+            check_size(n.as_str(), "provisioned", size)?;
+            if !seen.insert(n.key()) || self.volumes.contains_name(n.as_str()) {
+                return Err(bad(n.as_str(), "Volume already exists."));
+            }
+            let pod = match n.pod() {
+                Some(p) => {
+                    let id = self.live_pod(p)?;
+                    *per_pod.entry(id.clone()).or_default() += size;
+                    Some(id)
+                }
+                None => None,
+            };
+            let tags = self.creation_tags(n.as_str(), &item.tags)?;
+            checked.push((n, pod, size, tags));
+        }
+        for (pod, added) in &per_pod {
+            self.check_quota(pod, *added)?;
+        }
+        let mut ids = Vec::with_capacity(checked.len());
+        for (n, pod, size, tags) in checked {
+            let id = self.insert_volume(ctx, n, pod, size);
+            self.tag_new(TagResource::Volume, std::slice::from_ref(&id), &tags);
+            ids.push(id);
+        }
+        Ok(self.render_volumes(&ids, ctx.now))
+    }
+
+    /// Inserts one checked volume; returns its id.
+    fn insert_volume(
+        &mut self,
+        ctx: Ctx,
+        n: &VolumeName,
+        pod: Option<String>,
+        size: u64,
+    ) -> String {
+        // Show the pod part with the pod's own case, as the array does.
+        let name = match &pod {
+            Some(p) => format!(
+                "{}::{}",
+                self.pods.get(p).map_or("", |r| r.name.as_str()),
+                n.short()
+            ),
+            None => n.as_str().to_string(),
+        };
+        let id = uuid::Uuid::new_v4().to_string();
+        let serial = self.new_serial();
+        self.volumes.insert(
+            id.clone(),
+            VolumeRec {
+                name,
+                pod,
+                provisioned: size,
+                created: ctx.now,
+                serial,
+                destroyed_at: None,
+                destroyed_with_pod: false,
+                bandwidth_limit: None,
+                iops_limit: None,
+                written: 0,
+            },
+        );
+        id
     }
 
     /// Resize, rename, move, QoS, destroy and recover; validated for every name

@@ -81,6 +81,7 @@ macro_rules! metered {
 metered! {
     list_volumes(params: &ListParams) -> Vec<Volume>;
     create_volumes(names: &[VolumeName], body: &VolumePost) -> Vec<Volume>;
+    create_volumes_batch(items: &[VolumeBatchPost]) -> Vec<Volume>;
     patch_volumes(names: &[VolumeName], patch: &VolumePatch, truncate: bool) -> Vec<Volume>;
     eradicate_volumes(names: &[VolumeName]) -> ();
     list_tags(kind: TagResource, params: &TagParams) -> Vec<Tag>;

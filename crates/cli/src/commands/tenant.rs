@@ -451,19 +451,27 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
         p,
     )
     .await;
+    // Observing was the last array call.
+    session.end_array_work();
     let url = session.url.clone();
+    let outcome = plan_outcome(a, p, &t, result, url.as_ref()).await;
     session.close().await?;
+    outcome
+}
+
+/// Prints the plan and what apply's preflight would refuse; the exit code is the plan's.
+async fn plan_outcome(
+    a: &PlanArgs,
+    p: &Printer,
+    t: &Tenant,
+    result: Result<(Plan, Observed, Option<ArraySpaceInfo>)>,
+    url: Option<&url::Url>,
+) -> Result<Outcome> {
     let (plan, observed, space) = result?;
-    print_plan(&plan, &t, p)?;
-    // What apply's preflight would refuse, as warnings; the exit code is the plan's.
+    print_plan(&plan, t, p)?;
     let mut f = Findings::default();
-    if let Some(note) = preflight::endpoint(
-        t.spec.spec.array.endpoint.as_deref(),
-        url.as_ref(),
-        false,
-        &mut f,
-    )
-    .await
+    if let Some(note) =
+        preflight::endpoint(t.spec.spec.array.endpoint.as_deref(), url, false, &mut f).await
     {
         p.info(note);
     }
@@ -625,6 +633,12 @@ async fn apply_in(
         ..ApplyOptions::default()
     };
     let report = run_apply(session, t, &plan, &opts, p).await;
+    // The last array call has returned: the logout runs while the report, the
+    // manifests and the clusters are dealt with. Not yet when the dynamic drives
+    // are to be tagged once the claims bind on the cluster: that needs the array.
+    if a.kube.kubeconfig.is_none() || t.desired.drives.is_empty() || session.is_simulated() {
+        session.end_array_work();
+    }
     match p.format {
         OutputFormat::Table | OutputFormat::Wide => p.stdout(&report_text(&report))?,
         f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {

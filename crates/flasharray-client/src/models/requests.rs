@@ -52,6 +52,39 @@ pub struct VolumePost {
     pub tags: Vec<TagBody>,
 }
 
+/// One item of `POST /volumes/batch` (REST 2.32+; Pure's SDK `VolumeBatchPost`):
+/// a volume with its own size and its own tags. Volumes of several sizes, each with
+/// its per-volume tags (node and disk index), are then born complete in one call,
+/// where `POST /volumes` gives every name of a call the same size and tags.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct VolumeBatchPost {
+    /// The volume's name (`pod::volume` inside a pod).
+    pub name: crate::name::VolumeName,
+    /// Size in bytes; the array defaults to 1 MiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioned: Option<u64>,
+    /// The volume's tags from its first moment.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<TagBody>,
+}
+
+impl VolumeBatchPost {
+    /// A volume of `provisioned` bytes without tags (add them with
+    /// [`VolumeBatchPost::with_tags`]).
+    pub fn new(name: crate::name::VolumeName, provisioned: u64) -> Self {
+        VolumeBatchPost {
+            name,
+            provisioned: Some(provisioned),
+            tags: Vec::new(),
+        }
+    }
+}
+
+setters!(VolumeBatchPost {
+    set with_tags(tags: Vec<TagBody>);
+});
+
 /// Body of `PATCH /volumes`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]

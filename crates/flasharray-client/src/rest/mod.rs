@@ -20,6 +20,11 @@
 //! and the admin resolves it with `apply --adopt`. A lost answer to the tag call
 //! itself is settled like any `set_tags`.
 //!
+//! `create_volumes_batch` gives each volume its own size and tags in one
+//! `POST /volumes/batch` from REST 2.32 ([`ApiVersion::VOLUME_BATCH`]); older arrays
+//! get one `POST /volumes` per size and one `PUT /volumes/tags/batch`, with the same
+//! window between the two.
+//!
 //! ```no_run
 //! # async fn demo() -> flasharray::Result<()> {
 //! use flasharray::{FlashArray, ListParams, rest::RestArray};
@@ -166,6 +171,10 @@ impl FlashArray for RestArray {
 
     async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>> {
         volumes::create(self, names, body).await
+    }
+
+    async fn create_volumes_batch(&self, items: &[VolumeBatchPost]) -> Result<Vec<Volume>> {
+        volumes::create_batch(self, items).await
     }
 
     async fn patch_volumes(

@@ -26,6 +26,7 @@
 //! | operation | done when the re-read shows | undecided when |
 //! |---|---|---|
 //! | `create_volumes` | the name, live, of the asked size (with the asked tags at 2.39+) | same name, other size, destroyed or without the tags |
+//! | `create_volumes_batch` | per item: the name, live, of its size, with its tags | same name, other size, destroyed or without its tags |
 //! | `patch_volumes` | every asked value, under the new name after rename/move | neither old nor new state |
 //! | `eradicate_volumes`, `delete_hosts`, `delete_host_groups`, `eradicate_pods` | the name is gone | – |
 //! | `set_tags` | the tag with the asked value | – |
@@ -447,19 +448,19 @@ impl RestArray {
                 },
             )
             .await?;
-        Ok(names
-            .iter()
-            .find(|n| {
-                !tags.iter().all(|t| {
-                    have.iter().any(|h| {
-                        same_opt(h.resource.name.as_deref(), Some(n.as_str()))
-                            && h.key == t.key
-                            && h.value == t.value
-                            && h.namespace.as_deref().unwrap_or("default")
-                                == t.namespace.as_deref().unwrap_or("default")
-                    })
-                })
-            })
-            .cloned())
+        Ok(names.iter().find(|n| !has_tags(&have, n, tags)).cloned())
     }
+}
+
+/// Whether `have` (a tag listing) shows every one of `tags` on the object `name`.
+pub(crate) fn has_tags(have: &[Tag], name: &str, tags: &[TagBody]) -> bool {
+    tags.iter().all(|t| {
+        have.iter().any(|h| {
+            same_opt(h.resource.name.as_deref(), Some(name))
+                && h.key == t.key
+                && h.value == t.value
+                && h.namespace.as_deref().unwrap_or("default")
+                    == t.namespace.as_deref().unwrap_or("default")
+        })
+    })
 }

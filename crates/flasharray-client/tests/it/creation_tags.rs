@@ -1,7 +1,7 @@
 //! Creation tags: in the create body from REST 2.39 on, a separate `PUT tags/batch`
 //! before it; and a lost create is only settled when the re-read shows the tags.
 
-use flasharray::models::{HostGroupPost, TagBody, VolumePost};
+use flasharray::models::{HostGroupPost, TagBody, VolumeBatchPost, VolumePost};
 use flasharray::{ErrorKind, FlashArray, HostGroupName, VolumeName};
 use serde_json::{Value, json};
 use wiremock::matchers::{body_json, header, method, path, query_param};
@@ -237,4 +237,152 @@ async fn a_same_named_volume_without_the_tags_is_not_taken_for_ours() {
     assert!(e.maybe_applied(), "{e}");
     assert_ne!(e.kind(), ErrorKind::AlreadyExists);
     assert_eq!(a.count("POST", "/api/2.39/volumes").await, 1, "no replay");
+}
+
+/// Two volumes of different sizes, each with the owner tags and its own index.
+fn batch_items() -> Vec<VolumeBatchPost> {
+    [("px-new-0", 50 * G, "0"), ("px-new-1", 10 * G, "1")]
+        .into_iter()
+        .map(|(name, size, index)| {
+            let mut item = VolumeBatchPost::new(name.parse().unwrap(), size);
+            item.tags = owner_tags();
+            item.tags.push(TagBody::new("pxfa.io", "disk-index", index));
+            item
+        })
+        .collect()
+}
+
+fn index_tag(i: &str) -> Value {
+    json!({"namespace": "pxfa.io", "key": "disk-index", "value": i, "copyable": false})
+}
+
+#[tokio::test]
+async fn at_2_32_volumes_are_born_with_their_own_tags_in_one_batch() {
+    let a = array_at(32).await;
+    let mut tags0 = tags_json().as_array().unwrap().clone();
+    tags0.push(index_tag("0"));
+    let mut tags1 = tags_json().as_array().unwrap().clone();
+    tags1.push(index_tag("1"));
+    Mock::given(method("POST"))
+        .and(path("/api/2.32/volumes/batch"))
+        .and(body_json(json!([
+            {"name": "px-new-0", "provisioned": 50 * G, "tags": tags0},
+            {"name": "px-new-1", "provisioned": 10 * G, "tags": tags1},
+        ])))
+        .respond_with(ok(fixture("volumes/created.json")))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    let c = a.builder().build().unwrap();
+    let made = c.create_volumes_batch(&batch_items()).await.unwrap();
+    assert_eq!(made.len(), 2);
+    let calls = a.api_requests().await;
+    assert_eq!(calls.len(), 1, "one call, no tag round: {calls:?}");
+}
+
+#[tokio::test]
+async fn before_2_32_a_batch_is_one_create_per_size_then_one_tag_call() {
+    let a = array_at(31).await;
+    for (name, size) in [("px-new-0", 50 * G), ("px-new-1", 10 * G)] {
+        let mut v = fixture("volumes/created.json")["items"][0].clone();
+        v["name"] = json!(name);
+        v["provisioned"] = json!(size);
+        Mock::given(method("POST"))
+            .and(path("/api/2.31/volumes"))
+            .and(query_param("names", name))
+            .and(body_json(json!({"provisioned": size})))
+            .respond_with(ok(json!({"items": [v]})))
+            .expect(1)
+            .mount(&a.server)
+            .await;
+    }
+    Mock::given(method("PUT"))
+        .and(path("/api/2.31/volumes/tags/batch"))
+        .respond_with(ok(json!({"items": []})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    let c = a.builder().build().unwrap();
+    let made = c.create_volumes_batch(&batch_items()).await.unwrap();
+    assert_eq!(
+        made.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+        ["px-new-0", "px-new-1"],
+        "request order"
+    );
+    let calls = a.api_requests().await;
+    assert!(
+        calls
+            .iter()
+            .all(|r| !r.url.path().ends_with("/batch") || r.url.path().ends_with("tags/batch"))
+    );
+    let put = calls.iter().find(|r| r.method.as_str() == "PUT").unwrap();
+    let mut got: Vec<String> = body_of(put)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            format!(
+                "{}:{}={}",
+                t["resource"]["name"].as_str().unwrap(),
+                t["key"].as_str().unwrap(),
+                t["value"].as_str().unwrap()
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "px-new-0:disk-index=0",
+            "px-new-0:managed-by=pxfa",
+            "px-new-0:tenant=t1",
+            "px-new-1:disk-index=1",
+            "px-new-1:managed-by=pxfa",
+            "px-new-1:tenant=t1",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_lost_batch_resends_only_the_volumes_the_array_does_not_show_complete() {
+    let a = array_at(32).await;
+    let items = batch_items();
+    Mock::given(method("POST"))
+        .and(path("/api/2.32/volumes/batch"))
+        .and(body_json(serde_json::to_value(&items).unwrap()))
+        .respond_with(status(504, json!({"message": "Gateway Timeout"})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    let mut second = fixture("volumes/created.json")["items"][1].clone();
+    second["provisioned"] = json!(10 * G);
+    Mock::given(method("POST"))
+        .and(path("/api/2.32/volumes/batch"))
+        .and(body_json(serde_json::to_value(&items[1..]).unwrap()))
+        .respond_with(ok(json!({"items": [second]})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    // The re-read: px-new-0 exists, of its size, with all its tags; px-new-1 does not.
+    let first = fixture("volumes/created.json")["items"][0].clone();
+    Mock::given(method("GET"))
+        .and(path("/api/2.32/volumes"))
+        .respond_with(ok(json!({"items": [first]})))
+        .mount(&a.server)
+        .await;
+    let mut tags = tag_rows(&["px-new-0"]).as_array().unwrap().clone();
+    let mut index = index_tag("0");
+    index["resource"] = json!({"name": "px-new-0"});
+    tags.push(index);
+    Mock::given(method("GET"))
+        .and(path("/api/2.32/volumes/tags"))
+        .respond_with(ok(json!({"items": tags})))
+        .mount(&a.server)
+        .await;
+    let c = a.builder().build().unwrap();
+    let made = c.create_volumes_batch(&items).await.unwrap();
+    assert_eq!(
+        made.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
+        ["px-new-0", "px-new-1"]
+    );
 }

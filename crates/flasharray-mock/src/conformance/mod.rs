@@ -57,6 +57,7 @@ macro_rules! conformance_checks {
             volumes::pod_volumes_need_a_live_pod,
             volumes::volume_sizes_follow_the_array_rules,
             volumes::batch_create_is_all_or_nothing,
+            volumes::volumes_batch_sizes_tags_and_all_or_nothing,
             volumes::serials_and_creation_times,
             volumes::resize_needs_truncate_to_shrink,
             volumes::rename_keeps_the_pod_and_refuses_taken_names,

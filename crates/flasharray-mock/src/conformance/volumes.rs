@@ -73,6 +73,76 @@ pub async fn volume_sizes_follow_the_array_rules(a: &dyn FlashArray) {
     assert!(a.list_volumes(&ListParams::names(["bad"])).await.is_err());
 }
 
+/// Rule: `POST /volumes/batch` gives each volume its own size and tags, answers in
+/// request order, and creates nothing when one item is refused (a taken or repeated
+/// name, a bad size, a missing pod, a quota exceeded by the items together).
+pub async fn volumes_batch_sizes_tags_and_all_or_nothing(a: &dyn FlashArray) {
+    let item = |name: &str, bytes: u64, index: &str| {
+        let mut i = VolumeBatchPost::new(v(name), bytes);
+        i.tags = owner_tags();
+        i.tags.push(TagBody::new("pxfa.io", "disk-index", index));
+        i
+    };
+    a.create_pods(&[p("p1")], &PodPost::default().with_quota_limit(3 * GIB))
+        .await
+        .unwrap();
+    let made = a
+        .create_volumes_batch(&[item("p1::d2", 2 * GIB, "2"), item("p1::d1", GIB, "1")])
+        .await
+        .unwrap();
+    assert_eq!(
+        made.iter()
+            .map(|v| (v.name.as_str(), v.provisioned))
+            .collect::<Vec<_>>(),
+        [("p1::d2", 2 * GIB), ("p1::d1", GIB)],
+        "request order, each its own size"
+    );
+    for (name, index) in [("p1::d1", "1"), ("p1::d2", "2")] {
+        let mut have = tag_keys(a, TagResource::Volume, name).await;
+        have.sort();
+        assert_eq!(
+            have,
+            [
+                format!("pxfa.io/disk-index={index}"),
+                "pxfa.io/managed-by=pxfa".to_string(),
+                "pxfa.io/tenant=t1".to_string(),
+            ],
+            "{name} carries its own tags"
+        );
+    }
+    let count = || async { a.list_volumes(&ListParams::all()).await.unwrap().len() };
+    let refused = [
+        (
+            vec![item("x1", GIB, "1"), item("P1::D1", GIB, "1")],
+            ErrorKind::AlreadyExists,
+        ),
+        (
+            vec![item("x1", GIB, "1"), item("X1", GIB, "2")],
+            ErrorKind::AlreadyExists,
+        ),
+        (
+            vec![item("x1", GIB, "1"), item("x2", MIB + 1, "2")],
+            ErrorKind::Invalid,
+        ),
+        (
+            vec![item("x1", GIB, "1"), item("nopod::x2", GIB, "2")],
+            ErrorKind::NotFound,
+        ),
+    ];
+    for (items, want) in refused {
+        let e = a.create_volumes_batch(&items).await.unwrap_err();
+        assert_eq!(e.kind(), want, "{e}");
+        assert_eq!(count().await, 2, "a refused batch created something: {e}");
+    }
+    // 512 MiB left in the pod: each item fits alone, not both together.
+    let e = a
+        .create_volumes_batch(&[item("p1::x1", GIB / 2, "1"), item("p1::x2", GIB / 2, "2")])
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("quota"), "{e}");
+    assert_eq!(count().await, 2);
+}
+
 /// Rule: batch create is all or nothing.
 pub async fn batch_create_is_all_or_nothing(a: &dyn FlashArray) {
     a.create_volumes(&vs(&["b"]), &size(GIB)).await.unwrap();

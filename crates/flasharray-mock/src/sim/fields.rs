@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 fn missing_fields(resource: &str, array: &Value) -> Option<Value> {
     let context = || array.clone();
     Some(match resource {
-        "volumes" => json!({
+        "volumes" | "volumes/batch" => json!({
             "context": context(), "space": {"system": 0, "replication": 0},
             "protocol_endpoint": {"container_version": null},
         }),

@@ -123,6 +123,9 @@ pub struct SimConfig {
     /// A connection with no request in progress that receives nothing for this long
     /// is closed (idle connections, HTTP/1.1 and HTTP/2). `None` disables it.
     pub idle_timeout: Option<Duration>,
+    /// Added to `POST /logout` after the session has ended: an array slow to answer
+    /// a logout (clients must not wait for it; see pxfa's session module).
+    pub logout_latency: Duration,
 }
 
 impl SimConfig {
@@ -147,6 +150,7 @@ impl SimConfig {
             header_timeout: Some(Duration::from_secs(30)),
             body_timeout: Some(Duration::from_secs(30)),
             idle_timeout: Some(Duration::from_secs(75)),
+            logout_latency: Duration::ZERO,
         }
     }
 }

@@ -61,6 +61,8 @@ pub(crate) struct SimState {
     pub(crate) http_latency: Duration,
     /// Added before each TLS accept.
     pub(crate) connect_latency: Duration,
+    /// Added to `POST /logout` after the session ended.
+    pub(crate) logout_latency: Duration,
     /// Serve HTTP/1.1 only (no `h2` in ALPN, no HTTP/2 prior knowledge).
     pub(crate) http1_only: bool,
     /// See [`SimConfig::header_timeout`], [`SimConfig::body_timeout`] and
@@ -160,6 +162,7 @@ impl Simulator {
             header_timeout: cfg.header_timeout,
             body_timeout: cfg.body_timeout,
             idle_timeout: cfg.idle_timeout,
+            logout_latency: cfg.logout_latency,
         });
         let (stop_tx, stop_rx) = watch::channel(false);
         let task = tokio::spawn(accept_loop(listener, acceptor, state.clone(), stop_rx));
@@ -207,6 +210,7 @@ impl std::fmt::Debug for SimState {
             .field("http_latency", &self.http_latency)
             .field("connect_latency", &self.connect_latency)
             .field("http1_only", &self.http1_only)
+            .field("logout_latency", &self.logout_latency)
             .finish_non_exhaustive()
     }
 }

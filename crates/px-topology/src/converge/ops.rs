@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use flasharray::models::{
     HostGroupPost, HostPatch, HostPersonality, HostPost, PodPatch, PodPost, Tag, TagBody, Volume,
-    VolumePatch, VolumePost,
+    VolumeBatchPost, VolumePatch,
 };
 use flasharray::{
     ConnectionTarget, Error, FlashArray, HostGroupName, HostName, PodName, Result, TagResource,
@@ -76,10 +76,9 @@ pub(crate) enum Op {
         group: HostGroupName,
         hosts: Vec<HostName>,
     },
+    /// `POST /volumes/batch`: each volume with its size and every desired tag.
     CreateVolumes {
-        size: u64,
-        names: Vec<VolumeName>,
-        tags: Vec<TagBody>,
+        items: Vec<VolumeBatchPost>,
     },
     RecoverVolumes {
         names: Vec<VolumeName>,
@@ -188,18 +187,21 @@ async fn ours(
     let have = lookup_tags(array, kind, found).await?;
     Ok(found
         .iter()
-        .filter(|n| {
-            tags.iter().all(|t| {
-                have.iter().any(|h| {
-                    h.key == t.key
-                        && h.value == t.value
-                        && h.namespace == t.namespace
-                        && h.resource.name.as_deref().is_some_and(|r| same(r, n))
-                })
-            })
-        })
+        .filter(|n| carries(&have, n, tags))
         .cloned()
         .collect())
+}
+
+/// Whether the listing `have` shows every one of `tags` on the object `name`.
+fn carries(have: &[Tag], name: &str, tags: &[TagBody]) -> bool {
+    tags.iter().all(|t| {
+        have.iter().any(|h| {
+            h.key == t.key
+                && h.value == t.value
+                && h.namespace == t.namespace
+                && h.resource.name.as_deref().is_some_and(|r| same(r, name))
+        })
+    })
 }
 
 impl Op {
@@ -224,7 +226,10 @@ impl Op {
             Op::RemoveMembers { group, hosts } => {
                 format!("remove hosts {} from host group {group}", joined(hosts))
             }
-            Op::CreateVolumes { names, .. } => format!("create volumes {}", joined(names)),
+            Op::CreateVolumes { items } => {
+                let names: Vec<&VolumeName> = items.iter().map(|i| &i.name).collect();
+                format!("create volumes {}", joined(&names))
+            }
             Op::RecoverVolumes { names } => format!("recover volumes {}", joined(names)),
             Op::ResizeVolumes { names, .. } => format!("resize volumes {}", joined(names)),
             Op::DestroyVolumes { names } => format!("destroy volumes {}", joined(names)),
@@ -291,11 +296,8 @@ impl Op {
             Op::RemoveMembers { group, hosts } => {
                 array.remove_host_group_members(group, hosts).await?
             }
-            Op::CreateVolumes { size, names, tags } => {
-                let body = VolumePost::default()
-                    .with_provisioned(*size)
-                    .with_tags(tags.clone());
-                out.volumes = array.create_volumes(names, &body).await?;
+            Op::CreateVolumes { items } => {
+                out.volumes = array.create_volumes_batch(items).await?;
             }
             Op::RecoverVolumes { names } => {
                 let patch = VolumePatch::recover();
@@ -488,30 +490,20 @@ impl Op {
                     }),
                 }
             }
-            Op::CreateVolumes { size, names, tags } => {
-                let found = lookup_volumes(array, &strs(names)).await?;
-                let ours = ours(
-                    array,
-                    TagResource::Volume,
-                    &names_of(&found, |v| &v.name),
-                    tags,
-                )
-                .await?;
-                let left: Vec<VolumeName> = names
-                    .iter()
-                    .filter(|n| !ours.iter().any(|o| same(o, n.as_str())))
-                    .cloned()
-                    .collect();
-                out.volumes.extend(
-                    found
-                        .into_iter()
-                        .filter(|v| ours.iter().any(|o| same(o, &v.name))),
-                );
-                (!left.is_empty()).then(|| Op::CreateVolumes {
-                    size: *size,
-                    names: left,
-                    tags: tags.clone(),
-                })
+            Op::CreateVolumes { items } => {
+                let names: Vec<String> = items.iter().map(|i| i.name.to_string()).collect();
+                let found = lookup_volumes(array, &names).await?;
+                let have =
+                    lookup_tags(array, TagResource::Volume, &names_of(&found, |v| &v.name)).await?;
+                let mut left = Vec::new();
+                for item in items {
+                    let made = found.iter().find(|v| same(&v.name, item.name.as_str()));
+                    match made.filter(|v| carries(&have, &v.name, &item.tags)) {
+                        Some(v) => out.volumes.push(v.clone()),
+                        None => left.push(item.clone()),
+                    }
+                }
+                (!left.is_empty()).then_some(Op::CreateVolumes { items: left })
             }
             Op::RecoverVolumes { names } | Op::DestroyVolumes { names } => {
                 let destroying = matches!(self, Op::DestroyVolumes { .. });

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use flasharray::models::{Tag, TagBody};
+use flasharray::models::{Tag, TagBody, VolumeBatchPost};
 use flasharray::{ConnectionTarget, HostGroupName, TagResource};
 
 use super::ops::Op;
@@ -559,10 +559,10 @@ impl Builder<'_> {
                 .map(|p| deps_of(&self.pod_ready, p))
                 .unwrap_or_default()
         };
-        // One POST per size and set of creation tags (data and metadata volumes of the
-        // same size differ in role, so they are two calls).
-        type VolumeBatch = Vec<(usize, flasharray::VolumeName, TagMap)>;
-        let mut creates: BTreeMap<(u64, TagMap), VolumeBatch> = BTreeMap::new();
+        // Every new volume in one `POST /volumes/batch` per chunk, whatever its size
+        // or role, each born with all its tags (creation and detail): no tag round
+        // follows, and no volume ever exists without its node and disk index.
+        let mut creates: Vec<(usize, VolumeBatchPost)> = Vec::new();
         let mut recovers = Vec::new();
         let mut resizes: BTreeMap<(u64, bool), Vec<(usize, flasharray::VolumeName)>> =
             BTreeMap::new();
@@ -581,10 +581,10 @@ impl Builder<'_> {
             match c.action {
                 Action::Create => {
                     let (born, later) = want_tags(self.desired, TagResource::Volume, name.as_str());
-                    creates
-                        .entry((*size, born))
-                        .or_default()
-                        .push((i, name.clone(), later));
+                    let mut item = VolumeBatchPost::new(name.clone(), *size);
+                    item.tags = creation_body(&born);
+                    item.tags.extend(creation_body(&later));
+                    creates.push((i, item));
                 }
                 Action::Recover => recovers.push((i, name.clone())),
                 Action::Update => resizes
@@ -594,24 +594,19 @@ impl Builder<'_> {
                 _ => {}
             }
         }
-        let mut volume_tags = Vec::new();
-        for ((size, born), items) in creates {
-            for chunk in items.chunks(MAX_NAMES_PER_CALL) {
-                let deps: Vec<usize> = chunk.iter().flat_map(|(_, v, _)| pod_deps(v)).collect();
-                let names = chunk.iter().map(|(_, v, _)| v.clone()).collect();
-                let n = self.g.add(
-                    Op::CreateVolumes {
-                        size,
-                        names,
-                        tags: creation_body(&born),
-                    },
-                    deps,
-                    chunk.iter().map(|(i, _, _)| *i),
-                );
-                for (i, v, later) in chunk {
-                    push(&mut self.volume_ready, v.as_str(), n);
-                    detail(&mut volume_tags, *i, v.as_str(), later, n);
-                }
+        for chunk in creates.chunks(MAX_NAMES_PER_CALL) {
+            let deps: Vec<usize> = chunk
+                .iter()
+                .flat_map(|(_, item)| pod_deps(&item.name))
+                .collect();
+            let items: Vec<VolumeBatchPost> = chunk.iter().map(|(_, item)| item.clone()).collect();
+            let n = self.g.add(
+                Op::CreateVolumes { items },
+                deps,
+                chunk.iter().map(|(i, _)| *i),
+            );
+            for (_, item) in chunk {
+                push(&mut self.volume_ready, item.name.as_str(), n);
             }
         }
         for chunk in recovers.chunks(MAX_NAMES_PER_CALL) {
@@ -648,7 +643,6 @@ impl Builder<'_> {
                 );
             }
         }
-        add_tag_ops(&mut self.g, TagResource::Volume, volume_tags);
     }
 
     /// Tags of existing objects (adoption, drift), one PUT per kind.

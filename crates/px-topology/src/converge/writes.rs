@@ -41,7 +41,7 @@ impl WriteCounts {
                 self.created += 1
             }
             Op::CreateHostGroups { names, .. } => self.created += names.len(),
-            Op::CreateVolumes { names, .. } => self.created += names.len(),
+            Op::CreateVolumes { items } => self.created += items.len(),
             Op::RecoverPods { names } => self.recovered += names.len(),
             Op::RecoverVolumes { names } => self.recovered += names.len(),
             Op::SetPodQuota { .. } => self.quota += 1,
@@ -119,7 +119,7 @@ impl WriteCounts {
 
 #[cfg(test)]
 mod tests {
-    use flasharray::models::Tag;
+    use flasharray::models::{Tag, VolumeBatchPost};
     use flasharray::{TagResource, VolumeName};
 
     use super::*;
@@ -128,9 +128,9 @@ mod tests {
     fn counts_objects_not_operations() {
         let mut w = WriteCounts::default();
         w.add(&Op::CreateVolumes {
-            size: 1 << 30,
-            names: vec![VolumeName::new("a").unwrap(), VolumeName::new("b").unwrap()],
-            tags: vec![],
+            items: ["a", "b"]
+                .map(|n| VolumeBatchPost::new(VolumeName::new(n).unwrap(), 1 << 30))
+                .to_vec(),
         });
         w.add(&Op::SetTags {
             resource: TagResource::Volume,

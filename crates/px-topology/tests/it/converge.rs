@@ -52,15 +52,16 @@ async fn fresh_apply_creates_everything_in_few_rounds() {
     assert_eq!(r.applied.len(), 25);
     assert_eq!(
         r.rounds, 3,
-        "pod/groups/hosts/token, then volumes/members, then tags/connections"
+        "pod/groups/hosts/token, then volumes/members, then connections"
     );
     let stats = a.stats();
-    // 1 pod + 1 group POST + 2 host POSTs + 1 token, 1 volume POST per size and
-    // role (2), 1 membership POST, 1 PUT of the volumes' node/disk-index tags, 1
-    // connection POST. Ownership tags travel in the create calls.
-    assert_eq!(stats.writes, 10, "{stats:?}");
-    assert_eq!(stats.op(Op::SetTags), 1, "{stats:?}");
-    assert_eq!(stats.op(Op::CreateVolumes), 2);
+    // 1 pod + 1 group POST + 2 host POSTs + 1 token, 1 volume batch (every size and
+    // role, each volume with its node/disk-index tags), 1 membership POST, 1
+    // connection POST. Ownership tags travel in the create calls; no tag PUT.
+    assert_eq!(stats.writes, 8, "{stats:?}");
+    assert_eq!(stats.op(Op::SetTags), 0, "{stats:?}");
+    assert_eq!(stats.op(Op::CreateVolumesBatch), 1);
+    assert_eq!(stats.op(Op::CreateVolumes), 0);
     assert_eq!(stats.op(Op::CreateConnections), 1);
 
     assert_eq!(r.facts.volume_serials.len(), 9);

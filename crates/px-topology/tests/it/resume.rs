@@ -17,7 +17,7 @@ use crate::support::tenant::{ADMIN, array, converge, plan_for, quiet, tenant_sta
 
 /// The array as an admin sees it, without ids, serials, times or LUN numbers (the
 /// array allocates those): what must be equal after any interrupted apply is resumed.
-async fn view(array: &MockArray) -> serde_json::Value {
+pub(super) async fn view(array: &MockArray) -> serde_json::Value {
     let vols: Vec<_> = array
         .list_volumes(&ListParams::all())
         .await
@@ -119,7 +119,7 @@ async fn resume_after(
 async fn every_cut_point_resumes_without_duplicates() {
     let d = tenant_state();
     let (want, writes) = reference_view(&d).await;
-    assert!(writes >= 10);
+    assert!(writes >= 8);
     for n in 1..=writes {
         resume_after(
             &d,
@@ -168,6 +168,7 @@ async fn kill_after_write(d: &DesiredState, n: u64, want: &serde_json::Value) {
     assert!(killed.is_err(), "{label}: the apply finished anyway");
     assert!(a.faults().stalled(), "{label}: write {n} never happened");
     a.faults().clear();
+    every_volume_fully_tagged(&a, d, &label).await;
 
     let p2 = plan_for(&a, d, PlanOptions::default()).await;
     assert!(!p2.is_blocked(), "{label}: {}", p2.to_text(false));
@@ -177,6 +178,36 @@ async fn kill_after_write(d: &DesiredState, n: u64, want: &serde_json::Value) {
     let p3 = plan_for(&a, d, PlanOptions::default()).await;
     assert!(!p3.has_changes(), "{label}: {}", p3.to_text(false));
     assert_eq!(&view_of(&a, d).await, want, "{label}");
+}
+
+/// Volumes are born with every tag (`POST /volumes/batch`): whenever the apply
+/// stops, each volume that exists carries all its desired tags, never a part.
+async fn every_volume_fully_tagged(a: &MockArray, d: &DesiredState, label: &str) {
+    let tags = a
+        .list_tags(TagResource::Volume, &Default::default())
+        .await
+        .unwrap();
+    for v in a.list_volumes(&ListParams::all()).await.unwrap() {
+        let Some(want) = d
+            .volumes
+            .iter()
+            .find(|w| w.name.as_str().eq_ignore_ascii_case(&v.name))
+        else {
+            continue;
+        };
+        for (key, value) in &want.tags {
+            assert!(
+                tags.iter().any(|t| t.key == *key
+                    && t.value == *value
+                    && t.resource
+                        .name
+                        .as_deref()
+                        .is_some_and(|r| r.eq_ignore_ascii_case(&v.name))),
+                "{label}: volume {} exists without {key}={value}",
+                v.name
+            );
+        }
+    }
 }
 
 /// [`view`] for any desired state (its token admin, not only [`ADMIN`]).
@@ -212,7 +243,7 @@ async fn every_kill_point_converges(d: &DesiredState) -> u64 {
 #[tokio::test(start_paused = true)]
 async fn an_apply_killed_after_any_write_converges_on_the_next_run() {
     let writes = every_kill_point_converges(&tenant_state()).await;
-    assert!(writes >= 10, "{writes}");
+    assert!(writes >= 8, "{writes}");
 }
 
 #[tokio::test(start_paused = true)]

@@ -10,21 +10,29 @@ use flasharray_mock::MockArray;
 use flasharray_mock::sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
 use px_topology::plan::{PlanOptions, observe, plan};
 
-use crate::support::tenant::{TENANT, array, converge, desired, tenant_state};
+use super::resume::view;
+use crate::support::tenant::{TENANT, array, converge, desired, quiet, tenant_state};
+use px_topology::converge::{ApplyOptions, apply};
 
 const TOKEN: &str = "wire-test-token-4f1c";
 
 async fn serve(mock: &MockArray) -> (RunningSim, RestArray) {
+    serve_at(mock, None).await
+}
+
+/// [`serve`], with the client pinned to a REST version.
+async fn serve_at(mock: &MockArray, version: Option<&str>) -> (RunningSim, RestArray) {
     let mut cfg = SimConfig::new(TOKEN.into());
     // Overlapping requests must overlap in time for the depth to see them as one round.
     cfg.http_latency = Duration::from_millis(5);
     let sim = Simulator::start(mock.clone(), cfg).await.unwrap();
-    let rest = RestArray::builder(sim.url())
+    let mut builder = RestArray::builder(sim.url())
         .api_token(TOKEN.into())
-        .ca_pem(sim.cert_pem().as_bytes().to_vec())
-        .build()
-        .unwrap();
-    (sim, rest)
+        .ca_pem(sim.cert_pem().as_bytes().to_vec());
+    if let Some(v) = version {
+        builder = builder.api_version(v);
+    }
+    (sim, builder.build().unwrap())
 }
 
 #[tokio::test]
@@ -77,4 +85,74 @@ async fn orphans_cost_one_more_round() {
         obs.connections
     );
     assert_eq!(critical_path_depth(&sim.request_log()), 2);
+}
+
+/// A fresh apply through the client and simulator; returns the request log as
+/// `METHOD path` lines and the depth of the log.
+async fn fresh_apply_at(version: Option<&str>, mock: &MockArray) -> (Vec<String>, usize) {
+    let (sim, rest) = serve_at(mock, version).await;
+    let d = tenant_state();
+    let obs = observe(&rest, &d).await.unwrap();
+    let p = plan(&d, &obs, &PlanOptions::default());
+    let r = apply(&rest, &d, &p, &ApplyOptions::default(), &quiet).await;
+    assert!(r.is_success(), "{r:?}");
+    let log = sim.request_log();
+    let depth = critical_path_depth(&log);
+    let lines = log
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    // Converged whatever the path: nothing left to do.
+    let again = plan(
+        &d,
+        &observe(&rest, &d).await.unwrap(),
+        &PlanOptions::default(),
+    );
+    assert!(!again.has_changes(), "{}", again.to_text(false));
+    (lines, depth)
+}
+
+#[tokio::test]
+async fn fresh_apply_creates_volumes_with_their_tags_in_one_batch() {
+    let mock = array();
+    let (lines, depth) = fresh_apply_at(None, &mock).await;
+    let batches = lines
+        .iter()
+        .filter(|l| l.ends_with("/volumes/batch"))
+        .count();
+    assert_eq!(batches, 1, "{lines:#?}");
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.starts_with("PUT") && l.contains("/volumes/tags")),
+        "no volume tag round: {lines:#?}"
+    );
+    // version, login, read, pod/hosts, volumes/members, connections.
+    assert_eq!(depth, 6, "{lines:#?}");
+}
+
+#[tokio::test]
+async fn below_2_32_volumes_are_created_per_size_then_tagged() {
+    let mock = array();
+    let (lines, depth) = fresh_apply_at(Some("2.31"), &mock).await;
+    assert!(
+        !lines.iter().any(|l| l.ends_with("/volumes/batch")),
+        "{lines:#?}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "POST /api/2.31/volumes"),
+        "{lines:#?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "PUT /api/2.31/volumes/tags/batch"),
+        "{lines:#?}"
+    );
+    // Each create is followed by its tag call: pod/hosts 2, volumes 2, connections 1.
+    assert_eq!(depth, 8, "{lines:#?}");
+    // The same end state as on a batch-capable array.
+    let batch = array();
+    fresh_apply_at(None, &batch).await;
+    assert_eq!(view(&mock).await, view(&batch).await);
 }

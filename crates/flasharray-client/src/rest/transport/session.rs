@@ -36,6 +36,10 @@ pub struct ApiVersion {
 impl ApiVersion {
     /// Oldest version this client speaks: tags and API-token endpoints appear in 2.2.
     pub const MIN: ApiVersion = ApiVersion { minor: 2 };
+    /// First version with `POST /volumes/batch`, whose items carry their own size
+    /// and `tags` (Pure's SDK: `VolumeBatchPost` appears in the 2.32 models, with
+    /// `tags`). Below it volumes of one call share one size and one set of tags.
+    pub const VOLUME_BATCH: ApiVersion = ApiVersion { minor: 32 };
     /// First version whose create bodies (`POST /volumes`, `/hosts`, `/host-groups`,
     /// `/pods`) accept `tags` (Pure's SDK: `VolumePost.tags` etc. appear in the 2.39
     /// models). Below it the client creates, then tags in a second call.

@@ -48,6 +48,8 @@ pub(crate) struct Call<'a> {
     pub(crate) method: Method,
     /// `volumes`, `hosts/host-groups`, ...
     pub(crate) resource: String,
+    /// The `N` of the `/api/2.N/` prefix the client chose.
+    pub(crate) minor: u32,
     pub(crate) query: Query,
     pub(crate) body: Bytes,
 }
@@ -219,6 +221,9 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
             if let Some(token) = header("x-auth-token") {
                 state.sessions.end(&token);
             }
+            if !state.logout_latency.is_zero() {
+                tokio::time::sleep(state.logout_latency).await;
+            }
             return Ok(Reply::empty());
         }
         (_, "login" | "logout") => {
@@ -257,10 +262,15 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     }
 
     let body = read_body(state, body).await?;
+    let minor = version
+        .strip_prefix("2.")
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0);
     let call = Call {
         state,
         method: parts.method,
         resource,
+        minor,
         query: Query::parse(parts.uri.query()),
         body,
     };
@@ -326,6 +336,7 @@ async fn login(state: &SimState, api_token: Option<&str>) -> Result<Reply, Fail>
 async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
     match call.resource.as_str() {
         "volumes" => volumes::handle(call).await,
+        "volumes/batch" => volumes::batch(call).await,
         "hosts" => hosts::handle(call).await,
         "host-groups" => host_groups::handle(call).await,
         "host-groups/hosts" | "hosts/host-groups" => members::host_group_hosts(call).await,

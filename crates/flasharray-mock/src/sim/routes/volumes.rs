@@ -1,14 +1,22 @@
 //! `/volumes`: list, create, patch (resize, rename, destroy, recover, move, QoS),
-//! eradicate.
+//! eradicate; `/volumes/batch` (REST 2.32+): create with per-volume sizes and tags.
 
-use flasharray::models::{Volume, VolumePatch, VolumePost};
+use flasharray::models::{TagBody, Volume, VolumeBatchPost, VolumePatch, VolumePost};
 use flasharray::{ListParams, VolumeName};
 use hyper::Method;
 use serde_json::{Value, json};
 
 use super::Call;
 use crate::sim::paging::{PAGING_PARAMS, PageRequest};
-use crate::sim::response::{Fail, Reply, bad_request};
+use crate::sim::response::{Fail, Reply, bad_request, not_found};
+
+/// The first REST version with `/volumes/batch` (Pure's SDK: `post_volumes_batch`
+/// and `VolumeBatchPost` appear in the 2.32 client).
+const BATCH_MINOR: u32 = 32;
+
+/// The item fields of `/volumes/batch` the simulator models; any other field
+/// (`qos`, `source`, `add_to_protection_groups`, ...) is a 400 naming it.
+const BATCH_ITEM_FIELDS: &[&str] = &["name", "provisioned", "tags"];
 
 pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
     match call.method {
@@ -91,6 +99,79 @@ async fn create(call: &Call<'_>) -> Result<Reply, Fail> {
     refuse_protocol_endpoint(call)?;
     let created = call.state.array.create_volumes(&names, &body).await?;
     Ok(Reply::items(&created))
+}
+
+/// `POST /volumes/batch`: a JSON list of `VolumeBatchPost`; created in request
+/// order, or not at all when one item is refused.
+pub(super) async fn batch(call: &Call<'_>) -> Result<Reply, Fail> {
+    if call.minor < BATCH_MINOR {
+        return Err(not_found(&format!("/api/2.{}/volumes/batch", call.minor)));
+    }
+    if call.method != Method::POST {
+        return Err(call.method_not_allowed());
+    }
+    call.query.only(&["overwrite"])?;
+    if call.query.bool("overwrite")? == Some(true) {
+        return Err(bad_request(
+            Some("overwrite"),
+            "overwrite=true is not supported by the simulator.",
+        ));
+    }
+    let raw: Vec<Value> = call.body_list()?;
+    let items = raw
+        .into_iter()
+        .map(batch_item)
+        .collect::<Result<Vec<_>, Fail>>()?;
+    let created = call.state.array.create_volumes_batch(&items).await?;
+    Ok(Reply::items(&created))
+}
+
+/// One item of the batch body, its fields checked one by one so that the error
+/// names the field (or the volume) at fault.
+fn batch_item(value: Value) -> Result<VolumeBatchPost, Fail> {
+    let Value::Object(mut item) = value else {
+        return Err(bad_request(
+            None,
+            "Each volume of the batch must be a JSON object.",
+        ));
+    };
+    if let Some(key) = item
+        .keys()
+        .find(|k| !BATCH_ITEM_FIELDS.contains(&k.as_str()))
+    {
+        return Err(bad_request(
+            Some(key),
+            format!("Field {key:?} is not supported by the simulator for this request."),
+        ));
+    }
+    let name = match item.remove("name") {
+        Some(Value::String(n)) => n,
+        _ => {
+            return Err(bad_request(
+                Some("name"),
+                "Each volume of the batch needs a name.",
+            ));
+        }
+    };
+    let name = VolumeName::new(&name).map_err(|e| bad_request(Some(&name), e.to_string()))?;
+    let provisioned = match item.remove("provisioned") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().ok_or_else(|| {
+            bad_request(
+                Some(name.as_str()),
+                "Invalid value for provisioned: expected bytes.",
+            )
+        })?),
+    };
+    let tags: Vec<TagBody> = match item.remove("tags") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) => serde_json::from_value(v)
+            .map_err(|e| bad_request(Some(name.as_str()), format!("Invalid tags: {e}")))?,
+    };
+    let mut post = VolumeBatchPost::new(name, 0);
+    post.provisioned = provisioned;
+    post.tags = tags;
+    Ok(post)
 }
 
 /// Names from `names`, or the names of the volumes listed in `ids`.

@@ -3,7 +3,7 @@
 use reqwest::Method;
 use serde_json::json;
 
-use crate::support::https::{error, logged_in, names};
+use crate::support::https::{error, logged_in, names, start};
 
 #[tokio::test]
 async fn volumes_lifecycle_with_exact_errors() {
@@ -205,4 +205,84 @@ async fn filters_pods_and_percent_encoded_names() {
     assert_eq!(r.status, 200, "{}", r.raw);
     assert_eq!(r.body["items"][0]["group"]["name"], "p1");
     assert_eq!(r.body["items"][0]["member"]["name"], "pxfa-sim");
+}
+
+/// `POST /volumes/batch` in the SDK's shape (a list of `VolumeBatchPost`): each item
+/// its own size and tags, answered in request order as full volumes; refused items
+/// name their field or volume and create nothing; absent below REST 2.32.
+#[tokio::test]
+async fn volumes_batch_route() {
+    let s = start().await;
+    let t = s.login().await;
+    let tag =
+        |k: &str, v: &str| json!({"namespace": "pxfa.io", "key": k, "value": v, "copyable": false});
+    let body = json!([
+        {"name": "b2", "provisioned": 2147483648u64, "tags": [tag("disk-index", "2")]},
+        {"name": "b1", "provisioned": 1073741824u64, "tags": [tag("disk-index", "1")]},
+    ]);
+    let r = s
+        .call(&t, Method::POST, "/volumes/batch", Some(body.clone()))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert_eq!(names(&r.body), ["b2", "b1"]);
+    assert_eq!(r.body["items"][0]["provisioned"], 2147483648u64);
+    assert!(
+        r.body["items"][0]["context"].is_object(),
+        "completed like /volumes answers: {}",
+        r.raw
+    );
+    let r = s.get(&t, "/volumes/tags?resource_names=b1").await;
+    assert_eq!(r.body["items"][0]["key"], "disk-index");
+    assert_eq!(r.body["items"][0]["value"], "1");
+
+    // The same body again: b2 is taken, nothing is created.
+    let r = s.call(&t, Method::POST, "/volumes/batch", Some(body)).await;
+    assert_eq!(
+        (r.status, r.body),
+        error(400, "b2", "Volume already exists.")
+    );
+    let unknown = json!([{"name": "b3", "qos": {"iops_limit": 100}}]);
+    let r = s
+        .call(&t, Method::POST, "/volumes/batch", Some(unknown))
+        .await;
+    assert_eq!(r.status, 400, "{}", r.raw);
+    assert_eq!(r.body["errors"][0]["context"], "qos");
+    let r = s
+        .call(
+            &t,
+            Method::POST,
+            "/volumes/batch",
+            Some(json!({"name": "b3"})),
+        )
+        .await;
+    assert_eq!(r.status, 400, "an object is not a list: {}", r.raw);
+    let r = s
+        .call(
+            &t,
+            Method::POST,
+            "/volumes/batch",
+            Some(json!([{"name": "ok1"}, {"name": "bad name"}])),
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.raw);
+    assert_eq!(r.body["errors"][0]["context"], "bad name");
+    assert_eq!(
+        s.get(&t, "/volumes").await.body["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    // REST 2.31 has no batch route.
+    let r = s
+        .send(
+            Method::POST,
+            "/api/2.31/volumes/batch",
+            Some(&t),
+            Some(json!([{"name": "b9"}])),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.status, 404, "{}", r.raw);
 }
