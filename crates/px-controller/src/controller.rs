@@ -83,6 +83,52 @@ struct State {
     ctx: Arc<Context>,
     opts: Options,
     failures: Mutex<HashMap<String, u32>>,
+    /// The objects' last convergence, by `namespace/name`.
+    converged: Mutex<HashMap<String, Converged>>,
+}
+
+/// What an object looked like when it last converged. An event for the same
+/// generation, annotations and finalizers before the drift interval is up is not a
+/// change: it is the controller's own status write coming back through the watch
+/// (or a relist). Reconciling it again would only repeat the reads, and with many
+/// tenants those repeats starve the objects still waiting for their first pass.
+#[derive(Debug, Clone, PartialEq)]
+struct Converged {
+    generation: Option<i64>,
+    annotations: std::collections::BTreeMap<String, String>,
+    finalizers: Vec<String>,
+    at: Instant,
+}
+
+impl Converged {
+    fn of(obj: &DynamicObject, at: Instant) -> Self {
+        Converged {
+            generation: obj.metadata.generation,
+            annotations: obj.metadata.annotations.clone().unwrap_or_default(),
+            finalizers: obj.metadata.finalizers.clone().unwrap_or_default(),
+            at,
+        }
+    }
+
+    /// How long `obj` may wait for its drift check, when nothing changed since this
+    /// convergence and the check is not due (a second of slack so that the requeue
+    /// that asks for the check is never mistaken for an echo).
+    fn unchanged_wait(
+        &self,
+        obj: &DynamicObject,
+        now: Instant,
+        drift: Duration,
+    ) -> Option<Duration> {
+        if obj.metadata.deletion_timestamp.is_some() {
+            return None;
+        }
+        let same = Converged::of(obj, self.at);
+        if same != *self {
+            return None;
+        }
+        let due = self.at + drift;
+        (due > now + Duration::from_secs(1)).then(|| due - now)
+    }
 }
 
 fn key(obj: &DynamicObject) -> String {
@@ -116,6 +162,16 @@ async fn reconcile_one(obj: Arc<DynamicObject>, state: Arc<State>) -> Result<Act
         return Ok(Action::await_change());
     }
     let started = Instant::now();
+    let seen = state
+        .converged
+        .lock()
+        .ok()
+        .and_then(|c| c.get(&key(&obj)).cloned());
+    if let Some(wait) = seen.and_then(|c| c.unchanged_wait(&obj, started, state.ctx.drift_interval))
+    {
+        tracing::debug!(object = %key(&obj), "unchanged since it converged; drift check later");
+        return Ok(Action::requeue(wait));
+    }
     let result = reconcile::reconcile(&obj, &state.ctx).await;
     let took = started.elapsed();
     let elapsed_ms = took.as_millis() as u64;
@@ -123,6 +179,13 @@ async fn reconcile_one(obj: Arc<DynamicObject>, state: Arc<State>) -> Result<Act
         Ok(outcome) => {
             if let Ok(mut f) = state.failures.lock() {
                 f.remove(&key(&obj));
+            }
+            if let Ok(mut c) = state.converged.lock() {
+                if matches!(outcome, Outcome::Converged) {
+                    c.insert(key(&obj), Converged::of(&obj, Instant::now()));
+                } else {
+                    c.remove(&key(&obj));
+                }
             }
             state.ctx.metrics.reconciled(outcome_label(outcome), took);
             tracing::info!(object = %key(&obj), ?outcome, elapsed_ms, "reconciled");
@@ -346,6 +409,7 @@ async fn watch_and_reconcile(
         ctx,
         opts,
         failures: Mutex::new(HashMap::new()),
+        converged: Mutex::new(HashMap::new()),
     });
     let controller = Controller::new_with(api, watcher::Config::default(), ar);
     let store = controller.store();
@@ -402,6 +466,53 @@ pub async fn connect_management(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn object(generation: i64, approve: Option<&str>) -> DynamicObject {
+        let mut o = DynamicObject::new("t1", &tenant_storage_resource()).within("clusters");
+        o.metadata.generation = Some(generation);
+        o.metadata.finalizers = Some(vec!["pxfa.io/array-objects".into()]);
+        if let Some(a) = approve {
+            o.metadata.annotations = Some([("pxfa.io/approve".to_string(), a.to_string())].into());
+        }
+        o
+    }
+
+    #[test]
+    fn an_unchanged_object_waits_for_its_drift_check_and_a_change_does_not() {
+        let drift = Duration::from_secs(300);
+        let t0 = Instant::now();
+        let seen = Converged::of(&object(3, None), t0);
+        let later = t0 + Duration::from_secs(10);
+        // The echo of our own status write: same generation, annotations, finalizers.
+        assert_eq!(
+            seen.unchanged_wait(&object(3, None), later, drift),
+            Some(Duration::from_secs(290))
+        );
+        // A spec edit, an approval annotation, a lost finalizer, a delete: reconcile.
+        assert_eq!(seen.unchanged_wait(&object(4, None), later, drift), None);
+        assert_eq!(
+            seen.unchanged_wait(&object(3, Some("1")), later, drift),
+            None
+        );
+        let mut no_finalizer = object(3, None);
+        no_finalizer.metadata.finalizers = None;
+        assert_eq!(seen.unchanged_wait(&no_finalizer, later, drift), None);
+        let mut deleting = object(3, None);
+        deleting.metadata.deletion_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                k8s_openapi::jiff::Timestamp::now(),
+            ));
+        assert_eq!(seen.unchanged_wait(&deleting, later, drift), None);
+        // The drift check itself is due: reconcile.
+        assert_eq!(
+            seen.unchanged_wait(
+                &object(3, None),
+                t0 + drift - Duration::from_millis(500),
+                drift
+            ),
+            None
+        );
+    }
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {

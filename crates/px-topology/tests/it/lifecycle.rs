@@ -188,41 +188,44 @@ async fn dynamic_tenant_raise_changes_only_the_pod_in_every_world() {
 }
 
 #[tokio::test]
-async fn report_counts_a_created_volume_whose_tagging_failed_as_partial() {
+async fn report_counts_a_created_pod_whose_tagging_failed_as_partial() {
+    // Volumes are born with all their tags (`POST /volumes/batch`), but a pod's
+    // detail tags (the capacity it was sized for) follow its create in the next
+    // round: a create that worked and a tagging that failed is `partial`.
     let m = crate::support::tenant::array();
-    let d = crate::support::tenant::desired("t1", 1, Size::gib(64));
+    let mut d = crate::support::tenant::desired("t1", 1, Size::gib(64));
+    if let Some(pod) = d.pod.as_mut() {
+        pod.tags.insert(px_topology::desired::TAG_CAPACITY.into(), "1".into());
+    }
     let p = crate::support::tenant::plan_for(&m, &d, PlanOptions::default()).await;
-    // Every call after the second round (pod, then volumes created) fails with 503.
+    // Every call after the first round (pod, group, hosts, token) fails with 503.
     let faults = m.clone();
-    let after_round_2 = move |ev: ProgressEvent| {
-        if let ProgressEvent::RoundFinished { round: 2, .. } = ev {
+    let after_round_1 = move |ev: ProgressEvent| {
+        if let ProgressEvent::RoundFinished { round: 1, .. } = ev {
             faults.faults().unavailable_next(1000);
         }
     };
-    let r = apply(&m, &d, &p, &ApplyOptions::default(), &after_round_2).await;
+    let r = apply(&m, &d, &p, &ApplyOptions::default(), &after_round_1).await;
     m.faults().clear();
     assert!(!r.is_success());
     let created: Vec<&str> = r
         .partial
         .iter()
-        .filter(|c| c.change.kind == Kind::Volume && c.change.action == Action::Create)
+        .filter(|c| c.change.kind == Kind::Pod && c.change.action == Action::Create)
         .map(|c| c.change.name.as_str())
         .collect();
-    assert_eq!(created.len(), 3, "{r:#?}");
+    assert_eq!(created, ["t1"], "{r:#?}");
     assert!(
         r.skipped
             .iter()
-            .all(|s| !(s.change.kind == Kind::Volume && s.change.action == Action::Create)),
-        "a created volume is never reported skipped: {r:#?}"
+            .all(|s| !(s.change.kind == Kind::Pod && s.change.action == Action::Create)),
+        "a created pod is never reported skipped: {r:#?}"
     );
     for c in &r.partial {
-        assert!(
-            c.done.iter().any(|d| d.starts_with("create volumes")),
-            "{c:?}"
-        );
+        assert!(c.done.iter().any(|d| d.starts_with("create pod")), "{c:?}");
         assert!(!c.failed.is_empty(), "{c:?}");
     }
-    // The volumes are on the array; the report's counts say so.
+    // The pod, group, hosts and token are on the array; the report's counts say so.
     assert!(r.writes.created >= 3, "{:?}", r.writes);
     let line = r.writes_line();
     assert!(
@@ -236,7 +239,7 @@ async fn report_counts_a_created_volume_whose_tagging_failed_as_partial() {
     let json = serde_json::to_value(&r).unwrap();
     assert_eq!(json["partial"].as_array().unwrap().len(), r.partial.len());
     assert!(json["writes"]["created"].as_u64().unwrap() >= 3);
-    // A re-apply finishes the tagging.
+    // A re-apply finishes the tagging and the rest.
     let p = crate::support::tenant::plan_for(
         &m,
         &d,
