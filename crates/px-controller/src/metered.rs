@@ -74,6 +74,9 @@ macro_rules! metered {
             async fn close(&self) -> Result<()> {
                 self.inner.close().await
             }
+            async fn rest_minor_version(&self) -> Result<Option<u32>> {
+                self.inner.rest_minor_version().await
+            }
         }
     };
 }

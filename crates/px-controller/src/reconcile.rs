@@ -203,6 +203,31 @@ async fn converge_tenant(
     let lease = ctx.arrays.acquire(&creds).await?;
     let array = lease.array.as_ref();
 
+    // Bad input the array reveals: a realm on an array whose REST version has none.
+    // Nothing is written; a spec edit (or an upgraded array on the next drift
+    // check) wakes it.
+    match plan::require_realm_support(array, &tenant.desired).await {
+        Ok(()) => {}
+        Err(e @ plan::RealmGateError::Unsupported { .. }) => {
+            let message = format!("{id}: {e}");
+            status.set(C::Valid, false, "RealmUnsupported", message, stamp);
+            status.set(
+                C::Ready,
+                false,
+                "RealmUnsupported",
+                "the array cannot hold the spec's realm; see Valid",
+                stamp,
+            );
+            return Ok(Outcome::Waiting("RealmUnsupported"));
+        }
+        Err(e) => {
+            return Err(Error::new(
+                Reason::ArrayUnreachable,
+                format!("reading array {}: {e}", lease.endpoint),
+            ));
+        }
+    }
+
     let observed = plan::observe(array, &tenant.desired).await.map_err(|e| {
         Error::array(
             Reason::ArrayUnreachable,
@@ -210,14 +235,34 @@ async fn converge_tenant(
             &e,
         )
     })?;
-    let plan = plan::plan(&tenant.desired, &observed, &PlanOptions::default());
+    // The drives on the array keep their size (new workers get it too, and the
+    // claims rendered below ask for it), and the plan carries the growth rules.
+    let resized;
+    let tenant = match tenant.keeping_drives_in_use(&observed) {
+        Ok(Some(t)) => {
+            resized = t;
+            &resized
+        }
+        Ok(None) => tenant,
+        Err(e) => return Err(Error::new(Reason::Internal, format!("{id}: {e}"))),
+    };
+    let plan = tenant.plan(&observed, &PlanOptions::default());
     status.array_objects = count_objects(&plan, false);
 
-    if plan.is_blocked() {
+    if !plan.is_applicable() {
         let list: Vec<String> = plan
             .conflicts
             .iter()
-            .map(|c| format!("{} {}: {}", c.kind.label(), c.name, c.reason))
+            .chain(&plan.refusals)
+            .map(|c| {
+                format!(
+                    "{} {}: {} (resolve: {})",
+                    c.kind.label(),
+                    c.name,
+                    c.reason,
+                    c.resolution
+                )
+            })
             .collect();
         status.last_plan = Some(PlanSummary::of(&plan, false));
         status.set(
@@ -231,7 +276,7 @@ async fn converge_tenant(
             C::Degraded,
             true,
             "Conflict",
-            format!("{id}: objects pxfa does not own: {}", list.join("; ")),
+            format!("{id}: the plan is blocked (conflicts with objects pxfa does not own, or refusals): {}", list.join("; ")),
             stamp,
         );
         status.set(

@@ -195,7 +195,8 @@ async fn report_counts_a_created_pod_whose_tagging_failed_as_partial() {
     let m = crate::support::tenant::array();
     let mut d = crate::support::tenant::desired("t1", 1, Size::gib(64));
     if let Some(pod) = d.pod.as_mut() {
-        pod.tags.insert(px_topology::desired::TAG_CAPACITY.into(), "1".into());
+        pod.tags
+            .insert(px_topology::desired::TAG_CAPACITY.into(), "1".into());
     }
     let p = crate::support::tenant::plan_for(&m, &d, PlanOptions::default()).await;
     // Every call after the first round (pod, group, hosts, token) fails with 503.
