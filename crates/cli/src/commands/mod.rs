@@ -13,8 +13,10 @@ pub(crate) mod drives;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
 pub(crate) mod pod;
+pub(crate) mod render;
 pub(crate) mod rotate_file;
 pub(crate) mod sim;
+pub(crate) mod size;
 pub(crate) mod tenant;
 pub(crate) mod token;
 pub(crate) mod token_delivery;
@@ -110,9 +112,9 @@ async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcom
         Command::Completions(a) => completions::run(&a),
         Command::Sim(SimCmd::Serve(a)) => sim::serve(&a, g, printer).await,
         Command::Controller(ControllerCmd::Run(a)) => controller::run(&a, printer).await,
-        Command::Render(a) => tenant::render(&a, g, printer),
+        Command::Render(a) => render::render(&a, g, printer),
         Command::Lint(a) => tenant::lint(&a, g, printer),
-        Command::Size(a) => tenant::size(&a, g, printer).await,
+        Command::Size(a) => size::size(&a, g, printer).await,
         Command::Plan(a) => tenant::plan(&a, g, printer).await,
         Command::Apply(a) => tenant::apply(&a, g, printer, cancel).await,
         Command::Destroy(a) => tenant::destroy(&a, g, printer, cancel).await,

@@ -3,7 +3,6 @@
 //! All of them start from one spec file. An invalid spec exits 2 with the field path
 //! before any array is contacted.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -18,9 +17,7 @@ use px_topology::vault::TokenVault;
 use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde::Serialize;
 
-use crate::args::{
-    ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs, RenderArgs, SizeArgs,
-};
+use crate::args::{ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs};
 use crate::confirm::confirm;
 use crate::exit::{InvalidInput, Outcome};
 use crate::graph::{Graph, Verdicts};
@@ -32,190 +29,13 @@ use crate::token_journal::FileVault;
 /// `size`, `render` and `lint` work from the spec alone and never contact an array,
 /// even with `PUREFA_URL` exported; an explicit array option gets one warning so that
 /// nobody mistakes the output for a check against the array.
-fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
+pub(super) fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
     if g.array.is_some() || g.pure_json.is_some() || g.api_token_file.is_some() {
         p.warn(format!(
             "{command} does not contact the array; --array, --pure-json and --api-token-file are ignored \
              (`pxfa plan` reads the array)"
         ));
     }
-}
-
-/// `size`: the sizing explained, from the spec alone, or with `--on-array` against
-/// the drives in use and the array's space (reads only).
-pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
-    if !a.on_array {
-        warn_offline("size", g, p);
-    }
-    let t = Tenant::load(&a.file)?;
-    let sizing = if a.on_array {
-        sized_on_array(&t, g, p).await?
-    } else {
-        t.sizing
-    };
-    let mut lines = sizing.explain();
-    lines.extend(capacity_bars(&sizing));
-    p.emit_text(&sizing, &lines.join("\n"))?;
-    Ok(Outcome::Success)
-}
-
-/// The sizing's proportions as bars for people (text output only; JSON has the
-/// numbers): the drives' share of the pod quota, usable space of raw space, and —
-/// when the array's space is known (`--on-array`) — the array filled as if the
-/// tenant wrote every byte it provisions.
-fn capacity_bars(s: &px_topology::sizing::Sizing) -> Vec<String> {
-    use crate::output::capacity_bar;
-    let mut lines = Vec::new();
-    if s.pod_quota.as_u64() > 0 {
-        lines.push(format!(
-            "quota in use      = {} drives {} of pod quota {}",
-            capacity_bar(s.total_provisioned.as_u64(), s.pod_quota.as_u64()),
-            s.total_provisioned,
-            s.pod_quota
-        ));
-    }
-    if s.raw_capacity.as_u64() > 0 && s.effective_usable.as_u64() > 0 {
-        lines.push(format!(
-            "usable of raw     = {} {} usable of {} raw (replication {})",
-            capacity_bar(s.effective_usable.as_u64(), s.raw_capacity.as_u64()),
-            s.effective_usable,
-            s.raw_capacity,
-            s.replication
-        ));
-    }
-    if let Some(h) = &s.array {
-        let cap = h.array.capacity.as_u64();
-        let after = h
-            .array
-            .used
-            .as_u64()
-            .saturating_add(s.total_provisioned.as_u64());
-        lines.push(format!(
-            "array {:<11} = {} used {} + tenant {} of {}",
-            h.array.name,
-            capacity_bar(after, cap),
-            h.array.used,
-            s.total_provisioned,
-            h.array.capacity
-        ));
-    }
-    lines
-}
-
-/// The tenant's sizing against the array: its space and the drives in use.
-async fn sized_on_array(
-    t: &Tenant,
-    g: &GlobalArgs,
-    p: &Printer,
-) -> Result<px_topology::sizing::Sizing> {
-    let session = Session::open(g, p, &t.token_users())?;
-    let array = session.array.as_ref();
-    let (in_use, space) = tokio::join!(
-        plan::lifecycle::read_drives_in_use(array, t.spec.tenant_name()),
-        array.get_array_space()
-    );
-    session.close().await?;
-    let in_use = in_use
-        .with_context(|| format!("cannot read the drives of tenant {}", t.spec.tenant_name()))?;
-    let space = space.context("cannot read the array's space")?;
-    let fresh = px_topology::sizing::size(&t.spec, Some(ArraySpaceInfo::from(&space)))
-        .map_err(|e| InvalidInput::error(e.to_string()))?;
-    Ok(px_topology::sizing::keep_drives_in_use(
-        &t.spec, fresh, &in_use,
-    ))
-}
-
-/// `render`: manifests to a folder, no array access.
-pub(crate) fn render(a: &RenderArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
-    warn_offline("render", g, p);
-    let t = Tenant::load(&a.file)?;
-    let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
-    write_manifests(&t, &ArrayFacts::default(), &a.out, opts, p)?;
-    Ok(Outcome::Success)
-}
-
-/// The render switches; the pull secret is read from its file and checked to be a
-/// `.dockerconfigjson` (JSON with `auths`), never echoed in an error.
-pub(super) fn render_options(
-    include_secrets: bool,
-    pull_secret_file: Option<&Path>,
-) -> Result<RenderOptions> {
-    let pull_secret = match pull_secret_file {
-        None => None,
-        Some(f) => {
-            let text = std::fs::read_to_string(f)
-                .with_context(|| format!("cannot read the pull secret {}", f.display()))?;
-            let ok = serde_json::from_str::<serde_json::Value>(&text)
-                .ok()
-                .is_some_and(|v| v.get("auths").is_some_and(serde_json::Value::is_object));
-            if !ok {
-                return Err(InvalidInput::error(format!(
-                    "--pull-secret-file {}: not a pull secret (expected JSON with an \"auths\" object)",
-                    f.display()
-                )));
-            }
-            Some(secrecy::SecretString::from(text.trim().to_string()))
-        }
-    };
-    Ok(RenderOptions {
-        include_secrets,
-        pull_secret,
-    })
-}
-
-#[derive(Serialize)]
-struct Written {
-    dir: String,
-    files: Vec<String>,
-}
-
-/// Writes the manifests; returns the files kept instead of a template (they hold a
-/// real token).
-pub(super) fn write_manifests(
-    t: &Tenant,
-    facts: &ArrayFacts,
-    dir: &Path,
-    opts: RenderOptions,
-    p: &Printer,
-) -> Result<Vec<PathBuf>> {
-    let include_secrets = opts.include_secrets;
-    let manifests = manifests::render(&t.spec, &t.sizing, facts, opts)
-        .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
-    let storage = px_topology::driver::driver_for(&t.spec).guest_storage(&t.spec);
-    let hcp = render::hosted_cluster::hcp_create_command(&t.spec, &storage)
-        .with_context(|| format!("cannot render the hcp command of {}", t.spec.tenant_name()))?;
-    let outcome = render::write_dir(&manifests, dir)
-        .with_context(|| format!("cannot write manifests to {}", dir.display()))?;
-    for kept in &outcome.kept {
-        p.warn(format!(
-            "kept {}: it holds the API token of array user {}, which this run does not know; not replaced by a template",
-            kept.display(),
-            t.spec.token_user()
-        ));
-    }
-    let files = outcome.written;
-    let kept = outcome.kept;
-    let written = Written {
-        dir: dir.display().to_string(),
-        files: files.iter().map(|f| f.display().to_string()).collect(),
-    };
-    p.done(format!(
-        "wrote {} manifest file(s) to {}{}",
-        files.len(),
-        dir.display(),
-        if include_secrets {
-            " (including secrets: keep this folder out of git)"
-        } else {
-            ""
-        }
-    ));
-    p.info(format!(
-        "the same HostedCluster with hcp (storageDriver aside, see its file): {}",
-        hcp.join(" ")
-    ));
-    let text = written.files.join("\n");
-    p.emit_text(&written, &text)?;
-    Ok(kept)
 }
 
 /// `lint`: findings per file; exit 1 when any is an error.

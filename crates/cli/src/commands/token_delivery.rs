@@ -13,7 +13,7 @@ use px_topology::driver::ArrayFacts;
 use px_topology::plan::{DriveLocator, Observed, TokenJournal, TokenState};
 use px_topology::vault::TokenVault;
 
-use super::tenant::{render_options, write_manifests};
+use super::render::{render_options, write_manifests};
 use crate::args::ApplyArgs;
 use crate::exit::Outcome;
 use crate::output::Printer;

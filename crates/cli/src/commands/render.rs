@@ -1,0 +1,108 @@
+//! `render`: every manifest of both clusters to a folder, from the spec alone; and
+//! the writing of manifests that `apply --out` shares.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use px_topology::driver::ArrayFacts;
+use px_topology::manifests::{self, RenderOptions};
+use px_topology::{Tenant, render};
+use serde::Serialize;
+
+use super::tenant::warn_offline;
+use crate::args::{GlobalArgs, RenderArgs};
+use crate::exit::{InvalidInput, Outcome};
+use crate::output::Printer;
+
+/// `render`: manifests to a folder, no array access.
+pub(crate) fn render(a: &RenderArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    warn_offline("render", g, p);
+    let t = Tenant::load(&a.file)?;
+    let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
+    write_manifests(&t, &ArrayFacts::default(), &a.out, opts, p)?;
+    Ok(Outcome::Success)
+}
+
+/// The render switches; the pull secret is read from its file and checked to be a
+/// `.dockerconfigjson` (JSON with `auths`), never echoed in an error.
+pub(super) fn render_options(
+    include_secrets: bool,
+    pull_secret_file: Option<&Path>,
+) -> Result<RenderOptions> {
+    let pull_secret = match pull_secret_file {
+        None => None,
+        Some(f) => {
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("cannot read the pull secret {}", f.display()))?;
+            let ok = serde_json::from_str::<serde_json::Value>(&text)
+                .ok()
+                .is_some_and(|v| v.get("auths").is_some_and(serde_json::Value::is_object));
+            if !ok {
+                return Err(InvalidInput::error(format!(
+                    "--pull-secret-file {}: not a pull secret (expected JSON with an \"auths\" object)",
+                    f.display()
+                )));
+            }
+            Some(secrecy::SecretString::from(text.trim().to_string()))
+        }
+    };
+    Ok(RenderOptions {
+        include_secrets,
+        pull_secret,
+    })
+}
+
+#[derive(Serialize)]
+struct Written {
+    dir: String,
+    files: Vec<String>,
+}
+
+/// Writes the manifests; returns the files kept instead of a template (they hold a
+/// real token).
+pub(super) fn write_manifests(
+    t: &Tenant,
+    facts: &ArrayFacts,
+    dir: &Path,
+    opts: RenderOptions,
+    p: &Printer,
+) -> Result<Vec<PathBuf>> {
+    let include_secrets = opts.include_secrets;
+    let manifests = manifests::render(&t.spec, &t.sizing, facts, opts)
+        .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
+    let storage = px_topology::driver::driver_for(&t.spec).guest_storage(&t.spec);
+    let hcp = render::hosted_cluster::hcp_create_command(&t.spec, &storage)
+        .with_context(|| format!("cannot render the hcp command of {}", t.spec.tenant_name()))?;
+    let outcome = render::write_dir(&manifests, dir)
+        .with_context(|| format!("cannot write manifests to {}", dir.display()))?;
+    for kept in &outcome.kept {
+        p.warn(format!(
+            "kept {}: it holds the API token of array user {}, which this run does not know; not replaced by a template",
+            kept.display(),
+            t.spec.token_user()
+        ));
+    }
+    let files = outcome.written;
+    let kept = outcome.kept;
+    let written = Written {
+        dir: dir.display().to_string(),
+        files: files.iter().map(|f| f.display().to_string()).collect(),
+    };
+    p.done(format!(
+        "wrote {} manifest file(s) to {}{}",
+        files.len(),
+        dir.display(),
+        if include_secrets {
+            " (including secrets: keep this folder out of git)"
+        } else {
+            ""
+        }
+    ));
+    p.info(format!(
+        "the same HostedCluster with hcp (storageDriver aside, see its file): {}",
+        hcp.join(" ")
+    ));
+    let text = written.files.join("\n");
+    p.emit_text(&written, &text)?;
+    Ok(kept)
+}
