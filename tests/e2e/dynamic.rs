@@ -30,32 +30,20 @@ fn list(state: &Path, what: &str) -> Vec<Value> {
     serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
 }
 
-/// Everything of a listing that is not the tenant's, with the fields pxfa must
-/// never change.
-fn foreign(items: &[Value], fields: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> = items
-        .iter()
-        .filter(|i| !i["name"].as_str().unwrap_or("").starts_with("tenant-demo"))
-        .map(|i| {
-            let picked: Vec<String> = fields.iter().map(|f| i[*f].to_string()).collect();
-            format!("{} {}", i["name"], picked.join(" "))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 /// The foreign volumes, hosts and pods.
 fn foreign_view(state: &Path) -> Vec<String> {
-    let mut v = foreign(
+    let mut v = crate::harness::foreign_items(
         &list(state, "volume"),
         &["provisioned", "destroyed", "connection_count"],
     );
-    v.extend(foreign(
+    v.extend(crate::harness::foreign_items(
         &list(state, "host"),
         &["wwns", "iqns", "host_group"],
     ));
-    v.extend(foreign(&list(state, "pod"), &["quota_limit", "destroyed"]));
+    v.extend(crate::harness::foreign_items(
+        &list(state, "pod"),
+        &["quota_limit", "destroyed"],
+    ));
     v
 }
 

@@ -233,3 +233,18 @@ pub(crate) fn streams(out: &std::process::Output) -> (String, String) {
         String::from_utf8_lossy(&out.stderr).to_string(),
     )
 }
+
+/// The objects of a `-o json` listing that are not tenant-demo's, by name, with the
+/// fields pxfa must never change about them (sorted, for comparing before/after).
+pub(crate) fn foreign_items(items: &[serde_json::Value], fields: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = items
+        .iter()
+        .filter(|i| !i["name"].as_str().unwrap_or("").starts_with("tenant-demo"))
+        .map(|i| {
+            let picked: Vec<String> = fields.iter().map(|f| i[*f].to_string()).collect();
+            format!("{} {}", i["name"], picked.join(" "))
+        })
+        .collect();
+    out.sort();
+    out
+}

@@ -233,21 +233,6 @@ fn list(state: &std::path::Path, what: &str) -> Vec<Value> {
     serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
 }
 
-/// The objects of a list that are not the tenant's, by name, with what pxfa must
-/// never change about them.
-fn foreign(items: &[Value], fields: &[&str]) -> Vec<String> {
-    let mut out: Vec<String> = items
-        .iter()
-        .filter(|i| !i["name"].as_str().unwrap_or("").starts_with("tenant-demo"))
-        .map(|i| {
-            let picked: Vec<String> = fields.iter().map(|f| i[*f].to_string()).collect();
-            format!("{} {}", i["name"], picked.join(" "))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 #[test]
 fn on_a_brownfield_array_nothing_foreign_changes_and_no_second_host_is_made() {
     let dir = tempfile::tempdir().unwrap();
@@ -261,8 +246,8 @@ fn on_a_brownfield_array_nothing_foreign_changes_and_no_second_host_is_made() {
         .success();
     let vol_fields = ["provisioned", "destroyed", "connection_count"];
     let host_fields = ["wwns", "iqns", "nqns"];
-    let volumes_before = foreign(&volumes(&state), &vol_fields);
-    let hosts_before = foreign(&list(&state, "host"), &host_fields);
+    let volumes_before = crate::harness::foreign_items(&volumes(&state), &vol_fields);
+    let hosts_before = crate::harness::foreign_items(&list(&state, "host"), &host_fields);
     assert!(hosts_before.len() >= 4, "the seed has the management hosts");
 
     // The default (dynamic, attach: fada) tenant, on a copy of the array (the import
@@ -273,25 +258,34 @@ fn on_a_brownfield_array_nothing_foreign_changes_and_no_second_host_is_made() {
     let dynamic = crate::harness::direct_access_spec();
     apply(&copy, &dynamic, &[]);
     plan_has_no_changes(&copy, &dynamic);
-    assert_eq!(foreign(&list(&copy, "host"), &host_fields), hosts_before);
-    assert_eq!(foreign(&volumes(&copy), &vol_fields), volumes_before);
+    assert_eq!(
+        crate::harness::foreign_items(&list(&copy, "host"), &host_fields),
+        hosts_before
+    );
+    assert_eq!(
+        crate::harness::foreign_items(&volumes(&copy), &vol_fields),
+        volumes_before
+    );
     // The import tenant with a host group: the nodes are the hosts found by WWN.
     let import = import_host_group_spec(dir.path());
     apply(&state, &import, &[]);
     plan_has_no_changes(&state, &import);
 
     assert_eq!(
-        foreign(&volumes(&state), &vol_fields).len(),
+        crate::harness::foreign_items(&volumes(&state), &vol_fields).len(),
         volumes_before.len()
     );
-    let hosts_after = foreign(&list(&state, "host"), &host_fields);
+    let hosts_after = crate::harness::foreign_items(&list(&state, "host"), &host_fields);
     assert_eq!(
         hosts_after, hosts_before,
         "no host made, none re-initiatored"
     );
     // Foreign volumes: same sizes, never destroyed; only connections to the tenant's
     // group may be added to hosts pxfa found, never to these volumes.
-    assert_eq!(foreign(&volumes(&state), &vol_fields), volumes_before);
+    assert_eq!(
+        crate::harness::foreign_items(&volumes(&state), &vol_fields),
+        volumes_before
+    );
 }
 
 #[test]

@@ -189,15 +189,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
 }
 
 async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, plan::Plan)> {
-    super::tenant::require_realm_support(session, t).await?;
-    let observed = plan::observe(session.array.as_ref(), &t.desired)
-        .await
-        .with_context(|| {
-            format!(
-                "cannot read the array state of tenant {}",
-                t.spec.tenant_name()
-            )
-        })?;
+    let observed = super::tenant::observe_tenant(session, t).await?;
     let plan = plan::plan(&t.desired, &observed, &PlanOptions::default());
     let mut items = Vec::new();
     for c in &plan.changes {

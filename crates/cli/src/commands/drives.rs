@@ -148,14 +148,7 @@ pub(crate) async fn tag_found_drives(
     concurrency: usize,
     p: &Printer,
 ) -> Result<Outcome> {
-    let mut observed = plan::observe(session.array.as_ref(), &t.desired)
-        .await
-        .with_context(|| {
-            format!(
-                "cannot read the array state of tenant {}",
-                t.spec.tenant_name()
-            )
-        })?;
+    let mut observed = super::tenant::observe_tenant(session, t).await?;
     locate(session, t, &mut observed, Some(locator), p).await;
     let planned = t.plan(&observed, &PlanOptions::default());
     if !planned.is_applicable() {

@@ -78,6 +78,20 @@ pub(crate) async fn require_realm_support(session: &Session, t: &Tenant) -> Resu
     }
 }
 
+/// What the array holds of `t` (one read round, two with orphans or tagged dynamic
+/// drives), after the realm version gate: the start of plan, apply and status.
+pub(crate) async fn observe_tenant(session: &Session, t: &Tenant) -> Result<Observed> {
+    require_realm_support(session, t).await?;
+    plan::observe(session.array.as_ref(), &t.desired)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot read the array state of tenant {}",
+                t.spec.tenant_name()
+            )
+        })
+}
+
 /// Observes the array and plans; also returns what was observed (the preflight
 /// needs it).
 async fn make_plan(
@@ -88,15 +102,7 @@ async fn make_plan(
     vault: Option<&dyn TokenVault>,
     p: &Printer,
 ) -> Result<(Plan, Observed)> {
-    require_realm_support(session, t).await?;
-    let mut observed = plan::observe(session.array.as_ref(), &t.desired)
-        .await
-        .with_context(|| {
-            format!(
-                "cannot read the array state of tenant {}",
-                t.spec.tenant_name()
-            )
-        })?;
+    let mut observed = observe_tenant(session, t).await?;
     // The token journal of an earlier, interrupted apply (see px_topology::vault).
     if let Some(v) = vault {
         px_topology::vault::read_journal(v, &t.desired, &mut observed)?;

@@ -7,10 +7,9 @@ use flasharray::rest::RestArray;
 use flasharray::{FlashArray, ListParams};
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::sim::{SimConfig, Simulator};
-use flasharray_mock::{MockArray, MockClock, OTHER_TENANT, Seed};
+use flasharray_mock::{MockArray, OTHER_TENANT, Seed};
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::desired::DesiredState;
-use px_topology::driver::driver_for;
 use px_topology::plan::{Action, Kind, Plan, PlanOptions, observe, plan};
 use px_topology::spec::{Attach, TenantStorage};
 
@@ -33,14 +32,11 @@ fn host_group() -> TenantStorage {
 }
 
 fn desired(t: &TenantStorage) -> DesiredState {
-    driver_for(t).desired_state(t, &support::sizing(t)).unwrap()
+    support::desired_of(t)
 }
 
 fn mock(seed: Seed) -> MockArray {
-    MockArray::builder()
-        .clock(MockClock::manual(30 * 24 * 3600 * 1000))
-        .seed(seed)
-        .build()
+    support::seeded_mock(seed)
 }
 
 async fn plan_on(a: &dyn FlashArray, d: &DesiredState) -> Plan {

@@ -11,10 +11,9 @@ use flasharray::{FlashArray, ListParams, PodName, Size};
 use flasharray_mock::fada::SimClaim;
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::sim::{SimConfig, Simulator};
-use flasharray_mock::{MockArray, MockClock, Seed, SimFada};
+use flasharray_mock::{MockArray, Seed, SimFada};
 use px_topology::converge::{ApplyOptions, DestroyOptions, apply, destroy};
 use px_topology::desired::{DesiredState, DriveClaim};
-use px_topology::driver::driver_for;
 use px_topology::plan::{
     Action, Binding, DriveLocator, Kind, LocateError, Plan, PlanOptions, locate_drives, observe,
     plan,
@@ -28,22 +27,15 @@ const TOKEN: &str = "5e2a1c3d-0f4b-4e7a-9c1d-2b3a4c5d6e7f";
 
 /// The example direct-access tenant: Portworx 3.6.2, `attach: fada`, dynamic.
 fn example() -> TenantStorage {
-    support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "direct-access")
-        .map(|(_, s)| s)
-        .unwrap()
+    support::example("direct-access")
 }
 
 fn desired(t: &TenantStorage) -> DesiredState {
-    driver_for(t).desired_state(t, &support::sizing(t)).unwrap()
+    support::desired_of(t)
 }
 
 fn mock(seed: Seed) -> MockArray {
-    MockArray::builder()
-        .clock(MockClock::manual(30 * 24 * 3600 * 1000))
-        .seed(seed)
-        .build()
+    support::seeded_mock(seed)
 }
 
 fn pod(d: &DesiredState) -> Option<PodName> {

@@ -12,12 +12,11 @@ use flasharray::rest::RestArray;
 use flasharray::{ErrorKind, FlashArray, ListParams, PodName, RealmName, Size, VolumeName};
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::sim::{SimConfig, Simulator};
-use flasharray_mock::{MGMT_CLUSTER_PREFIX, MockArray, MockClock, OTHER_TENANT, Seed};
+use flasharray_mock::{MGMT_CLUSTER_PREFIX, MockArray, OTHER_TENANT, Seed};
 use px_topology::converge::{
     ApplyOptions, ApplyReport, DestroyOptions, apply, destroy, plan_destroy,
 };
 use px_topology::desired::DesiredState;
-use px_topology::driver::driver_for;
 use px_topology::plan::{
     Action, Kind, Plan, PlanOptions, RealmGateError, observe, plan, require_realm_support,
 };
@@ -33,22 +32,15 @@ const POD: &str = "tenant-cdr-realm::tenant-cdr";
 const USER: &str = "pxfa-tenant-cdr";
 
 fn spec() -> TenantStorage {
-    support::example_specs()
-        .into_iter()
-        .find(|(m, _)| *m == "cloud-drive-realm")
-        .map(|(_, s)| s)
-        .unwrap()
+    support::example("cloud-drive-realm")
 }
 
 fn desired(t: &TenantStorage) -> DesiredState {
-    driver_for(t).desired_state(t, &support::sizing(t)).unwrap()
+    support::desired_of(t)
 }
 
 fn mock(seed: Seed) -> MockArray {
-    MockArray::builder()
-        .clock(MockClock::manual(30 * 24 * 3600 * 1000))
-        .seed(seed)
-        .build()
+    support::seeded_mock(seed)
 }
 
 async fn plan_on(a: &dyn FlashArray, d: &DesiredState, opts: PlanOptions) -> Plan {

@@ -72,3 +72,19 @@ pub(crate) fn as_import(mut spec: TenantStorage) -> TenantStorage {
     spec.spec.storage.provisioning = Provisioning::Import;
     spec
 }
+
+/// The array objects `spec` needs (its driver's desired state at its sizing).
+pub(crate) fn desired_of(spec: &TenantStorage) -> px_topology::desired::DesiredState {
+    px_topology::driver::driver_for(spec)
+        .desired_state(spec, &sizing(spec))
+        .unwrap_or_else(|e| panic!("desired state of {}: {e}", spec.tenant_name()))
+}
+
+/// A mock array from `seed`, its clock 30 days after the epoch (so that SafeMode and
+/// eradication timers have room in both directions).
+pub(crate) fn seeded_mock(seed: flasharray_mock::Seed) -> flasharray_mock::MockArray {
+    flasharray_mock::MockArray::builder()
+        .clock(flasharray_mock::MockClock::manual(30 * 24 * 3600 * 1000))
+        .seed(seed)
+        .build()
+}
