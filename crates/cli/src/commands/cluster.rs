@@ -189,7 +189,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
 }
 
 async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, plan::Plan)> {
-    let observed = super::tenant::observe_tenant(session, t).await?;
+    let observed = super::pipeline::observe_tenant(session, t).await?;
     let plan = plan::plan(&t.desired, &observed, &PlanOptions::default());
     let mut items = Vec::new();
     for c in &plan.changes {

@@ -12,7 +12,7 @@ use px_topology::plan::PlanOptions;
 
 use px_topology::Tenant;
 
-use super::tenant::{report_text, run_apply};
+use super::pipeline::{report_text, run_apply};
 use crate::args::{DemoArgs, GlobalArgs};
 use crate::exit::Outcome;
 use crate::output::Printer;

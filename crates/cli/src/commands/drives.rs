@@ -20,7 +20,7 @@ use px_topology::Tenant;
 use px_topology::desired::DriveClaim;
 use px_topology::plan::{self, Binding, DriveLocator, LocateError, Observed, PlanOptions};
 
-use super::tenant::{report_text, run_apply};
+use super::pipeline::{report_text, run_apply};
 use crate::args::{KubeArgs, OutputFormat};
 use crate::exit::Outcome;
 use crate::output::Printer;
@@ -148,11 +148,11 @@ pub(crate) async fn tag_found_drives(
     concurrency: usize,
     p: &Printer,
 ) -> Result<Outcome> {
-    let mut observed = super::tenant::observe_tenant(session, t).await?;
+    let mut observed = super::pipeline::observe_tenant(session, t).await?;
     locate(session, t, &mut observed, Some(locator), p).await;
     let planned = t.plan(&observed, &PlanOptions::default());
     if !planned.is_applicable() {
-        return Err(super::tenant::blocked_error(&planned));
+        return Err(super::pipeline::blocked_error(&planned));
     }
     if planned.summary.pending > 0 {
         p.warn(format!(

@@ -12,6 +12,7 @@ pub(crate) mod demo;
 pub(crate) mod drives;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
+pub(crate) mod pipeline;
 pub(crate) mod pod;
 pub(crate) mod render;
 pub(crate) mod rotate_file;

@@ -9,7 +9,7 @@ use px_topology::manifests::{self, RenderOptions};
 use px_topology::{Tenant, render};
 use serde::Serialize;
 
-use super::tenant::warn_offline;
+use super::pipeline::warn_offline;
 use crate::args::{GlobalArgs, RenderArgs};
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::Printer;

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 use px_topology::sizing::ArraySpaceInfo;
 use px_topology::{Tenant, plan};
 
-use super::tenant::warn_offline;
+use super::pipeline::warn_offline;
 use crate::args::{GlobalArgs, SizeArgs};
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::Printer;

@@ -1,0 +1,135 @@
+//! The steps the tenant commands share (plan, apply, status, the drive tagging after
+//! the claims bind, demo): the realm gate and the read of the array, running an apply
+//! with progress, the report and blocked-plan texts. Below every command module, so
+//! that none of them needs another.
+
+use anyhow::{Context, Result};
+use px_topology::Tenant;
+use px_topology::converge::{self, ApplyOptions, ApplyReport};
+use px_topology::plan::{self, Observed, Plan};
+
+use crate::args::GlobalArgs;
+use crate::exit::InvalidInput;
+use crate::output::{ChangeProgress, Printer};
+use crate::session::Session;
+
+/// `size`, `render` and `lint` work from the spec alone and never contact an array,
+/// even with `PUREFA_URL` exported; an explicit array option gets one warning so that
+/// nobody mistakes the output for a check against the array.
+pub(crate) fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
+    if g.array.is_some() || g.pure_json.is_some() || g.api_token_file.is_some() {
+        p.warn(format!(
+            "{command} does not contact the array; --array, --pure-json and --api-token-file are ignored \
+             (`pxfa plan` reads the array)"
+        ));
+    }
+}
+
+/// Refuses, with exit 2 and before any write, a tenant whose `spec.array.realm` the
+/// array's REST version cannot have (realms need 2.36).
+pub(crate) async fn require_realm_support(session: &Session, t: &Tenant) -> Result<()> {
+    match plan::require_realm_support(session.array.as_ref(), &t.desired).await {
+        Ok(()) => Ok(()),
+        Err(e @ plan::RealmGateError::Unsupported { .. }) => {
+            Err(InvalidInput::error(e.to_string()))
+        }
+        Err(e) => Err(anyhow::Error::new(e)),
+    }
+}
+
+/// What the array holds of `t` (one read round, two with orphans or tagged dynamic
+/// drives), after the realm version gate: the start of plan, apply and status.
+pub(crate) async fn observe_tenant(session: &Session, t: &Tenant) -> Result<Observed> {
+    require_realm_support(session, t).await?;
+    plan::observe(session.array.as_ref(), &t.desired)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot read the array state of tenant {}",
+                t.spec.tenant_name()
+            )
+        })
+}
+
+/// `error (request id X)` unless the error text already names the request id.
+pub(crate) fn with_request_id(error: &str, request_id: Option<&str>) -> String {
+    match request_id {
+        Some(id) if !error.contains(id) => format!("{error} (request id {id})"),
+        _ => error.to_string(),
+    }
+}
+
+/// The error of a plan with conflicts or refusals: each with its resolution; exit 1,
+/// nothing changed.
+pub(crate) fn blocked_error(plan: &Plan) -> anyhow::Error {
+    let line = |what: &str, b: &px_topology::plan::Blocker| {
+        let mut l = format!("{what} {} {}: {}", b.kind.label(), b.name, b.reason);
+        if !b.resolution.is_empty() {
+            l.push_str(&format!(" (to resolve: {})", b.resolution));
+        }
+        l
+    };
+    let list: Vec<String> = plan
+        .conflicts
+        .iter()
+        .map(|c| line("conflict:", c))
+        .chain(plan.refusals.iter().map(|r| line("refused:", r)))
+        .collect();
+    anyhow::anyhow!(
+        "the plan cannot be applied as is: {} conflict(s), {} refusal(s); nothing was changed:\n  {}",
+        plan.conflicts.len(),
+        plan.refusals.len(),
+        list.join("\n  ")
+    )
+}
+
+/// Runs a plan with progress on stderr; shared by `apply` and `demo`.
+pub(crate) async fn run_apply(
+    session: &Session,
+    t: &Tenant,
+    plan: &Plan,
+    opts: &ApplyOptions,
+    p: &Printer,
+) -> ApplyReport {
+    let total = plan.actionable().count();
+    let progress = ChangeProgress::new(p, total);
+    let report = converge::apply(session.array.as_ref(), &t.desired, plan, opts, &|ev| {
+        progress.event(ev)
+    })
+    .await;
+    progress.finish();
+    report
+}
+
+/// One line per failed or skipped change, with the array's message and request id.
+pub(crate) fn report_text(report: &ApplyReport) -> String {
+    let mut s = format!(
+        "Applied {} change(s) in {} round(s) with {} call(s); {} failed, {} partial, {} skipped.\n{}",
+        report.applied.len(),
+        report.rounds,
+        report.calls,
+        report.failed.len(),
+        report.partial.len(),
+        report.skipped.len(),
+        report.writes_line()
+    );
+    for f in &report.failed {
+        s.push_str(&format!(
+            "\n  FAILED {}: {}",
+            f.change.to_line(),
+            with_request_id(&f.error, f.request_id.as_deref())
+        ));
+    }
+    for k in &report.partial {
+        s.push_str(&format!(
+            "\n  PARTIAL {}: done: {}; not done: {}",
+            k.change.to_line(),
+            k.done.join("; "),
+            with_request_id(&k.failed, k.request_id.as_deref())
+        ));
+    }
+    for k in &report.skipped {
+        s.push_str(&format!("\n  skipped {}: {}", k.change.to_line(), k.reason));
+    }
+    s
+}
