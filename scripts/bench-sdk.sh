@@ -34,8 +34,11 @@ fi
 
 flags=()
 [[ "$profile" == release ]] && flags+=(--release)
-cargo build -q "${flags[@]}" -p pxfa --bin pxfa
-cargo build -q "${flags[@]}" -p flasharray-mock --example sim_serve
+# PXFA_PREBUILT: scripts/test.sh built the debug binaries already (see there).
+if [[ -z "${PXFA_PREBUILT:-}" || "$profile" == release ]]; then
+    cargo build -q "${flags[@]}" -p pxfa --bin pxfa
+    cargo build -q "${flags[@]}" -p flasharray-mock --example sim_serve
+fi
 target="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 
 exec "$venv/bin/python" "$root/bench/sdk/side_by_side.py" \

@@ -51,7 +51,7 @@ if cargo tree -q --workspace -e normal -i aws-lc-sys >/dev/null 2>&1; then
   exit 1
 fi
 
-step "cargo test --workspace"
+step "cargo test --workspace, and the Python suites beside it"
 schemas="${PXFA_SCHEMAS_DIR:-../shared/schemas}"
 if [[ ! -d "$schemas" ]]; then
   # libtest hides a passing test's stderr, so the skip is announced here as well.
@@ -63,19 +63,47 @@ if [[ ! -d "$schemas" ]]; then
 !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!
 MSG
 fi
-cargo test --workspace
+# The Python suites (Pure's SDK, the SDK bench smoke, Pure's Ansible collection) are
+# mostly single-threaded Python and pip downloads: they run beside the Rust tests,
+# against binaries built first (PXFA_PREBUILT tells them not to call cargo, whose
+# build lock `cargo test` holds). Their output is printed after, in order.
+cargo build -q -p pxfa --bin pxfa
+cargo build -q -p flasharray-mock --example sim_serve
+python_log="$(mktemp)"
+(
+  set -e
+  export PXFA_PREBUILT=1
+  s=$SECONDS
+  echo "==> Pure's Python SDK (py-pure-client) against the simulator"
+  bash tests/sdk_compat/run.sh
+  echo "    ($((SECONDS - s))s)"; s=$SECONDS
+  echo "==> pxfa and Pure's SDK make the same end state (bench smoke: 3 workers, 1 ms)"
+  bash scripts/bench-sdk.sh --smoke
+  echo "    ($((SECONDS - s))s)"; s=$SECONDS
+  echo "==> Pure's Ansible collection (purestorage.flasharray) against the simulator"
+  bash tests/ansible_compat/run.sh
+  echo "    ($((SECONDS - s))s)"
+) >"$python_log" 2>&1 &
+python_pid=$!
+rust_ok=0
+cargo test --workspace || rust_ok=$?
+python_ok=0
+wait "$python_pid" || python_ok=$?
+
+step "Pure's SDK, the SDK bench smoke and Pure's Ansible collection (ran beside the Rust tests)"
+sed 's/^/  | /' "$python_log"
+rm -f "$python_log"
+if [[ $rust_ok -ne 0 ]]; then
+  echo "error: cargo test --workspace failed" >&2
+  exit "$rust_ok"
+fi
+if [[ $python_ok -ne 0 ]]; then
+  echo "error: a Python suite failed (see above)" >&2
+  exit "$python_ok"
+fi
 
 step "plan and status graphs (-o dot) accepted by Graphviz"
 bash scripts/check-graphs.sh target/debug/pxfa
-
-step "Pure's Python SDK (py-pure-client) against the simulator"
-bash tests/sdk_compat/run.sh
-
-step "pxfa and Pure's SDK make the same end state (bench smoke: 3 workers, 1 ms)"
-bash scripts/bench-sdk.sh --smoke
-
-step "Pure's Ansible collection (purestorage.flasharray) against the simulator"
-bash tests/ansible_compat/run.sh
 
 step "all green"
 printf '    (total %ds)\n' $((SECONDS - t0))

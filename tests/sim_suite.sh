@@ -21,7 +21,9 @@ sim_suite_start() {
         cp "$req" "$venv/.requirements.txt"
     fi
 
-    cargo build -q -p flasharray-mock --example sim_serve
+    # scripts/test.sh builds it before running the suites beside `cargo test`, whose
+    # build lock a second cargo would wait for.
+    [[ -n "${PXFA_PREBUILT:-}" ]] || cargo build -q -p flasharray-mock --example sim_serve
     bin="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/sim_serve"
 
     work="$(mktemp -d)"
