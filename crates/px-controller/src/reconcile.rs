@@ -228,13 +228,22 @@ async fn converge_tenant(
         }
     }
 
-    let observed = plan::observe(array, &tenant.desired).await.map_err(|e| {
+    let mut observed = plan::observe(array, &tenant.desired).await.map_err(|e| {
         Error::array(
             Reason::ArrayUnreachable,
             &format!("reading array {}", lease.endpoint),
             &e,
         )
     })?;
+    // Dynamic drives not found by their tags: through the claims on this cluster
+    // (the management Portworx creates a drive when its claim binds); unbound ones
+    // stay pending and a later reconcile tags them.
+    if !tenant.desired.drives.is_empty() {
+        let claims = px_cluster::ClaimBindings::new(ctx.client.clone());
+        if let Err(e) = plan::locate_drives(array, &tenant.desired, &mut observed, &claims).await {
+            tracing::warn!(tenant = %id, "cannot read which drive claims are bound; their drives stay pending: {e}");
+        }
+    }
     // The drives on the array keep their size (new workers get it too, and the
     // claims rendered below ask for it), and the plan carries the growth rules.
     let resized;
