@@ -22,6 +22,7 @@ use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{RenderOptions, render};
 use px_topology::plan::{self, Action as PlanAction, Plan, PlanOptions};
 use px_topology::spec::{self, API_VERSION, KIND};
+use px_topology::vault::{MemVault, TokenVault, read_journal};
 use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde_json::{Value, json};
 
@@ -52,6 +53,11 @@ pub struct Context {
     pub metrics: Arc<Metrics>,
     /// Probe state; reconciles run only while it says this replica leads.
     pub health: Arc<Health>,
+    /// The token journals of this process, by `namespace/name`: a tenant API token
+    /// created by a reconcile that then failed (a later array write, the tenant
+    /// cluster) is delivered by the next reconcile instead of being lost. In memory
+    /// only: a killed process or a new leader does not see it (docs/controller.md).
+    pub journals: std::sync::Mutex<std::collections::HashMap<String, Arc<MemVault>>>,
 }
 
 /// What the reconcile ended with; the controller turns it into a requeue.
@@ -244,6 +250,14 @@ async fn converge_tenant(
             tracing::warn!(tenant = %id, "cannot read which drive claims are bound; their drives stay pending: {e}");
         }
     }
+    // A token an earlier reconcile of this process created and did not deliver.
+    let vault = {
+        let mut all = ctx.journals.lock().unwrap_or_else(|p| p.into_inner());
+        all.entry(id.to_string()).or_default().clone()
+    };
+    if let Err(e) = read_journal(vault.as_ref(), &tenant.desired, &mut observed) {
+        return Err(Error::new(Reason::Internal, format!("{id}: {e}")));
+    }
     // The drives on the array keep their size (new workers get it too, and the
     // claims rendered below ask for it), and the plan carries the growth rules.
     let resized;
@@ -352,14 +366,11 @@ async fn converge_tenant(
         Error::new(Reason::TenantKubeconfigMissing, format!("{lost}: {why}"))
     })?;
 
-    let report = converge::apply(
-        array,
-        &tenant.desired,
-        &plan,
-        &ApplyOptions::default(),
-        &|_| {},
-    )
-    .await;
+    let opts = ApplyOptions {
+        vault: Some(vault.clone() as Arc<dyn TokenVault>),
+        ..ApplyOptions::default()
+    };
+    let report = converge::apply(array, &tenant.desired, &plan, &opts, &|_| {}).await;
     if !report.applied.is_empty() {
         let lines: Vec<String> = report
             .applied
@@ -531,6 +542,12 @@ async fn converge_tenant(
         stamp,
     );
     let tenant_done = tenant_client.is_some() && applied.complete();
+    // The tenant's px-pure-secret holds the token now: the journal lets go of it.
+    if let (true, Some(_), Some(t)) = (tenant_done, &facts.api_token, &tenant.desired.api_token)
+        && let Err(e) = vault.delivered(&t.admin)
+    {
+        tracing::warn!(tenant = %id, "token journal: {e}");
+    }
     status.set(
         C::TenantApplied,
         tenant_done,
@@ -794,5 +811,6 @@ pub fn context(
         drift_interval,
         metrics,
         health: Arc::new(Health::new(lease_duration)),
+        journals: std::sync::Mutex::default(),
     })
 }
