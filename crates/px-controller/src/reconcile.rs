@@ -696,28 +696,16 @@ async fn delete(
         .filter(|f| *f != FINALIZER)
         .cloned()
         .collect();
-    let patch =
-        json!({"metadata": {"finalizers": kept, "resourceVersion": obj.resource_version()}});
-    api.patch(
-        &obj.name_any(),
-        &PatchParams::default(),
-        &Patch::Merge(&patch),
+    set_finalizers(
+        ctx,
+        api,
+        obj,
+        kept,
+        &format!("cannot remove the finalizer of {id}"),
+        ("RemoveFinalizer", "FinalizerRemoved"),
+        &format!("{id}: finalizer {FINALIZER} removed"),
     )
-    .await
-    .map_err(|e| {
-        Error::new(
-            Reason::ClusterApplyFailed,
-            format!("cannot remove the finalizer of {id}: {e}"),
-        )
-    })?;
-    ctx.events
-        .normal(
-            obj,
-            "RemoveFinalizer",
-            "FinalizerRemoved",
-            &format!("{id}: finalizer {FINALIZER} removed"),
-        )
-        .await;
+    .await?;
     Ok(Outcome::Deleted)
 }
 
@@ -731,28 +719,40 @@ async fn ensure_finalizer(
     }
     let mut list = obj.finalizers().to_vec();
     list.push(FINALIZER.to_string());
+    set_finalizers(
+        ctx,
+        api,
+        obj,
+        list,
+        &format!("cannot add finalizer {FINALIZER}"),
+        ("AddFinalizer", "FinalizerAdded"),
+        &format!("finalizer {FINALIZER} added: deleting the object runs spec.onDelete first"),
+    )
+    .await
+}
+
+/// Writes the object's finalizer list (guarded by its resourceVersion, so that a
+/// concurrent change is refused rather than overwritten) and records the change as
+/// an Event (`action`, `reason`).
+async fn set_finalizers(
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    obj: &DynamicObject,
+    finalizers: Vec<String>,
+    failure: &str,
+    (action, reason): (&str, &str),
+    note: &str,
+) -> Result<(), Error> {
     let patch =
-        json!({"metadata": {"finalizers": list, "resourceVersion": obj.resource_version()}});
+        json!({"metadata": {"finalizers": finalizers, "resourceVersion": obj.resource_version()}});
     api.patch(
         &obj.name_any(),
         &PatchParams::default(),
         &Patch::Merge(&patch),
     )
     .await
-    .map_err(|e| {
-        Error::new(
-            Reason::ClusterApplyFailed,
-            format!("cannot add finalizer {FINALIZER}: {e}"),
-        )
-    })?;
-    ctx.events
-        .normal(
-            obj,
-            "AddFinalizer",
-            "FinalizerAdded",
-            &format!("finalizer {FINALIZER} added: deleting the object runs spec.onDelete first"),
-        )
-        .await;
+    .map_err(|e| Error::new(Reason::ClusterApplyFailed, format!("{failure}: {e}")))?;
+    ctx.events.normal(obj, action, reason, note).await;
     Ok(())
 }
 
