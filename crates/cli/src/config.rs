@@ -181,19 +181,7 @@ pub(crate) fn parse_array_url(addr: &str) -> Result<Url> {
         return Err(InvalidInput::error("the array address is empty"));
     }
     let shown = redact_addr(addr);
-    let with_scheme = if addr.contains("://") {
-        addr.to_string()
-    } else {
-        format!("https://{addr}")
-    };
-    let url = Url::parse(&with_scheme);
-    let carries_credentials = match &url {
-        Ok(u) => !u.username().is_empty() || u.password().is_some(),
-        Err(_) => addr
-            .split_once("://")
-            .map_or(addr, |(_, r)| r)
-            .contains('@'),
-    };
+    let (url, carries_credentials) = flasharray::redact::parse_address(addr);
     if carries_credentials {
         return Err(InvalidInput::error(format!(
             "invalid array address {shown}: credentials in the URL are not accepted (use --api-token-file)"

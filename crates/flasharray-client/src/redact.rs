@@ -114,6 +114,28 @@ fn escape_control(s: &str) -> String {
         .collect()
 }
 
+/// An array address as given (`host`, `host:port` or a URL), parsed with `https://`
+/// assumed when it names no scheme, and whether it carries user-info. The second is
+/// decided even when the address does not parse, so that callers refuse credentials
+/// before giving any other reason.
+pub fn parse_address(input: &str) -> (Result<Url, url::ParseError>, bool) {
+    let with_scheme = if input.contains("://") {
+        input.to_string()
+    } else {
+        format!("https://{input}")
+    };
+    let url = Url::parse(&with_scheme);
+    let carries_credentials = match &url {
+        Ok(u) => !u.username().is_empty() || u.password().is_some(),
+        // Unparsable, but with a user-info part: say so rather than why it fails.
+        Err(_) => input
+            .split_once("://")
+            .map_or(input, |(_, r)| r)
+            .contains('@'),
+    };
+    (url, carries_credentials)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

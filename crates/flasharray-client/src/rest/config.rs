@@ -242,20 +242,7 @@ pub(crate) fn parse_base_url(input: &str, allow_http: bool) -> Result<Url> {
         return Err(Error::Config("the array address is empty".into()));
     }
     let shown = redact_addr(trimmed);
-    let with_scheme = if trimmed.contains("://") {
-        trimmed.to_string()
-    } else {
-        format!("https://{trimmed}")
-    };
-    let url = Url::parse(&with_scheme);
-    let carries_credentials = match &url {
-        Ok(u) => !u.username().is_empty() || u.password().is_some(),
-        // Unparsable, but with a user-info part: say so rather than why it fails.
-        Err(_) => trimmed
-            .split_once("://")
-            .map_or(trimmed, |(_, r)| r)
-            .contains('@'),
-    };
+    let (url, carries_credentials) = crate::redact::parse_address(trimmed);
     if carries_credentials {
         return Err(Error::Config(format!(
             "array address {shown} must not carry credentials; use an API token"
