@@ -26,6 +26,10 @@
 #[allow(dead_code)]
 mod support;
 
+#[path = "../tests/it/merge_patch.rs"]
+mod merge_patch;
+use merge_patch::merge;
+
 #[path = "../tests/it/lease.rs"]
 #[allow(dead_code)]
 mod lease;
@@ -70,25 +74,6 @@ fn version_of(obj: &Value) -> u64 {
         .as_str()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0)
-}
-
-fn merge(target: &mut Value, patch: &Value) {
-    match patch {
-        Value::Object(p) => {
-            if !target.is_object() {
-                *target = json!({});
-            }
-            let t = target.as_object_mut().unwrap();
-            for (k, v) in p {
-                if v.is_null() {
-                    t.remove(k);
-                } else {
-                    merge(t.entry(k.clone()).or_insert(Value::Null), v);
-                }
-            }
-        }
-        other => *target = other.clone(),
-    }
 }
 
 impl Respond for Store {

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use super::merge_patch::merge;
 use flasharray::FlashArray;
 use flasharray_mock::MockArray;
 use k8s_openapi::ByteString;
@@ -74,26 +75,6 @@ fn bump(obj: &mut Value) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
     obj["metadata"]["resourceVersion"] = json!((rv + 1).to_string());
-}
-
-/// RFC 7386 merge patch.
-fn merge(target: &mut Value, patch: &Value) {
-    match patch {
-        Value::Object(p) => {
-            if !target.is_object() {
-                *target = json!({});
-            }
-            let t = target.as_object_mut().unwrap();
-            for (k, v) in p {
-                if v.is_null() {
-                    t.remove(k);
-                } else {
-                    merge(t.entry(k.clone()).or_insert(Value::Null), v);
-                }
-            }
-        }
-        other => *target = other.clone(),
-    }
 }
 
 impl Respond for Store {

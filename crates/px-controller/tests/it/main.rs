@@ -11,5 +11,6 @@ mod deploy;
 mod election;
 mod fake;
 mod lease;
+mod merge_patch;
 mod observability;
 mod reconcile;
