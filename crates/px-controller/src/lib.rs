@@ -6,7 +6,8 @@
 //! conditions), [`metrics`] (Prometheus counters), [`health`] (probe state),
 //! [`logging`] (JSON log lines), [`policy`] (`spec.apply`), [`metered`] (array calls
 //! counted), [`arrays`] (one shared client per array), [`events`] (Kubernetes
-//! Events), [`hosted`] (the tenant cluster's kubeconfig), [`finalizer`] (delete
+//! Events), [`hosted`] (the tenant cluster's kubeconfig), [`journal`] (the token
+//! journal Secret), [`finalizer`] (delete
 //! policy), `report` (status and Events of one reconcile), [`reconcile`] (one
 //! object), [`leader`] (the Lease), [`controller`] (kube-runtime wiring,
 //! concurrency, backoff, leader election), [`endpoints`] (`/healthz`, `/readyz`,
@@ -25,6 +26,7 @@ pub mod events;
 pub mod finalizer;
 pub mod health;
 pub mod hosted;
+pub mod journal;
 pub mod leader;
 pub mod logging;
 pub mod metered;

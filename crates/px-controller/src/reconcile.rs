@@ -22,7 +22,7 @@ use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{RenderOptions, render};
 use px_topology::plan::{self, Action as PlanAction, Plan, PlanOptions};
 use px_topology::spec::{self, API_VERSION, KIND};
-use px_topology::vault::{MemVault, TokenVault, read_journal};
+use px_topology::vault::{JournalEntry, JournalState, MemVault, TokenVault, now_ms, read_journal};
 use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde_json::{Value, json};
 
@@ -32,6 +32,7 @@ use crate::events::Events;
 use crate::finalizer::{self, Deleted, FINALIZER};
 use crate::health::Health;
 use crate::hosted::tenant_cluster;
+use crate::journal::{self, SecretJournal};
 use crate::metrics::Metrics;
 use crate::policy::{self, Decision};
 use crate::report::{announce_transitions, write_status};
@@ -53,10 +54,10 @@ pub struct Context {
     pub metrics: Arc<Metrics>,
     /// Probe state; reconciles run only while it says this replica leads.
     pub health: Arc<Health>,
-    /// The token journals of this process, by `namespace/name`: a tenant API token
-    /// created by a reconcile that then failed (a later array write, the tenant
-    /// cluster) is delivered by the next reconcile instead of being lost. In memory
-    /// only: a killed process or a new leader does not see it (docs/controller.md).
+    /// The token journals of this process, by `namespace/name`: what the converge
+    /// engine journals into (synchronously, see `px_topology::vault`). The durable
+    /// copy is the object's journal Secret ([`crate::journal`]), read back into this
+    /// map at every reconcile, so a killed process or a new leader loses nothing.
     pub journals: std::sync::Mutex<std::collections::HashMap<String, Arc<MemVault>>>,
 }
 
@@ -250,11 +251,24 @@ async fn converge_tenant(
             tracing::warn!(tenant = %id, "cannot read which drive claims are bound; their drives stay pending: {e}");
         }
     }
-    // A token an earlier reconcile of this process created and did not deliver.
+    // A token an earlier reconcile created and did not deliver: this process's
+    // journal, and the object's journal Secret (another replica's, or this one's
+    // before a restart).
     let vault = {
         let mut all = ctx.journals.lock().unwrap_or_else(|p| p.into_inner());
         all.entry(id.to_string()).or_default().clone()
     };
+    let secret_journal = SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any());
+    let token_user = tenant.desired.api_token.as_ref().map(|t| t.admin.clone());
+    let mut durable = None;
+    if let Some(user) = &token_user {
+        durable = secret_journal.load().await?;
+        let mine = durable
+            .clone()
+            .filter(|e| e.user.eq_ignore_ascii_case(user));
+        journal::seed(&vault, user, mine)
+            .map_err(|e| Error::new(Reason::Internal, format!("{id}: {e}")))?;
+    }
     if let Err(e) = read_journal(vault.as_ref(), &tenant.desired, &mut observed) {
         return Err(Error::new(Reason::Internal, format!("{id}: {e}")));
     }
@@ -366,11 +380,51 @@ async fn converge_tenant(
         Error::new(Reason::TenantKubeconfigMissing, format!("{lost}: {why}"))
     })?;
 
+    // Write-ahead, durably: the intent is in the journal Secret before the token
+    // exists, or the apply does not start.
+    if let Some(user) = &token_user
+        && plan
+            .changes
+            .iter()
+            .any(|c| c.action == PlanAction::Create && c.kind == plan::Kind::ApiToken)
+    {
+        let intent = JournalEntry {
+            user: user.clone(),
+            state: JournalState::Creating,
+            intent_at_ms: now_ms(),
+            created_at: None,
+            token: None,
+        };
+        secret_journal.store(&intent).await?;
+        durable = Some(intent);
+    }
     let opts = ApplyOptions {
         vault: Some(vault.clone() as Arc<dyn TokenVault>),
         ..ApplyOptions::default()
     };
     let report = converge::apply(array, &tenant.desired, &plan, &opts, &|_| {}).await;
+    // However the apply ended, a token it created goes to the journal Secret before
+    // anything else; it is delivered only once it is there (else the next reconcile,
+    // of this process, writes it again from memory).
+    if let Some(user) = &token_user {
+        let held = vault
+            .load(user)
+            .map_err(|e| Error::new(Reason::Internal, format!("{id}: {e}")))?;
+        if let Some(e) = held.filter(|e| e.state == JournalState::Created)
+            && !journal::same(Some(&e), durable.as_ref())
+        {
+            secret_journal.store(&e).await.map_err(|err| {
+                Error::new(
+                    err.reason,
+                    format!(
+                        "{}; the new API token of {user} is held in memory and delivered by the next reconcile",
+                        err.message
+                    ),
+                )
+            })?;
+            durable = Some(e);
+        }
+    }
     if !report.applied.is_empty() {
         let lines: Vec<String> = report
             .applied
@@ -542,11 +596,19 @@ async fn converge_tenant(
         stamp,
     );
     let tenant_done = tenant_client.is_some() && applied.complete();
-    // The tenant's px-pure-secret holds the token now: the journal lets go of it.
-    if let (true, Some(_), Some(t)) = (tenant_done, &facts.api_token, &tenant.desired.api_token)
-        && let Err(e) = vault.delivered(&t.admin)
-    {
-        tracing::warn!(tenant = %id, "token journal: {e}");
+    // The tenant's px-pure-secret holds the token now (or the journal's entry was
+    // stale): the journal lets go of it, in memory and then the Secret.
+    if let (true, Some(user)) = (tenant_done, &token_user) {
+        if let Err(e) = vault.delivered(user) {
+            tracing::warn!(tenant = %id, "token journal: {e}");
+        }
+        if durable.is_some()
+            && let Err(e) = secret_journal.remove().await
+        {
+            // Left behind, it is re-read by the next reconcile: a delivered token is
+            // delivered again (the same value), a stale entry ignored.
+            tracing::warn!(tenant = %id, "{}", e.message);
+        }
     }
     status.set(
         C::TenantApplied,
@@ -637,7 +699,16 @@ async fn delete(
     let run = async {
         let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
         let lease = ctx.arrays.acquire(&creds).await?;
-        finalizer::on_delete(lease.array.as_ref(), &tenant).await
+        let deleted = finalizer::on_delete(lease.array.as_ref(), &tenant).await?;
+        // The token is destroyed with the tenant: its journal goes too. With
+        // onDelete keep the array user and token stay, and so does a journal entry
+        // still holding an undelivered token (docs/controller.md).
+        if matches!(deleted, Deleted::Destroyed(_)) {
+            SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any())
+                .remove()
+                .await?;
+        }
+        Ok::<_, Error>(deleted)
     };
     match run.await {
         Ok(Deleted::Kept) => {

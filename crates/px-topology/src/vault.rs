@@ -17,7 +17,8 @@
 //! | anything else | | stale: ignored, overwritten by the next intent |
 //!
 //! The planner does no I/O: the vault is the caller's (a 0600 file in the CLI,
-//! [`MemVault`] in tests).
+//! [`MemVault`] in tests and in the controller, which copies it to a Secret before and
+//! after the apply).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -186,6 +187,12 @@ impl MemVault {
     /// Calls `hook` after every step.
     pub fn set_hook(&self, hook: CrashHook) {
         *self.hook.lock().unwrap_or_else(|p| p.into_inner()) = Some(hook);
+    }
+
+    /// Puts `entry` in place as it is: the caller's durable copy of the journal (the
+    /// controller's journal Secret) read back into this process. Not a vault step.
+    pub fn restore(&self, entry: JournalEntry) {
+        self.lock().insert(entry.user.to_ascii_lowercase(), entry);
     }
 
     /// Removes the hook.

@@ -43,6 +43,10 @@ fn rbac_covers_leases_events_and_the_tenant_storage_kinds() {
         ("pxfa.io", "tenantstorages/status", "patch"),
         ("pxfa.io", "tenantstorages/finalizers", "update"),
         ("", "secrets", "get"),
+        // The token journal Secrets.
+        ("", "secrets", "create"),
+        ("", "secrets", "patch"),
+        ("", "secrets", "delete"),
         ("hypershift.openshift.io", "hostedclusters", "get"),
         ("events.k8s.io", "events", "create"),
         ("events.k8s.io", "events", "patch"),

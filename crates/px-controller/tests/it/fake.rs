@@ -130,6 +130,103 @@ impl Respond for Store {
     }
 }
 
+/// How the journal Secrets answer their next writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stall {
+    /// The `n`th write (1-based, counting from when it is set) takes effect and its
+    /// answer never comes: what a controller killed right after that write leaves.
+    AfterEffect(usize),
+    /// The `n`th write never reaches the store and never answers.
+    BeforeEffect(usize),
+    /// The `n`th write is refused (500) without effect.
+    Refuse(usize),
+}
+
+#[derive(Default)]
+struct SecretsState {
+    objects: BTreeMap<String, Value>,
+    writes: usize,
+    stall: Option<Stall>,
+    stalled: bool,
+}
+
+/// The controller's token journal Secrets (`pxfa-token-journal-*` in any namespace):
+/// get, server-side apply (the body replaces the object) and delete, with stalls.
+#[derive(Clone, Default)]
+pub(crate) struct JournalSecrets(Arc<Mutex<SecretsState>>);
+
+impl JournalSecrets {
+    /// The stored Secret `namespace/name`.
+    pub(crate) fn get(&self, key: &str) -> Option<Value> {
+        self.0.lock().unwrap().objects.get(key).cloned()
+    }
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.lock().unwrap().objects.is_empty()
+    }
+    pub(crate) fn stall(&self, s: Stall) {
+        let mut st = self.0.lock().unwrap();
+        st.writes = 0;
+        st.stall = Some(s);
+        st.stalled = false;
+    }
+    pub(crate) fn stalled(&self) -> bool {
+        self.0.lock().unwrap().stalled
+    }
+    pub(crate) fn clear_stall(&self) {
+        self.0.lock().unwrap().stall = None;
+    }
+}
+
+impl Respond for JournalSecrets {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        let segments: Vec<&str> = r.url.path().split('/').collect();
+        // /api/v1/namespaces/{ns}/secrets/{name}
+        let key = format!("{}/{}", segments[4], segments[6]);
+        let mut st = self.0.lock().unwrap();
+        let not_found = || {
+            ResponseTemplate::new(404).set_body_json(
+                json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404}),
+            )
+        };
+        let write = matches!(r.method.as_str(), "PATCH" | "DELETE");
+        let mut hang = false;
+        if write {
+            st.writes += 1;
+            match st.stall {
+                Some(Stall::BeforeEffect(n)) if n == st.writes => {
+                    st.stalled = true;
+                    return ResponseTemplate::new(200).set_delay(Duration::from_secs(3600));
+                }
+                Some(Stall::AfterEffect(n)) if n == st.writes => hang = true,
+                Some(Stall::Refuse(n)) if n == st.writes => {
+                    return ResponseTemplate::new(500).set_body_json(json!({
+                        "kind": "Status", "apiVersion": "v1", "status": "Failure",
+                        "reason": "InternalError", "code": 500}));
+                }
+                _ => {}
+            }
+        }
+        let answer = match r.method.as_str() {
+            "GET" => st.objects.get(&key).cloned(),
+            "PATCH" => {
+                let body: Value = r.body_json().unwrap();
+                st.objects.insert(key.clone(), body.clone());
+                Some(body)
+            }
+            "DELETE" => st.objects.remove(&key),
+            _ => None,
+        };
+        if hang {
+            st.stalled = true;
+            return ResponseTemplate::new(200).set_delay(Duration::from_secs(3600));
+        }
+        match answer {
+            Some(obj) => ResponseTemplate::new(200).set_body_json(obj),
+            None => not_found(),
+        }
+    }
+}
+
 /// List and watch of every TenantStorage: a list of the stored objects, and watches
 /// that end after a moment without events (the watcher then watches again).
 struct ListWatch(Store);
@@ -157,6 +254,7 @@ pub(crate) struct World {
     pub(crate) leases: Leases,
     pub(crate) events: Events,
     pub(crate) store: Store,
+    pub(crate) journal: JournalSecrets,
     pub(crate) array: MockArray,
     pub(crate) built: Arc<AtomicUsize>,
     pub(crate) ctx: Arc<Context>,
@@ -180,6 +278,19 @@ fn secret(ns: &str, name: &str, data: &[(&str, String)]) -> Value {
     v["apiVersion"] = json!("v1");
     v["kind"] = json!("Secret");
     v
+}
+
+/// The valid-full fixture as a cloud-drive tenant (option a): Portworx in the tenant
+/// makes its own drives, with an API token of array user pxfa-tenant-full that the
+/// controller creates and delivers in the tenant's px-pure-secret.
+pub(crate) fn cloud_drive_object() -> Value {
+    let mut obj = tenant_object();
+    let storage = obj["spec"]["storage"].as_object_mut().unwrap();
+    storage.insert("mode".into(), json!("cloud-drive"));
+    for direct_access_only in ["attach", "provisioning", "diskBus", "fadaStorageClass"] {
+        storage.remove(direct_access_only);
+    }
+    obj
 }
 
 /// The valid-full fixture as a stored custom resource, with a credentials Secret.
@@ -266,11 +377,23 @@ impl World {
             .with_priority(1)
             .mount(server)
             .await;
+        let journal = JournalSecrets::default();
+        Mock::given(path_regex(
+            r"^/api/v1/namespaces/[^/]+/secrets/pxfa-token-journal-[^/]+$",
+        ))
+        .respond_with(journal.clone())
+        .with_priority(1)
+        .mount(server)
+        .await;
         let leases = Leases::default();
         leases.mount(server).await;
         let events = Events::default();
         events.mount(server).await;
-        let spec = support::direct_access_spec();
+        // Discovery for every kind this object renders.
+        let obj: DynamicObject = serde_json::from_value(store.get(NAME)).unwrap();
+        let spec = px_controller::reconcile::load_tenant(&obj)
+            .map(|t| t.spec)
+            .unwrap_or_else(|_| support::direct_access_spec());
         support::mount_ready_management(server, &support::rendered(&spec)).await;
 
         let array = MockArray::builder().admin("pxfa-tenant-full").build();
@@ -292,6 +415,7 @@ impl World {
             leases,
             events,
             store,
+            journal,
             array,
             built,
             ctx,

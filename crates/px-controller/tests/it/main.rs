@@ -14,3 +14,4 @@ mod lease;
 mod merge_patch;
 mod observability;
 mod reconcile;
+mod token_journal;

@@ -10,7 +10,7 @@ use px_controller::{ConditionType as C, Endpoints, JsonLines, LeaseConfig, Optio
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::fake::{NAME, TOKEN, World, tenant_object};
+use crate::fake::{NAME, TOKEN, World, cloud_drive_object, tenant_object};
 
 /// `GET path` over plain HTTP/1.1: (status code, content type, body).
 async fn get(addr: SocketAddr, path: &str) -> (u16, String, String) {
@@ -193,11 +193,12 @@ impl Write for Buf {
 }
 
 /// The controller loop at the CLI's most verbose level (`-vvv`: pxfa's crates at
-/// trace, HTTP libraries at warn), in JSON: every line parses, and neither the
-/// array token nor the pure.json it came in appears.
+/// trace, HTTP libraries at warn), in JSON, for a cloud-drive tenant (the controller
+/// creates, journals and delivers its API token): every line parses, and neither the
+/// array token, the pure.json it came in, nor the tenant's new token appears.
 #[tokio::test]
 async fn json_logs_parse_and_hold_no_secret() {
-    let w = World::start(tenant_object()).await;
+    let w = World::start(cloud_drive_object()).await;
     let buf = Buf::default();
     let sink = buf.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -244,6 +245,13 @@ async fn json_logs_parse_and_hold_no_secret() {
     assert!(reconciled["fields"]["elapsed_ms"].is_u64());
 
     assert!(!text.contains(TOKEN), "the array token is not logged");
+    let tenant_token = crate::token_journal::delivered(&w)
+        .await
+        .expect("the tenant got its token");
+    assert!(
+        !text.contains(&tenant_token),
+        "the tenant's new token is not logged"
+    );
     assert!(!text.contains("APIToken"), "nor the pure.json it came in");
     assert!(
         lines.iter().any(|l| l["target"]

@@ -1,0 +1,274 @@
+//! The controller's token journal Secret: a cloud-drive tenant's API token survives a
+//! controller killed at any array write or journal write, and a leader change
+//! between the token's creation and its delivery. Each case kills the first
+//! reconcile at one point, then lets another replica (a new process: its own
+//! in-memory journal) reconcile to Ready, and checks that the tenant's px-pure-secret
+//! holds the one token the array user has, and that no journal Secret is left.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use flasharray::FlashArray;
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::DynamicObject;
+use px_controller::reconcile::{Context, Outcome, reconcile};
+use serde_json::Value;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::fake::{NAME, NS, Stall, World, cloud_drive_object};
+
+const USER: &str = "pxfa-tenant-full";
+const JOURNAL: &str = "pxfa/pxfa-token-journal-tenant-full";
+
+/// Where the first reconcile is killed.
+#[derive(Clone, Copy, Debug)]
+enum Kill {
+    /// Right after the array took its `n`th write.
+    ArrayWrite(u64),
+    /// At a journal Secret write.
+    Journal(Stall),
+}
+
+fn object(w: &World) -> DynamicObject {
+    serde_json::from_value(w.store.get(NAME)).unwrap()
+}
+
+/// Runs one reconcile in a task and aborts it once `stalled` says the kill point is
+/// reached (or it ended on its own).
+async fn reconcile_until(w: &World, ctx: Arc<Context>, stalled: impl Fn(&World) -> bool) {
+    let obj = object(w);
+    let task = tokio::spawn(async move { reconcile(&obj, &ctx).await });
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !task.is_finished() && !stalled(w) {
+        assert!(tokio::time::Instant::now() < deadline, "never stalled");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    task.abort();
+    let _ = task.await;
+}
+
+/// Reconciles with `ctx` until Ready (a few tries: a retry after a failure is the
+/// controller's backoff).
+async fn converge(w: &World, ctx: &Arc<Context>, label: &str) {
+    let mut last = None;
+    for _ in 0..4 {
+        match reconcile(&object(w), ctx).await {
+            Ok(Outcome::Converged) => return,
+            other => last = Some(other),
+        }
+    }
+    panic!("{label}: not Ready: {last:?}: {:?}", w.store.status(NAME));
+}
+
+/// The token in the last px-pure-secret applied to the tenant cluster.
+pub(crate) async fn delivered(w: &World) -> Option<String> {
+    let applied = w
+        .fake
+        .requests("PATCH", "/namespaces/portworx/secrets/px-pure-secret")
+        .await;
+    let body: Value = applied.last()?.body_json().ok()?;
+    let pure = match body["stringData"]["pure.json"].as_str() {
+        Some(s) => s.to_string(),
+        None => data_field(&body, "pure.json")?,
+    };
+    let v: Value = serde_json::from_str(&pure).ok()?;
+    v["FlashArrays"][0]["APIToken"].as_str().map(str::to_string)
+}
+
+/// A key of a Secret's `data` (base64 on the wire), as text.
+fn data_field(secret: &Value, key: &str) -> Option<String> {
+    let s: Secret = serde_json::from_value(secret.clone()).ok()?;
+    String::from_utf8(s.data?.remove(key)?.0).ok()
+}
+
+async fn tokens(w: &World) -> Vec<Option<u64>> {
+    w.array
+        .list_api_tokens(&[USER.to_string()], false)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.api_token.created_at)
+        .collect()
+}
+
+/// After the rerun: Ready, the tenant holds a working token, the array user has
+/// exactly that one, and the journal Secret is gone.
+async fn assert_delivered_and_clean(w: &World, label: &str) -> String {
+    let held = delivered(w)
+        .await
+        .unwrap_or_else(|| panic!("{label}: no px-pure-secret applied to the tenant"));
+    assert_eq!(
+        w.array.api_token_owner(&held).as_deref(),
+        Some(USER),
+        "{label}: the delivered token does not log in as {USER}"
+    );
+    assert_eq!(tokens(w).await.len(), 1, "{label}: one token");
+    assert!(
+        w.journal.is_empty(),
+        "{label}: journal left: {:?}",
+        w.journal.get(JOURNAL)
+    );
+    held
+}
+
+async fn killed_then_taken_over(kill: Kill) {
+    let label = format!("{kill:?}");
+    let w = World::start(cloud_drive_object()).await;
+    match kill {
+        Kill::ArrayWrite(n) => {
+            w.array.faults().stall_after_write(n);
+            reconcile_until(&w, w.ctx.clone(), |w| w.array.faults().stalled()).await;
+            assert!(w.array.faults().stalled(), "{label}: write {n} never came");
+            w.array.faults().clear();
+        }
+        Kill::Journal(stall) => {
+            w.journal.stall(stall);
+            reconcile_until(&w, w.ctx.clone(), |w| w.journal.stalled()).await;
+            assert!(w.journal.stalled(), "{label}: the journal write never came");
+            w.journal.clear_stall();
+        }
+    }
+    let first = delivered(&w).await;
+    // A new leader, with nothing of the killed one's memory.
+    let next = w.replica("replica-2", Duration::from_secs(15)).await;
+    converge(&w, &next, &label).await;
+    let held = assert_delivered_and_clean(&w, &label).await;
+    if let Some(first) = first {
+        assert_eq!(first, held, "{label}: a delivered token was replaced");
+    }
+    // Converged: a further reconcile writes nothing and delivers nothing new.
+    w.array.reset_stats();
+    let before = w
+        .fake
+        .requests("PATCH", "/secrets/px-pure-secret")
+        .await
+        .len();
+    assert_eq!(
+        reconcile(&object(&w), &next).await.unwrap(),
+        Outcome::Converged
+    );
+    assert_eq!(w.array.stats().writes, 0, "{label}");
+    assert_eq!(
+        w.fake
+            .requests("PATCH", "/secrets/px-pure-secret")
+            .await
+            .len(),
+        before,
+        "{label}: the kept px-pure-secret is not re-applied"
+    );
+}
+
+#[tokio::test]
+async fn the_token_survives_a_kill_at_every_array_write() {
+    // How many array writes a clean reconcile makes.
+    let w = World::start(cloud_drive_object()).await;
+    w.array.reset_stats();
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Converged);
+    let writes = w.array.stats().writes;
+    assert!(writes >= 2, "the pod and the token: {writes}");
+    assert_delivered_and_clean(&w, "clean run").await;
+    for n in 1..=writes {
+        killed_then_taken_over(Kill::ArrayWrite(n)).await;
+    }
+}
+
+#[tokio::test]
+async fn the_token_survives_a_kill_at_every_journal_write() {
+    // 1: the intent, 2: the token, 3: the delete after delivery.
+    for n in 1..=3 {
+        killed_then_taken_over(Kill::Journal(Stall::AfterEffect(n))).await;
+        killed_then_taken_over(Kill::Journal(Stall::BeforeEffect(n))).await;
+    }
+}
+
+/// The journal Secret holds the token while the tenant cluster refuses it; a new
+/// leader delivers that same token with no array write, then deletes the Secret.
+#[tokio::test]
+async fn a_new_leader_delivers_the_journaled_token() {
+    let w = World::start(cloud_drive_object()).await;
+    Mock::given(method("PATCH"))
+        .and(path("/api/v1/namespaces/portworx/secrets/px-pure-secret"))
+        .respond_with(ResponseTemplate::new(500).set_body_json(serde_json::json!({
+            "kind": "Status", "apiVersion": "v1", "status": "Failure",
+            "reason": "InternalError", "code": 500})))
+        .with_priority(1)
+        .up_to_n_times(1)
+        .mount(&w.fake.server)
+        .await;
+    assert!(
+        w.reconcile().await.is_err(),
+        "the tenant refused the secret"
+    );
+    let created = tokens(&w).await;
+    assert_eq!(created.len(), 1);
+    // The Secret holds the token, labelled for the object, beside it.
+    let secret = w.journal.get(JOURNAL).expect("the journal Secret");
+    assert_eq!(secret["metadata"]["namespace"], NS);
+    assert_eq!(secret["metadata"]["labels"]["pxfa.io/tenant-storage"], NAME);
+    let field = |k: &str| data_field(&secret, k).unwrap();
+    assert_eq!(field("state"), "created");
+    assert_eq!(field("user"), USER);
+    let journaled = field("token");
+    assert_eq!(w.array.api_token_owner(&journaled).as_deref(), Some(USER));
+    // The token is in no status, condition or Event.
+    assert!(!w.store.get(NAME).to_string().contains(&journaled));
+    for e in w.fake.requests("POST", "/events").await {
+        assert!(!String::from_utf8_lossy(&e.body).contains(&journaled));
+    }
+
+    let next = w.replica("replica-2", Duration::from_secs(15)).await;
+    w.array.reset_stats();
+    converge(&w, &next, "new leader").await;
+    assert_eq!(w.array.stats().writes, 0, "delivered from the journal");
+    assert_eq!(tokens(&w).await, created, "the same token");
+    assert_eq!(
+        assert_delivered_and_clean(&w, "new leader").await,
+        journaled
+    );
+}
+
+/// The journal Secret refuses the token: it is not delivered before it is durable;
+/// the next reconcile of the same process writes it from memory and delivers it.
+#[tokio::test]
+async fn a_token_the_journal_refused_is_not_delivered_until_it_is_kept() {
+    let w = World::start(cloud_drive_object()).await;
+    w.journal.stall(Stall::Refuse(2));
+    let err = w
+        .reconcile()
+        .await
+        .expect_err("the journal refused the token");
+    assert!(
+        err.message.contains("held in memory") && err.message.contains(JOURNAL),
+        "{}",
+        err.message
+    );
+    assert_eq!(delivered(&w).await, None, "not delivered before it is kept");
+    let created = tokens(&w).await;
+    assert_eq!(created.len(), 1);
+    w.array.reset_stats();
+    converge(&w, &w.ctx, "same process").await;
+    assert_eq!(w.array.stats().writes, 0, "delivered from memory");
+    assert_eq!(tokens(&w).await, created, "the same token");
+    assert_delivered_and_clean(&w, "same process").await;
+}
+
+/// Deleting the object destroys the token with the tenant; the journal goes too.
+#[tokio::test]
+async fn deleting_the_tenant_removes_its_journal() {
+    let w = World::start(cloud_drive_object()).await;
+    Mock::given(method("PATCH"))
+        .and(path("/api/v1/namespaces/portworx/secrets/px-pure-secret"))
+        .respond_with(ResponseTemplate::new(500))
+        .with_priority(1)
+        .mount(&w.fake.server)
+        .await;
+    assert!(w.reconcile().await.is_err());
+    assert!(w.journal.get(JOURNAL).is_some());
+    w.store.edit(NAME, |o| {
+        o["metadata"]["deletionTimestamp"] = serde_json::json!("2026-12-01T12:00:00Z");
+    });
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
+    assert!(w.journal.is_empty(), "{:?}", w.journal.get(JOURNAL));
+    assert!(!w.exists());
+}
