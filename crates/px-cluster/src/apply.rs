@@ -110,6 +110,11 @@ impl ApplyReport {
     pub fn complete(&self) -> bool {
         self.stopped_at.is_none() && self.conflicts.is_empty() && self.pending.is_empty()
     }
+
+    /// Whether this run applied `m` (a manifest of the bundle it was given).
+    pub fn was_applied(&self, m: &Manifest) -> bool {
+        self.applied.contains(&describe(m))
+    }
 }
 
 /// Applies `manifests` to the management cluster and, when `tenant` is given, to the

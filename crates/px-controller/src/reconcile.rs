@@ -21,6 +21,7 @@ use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{RenderOptions, render};
 use px_topology::plan::{self, Action as PlanAction, Plan, PlanOptions};
+use px_topology::render::Cluster;
 use px_topology::spec::{self, API_VERSION, KIND};
 use px_topology::vault::{JournalEntry, JournalState, MemVault, TokenVault, now_ms, read_journal};
 use px_topology::{Tenant, refuse_losing_a_new_token};
@@ -596,9 +597,18 @@ async fn converge_tenant(
         stamp,
     );
     let tenant_done = tenant_client.is_some() && applied.complete();
-    // The tenant's px-pure-secret holds the token now (or the journal's entry was
-    // stale): the journal lets go of it, in memory and then the Secret.
-    if let (true, Some(user)) = (tenant_done, &token_user) {
+    // The tenant's px-pure-secret holds the token now (even if the tenant is not
+    // ready yet), or the journal's entry was stale: the journal lets go of it, in
+    // memory and then the Secret.
+    let tenant_secrets: Vec<_> = manifests
+        .iter()
+        .filter(|m| m.secret && m.cluster == Cluster::Tenant)
+        .collect();
+    let token_in_tenant = tenant_client.is_some()
+        && facts.api_token.is_some()
+        && !tenant_secrets.is_empty()
+        && tenant_secrets.iter().all(|m| applied.was_applied(m));
+    if let (true, Some(user)) = (tenant_done || token_in_tenant, &token_user) {
         if let Err(e) = vault.delivered(user) {
             tracing::warn!(tenant = %id, "token journal: {e}");
         }

@@ -255,6 +255,8 @@ pub(crate) struct World {
     pub(crate) events: Events,
     pub(crate) store: Store,
     pub(crate) journal: JournalSecrets,
+    /// The phase the tenant's StorageCluster reports.
+    pub(crate) portworx_phase: Arc<Mutex<&'static str>>,
     pub(crate) array: MockArray,
     pub(crate) built: Arc<AtomicUsize>,
     pub(crate) ctx: Arc<Context>,
@@ -367,13 +369,17 @@ impl World {
             .with_priority(1)
             .mount(server)
             .await;
-        // Portworx in the tenant is Online at once.
+        // Portworx in the tenant is Online at once (a test may hold it back).
+        let portworx_phase = Arc::new(Mutex::new("Online"));
+        let phase = portworx_phase.clone();
         Mock::given(method("GET"))
             .and(path_regex(r"/storageclusters/[^/]+$"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "apiVersion": "core.libopenstorage.org/v1", "kind": "StorageCluster",
-                "metadata": {"name": "px-tenant-full", "namespace": "portworx"},
-                "status": {"phase": "Online"}})))
+            .respond_with(move |_: &Request| {
+                ResponseTemplate::new(200).set_body_json(json!({
+                    "apiVersion": "core.libopenstorage.org/v1", "kind": "StorageCluster",
+                    "metadata": {"name": "px-tenant-full", "namespace": "portworx"},
+                    "status": {"phase": *phase.lock().unwrap()}}))
+            })
             .with_priority(1)
             .mount(server)
             .await;
@@ -416,6 +422,7 @@ impl World {
             events,
             store,
             journal,
+            portworx_phase,
             array,
             built,
             ctx,

@@ -82,6 +82,11 @@ fn data_field(secret: &Value, key: &str) -> Option<String> {
     String::from_utf8(s.data?.remove(key)?.0).ok()
 }
 
+/// The journal entry's state, for messages (never the Secret itself: it holds a token).
+fn journal_state(w: &World) -> Option<String> {
+    data_field(&w.journal.get(JOURNAL)?, "state")
+}
+
 async fn tokens(w: &World) -> Vec<Option<u64>> {
     w.array
         .list_api_tokens(&[USER.to_string()], false)
@@ -106,8 +111,8 @@ async fn assert_delivered_and_clean(w: &World, label: &str) -> String {
     assert_eq!(tokens(w).await.len(), 1, "{label}: one token");
     assert!(
         w.journal.is_empty(),
-        "{label}: journal left: {:?}",
-        w.journal.get(JOURNAL)
+        "{label}: journal left, state {:?}",
+        journal_state(w)
     );
     held
 }
@@ -253,6 +258,41 @@ async fn a_token_the_journal_refused_is_not_delivered_until_it_is_kept() {
     assert_delivered_and_clean(&w, "same process").await;
 }
 
+/// The tenant holds the px-pure-secret but is not ready yet (its Portworx is still
+/// initializing): the journal lets go of the token at once, so the next reconcile
+/// plans no token change (nothing to approve under `apply: manual`) and keeps the
+/// tenant's secret as it is.
+#[tokio::test]
+async fn the_journal_lets_go_once_the_tenant_holds_the_secret() {
+    let mut obj = cloud_drive_object();
+    obj["spec"]["apply"] = serde_json::json!("manual");
+    obj["metadata"]["annotations"][px_topology::crd::APPROVE_ANNOTATION] =
+        serde_json::json!("true");
+    let w = World::start(obj).await;
+    *w.portworx_phase.lock().unwrap() = "Initializing";
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::InProgress);
+    let held = delivered(&w).await.expect("the tenant holds the secret");
+    assert_eq!(w.array.api_token_owner(&held).as_deref(), Some(USER));
+    assert!(w.journal.is_empty(), "state {:?}", journal_state(&w));
+    // Still not ready: no approval is asked for, no token change, no new secret.
+    let applies = w
+        .fake
+        .requests("PATCH", "/secrets/px-pure-secret")
+        .await
+        .len();
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::InProgress);
+    let plan = w.store.status(NAME).last_plan.unwrap();
+    assert!(plan.pending.is_empty(), "{:?}", plan.pending);
+    assert_eq!(
+        w.fake
+            .requests("PATCH", "/secrets/px-pure-secret")
+            .await
+            .len(),
+        applies
+    );
+    assert_eq!(tokens(&w).await.len(), 1);
+}
+
 /// Deleting the object destroys the token with the tenant; the journal goes too.
 #[tokio::test]
 async fn deleting_the_tenant_removes_its_journal() {
@@ -269,6 +309,6 @@ async fn deleting_the_tenant_removes_its_journal() {
         o["metadata"]["deletionTimestamp"] = serde_json::json!("2026-12-01T12:00:00Z");
     });
     assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
-    assert!(w.journal.is_empty(), "{:?}", w.journal.get(JOURNAL));
+    assert!(w.journal.is_empty(), "state {:?}", journal_state(&w));
     assert!(!w.exists());
 }
