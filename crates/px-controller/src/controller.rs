@@ -306,6 +306,13 @@ async fn lead(
     tracing::info!(identity = %cfg.identity, lease = %cfg.name, "leading: reconciling starts");
     ctx.health.set_role(Role::Leader);
     ctx.metrics.set_leader(true);
+    // Another replica may have led since this one last did: what this process still
+    // remembers of token journals is older than the journal Secrets, and an old
+    // intent could pass another leader's delivered token off as an interrupted one.
+    ctx.journals
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clear();
     let (graceful_tx, graceful) = tokio::sync::oneshot::channel::<()>();
     let mut controller = AbortOnDrop(tokio::spawn(watch_and_reconcile(
         ctx.clone(),

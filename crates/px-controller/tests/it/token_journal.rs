@@ -312,3 +312,57 @@ async fn deleting_the_tenant_removes_its_journal() {
     assert!(w.journal.is_empty(), "state {:?}", journal_state(&w));
     assert!(!w.exists());
 }
+
+/// A replica that leads again forgets what it remembered of the journal: replica-a
+/// recorded an intent in memory and lost the Lease before creating the token;
+/// replica-b created and delivered a token since. Leading again, replica-a must not
+/// take replica-b's token for its own interrupted one and replace it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_returning_leader_does_not_replace_the_token_another_delivered() {
+    use px_controller::{ConditionType as C, LeaseConfig, Options};
+    use px_topology::vault::{MemVault, TokenVault, now_ms};
+
+    let w = World::start(cloud_drive_object()).await;
+    let a = w.replica("replica-a", Duration::from_secs(2)).await;
+    let stale = Arc::new(MemVault::new());
+    stale.record_intent(USER, now_ms()).unwrap();
+    a.journals
+        .lock()
+        .unwrap()
+        .insert(format!("TenantStorage {NS}/{NAME}"), stale);
+    let b = w.replica("replica-b", Duration::from_secs(2)).await;
+    converge(&w, &b, "replica-b").await;
+    let held = assert_delivered_and_clean(&w, "replica-b").await;
+    let created = tokens(&w).await;
+
+    w.array.reset_stats();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let options = Options {
+        leader: Some(LeaseConfig {
+            lease_duration: Duration::from_secs(2),
+            renew_deadline: Duration::from_millis(1_200),
+            retry_period: Duration::from_millis(200),
+            ..LeaseConfig::new("pxfa-system", "pxfa-controller", "replica-a")
+        }),
+        ..Options::default()
+    };
+    let run = tokio::spawn(px_controller::run(a.clone(), options, async {
+        let _ = stopped.await;
+    }));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while a.metrics.reconciles(None) == 0 || !w.store.status(NAME).is_true(C::Ready) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "replica-a never reconciled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), run)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(tokens(&w).await, created, "replica-b's token is kept");
+    assert_eq!(w.array.stats().writes, 0);
+    assert_eq!(delivered(&w).await.as_deref(), Some(held.as_str()));
+}
