@@ -150,6 +150,7 @@ impl MockArray {
 
     /// Whether the caller may act on the whole array (no realm-scoped view); an
     /// unknown admin may not.
+    #[cfg(feature = "sim")]
     pub(crate) fn caller_is_array_wide(&self) -> bool {
         match self.caller() {
             None => true,

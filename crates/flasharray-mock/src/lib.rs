@@ -69,8 +69,11 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+// The simulator's `/admins` and `PATCH /arrays`; the in-memory API has no use for them.
+#[cfg(feature = "sim")]
 mod admins;
 mod array;
+#[cfg(feature = "sim")]
 mod array_settings;
 mod builder;
 mod clock;
