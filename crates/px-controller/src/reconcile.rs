@@ -36,7 +36,7 @@ use crate::hosted::tenant_cluster;
 use crate::journal::{self, SecretJournal};
 use crate::metrics::Metrics;
 use crate::policy::{self, Decision};
-use crate::report::{announce_transitions, write_status};
+use crate::report::{announce_transitions, array_state, write_status};
 use crate::status::{ConditionType as C, PlanSummary, TenantStatus, now};
 
 /// What a reconcile needs besides the object.
@@ -489,15 +489,12 @@ async fn converge_tenant(
         ));
     }
     status.array_objects = count_objects(&plan, true);
+    let (array_done, reason, message) = array_state(&plan, &lease.endpoint, report.applied.len());
     status.set(
         C::ArrayReady,
-        true,
-        "Converged",
-        format!(
-            "{id}: array {} holds every object ({} change(s) applied)",
-            lease.endpoint,
-            report.applied.len()
-        ),
+        array_done,
+        reason,
+        format!("{id}: {message}"),
         stamp,
     );
     if decision
@@ -642,11 +639,17 @@ async fn converge_tenant(
         ),
         stamp,
     );
-    let ready = mgmt_done && tenant_done;
+    // Drives still waiting for their claims keep it in progress: the requeue soon
+    // after tags them (a converged object would wait for its drift check).
+    let ready = mgmt_done && tenant_done && array_done;
     status.set(
         C::Ready,
         ready,
-        if ready { "Converged" } else { "InProgress" },
+        match (ready, array_done) {
+            (true, _) => "Converged",
+            (false, false) => reason,
+            (false, true) => "InProgress",
+        },
         format!(
             "{id}: {}",
             if ready {
@@ -863,7 +866,9 @@ fn count_objects(plan: &Plan, applied: bool) -> BTreeMap<String, u64> {
         PlanAction::Create
     };
     let mut counts = BTreeMap::new();
-    for c in plan.changes.iter().filter(|c| c.action != gone) {
+    // A pending drive is not on the array yet.
+    let counted = |a: PlanAction| a != gone && a != PlanAction::Pending;
+    for c in plan.changes.iter().filter(|c| counted(c.action)) {
         let kind = serde_json::to_value(c.kind)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))

@@ -3,6 +3,7 @@
 
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
+use px_topology::plan::{Action, Plan};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Reason};
@@ -52,6 +53,63 @@ pub(crate) async fn announce_transitions(
             .normal(obj, "Plan", "ApprovalPending", &message(C::ArrayReady))
             .await;
     }
+}
+
+/// `ArrayReady` after a successful apply: (holds, reason, message). Drives whose
+/// claims have not bound (dynamic provisioning) are not on the array yet: the
+/// management Portworx creates each when its claim binds and a later reconcile tags
+/// it, so until then the array is `DrivesPending`, not converged (tagging them then
+/// is not drift). Drives of removed workers are named as retained: they keep their
+/// data, and the controller never releases them.
+pub(crate) fn array_state(
+    plan: &Plan,
+    endpoint: &str,
+    applied: usize,
+) -> (bool, &'static str, String) {
+    let pending = names(plan, Action::Pending);
+    let retained = names(plan, Action::Retain);
+    let mut message = if pending.is_empty() {
+        format!("array {endpoint} holds every object ({applied} change(s) applied)")
+    } else {
+        format!(
+            "array {endpoint}: {applied} change(s) applied; {} drive(s) wait for their claims to \
+             bind (the management Portworx creates each drive then, and the next reconcile tags \
+             it): the volumes {}",
+            pending.len(),
+            listed(&pending)
+        )
+    };
+    if !retained.is_empty() {
+        message.push_str(&format!(
+            "; {} drive(s) of removed workers retained with their data (released only by \
+             `pxfa apply --release-removed-workers`, see docs/lifecycle.md): {}",
+            retained.len(),
+            listed(&retained)
+        ));
+    }
+    if pending.is_empty() {
+        (true, "Converged", message)
+    } else {
+        (false, "DrivesPending", message)
+    }
+}
+
+fn names(plan: &Plan, action: Action) -> Vec<&str> {
+    plan.changes
+        .iter()
+        .filter(|c| c.action == action)
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
+/// The first few names, and how many more.
+fn listed(names: &[&str]) -> String {
+    const SHOWN: usize = 6;
+    let mut s = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        s.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    s
 }
 
 pub(crate) async fn write_status(

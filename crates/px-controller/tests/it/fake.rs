@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::merge_patch::merge;
 use flasharray::FlashArray;
-use flasharray_mock::MockArray;
+use flasharray_mock::{MockArray, SimFada};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::DynamicObject;
@@ -259,6 +259,8 @@ pub(crate) struct World {
     pub(crate) portworx_phase: Arc<Mutex<&'static str>>,
     pub(crate) array: MockArray,
     pub(crate) built: Arc<AtomicUsize>,
+    /// How many worker VMs the NodePool has (4 at the start).
+    pub(crate) vms: Arc<AtomicUsize>,
     pub(crate) ctx: Arc<Context>,
 }
 
@@ -312,8 +314,74 @@ pub(crate) fn tenant_object() -> Value {
     obj
 }
 
+/// The drive claims of the hosted control plane namespace as the management cluster
+/// holds them: absent until applied, then `Pending` until the test binds them (to PV
+/// [`SimFada::pv_name`], whose array volume the test creates as the management
+/// Portworx would).
+#[derive(Clone, Default)]
+pub(crate) struct DriveClaims(Arc<Mutex<BTreeMap<String, ClaimState>>>);
+
+#[derive(Clone, Copy, Default)]
+struct ClaimState {
+    applied: bool,
+    bound: bool,
+}
+
+impl DriveClaims {
+    /// Whether claim `name` was applied.
+    pub(crate) fn applied(&self, name: &str) -> bool {
+        self.0.lock().unwrap().get(name).is_some_and(|c| c.applied)
+    }
+    /// Binds claim `name` (it reads `Bound` once it exists).
+    pub(crate) fn bind(&self, name: &str) {
+        self.0
+            .lock()
+            .unwrap()
+            .entry(name.to_string())
+            .or_default()
+            .bound = true;
+    }
+}
+
+impl Respond for DriveClaims {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        let name = r.url.path().rsplit('/').next().unwrap().to_string();
+        let mut all = self.0.lock().unwrap();
+        let claim = all.entry(name.clone()).or_default();
+        let mut body = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                              "metadata": {"name": name, "namespace": HCP_NS}});
+        if r.method.as_str() == "PATCH" {
+            claim.applied = true;
+            if let Ok(sent) = r.body_json::<Value>() {
+                merge(&mut body, &sent);
+            }
+        } else if !claim.applied {
+            return ResponseTemplate::new(404).set_body_json(
+                json!({"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404}),
+            );
+        }
+        if claim.bound {
+            body["spec"]["volumeName"] = json!(SimFada::pv_name(HCP_NS, &name));
+            body["status"] = json!({"phase": "Bound"});
+        } else {
+            body["status"] = json!({"phase": "Pending"});
+        }
+        ResponseTemplate::new(200).set_body_json(body)
+    }
+}
+
+/// The hosted control plane namespace: the worker VMs and their drive claims.
+pub(crate) const HCP_NS: &str = "clusters-tenant-full";
+
 impl World {
+    /// The fake cluster around `obj`, on an empty array.
     pub(crate) async fn start(obj: Value) -> World {
+        let array = MockArray::builder().admin("pxfa-tenant-full").build();
+        World::start_on(obj, array, 2_000).await
+    }
+
+    /// The fake cluster around `obj` on `array`; readiness waits end after `wait_ms`.
+    pub(crate) async fn start_on(obj: Value, array: MockArray, wait_ms: u64) -> World {
         let fake = Fake::start().await;
         let store = Store::default();
         store.put(obj);
@@ -401,8 +469,32 @@ impl World {
             .map(|t| t.spec)
             .unwrap_or_else(|_| support::direct_access_spec());
         support::mount_ready_management(server, &support::rendered(&spec)).await;
+        // The NodePool's VMs, as many as `vms` says (the support's listing has 4).
+        let vms = Arc::new(AtomicUsize::new(4));
+        let count = vms.clone();
+        Mock::given(method("GET"))
+            .and(path(format!(
+                "/apis/kubevirt.io/v1/namespaces/{HCP_NS}/virtualmachines"
+            )))
+            .respond_with(move |_: &Request| {
+                let items: Vec<Value> = (0..count.load(Ordering::SeqCst))
+                    .map(|i| {
+                        support::vm_json(
+                            &format!("tenant-full-workers-{i}"),
+                            &format!("2026-01-{:02}T00:00:00Z", i + 1),
+                            None,
+                            json!([]),
+                        )
+                    })
+                    .collect();
+                ResponseTemplate::new(200).set_body_json(json!({
+                    "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineList",
+                    "metadata": {}, "items": items}))
+            })
+            .with_priority(1)
+            .mount(server)
+            .await;
 
-        let array = MockArray::builder().admin("pxfa-tenant-full").build();
         let built = Arc::new(AtomicUsize::new(0));
         let connector = MockConnector {
             array: array.clone(),
@@ -411,7 +503,7 @@ impl World {
         let ctx = px_controller::reconcile::context(
             fake.client().await,
             ArrayPool::new(Box::new(connector), 4, Arc::new(Metrics::new())),
-            support::fast_wait(2_000),
+            support::fast_wait(wait_ms),
             Duration::from_secs(60),
             "test-replica",
             Duration::from_secs(15),
@@ -425,8 +517,23 @@ impl World {
             portworx_phase,
             array,
             built,
+            vms,
             ctx,
         }
+    }
+
+    /// Serves the drive claims of the hosted control plane namespace from the
+    /// returned state instead of the catch-all (every claim `Bound`, no volume).
+    pub(crate) async fn serve_drive_claims(&self) -> DriveClaims {
+        let claims = DriveClaims::default();
+        Mock::given(path_regex(format!(
+            r"^/api/v1/namespaces/{HCP_NS}/persistentvolumeclaims/[^/]+$"
+        )))
+        .respond_with(claims.clone())
+        .with_priority(1)
+        .mount(&self.fake.server)
+        .await;
+        claims
     }
 
     /// One reconcile of the stored object, as the controller would run it.

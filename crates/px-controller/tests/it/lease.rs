@@ -115,6 +115,17 @@ impl Events {
             .collect()
     }
 
+    /// The notes of the Events with `reason`, in order.
+    pub(crate) fn notes(&self, reason: &str) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| e["reason"] == reason)
+            .filter_map(|e| e["note"].as_str().map(str::to_string))
+            .collect()
+    }
+
     pub(crate) async fn mount(&self, server: &MockServer) {
         Mock::given(path_regex(
             r"^/apis/events\.k8s\.io/v1/namespaces/[^/]+/events(/[^/]+)?$",

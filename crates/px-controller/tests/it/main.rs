@@ -11,6 +11,7 @@ mod deploy;
 mod election;
 mod fake;
 mod lease;
+mod lifecycle;
 mod merge_patch;
 mod observability;
 mod reconcile;
