@@ -1,14 +1,23 @@
 //! Deleting a TenantStorage object: the finalizer keeps it until the tenant's array
 //! objects are destroyed as `spec.onDelete` says: `destroy` (the default) leaves
 //! them recoverable for the array's eradication delay, `eradicate` only when the
-//! object says so, `keep` touches nothing.
+//! object says so, `keep` touches nothing. Adding the finalizer, running the policy
+//! and removing the finalizer again are here; [`crate::reconcile`](mod@crate::reconcile) calls them.
 
 use flasharray::FlashArray;
+use kube::api::{DynamicObject, Patch, PatchParams};
+use kube::{Api, ResourceExt};
 use px_topology::Tenant;
 use px_topology::converge::{self, DestroyOptions, DestroyReport};
 use px_topology::spec::OnDelete;
+use serde_json::json;
 
+use crate::arrays::read_credentials;
+use crate::context::{Context, Outcome};
 use crate::error::{Error, Reason, with_request_id};
+use crate::journal::SecretJournal;
+use crate::report::{announce_transitions, write_status};
+use crate::status::{ConditionType as C, TenantStatus};
 
 /// The finalizer the controller puts on every object it reconciled.
 pub const FINALIZER: &str = "pxfa.io/tenant-storage";
@@ -63,4 +72,182 @@ pub async fn on_delete(array: &dyn FlashArray, tenant: &Tenant) -> Result<Delete
         ));
     }
     Ok(Deleted::Destroyed(report))
+}
+
+/// Deletes the object: runs `spec.onDelete` on the array (from `tenant`, the
+/// object's spec as loaded), then removes the finalizer. A spec that does not load
+/// keeps the finalizer and touches nothing.
+pub(crate) async fn delete(
+    obj: &DynamicObject,
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    id: &str,
+    (status, stamp): (&mut TenantStatus, &str),
+    tenant: Result<Tenant, String>,
+) -> Result<Outcome, Error> {
+    if !obj.finalizers().iter().any(|f| f == FINALIZER) {
+        return Ok(Outcome::Deleted);
+    }
+    // The finalizer is only added after the spec validated, so the tenant may hold
+    // array objects. A spec that turned invalid since says neither what they are nor
+    // what spec.onDelete wants: keep the finalizer and touch nothing until the spec
+    // is valid again (or an admin removes the finalizer to leave everything in place).
+    let tenant = match tenant {
+        Ok(t) => t,
+        Err(message) => {
+            let why = format!(
+                "{id}: deleting waits for a valid spec (array objects untouched; fix the spec, \
+                 or remove finalizer {FINALIZER} to leave them in place): {message}"
+            );
+            status.set(
+                C::Valid,
+                false,
+                "SpecInvalid",
+                format!("{id}: {message}"),
+                stamp,
+            );
+            status.set(
+                C::Degraded,
+                true,
+                "DeleteBlockedSpecInvalid",
+                why.clone(),
+                stamp,
+            );
+            write_status(api, obj, status).await?;
+            announce_transitions(&ctx.events, obj, status).await;
+            return Ok(Outcome::Waiting("SpecInvalid"));
+        }
+    };
+    let ns = obj.namespace().unwrap_or_default();
+    let run = async {
+        let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
+        let lease = ctx.arrays.acquire(&creds).await?;
+        let deleted = on_delete(lease.array.as_ref(), &tenant).await?;
+        // The token is destroyed with the tenant: its journal goes too. With
+        // onDelete keep the array user and token stay, and so does a journal entry
+        // still holding an undelivered token (docs/controller.md).
+        if matches!(deleted, Deleted::Destroyed(_)) {
+            SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any())
+                .remove()
+                .await?;
+        }
+        Ok::<_, Error>(deleted)
+    };
+    match run.await {
+        Ok(Deleted::Kept) => {
+            tracing::info!(object = id, "onDelete keep: array objects left in place");
+            ctx.events
+                .normal(
+                    obj,
+                    "Delete",
+                    "Kept",
+                    &format!("{id}: spec.onDelete is keep: the array objects stay in place"),
+                )
+                .await;
+        }
+        Ok(Deleted::Destroyed(r)) => {
+            tracing::info!(
+                object = id,
+                destroyed = r.done.len(),
+                pending_eradication = r.pending_eradication.len(),
+                "tenant destroyed on the array"
+            );
+            let eradicate =
+                tenant.spec.spec.on_delete == Some(px_topology::spec::OnDelete::Eradicate);
+            ctx.events
+                .normal(
+                    obj,
+                    "Delete",
+                    if eradicate { "Eradicated" } else { "Destroyed" },
+                    &format!(
+                        "{id}: {} array change(s) done{}",
+                        r.done.len(),
+                        if eradicate {
+                            String::new()
+                        } else {
+                            format!("; {} object(s) recoverable until the array's eradication delay ends", r.pending_eradication.len())
+                        }
+                    ),
+                )
+                .await;
+        }
+        Err(e) => {
+            status.set(
+                C::Degraded,
+                true,
+                e.reason.as_str(),
+                format!("{id}: deleting: {}", e.message),
+                stamp,
+            );
+            write_status(api, obj, status).await?;
+            announce_transitions(&ctx.events, obj, status).await;
+            return Err(e);
+        }
+    }
+    let kept: Vec<String> = obj
+        .finalizers()
+        .iter()
+        .filter(|f| *f != FINALIZER)
+        .cloned()
+        .collect();
+    set_finalizers(
+        ctx,
+        api,
+        obj,
+        kept,
+        &format!("cannot remove the finalizer of {id}"),
+        ("RemoveFinalizer", "FinalizerRemoved"),
+        &format!("{id}: finalizer {FINALIZER} removed"),
+    )
+    .await?;
+    Ok(Outcome::Deleted)
+}
+
+/// Adds the finalizer unless the object has it: from then on, deleting the object
+/// runs `spec.onDelete` first.
+pub(crate) async fn ensure_finalizer(
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    obj: &DynamicObject,
+) -> Result<(), Error> {
+    if obj.finalizers().iter().any(|f| f == FINALIZER) {
+        return Ok(());
+    }
+    let mut list = obj.finalizers().to_vec();
+    list.push(FINALIZER.to_string());
+    set_finalizers(
+        ctx,
+        api,
+        obj,
+        list,
+        &format!("cannot add finalizer {FINALIZER}"),
+        ("AddFinalizer", "FinalizerAdded"),
+        &format!("finalizer {FINALIZER} added: deleting the object runs spec.onDelete first"),
+    )
+    .await
+}
+
+/// Writes the object's finalizer list (guarded by its resourceVersion, so that a
+/// concurrent change is refused rather than overwritten) and records the change as
+/// an Event (`action`, `reason`).
+async fn set_finalizers(
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    obj: &DynamicObject,
+    finalizers: Vec<String>,
+    failure: &str,
+    (action, reason): (&str, &str),
+    note: &str,
+) -> Result<(), Error> {
+    let patch =
+        json!({"metadata": {"finalizers": finalizers, "resourceVersion": obj.resource_version()}});
+    api.patch(
+        &obj.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&patch),
+    )
+    .await
+    .map_err(|e| Error::new(Reason::ClusterApplyFailed, format!("{failure}: {e}")))?;
+    ctx.events.normal(obj, action, reason, note).await;
+    Ok(())
 }

@@ -19,12 +19,17 @@
 //! token, with no array write. See [`px_topology::vault`] for the table.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams};
-use px_topology::vault::{JournalEntry, JournalState, MemVault, TokenVault, VaultError};
+use px_topology::desired::DesiredState;
+use px_topology::plan::{Action, Kind, Observed, Plan};
+use px_topology::vault::{
+    JournalEntry, JournalState, MemVault, TokenVault, VaultError, now_ms, read_journal,
+};
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::error::{Error, Reason};
@@ -136,6 +141,126 @@ impl SecretJournal {
     }
 }
 
+/// The token journal of one reconcile: this process's [`MemVault`] (the converge
+/// engine's), made durable by the object's [`SecretJournal`] at the three points in
+/// the module text. Inert when the desired state wants no token.
+pub struct ReconcileJournal {
+    vault: Arc<MemVault>,
+    secret: SecretJournal,
+    user: Option<String>,
+    /// What the Secret holds, as far as this reconcile knows.
+    durable: Option<JournalEntry>,
+}
+
+impl ReconcileJournal {
+    /// Reads the Secret back into `vault` (unless `vault` holds a newer entry) and
+    /// records what it means for the plan in `observed`. `id` names the object in
+    /// errors.
+    pub async fn open(
+        vault: Arc<MemVault>,
+        secret: SecretJournal,
+        desired: &DesiredState,
+        observed: &mut Observed,
+        id: &str,
+    ) -> Result<ReconcileJournal, Error> {
+        let user = desired.api_token.as_ref().map(|t| t.admin.clone());
+        let mut durable = None;
+        if let Some(user) = &user {
+            durable = secret.load().await?;
+            let mine = durable
+                .clone()
+                .filter(|e| e.user.eq_ignore_ascii_case(user));
+            seed(&vault, user, mine).map_err(|e| internal(id, e))?;
+        }
+        read_journal(vault.as_ref(), desired, observed).map_err(|e| internal(id, e))?;
+        Ok(ReconcileJournal {
+            vault,
+            secret,
+            user,
+            durable,
+        })
+    }
+
+    /// The vault the apply journals into.
+    pub fn vault(&self) -> Arc<dyn TokenVault> {
+        self.vault.clone()
+    }
+
+    /// Write-ahead, durably: when `plan` creates a token, its intent is in the
+    /// Secret before the apply starts, or the apply does not start.
+    pub async fn before_apply(&mut self, plan: &Plan) -> Result<(), Error> {
+        let Some(user) = &self.user else {
+            return Ok(());
+        };
+        if !plan
+            .changes
+            .iter()
+            .any(|c| c.action == Action::Create && c.kind == Kind::ApiToken)
+        {
+            return Ok(());
+        }
+        let intent = JournalEntry {
+            user: user.clone(),
+            state: JournalState::Creating,
+            intent_at_ms: now_ms(),
+            created_at: None,
+            token: None,
+        };
+        self.secret.store(&intent).await?;
+        self.durable = Some(intent);
+        Ok(())
+    }
+
+    /// However the apply ended, a token it created goes to the Secret before
+    /// anything else; the caller delivers it only when this succeeds (else the next
+    /// reconcile of this process writes it again from memory).
+    pub async fn after_apply(&mut self, id: &str) -> Result<(), Error> {
+        let Some(user) = &self.user else {
+            return Ok(());
+        };
+        let held = self.vault.load(user).map_err(|e| internal(id, e))?;
+        let Some(entry) = held.filter(|e| e.state == JournalState::Created) else {
+            return Ok(());
+        };
+        if same(Some(&entry), self.durable.as_ref()) {
+            return Ok(());
+        }
+        self.secret.store(&entry).await.map_err(|err| {
+            Error::new(
+                err.reason,
+                format!(
+                    "{}; the new API token of {user} is held in memory and delivered by the next reconcile",
+                    err.message
+                ),
+            )
+        })?;
+        self.durable = Some(entry);
+        Ok(())
+    }
+
+    /// The tenant's px-pure-secret holds the token (or the entry was stale): the
+    /// journal lets go, in memory and then the Secret. A Secret left behind is read
+    /// again by the next reconcile: a delivered token is delivered again (the same
+    /// value), a stale entry ignored.
+    pub async fn delivered(&self, id: &str) {
+        let Some(user) = &self.user else {
+            return;
+        };
+        if let Err(e) = self.vault.delivered(user) {
+            tracing::warn!(tenant = %id, "token journal: {e}");
+        }
+        if self.durable.is_some()
+            && let Err(e) = self.secret.remove().await
+        {
+            tracing::warn!(tenant = %id, "{}", e.message);
+        }
+    }
+}
+
+fn internal(id: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(Reason::Internal, format!("{id}: {e}"))
+}
+
 /// The Secret's data for an entry. The token is present only in `created`.
 fn encode(e: &JournalEntry) -> BTreeMap<String, ByteString> {
     let mut data = BTreeMap::new();
@@ -206,7 +331,7 @@ fn newer(a: JournalEntry, b: JournalEntry) -> JournalEntry {
 }
 
 /// Whether two entries say the same (the token aside: one answer has one token).
-pub fn same(a: Option<&JournalEntry>, b: Option<&JournalEntry>) -> bool {
+fn same(a: Option<&JournalEntry>, b: Option<&JournalEntry>) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(a), Some(b)) => {
@@ -222,7 +347,7 @@ pub fn same(a: Option<&JournalEntry>, b: Option<&JournalEntry>) -> bool {
 /// Puts the durable entry into this process's vault unless the vault holds a newer
 /// one of the same user (a token this process created whose write to the Secret
 /// failed). Returns what the vault holds for `user` afterwards.
-pub fn seed(
+fn seed(
     vault: &MemVault,
     user: &str,
     durable: Option<JournalEntry>,

@@ -7,11 +7,11 @@
 //! [`logging`] (JSON log lines), [`policy`] (`spec.apply`), [`metered`] (array calls
 //! counted), [`arrays`] (one shared client per array), [`events`] (Kubernetes
 //! Events), [`hosted`] (the tenant cluster's kubeconfig), [`journal`] (the token
-//! journal Secret), [`finalizer`] (delete
-//! policy), `report` (status and Events of one reconcile), [`reconcile`] (one
-//! object), [`leader`] (the Lease), [`controller`] (kube-runtime wiring,
-//! concurrency, backoff, leader election), [`endpoints`] (`/healthz`, `/readyz`,
-//! `/metrics`). Nothing here prints or reads the environment.
+//! journal Secret), `report` (status and Events of one reconcile), [`context`] (what
+//! reconciles share), [`finalizer`] (adding it, the delete policy, removing it),
+//! [`reconcile`](mod@reconcile) (one object), [`leader`] (the Lease), [`controller`] (kube-runtime
+//! wiring, concurrency, backoff, leader election), [`endpoints`] (`/healthz`,
+//! `/readyz`, `/metrics`). Nothing here prints or reads the environment.
 
 /// The crate README's examples, compiled as doc tests so that they cannot rot.
 #[cfg(doctest)]
@@ -19,6 +19,7 @@
 struct ReadmeDoctests;
 
 pub mod arrays;
+pub mod context;
 pub mod controller;
 pub mod endpoints;
 pub mod error;

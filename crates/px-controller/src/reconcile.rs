@@ -10,12 +10,10 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
 
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use px_cluster::{ApplyOptions as ClusterApplyOptions, WaitOptions, apply_manifests};
+use px_cluster::{ApplyOptions as ClusterApplyOptions, apply_manifests};
 use px_topology::converge::{self, ApplyOptions};
 use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
 use px_topology::driver::ArrayFacts;
@@ -23,58 +21,19 @@ use px_topology::manifests::{RenderOptions, render};
 use px_topology::plan::{self, Action as PlanAction, Plan, PlanOptions};
 use px_topology::render::Cluster;
 use px_topology::spec::{self, API_VERSION, KIND};
-use px_topology::vault::{JournalEntry, JournalState, MemVault, TokenVault, now_ms, read_journal};
 use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde_json::{Value, json};
 
-use crate::arrays::{ArrayPool, read_credentials};
+pub use crate::context::{Context, Outcome, context};
+
+use crate::arrays::read_credentials;
 use crate::error::{Error, Reason, with_request_id};
-use crate::events::Events;
-use crate::finalizer::{self, Deleted, FINALIZER};
-use crate::health::Health;
+use crate::finalizer;
 use crate::hosted::tenant_cluster;
-use crate::journal::{self, SecretJournal};
-use crate::metrics::Metrics;
+use crate::journal::{ReconcileJournal, SecretJournal};
 use crate::policy::{self, Decision};
 use crate::report::{announce_transitions, array_state, write_status};
 use crate::status::{ConditionType as C, PlanSummary, TenantStatus, now};
-
-/// What a reconcile needs besides the object.
-pub struct Context {
-    /// The management cluster.
-    pub client: kube::Client,
-    /// Shared array clients.
-    pub arrays: ArrayPool,
-    /// How long readiness waits on the clusters may take per reconcile.
-    pub wait: WaitOptions,
-    /// How often a converged object is checked for drift.
-    pub drift_interval: Duration,
-    /// Events on the objects.
-    pub events: Events,
-    /// Counters for `/metrics`.
-    pub metrics: Arc<Metrics>,
-    /// Probe state; reconciles run only while it says this replica leads.
-    pub health: Arc<Health>,
-    /// The token journals of this process, by `namespace/name`: what the converge
-    /// engine journals into (synchronously, see `px_topology::vault`). The durable
-    /// copy is the object's journal Secret ([`crate::journal`]), read back into this
-    /// map at every reconcile, so a killed process or a new leader loses nothing.
-    pub journals: std::sync::Mutex<std::collections::HashMap<String, Arc<MemVault>>>,
-}
-
-/// What the reconcile ended with; the controller turns it into a requeue.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// Converged (or nothing to do): check for drift after the drift interval.
-    Converged,
-    /// Waiting for something the controller does not retry on its own: an invalid
-    /// spec, a manual approval, an array conflict. A change of the object wakes it.
-    Waiting(&'static str),
-    /// The clusters are not finished yet (pending readiness): check again soon.
-    InProgress,
-    /// The object is gone (its finalizer removed).
-    Deleted,
-}
 
 /// The `ApiResource` of TenantStorage.
 pub fn tenant_storage_resource() -> ApiResource {
@@ -128,7 +87,8 @@ pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Er
     let stamp = now();
 
     if obj.metadata.deletion_timestamp.is_some() {
-        return delete(obj, ctx, &api, &id, &mut status, &stamp).await;
+        return finalizer::delete(obj, ctx, &api, &id, (&mut status, &stamp), load_tenant(obj))
+            .await;
     }
 
     let tenant = match load_tenant(obj) {
@@ -205,7 +165,7 @@ async fn converge_tenant(
     status: &mut TenantStatus,
     stamp: &str,
 ) -> Result<Outcome, Error> {
-    ensure_finalizer(ctx, api, obj).await?;
+    finalizer::ensure_finalizer(ctx, api, obj).await?;
     let ns = obj.namespace().unwrap_or_default();
     let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
     let lease = ctx.arrays.acquire(&creds).await?;
@@ -259,20 +219,14 @@ async fn converge_tenant(
         let mut all = ctx.journals.lock().unwrap_or_else(|p| p.into_inner());
         all.entry(id.to_string()).or_default().clone()
     };
-    let secret_journal = SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any());
-    let token_user = tenant.desired.api_token.as_ref().map(|t| t.admin.clone());
-    let mut durable = None;
-    if let Some(user) = &token_user {
-        durable = secret_journal.load().await?;
-        let mine = durable
-            .clone()
-            .filter(|e| e.user.eq_ignore_ascii_case(user));
-        journal::seed(&vault, user, mine)
-            .map_err(|e| Error::new(Reason::Internal, format!("{id}: {e}")))?;
-    }
-    if let Err(e) = read_journal(vault.as_ref(), &tenant.desired, &mut observed) {
-        return Err(Error::new(Reason::Internal, format!("{id}: {e}")));
-    }
+    let mut journal = ReconcileJournal::open(
+        vault,
+        SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any()),
+        &tenant.desired,
+        &mut observed,
+        id,
+    )
+    .await?;
     // The drives on the array keep their size (new workers get it too, and the
     // claims rendered below ask for it), and the plan carries the growth rules.
     let resized;
@@ -381,51 +335,13 @@ async fn converge_tenant(
         Error::new(Reason::TenantKubeconfigMissing, format!("{lost}: {why}"))
     })?;
 
-    // Write-ahead, durably: the intent is in the journal Secret before the token
-    // exists, or the apply does not start.
-    if let Some(user) = &token_user
-        && plan
-            .changes
-            .iter()
-            .any(|c| c.action == PlanAction::Create && c.kind == plan::Kind::ApiToken)
-    {
-        let intent = JournalEntry {
-            user: user.clone(),
-            state: JournalState::Creating,
-            intent_at_ms: now_ms(),
-            created_at: None,
-            token: None,
-        };
-        secret_journal.store(&intent).await?;
-        durable = Some(intent);
-    }
+    journal.before_apply(&plan).await?;
     let opts = ApplyOptions {
-        vault: Some(vault.clone() as Arc<dyn TokenVault>),
+        vault: Some(journal.vault()),
         ..ApplyOptions::default()
     };
     let report = converge::apply(array, &tenant.desired, &plan, &opts, &|_| {}).await;
-    // However the apply ended, a token it created goes to the journal Secret before
-    // anything else; it is delivered only once it is there (else the next reconcile,
-    // of this process, writes it again from memory).
-    if let Some(user) = &token_user {
-        let held = vault
-            .load(user)
-            .map_err(|e| Error::new(Reason::Internal, format!("{id}: {e}")))?;
-        if let Some(e) = held.filter(|e| e.state == JournalState::Created)
-            && !journal::same(Some(&e), durable.as_ref())
-        {
-            secret_journal.store(&e).await.map_err(|err| {
-                Error::new(
-                    err.reason,
-                    format!(
-                        "{}; the new API token of {user} is held in memory and delivered by the next reconcile",
-                        err.message
-                    ),
-                )
-            })?;
-            durable = Some(e);
-        }
-    }
+    journal.after_apply(id).await?;
     if !report.applied.is_empty() {
         let lines: Vec<String> = report
             .applied
@@ -605,17 +521,8 @@ async fn converge_tenant(
         && facts.api_token.is_some()
         && !tenant_secrets.is_empty()
         && tenant_secrets.iter().all(|m| applied.was_applied(m));
-    if let (true, Some(user)) = (tenant_done || token_in_tenant, &token_user) {
-        if let Err(e) = vault.delivered(user) {
-            tracing::warn!(tenant = %id, "token journal: {e}");
-        }
-        if durable.is_some()
-            && let Err(e) = secret_journal.remove().await
-        {
-            // Left behind, it is re-read by the next reconcile: a delivered token is
-            // delivered again (the same value), a stale entry ignored.
-            tracing::warn!(tenant = %id, "{}", e.message);
-        }
+    if tenant_done || token_in_tenant {
+        journal.delivered(id).await;
     }
     status.set(
         C::TenantApplied,
@@ -667,179 +574,6 @@ async fn converge_tenant(
     })
 }
 
-async fn delete(
-    obj: &DynamicObject,
-    ctx: &Context,
-    api: &Api<DynamicObject>,
-    id: &str,
-    status: &mut TenantStatus,
-    stamp: &str,
-) -> Result<Outcome, Error> {
-    if !obj.finalizers().iter().any(|f| f == FINALIZER) {
-        return Ok(Outcome::Deleted);
-    }
-    // The finalizer is only added after the spec validated, so the tenant may hold
-    // array objects. A spec that turned invalid since says neither what they are nor
-    // what spec.onDelete wants: keep the finalizer and touch nothing until the spec
-    // is valid again (or an admin removes the finalizer to leave everything in place).
-    let tenant = match load_tenant(obj) {
-        Ok(t) => t,
-        Err(message) => {
-            let why = format!(
-                "{id}: deleting waits for a valid spec (array objects untouched; fix the spec, \
-                 or remove finalizer {FINALIZER} to leave them in place): {message}"
-            );
-            status.set(
-                C::Valid,
-                false,
-                "SpecInvalid",
-                format!("{id}: {message}"),
-                stamp,
-            );
-            status.set(
-                C::Degraded,
-                true,
-                "DeleteBlockedSpecInvalid",
-                why.clone(),
-                stamp,
-            );
-            write_status(api, obj, status).await?;
-            announce_transitions(&ctx.events, obj, status).await;
-            return Ok(Outcome::Waiting("SpecInvalid"));
-        }
-    };
-    let ns = obj.namespace().unwrap_or_default();
-    let run = async {
-        let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
-        let lease = ctx.arrays.acquire(&creds).await?;
-        let deleted = finalizer::on_delete(lease.array.as_ref(), &tenant).await?;
-        // The token is destroyed with the tenant: its journal goes too. With
-        // onDelete keep the array user and token stay, and so does a journal entry
-        // still holding an undelivered token (docs/controller.md).
-        if matches!(deleted, Deleted::Destroyed(_)) {
-            SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any())
-                .remove()
-                .await?;
-        }
-        Ok::<_, Error>(deleted)
-    };
-    match run.await {
-        Ok(Deleted::Kept) => {
-            tracing::info!(object = id, "onDelete keep: array objects left in place");
-            ctx.events
-                .normal(
-                    obj,
-                    "Delete",
-                    "Kept",
-                    &format!("{id}: spec.onDelete is keep: the array objects stay in place"),
-                )
-                .await;
-        }
-        Ok(Deleted::Destroyed(r)) => {
-            tracing::info!(
-                object = id,
-                destroyed = r.done.len(),
-                pending_eradication = r.pending_eradication.len(),
-                "tenant destroyed on the array"
-            );
-            let eradicate =
-                tenant.spec.spec.on_delete == Some(px_topology::spec::OnDelete::Eradicate);
-            ctx.events
-                .normal(
-                    obj,
-                    "Delete",
-                    if eradicate { "Eradicated" } else { "Destroyed" },
-                    &format!(
-                        "{id}: {} array change(s) done{}",
-                        r.done.len(),
-                        if eradicate {
-                            String::new()
-                        } else {
-                            format!("; {} object(s) recoverable until the array's eradication delay ends", r.pending_eradication.len())
-                        }
-                    ),
-                )
-                .await;
-        }
-        Err(e) => {
-            status.set(
-                C::Degraded,
-                true,
-                e.reason.as_str(),
-                format!("{id}: deleting: {}", e.message),
-                stamp,
-            );
-            write_status(api, obj, status).await?;
-            announce_transitions(&ctx.events, obj, status).await;
-            return Err(e);
-        }
-    }
-    let kept: Vec<String> = obj
-        .finalizers()
-        .iter()
-        .filter(|f| *f != FINALIZER)
-        .cloned()
-        .collect();
-    set_finalizers(
-        ctx,
-        api,
-        obj,
-        kept,
-        &format!("cannot remove the finalizer of {id}"),
-        ("RemoveFinalizer", "FinalizerRemoved"),
-        &format!("{id}: finalizer {FINALIZER} removed"),
-    )
-    .await?;
-    Ok(Outcome::Deleted)
-}
-
-async fn ensure_finalizer(
-    ctx: &Context,
-    api: &Api<DynamicObject>,
-    obj: &DynamicObject,
-) -> Result<(), Error> {
-    if obj.finalizers().iter().any(|f| f == FINALIZER) {
-        return Ok(());
-    }
-    let mut list = obj.finalizers().to_vec();
-    list.push(FINALIZER.to_string());
-    set_finalizers(
-        ctx,
-        api,
-        obj,
-        list,
-        &format!("cannot add finalizer {FINALIZER}"),
-        ("AddFinalizer", "FinalizerAdded"),
-        &format!("finalizer {FINALIZER} added: deleting the object runs spec.onDelete first"),
-    )
-    .await
-}
-
-/// Writes the object's finalizer list (guarded by its resourceVersion, so that a
-/// concurrent change is refused rather than overwritten) and records the change as
-/// an Event (`action`, `reason`).
-async fn set_finalizers(
-    ctx: &Context,
-    api: &Api<DynamicObject>,
-    obj: &DynamicObject,
-    finalizers: Vec<String>,
-    failure: &str,
-    (action, reason): (&str, &str),
-    note: &str,
-) -> Result<(), Error> {
-    let patch =
-        json!({"metadata": {"finalizers": finalizers, "resourceVersion": obj.resource_version()}});
-    api.patch(
-        &obj.name_any(),
-        &PatchParams::default(),
-        &Patch::Merge(&patch),
-    )
-    .await
-    .map_err(|e| Error::new(Reason::ClusterApplyFailed, format!("{failure}: {e}")))?;
-    ctx.events.normal(obj, action, reason, note).await;
-    Ok(())
-}
-
 async fn consume_approval(api: &Api<DynamicObject>, obj: &DynamicObject) -> Result<(), Error> {
     let patch = json!({"metadata": {"annotations": {APPROVE_ANNOTATION: null}}});
     api.patch(
@@ -876,27 +610,4 @@ fn count_objects(plan: &Plan, applied: bool) -> BTreeMap<String, u64> {
         *counts.entry(kind).or_insert(0) += 1;
     }
     counts
-}
-
-/// The context around an already-built pool, reporting Events as `instance`
-/// (the pod name). Its [`Health`] uses `lease_duration` for a standby's staleness.
-pub fn context(
-    client: kube::Client,
-    arrays: ArrayPool,
-    wait: WaitOptions,
-    drift_interval: Duration,
-    instance: &str,
-    lease_duration: Duration,
-) -> Arc<Context> {
-    let metrics = arrays.metrics();
-    Arc::new(Context {
-        events: Events::new(client.clone(), instance, metrics.clone()),
-        client,
-        arrays,
-        wait,
-        drift_interval,
-        metrics,
-        health: Arc::new(Health::new(lease_duration)),
-        journals: std::sync::Mutex::default(),
-    })
 }
