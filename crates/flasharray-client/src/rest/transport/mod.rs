@@ -527,6 +527,9 @@ fn api_error(
 }
 
 #[cfg(test)]
+mod decode_props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
