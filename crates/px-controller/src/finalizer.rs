@@ -8,7 +8,8 @@ use flasharray::FlashArray;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use px_topology::Tenant;
-use px_topology::converge::{self, DestroyOptions, DestroyReport};
+use px_topology::converge::{self, ApplyOptions, DestroyOptions, DestroyReport};
+use px_topology::plan;
 use px_topology::spec::OnDelete;
 use serde_json::json;
 
@@ -74,6 +75,71 @@ pub async fn on_delete(array: &dyn FlashArray, tenant: &Tenant) -> Result<Delete
     Ok(Deleted::Destroyed(report))
 }
 
+/// A dynamic tenant's drives whose claims are bound but that no reconcile tagged
+/// yet are tagged first: the destroy goes by tags, and the pod cannot go while it
+/// holds them. Claims that cannot be read (the hosted control plane namespace being
+/// deleted too) leave the destroy as it was: it fails on the pod and is retried.
+async fn adopt_bound_drives(
+    ctx: &Context,
+    array: &dyn FlashArray,
+    tenant: &Tenant,
+    id: &str,
+) -> Result<(), Error> {
+    if tenant.desired.drives.is_empty() {
+        return Ok(());
+    }
+    let mut observed = plan::observe(array, &tenant.desired)
+        .await
+        .map_err(|e| Error::array(Reason::ArrayUnreachable, "reading the array", &e))?;
+    let claims = px_cluster::ClaimBindings::new(ctx.client.clone());
+    if let Err(e) = plan::locate_drives(array, &tenant.desired, &mut observed, &claims).await {
+        tracing::warn!(
+            object = id,
+            "cannot read which drive claims are bound; the destroy takes the tagged drives only: {e}"
+        );
+        return Ok(());
+    }
+    let adoption = plan::plan_drive_adoption(&tenant.desired, &observed);
+    if let Some(c) = adoption.conflicts.first() {
+        return Err(Error::new(
+            Reason::Conflict,
+            format!(
+                "{id}: deleting: {} {}: {} (resolve: {})",
+                c.kind.label(),
+                c.name,
+                c.reason,
+                c.resolution
+            ),
+        ));
+    }
+    if !adoption.has_changes() {
+        return Ok(());
+    }
+    let report = converge::apply(
+        array,
+        &tenant.desired,
+        &adoption,
+        &ApplyOptions::default(),
+        &|_| {},
+    )
+    .await;
+    if let Some(f) = report.failed.first() {
+        return Err(Error::new(
+            Reason::ArrayWriteFailed,
+            with_request_id(
+                &format!("{id}: deleting: {} failed: {}", f.change.to_line(), f.error),
+                f.request_id.as_deref(),
+            ),
+        ));
+    }
+    tracing::info!(
+        object = id,
+        tagged = report.applied.len(),
+        "drives found through their claims tagged before the destroy"
+    );
+    Ok(())
+}
+
 /// Deletes the object: runs `spec.onDelete` on the array (from `tenant`, the
 /// object's spec as loaded), then removes the finalizer. A spec that does not load
 /// keeps the finalizer and touches nothing.
@@ -122,6 +188,9 @@ pub(crate) async fn delete(
     let run = async {
         let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
         let lease = ctx.arrays.acquire(&creds).await?;
+        if tenant.spec.spec.on_delete.unwrap_or_default() != OnDelete::Keep {
+            adopt_bound_drives(ctx, lease.array.as_ref(), &tenant, id).await?;
+        }
         let deleted = on_delete(lease.array.as_ref(), &tenant).await?;
         // The token is destroyed with the tenant: its journal goes too. With
         // onDelete keep the array user and token stay, and so does a journal entry

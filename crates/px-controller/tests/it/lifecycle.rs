@@ -467,16 +467,54 @@ async fn dynamic_drives_are_tagged_as_their_claims_bind_and_then_converge() {
 }
 
 #[tokio::test]
-async fn deleting_before_the_drives_are_tagged_keeps_the_finalizer_and_the_drives() {
+async fn deleting_before_the_drives_are_tagged_tags_then_destroys_them() {
     let array = MockArray::builder().admin("pxfa-tenant-full").build();
     let w = World::start_on(dynamic_object(), array, 300).await;
     let claims = w.serve_drive_claims().await;
     let all = drive_claims(&w);
     assert_eq!(w.reconcile().await.unwrap(), Outcome::InProgress);
     bind(&w, &claims, &all).await;
-    // Deleted before a reconcile tagged them: the delete finds drives by their tags
-    // only, so the pod still holds them and cannot go; nothing is lost and the
-    // finalizer stays (docs/controller.md, Known limits).
+    assert!(tagged(&w).await.is_empty(), "no reconcile tagged them yet");
+    // Deleted before a reconcile tagged them: the delete finds them through their
+    // bound claims, tags them, and the destroy takes them with the pod.
+    delete(&w);
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
+    assert!(!w.exists(), "the finalizer is gone");
+    let d = drives(&w).await;
+    assert_eq!(d.len(), 12);
+    assert!(d.values().all(|(_, destroyed)| *destroyed), "{d:?}");
+    assert_eq!(
+        tagged(&w).await,
+        sorted(&all),
+        "tagged as the tenant's first"
+    );
+}
+
+#[tokio::test]
+async fn deleting_when_no_bound_claim_names_the_drives_keeps_the_finalizer_and_them() {
+    let array = MockArray::builder().admin("pxfa-tenant-full").build();
+    let w = World::start_on(dynamic_object(), array, 300).await;
+    let claims = w.serve_drive_claims().await;
+    let all = drive_claims(&w);
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::InProgress);
+    // The volumes are in the pod, and no bound claim says whose they are (their
+    // claims never read Bound, or went with the hosted control plane namespace).
+    let _ = &claims;
+    let pod = flasharray::PodName::new(POD).unwrap();
+    let sim: Vec<SimClaim> = all
+        .iter()
+        .map(|(name, size)| SimClaim {
+            namespace: HCP_NS.into(),
+            name: name.clone(),
+            size: *size,
+        })
+        .collect();
+    SimFada::new()
+        .provision(&w.array, Some(&pod), &sim)
+        .await
+        .unwrap();
+    // The destroy goes by tags only, so the pod still holds them and cannot go;
+    // nothing is lost and the finalizer stays (docs/controller.md, Known limits).
     delete(&w);
     let e = w.reconcile().await.expect_err("the pod is not empty");
     assert_eq!(e.reason, px_controller::Reason::ArrayWriteFailed);

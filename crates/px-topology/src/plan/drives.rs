@@ -276,6 +276,27 @@ fn tag_change(action: Action, name: &str, reason: String, d: &DesiredDrive) -> C
         })
 }
 
+/// Only the first tagging of the drives found through their bound claims: what a
+/// destroy (which goes by tags) needs first, so that a tenant deleted before an
+/// apply tagged its drives does not leave them in its pod. Conflicts (a claim
+/// matching two volumes, a volume tagged for another tenant) block it as they block
+/// a full plan. Pure.
+pub fn plan_drive_adoption(desired: &DesiredState, obs: &Observed) -> super::Plan {
+    let drives = plan_drives(desired, obs);
+    let first_tagging = drives
+        .tags
+        .into_iter()
+        .filter(|c| c.action == Action::Create)
+        .collect();
+    super::Plan::new(
+        &desired.tenant,
+        first_tagging,
+        drives.conflicts,
+        Vec::new(),
+        BTreeMap::new(),
+    )
+}
+
 /// Per desired drive: no-op, recover, tag, pending or conflict (module text). Pure.
 pub(crate) fn plan_drives(desired: &DesiredState, obs: &Observed) -> DrivePlan {
     let mut out = DrivePlan::default();

@@ -34,7 +34,7 @@ pub(crate) use diff::row_target;
 pub use document::{PLAN_API_VERSION, PLAN_KIND, PlanDocument};
 pub use drives::{
     Binding, BoundDrive, DriveLocator, LocateError, ObservedDrives, is_fada_volume_for,
-    locate_drives,
+    locate_drives, plan_drive_adoption,
 };
 pub use hosts::{HostOwner, NodeHost};
 pub use observe::{Observed, Orphans, TagIndex, TokenJournal, TokenState, observe};

@@ -352,3 +352,67 @@ async fn pending_drives_count_against_the_free_space_preflight() {
     );
     assert!(allowed.iter().all(|f| f.check != "space"), "{allowed:?}");
 }
+
+/// `plan_drive_adoption`: only the first tagging of bound, untagged drives, nothing
+/// else of the plan (a spec change stays out), and nothing once they are tagged; a
+/// destroy after it takes them with the pod.
+#[tokio::test]
+async fn adoption_before_a_destroy_tags_only_the_bound_drives() {
+    use px_topology::plan::plan_drive_adoption;
+    let m = mock(Seed::brownfield());
+    let d = desired(&example());
+    let before = ForeignView::read(&m, &d.tenant).await.unwrap();
+    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    assert_eq!(bind_claims(&m, &d).await, 6);
+
+    let locate = |d: &DesiredState| {
+        let d = d.clone();
+        let m = m.clone();
+        async move {
+            let mut obs = observe(&m, &d).await.unwrap();
+            let l = Fada {
+                array: &m,
+                pod: pod(&d),
+            };
+            locate_drives(&m, &d, &mut obs, &l).await.unwrap();
+            obs
+        }
+    };
+    // A spec change the adoption must not carry: a larger pod quota.
+    let mut grown = d.clone();
+    if let Some(p) = grown.pod.as_mut() {
+        p.quota = p.quota.map(|q| q.checked_mul(2).unwrap());
+    }
+    let obs = locate(&grown).await;
+    let full = plan(&grown, &obs, &PlanOptions::default());
+    assert!(
+        full.actionable().any(|c| c.kind == Kind::Pod),
+        "{}",
+        full.to_text(true)
+    );
+    let adoption = plan_drive_adoption(&grown, &obs);
+    assert!(adoption.is_applicable(), "{}", adoption.to_text(true));
+    let kinds: Vec<(Kind, Action)> = adoption.actionable().map(|c| (c.kind, c.action)).collect();
+    assert_eq!(
+        kinds,
+        vec![(Kind::Tag, Action::Create); 6],
+        "{}",
+        adoption.to_text(true)
+    );
+    apply_plan(&m, &d, &adoption).await;
+    assert!(!plan_drive_adoption(&d, &locate(&d).await).has_changes());
+
+    let r = destroy(&m, &d, &DestroyOptions::default(), &quiet)
+        .await
+        .unwrap();
+    assert!(r.failed.is_empty(), "{r:?}");
+    let live = m
+        .list_volumes(&ListParams::all())
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|v| !v.destroyed && v.name.starts_with(&format!("{}::", pod(&d).unwrap())))
+        .count();
+    assert_eq!(live, 0, "the drives went with the pod");
+    assert_eq!(ForeignView::read(&m, &d.tenant).await.unwrap(), before);
+}
