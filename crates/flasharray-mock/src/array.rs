@@ -531,6 +531,7 @@ impl FlashArray for MockArray {
     }
 
     async fn list_api_tokens(&self, admins: &[String], expose: bool) -> Result<Vec<AdminApiToken>> {
+        let expose = expose && !self.faults().withholds_token_values();
         self.call(Op::ListApiTokens, |s, _, sc| {
             sc.check_admins(admins)?;
             let mut out = s.list_api_tokens(admins, expose)?;

@@ -35,6 +35,8 @@ struct FaultState {
     /// Set once that write took effect: every call from then on hangs.
     stalled: bool,
     safemode: bool,
+    /// Listings never carry token values, even with `expose_api_token`.
+    withhold_tokens: bool,
 }
 
 /// What the fault switches say about one call, decided before it runs.
@@ -134,6 +136,19 @@ impl Faults {
     /// Whether SafeMode refuses eradication.
     pub fn safemode(&self) -> bool {
         self.lock().safemode
+    }
+
+    /// Token listings carry no token value even when asked to expose it: an array
+    /// that exposes only the calling admin's own token (Purity's documented
+    /// `expose_api_token` is "the API token of the current user" [L]), so a lost
+    /// creation answer cannot be recovered by reading.
+    pub fn withhold_token_values(&self, on: bool) {
+        self.lock().withhold_tokens = on;
+    }
+
+    /// Whether token listings withhold the values.
+    pub fn withholds_token_values(&self) -> bool {
+        self.lock().withhold_tokens
     }
 
     /// Removes every fault (latency, pending counts, SafeMode).

@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::arrays::read_credentials;
 use crate::context::{Context, Outcome};
 use crate::error::{Error, Reason, with_request_id};
-use crate::journal::SecretJournal;
+use crate::journal::{self, SecretJournal};
 use crate::report::{announce_transitions, write_status};
 use crate::status::{ConditionType as C, TenantStatus};
 
@@ -35,7 +35,13 @@ pub enum Deleted {
 /// Runs the object's delete policy against the array. An incomplete destroy is an
 /// error: the finalizer stays and the delete is retried (the next run re-observes,
 /// so nothing is replayed blindly).
-pub async fn on_delete(array: &dyn FlashArray, tenant: &Tenant) -> Result<Deleted, Error> {
+/// `delete_token`: the tenant user's API token goes too (the token journal holds it
+/// undelivered, so it is pxfa's and nobody has it).
+pub async fn on_delete(
+    array: &dyn FlashArray,
+    tenant: &Tenant,
+    delete_token: bool,
+) -> Result<Deleted, Error> {
     let policy = tenant.spec.spec.on_delete.unwrap_or_default();
     let eradicate = match policy {
         OnDelete::Keep => return Ok(Deleted::Kept),
@@ -43,22 +49,29 @@ pub async fn on_delete(array: &dyn FlashArray, tenant: &Tenant) -> Result<Delete
         OnDelete::Eradicate => true,
     };
     let name = tenant.spec.tenant_name().to_string();
-    let report = converge::destroy(
+    let destroyed = converge::destroy(
         array,
         &tenant.desired,
         &DestroyOptions {
             eradicate,
+            delete_token,
             ..DestroyOptions::default()
         },
         &|_| {},
     )
-    .await
-    .map_err(|e| {
-        Error::new(
-            Reason::ArrayUnreachable,
-            format!("cannot destroy tenant {name}: {e}"),
-        )
-    })?;
+    .await;
+    let report = match destroyed {
+        Ok(r) => r,
+        // Gone already (an earlier attempt destroyed everything, then failed later
+        // on): nothing left to do on the array.
+        Err(converge::DestroyError::NothingSelected { .. }) => DestroyReport::default(),
+        Err(e) => {
+            return Err(Error::new(
+                Reason::ArrayUnreachable,
+                format!("cannot destroy tenant {name}: {e}"),
+            ));
+        }
+    };
     if let Some(f) = report.failed.first() {
         return Err(Error::new(
             Reason::ArrayWriteFailed,
@@ -100,17 +113,10 @@ async fn adopt_bound_drives(
         return Ok(());
     }
     let adoption = plan::plan_drive_adoption(&tenant.desired, &observed);
-    if let Some(c) = adoption.conflicts.first() {
-        return Err(Error::new(
-            Reason::Conflict,
-            format!(
-                "{id}: deleting: {} {}: {} (resolve: {})",
-                c.kind.label(),
-                c.name,
-                c.reason,
-                c.resolution
-            ),
-        ));
+    // A drive pxfa cannot tell apart is not tagged (not taken); the others are. The
+    // destroy then leaves the pod if it still holds volumes, and says so.
+    for n in &adoption.notes {
+        tracing::warn!(object = id, "deleting: {n}");
     }
     if !adoption.has_changes() {
         return Ok(());
@@ -191,14 +197,18 @@ pub(crate) async fn delete(
         if tenant.spec.spec.on_delete.unwrap_or_default() != OnDelete::Keep {
             adopt_bound_drives(ctx, lease.array.as_ref(), &tenant, id).await?;
         }
-        let deleted = on_delete(lease.array.as_ref(), &tenant).await?;
-        // The token is destroyed with the tenant: its journal goes too. With
-        // onDelete keep the array user and token stay, and so does a journal entry
-        // still holding an undelivered token (docs/controller.md).
-        if matches!(deleted, Deleted::Destroyed(_)) {
-            SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any())
-                .remove()
+        // A token the journal holds undelivered is pxfa's and nobody has it: it
+        // goes with the tenant, and then the journal. With onDelete keep the array
+        // user and token stay, and so does the journal Secret still holding the
+        // token (docs/controller.md).
+        let mut journal = SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any());
+        let keep = tenant.spec.spec.on_delete.unwrap_or_default() == OnDelete::Keep;
+        let undelivered = !keep
+            && journal::undelivered_token(&mut journal, lease.array.as_ref(), &tenant.desired)
                 .await?;
+        let deleted = on_delete(lease.array.as_ref(), &tenant, undelivered).await?;
+        if matches!(deleted, Deleted::Destroyed(_)) {
+            journal.remove().await?;
         }
         Ok::<_, Error>(deleted)
     };

@@ -21,45 +21,54 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use flasharray::FlashArray;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
-use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams};
+use kube::api::{DeleteParams, ObjectMeta, PostParams, Preconditions};
 use px_topology::desired::DesiredState;
-use px_topology::plan::{Action, Kind, Observed, Plan};
+use px_topology::plan::{Action, Kind, Observed, Plan, TokenJournal, TokenState};
 use px_topology::vault::{
-    JournalEntry, JournalState, MemVault, TokenVault, VaultError, now_ms, read_journal,
+    JournalEntry, JournalState, MemVault, TokenVault, VaultError, classify, now_ms, read_journal,
 };
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::error::{Error, Reason};
 
-/// The field manager of the journal's server-side applies.
-const MANAGER: &str = "pxfa-controller-token-journal";
 /// Label on every journal Secret, naming the TenantStorage it belongs to.
 pub const TENANT_LABEL: &str = "pxfa.io/tenant-storage";
+/// The label that marks a journal Secret as the controller's; a Secret of the
+/// journal's name without it is never overwritten or deleted.
+const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "pxfa-controller");
 
 /// The journal Secret's name for a TenantStorage (a DNS label, so the name fits).
 pub fn secret_name(tenant_storage: &str) -> String {
     format!("pxfa-token-journal-{tenant_storage}")
 }
 
-/// The journal Secret of one TenantStorage.
+/// The journal Secret of one TenantStorage. Every write is fenced by what was last
+/// read: a create fails if the Secret appeared meanwhile, a replace or delete if its
+/// `resourceVersion` changed (another replica, during a Lease handover, wrote it),
+/// so two writers cannot silently undo each other.
 pub struct SecretJournal {
     api: Api<Secret>,
     namespace: String,
     tenant_storage: String,
     name: String,
+    /// The Secret's `resourceVersion` as last read or written; `None`: absent.
+    seen: Option<String>,
 }
 
 impl SecretJournal {
-    /// The journal of TenantStorage `namespace/tenant_storage`.
+    /// The journal of TenantStorage `namespace/tenant_storage`; call
+    /// [`SecretJournal::load`] before writing.
     pub fn new(client: kube::Client, namespace: &str, tenant_storage: &str) -> SecretJournal {
         SecretJournal {
             api: Api::namespaced(client, namespace),
             namespace: namespace.to_string(),
             tenant_storage: tenant_storage.to_string(),
             name: secret_name(tenant_storage),
+            seen: None,
         }
     }
 
@@ -68,41 +77,80 @@ impl SecretJournal {
         format!("{}/{}", self.namespace, self.name)
     }
 
-    fn failed(&self, what: &str, e: impl std::fmt::Display) -> Error {
+    /// An API failure by its code and reason only: the server's message may quote
+    /// the object (an admission webhook denying it), and this one holds a token.
+    fn failed(&self, what: &str, e: kube::Error) -> Error {
+        let (reason, why) = match &e {
+            kube::Error::Api(s) if s.code == 409 => (
+                Reason::Conflict,
+                format!(
+                    "{} {}: it changed since this reconcile read it (another controller replica?); nothing is delivered, the next reconcile reads it again",
+                    s.code, s.reason
+                ),
+            ),
+            kube::Error::Api(s) => (
+                Reason::ClusterApplyFailed,
+                format!("{} {}", s.code, s.reason),
+            ),
+            other => (Reason::ClusterApplyFailed, other.to_string()),
+        };
         Error::new(
-            Reason::ClusterApplyFailed,
-            format!("token journal Secret {}: cannot {what}: {e}", self.id()),
+            reason,
+            format!("token journal Secret {}: cannot {what}: {why}", self.id()),
         )
     }
 
-    /// The entry the Secret holds, if any. A Secret that does not parse is an error
-    /// (nothing is decided on a journal that cannot be read).
-    pub async fn load(&self) -> Result<Option<JournalEntry>, Error> {
+    /// The entry the Secret holds, if any. A Secret that does not parse, or that is
+    /// not the controller's, is an error (nothing is decided on a journal that
+    /// cannot be read, and nothing of somebody else's is overwritten).
+    pub async fn load(&mut self) -> Result<Option<JournalEntry>, Error> {
         let secret = self
             .api
             .get_opt(&self.name)
             .await
             .map_err(|e| self.failed("read it", e))?;
         let Some(secret) = secret else {
+            self.seen = None;
             return Ok(None);
         };
+        let ours = secret
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(MANAGED_BY.0))
+            .is_some_and(|v| v == MANAGED_BY.1);
+        if !ours {
+            return Err(Error::new(
+                Reason::Conflict,
+                format!(
+                    "token journal Secret {}: exists without the label {}={}: it is not the controller's, and pxfa neither reads nor overwrites it; rename or delete it",
+                    self.id(),
+                    MANAGED_BY.0,
+                    MANAGED_BY.1
+                ),
+            ));
+        }
+        self.seen = secret.metadata.resource_version.clone();
         decode(&secret.data.unwrap_or_default())
             .map(Some)
-            .map_err(|e| self.failed("parse it", e))
+            .map_err(|e| {
+                Error::new(
+                    Reason::ClusterApplyFailed,
+                    format!("token journal Secret {}: cannot parse it: {e}", self.id()),
+                )
+            })
     }
 
-    /// Writes `entry` (server-side apply: created when absent, replaced otherwise;
-    /// a field the entry lacks, such as the token of an intent, is removed).
-    pub async fn store(&self, entry: &JournalEntry) -> Result<(), Error> {
-        let secret = Secret {
+    /// Writes `entry`: creates the Secret when the last read found none, else
+    /// replaces it guarded by the `resourceVersion` read (a field the entry lacks,
+    /// such as the token of an intent, is gone).
+    pub async fn store(&mut self, entry: &JournalEntry) -> Result<(), Error> {
+        let mut secret = Secret {
             metadata: ObjectMeta {
                 name: Some(self.name.clone()),
                 namespace: Some(self.namespace.clone()),
                 labels: Some(BTreeMap::from([
-                    (
-                        "app.kubernetes.io/managed-by".to_string(),
-                        "pxfa-controller".to_string(),
-                    ),
+                    (MANAGED_BY.0.to_string(), MANAGED_BY.1.to_string()),
                     (TENANT_LABEL.to_string(), self.tenant_storage.clone()),
                 ])),
                 annotations: Some(BTreeMap::from([(
@@ -117,27 +165,44 @@ impl SecretJournal {
             data: Some(encode(entry)),
             ..Secret::default()
         };
-        let mut body = serde_json::to_value(&secret).map_err(|e| self.failed("encode it", e))?;
-        body["apiVersion"] = "v1".into();
-        body["kind"] = "Secret".into();
-        self.api
-            .patch(
-                &self.name,
-                &PatchParams::apply(MANAGER).force(),
-                &Patch::Apply(&body),
-            )
-            .await
-            .map(|_| ())
-            .map_err(|e| self.failed("write it", e))
+        let written = match &self.seen {
+            None => self
+                .api
+                .create(&PostParams::default(), &secret)
+                .await
+                .map_err(|e| self.failed("create it", e))?,
+            Some(rv) => {
+                secret.metadata.resource_version = Some(rv.clone());
+                self.api
+                    .replace(&self.name, &PostParams::default(), &secret)
+                    .await
+                    .map_err(|e| self.failed("write it", e))?
+            }
+        };
+        self.seen = written.metadata.resource_version;
+        Ok(())
     }
 
-    /// Deletes the Secret (gone already is fine).
-    pub async fn remove(&self) -> Result<(), Error> {
-        match self.api.delete(&self.name, &DeleteParams::default()).await {
-            Ok(_) => Ok(()),
-            Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-            Err(e) => Err(self.failed("delete it", e)),
+    /// Deletes the Secret as last read (gone already is fine; changed since is a
+    /// conflict).
+    pub async fn remove(&mut self) -> Result<(), Error> {
+        let Some(rv) = self.seen.clone() else {
+            return Ok(());
+        };
+        let params = DeleteParams {
+            preconditions: Some(Preconditions {
+                resource_version: Some(rv),
+                uid: None,
+            }),
+            ..DeleteParams::default()
+        };
+        match self.api.delete(&self.name, &params).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(s)) if s.code == 404 => {}
+            Err(e) => return Err(self.failed("delete it", e)),
         }
+        self.seen = None;
+        Ok(())
     }
 }
 
@@ -150,15 +215,21 @@ pub struct ReconcileJournal {
     user: Option<String>,
     /// What the Secret holds, as far as this reconcile knows.
     durable: Option<JournalEntry>,
+    /// What the journal said about the array's token before the plan.
+    found: TokenJournal,
+    /// Whether this reconcile's plan creates a token.
+    creates: bool,
 }
 
 impl ReconcileJournal {
     /// Reads the Secret back into `vault` (unless `vault` holds a newer entry) and
     /// records what it means for the plan in `observed`. `id` names the object in
-    /// errors.
+    /// errors. A Secret holding another array user's entry (the spec's `tokenUser`
+    /// changed while a token of the old one was in flight) stops the reconcile: that
+    /// token may be undelivered, and overwriting the entry would forget it.
     pub async fn open(
         vault: Arc<MemVault>,
-        secret: SecretJournal,
+        mut secret: SecretJournal,
         desired: &DesiredState,
         observed: &mut Observed,
         id: &str,
@@ -167,10 +238,26 @@ impl ReconcileJournal {
         let mut durable = None;
         if let Some(user) = &user {
             durable = secret.load().await?;
-            let mine = durable
-                .clone()
-                .filter(|e| e.user.eq_ignore_ascii_case(user));
-            seed(&vault, user, mine).map_err(|e| internal(id, e))?;
+            if let Some(e) = durable
+                .as_ref()
+                .filter(|e| !e.user.eq_ignore_ascii_case(user))
+            {
+                return Err(Error::new(
+                    Reason::Conflict,
+                    format!(
+                        "{id}: token journal Secret {} holds an entry of array user {} ({}), not of {user}: a token of {} may have been created and never delivered; deliver or delete that token, then delete the Secret",
+                        secret.id(),
+                        e.user,
+                        if e.state == JournalState::Created {
+                            "created"
+                        } else {
+                            "creating"
+                        },
+                        e.user
+                    ),
+                ));
+            }
+            seed(&vault, user, durable.clone()).map_err(|e| internal(id, e))?;
         }
         read_journal(vault.as_ref(), desired, observed).map_err(|e| internal(id, e))?;
         Ok(ReconcileJournal {
@@ -178,6 +265,8 @@ impl ReconcileJournal {
             secret,
             user,
             durable,
+            found: observed.token_journal,
+            creates: false,
         })
     }
 
@@ -192,11 +281,11 @@ impl ReconcileJournal {
         let Some(user) = &self.user else {
             return Ok(());
         };
-        if !plan
+        self.creates = plan
             .changes
             .iter()
-            .any(|c| c.action == Action::Create && c.kind == Kind::ApiToken)
-        {
+            .any(|c| c.action == Action::Create && c.kind == Kind::ApiToken);
+        if !self.creates {
             return Ok(());
         }
         let intent = JournalEntry {
@@ -215,10 +304,10 @@ impl ReconcileJournal {
     /// anything else; the caller delivers it only when this succeeds (else the next
     /// reconcile of this process writes it again from memory).
     pub async fn after_apply(&mut self, id: &str) -> Result<(), Error> {
-        let Some(user) = &self.user else {
+        let Some(user) = self.user.clone() else {
             return Ok(());
         };
-        let held = self.vault.load(user).map_err(|e| internal(id, e))?;
+        let held = self.vault.load(&user).map_err(|e| internal(id, e))?;
         let Some(entry) = held.filter(|e| e.state == JournalState::Created) else {
             return Ok(());
         };
@@ -238,23 +327,77 @@ impl ReconcileJournal {
         Ok(())
     }
 
-    /// The tenant's px-pure-secret holds the token (or the entry was stale): the
+    /// Whether the journal may let go without a delivery: it held nothing this
+    /// reconcile acted on (no entry, or a stale one) and the plan created no token.
+    /// An intent whose token the apply created without an answer must stay: it is
+    /// the only evidence that the token is pxfa's and nobody has it.
+    pub fn nothing_pending(&self) -> bool {
+        !self.creates && matches!(self.found, TokenJournal::None | TokenJournal::Stale)
+    }
+
+    /// The tenant's px-pure-secret holds the token (or nothing was pending): the
     /// journal lets go, in memory and then the Secret. A Secret left behind is read
     /// again by the next reconcile: a delivered token is delivered again (the same
     /// value), a stale entry ignored.
-    pub async fn delivered(&self, id: &str) {
+    pub async fn let_go(&mut self, id: &str) {
         let Some(user) = &self.user else {
             return;
         };
         if let Err(e) = self.vault.delivered(user) {
             tracing::warn!(tenant = %id, "token journal: {e}");
         }
-        if self.durable.is_some()
-            && let Err(e) = self.secret.remove().await
-        {
-            tracing::warn!(tenant = %id, "{}", e.message);
+        if self.durable.is_some() {
+            match self.secret.remove().await {
+                Ok(()) => self.durable = None,
+                Err(e) => tracing::warn!(tenant = %id, "{}", e.message),
+            }
         }
     }
+}
+
+/// On delete: whether the journal holds the array's current token of the desired
+/// user undelivered (created and journaled, or created by an interrupted apply).
+/// Such a token is pxfa's and nobody has it, so the destroy deletes it with the
+/// tenant instead of leaving a credential behind that no one can use or revoke by
+/// name. Reads `journal` (so that a later [`SecretJournal::remove`] is fenced).
+pub async fn undelivered_token(
+    journal: &mut SecretJournal,
+    array: &dyn FlashArray,
+    desired: &DesiredState,
+) -> Result<bool, Error> {
+    let Some(user) = desired.api_token.as_ref().map(|t| t.admin.clone()) else {
+        return Ok(false);
+    };
+    let Some(entry) = journal
+        .load()
+        .await?
+        .filter(|e| e.user.eq_ignore_ascii_case(&user))
+    else {
+        return Ok(false);
+    };
+    let tokens = array
+        .list_api_tokens(std::slice::from_ref(&user), false)
+        .await
+        .map_err(|e| {
+            Error::array(
+                Reason::ArrayUnreachable,
+                "reading the tenant's API token",
+                &e,
+            )
+        })?;
+    let token = tokens
+        .into_iter()
+        .find(|t| t.name.eq_ignore_ascii_case(&user))
+        .map(|t| t.api_token)
+        .filter(|t| t.created_at.is_some() || t.expires_at.is_some());
+    let (state, created_at) = match &token {
+        Some(t) => (TokenState::HasToken, t.created_at),
+        None => (TokenState::NoToken, None),
+    };
+    Ok(matches!(
+        classify(Some(&entry), state, created_at),
+        TokenJournal::PendingDelivery | TokenJournal::Interrupted
+    ))
 }
 
 fn internal(id: &str, e: impl std::fmt::Display) -> Error {

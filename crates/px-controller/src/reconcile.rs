@@ -287,7 +287,12 @@ async fn converge_tenant(
             .get(C::ArrayReady)
             .and_then(|c| c.observed_generation)
             == obj.metadata.generation;
-    let drifted = plan.has_changes() && converged_before;
+    // Delivering a journaled token writes nothing on the array: it is neither drift
+    // nor anything to approve (the approval of the apply that created it counted).
+    let writes_array = plan
+        .actionable()
+        .any(|c| !(c.kind == plan::Kind::ApiToken && c.action == PlanAction::Update));
+    let drifted = writes_array && converged_before;
     status.set(
         C::Drifted,
         drifted,
@@ -304,7 +309,7 @@ async fn converge_tenant(
     );
 
     let decision = policy::decide(tenant.spec.spec.apply, &tenant.spec.metadata.annotations);
-    if plan.has_changes() && decision == Decision::WaitForApproval {
+    if writes_array && decision == Decision::WaitForApproval {
         let summary = PlanSummary::of(&plan, true);
         let message = format!(
             "{id}: {} change(s) wait for approval (annotate {APPROVE_ANNOTATION}): {}",
@@ -521,8 +526,8 @@ async fn converge_tenant(
         && facts.api_token.is_some()
         && !tenant_secrets.is_empty()
         && tenant_secrets.iter().all(|m| applied.was_applied(m));
-    if tenant_done || token_in_tenant {
-        journal.delivered(id).await;
+    if token_in_tenant || (tenant_done && journal.nothing_pending()) {
+        journal.let_go(id).await;
     }
     status.set(
         C::TenantApplied,

@@ -45,7 +45,7 @@ fn rbac_covers_leases_events_and_the_tenant_storage_kinds() {
         ("", "secrets", "get"),
         // The token journal Secrets.
         ("", "secrets", "create"),
-        ("", "secrets", "patch"),
+        ("", "secrets", "update"),
         ("", "secrets", "delete"),
         ("hypershift.openshift.io", "hostedclusters", "get"),
         ("events.k8s.io", "events", "create"),

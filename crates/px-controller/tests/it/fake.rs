@@ -148,10 +148,15 @@ struct SecretsState {
     writes: usize,
     stall: Option<Stall>,
     stalled: bool,
+    rv: u64,
+    /// After this write (1-based, counted like the stalls) takes effect, another
+    /// writer changes the Secret.
+    touch_after: Option<usize>,
 }
 
 /// The controller's token journal Secrets (`pxfa-token-journal-*` in any namespace):
-/// get, server-side apply (the body replaces the object) and delete, with stalls.
+/// get, create (409 when it exists), replace and delete guarded by the
+/// resourceVersion as a real API server does (409 on a mismatch), with stalls.
 #[derive(Clone, Default)]
 pub(crate) struct JournalSecrets(Arc<Mutex<SecretsState>>);
 
@@ -175,20 +180,45 @@ impl JournalSecrets {
     pub(crate) fn clear_stall(&self) {
         self.0.lock().unwrap().stall = None;
     }
+    /// Right after the `n`th write from now takes effect, another writer (a second
+    /// replica) rewrites the Secret: it gets a new resourceVersion.
+    pub(crate) fn touch_after_write(&self, n: usize) {
+        let mut st = self.0.lock().unwrap();
+        st.writes = 0;
+        st.touch_after = Some(n);
+    }
+    /// Stores a Secret as another party made it.
+    pub(crate) fn put(&self, key: &str, obj: Value) {
+        let mut st = self.0.lock().unwrap();
+        st.rv += 1;
+        let mut obj = obj;
+        obj["metadata"]["resourceVersion"] = json!(st.rv.to_string());
+        st.objects.insert(key.to_string(), obj);
+    }
 }
 
 impl Respond for JournalSecrets {
     fn respond(&self, r: &Request) -> ResponseTemplate {
         let segments: Vec<&str> = r.url.path().split('/').collect();
-        // /api/v1/namespaces/{ns}/secrets/{name}
-        let key = format!("{}/{}", segments[4], segments[6]);
-        let mut st = self.0.lock().unwrap();
-        let not_found = || {
-            ResponseTemplate::new(404).set_body_json(
-                json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404}),
-            )
+        // /api/v1/namespaces/{ns}/secrets[/{name}]
+        let ns = segments[4];
+        let body: Option<Value> = r.body_json().ok();
+        let name = match segments.get(6) {
+            Some(n) => n.to_string(),
+            None => body
+                .as_ref()
+                .and_then(|b| b["metadata"]["name"].as_str())
+                .unwrap_or_default()
+                .to_string(),
         };
-        let write = matches!(r.method.as_str(), "PATCH" | "DELETE");
+        let key = format!("{ns}/{name}");
+        let mut st = self.0.lock().unwrap();
+        let status = |code: u16, reason: &str| {
+            ResponseTemplate::new(code).set_body_json(json!({
+                "kind": "Status", "apiVersion": "v1", "status": "Failure",
+                "reason": reason, "code": code}))
+        };
+        let write = matches!(r.method.as_str(), "POST" | "PUT" | "DELETE");
         let mut hang = false;
         if write {
             st.writes += 1;
@@ -199,30 +229,72 @@ impl Respond for JournalSecrets {
                 }
                 Some(Stall::AfterEffect(n)) if n == st.writes => hang = true,
                 Some(Stall::Refuse(n)) if n == st.writes => {
-                    return ResponseTemplate::new(500).set_body_json(json!({
-                        "kind": "Status", "apiVersion": "v1", "status": "Failure",
-                        "reason": "InternalError", "code": 500}));
+                    return status(500, "InternalError");
                 }
                 _ => {}
             }
         }
+        let current_rv = st.objects.get(&key).and_then(|o| {
+            o["metadata"]["resourceVersion"]
+                .as_str()
+                .map(str::to_string)
+        });
+        let stamp = |st: &mut SecretsState, mut obj: Value| {
+            st.rv += 1;
+            obj["metadata"]["resourceVersion"] = json!(st.rv.to_string());
+            st.objects.insert(key.clone(), obj.clone());
+            obj
+        };
         let answer = match r.method.as_str() {
-            "GET" => st.objects.get(&key).cloned(),
-            "PATCH" => {
-                let body: Value = r.body_json().unwrap();
-                st.objects.insert(key.clone(), body.clone());
-                Some(body)
+            "GET" => match st.objects.get(&key) {
+                Some(o) => Ok(o.clone()),
+                None => Err(status(404, "NotFound")),
+            },
+            "POST" if current_rv.is_some() => Err(status(409, "AlreadyExists")),
+            "POST" => Ok(stamp(&mut st, body.unwrap())),
+            "PUT" => {
+                let body = body.unwrap();
+                let sent = body["metadata"]["resourceVersion"]
+                    .as_str()
+                    .map(str::to_string);
+                match current_rv {
+                    None => Err(status(404, "NotFound")),
+                    Some(rv) if sent.as_deref() != Some(rv.as_str()) => {
+                        Err(status(409, "Conflict"))
+                    }
+                    Some(_) => Ok(stamp(&mut st, body)),
+                }
             }
-            "DELETE" => st.objects.remove(&key),
-            _ => None,
+            "DELETE" => {
+                let want = body.as_ref().and_then(|b| {
+                    b["preconditions"]["resourceVersion"]
+                        .as_str()
+                        .map(str::to_string)
+                });
+                match current_rv {
+                    None => Err(status(404, "NotFound")),
+                    Some(rv) if want.as_ref().is_some_and(|w| *w != rv) => {
+                        Err(status(409, "Conflict"))
+                    }
+                    Some(_) => Ok(st.objects.remove(&key).unwrap()),
+                }
+            }
+            _ => Err(status(405, "MethodNotAllowed")),
         };
         if hang {
             st.stalled = true;
             return ResponseTemplate::new(200).set_delay(Duration::from_secs(3600));
         }
+        if write && answer.is_ok() && st.touch_after == Some(st.writes) {
+            st.rv += 1;
+            let rv = st.rv.to_string();
+            if let Some(o) = st.objects.get_mut(&key) {
+                o["metadata"]["resourceVersion"] = json!(rv);
+            }
+        }
         match answer {
-            Some(obj) => ResponseTemplate::new(200).set_body_json(obj),
-            None => not_found(),
+            Ok(obj) => ResponseTemplate::new(200).set_body_json(obj),
+            Err(t) => t,
         }
     }
 }
@@ -459,6 +531,13 @@ impl World {
         .with_priority(1)
         .mount(server)
         .await;
+        // Creating one: the only POST of a Secret the controller makes.
+        Mock::given(method("POST"))
+            .and(path_regex(r"^/api/v1/namespaces/[^/]+/secrets$"))
+            .respond_with(journal.clone())
+            .with_priority(1)
+            .mount(server)
+            .await;
         let leases = Leases::default();
         leases.mount(server).await;
         let events = Events::default();

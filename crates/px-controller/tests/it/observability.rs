@@ -252,6 +252,9 @@ async fn json_logs_parse_and_hold_no_secret() {
         !text.contains(&tenant_token),
         "the tenant's new token is not logged"
     );
+    // Nor in the base64 the journal Secret and px-pure-secret carry it in.
+    let wire = serde_json::to_value(k8s_openapi::ByteString(tenant_token.into_bytes())).unwrap();
+    assert!(!text.contains(wire.as_str().unwrap()), "nor its base64");
     assert!(!text.contains("APIToken"), "nor the pure.json it came in");
     assert!(
         lines.iter().any(|l| l["target"]

@@ -293,9 +293,11 @@ async fn the_journal_lets_go_once_the_tenant_holds_the_secret() {
     assert_eq!(tokens(&w).await.len(), 1);
 }
 
-/// Deleting the object destroys the token with the tenant; the journal goes too.
+/// Deleting the object while the journal holds the token undelivered: the token is
+/// pxfa's and nobody has it, so it goes with the tenant (no credential left behind
+/// on the array user, which pxfa did not make and keeps); the journal goes too.
 #[tokio::test]
-async fn deleting_the_tenant_removes_its_journal() {
+async fn deleting_the_tenant_removes_its_undelivered_token_and_journal() {
     let w = World::start(cloud_drive_object()).await;
     Mock::given(method("PATCH"))
         .and(path("/api/v1/namespaces/portworx/secrets/px-pure-secret"))
@@ -308,9 +310,195 @@ async fn deleting_the_tenant_removes_its_journal() {
     w.store.edit(NAME, |o| {
         o["metadata"]["deletionTimestamp"] = serde_json::json!("2026-12-01T12:00:00Z");
     });
+    assert_eq!(tokens(&w).await.len(), 1);
     assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
     assert!(w.journal.is_empty(), "state {:?}", journal_state(&w));
     assert!(!w.exists());
+    assert!(
+        tokens(&w).await.is_empty(),
+        "the undelivered token is deleted"
+    );
+    let admins = w.array.list_api_tokens(&[], false).await.unwrap();
+    assert!(admins.iter().all(|t| !t.name.eq_ignore_ascii_case(USER)));
+}
+
+/// A delivered token stays when the tenant is deleted (the array user is not
+/// pxfa's; `pxfa destroy --delete-token` is the explicit way): the destroy takes
+/// only what the journal proves nobody has.
+#[tokio::test]
+async fn deleting_a_tenant_keeps_a_delivered_token() {
+    let w = World::start(cloud_drive_object()).await;
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Converged);
+    let held = assert_delivered_and_clean(&w, "delivered").await;
+    w.store.edit(NAME, |o| {
+        o["metadata"]["deletionTimestamp"] = serde_json::json!("2026-12-01T12:00:00Z");
+    });
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
+    assert_eq!(tokens(&w).await.len(), 1);
+    assert_eq!(w.array.api_token_owner(&held).as_deref(), Some(USER));
+}
+
+/// The token POST took effect, its answer was lost, and the array does not show
+/// the value again: the reconcile fails, the journal keeps the intent (even though
+/// the tenant is otherwise done), and the next reconcile replaces the token.
+#[tokio::test]
+async fn a_token_whose_answer_was_lost_keeps_its_intent_and_is_replaced() {
+    let w = World::start(cloud_drive_object()).await;
+    // Write 1 is the pod, write 2 the token.
+    w.array.faults().fail_write_after_effect(2);
+    w.array.faults().withhold_token_values(true);
+    let err = w.reconcile().await.expect_err("nobody has the token");
+    assert!(err.message.contains("lost"), "{}", err.message);
+    w.array.faults().clear();
+    assert_eq!(tokens(&w).await.len(), 1, "created on the array");
+    assert_eq!(delivered(&w).await, None);
+    assert_eq!(journal_state(&w).as_deref(), Some("creating"));
+    converge(&w, &w.ctx, "next reconcile").await;
+    assert_delivered_and_clean(&w, "next reconcile").await;
+}
+
+/// Another replica writes the journal Secret between this reconcile's intent and
+/// its token: the write is refused (resourceVersion), nothing is delivered, and the
+/// next reconcile reads the Secret again and converges.
+#[tokio::test]
+async fn a_journal_changed_by_another_writer_stops_the_delivery() {
+    let w = World::start(cloud_drive_object()).await;
+    w.journal.touch_after_write(1);
+    let err = w.reconcile().await.expect_err("the journal changed");
+    assert_eq!(
+        err.reason,
+        px_controller::Reason::Conflict,
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("changed since"), "{}", err.message);
+    assert_eq!(delivered(&w).await, None, "nothing delivered");
+    converge(&w, &w.ctx, "after the conflict").await;
+    assert_delivered_and_clean(&w, "after the conflict").await;
+}
+
+/// A journal Secret of another array user (the spec's tokenUser changed while a
+/// token of the old one was undelivered) stops the reconcile before any array
+/// write, naming that user; nothing of it is overwritten.
+#[tokio::test]
+async fn an_entry_of_another_user_is_not_overwritten() {
+    let w = World::start(cloud_drive_object()).await;
+    w.journal.put(
+        JOURNAL,
+        journal_secret(
+            &[
+                ("user", "pxfa-old-user"),
+                ("state", "creating"),
+                ("intentAtMs", "1"),
+            ],
+            true,
+        ),
+    );
+    w.array.reset_stats();
+    let err = w.reconcile().await.expect_err("another user's entry");
+    assert_eq!(err.reason, px_controller::Reason::Conflict);
+    assert!(err.message.contains("pxfa-old-user"), "{}", err.message);
+    assert_eq!(w.array.stats().writes, 0);
+    assert_eq!(
+        w.journal.get(JOURNAL).map(|s| data_field(&s, "user")),
+        Some(Some("pxfa-old-user".to_string()))
+    );
+}
+
+/// A Secret of the journal's name that is not the controller's (no
+/// managed-by label) is neither read nor overwritten.
+#[tokio::test]
+async fn a_secret_that_is_not_the_controllers_is_left_alone() {
+    let w = World::start(cloud_drive_object()).await;
+    w.journal
+        .put(JOURNAL, journal_secret(&[("unrelated", "data")], false));
+    w.array.reset_stats();
+    let err = w.reconcile().await.expect_err("not ours");
+    assert_eq!(err.reason, px_controller::Reason::Conflict);
+    assert!(
+        err.message.contains("not the controller's"),
+        "{}",
+        err.message
+    );
+    assert_eq!(w.array.stats().writes, 0);
+    assert_eq!(
+        w.journal.get(JOURNAL).map(|s| data_field(&s, "unrelated")),
+        Some(Some("data".to_string()))
+    );
+}
+
+/// Under `apply: manual`, delivering a journaled token (no array write) needs no
+/// second approval and is not drift.
+#[tokio::test]
+async fn a_pending_delivery_needs_no_second_approval() {
+    let mut obj = cloud_drive_object();
+    obj["spec"]["apply"] = serde_json::json!("manual");
+    obj["metadata"]["annotations"][px_topology::crd::APPROVE_ANNOTATION] =
+        serde_json::json!("true");
+    let w = World::start(obj).await;
+    Mock::given(method("PATCH"))
+        .and(path("/api/v1/namespaces/portworx/secrets/px-pure-secret"))
+        .respond_with(ResponseTemplate::new(500))
+        .with_priority(1)
+        .up_to_n_times(1)
+        .mount(&w.fake.server)
+        .await;
+    assert!(
+        w.reconcile().await.is_err(),
+        "the tenant refused the secret"
+    );
+    assert!(
+        w.store.get(NAME)["metadata"]["annotations"][px_topology::crd::APPROVE_ANNOTATION]
+            .is_null(),
+        "the approval was used"
+    );
+    w.array.reset_stats();
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Converged);
+    assert_eq!(w.array.stats().writes, 0);
+    assert_delivered_and_clean(&w, "manual").await;
+    let s = w.store.status(NAME);
+    assert!(!s.is_true(px_controller::ConditionType::Drifted), "{s:?}");
+}
+
+/// A journal Secret as stored: `data` from `fields`, with the controller's label or
+/// without it.
+fn journal_secret(fields: &[(&str, &str)], ours: bool) -> Value {
+    let mut labels = serde_json::Map::new();
+    if ours {
+        labels.insert(
+            "app.kubernetes.io/managed-by".into(),
+            serde_json::json!("pxfa-controller"),
+        );
+    }
+    let s = Secret {
+        metadata: kube::api::ObjectMeta {
+            name: Some("pxfa-token-journal-tenant-full".into()),
+            namespace: Some(NS.into()),
+            labels: Some(
+                labels
+                    .into_iter()
+                    .map(|(k, v)| (k, v.as_str().unwrap().to_string()))
+                    .collect(),
+            ),
+            ..Default::default()
+        },
+        data: Some(
+            fields
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.to_string(),
+                        k8s_openapi::ByteString(v.as_bytes().to_vec()),
+                    )
+                })
+                .collect(),
+        ),
+        ..Default::default()
+    };
+    let mut v = serde_json::to_value(s).unwrap();
+    v["apiVersion"] = serde_json::json!("v1");
+    v["kind"] = serde_json::json!("Secret");
+    v
 }
 
 /// A replica that leads again forgets what it remembered of the journal: replica-a

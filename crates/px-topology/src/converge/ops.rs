@@ -697,6 +697,24 @@ pub(crate) async fn run(
         // that cannot be written leaves the token in memory, delivered by this run.
         let _ = v.record_token(admin, out.token_created_at, token);
     }
+    // The answer with the value was lost and a re-read found the token (without its
+    // value, which the array shows only once): created, but nobody has it. Not a
+    // success: the journal keeps the intent, and the next run replaces the token.
+    if let (Op::CreateToken { .. }, Ok(out)) = (op, &result)
+        && out.token.is_none()
+    {
+        return (
+            calls,
+            Err(Failure {
+                message: format!(
+                    "{}: the array created the token but its answer (the only one that shows the value) was lost; the next run replaces it",
+                    op.describe()
+                ),
+                request_id: None,
+                kind: flasharray::ErrorKind::Other,
+            }),
+        );
+    }
     (calls, result)
 }
 

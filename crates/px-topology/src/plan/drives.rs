@@ -278,9 +278,9 @@ fn tag_change(action: Action, name: &str, reason: String, d: &DesiredDrive) -> C
 
 /// Only the first tagging of the drives found through their bound claims: what a
 /// destroy (which goes by tags) needs first, so that a tenant deleted before an
-/// apply tagged its drives does not leave them in its pod. Conflicts (a claim
-/// matching two volumes, a volume tagged for another tenant) block it as they block
-/// a full plan. Pure.
+/// apply tagged its drives does not leave them in its pod. A drive pxfa cannot tell
+/// apart (a claim matching two volumes, a volume tagged for another tenant) is not
+/// tagged: it is a note, not a blocker, so the others are still taken. Pure.
 pub fn plan_drive_adoption(desired: &DesiredState, obs: &Observed) -> super::Plan {
     let drives = plan_drives(desired, obs);
     let first_tagging = drives
@@ -288,13 +288,19 @@ pub fn plan_drive_adoption(desired: &DesiredState, obs: &Observed) -> super::Pla
         .into_iter()
         .filter(|c| c.action == Action::Create)
         .collect();
-    super::Plan::new(
+    let mut plan = super::Plan::new(
         &desired.tenant,
         first_tagging,
-        drives.conflicts,
+        Vec::new(),
         Vec::new(),
         BTreeMap::new(),
-    )
+    );
+    plan.notes = drives
+        .conflicts
+        .iter()
+        .map(|c| format!("not tagged: {} {}: {}", c.kind.label(), c.name, c.reason))
+        .collect();
+    plan
 }
 
 /// Per desired drive: no-op, recover, tag, pending or conflict (module text). Pure.

@@ -282,3 +282,45 @@ async fn a_cancelled_apply_starts_nothing_more() {
     let (p3, _) = journal_plan(&a, &d, &vault).await;
     assert!(!p3.has_changes(), "{}", p3.to_text(false));
 }
+
+/// The token POST took effect and its answer was lost (the array shows the value
+/// only in it): the apply does not call that a success, the journal keeps the
+/// intent, and the next run replaces the token and delivers the new one.
+#[tokio::test(start_paused = true)]
+async fn a_token_whose_answer_was_lost_is_a_failure_then_replaced() {
+    let d = cloud_drive();
+    let user = admin(&d);
+    let mut seen = false;
+    for n in 1..=8 {
+        let a = array_for(&d);
+        let vault = MemVault::new();
+        let (p, _) = journal_plan(&a, &d, &vault).await;
+        a.faults().fail_write_after_effect(n);
+        a.faults().withhold_token_values(true);
+        let r = apply(&a, &d, &p, &opts(&vault), &quiet).await;
+        a.faults().clear();
+        let on_array = token_created_at(&a, &user).await.is_some();
+        if !on_array || r.facts.api_token.is_some() {
+            continue;
+        }
+        // The array has a token and this run has no value for it.
+        seen = true;
+        assert!(
+            !r.is_success(),
+            "n={n}: a token nobody has is not a success: {r:?}"
+        );
+        assert!(
+            r.failed
+                .iter()
+                .any(|f| f.change.kind == Kind::ApiToken && f.error.contains("lost")),
+            "{r:?}"
+        );
+        let (_, journal) = journal_plan(&a, &d, &vault).await;
+        assert_eq!(journal, TokenJournal::Interrupted, "n={n}");
+        let store = Store::default();
+        assert!(run(&a, &d, &vault, &store).await);
+        let held = store.get().expect("delivered");
+        assert_eq!(a.api_token_owner(&held).as_deref(), Some(user.as_str()));
+    }
+    assert!(seen, "no write position lost the token's answer");
+}
