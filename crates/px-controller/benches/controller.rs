@@ -29,6 +29,9 @@ mod support;
 #[path = "../tests/it/merge_patch.rs"]
 mod merge_patch;
 use merge_patch::merge;
+#[path = "../tests/it/objects.rs"]
+mod objects;
+use objects::secret;
 
 #[path = "../tests/it/lease.rs"]
 #[allow(dead_code)]
@@ -42,8 +45,6 @@ use std::time::{Duration, Instant};
 use flasharray_mock::MockArray;
 use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
 use futures_util::StreamExt;
-use k8s_openapi::ByteString;
-use k8s_openapi::api::core::v1::Secret;
 use px_controller::reconcile::context;
 use px_controller::{
     ArrayPool, ConditionType, LeaseConfig, Metrics, Options, RestConnector, TenantStatus,
@@ -143,26 +144,6 @@ impl Respond for Store {
     }
 }
 
-fn secret(ns: &str, name: &str, data: &[(&str, String)]) -> Value {
-    let s = Secret {
-        metadata: kube::api::ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(ns.into()),
-            ..Default::default()
-        },
-        data: Some(
-            data.iter()
-                .map(|(k, v)| (k.to_string(), ByteString(v.as_bytes().to_vec())))
-                .collect(),
-        ),
-        ..Default::default()
-    };
-    let mut v = serde_json::to_value(s).unwrap();
-    v["apiVersion"] = json!("v1");
-    v["kind"] = json!("Secret");
-    v
-}
-
 /// Tenant `i`: the valid-full fixture renamed, on array `i % arrays`.
 fn tenant(template: &str, i: usize, endpoint: &str, creds: &str) -> Value {
     let name = format!("t{i:03}");
@@ -203,7 +184,8 @@ async fn mount_clusters(server: &MockServer, kubeconfig: String) {
             ResponseTemplate::new(200).set_body_json(secret(
                 "clusters",
                 &name,
-                &[("kubeconfig", kubeconfig.clone())],
+                &[],
+                &[("kubeconfig", &kubeconfig)],
             ))
         })
         .with_priority(1)
@@ -326,7 +308,8 @@ async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration
             .respond_with(ResponseTemplate::new(200).set_body_json(secret(
                 NS,
                 &creds,
-                &[("pure.json", pure), ("ca.crt", sim.cert_pem().to_string())],
+                &[],
+                &[("pure.json", &pure), ("ca.crt", sim.cert_pem())],
             )))
             .with_priority(1)
             .mount(server)

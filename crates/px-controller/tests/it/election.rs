@@ -16,7 +16,7 @@ const LEASE: &str = "pxfa-controller";
 const LEASE_DURATION: Duration = Duration::from_secs(2);
 const RETRY: Duration = Duration::from_millis(200);
 
-fn options(identity: &str) -> Options {
+pub(crate) fn options(identity: &str) -> Options {
     Options {
         leader: Some(LeaseConfig {
             lease_duration: LEASE_DURATION,
@@ -29,7 +29,7 @@ fn options(identity: &str) -> Options {
 }
 
 /// A replica's controller, stopped gracefully by the sender or killed by `abort`.
-fn start(ctx: &Arc<Context>, identity: &str) -> (oneshot::Sender<()>, JoinHandle<()>) {
+pub(crate) fn start(ctx: &Arc<Context>, identity: &str) -> (oneshot::Sender<()>, JoinHandle<()>) {
     let (stop, stopped) = oneshot::channel::<()>();
     let run = tokio::spawn(px_controller::run(ctx.clone(), options(identity), async {
         let _ = stopped.await;

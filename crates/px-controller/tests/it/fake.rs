@@ -6,10 +6,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::merge_patch::merge;
+use super::objects::secret;
 use flasharray::FlashArray;
 use flasharray_mock::{MockArray, SimFada};
-use k8s_openapi::ByteString;
-use k8s_openapi::api::core::v1::Secret;
 use kube::api::DynamicObject;
 use px_controller::arrays::{ArrayPool, Connector, Credentials};
 use px_controller::reconcile::{Context, Outcome, reconcile};
@@ -336,26 +335,6 @@ pub(crate) struct World {
     pub(crate) ctx: Arc<Context>,
 }
 
-fn secret(ns: &str, name: &str, data: &[(&str, String)]) -> Value {
-    let s = Secret {
-        metadata: kube::api::ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some(ns.into()),
-            ..Default::default()
-        },
-        data: Some(
-            data.iter()
-                .map(|(k, v)| (k.to_string(), ByteString(v.as_bytes().to_vec())))
-                .collect(),
-        ),
-        ..Default::default()
-    };
-    let mut v = serde_json::to_value(s).unwrap();
-    v["apiVersion"] = json!("v1");
-    v["kind"] = json!("Secret");
-    v
-}
-
 /// The valid-full fixture as a cloud-drive tenant (option a): Portworx in the tenant
 /// makes its own drives, with an API token of array user pxfa-tenant-full that the
 /// controller creates and delivers in the tenant's px-pure-secret.
@@ -479,7 +458,8 @@ impl World {
             .respond_with(ResponseTemplate::new(200).set_body_json(secret(
                 NS,
                 CREDS,
-                &[("pure.json", pure)],
+                &[],
+                &[("pure.json", &pure)],
             )))
             .with_priority(1)
             .mount(server)
@@ -504,7 +484,8 @@ impl World {
             .respond_with(ResponseTemplate::new(200).set_body_json(secret(
                 "clusters",
                 "tenant-full-admin-kubeconfig",
-                &[("kubeconfig", kubeconfig)],
+                &[],
+                &[("kubeconfig", &kubeconfig)],
             )))
             .with_priority(1)
             .mount(server)

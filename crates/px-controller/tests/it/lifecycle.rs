@@ -322,9 +322,18 @@ fn drive_claims(w: &World) -> Vec<(String, flasharray::Size)> {
         .collect()
 }
 
-/// The management Portworx binds `names`: it creates each one's volume in the pod
-/// (named after the PV, [`SimFada::volume_name`]), then the claim reads `Bound`.
+/// The management Portworx binds `names`: it creates each one's volume in the pod,
+/// then the claim reads `Bound`.
 async fn bind(w: &World, claims: &DriveClaims, names: &[(String, flasharray::Size)]) {
+    provision(w, names).await;
+    for (name, _) in names {
+        claims.bind(name);
+    }
+}
+
+/// The management Portworx creates the volume of each of `names` in the pod (named
+/// after the PV, [`SimFada::volume_name`]).
+async fn provision(w: &World, names: &[(String, flasharray::Size)]) {
     let pod = flasharray::PodName::new(POD).unwrap();
     let sim: Vec<SimClaim> = names
         .iter()
@@ -338,9 +347,6 @@ async fn bind(w: &World, claims: &DriveClaims, names: &[(String, flasharray::Siz
         .provision(&w.array, Some(&pod), &sim)
         .await
         .unwrap();
-    for (name, _) in names {
-        claims.bind(name);
-    }
 }
 
 /// The claims whose volumes carry the tenant's tags (`pxfa.io claim=<ns>/<name>`).
@@ -494,25 +500,12 @@ async fn deleting_before_the_drives_are_tagged_tags_then_destroys_them() {
 async fn deleting_when_no_bound_claim_names_the_drives_keeps_the_finalizer_and_them() {
     let array = MockArray::builder().admin("pxfa-tenant-full").build();
     let w = World::start_on(dynamic_object(), array, 300).await;
-    let claims = w.serve_drive_claims().await;
+    let _claims = w.serve_drive_claims().await;
     let all = drive_claims(&w);
     assert_eq!(w.reconcile().await.unwrap(), Outcome::InProgress);
     // The volumes are in the pod, and no bound claim says whose they are (their
     // claims never read Bound, or went with the hosted control plane namespace).
-    let _ = &claims;
-    let pod = flasharray::PodName::new(POD).unwrap();
-    let sim: Vec<SimClaim> = all
-        .iter()
-        .map(|(name, size)| SimClaim {
-            namespace: HCP_NS.into(),
-            name: name.clone(),
-            size: *size,
-        })
-        .collect();
-    SimFada::new()
-        .provision(&w.array, Some(&pod), &sim)
-        .await
-        .unwrap();
+    provision(&w, &all).await;
     // The destroy goes by tags only, so the pod still holds them and cannot go;
     // nothing is lost and the finalizer stays (docs/controller.md, Known limits).
     delete(&w);

@@ -13,6 +13,7 @@ mod fake;
 mod lease;
 mod lifecycle;
 mod merge_patch;
+mod objects;
 mod observability;
 mod reconcile;
 mod token_journal;

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use px_controller::{ConditionType as C, Endpoints, JsonLines, LeaseConfig, Options};
+use px_controller::{ConditionType as C, Endpoints, JsonLines, Options};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -48,19 +48,7 @@ async fn health_readiness_and_metrics_over_http() {
     let (code, _, body) = get(addr, "/readyz").await;
     assert_eq!(code, 503, "not ready before the Lease was read: {body}");
 
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let opts = Options {
-        leader: Some(LeaseConfig {
-            lease_duration: Duration::from_secs(2),
-            renew_deadline: Duration::from_millis(1_200),
-            retry_period: Duration::from_millis(200),
-            ..LeaseConfig::new("pxfa-system", "pxfa-controller", "replica-a")
-        }),
-        ..Options::default()
-    };
-    let run = tokio::spawn(px_controller::run(ctx.clone(), opts, async {
-        let _ = stopped.await;
-    }));
+    let (stop, run) = crate::election::start(&ctx, "replica-a");
     let deadline = Instant::now() + Duration::from_secs(20);
     while !w.store.status(NAME).is_true(C::Ready) {
         assert!(Instant::now() < deadline, "not Ready");

@@ -17,8 +17,10 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
 use crate::fake::{NAME, NS, Stall, World, cloud_drive_object};
+use crate::objects::secret;
 
 const USER: &str = "pxfa-tenant-full";
+const JOURNAL_NAME: &str = "pxfa-token-journal-tenant-full";
 const JOURNAL: &str = "pxfa/pxfa-token-journal-tenant-full";
 
 /// Where the first reconcile is killed.
@@ -385,13 +387,15 @@ async fn an_entry_of_another_user_is_not_overwritten() {
     let w = World::start(cloud_drive_object()).await;
     w.journal.put(
         JOURNAL,
-        journal_secret(
+        secret(
+            NS,
+            JOURNAL_NAME,
+            &[("app.kubernetes.io/managed-by", "pxfa-controller")],
             &[
                 ("user", "pxfa-old-user"),
                 ("state", "creating"),
                 ("intentAtMs", "1"),
             ],
-            true,
         ),
     );
     w.array.reset_stats();
@@ -410,8 +414,10 @@ async fn an_entry_of_another_user_is_not_overwritten() {
 #[tokio::test]
 async fn a_secret_that_is_not_the_controllers_is_left_alone() {
     let w = World::start(cloud_drive_object()).await;
-    w.journal
-        .put(JOURNAL, journal_secret(&[("unrelated", "data")], false));
+    w.journal.put(
+        JOURNAL,
+        secret(NS, JOURNAL_NAME, &[], &[("unrelated", "data")]),
+    );
     w.array.reset_stats();
     let err = w.reconcile().await.expect_err("not ours");
     assert_eq!(err.reason, px_controller::Reason::Conflict);
@@ -460,54 +466,13 @@ async fn a_pending_delivery_needs_no_second_approval() {
     assert!(!s.is_true(px_controller::ConditionType::Drifted), "{s:?}");
 }
 
-/// A journal Secret as stored: `data` from `fields`, with the controller's label or
-/// without it.
-fn journal_secret(fields: &[(&str, &str)], ours: bool) -> Value {
-    let mut labels = serde_json::Map::new();
-    if ours {
-        labels.insert(
-            "app.kubernetes.io/managed-by".into(),
-            serde_json::json!("pxfa-controller"),
-        );
-    }
-    let s = Secret {
-        metadata: kube::api::ObjectMeta {
-            name: Some("pxfa-token-journal-tenant-full".into()),
-            namespace: Some(NS.into()),
-            labels: Some(
-                labels
-                    .into_iter()
-                    .map(|(k, v)| (k, v.as_str().unwrap().to_string()))
-                    .collect(),
-            ),
-            ..Default::default()
-        },
-        data: Some(
-            fields
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.to_string(),
-                        k8s_openapi::ByteString(v.as_bytes().to_vec()),
-                    )
-                })
-                .collect(),
-        ),
-        ..Default::default()
-    };
-    let mut v = serde_json::to_value(s).unwrap();
-    v["apiVersion"] = serde_json::json!("v1");
-    v["kind"] = serde_json::json!("Secret");
-    v
-}
-
 /// A replica that leads again forgets what it remembered of the journal: replica-a
 /// recorded an intent in memory and lost the Lease before creating the token;
 /// replica-b created and delivered a token since. Leading again, replica-a must not
 /// take replica-b's token for its own interrupted one and replace it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_returning_leader_does_not_replace_the_token_another_delivered() {
-    use px_controller::{ConditionType as C, LeaseConfig, Options};
+    use px_controller::ConditionType as C;
     use px_topology::vault::{MemVault, TokenVault, now_ms};
 
     let w = World::start(cloud_drive_object()).await;
@@ -524,19 +489,7 @@ async fn a_returning_leader_does_not_replace_the_token_another_delivered() {
     let created = tokens(&w).await;
 
     w.array.reset_stats();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let options = Options {
-        leader: Some(LeaseConfig {
-            lease_duration: Duration::from_secs(2),
-            renew_deadline: Duration::from_millis(1_200),
-            retry_period: Duration::from_millis(200),
-            ..LeaseConfig::new("pxfa-system", "pxfa-controller", "replica-a")
-        }),
-        ..Options::default()
-    };
-    let run = tokio::spawn(px_controller::run(a.clone(), options, async {
-        let _ = stopped.await;
-    }));
+    let (stop, run) = crate::election::start(&a, "replica-a");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     while a.metrics.reconciles(None) == 0 || !w.store.status(NAME).is_true(C::Ready) {
         assert!(
