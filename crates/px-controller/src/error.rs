@@ -64,6 +64,18 @@ impl Error {
             with_request_id(&format!("{context}: {e}"), e.request_id()),
         )
     }
+
+    /// A change the array refused or lost (`ArrayWriteFailed`): `context: <change>
+    /// failed: <error>`, with its request id.
+    pub fn write_failed(context: &str, f: &px_topology::converge::FailedChange) -> Self {
+        Error::new(
+            Reason::ArrayWriteFailed,
+            with_request_id(
+                &format!("{context}: {} failed: {}", f.change.to_line(), f.error),
+                f.request_id.as_deref(),
+            ),
+        )
+    }
 }
 
 /// `message (request id X)` unless the message already names it.

@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::arrays::read_credentials;
 use crate::context::{Context, Outcome};
-use crate::error::{Error, Reason, with_request_id};
+use crate::error::{Error, Reason};
 use crate::journal::{self, SecretJournal};
 use crate::report::{announce_transitions, write_status};
 use crate::status::{ConditionType as C, TenantStatus};
@@ -73,17 +73,7 @@ pub async fn on_delete(
         }
     };
     if let Some(f) = report.failed.first() {
-        return Err(Error::new(
-            Reason::ArrayWriteFailed,
-            with_request_id(
-                &format!(
-                    "destroying tenant {name}: {} failed: {}",
-                    f.change.to_line(),
-                    f.error
-                ),
-                f.request_id.as_deref(),
-            ),
-        ));
+        return Err(Error::write_failed(&format!("destroying tenant {name}"), f));
     }
     Ok(Deleted::Destroyed(report))
 }
@@ -130,13 +120,7 @@ async fn adopt_bound_drives(
     )
     .await;
     if let Some(f) = report.failed.first() {
-        return Err(Error::new(
-            Reason::ArrayWriteFailed,
-            with_request_id(
-                &format!("{id}: deleting: {} failed: {}", f.change.to_line(), f.error),
-                f.request_id.as_deref(),
-            ),
-        ));
+        return Err(Error::write_failed(&format!("{id}: deleting"), f));
     }
     tracing::info!(
         object = id,

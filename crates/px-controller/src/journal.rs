@@ -27,7 +27,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams, Preconditions};
 use px_topology::desired::DesiredState;
-use px_topology::plan::{Action, Kind, Observed, Plan, TokenJournal, TokenState};
+use px_topology::plan::{Action, Kind, Observed, Plan, TokenJournal, read_token_state};
 use px_topology::vault::{
     JournalEntry, JournalState, MemVault, TokenVault, VaultError, classify, now_ms, read_journal,
 };
@@ -375,25 +375,13 @@ pub async fn undelivered_token(
     else {
         return Ok(false);
     };
-    let tokens = array
-        .list_api_tokens(std::slice::from_ref(&user), false)
-        .await
-        .map_err(|e| {
-            Error::array(
-                Reason::ArrayUnreachable,
-                "reading the tenant's API token",
-                &e,
-            )
-        })?;
-    let token = tokens
-        .into_iter()
-        .find(|t| t.name.eq_ignore_ascii_case(&user))
-        .map(|t| t.api_token)
-        .filter(|t| t.created_at.is_some() || t.expires_at.is_some());
-    let (state, created_at) = match &token {
-        Some(t) => (TokenState::HasToken, t.created_at),
-        None => (TokenState::NoToken, None),
-    };
+    let (state, created_at) = read_token_state(array, desired).await.map_err(|e| {
+        Error::array(
+            Reason::ArrayUnreachable,
+            "reading the tenant's API token",
+            &e,
+        )
+    })?;
     Ok(matches!(
         classify(Some(&entry), state, created_at),
         TokenJournal::PendingDelivery | TokenJournal::Interrupted

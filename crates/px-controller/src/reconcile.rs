@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 pub use crate::context::{Context, Outcome, context};
 
 use crate::arrays::read_credentials;
-use crate::error::{Error, Reason, with_request_id};
+use crate::error::{Error, Reason};
 use crate::finalizer;
 use crate::hosted::tenant_cluster;
 use crate::journal::{ReconcileJournal, SecretJournal};
@@ -386,18 +386,7 @@ async fn converge_tenant(
             format!("{id}: {} failed", f.change.to_line()),
             stamp,
         );
-        return Err(Error::new(
-            Reason::ArrayWriteFailed,
-            with_request_id(
-                &format!(
-                    "array {}: {} failed: {}",
-                    lease.endpoint,
-                    f.change.to_line(),
-                    f.error
-                ),
-                f.request_id.as_deref(),
-            ),
-        ));
+        return Err(Error::write_failed(&format!("array {}", lease.endpoint), f));
     }
     if !report.is_success() {
         return Err(Error::new(

@@ -37,7 +37,9 @@ pub use drives::{
     locate_drives, plan_drive_adoption,
 };
 pub use hosts::{HostOwner, NodeHost};
-pub use observe::{Observed, Orphans, TagIndex, TokenJournal, TokenState, observe};
+pub use observe::{
+    Observed, Orphans, TagIndex, TokenJournal, TokenState, observe, read_token_state,
+};
 pub(crate) use observe::{list_connections_of, lookup_host_groups, lookup_hosts, lookup_pods};
 pub(crate) use observe::{lookup_tags, lookup_volumes};
 pub use realm::{RealmGateError, RealmState, require_realm_support};

@@ -377,7 +377,10 @@ pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<O
     Ok(obs)
 }
 
-async fn read_token_state(
+/// The desired token user's token on the array, and when it was created
+/// (`NotWanted` when the desired state wants no token; the admin missing is
+/// [`TokenState::AdminMissing`], not an error).
+pub async fn read_token_state(
     array: &dyn FlashArray,
     desired: &DesiredState,
 ) -> Result<(TokenState, Option<u64>)> {
