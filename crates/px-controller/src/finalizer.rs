@@ -178,7 +178,8 @@ pub(crate) async fn delete(
     let run = async {
         let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
         let lease = ctx.arrays.acquire(&creds).await?;
-        if tenant.spec.spec.on_delete.unwrap_or_default() != OnDelete::Keep {
+        let keep = tenant.spec.spec.on_delete.unwrap_or_default() == OnDelete::Keep;
+        if !keep {
             adopt_bound_drives(ctx, lease.array.as_ref(), &tenant, id).await?;
         }
         // A token the journal holds undelivered is pxfa's and nobody has it: it
@@ -186,7 +187,6 @@ pub(crate) async fn delete(
         // user and token stay, and so does the journal Secret still holding the
         // token (docs/controller.md).
         let mut journal = SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any());
-        let keep = tenant.spec.spec.on_delete.unwrap_or_default() == OnDelete::Keep;
         let undelivered = !keep
             && journal::undelivered_token(&mut journal, lease.array.as_ref(), &tenant.desired)
                 .await?;

@@ -346,11 +346,10 @@ impl ReconcileJournal {
         if let Err(e) = self.vault.delivered(user) {
             tracing::warn!(tenant = %id, "token journal: {e}");
         }
-        if self.durable.is_some() {
-            match self.secret.remove().await {
-                Ok(()) => self.durable = None,
-                Err(e) => tracing::warn!(tenant = %id, "{}", e.message),
-            }
+        // A no-op when the last read found no Secret.
+        match self.secret.remove().await {
+            Ok(()) => self.durable = None,
+            Err(e) => tracing::warn!(tenant = %id, "{}", e.message),
         }
     }
 }
