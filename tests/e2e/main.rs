@@ -13,6 +13,7 @@ mod destroy_preview;
 mod dynamic;
 mod embedded;
 mod errors;
+mod hostile;
 mod input_safety;
 mod invalid_specs;
 mod lifecycle;
