@@ -9,13 +9,16 @@
 //! cargo run -p flasharray-mock --example sim_serve -- --port 0 --token-file /tmp/t \
 //!     [--url-file /tmp/u] [--faults 429:every=10] [--session-ttl-secs 60] [--plain] \
 //!     [--array-name NAME] [--http-latency-ms 20] [--connect-latency-ms 20] [--admin NAME]... \
-//!     [--stats-file /tmp/stats.json] [--cert-out /tmp/cert.pem]
+//!     [--stats-file /tmp/stats.json] [--cert-out /tmp/cert.pem] [--state /tmp/state.json]
 //! ```
 //!
 //! `--array-name` names the simulated array (two simulators with distinct names can
 //! be connected to each other through `/array-connections`). `--stats-file` gets the
 //! wire statistics and the request log at shutdown
 //! (`flasharray_mock::sim::stats_json`), for `bench/sdk_side_by_side.py`.
+//! `--state` loads the array from that file if it exists and keeps the file up to
+//! date after every change (`SimConfig::state_file`), so a killed simulator
+//! restarts with every write it answered.
 
 #![allow(
     clippy::print_stdout,
@@ -29,6 +32,7 @@ use std::time::Duration;
 
 use flasharray_mock::MockArray;
 use flasharray_mock::sim::{SimConfig, Simulator, parse_faults, stats_json};
+use flasharray_mock::state_file::load_state;
 
 struct Args {
     port: u16,
@@ -43,6 +47,7 @@ struct Args {
     admins: Vec<String>,
     stats_file: Option<PathBuf>,
     cert_out: Option<PathBuf>,
+    state: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -59,6 +64,7 @@ fn parse_args() -> Result<Args, String> {
         admins: Vec::new(),
         stats_file: None,
         cert_out: None,
+        state: None,
     };
     let ms = |flag: &str, v: String| -> Result<Duration, String> {
         v.parse()
@@ -86,6 +92,7 @@ fn parse_args() -> Result<Args, String> {
             "--admin" => args.admins.push(value()?),
             "--stats-file" => args.stats_file = Some(PathBuf::from(value()?)),
             "--cert-out" => args.cert_out = Some(PathBuf::from(value()?)),
+            "--state" => args.state = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -142,7 +149,22 @@ async fn main() {
     for admin in &args.admins {
         array = array.admin(admin);
     }
-    let sim = match Simulator::start(array.build(), cfg).await {
+    let array = array.build();
+    if let Some(path) = &args.state {
+        match load_state(path) {
+            Ok(Some(saved)) => array.restore(saved),
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("sim_serve: cannot load {}: {e}", path.display());
+                std::process::exit(1);
+            }
+        }
+        for admin in &args.admins {
+            array.add_admin(admin);
+        }
+    }
+    cfg.state_file = args.state.clone();
+    let sim = match Simulator::start(array, cfg).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("sim_serve: {e}");

@@ -49,6 +49,7 @@ impl MockArray {
             return Err(bad(name, "Admin already exists."));
         }
         state.add_admin(name);
+        self.changed();
         Ok(())
     }
 
@@ -58,8 +59,12 @@ impl MockArray {
         if key == BUILTIN_ADMIN {
             return Err(bad(name, "The built-in admin cannot be deleted."));
         }
-        match self.lock().admins.remove(&key) {
-            Some(_) => Ok(()),
+        let removed = self.lock().admins.remove(&key);
+        match removed {
+            Some(_) => {
+                self.changed();
+                Ok(())
+            }
             None => Err(bad(name, "Admin does not exist.")),
         }
     }

@@ -101,6 +101,14 @@ impl MockArray {
         self.inner.generation.load(Ordering::SeqCst)
     }
 
+    /// Counts a write made outside the trait (the simulator's admin and array
+    /// settings calls), after it was applied, so that [`MockArray::generation`]
+    /// (and the simulator's state file) sees it.
+    #[cfg(feature = "sim")]
+    pub(crate) fn changed(&self) {
+        self.inner.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
     /// Starts counting calls from zero.
     pub fn reset_stats(&self) {
         *lock(&self.inner.stats) = CallStats::default();

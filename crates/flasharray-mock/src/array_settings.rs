@@ -66,6 +66,8 @@ impl MockArray {
         if let Some(delay) = settings.eradication_delay_ms {
             state.array.eradication_delay_ms = delay;
         }
+        drop(state);
+        self.changed();
         Ok(())
     }
 }

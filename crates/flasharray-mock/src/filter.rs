@@ -26,6 +26,12 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 /// A parsed filter expression.
+///
+/// Parsing refuses filters over [`Filter::MAX_BYTES`], nested deeper than
+/// [`Filter::MAX_DEPTH`] or with more than [`Filter::MAX_TERMS`] terms, so that no
+/// filter a client sends can exhaust the stack: the parser, [`Filter::matches`],
+/// `Debug`, `Clone` and `Drop` recurse once per nesting level, never once per term
+/// (`a and b and c ...` is one flat list).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Filter {
     root: Expr,
@@ -33,8 +39,10 @@ pub struct Filter {
 
 #[derive(Debug, Clone, PartialEq)]
 enum Expr {
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
+    /// Every operand holds (two or more, in the order written).
+    And(Vec<Expr>),
+    /// Some operand holds (two or more).
+    Or(Vec<Expr>),
     Not(Box<Expr>),
     Exists(Path),
     Cmp(Path, Op, Vec<Lit>),
@@ -210,9 +218,66 @@ fn lex(input: &str) -> Result<Vec<Tok>, String> {
     Ok(out)
 }
 
+/// What an operand starts with.
+enum Operand {
+    /// `(` or `not(`: a group opens.
+    Open(Group),
+    /// A comparison, existence test or `contains(...)`.
+    Leaf(Expr),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    /// The whole filter.
+    Top,
+    /// `( ... )`.
+    Paren,
+    /// `not( ... )`.
+    Not,
+}
+
+/// A group being parsed: `a and b or c and` so far is `or = [a and b]`, `and = [c]`.
+struct Frame {
+    group: Group,
+    or: Vec<Expr>,
+    and: Vec<Expr>,
+}
+
+impl Frame {
+    fn new(group: Group) -> Frame {
+        Frame {
+            group,
+            or: Vec::new(),
+            and: Vec::new(),
+        }
+    }
+
+    /// `or` was read: the operands so far are one alternative.
+    fn end_alternative(&mut self) {
+        let and = std::mem::take(&mut self.and);
+        self.or.push(flat(and, Expr::And));
+    }
+
+    fn finish(mut self) -> Expr {
+        self.end_alternative();
+        flat(self.or, Expr::Or)
+    }
+}
+
+/// One operand as itself, several as `make(all)`.
+fn flat(mut all: Vec<Expr>, make: fn(Vec<Expr>) -> Expr) -> Expr {
+    if all.len() == 1 {
+        all.remove(0)
+    } else {
+        make(all)
+    }
+}
+
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    /// Terms parsed so far (see [`Filter::MAX_TERMS`]).
+    terms: usize,
 }
 
 impl Parser {
@@ -238,59 +303,99 @@ impl Parser {
         matches!(self.peek(), Some(Tok::Ident(s)) if s.eq_ignore_ascii_case(kw))
     }
 
-    fn or(&mut self) -> Result<Expr, String> {
-        let mut left = self.and()?;
-        while self.keyword("or") {
-            self.pos += 1;
-            let right = self.and()?;
-            left = Expr::Or(Box::new(left), Box::new(right));
+    /// Counts one more term, refusing the filter past [`Filter::MAX_TERMS`].
+    fn count_term(&mut self) -> Result<(), String> {
+        self.terms += 1;
+        if self.terms > Filter::MAX_TERMS {
+            return Err(format!(
+                "the filter has more than {} terms",
+                Filter::MAX_TERMS
+            ));
         }
-        Ok(left)
+        Ok(())
     }
 
-    fn and(&mut self) -> Result<Expr, String> {
-        let mut left = self.unary()?;
-        while self.keyword("and") {
-            self.pos += 1;
-            let right = self.unary()?;
-            left = Expr::And(Box::new(left), Box::new(right));
+    /// `expr` without recursion: open `(` and `not(` wait on `frames`, so a deep
+    /// filter costs heap, not stack, and `and`/`or` chains are flat lists.
+    fn expr(&mut self) -> Result<Expr, String> {
+        let mut frames = vec![Frame::new(Group::Top)];
+        loop {
+            let operand = match self.operand()? {
+                Operand::Open(group) => {
+                    if frames.len() > Filter::MAX_DEPTH {
+                        return Err(format!(
+                            "the filter nests parentheses more than {} levels deep",
+                            Filter::MAX_DEPTH
+                        ));
+                    }
+                    frames.push(Frame::new(group));
+                    continue;
+                }
+                Operand::Leaf(e) => e,
+            };
+            let mut done = operand;
+            // Close every group that ends right after this operand.
+            loop {
+                let top = frames.last_mut().ok_or("unbalanced filter")?;
+                top.and.push(done);
+                if self.keyword("and") {
+                    self.pos += 1;
+                    break;
+                }
+                if self.keyword("or") {
+                    self.pos += 1;
+                    top.end_alternative();
+                    break;
+                }
+                let group = top.group;
+                if group == Group::Top {
+                    return frames
+                        .pop()
+                        .map(Frame::finish)
+                        .ok_or_else(|| "unbalanced filter".into());
+                }
+                let closing = match group {
+                    Group::Not => "')' closing not(",
+                    _ => "')'",
+                };
+                self.expect(&Tok::RParen, closing)?;
+                done = frames.pop().map(Frame::finish).ok_or("unbalanced filter")?;
+                if group == Group::Not {
+                    done = Expr::Not(Box::new(done));
+                }
+            }
         }
-        Ok(left)
     }
 
-    fn unary(&mut self) -> Result<Expr, String> {
-        match self.peek() {
-            Some(Tok::LParen) => {
-                self.pos += 1;
-                let e = self.or()?;
-                self.expect(&Tok::RParen, "')'")?;
-                Ok(e)
-            }
-            Some(Tok::Ident(s))
-                if s.eq_ignore_ascii_case("not")
-                    && self.toks.get(self.pos + 1) == Some(&Tok::LParen) =>
-            {
-                self.pos += 2;
-                let e = self.or()?;
-                self.expect(&Tok::RParen, "')' closing not(")?;
-                Ok(Expr::Not(Box::new(e)))
-            }
-            Some(Tok::Ident(s))
-                if s.eq_ignore_ascii_case("contains")
-                    && self.toks.get(self.pos + 1) == Some(&Tok::LParen) =>
-            {
-                self.pos += 2;
-                let path = self.path()?;
-                self.expect(&Tok::Comma, "',' in contains(field, 'text')")?;
-                let lit = self.literal()?;
-                self.expect(&Tok::RParen, "')' closing contains(")?;
-                Ok(Expr::Contains(path, lit))
-            }
-            Some(Tok::Ident(s)) if self.toks.get(self.pos + 1) == Some(&Tok::LParen) => {
-                Err(format!("function {s}() is not supported"))
-            }
-            _ => self.test(),
+    /// The start of an operand: an opening `(`/`not(`, or a whole leaf.
+    fn operand(&mut self) -> Result<Operand, String> {
+        let call = |p: &Self, name: &str| {
+            matches!(p.peek(), Some(Tok::Ident(s)) if s.eq_ignore_ascii_case(name))
+                && p.toks.get(p.pos + 1) == Some(&Tok::LParen)
+        };
+        if self.peek() == Some(&Tok::LParen) {
+            self.pos += 1;
+            return Ok(Operand::Open(Group::Paren));
         }
+        if call(self, "not") {
+            self.pos += 2;
+            return Ok(Operand::Open(Group::Not));
+        }
+        if call(self, "contains") {
+            self.pos += 2;
+            self.count_term()?;
+            let path = self.path()?;
+            self.expect(&Tok::Comma, "',' in contains(field, 'text')")?;
+            let lit = self.literal()?;
+            self.expect(&Tok::RParen, "')' closing contains(")?;
+            return Ok(Operand::Leaf(Expr::Contains(path, lit)));
+        }
+        if let Some(Tok::Ident(s)) = self.peek()
+            && self.toks.get(self.pos + 1) == Some(&Tok::LParen)
+        {
+            return Err(format!("function {s}() is not supported"));
+        }
+        self.test().map(Operand::Leaf)
     }
 
     fn path(&mut self) -> Result<Path, String> {
@@ -319,6 +424,7 @@ impl Parser {
     }
 
     fn test(&mut self) -> Result<Expr, String> {
+        self.count_term()?;
         let path = self.path()?;
         let op = match self.peek() {
             Some(Tok::Op(op)) => *op,
@@ -330,6 +436,8 @@ impl Parser {
             let mut lits = vec![self.literal()?];
             while self.peek() == Some(&Tok::Comma) {
                 self.pos += 1;
+                // Each further value of a list is a term of its own.
+                self.count_term()?;
                 lits.push(self.literal()?);
             }
             self.expect(&Tok::RParen, "')' closing the value list")?;
@@ -373,14 +481,49 @@ fn describe(t: &Tok) -> String {
 }
 
 impl Filter {
+    /// Longest filter accepted, in bytes. A filter reaches the simulator in the
+    /// request line, which is capped at 64 KiB (hyper's limit, `sim/guard.rs`), so
+    /// no filter an HTTP client can send is refused for its length alone; the
+    /// embedded mock (`pxfa --array sim`) has no URL, and without this bound a
+    /// many-megabyte filter would be copied into a char list of four times its
+    /// size before any other check ran.
+    pub const MAX_BYTES: usize = 64 * 1024;
+
+    /// Deepest nesting of `(...)` and `not(...)` accepted. Parsing, matching,
+    /// `Debug`, `Clone` and `Drop` recurse once per level, and an unbounded depth
+    /// let one list request overflow the stack and abort the process (issue #28:
+    /// `(` x 5000). Real filters nest a few levels (pxfa's own: one; the simulator
+    /// wraps each of several `filter` parameters in one more); 64 leaves ample
+    /// room and needs only tens of KiB of stack even in debug builds (a test
+    /// parses, matches, prints and drops the deepest filter on a 256 KiB thread).
+    pub const MAX_DEPTH: usize = 64;
+
+    /// Most terms accepted: comparisons, existence tests, `contains(...)`, and each
+    /// value of a value list (`name=('a','b')` is two). Matching costs terms x
+    /// items, so this bounds the work one request can ask for. pxfa sends at most
+    /// 100 names in a membership filter (`flasharray::MAX_NAMES_PER_CALL`) and 16
+    /// alternatives in an `or` chain; 1024 is ten times the largest known.
+    pub const MAX_TERMS: usize = 1024;
+
     /// Parses a filter; the error says what is wrong and where.
     pub fn parse(input: &str) -> Result<Filter, String> {
+        // Before anything else looks at it: the lexer holds the filter as chars.
+        if input.len() > Filter::MAX_BYTES {
+            return Err(format!(
+                "the filter is longer than {} bytes",
+                Filter::MAX_BYTES
+            ));
+        }
         let toks = lex(input)?;
         if toks.is_empty() {
             return Err("empty filter".into());
         }
-        let mut p = Parser { toks, pos: 0 };
-        let root = p.or()?;
+        let mut p = Parser {
+            toks,
+            pos: 0,
+            terms: 0,
+        };
+        let root = p.expr()?;
         if let Some(t) = p.peek() {
             return Err(format!(
                 "unexpected {} after a complete expression",
@@ -442,8 +585,8 @@ fn present(v: &Value) -> bool {
 
 fn eval(e: &Expr, item: &Value) -> bool {
     match e {
-        Expr::And(a, b) => eval(a, item) && eval(b, item),
-        Expr::Or(a, b) => eval(a, item) || eval(b, item),
+        Expr::And(all) => all.iter().all(|e| eval(e, item)),
+        Expr::Or(all) => all.iter().any(|e| eval(e, item)),
         Expr::Not(a) => !eval(a, item),
         Expr::Exists(p) => {
             let mut vals = Vec::new();
@@ -781,6 +924,156 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Filters that used to overflow the stack or take unbounded memory (issue #28),
+    /// each refused at once with a message naming the limit.
+    fn hostile() -> Vec<(&'static str, String, &'static str)> {
+        let chain = |n: usize| "a and ".repeat(n) + "a";
+        vec![
+            ("( x 5000", "(".repeat(5000), "levels deep"),
+            ("not( x 3000", "not(".repeat(3000), "levels deep"),
+            ("not( x 20000", "not(".repeat(20_000), "bytes"),
+            (
+                "balanced not( x 10000",
+                "not(".repeat(10_000) + "a" + &")".repeat(10_000),
+                "levels deep",
+            ),
+            ("10 MB of `a and `", chain(10 * 1024 * 1024 / 6), "bytes"),
+            ("one term too many", chain(Filter::MAX_TERMS), "terms"),
+            (
+                "a value list one value too long",
+                format!("name=({})", vec!["'v'"; Filter::MAX_TERMS + 1].join(",")),
+                "terms",
+            ),
+        ]
+    }
+
+    /// A filter exactly `depth` levels deep, mixing `(... or ...)`, `(... and ...)`
+    /// and `not(...)`.
+    fn nested(depth: usize) -> String {
+        let mut f = "name='tenant-a::*'".to_string();
+        for level in 0..depth {
+            f = match level % 3 {
+                0 => format!("not(not({f}) or destroyed=true)"),
+                1 => format!("(pod.name='tenant-a' and {f})"),
+                _ => format!("(missing or {f})"),
+            };
+        }
+        f
+    }
+
+    /// The deepest [`nested`] filter within [`Filter::MAX_DEPTH`] (the depth grows
+    /// with the levels).
+    fn deepest() -> String {
+        (0..200)
+            .map(nested)
+            .take_while(|f| depth_of(f) <= Filter::MAX_DEPTH)
+            .last()
+            .unwrap()
+    }
+
+    fn depth_of(f: &str) -> usize {
+        let (mut depth, mut max) = (0usize, 0usize);
+        for c in f.chars() {
+            match c {
+                '(' => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                ')' => depth -= 1,
+                _ => {}
+            }
+        }
+        max
+    }
+
+    #[test]
+    fn hostile_filters_are_refused_quickly() {
+        for (what, f, want) in hostile() {
+            let start = std::time::Instant::now();
+            let e = Filter::parse(&f).unwrap_err();
+            assert!(e.contains(want), "{what}: {e}");
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(2),
+                "{what} took {:?}",
+                start.elapsed()
+            );
+        }
+    }
+
+    #[test]
+    fn limits_are_exact() {
+        // `nested(n)` reaches depth n + 1 every third level (`not(not(`).
+        let deepest = deepest();
+        assert!(m(&deepest), "{deepest}");
+        let over = "(".repeat(Filter::MAX_DEPTH - depth_of(&deepest) + 1)
+            + &deepest
+            + &")".repeat(Filter::MAX_DEPTH - depth_of(&deepest) + 1);
+        assert_eq!(depth_of(&over), Filter::MAX_DEPTH + 1);
+        assert!(Filter::parse(&over).unwrap_err().contains("levels deep"));
+
+        let at = "(".repeat(Filter::MAX_DEPTH) + "pod" + &")".repeat(Filter::MAX_DEPTH);
+        assert!(m(&at));
+        let terms = "destroyed=false and ".repeat(Filter::MAX_TERMS - 1) + "pod";
+        assert!(terms.len() <= Filter::MAX_BYTES);
+        assert!(m(&terms));
+        let list = format!("name=({})", vec!["'v'"; Filter::MAX_TERMS].join(","));
+        assert!(!m(&list));
+        let long = format!("name='{}'", "x".repeat(Filter::MAX_BYTES - 7));
+        assert_eq!(long.len(), Filter::MAX_BYTES);
+        assert!(!m(&long));
+        assert!(
+            Filter::parse(&format!("{long} "))
+                .unwrap_err()
+                .contains("bytes")
+        );
+    }
+
+    /// A chain is one flat list, however long.
+    #[test]
+    fn chains_are_flat() {
+        let f = Filter::parse("a and b and c or d or e and f").unwrap();
+        let Expr::Or(alternatives) = &f.root else {
+            panic!("{f:?}")
+        };
+        assert_eq!(alternatives.len(), 3);
+        assert!(matches!(&alternatives[0], Expr::And(all) if all.len() == 3));
+        assert!(matches!(&alternatives[1], Expr::Exists(_)));
+        assert!(matches!(&alternatives[2], Expr::And(all) if all.len() == 2));
+    }
+
+    /// No recursion deeper than the limits allow is left anywhere: on a 256 KiB
+    /// stack (the main thread has 8 MiB), the hostile filters are refused, and the
+    /// largest accepted ones are parsed, matched, printed, cloned and dropped.
+    #[test]
+    fn everything_fits_a_small_stack() {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(|| {
+                for (what, f, _) in hostile() {
+                    assert!(Filter::parse(&f).is_err(), "{what}");
+                }
+                let item = vol();
+                let deep = deepest();
+                let long = "destroyed=false and ".repeat(Filter::MAX_TERMS - 1) + "pod";
+                let parens = "(".repeat(Filter::MAX_DEPTH) + "pod" + &")".repeat(Filter::MAX_DEPTH);
+                let nots =
+                    "not(".repeat(Filter::MAX_DEPTH) + "pod" + &")".repeat(Filter::MAX_DEPTH);
+                for f in [deep, long, parens, nots] {
+                    let parsed = Filter::parse(&f).unwrap();
+                    parsed.matches(&item);
+                    let copy = parsed.clone();
+                    assert_eq!(copy, parsed);
+                    assert!(!format!("{parsed:?}").is_empty());
+                    assert!(!format!("{parsed:#?}").is_empty());
+                    drop(parsed);
+                    drop(copy);
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 
     #[test]

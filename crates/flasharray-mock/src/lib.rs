@@ -91,6 +91,7 @@ mod pod;
 mod realm;
 mod seed;
 mod state;
+pub mod state_file;
 mod stats;
 mod tag;
 mod token;

@@ -45,6 +45,7 @@ mod fields;
 mod guard;
 mod paging;
 mod peer;
+mod persist;
 mod query;
 mod replication;
 mod response;
@@ -56,6 +57,7 @@ mod stats;
 mod tls;
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use secrecy::SecretString;
@@ -126,6 +128,14 @@ pub struct SimConfig {
     /// Added to `POST /logout` after the session has ended: an array slow to answer
     /// a logout (clients must not wait for it; see pxfa's session module).
     pub logout_latency: Duration,
+    /// Where the array's state is kept ([`crate::state_file`]): written at start,
+    /// then again after every request that changed the array, before that request
+    /// is answered, so that an answered write survives a crash or `kill -9`; and
+    /// once more at [`RunningSim::shutdown`](server::RunningSim::shutdown). `None`
+    /// (the default) keeps the state in memory only. The simulator does not read
+    /// it: restore it into the [`MockArray`] before starting
+    /// ([`crate::state_file::load_state`]).
+    pub state_file: Option<PathBuf>,
 }
 
 impl SimConfig {
@@ -151,6 +161,7 @@ impl SimConfig {
             body_timeout: Some(Duration::from_secs(30)),
             idle_timeout: Some(Duration::from_secs(75)),
             logout_latency: Duration::ZERO,
+            state_file: None,
         }
     }
 }
@@ -173,6 +184,14 @@ pub enum SimError {
     /// The configuration is unusable (the field is named in the message).
     #[error("simulator configuration: {0}")]
     Config(String),
+    /// [`SimConfig::state_file`] could not be written.
+    #[error("cannot write the state file {path}: {source}")]
+    StateFile {
+        /// The file asked for.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ use tokio_rustls::TlsAcceptor;
 use super::accounts::Accounts;
 use super::faults::{FaultPlan, FaultTrigger, HttpFault, HttpFaultKind};
 use super::guard::{Guarded, LastRead};
+use super::persist::{self, Persister};
 use super::replication::Replication;
 use super::response::Fail;
 use super::rest1::LoginCredentials;
@@ -70,6 +71,8 @@ pub(crate) struct SimState {
     pub(crate) header_timeout: Option<Duration>,
     pub(crate) body_timeout: Option<Duration>,
     pub(crate) idle_timeout: Option<Duration>,
+    /// Keeps [`SimConfig::state_file`] up to date.
+    pub(crate) persister: Option<Persister>,
 }
 
 impl SimState {
@@ -124,6 +127,17 @@ impl Simulator {
                 "versions must list at least one 2.x version, got {versions:?}"
             )));
         }
+        let persister = match &cfg.state_file {
+            Some(path) => {
+                Some(
+                    Persister::start(path, &array).map_err(|source| SimError::StateFile {
+                        path: path.clone(),
+                        source,
+                    })?,
+                )
+            }
+            None => None,
+        };
         let listener = TcpListener::bind(cfg.listen)
             .await
             .map_err(|source| SimError::Bind {
@@ -163,6 +177,7 @@ impl Simulator {
             body_timeout: cfg.body_timeout,
             idle_timeout: cfg.idle_timeout,
             logout_latency: cfg.logout_latency,
+            persister,
         });
         let (stop_tx, stop_rx) = watch::channel(false);
         let task = tokio::spawn(accept_loop(listener, acceptor, state.clone(), stop_rx));
@@ -248,12 +263,14 @@ impl RunningSim {
     }
 
     /// Stops accepting, lets in-flight requests finish (up to a few seconds), then
-    /// closes every connection.
+    /// closes every connection, and saves the state file one last time (see
+    /// [`SimConfig::state_file`]).
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
         if let Some(task) = self.task.take() {
             let _ = task.await;
         }
+        persist::final_save(&self.state).await;
     }
 }
 
@@ -437,7 +454,8 @@ async fn handle(
     if !state.http_latency.is_zero() {
         tokio::time::sleep(state.http_latency).await;
     }
-    let (status, answer) = match routes::route(&state, req).await {
+    let routed = routes::route(&state, req).await;
+    let (status, answer) = match persist::settle(&state, &method, routed).await {
         Ok(reply) | Err(Fail::Reply(reply)) => {
             tracing::debug!(%method, %path, status = reply.status.as_u16(), %request_id, "sim request");
             (reply.status.as_u16(), Ok(reply.into_response(&request_id)))

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::Call;
 use crate::array_settings::ArraySettings;
-use crate::filter::Filter;
+use crate::listing::parse_filter;
 use crate::sim::paging::{PAGING_PARAMS, PageRequest};
 use crate::sim::response::{Fail, Reply, bad_request};
 
@@ -54,13 +54,10 @@ pub(super) async fn hardware(call: &Call<'_>) -> Result<Reply, Fail> {
         item("CH0.PWR1", "power_supply", 1, None),
     ];
     let wanted = call.query.csv("names");
-    let all: Vec<Value> = match call.query.one("filter")? {
-        // The same filter language as every other list (Ansible asks for
-        // `type='controller'` to tell Cloud Block Store from hardware).
-        Some(expr) => {
-            let filter = Filter::parse(&expr).map_err(|e| bad_request(Some("filter"), e))?;
-            all.into_iter().filter(|h| filter.matches(h)).collect()
-        }
+    // The same filter language, limits and 400 answer as every other list (Ansible
+    // asks for `type='controller'` to tell Cloud Block Store from hardware).
+    let all: Vec<Value> = match parse_filter(call.query.one("filter")?.as_deref())? {
+        Some(filter) => all.into_iter().filter(|h| filter.matches(h)).collect(),
         None => all,
     };
     let items: Vec<Value> = if wanted.is_empty() {

@@ -204,9 +204,12 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
             super::rest1::route(state, &parts.method, &resource, &parts.headers, &body).await,
         );
     }
-    if !is_rest2_version(version) {
+    // Only what `GET /api/api_version` lists is served: `/api/3.0/`, `/api/2.99/`,
+    // `/api/2.99999999999999999999/` and `/api/2.039/` are paths the array does not
+    // have.
+    let Some(minor) = advertised_rest2_minor(&state.versions, version) else {
         return Err(not_found(path));
-    }
+    };
     let resource = resource.trim_end_matches('/').to_string();
     let header = |name: &str| {
         parts
@@ -262,10 +265,6 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     }
 
     let body = read_body(state, body).await?;
-    let minor = version
-        .strip_prefix("2.")
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(0);
     let call = Call {
         state,
         method: parts.method,
@@ -306,9 +305,11 @@ fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
     reply
 }
 
-fn is_rest2_version(v: &str) -> bool {
-    v.strip_prefix("2.")
-        .is_some_and(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()))
+/// The `N` of `2.N` when `v` is one of the advertised `versions`, spelled exactly
+/// as listed.
+fn advertised_rest2_minor(versions: &[String], v: &str) -> Option<u32> {
+    let minor: u32 = v.strip_prefix("2.")?.parse().ok()?;
+    versions.iter().any(|listed| listed == v).then_some(minor)
 }
 
 /// `POST /login`: the configured token, or any unexpired token the array issued.
@@ -393,11 +394,26 @@ mod tests {
 
     #[test]
     fn versions_and_tag_paths() {
-        assert!(is_rest2_version("2.39"));
-        assert!(is_rest2_version("2.0"));
-        assert!(!is_rest2_version("1.19"));
-        assert!(!is_rest2_version("2."));
-        assert!(!is_rest2_version("2.x"));
+        let listed = crate::sim::default_versions();
+        let minor = |v: &str| advertised_rest2_minor(&listed, v);
+        assert_eq!(minor("2.39"), Some(39));
+        assert_eq!(minor("2.0"), Some(0));
+        for refused in [
+            "1.19",
+            "2.",
+            "2.x",
+            "2.40",
+            "2.039",
+            "2.+39",
+            "2.99999999999999999999",
+            "3.0",
+        ] {
+            assert_eq!(minor(refused), None, "{refused}");
+        }
+        let custom = ["2.5".to_string(), "2.4294967296".to_string()];
+        assert_eq!(advertised_rest2_minor(&custom, "2.5"), Some(5));
+        // Listed, but beyond any minor the simulator can hold: not served.
+        assert_eq!(advertised_rest2_minor(&custom, "2.4294967296"), None);
         assert_eq!(tag_path("volumes/tags"), Some((TagResource::Volume, false)));
         assert_eq!(
             tag_path("host-groups/tags/batch"),

@@ -3,11 +3,13 @@
 
 mod client;
 mod faults;
+mod hostile;
 mod hosts;
 mod limits;
 mod paging;
 mod realms;
 mod replication;
 mod sessions;
+mod state_file;
 mod volumes;
 mod wire;
