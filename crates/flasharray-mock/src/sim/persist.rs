@@ -6,11 +6,13 @@
 //!
 //! Saves are coalesced: [`MockArray::generation`] counts the writes, and a request
 //! waits only until a save that began after its own write has finished, so
-//! concurrent writers share one save instead of queueing one each.
+//! concurrent writers share one save instead of queueing one each. Saves run one at
+//! a time on tokio's blocking threads, each snapshot newer than the last.
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use hyper::{Method, StatusCode};
 use serde_json::json;
@@ -23,11 +25,18 @@ use crate::state_file::save_state;
 /// Keeps the state file up to date.
 #[derive(Debug)]
 pub(crate) struct Persister {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
     path: PathBuf,
     /// The generation the file holds (every write counted up to it is in it).
     saved: AtomicU64,
-    /// One save at a time.
-    saving: tokio::sync::Mutex<()>,
+    /// One save at a time, held on the blocking thread that saves: a request that
+    /// goes away mid-save (its client hung up) cannot let a second save overtake
+    /// the first, whose older snapshot would then be renamed over the newer one.
+    saving: Mutex<()>,
 }
 
 impl Persister {
@@ -36,27 +45,39 @@ impl Persister {
     pub(crate) fn start(path: &Path, mock: &MockArray) -> io::Result<Persister> {
         let saved = save_state(mock, path)?;
         Ok(Persister {
-            path: path.to_path_buf(),
-            saved: AtomicU64::new(saved),
-            saving: tokio::sync::Mutex::new(()),
+            inner: Arc::new(Inner {
+                path: path.to_path_buf(),
+                saved: AtomicU64::new(saved),
+                saving: Mutex::new(()),
+            }),
         })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.inner.path
     }
 
     /// Returns once the file holds every write counted up to `generation`, saving
     /// if no save has covered it yet.
     pub(crate) async fn save_through(&self, mock: &MockArray, generation: u64) -> io::Result<()> {
-        if self.saved.load(Ordering::SeqCst) >= generation {
+        if self.inner.saved.load(Ordering::SeqCst) >= generation {
             return Ok(());
         }
-        let _one_at_a_time = self.saving.lock().await;
+        let (inner, mock) = (self.inner.clone(), mock.clone());
+        tokio::task::spawn_blocking(move || inner.save_through(&mock, generation))
+            .await
+            .map_err(io::Error::other)?
+    }
+}
+
+impl Inner {
+    fn save_through(&self, mock: &MockArray, generation: u64) -> io::Result<()> {
+        let _one_at_a_time = self.saving.lock().unwrap_or_else(PoisonError::into_inner);
         // A save that ran while this one waited may have covered it.
         if self.saved.load(Ordering::SeqCst) >= generation {
             return Ok(());
         }
-        let (mock, path) = (mock.clone(), self.path.clone());
-        let saved = tokio::task::spawn_blocking(move || save_state(&mock, &path))
-            .await
-            .map_err(io::Error::other)??;
+        let saved = save_state(mock, &self.path)?;
         self.saved.fetch_max(saved, Ordering::SeqCst);
         Ok(())
     }
@@ -64,8 +85,8 @@ impl Persister {
 
 /// After a request was handled and before it is answered: saves what it (or any
 /// request before it) changed. A write whose change could not be saved is answered
-/// `500` (the change is in memory, but would not survive a crash); a read is
-/// answered as usual, the failure logged.
+/// `500` (the change is in memory, but would not survive a crash); a read, or a
+/// request refused anyway, is answered as usual, the failure logged.
 pub(crate) async fn settle(
     state: &SimState,
     method: &Method,
@@ -78,8 +99,9 @@ pub(crate) async fn settle(
     match persister.save_through(&state.mock, generation).await {
         Ok(()) => answer,
         Err(e) => {
-            tracing::error!(error = %e, path = %persister.path.display(), "cannot save the simulator state");
-            if *method == Method::GET || *method == Method::HEAD {
+            tracing::error!(error = %e, path = %persister.path().display(), "cannot save the simulator state");
+            let read = *method == Method::GET || *method == Method::HEAD;
+            if read || answer.is_err() {
                 return answer;
             }
             Err(Fail::Reply(Reply::json(
@@ -101,6 +123,6 @@ pub(crate) async fn final_save(state: &SimState) {
             .save_through(&state.mock, state.mock.generation())
             .await
     {
-        tracing::error!(error = %e, path = %persister.path.display(), "cannot save the simulator state");
+        tracing::error!(error = %e, path = %persister.path().display(), "cannot save the simulator state");
     }
 }
