@@ -12,6 +12,10 @@
 //! bound is stopped there even when it would have ended in a tidy exit 2), and its
 //! wall time by [`TIME_BOUND`] (a run still going then is killed: a hang).
 //!
+//! Nothing pxfa prints may carry a raw control character (other than newline and
+//! tab): with `NO_COLOR` and no terminal, one can only be input echoed unescaped,
+//! which a terminal would obey (`\x1b[...`, `\r`).
+//!
 //! Two exit codes are taken from docs/cli.md rather than a flat 2: `lint` exits 1
 //! for findings of severity error, so a spec it refuses may exit 1 or 2 (it must
 //! still name the field); and a filter the array answers with 400 is "the array
@@ -349,6 +353,18 @@ fn run_case(case: &Case) -> Option<String> {
     }
     if r.stderr.contains("memory allocation of") {
         problems.push("an allocation failed (read without a bound?)".to_string());
+    }
+    for (stream, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+        if let Some(c) = text
+            .chars()
+            .find(|&c| c.is_control() && c != '\n' && c != '\t')
+        {
+            problems.push(format!(
+                "{stream} carries a raw control character U+{:04X}: input echoed unescaped \
+                 (it drives the terminal)",
+                c as u32
+            ));
+        }
     }
     let haystack = if case.names_in_stdout {
         format!("{}\n{}", r.stdout, r.stderr)
@@ -773,7 +789,7 @@ fn hostile_addresses() {
         };
         let code: i32 = code.parse().unwrap();
         let home = dir.path().join(format!("{i}-home"));
-        let mut args = os(&["--array", &expand(addr), "--api-token-file"]);
+        let mut args = os(&["--array", &expand(&unescape(addr)), "--api-token-file"]);
         args.push(tok.clone().into());
         args.extend(os(&[
             "--retries",
@@ -797,9 +813,8 @@ fn hostile_addresses() {
 // Token files, against `pxfa sim serve`
 // ---------------------------------------------------------------------------
 
-/// Unescapes `\r \n \0 \t \\ \u{XXXX}` and puts the token in for `{TOKEN}`.
-fn token_content(s: &str, token: &str) -> Vec<u8> {
-    let s = s.replace("{TOKEN}", token);
+/// Unescapes `\r \n \0 \t \\ \u{XXXX}`.
+fn unescape(s: &str) -> String {
     let mut out = String::new();
     let mut chars = s.chars();
     while let Some(c) = chars.next() {
@@ -817,10 +832,15 @@ fn token_content(s: &str, token: &str) -> Vec<u8> {
                 let hex: String = chars.by_ref().skip(1).take_while(|&c| c != '}').collect();
                 out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
             }
-            other => panic!("token-files.txt: unknown escape \\{other:?}"),
+            other => panic!("unknown escape \\{other:?} in {s:?}"),
         }
     }
-    out.into_bytes()
+    out
+}
+
+/// A token file's bytes: the escapes undone, the token put in for `{TOKEN}`.
+fn token_content(s: &str, token: &str) -> Vec<u8> {
+    unescape(&s.replace("{TOKEN}", token)).into_bytes()
 }
 
 #[test]
