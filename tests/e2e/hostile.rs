@@ -447,11 +447,18 @@ fn finish(group: &str, total: usize, failed: Vec<String>) {
     let index: Vec<String> = failed
         .iter()
         .map(|f| {
-            let mut lines = f.lines();
-            let head = lines.next().unwrap_or("");
-            let name = head.split("] ").next().unwrap_or(head);
-            let first = lines.find_map(|l| l.strip_prefix("    - ")).unwrap_or("");
-            format!("  {name}]: {first}")
+            let lines: Vec<&str> = f.lines().collect();
+            let head = lines.first().copied().unwrap_or("");
+            let Some((name, _)) = head.split_once("] ") else {
+                return format!("  {head}");
+            };
+            // The second line of a case's report is "EXIT after WALL".
+            let exit = lines.get(1).map_or("", |l| l.trim());
+            let problems: Vec<&str> = lines
+                .iter()
+                .filter_map(|l| l.strip_prefix("    - "))
+                .collect();
+            format!("  {name}] {exit}: {}", problems.join("; "))
         })
         .collect();
     panic!(
