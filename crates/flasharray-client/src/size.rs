@@ -154,21 +154,24 @@ impl From<Size> for u64 {
     }
 }
 
+/// The units a size is read with, exactly as written (no other spelling): bytes
+/// (none, `B`), decimal `K M G T P` (Kubernetes also spells kilo `k`) and `KB`...,
+/// binary `Ki Mi Gi Ti Pi` and `KiB`... Lower-case `m` is Kubernetes' milli (`4000m`
+/// is 4 bytes there), so it is never read as mega; other lower-case spellings
+/// (`4ti`, `10gib`) are refused rather than guessed.
 fn unit_factor(unit: &str) -> Option<u64> {
-    let u = unit.trim();
-    let lower = u.to_ascii_lowercase();
-    let f = match lower.as_str() {
-        "" | "b" => 1,
-        "k" | "kb" => 1_000,
-        "m" | "mb" => 1_000_000,
-        "g" | "gb" => 1_000_000_000,
-        "t" | "tb" => 1_000_000_000_000,
-        "p" | "pb" => 1_000_000_000_000_000,
-        "ki" | "kib" => KIB,
-        "mi" | "mib" => MIB,
-        "gi" | "gib" => GIB,
-        "ti" | "tib" => TIB,
-        "pi" | "pib" => PIB,
+    let f = match unit {
+        "" | "B" => 1,
+        "k" | "K" | "KB" => 1_000,
+        "M" | "MB" => 1_000_000,
+        "G" | "GB" => 1_000_000_000,
+        "T" | "TB" => 1_000_000_000_000,
+        "P" | "PB" => 1_000_000_000_000_000,
+        "Ki" | "KiB" => KIB,
+        "Mi" | "MiB" => MIB,
+        "Gi" | "GiB" => GIB,
+        "Ti" | "TiB" => TIB,
+        "Pi" | "PiB" => PIB,
         _ => return None,
     };
     Some(f)
@@ -182,9 +185,12 @@ impl FromStr for Size {
             input: s.to_string(),
             reason: reason.to_string(),
         };
-        let t = s.trim();
+        let t = s;
         if t.is_empty() {
             return Err(err("empty"));
+        }
+        if t.starts_with(char::is_whitespace) || t.ends_with(char::is_whitespace) {
+            return Err(err("no spaces or line breaks around a size"));
         }
         let split = t
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -198,10 +204,17 @@ impl FromStr for Size {
                 "no space between number and unit (write 4Ti, not \"4 Ti\")",
             ));
         }
+        if unit == "m" {
+            return Err(err(
+                "'m' is milli in Kubernetes quantities (4000m is 4 bytes), not mega: write M \
+                 (10^6) or Mi (2^20)",
+            ));
+        }
         let factor = unit_factor(unit).ok_or_else(|| {
             err(
-                "unknown unit (use B, K/KB, M/MB, G/GB, T/TB, P/PB or Ki/KiB … Pi/PiB; exa units \
-                 are not read: no volume or pod quota reaches an exabyte)",
+                "unknown unit (units are case-sensitive: B, K/KB, M/MB, G/GB, T/TB, P/PB or \
+                 Ki/KiB … Pi/PiB; exa units are not read: no volume or pod quota reaches an \
+                 exabyte)",
             )
         })?;
         let bytes = match num.split_once('.') {
@@ -325,10 +338,12 @@ mod tests {
             ("64G", 64_000_000_000),
             ("1073741824", GIB),
             ("1.5Ti", TIB + TIB / 2),
-            ("10gib", 10 * GIB),
+            ("10GiB", 10 * GIB),
             ("4Pi", 4 * PIB),
             ("512B", 512),
-            (" 7Mi ", 7 * MIB),
+            ("7Mi", 7 * MIB),
+            ("3k", 3_000),
+            ("3KB", 3_000),
         ];
         for (s, want) in cases {
             assert_eq!(s.parse::<Size>().unwrap().as_u64(), want, "{s}");
@@ -346,11 +361,23 @@ mod tests {
             "-1G",
             "99999999999999999999",
             "0.3B",
+            "4000m",
+            "4ti",
+            "10gib",
+            "64g",
+            "1mi",
+            "2Tib",
+            " 7Mi",
+            "7Mi ",
+            "7Mi\n",
+            "\t7Mi",
         ] {
             assert!(s.parse::<Size>().is_err(), "{s}");
         }
         let e = "4 TB".parse::<Size>().unwrap_err();
         assert!(e.to_string().contains("\"4 TB\""));
+        let e = "4000m".parse::<Size>().unwrap_err();
+        assert!(e.reason.contains("milli"), "{e}");
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub(super) fn write_manifests(
     ));
     p.info(format!(
         "the same HostedCluster with hcp (storageDriver aside, see its file): {}",
-        hcp.join(" ")
+        render::shell::join(&hcp)
     ));
     let text = written.files.join("\n");
     p.emit_text(&written, &text)?;

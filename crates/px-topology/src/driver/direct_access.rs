@@ -472,12 +472,18 @@ fn vm_disk_patch(spec: &TenantStorage, worker: u32, disks: &[&WorkerDisk]) -> Ma
         },
     };
     for d in disks {
-        m = m.note(format!(
-            "Same as: virtctl addvolume <vm> -n {hcp} --volume-name={} --serial={} --bus={} --persist",
-            d.volume.short(),
-            d.role.serial(),
-            bus_name(bus)
-        ));
+        let words = [
+            "virtctl".to_string(),
+            "addvolume".to_string(),
+            "<vm>".to_string(),
+            "-n".to_string(),
+            hcp.clone(),
+            format!("--volume-name={}", d.volume.short()),
+            format!("--serial={}", d.role.serial()),
+            format!("--bus={}", bus_name(bus)),
+            "--persist".to_string(),
+        ];
+        m = m.note(format!("Same as: {}", crate::render::shell::join(&words)));
     }
     m
 }

@@ -67,18 +67,21 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// A finding not yet tied to a file.
+    /// A finding not yet tied to a file. Control characters in the object (a
+    /// manifest's kind or name as written) and the message are escaped: findings
+    /// are printed, and a linted file must never drive the terminal.
     pub fn new(
         rule: &'static str,
         severity: Severity,
         object: impl Into<String>,
         message: impl Into<String>,
     ) -> Self {
+        let (object, message) = (object.into(), message.into());
         Finding {
             rule,
             severity,
-            object: object.into(),
-            message: message.into(),
+            object: crate::spec::escape_unprintable(&object).into_owned(),
+            message: crate::spec::escape_unprintable(&message).into_owned(),
             source: None,
         }
     }

@@ -57,9 +57,15 @@ pub fn lint_paths<P: AsRef<Path>>(
         let docs: Vec<Value> = serde_saphyr::from_multiple(&text)
             .map_err(|e| err(f, format!("not valid YAML: {e}")))?;
         let source = f.display().to_string();
-        for d in docs.into_iter().filter(|d| !d.is_null()) {
+        findings.extend(super::rendered::check(f, &text, &docs));
+        let tags = spec::tags::unknown_tags(&text);
+        for (i, d) in docs.into_iter().enumerate().filter(|(_, d)| !d.is_null()) {
             if d.get("kind").and_then(Value::as_str) == Some(KIND) {
-                findings.extend(lint_spec_value(d).into_iter().map(|mut x| {
+                let tagged = tags
+                    .iter()
+                    .filter(|t| t.document == i)
+                    .map(|t| Finding::new("PXFA000", Severity::Error, t.path.clone(), t.message()));
+                findings.extend(tagged.chain(lint_spec_value(d)).map(|mut x| {
                     x.source = Some(source.clone());
                     x
                 }));

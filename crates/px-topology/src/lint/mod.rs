@@ -12,6 +12,7 @@ mod manifest_doc;
 pub mod manifest_rules;
 mod network_rules;
 mod nodiscard;
+mod rendered;
 pub mod spec_rules;
 
 pub use finding::{Finding, Rule, Severity};
@@ -146,6 +147,16 @@ pub const RULES: &[Rule] = &[
         "PXFA025",
         Severity::Warning,
         "MetalLB pool open to every namespace",
+    ),
+    Rule::new(
+        "PXFA026",
+        Severity::Error,
+        "a file pxfa rendered holds more than its one object",
+    ),
+    Rule::new(
+        "PXFA027",
+        Severity::Error,
+        "no releaseImage: the HostedCluster and NodePool cannot be rendered",
     ),
 ];
 

@@ -27,7 +27,23 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     nodiscard(spec, &mut out);
     rwx_with_kubevirt_csi(spec, &mut out);
     workers_on_array_network(spec, &mut out);
+    release_image(spec, &mut out);
     out
+}
+
+/// PXFA027: without `releaseImage` pxfa cannot render the HostedCluster and its
+/// NodePool, so `render`, `apply --out` and the controller refuse the spec.
+fn release_image(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if spec.spec.hosted_cluster.release_image.is_none() {
+        out.push(Finding::new(
+            "PXFA027",
+            Severity::Error,
+            "spec.hostedCluster.releaseImage",
+            "no OpenShift release image: `pxfa render`, `apply --out` and the controller cannot \
+             write the HostedCluster and its NodePool without it; set it, e.g. \
+             quay.io/openshift-release-dev/ocp-release:4.19.10-multi",
+        ));
+    }
 }
 
 fn portworx_version(spec: &TenantStorage, out: &mut Vec<Finding>) {

@@ -235,7 +235,7 @@ pub fn hosted_cluster(
     );
     m = m.note(format!(
         "Same cluster with hcp: {}",
-        hcp_create_command(spec, storage)?.join(" ")
+        super::shell::join(&hcp_create_command(spec, storage)?)
     ));
     if *storage == GuestStorage::None {
         m = m.note(
@@ -246,8 +246,10 @@ pub fn hosted_cluster(
 }
 
 /// The `hcp create cluster kubevirt` arguments for the same cluster and NodePool, as
-/// words (no shell quoting is needed: every value is a validated name, size or image).
+/// words; show them with [`super::shell::join`], which quotes what needs quoting.
 /// The pull secret and SSH key are files only the admin has: shown as placeholders.
+/// A word holding a control character or line break is refused (validation already
+/// refuses such values; this keeps a terminal or a comment from ever receiving one).
 pub fn hcp_create_command(
     spec: &TenantStorage,
     storage: &GuestStorage,
@@ -302,6 +304,15 @@ pub fn hcp_create_command(
             "infra-volumesnapshot-class-mapping",
             format!("{infra_snapshot_class}/{guest_snapshot_class}"),
         );
+    }
+    if let Some(w) = a
+        .iter()
+        .find(|w| w.chars().any(crate::spec::is_unprintable))
+    {
+        return Err(RenderError::field(
+            "spec.hostedCluster",
+            format!("the hcp command would hold a control character: {w:?}"),
+        ));
     }
     Ok(a)
 }

@@ -11,6 +11,7 @@ pub mod hosted_cluster;
 pub mod machineconfig;
 pub mod management;
 mod manifest;
+pub mod shell;
 pub mod tenant;
 mod write;
 
@@ -21,6 +22,7 @@ use flasharray::name::NameError;
 use flasharray::size::{GIB, MIB};
 
 pub use manifest::{Cluster, Form, Manifest};
+pub(crate) use write::HEADER_MARK;
 pub use write::{README, WriteOutcome, readme, to_yaml, write_dir};
 
 /// Apply steps. Files are numbered by their rank among the steps actually present,

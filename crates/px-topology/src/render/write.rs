@@ -15,53 +15,92 @@ use crate::pure_json::PureJson;
 
 /// First line of every file pxfa writes; also how stale files of an earlier render
 /// are recognised (files without it are never touched).
-const HEADER_MARK: &str = "# Apply to: ";
+pub(crate) const HEADER_MARK: &str = "# Apply to: ";
 
 /// Name of the apply listing.
 pub const README: &str = "README.txt";
 
-/// The YAML text of one manifest, header comment included.
-pub fn to_yaml(m: &Manifest, total_steps: u32) -> Result<String, RenderError> {
-    let mut out = String::new();
-    out.push_str(&format!(
-        "{HEADER_MARK}{} (step {:02} of {:02})\n",
+/// The header lines of one manifest, before they are written as comments.
+fn header_lines(m: &Manifest, total_steps: u32) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{}{} (step {:02} of {:02})",
+        HEADER_MARK.trim_start_matches("# "),
         m.cluster.shout(),
         m.order,
         total_steps
-    ));
+    )];
     match &m.form {
-        Form::Resource => {
-            out.push_str("# How: oc apply -f <this file>\n");
-        }
+        Form::Resource => lines.push("How: oc apply -f <this file>".to_string()),
         Form::JsonPatch { target } => {
-            out.push_str("# How: this is an RFC 6902 JSON patch, not an object. Apply it to ");
-            out.push_str(target);
-            out.push_str(&format!(
-                ":\n#   oc patch {} <name>{} --type=json --patch-file <this file>\n",
-                m.kind.to_ascii_lowercase(),
-                m.namespace
-                    .as_deref()
-                    .map(|n| format!(" -n {n}"))
-                    .unwrap_or_default()
+            lines.push(format!(
+                "How: this is an RFC 6902 JSON patch, not an object. Apply it to {target}:"
             ));
+            let kind = m.kind.to_ascii_lowercase();
+            let mut words = vec!["oc", "patch", kind.as_str(), "<name>"];
+            if let Some(ns) = m.namespace.as_deref() {
+                words.extend(["-n", ns]);
+            }
+            words.extend(["--type=json", "--patch-file", "<this file>"]);
+            lines.push(format!("  {}", super::shell::join(&words)));
         }
         Form::Fragment { path } => {
-            out.push_str(
-                "# How: this is a FRAGMENT, not a complete object; `oc apply` will reject it.\n",
+            lines.push(
+                "How: this is a FRAGMENT, not a complete object; `oc apply` will reject it."
+                    .to_string(),
             );
-            out.push_str(&format!(
-                "#   Copy `{path}` into your {} {} before creating it.\n",
+            lines.push(format!(
+                "  Copy `{path}` into your {} {} before creating it.",
                 m.kind, m.name
             ));
         }
     }
-    for line in &m.purpose {
-        out.push_str("# ");
-        out.push_str(line);
+    lines.extend(m.purpose.iter().cloned());
+    if m.secret {
+        lines.push(
+            "SECRET: this file holds (or must be completed with) a credential. Do not commit it."
+                .to_string(),
+        );
+    }
+    lines
+}
+
+/// Whether `c` ends a line for some YAML reader: `\n` and `\r` (YAML 1.2), NEL,
+/// LINE SEPARATOR and PARAGRAPH SEPARATOR (YAML 1.1).
+fn line_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+/// Appends `line` to `out` as YAML comment lines: the one place pxfa writes a
+/// comment. Each line break in `line` starts a new `# ` line (so no text can end the
+/// comment and become YAML) and every other control character is written escaped
+/// (`\u{1b}`), so a header shows the same on a terminal as in an editor.
+pub(crate) fn push_comment(out: &mut String, line: &str) {
+    for part in line.split(line_break) {
+        out.push('#');
+        if !part.is_empty() {
+            out.push(' ');
+        }
+        push_escaped(out, part);
         out.push('\n');
     }
-    if m.secret {
-        out.push_str("# SECRET: this file holds (or must be completed with) a credential. Do not commit it.\n");
+}
+
+/// Appends `text` with every control character but tab written escaped (`\u{1b}`).
+fn push_escaped(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// The YAML text of one manifest, header comment included.
+pub fn to_yaml(m: &Manifest, total_steps: u32) -> Result<String, RenderError> {
+    let mut out = String::new();
+    for line in header_lines(m, total_steps) {
+        push_comment(&mut out, &line);
     }
     out.push_str("---\n");
     let yaml = serde_saphyr::to_string(&m.body).map_err(|e| RenderError::Yaml {
@@ -135,7 +174,9 @@ pub fn readme(manifests: &[Manifest]) -> String {
             }
             out.push('\n');
             if let Some(first) = m.purpose.first() {
-                out.push_str(&format!("          {first}\n"));
+                out.push_str("          ");
+                push_escaped(&mut out, &first.replace(line_break, " "));
+                out.push('\n');
             }
         }
     }
@@ -329,4 +370,77 @@ fn write_file(path: &Path, bytes: &[u8], secret: bool) -> Result<(), RenderError
         return Err(RenderError::io(path, e));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A purpose line and a patch namespace that would end the comment or the
+    /// command if they were written as they are.
+    fn hostile() -> Manifest {
+        let mut m = Manifest::resource(
+            Cluster::Management,
+            3,
+            json!([{"op": "add", "path": "/a", "value": 1}]),
+            &[
+                "x\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata: {name: pwn}",
+                "cr\rkind: Pod",
+                "esc \u{1b}]0;title\u{7} and \u{1b}[2J",
+                "nel\u{85}kind: A\u{2028}kind: B\u{2029}kind: C",
+            ],
+        );
+        m.kind = "VirtualMachine".into();
+        m.name = "vm".into();
+        m.namespace = Some("ns; rm -rf / #".into());
+        m.form = Form::JsonPatch {
+            target: "the VM\nkind: Secret".into(),
+        };
+        m.file_name = "03-virtualmachine-vm-patch.yaml".into();
+        m
+    }
+
+    #[test]
+    fn comments_never_end_early_and_hold_no_control_characters() {
+        let m = hostile();
+        let text = to_yaml(&m, 9).unwrap();
+        let (header, body) = text.split_once("\n---\n").unwrap();
+        for line in header.lines() {
+            assert!(line.starts_with('#'), "{line:?} in\n{text}");
+        }
+        assert!(
+            !text
+                .chars()
+                .any(|c| c != '\n' && crate::spec::is_unprintable(c)),
+            "{text:?}"
+        );
+        assert!(header.contains("# kind: ClusterRoleBinding"), "{header}");
+        assert!(header.contains("\\u{1b}]0;title\\u{7}"), "{header}");
+        let docs: Vec<Value> = serde_saphyr::from_multiple(&text).unwrap();
+        let docs: Vec<&Value> = docs.iter().filter(|d| !d.is_null()).collect();
+        assert_eq!(docs, [&m.body]);
+        assert!(!body.contains('#'));
+    }
+
+    #[test]
+    fn the_patch_command_quotes_the_namespace() {
+        let text = to_yaml(&hostile(), 9).unwrap();
+        assert!(
+            text.contains(
+                "#   oc patch virtualmachine '<name>' -n 'ns; rm -rf / #' --type=json \
+                 --patch-file '<this file>'\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn push_comment_splits_every_line_break() {
+        let mut out = String::new();
+        push_comment(&mut out, "a\r\nb\u{2028}c");
+        push_comment(&mut out, "");
+        assert_eq!(out, "# a\n#\n# b\n# c\n#\n");
+    }
 }

@@ -16,6 +16,7 @@ mod proptests;
 pub mod provisioning;
 pub mod realm;
 mod schema;
+pub(crate) mod tags;
 mod validate;
 mod version;
 
@@ -24,6 +25,7 @@ use std::path::Path;
 
 use flasharray::Size;
 
+pub use identifiers::{escape_unprintable, is_unprintable};
 pub use model::*;
 pub use net::{Ipv4Cidr, Ipv4Range};
 pub use version::Version;
@@ -50,11 +52,15 @@ pub struct SpecError {
 }
 
 impl SpecError {
-    /// An error at `path`.
+    /// An error at `path`. Control characters in the path or message (a map key or
+    /// a value the parser quotes as it was written) are escaped
+    /// ([`escape_unprintable`]): the error is printed, and input must never drive
+    /// the terminal.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        let (path, message) = (path.into(), message.into());
         SpecError {
-            path: path.into(),
-            message: message.into(),
+            path: escape_unprintable(&path).into_owned(),
+            message: escape_unprintable(&message).into_owned(),
         }
     }
 }
@@ -122,6 +128,9 @@ pub fn parse_spec(yaml: &str) -> Result<TenantStorage, SpecError> {
     }
     let value: serde_json::Value = serde_saphyr::from_str_with_options(yaml, yaml_options())
         .map_err(|e| SpecError::new("document", format!("not valid YAML: {e}")))?;
+    if let Some(t) = tags::unknown_tags(yaml).into_iter().next() {
+        return Err(SpecError::new(t.path.clone(), t.message()));
+    }
     from_value(value)
 }
 

@@ -60,11 +60,9 @@ impl FromStr for Ipv4Cidr {
             format!("{s:?} is not an IPv4 address with prefix (expected e.g. 10.40.0.101/20)")
         })?;
         let addr: Ipv4Addr = a
-            .trim()
             .parse()
             .map_err(|_| format!("{a:?} in {s:?} is not an IPv4 address"))?;
         let prefix: u8 = p
-            .trim()
             .parse()
             .ok()
             .filter(|p| *p <= 32)
@@ -127,11 +125,9 @@ impl FromStr for Ipv4Range {
             format!("{s:?} is not an address range (expected e.g. 10.40.0.200-10.40.0.250)")
         })?;
         let start: Ipv4Addr = a
-            .trim()
             .parse()
             .map_err(|_| format!("{a:?} in {s:?} is not an IPv4 address"))?;
         let end: Ipv4Addr = b
-            .trim()
             .parse()
             .map_err(|_| format!("{b:?} in {s:?} is not an IPv4 address"))?;
         if u32::from(start) > u32::from(end) {

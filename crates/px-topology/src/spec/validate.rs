@@ -39,6 +39,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
             format!("{p}; the tenant name starts every derived array and cluster object name"),
         );
     }
+    strings(t, &mut e);
     hosted_cluster(t, &mut e);
     storage(t, &mut e);
     array(t, &mut e);
@@ -62,14 +63,171 @@ fn size_in(e: &mut Errors, path: &str, v: Size, min: Size, max: Size, why: &str)
     }
 }
 
+/// A field's path, rule and value (`None`: absent, not checked).
+type StringField = (String, Grammar, Option<String>);
+
+fn field(path: &str, rule: Grammar, value: Option<&String>) -> StringField {
+    (path.to_string(), rule, value.cloned())
+}
+
+/// Every free string field of the spec with the rule it follows, as `(path, rule,
+/// value)`; absent optional fields are left out, name-derived defaults are checked
+/// as they will be used. `docs/spec.md` ("String grammar") lists the same table.
+pub(super) fn string_fields(t: &TenantStorage) -> Vec<(String, Grammar, String)> {
+    let mut out = single_fields(t);
+    out.extend(repeated_fields(t));
+    out.into_iter()
+        .filter_map(|(path, rule, v)| v.map(|v| (path, rule, v)))
+        .collect()
+}
+
+/// The fields that occur once.
+fn single_fields(t: &TenantStorage) -> Vec<StringField> {
+    use Grammar::*;
+    let s = &t.spec;
+    let (hc, st, a) = (&s.hosted_cluster, &s.storage, &s.array);
+    let token_user =
+        (a.token_user.is_some() || t.mode() == StorageMode::CloudDrive).then(|| t.token_user());
+    let label = DnsLabel(63);
+    vec![
+        field("metadata.namespace", label, t.metadata.namespace.as_ref()),
+        field("spec.hostedCluster.name", label, Some(&hc.name)),
+        field("spec.hostedCluster.namespace", label, Some(&hc.namespace)),
+        field("spec.hostedCluster.nodePool", label, Some(&t.node_pool())),
+        field(
+            "spec.hostedCluster.releaseImage",
+            ImageReference,
+            hc.release_image.as_ref(),
+        ),
+        field(
+            "spec.hostedCluster.rootStorageClass",
+            DnsSubdomain,
+            Some(&hc.root_storage_class),
+        ),
+        field(
+            "spec.hostedCluster.pullSecret",
+            DnsSubdomain,
+            Some(&t.pull_secret_name()),
+        ),
+        field(
+            "spec.hostedCluster.sshKeySecret",
+            DnsSubdomain,
+            hc.ssh_key_secret.as_ref(),
+        ),
+        field(
+            "spec.hostedCluster.etcdStorageClass",
+            DnsSubdomain,
+            hc.etcd_storage_class.as_ref(),
+        ),
+        field(
+            "spec.storage.fadaStorageClass",
+            DnsSubdomain,
+            st.fada_storage_class.as_ref(),
+        ),
+        field(
+            "spec.storage.appStorageClass",
+            DnsSubdomain,
+            Some(&t.app_storage_class()),
+        ),
+        field(
+            "spec.storage.guestStorageClass",
+            DnsSubdomain,
+            Some(&st.guest_storage_class),
+        ),
+        field(
+            "spec.storage.infraSnapshotClass",
+            DnsSubdomain,
+            Some(&st.infra_snapshot_class),
+        ),
+        field(
+            "spec.storage.guestSnapshotClass",
+            DnsSubdomain,
+            Some(&st.guest_snapshot_class),
+        ),
+        field("spec.array.tokenUser", ArrayUser, token_user.as_ref()),
+        field(
+            "spec.portworx.namespace",
+            label,
+            Some(&s.portworx.namespace),
+        ),
+        field(
+            "spec.portworx.clusterName",
+            label,
+            Some(&t.portworx_cluster_name()),
+        ),
+    ]
+}
+
+/// The fields of optional objects, lists and maps.
+fn repeated_fields(t: &TenantStorage) -> Vec<StringField> {
+    use Grammar::*;
+    let s = &t.spec;
+    let mut out = Vec::new();
+    if let Some(c) = &s.credentials_secret {
+        out.push(field(
+            "spec.credentialsSecret.name",
+            DnsSubdomain,
+            Some(&c.name),
+        ));
+        out.push(field(
+            "spec.credentialsSecret.pureJsonKey",
+            SecretKey,
+            Some(&c.pure_json_key),
+        ));
+        out.push(field(
+            "spec.credentialsSecret.caKey",
+            SecretKey,
+            Some(&c.ca_key),
+        ));
+    }
+    for (i, n) in s.management.nodes.iter().enumerate() {
+        let path = format!("spec.management.nodes[{i}].name");
+        out.push(field(&path, DnsSubdomain, Some(&n.name)));
+    }
+    if let Some(n) = &s.network {
+        out.push(field("spec.network.bridge", InterfaceName, Some(&n.bridge)));
+        out.push(field("spec.network.uplink", InterfaceName, Some(&n.uplink)));
+        out.push(field(
+            "spec.network.guestInterface",
+            InterfaceName,
+            Some(&n.guest_interface),
+        ));
+        out.push(field(
+            "spec.network.nadName",
+            DnsLabel(63),
+            Some(&n.nad_name),
+        ));
+    }
+    let m = &t.metadata;
+    for (name, map, value_rule) in [
+        ("labels", &m.labels, LabelValue),
+        ("annotations", &m.annotations, AnnotationValue),
+    ] {
+        for (k, v) in map {
+            let map_path = format!("metadata.{name}");
+            // A key is named in the path only once it is known to be a plain key.
+            let at = match QualifiedKey.problem(k) {
+                None => format!("{map_path}.{k}"),
+                Some(_) => map_path.clone(),
+            };
+            out.push(field(&map_path, QualifiedKey, Some(k)));
+            out.push(field(&at, value_rule, Some(v)));
+        }
+    }
+    out
+}
+
+/// Checks every field of [`string_fields`] against its rule.
+fn strings(t: &TenantStorage, e: &mut Errors) {
+    for (path, rule, value) in string_fields(t) {
+        if let Some(p) = rule.problem(&value) {
+            e.push(path, p);
+        }
+    }
+}
+
 fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
     let hc = &t.spec.hosted_cluster;
-    if let Some(p) = dns_label_problem(&hc.name, 63) {
-        e.push("spec.hostedCluster.name", p);
-    }
-    if let Some(p) = dns_label_problem(&hc.namespace, 63) {
-        e.push("spec.hostedCluster.namespace", p);
-    }
     let hcp = t.hcp_namespace();
     if dns_label_problem(&hc.name, 63).is_none()
         && dns_label_problem(&hc.namespace, 63).is_none()
@@ -82,21 +240,6 @@ fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
                  63 characters; shorten the namespace or the name"
             ),
         );
-    }
-    if let Some(p) = dns_label_problem(&t.node_pool(), 63) {
-        e.push("spec.hostedCluster.nodePool", p);
-    }
-    for (path, name) in [
-        ("spec.hostedCluster.pullSecret", Some(t.pull_secret_name())),
-        ("spec.hostedCluster.sshKeySecret", hc.ssh_key_secret.clone()),
-        (
-            "spec.hostedCluster.etcdStorageClass",
-            hc.etcd_storage_class.clone(),
-        ),
-    ] {
-        if let Some(p) = name.and_then(|n| dns_subdomain_problem(&n)) {
-            e.push(path, p);
-        }
     }
     if let (Some(old), Some(new)) = (
         hc.virtualization_version,
@@ -166,17 +309,6 @@ fn hosted_cluster(t: &TenantStorage, e: &mut Errors) {
         MAX_VM_DISK,
         "a VM disk: 1 MiB to OpenShift Virtualization's 100 TB",
     );
-    if let Some(p) = dns_subdomain_problem(&hc.root_storage_class) {
-        e.push("spec.hostedCluster.rootStorageClass", p);
-    }
-    if let Some(img) = &hc.release_image
-        && img.trim().is_empty()
-    {
-        e.push(
-            "spec.hostedCluster.releaseImage",
-            "must not be empty when given",
-        );
-    }
 }
 
 fn storage(t: &TenantStorage, e: &mut Errors) {
@@ -270,19 +402,11 @@ fn storage(t: &TenantStorage, e: &mut Errors) {
             }
         }
     }
-    if let Some(p) = dns_subdomain_problem(&t.app_storage_class()) {
-        e.push("spec.storage.appStorageClass", p);
-    }
-    if let Some(p) = s
-        .fada_storage_class
-        .as_deref()
-        .and_then(dns_subdomain_problem)
-    {
-        e.push("spec.storage.fadaStorageClass", p);
-    }
-    if let Some(p) = dns_subdomain_problem(&s.guest_storage_class) {
-        e.push("spec.storage.guestStorageClass", p);
-    }
+    access_modes(s, e);
+}
+
+/// Every `storage.accessModes` entry is a Kubernetes access mode.
+fn access_modes(s: &StorageSpec, e: &mut Errors) {
     const MODES: [&str; 4] = [
         "ReadWriteOnce",
         "ReadOnlyMany",
@@ -332,7 +456,6 @@ fn array(t: &TenantStorage, e: &mut Errors) {
             "cloud-drive needs the array's management endpoint (pure.json MgmtEndPoint)",
         ),
         Some(ep) => {
-            let ep = ep.trim();
             if ep.is_empty() {
                 e.push("spec.array.endpoint", "must not be empty");
             } else if ep.contains("://") || ep.contains('/') {
@@ -345,17 +468,11 @@ fn array(t: &TenantStorage, e: &mut Errors) {
                     "spec.array.endpoint",
                     "must not carry credentials; tokens go in --api-token-file or pure.json",
                 );
-            } else if let Some(p) = endpoint_problem(ep) {
+            } else if let Some(p) = Grammar::Endpoint.problem(ep) {
                 e.push("spec.array.endpoint", p);
             }
         }
         None => {}
-    }
-    if t.mode() == StorageMode::CloudDrive {
-        let user = t.token_user();
-        if let Some(p) = array_user_problem(&user) {
-            e.push("spec.array.tokenUser", p);
-        }
     }
 }
 
@@ -387,9 +504,6 @@ fn management(t: &TenantStorage, e: &mut Errors) {
     let mut addrs: HashMap<Ipv4Addr, usize> = HashMap::new();
     for (i, n) in m.nodes.iter().enumerate() {
         let at = format!("spec.management.nodes[{i}]");
-        if let Some(p) = dns_subdomain_problem(&n.name) {
-            e.push(format!("{at}.name"), p);
-        }
         if let Some(j) = names.insert(n.name.to_ascii_lowercase(), i) {
             e.push(
                 format!("{at}.name"),
@@ -413,49 +527,7 @@ fn management(t: &TenantStorage, e: &mut Errors) {
                 format!("{err}; set `host:` to the array host name for this node"),
             ),
         }
-        for (field, list) in [("wwns", &n.wwns), ("iqns", &n.iqns), ("nqns", &n.nqns)] {
-            for (k, raw) in list.iter().enumerate() {
-                let path = format!("{at}.{field}[{k}]");
-                let key = match field {
-                    "wwns" => match normalize_wwn(raw) {
-                        Ok(w) if w.bytes().all(|b| b == b'0') => {
-                            e.push(path, format!("{raw:?} is the null WWN, which no port has"));
-                            continue;
-                        }
-                        Ok(w) => w,
-                        Err(msg) => {
-                            e.push(path, msg);
-                            continue;
-                        }
-                    },
-                    "iqns" => {
-                        // Names are case-insensitive (RFC 3722): compare lowercased.
-                        let lower = raw.to_ascii_lowercase();
-                        if let Some(p) = iscsi_name_problem(&lower) {
-                            e.push(path, p);
-                            continue;
-                        }
-                        lower
-                    }
-                    _ => {
-                        let lower = raw.to_ascii_lowercase();
-                        if let Some(p) = nvme_name_problem(&lower) {
-                            e.push(path, p);
-                            continue;
-                        }
-                        lower
-                    }
-                };
-                if let Some(prev) = initiators.insert(format!("{field}/{key}"), path.clone()) {
-                    e.push(
-                        path,
-                        format!(
-                            "{raw:?} is already listed at {prev}; an initiator belongs to one host"
-                        ),
-                    );
-                }
-            }
-        }
+        node_initiators(e, &at, n, &mut initiators);
         if let Some(p) = needs_initiators
             && n.initiators(p).is_empty()
         {
@@ -500,6 +572,59 @@ fn management(t: &TenantStorage, e: &mut Errors) {
     }
 }
 
+/// The initiators of management node `n` (at `at`): each well-formed, and none
+/// listed twice across nodes (`seen`: normalised initiator -> its path).
+fn node_initiators(
+    e: &mut Errors,
+    at: &str,
+    n: &ManagementNode,
+    seen: &mut HashMap<String, String>,
+) {
+    for (field, list) in [("wwns", &n.wwns), ("iqns", &n.iqns), ("nqns", &n.nqns)] {
+        for (k, raw) in list.iter().enumerate() {
+            let path = format!("{at}.{field}[{k}]");
+            let key = match field {
+                "wwns" => match normalize_wwn(raw) {
+                    Ok(w) if w.bytes().all(|b| b == b'0') => {
+                        e.push(path, format!("{raw:?} is the null WWN, which no port has"));
+                        continue;
+                    }
+                    Ok(w) => w,
+                    Err(msg) => {
+                        e.push(path, msg);
+                        continue;
+                    }
+                },
+                "iqns" => {
+                    // Names are case-insensitive (RFC 3722): compare lowercased.
+                    let lower = raw.to_ascii_lowercase();
+                    if let Some(p) = iscsi_name_problem(&lower) {
+                        e.push(path, p);
+                        continue;
+                    }
+                    lower
+                }
+                _ => {
+                    let lower = raw.to_ascii_lowercase();
+                    if let Some(p) = nvme_name_problem(&lower) {
+                        e.push(path, p);
+                        continue;
+                    }
+                    lower
+                }
+            };
+            if let Some(prev) = seen.insert(format!("{field}/{key}"), path.clone()) {
+                e.push(
+                    path,
+                    format!(
+                        "{raw:?} is already listed at {prev}; an initiator belongs to one host"
+                    ),
+                );
+            }
+        }
+    }
+}
+
 fn network(t: &TenantStorage, n: &NetworkSpec, e: &mut Errors) {
     if let Some(v) = n.vlan
         && !limits::VLAN.contains(&v)
@@ -511,33 +636,6 @@ fn network(t: &TenantStorage, n: &NetworkSpec, e: &mut Errors) {
             "spec.network.mtu",
             format!("{} is out of range 576..9216", n.mtu),
         );
-    }
-    for (field, v) in [
-        ("bridge", &n.bridge),
-        ("uplink", &n.uplink),
-        ("guestInterface", &n.guest_interface),
-    ] {
-        // The kernel's rule (dev_valid_name): 1 to 15 bytes, not "." or "..", no '/',
-        // ':' or whitespace; nmstate and OVN want ASCII, so pxfa does too.
-        if v.is_empty()
-            || v.len() > 15
-            || v == "."
-            || v == ".."
-            || !v
-                .chars()
-                .all(|c| c.is_ascii_graphic() && c != '/' && c != ':')
-        {
-            e.push(
-                format!("spec.network.{field}"),
-                format!(
-                    "{v:?} is not a Linux interface name (1 to 15 ASCII characters, no '/', ':' \
-                     or spaces)"
-                ),
-            );
-        }
-    }
-    if let Some(p) = dns_label_problem(&n.nad_name, 63) {
-        e.push("spec.network.nadName", p);
     }
     let subnet = n.subnet;
     if subnet.addr != subnet.network() {
@@ -617,12 +715,6 @@ fn network(t: &TenantStorage, n: &NetworkSpec, e: &mut Errors) {
 
 fn portworx(t: &TenantStorage, e: &mut Errors) {
     let p = &t.spec.portworx;
-    if let Some(pr) = dns_label_problem(&p.namespace, 63) {
-        e.push("spec.portworx.namespace", pr);
-    }
-    if let Some(pr) = dns_label_problem(&t.portworx_cluster_name(), 63) {
-        e.push("spec.portworx.clusterName", pr);
-    }
     if let Some(m) = p.max_pool_size {
         size_in(
             e,

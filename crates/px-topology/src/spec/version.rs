@@ -69,8 +69,15 @@ impl FromStr for Version {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || format!("{s:?} is not a version (expected major.minor.patch, e.g. 3.6.2)");
-        let t = s.trim();
-        let t = t.strip_prefix(['v', 'V']).unwrap_or(t);
+        // A suffix (`-multi`, `+build.1`, `-x86_64`) takes semver's characters and
+        // '_'; nothing else (spaces, line breaks, control characters) is a version.
+        if !s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_'))
+        {
+            return Err(bad());
+        }
+        let t = s.strip_prefix(['v', 'V']).unwrap_or(s);
         let core = t.split(['-', '+']).next().unwrap_or("");
         let mut parts = core.split('.');
         let num = |p: Option<&str>| -> Result<Option<u32>, String> {

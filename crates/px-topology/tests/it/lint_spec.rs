@@ -187,6 +187,7 @@ fn every_rule_id_in_the_code_is_in_the_catalogue() {
         "lint/spec_rules.rs",
         "lint/manifest_rules.rs",
         "lint/load.rs",
+        "lint/rendered.rs",
         "sizing.rs",
     ];
     let mut seen = 0;
@@ -202,4 +203,79 @@ fn every_rule_id_in_the_code_is_in_the_catalogue() {
         }
     }
     assert!(seen >= 20, "only {seen} rule ids found");
+}
+
+#[test]
+fn pxfa027_no_release_image() {
+    fires_alone("PXFA027", |t| t.spec.hosted_cluster.release_image = None);
+    // The shipped minimal spec has none: lint says so, as render refuses it.
+    let p = format!(
+        "{}/../../fixtures/tenants/valid-minimal.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let f = lint_path(&p).unwrap();
+    assert!(
+        f.iter().any(|f| f.rule == "PXFA027"
+            && f.severity == Severity::Error
+            && f.object == "spec.hostedCluster.releaseImage"),
+        "{f:#?}"
+    );
+}
+
+#[test]
+fn lint_path_refuses_unknown_yaml_tags_in_a_spec_at_their_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("t.yaml");
+    let text = std::fs::read_to_string(example("tenant-direct-access.yaml"))
+        .unwrap()
+        .replace("capacity: 4Ti", "capacity: !foo 4Ti");
+    assert!(text.contains("!foo"));
+    std::fs::write(&p, text).unwrap();
+    let f = lint_path(&p).unwrap();
+    assert!(
+        f.iter().any(|f| f.rule == "PXFA000"
+            && f.object == "spec.storage.capacity"
+            && f.message.contains("!foo")),
+        "{f:#?}"
+    );
+}
+
+#[test]
+fn pxfa026_added_documents_in_a_rendered_folder() {
+    use px_topology::driver::ArrayFacts;
+    use px_topology::manifests::{RenderOptions, render};
+    use px_topology::render::write_dir;
+    let t = good();
+    let sizing = px_topology::sizing::size(&t, None).unwrap();
+    let ms = render(
+        &t,
+        &sizing,
+        &ArrayFacts::default(),
+        RenderOptions::default(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    write_dir(&ms, dir.path()).unwrap();
+    let quiet = lint_path(dir.path()).unwrap();
+    assert!(
+        quiet.iter().all(|f| f.rule != "PXFA026"),
+        "a fresh render is quiet: {quiet:#?}"
+    );
+    let hc = std::fs::read_dir(dir.path().join("management"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("-hostedcluster-"))
+        .unwrap();
+    let text = std::fs::read_to_string(&hc).unwrap();
+    let injected = text.replacen(
+        "# How:",
+        "# x\nkind: ClusterRoleBinding\nmetadata: {name: pwn}\n# How:",
+        1,
+    );
+    std::fs::write(&hc, injected).unwrap();
+    let f = lint_path(dir.path()).unwrap();
+    let hits: Vec<_> = f.iter().filter(|f| f.rule == "PXFA026").collect();
+    assert!(!hits.is_empty(), "{f:#?}");
+    assert!(hits.iter().all(|f| f.severity == Severity::Error
+        && f.source.as_deref() == Some(hc.display().to_string().as_str())));
 }
