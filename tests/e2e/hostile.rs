@@ -906,6 +906,14 @@ fn hostile_file_flags() {
         .unwrap();
     let tok = private_file(&d.join("tok"), b"t0k3n\n");
     let spec = example("tenant-direct-access.yaml");
+    // A kubeconfig that parses, for the flag next to the hostile one; no cluster is
+    // contacted before both are read.
+    let kube = private_file(
+        &d.join("kubeconfig"),
+        b"apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://127.0.0.1:1'}\n\
+          users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n\
+          current-context: x\n",
+    );
     let kinds: [(&str, PathBuf); 3] = [
         ("dev-zero", PathBuf::from("/dev/zero")),
         ("fifo", fifo),
@@ -919,6 +927,21 @@ fn hostile_file_flags() {
         };
         for (kind, file) in &kinds {
             let id = format!("{name}-{kind}");
+            // {DIR}: a folder holding one such file as x.yaml (no device without
+            // root, so not for /dev/zero).
+            let folder = d.join(format!("{id}-dir"));
+            if template.contains("{DIR}") {
+                if *kind == "dev-zero" {
+                    continue;
+                }
+                std::fs::create_dir(&folder).unwrap();
+                let x = folder.join("x.yaml");
+                if *kind == "fifo" {
+                    assert!(Command::new("mkfifo").arg(&x).status().unwrap().success());
+                } else {
+                    std::fs::File::create(&x).unwrap().set_len(8 << 30).unwrap();
+                }
+            }
             let out = d.join(format!("{id}-out"));
             let state = d.join(format!("{id}-state.json"));
             let home = d.join(format!("{id}-home"));
@@ -929,6 +952,9 @@ fn hostile_file_flags() {
                     "{TOK}" => tok.clone().into(),
                     "{OUT}" => out.clone().into(),
                     "{STATE}" => state.clone().into(),
+                    "{KUBE}" => kube.clone().into(),
+                    "{DIR}" => folder.clone().into(),
+                    "{DIR}/x.yaml" => folder.join("x.yaml").into(),
                     other => other.into(),
                 }
             };
