@@ -47,7 +47,21 @@ async fn load(path: &Path, context: Option<&str>) -> Result<Config> {
 fn read_kubeconfigs(paths: &Path) -> Result<Kubeconfig> {
     let mut merged: Option<Kubeconfig> = None;
     for path in std::env::split_paths(paths.as_os_str()).filter(|p| !p.as_os_str().is_empty()) {
-        let next = Kubeconfig::read_from(&path).map_err(|e| Error::Kubeconfig {
+        // Read as an input (bounded, never blocking on a FIFO), then parsed.
+        let text =
+            px_topology::files::read_input_text(&path, px_topology::files::InputKind::Kubeconfig)
+                .map_err(|e| Error::Kubeconfig {
+                message: format!("cannot read kubeconfig {}", path.display()),
+                source: Box::new(e),
+            })?;
+        // A regular file is parsed by kube itself, which makes the certificate and
+        // token paths in it relative to the file's folder; a pipe only once.
+        let parsed = if std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            Kubeconfig::read_from(&path)
+        } else {
+            Kubeconfig::from_yaml(&text)
+        };
+        let next = parsed.map_err(|e| Error::Kubeconfig {
             message: format!("cannot read kubeconfig {}", path.display()),
             source: Box::new(e),
         })?;

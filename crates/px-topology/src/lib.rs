@@ -78,6 +78,7 @@ pub mod crd;
 pub mod desired;
 pub mod driver;
 pub mod duration;
+pub mod files;
 pub mod lint;
 pub mod manifests;
 pub mod naming;

@@ -53,7 +53,8 @@ pub fn lint_paths<P: AsRef<Path>>(
     let mut findings = Vec::new();
     let mut manifests: Vec<(Value, String)> = Vec::new();
     for f in &files {
-        let text = std::fs::read_to_string(f).map_err(|e| err(f, format!("cannot read: {e}")))?;
+        let text = crate::files::read_input_text(f, crate::files::InputKind::Spec)
+            .map_err(|e| err(f, format!("cannot read: {e}")))?;
         let docs: Vec<Value> = serde_saphyr::from_multiple(&text)
             .map_err(|e| err(f, format!("not valid YAML: {e}")))?;
         let source = f.display().to_string();

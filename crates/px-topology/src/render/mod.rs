@@ -23,7 +23,7 @@ use flasharray::size::{GIB, MIB};
 
 pub use manifest::{Cluster, Form, Manifest};
 pub(crate) use write::HEADER_MARK;
-pub use write::{README, WriteOutcome, readme, to_yaml, write_dir};
+pub use write::{README, WriteOutcome, check_out_dir, readme, to_yaml, write_dir};
 
 /// Apply steps. Files are numbered by their rank among the steps actually present,
 /// so the numbers in a directory are always 01, 02, ... without gaps.
@@ -95,6 +95,15 @@ pub enum RenderError {
         /// The serializer's complaint.
         message: String,
     },
+    /// A folder pxfa would write into is a link, a file or somebody else's
+    /// ([`crate::files::check_own_dir`]); nothing was written.
+    #[error("cannot write into {path}: it {problem}")]
+    OutDir {
+        /// The folder concerned.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: crate::files::FileError,
+    },
     /// A file or directory could not be written.
     #[error("{path}: {source}")]
     Io {
@@ -111,6 +120,15 @@ impl RenderError {
             path: path.into(),
             message: message.into(),
         }
+    }
+
+    /// Whether the input (the spec, or the output folder given) is at fault, not
+    /// the machine: the CLI exits 2 for these.
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(
+            self,
+            RenderError::Invalid { .. } | RenderError::OutDir { .. }
+        )
     }
 
     pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {

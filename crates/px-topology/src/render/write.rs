@@ -208,6 +208,8 @@ pub struct WriteOutcome {
 /// [`WriteOutcome::kept`]. A manifest holding a real token always replaces the file;
 /// that is how a new or rotated token is delivered.
 pub fn write_dir(manifests: &[Manifest], dir: &Path) -> Result<WriteOutcome, RenderError> {
+    check_out_dir(dir, &[])?;
+    own_dir(dir)?;
     let mut out = WriteOutcome::default();
     for cluster in [Cluster::Management, Cluster::Tenant] {
         let sub = dir.join(cluster.dir_name());
@@ -220,7 +222,7 @@ pub fn write_dir(manifests: &[Manifest], dir: &Path) -> Result<WriteOutcome, Ren
         if mine.is_empty() {
             continue;
         }
-        fs::create_dir_all(&sub).map_err(|e| RenderError::io(&sub, e))?;
+        own_dir(&sub)?;
         for m in mine {
             let path = sub.join(&m.file_name);
             if m.secret && !secret_holds_real_token(&m.body) && file_holds_real_token(&path)? {
@@ -236,6 +238,32 @@ pub fn write_dir(manifests: &[Manifest], dir: &Path) -> Result<WriteOutcome, Ren
     write_file(&readme_path, readme(manifests).as_bytes(), false)?;
     out.written.push(readme_path);
     Ok(out)
+}
+
+/// Checks, without writing, that `dir`, its cluster folders and `extra` folders
+/// under it are real folders of the user running pxfa (or absent): a symbolic link
+/// (git stores them, and output folders go to git), a file or another user's folder
+/// in their place is refused before anything is written anywhere.
+pub fn check_out_dir(dir: &Path, extra: &[&str]) -> Result<(), RenderError> {
+    let subs = [Cluster::Management, Cluster::Tenant]
+        .map(Cluster::dir_name)
+        .into_iter()
+        .chain(extra.iter().copied());
+    for path in std::iter::once(dir.to_path_buf()).chain(subs.map(|s| dir.join(s))) {
+        crate::files::check_own_dir(&path)
+            .map_err(|problem| RenderError::OutDir { path, problem })?;
+    }
+    Ok(())
+}
+
+/// Creates `dir` if missing, refusing a link or another user's folder.
+fn own_dir(dir: &Path) -> Result<(), RenderError> {
+    crate::files::ensure_own_dir(dir, 0o755)
+        .map(|_| ())
+        .map_err(|problem| RenderError::OutDir {
+            path: dir.to_path_buf(),
+            problem,
+        })
 }
 
 /// Whether a Secret body's `pure.json` (in `stringData`, or base64 in `data`) holds a
@@ -263,10 +291,12 @@ fn secret_holds_real_token(body: &Value) -> bool {
 /// missing file or one that is not such a Secret does not; a file that exists but
 /// cannot be read is an error, since it might.
 fn file_holds_real_token(path: &Path) -> Result<bool, RenderError> {
-    let text = match fs::read_to_string(path) {
+    let text = match crate::files::read_input_text(path, crate::files::InputKind::Spec) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(RenderError::io(path, e)),
+        Err(crate::files::FileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(false);
+        }
+        Err(e) => return Err(RenderError::io(path, std::io::Error::other(e.to_string()))),
     };
     // Comments (pxfa's header) and the document marker are plain YAML.
     Ok(serde_saphyr::from_str::<Value>(&text).is_ok_and(|body| secret_holds_real_token(&body)))
@@ -282,10 +312,13 @@ fn remove_stale(sub: &Path, wanted: &BTreeSet<&str>) -> Result<Vec<PathBuf>, Ren
         let path = entry.path();
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
-        if !name.ends_with(".yaml") || wanted.contains(name) || !path.is_file() {
+        // The entry's own type: a link is never followed, read or removed.
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if !name.ends_with(".yaml") || wanted.contains(name) || !is_file {
             continue;
         }
-        let head = fs::read(&path).map_err(|e| RenderError::io(&path, e))?;
+        let head = crate::files::read_input(&path, crate::files::InputKind::Spec)
+            .map_err(|e| RenderError::io(&path, std::io::Error::other(e.to_string())))?;
         if head.starts_with(HEADER_MARK.as_bytes()) {
             stale.push(path);
         }
@@ -341,24 +374,10 @@ fn write_file(path: &Path, bytes: &[u8], secret: bool) -> Result<(), RenderError
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let mut opts = fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(if secret { 0o600 } else { 0o644 });
-    }
-    #[cfg(not(unix))]
-    let _ = secret;
     let result = (|| {
-        let mut f = opts.open(&tmp)?;
-        // `mode` only applies when the file is created; a leftover temp file of a
-        // killed run may exist with another mode.
-        #[cfg(unix)]
-        if secret {
-            use std::os::unix::fs::PermissionsExt;
-            f.set_permissions(fs::Permissions::from_mode(0o600))?;
-        }
+        // Never through a link, never into an existing file: a leftover of a killed
+        // run (or a planted link) at the temporary name is removed first.
+        let mut f = crate::files::create_new_file(&tmp, if secret { 0o600 } else { 0o644 })?;
         f.write_all(bytes)?;
         if secret {
             f.sync_all()?;

@@ -175,24 +175,17 @@ pub fn parse_valid_spec(yaml: &str) -> Result<TenantStorage, SpecErrors> {
     }
 }
 
-/// Reads, parses and validates a spec file.
+/// Reads, parses and validates a spec file. The file is read as an admin's input
+/// ([`crate::files::read_input`]): a FIFO, a device or a file over
+/// [`MAX_SPEC_BYTES`] is refused without blocking or being read into memory.
 pub fn load_spec(path: impl AsRef<Path>) -> Result<TenantStorage, SpecErrors> {
-    use std::io::Read;
     let path = path.as_ref();
-    let cannot = |e: std::io::Error| {
-        SpecError::new(
+    let text = crate::files::read_input_text(path, crate::files::InputKind::Spec).map_err(|e| {
+        SpecErrors(vec![SpecError::new(
             path.display().to_string(),
             format!("cannot read the spec: {e}"),
-        )
-    };
-    // Read at most one byte more than a spec may hold: a huge file is refused
-    // without being read into memory.
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .map_err(cannot)?
-        .take(MAX_SPEC_BYTES as u64 + 1)
-        .read_to_string(&mut text)
-        .map_err(cannot)?;
+        )])
+    })?;
     parse_valid_spec(&text)
 }
 
