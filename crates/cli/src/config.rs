@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use flasharray::redact::redact_addr;
 use px_topology::PureJson;
+use px_topology::files::{self, InputKind};
 use secrecy::{ExposeSecret, SecretString};
 use url::Url;
 
@@ -141,10 +142,13 @@ pub(crate) fn resolve(
     let (token, token_source) = match (&global.api_token_file, env_token, pure) {
         (Some(file), _, _) => (read_token_file(file, warn)?, Source::Flag),
         (None, Some(t), _) => (
-            SecretString::from(t.trim().to_string()),
+            checked_token(&t, &Source::Env(ENV_TOKEN))?,
             Source::Env(ENV_TOKEN),
         ),
-        (None, None, Some((entry, path))) => (entry.token, Source::PureJson(path)),
+        (None, None, Some((entry, path))) => {
+            let source = Source::PureJson(path);
+            (checked_token(entry.token.expose_secret(), &source)?, source)
+        }
         (None, None, None) => {
             return Err(InvalidInput::error(format!(
                 "no API token given for {url}: use --api-token-file FILE, {ENV_TOKEN}, or --pure-json FILE"
@@ -189,6 +193,11 @@ pub(crate) fn parse_array_url(addr: &str) -> Result<Url> {
     }
     let url =
         url.map_err(|e| InvalidInput::error(format!("invalid array address {shown}: {e}")))?;
+    if let Some(problem) = flasharray::redact::address_form_problem(addr, &url) {
+        return Err(InvalidInput::error(format!(
+            "invalid array address {shown}: it {problem}"
+        )));
+    }
     if url.scheme() != "https" {
         return Err(InvalidInput::error(format!(
             "invalid array address {shown}: only https:// is supported (the API token must not travel in clear text)"
@@ -214,21 +223,22 @@ pub(crate) fn parse_array_url(addr: &str) -> Result<Url> {
 /// read is the user's input being wrong (exit 2): nothing was sent.
 pub(crate) fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Result<SecretString> {
     warn_if_shared(path, warn);
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = files::read_input(path, InputKind::Token).map_err(|e| {
         InvalidInput::error(format!(
             "cannot read API token file {}: {e}",
             path.display()
         ))
     })?;
-    let text = SecretString::from(text);
+    let text = SecretString::from(String::from_utf8_lossy(&bytes).into_owned());
+    drop(bytes);
     let line = text
         .expose_secret()
         .lines()
-        .map(str::trim)
+        .map(|l| l.trim_start_matches(BOM).trim())
         .find(|l| !l.is_empty())
         .map(str::to_string);
     match line {
-        Some(l) => Ok(SecretString::from(l)),
+        Some(l) => checked_token(&l, &format!("API token file {}", path.display())),
         None => Err(InvalidInput::error(format!(
             "API token file {} is empty",
             path.display()
@@ -236,11 +246,35 @@ pub(crate) fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Resu
     }
 }
 
+/// A UTF-8 byte order mark, which editors on Windows put before the token.
+const BOM: char = '\u{feff}';
+
+/// An API token, trimmed, as the array issues them: a UUID or a JWT, so printable
+/// ASCII with no spaces. Anything else (a CR, a NUL, a second line, a BOM in the
+/// middle) is refused before it reaches an HTTP header; the message says where, never
+/// what.
+pub(crate) fn checked_token(raw: &str, source: &dyn fmt::Display) -> Result<SecretString> {
+    let token = raw.trim_start_matches(BOM).trim();
+    if token.is_empty() {
+        return Err(InvalidInput::error(format!(
+            "the API token from {source} is empty"
+        )));
+    }
+    if let Some(pos) = token.chars().position(|c| !c.is_ascii_graphic()) {
+        return Err(InvalidInput::error(format!(
+            "the API token from {source} holds a character no API token has (a space, a \
+             control character or non-ASCII, at character {}); check the file or variable",
+            pos + 1
+        )));
+    }
+    Ok(SecretString::from(token.to_string()))
+}
+
 /// Reads a CA bundle and checks that it holds at least one PEM `CERTIFICATE`
 /// block. An unreadable or foreign file exits 2 before anything is sent, instead of
 /// surfacing later as a client setup failure.
 pub(crate) fn read_ca_file(path: &Path) -> Result<Vec<u8>> {
-    let pem = std::fs::read(path)
+    let pem = files::read_input(path, InputKind::Credentials)
         .map_err(|e| InvalidInput::error(format!("cannot read CA file {}: {e}", path.display())))?;
     let text = String::from_utf8_lossy(&pem);
     let has_cert = text
@@ -257,9 +291,11 @@ pub(crate) fn read_ca_file(path: &Path) -> Result<Vec<u8>> {
 
 fn load_pure_json(path: &Path, warn: &mut dyn FnMut(String)) -> Result<PureJson> {
     warn_if_shared(path, warn);
-    let text = SecretString::from(std::fs::read_to_string(path).map_err(|e| {
+    let bytes = files::read_input(path, InputKind::Credentials).map_err(|e| {
         InvalidInput::error(format!("cannot read pure.json {}: {e}", path.display()))
-    })?);
+    })?;
+    let text = SecretString::from(String::from_utf8_lossy(&bytes).into_owned());
+    drop(bytes);
     // The parse error gives only where and what kind of problem, never the text: it
     // may be a token.
     PureJson::parse(text.expose_secret())
@@ -361,26 +397,13 @@ fn endpoint_matches(endpoint: &str, wanted: &str) -> bool {
     }
 }
 
-/// Warns when a credential file can be read by group or others.
-#[cfg(unix)]
+/// Warns when a credential file can be read by group or others, or its folder
+/// written by them.
 pub(crate) fn warn_if_shared(path: &Path, warn: &mut dyn FnMut(String)) {
-    use std::os::unix::fs::PermissionsExt;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let mode = meta.permissions().mode();
-        if mode & 0o077 != 0 {
-            warn(format!(
-                "{} holds an API token but is readable by group or others (mode {:o}); run chmod 600 {}",
-                path.display(),
-                mode & 0o777,
-                path.display()
-            ));
-        }
+    for w in files::loose_permissions(path) {
+        warn(w);
     }
 }
-
-/// Warns when a credential file can be read by group or others (unix only).
-#[cfg(not(unix))]
-pub(crate) fn warn_if_shared(_path: &Path, _warn: &mut dyn FnMut(String)) {}
 
 #[cfg(test)]
 mod tests {

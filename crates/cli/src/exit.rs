@@ -62,6 +62,9 @@ pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
             || cause.is::<px_topology::spec::SpecErrors>()
             || cause.is::<px_topology::TenantError>()
             || cause
+                .downcast_ref::<px_topology::render::RenderError>()
+                .is_some_and(px_topology::render::RenderError::is_invalid_input)
+            || cause
                 .downcast_ref::<flasharray::Error>()
                 .is_some_and(flasharray::Error::is_invalid_input)
             || cause

@@ -161,25 +161,33 @@ impl Printer {
     /// A progress or status line on stderr (hidden with `-q`).
     pub(crate) fn info(&self, msg: impl AsRef<str>) {
         if !self.quiet {
-            eprintln!("{}", msg.as_ref());
+            eprintln!("{}", inert(msg.as_ref()));
         }
     }
 
     /// A success line on stderr (hidden with `-q`), green on a terminal.
     pub(crate) fn done(&self, msg: impl AsRef<str>) {
         if !self.quiet {
-            eprintln!("{}", self.paint_err("32", msg.as_ref()));
+            eprintln!("{}", self.paint_err("32", &inert(msg.as_ref())));
         }
     }
 
     /// A warning on stderr (shown even with `-q`: it is about safety).
     pub(crate) fn warn(&self, msg: impl AsRef<str>) {
-        eprintln!("{} {}", self.paint_err("33;1", "warning:"), msg.as_ref());
+        eprintln!(
+            "{} {}",
+            self.paint_err("33;1", "warning:"),
+            inert(msg.as_ref())
+        );
     }
 
     /// The error report on stderr: the whole cause chain on one line.
     pub(crate) fn error(&self, err: &anyhow::Error) {
-        eprintln!("{} {err:#}", self.paint_err("31;1", "error:"));
+        eprintln!(
+            "{} {}",
+            self.paint_err("31;1", "error:"),
+            inert(&format!("{err:#}"))
+        );
         if let Some(h) = crate::exit::hint_for(err) {
             eprintln!("{} {h}", self.paint_err("36", "hint:"));
         }
@@ -406,8 +414,43 @@ impl ChangeProgress {
     }
 }
 
+/// A message as the terminal shows it and nothing more: control characters (an
+/// escape sequence, a carriage return, a bell) that input may carry into an error
+/// are shown escaped (`\u{1b}`), so no spec value or file can drive the terminal.
+/// Line breaks and tabs stay: messages list findings line by line.
+fn inert(msg: &str) -> std::borrow::Cow<'_, str> {
+    if !msg
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return std::borrow::Cow::Borrowed(msg);
+    }
+    msg.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn messages_cannot_drive_the_terminal() {
+        assert_eq!(
+            super::inert("a\u{1b}[31mb\rc\n\td"),
+            "a\\u{1b}[31mb\\u{d}c\n\td"
+        );
+        assert!(matches!(
+            super::inert("plain\nlines"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
     use super::*;
 
     #[test]

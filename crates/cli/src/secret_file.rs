@@ -22,16 +22,8 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
     let result = (|| -> Result<()> {
-        let mut f = opts
-            .open(&tmp)
+        let mut f = px_topology::files::create_new_file(&tmp, 0o600)
             .with_context(|| format!("cannot create {}", tmp.display()))?;
         f.write_all(bytes)?;
         f.sync_all()?;

@@ -26,7 +26,9 @@ use flasharray_mock::MockArray;
 
 use crate::args::GlobalArgs;
 use crate::config::{self, Target};
+use crate::exit::InvalidInput;
 use crate::output::Printer;
+use px_topology::files::{self, FileLock, InputKind, LockError};
 
 /// Admin users of the embedded simulated array: the array's default admin and the
 /// token owners of the example tenants in `examples/`.
@@ -63,6 +65,9 @@ struct SimSession {
     state_file: Option<PathBuf>,
     /// [`MockArray::generation`] when the state was loaded.
     loaded: u64,
+    /// Held from the load to the save, so that two processes on one state file
+    /// never lose each other's writes. Dropped after the save.
+    _lock: Option<FileLock>,
 }
 
 impl SimSession {
@@ -87,7 +92,8 @@ impl Session {
         let target = config::resolve(global, &env, &mut |w| printer.warn(w))?;
         match target {
             Target::Sim => {
-                let mock = load_sim(global.sim_state.as_deref(), global.sim_seed.seed())?;
+                let lock = lock_sim_state(global.sim_state.as_deref(), printer)?;
+                let mock = load_sim(global.sim_state.as_deref(), global.sim_seed.seed(), printer)?;
                 // A new seeded array is a change in itself: keep it even when this
                 // first command only reads.
                 if global.sim_seed != crate::args::SimSeed::Empty
@@ -102,7 +108,11 @@ impl Session {
                 if let Some(d) = global.sim_latency {
                     mock.faults().set_latency(d);
                 }
-                Ok(Session::simulated(mock, global.sim_state.clone()))
+                let mut session = Session::simulated(mock, global.sim_state.clone());
+                if let Some(sim) = session.sim.as_mut() {
+                    sim._lock = lock;
+                }
+                Ok(session)
             }
             Target::Rest(t) => {
                 if global.sim_state.is_some() {
@@ -160,6 +170,7 @@ impl Session {
                 mock,
                 state_file,
                 loaded,
+                _lock: None,
             }),
             logout: Mutex::new(None),
         }
@@ -221,16 +232,53 @@ impl Drop for Session {
     }
 }
 
-/// A fresh embedded array with [`SIM_ADMINS`], or the one saved in `state`.
-pub(crate) fn load_sim(state: Option<&Path>, seed: flasharray_mock::Seed) -> Result<MockArray> {
+/// Locks `--sim-state` for the whole command (see [`FileLock`]): a second process
+/// waits, saying so, and gives up after [`files::LOCK_WAIT`]. A state file in a
+/// folder that does not exist is refused here, before anything changes.
+pub(crate) fn lock_sim_state(state: Option<&Path>, printer: &Printer) -> Result<Option<FileLock>> {
+    let Some(path) = state else { return Ok(None) };
+    let lock = FileLock::acquire(path, files::LOCK_WAIT, &mut |lock| {
+        printer.warn(format!(
+            "waiting for another pxfa process using --sim-state {} (lock {})",
+            path.display(),
+            lock.display()
+        ));
+    });
+    match lock {
+        Ok(l) => Ok(Some(l)),
+        Err(e @ LockError::Open(..)) => Err(InvalidInput::error(format!("--sim-state: {e}"))),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("--sim-state {}", path.display()))),
+    }
+}
+
+/// A fresh embedded array with [`SIM_ADMINS`], or the one saved in `state`. The
+/// file is read as an input ([`files::read_input`]); one that is no state file, or a
+/// FIFO, a device or a huge file, is refused naming `--sim-state` (exit 2).
+pub(crate) fn load_sim(
+    state: Option<&Path>,
+    seed: flasharray_mock::Seed,
+    printer: &Printer,
+) -> Result<MockArray> {
     let mock = MockArray::builder().seed(seed).build();
     if let Some(path) = state
         && path.exists()
     {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read simulator state {}", path.display()))?;
-        let st = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a simulator state file", path.display()))?;
+        for w in files::loose_permissions(path) {
+            printer.warn(format!(
+                "--sim-state (it holds the simulated admins' API tokens): {w}"
+            ));
+        }
+        let bytes = files::read_input(path, InputKind::SimState).map_err(|e| {
+            InvalidInput::error(format!("--sim-state: cannot read {}: {e}", path.display()))
+        })?;
+        let st = serde_json::from_slice(&bytes).map_err(|e| {
+            InvalidInput::error(format!(
+                "--sim-state: {} is not a simulator state file (line {}, column {})",
+                path.display(),
+                e.line(),
+                e.column()
+            ))
+        })?;
         mock.restore(st);
     }
     for a in SIM_ADMINS {
@@ -242,7 +290,7 @@ pub(crate) fn load_sim(state: Option<&Path>, seed: flasharray_mock::Seed) -> Res
 /// Writes the simulated array's state as JSON, owner-only (it holds the simulated
 /// admins' API tokens) and atomically, so an interrupted save never leaves half a file.
 pub(crate) fn save_sim_state(mock: &MockArray, path: &Path) -> Result<()> {
-    let json = serde_json::to_vec_pretty(&mock.snapshot())?;
-    crate::secret_file::write_private(path, &json)
+    flasharray_mock::state_file::save_state(mock, path)
+        .map(|_| ())
         .with_context(|| format!("cannot save simulator state {}", path.display()))
 }

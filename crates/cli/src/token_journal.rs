@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use px_topology::files::{self, FileLock};
 use px_topology::vault::{JournalEntry, JournalState, TokenVault, VaultError};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::json;
@@ -24,7 +25,14 @@ pub(crate) struct FileVault {
     dirs: Vec<PathBuf>,
     /// Names the array in file names (`sim`, or the address's host and port).
     array: String,
+    /// A reader (`plan`) takes no lock and so leaves no lock file behind.
+    read_only: bool,
 }
+
+/// The journals this process has locked: from their first use to the end of the
+/// process (one command), so two runs never interleave one journal while any number
+/// of [`FileVault`]s of this process share it.
+static HELD: std::sync::Mutex<Vec<FileLock>> = std::sync::Mutex::new(Vec::new());
 
 /// `$XDG_STATE_HOME/pxfa`, else `$HOME/.local/state/pxfa`; `None` without either.
 pub(crate) fn default_state_dir(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
@@ -59,7 +67,42 @@ impl FileVault {
         FileVault {
             dirs,
             array: file_part(array),
+            read_only: false,
         }
+    }
+
+    /// The same journal for a command that only reads it (`plan`): no lock taken.
+    pub(crate) fn read_only(mut self) -> FileVault {
+        self.read_only = true;
+        self
+    }
+
+    /// Locks the journal of this array in `dir` (an existing folder) unless this
+    /// process already does ([`HELD`]); a second pxfa on the same journal waits,
+    /// then refuses.
+    fn hold(&self, dir: &Path) -> Result<(), VaultError> {
+        if self.read_only {
+            return Ok(());
+        }
+        let target = dir.join(format!("pxfa-token-{}", self.array));
+        let mut locks = HELD
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if locks
+            .iter()
+            .any(|l| l.path() == FileLock::path_for(&target))
+        {
+            return Ok(());
+        }
+        let lock = FileLock::acquire(&target, files::LOCK_WAIT, &mut |p| {
+            tracing::warn!(
+                "waiting for another pxfa process using the token journal ({})",
+                p.display()
+            );
+        })
+        .map_err(|e| VaultError(e.to_string()))?;
+        locks.push(lock);
+        Ok(())
     }
 
     /// The folder entries are written to.
@@ -81,26 +124,14 @@ impl FileVault {
         let dir = self.dir().ok_or_else(|| {
             VaultError("no folder for the token journal (set --state-dir)".into())
         })?;
-        // Created owner-only; an existing state folder (a `--state-dir` the admin
-        // named) is never chmod-ed, only refused when others can get in.
-        if !dir.exists() {
-            let mut b = std::fs::DirBuilder::new();
-            b.recursive(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::DirBuilderExt;
-                b.mode(0o700);
-            }
-            b.create(dir).map_err(|e| err("cannot create", dir, e))?;
-        }
+        // A missing folder is created owner-only. An existing one (a `--state-dir`
+        // the admin named, or an `--out` folder's `.pxfa/`) must be a real folder of
+        // the user running pxfa and is never chmod-ed: one open to others is refused.
+        px_topology::files::ensure_own_dir(dir, 0o700)
+            .map_err(|e| err("cannot use the token journal folder", dir, e))?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            // `DIR/.pxfa/` is pxfa's by name: made owner-only whatever it was.
-            if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
-                std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-                    .map_err(|e| err("cannot make owner-only", dir, e))?;
-            }
             let mode = std::fs::metadata(dir)
                 .map_err(|e| err("cannot read", dir, e))?
                 .permissions()
@@ -116,10 +147,15 @@ impl FileVault {
         }
         if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
             let ignore = dir.join(".gitignore");
-            if !ignore.exists() {
-                std::fs::write(&ignore, "*\n").map_err(|e| err("cannot write", &ignore, e))?;
+            // Not `exists()`: a dangling link there would be followed by a write.
+            if std::fs::symlink_metadata(&ignore).is_err() {
+                use std::io::Write as _;
+                px_topology::files::create_new_file(&ignore, 0o644)
+                    .and_then(|mut f| f.write_all(b"*\n"))
+                    .map_err(|e| err("cannot write", &ignore, e))?;
             }
         }
+        self.hold(dir)?;
         Ok(dir)
     }
 
@@ -195,12 +231,15 @@ impl TokenVault for FileVault {
             }
             // An `--out` journal folder that holds nothing more goes too.
             if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
-                let only_ignore = std::fs::read_dir(dir).is_ok_and(|rd| {
-                    rd.filter_map(Result::ok)
-                        .all(|e| e.file_name() == ".gitignore")
-                });
+                let leftovers = |name: &std::ffi::OsStr| {
+                    name == ".gitignore" || name.to_string_lossy().ends_with(".lock")
+                };
+                let only_ignore = std::fs::read_dir(dir)
+                    .is_ok_and(|rd| rd.filter_map(Result::ok).all(|e| leftovers(&e.file_name())));
                 if only_ignore {
-                    let _ = std::fs::remove_file(dir.join(".gitignore"));
+                    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                        let _ = std::fs::remove_file(e.path());
+                    }
                     let _ = std::fs::remove_dir(dir);
                 }
             }
@@ -210,8 +249,11 @@ impl TokenVault for FileVault {
 
     fn load(&self, user: &str) -> Result<Option<JournalEntry>, VaultError> {
         for dir in &self.dirs {
+            if files::check_own_dir(dir).map_err(|e| err("cannot use", dir, e))? {
+                self.hold(dir)?;
+            }
             let path = self.file_in(dir, user);
-            match std::fs::read_to_string(&path) {
+            match files::read_input_text(&path, files::InputKind::Credentials) {
                 Ok(text) => {
                     return parse(&text, user).map(Some).ok_or_else(|| {
                         err(
@@ -221,7 +263,7 @@ impl TokenVault for FileVault {
                         )
                     });
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(files::FileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(err("cannot read", &path, e)),
             }
         }

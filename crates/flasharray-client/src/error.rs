@@ -387,10 +387,13 @@ impl Error {
     /// array's 400 answers about them. The CLI maps these to exit code 2 only when
     /// nothing was sent.
     pub fn is_invalid_input(&self) -> bool {
-        matches!(
-            self,
-            Error::Name(_) | Error::Size(_) | Error::InvalidRequest(_)
-        )
+        match self {
+            Error::Name(_) | Error::Size(_) | Error::InvalidRequest(_) => true,
+            // A listing's filter the array could not read: the caller wrote it, and
+            // a listing changes nothing.
+            Error::Api(e) => e.status == 400 && e.context() == Some("filter"),
+            _ => false,
+        }
     }
 
     /// The transport failure, if this is one.

@@ -4,6 +4,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::name::{HostGroupName, HostName};
 
+/// Longest filter expression any backend accepts, in bytes: the simulator's request
+/// line is capped at 64 KiB, and the embedded mock, which has no URL, must not copy
+/// a many-megabyte filter before refusing it (issue #28).
+pub const MAX_FILTER_LEN: usize = 64 * 1024;
+
+/// Deepest nesting of `(...)` and `not(...)` any backend accepts. One list request
+/// nested 5,000 deep overflowed the simulator's stack and aborted it (issue #28);
+/// real filters nest a few levels.
+pub const MAX_FILTER_DEPTH: usize = 64;
+
+/// Most terms (comparisons, tests, `contains`, each value of a value list) in one
+/// filter: matching costs terms x items. pxfa sends at most 100 names in one
+/// membership filter.
+pub const MAX_FILTER_TERMS: usize = 1024;
+
+/// Why `filter` is over the length or nesting bound, checked without parsing it
+/// (quoted text does not count towards the nesting). The REST client refuses such a
+/// filter before sending it; the mock's parser enforces the same bounds, and the
+/// number of terms, as it parses.
+pub fn filter_bound_problem(filter: &str) -> Option<String> {
+    if filter.len() > MAX_FILTER_LEN {
+        return Some(format!(
+            "the filter is {} bytes, more than the {MAX_FILTER_LEN} a filter may have",
+            filter.len()
+        ));
+    }
+    let (mut depth, mut deepest, mut quote) = (0usize, 0usize, None);
+    for c in filter.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (None, ')') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    (deepest > MAX_FILTER_DEPTH)
+        .then(|| format!("the filter nests parentheses more than {MAX_FILTER_DEPTH} levels deep"))
+}
+
 /// Selection for list calls on volumes, hosts, host groups and pods.
 ///
 /// Backends return **every** matching item, following continuation tokens;
@@ -170,4 +214,20 @@ pub struct Page<T> {
     pub more_items_remaining: Option<bool>,
     /// Total count, when asked for.
     pub total_item_count: Option<u64>,
+}
+
+#[cfg(test)]
+mod filter_bound_tests {
+    use super::*;
+
+    #[test]
+    fn length_and_nesting_are_bounded_quotes_aside() {
+        assert_eq!(filter_bound_problem("name='a' and (x=1 or not(y=2))"), None);
+        assert!(filter_bound_problem(&"(".repeat(5000)).is_some());
+        assert!(filter_bound_problem(&"not(".repeat(MAX_FILTER_DEPTH + 1)).is_some());
+        assert_eq!(filter_bound_problem(&"not(".repeat(MAX_FILTER_DEPTH)), None);
+        let quoted = format!("name='{}'", "(".repeat(500));
+        assert_eq!(filter_bound_problem(&quoted), None);
+        assert!(filter_bound_problem(&"a".repeat(MAX_FILTER_LEN + 1)).is_some());
+    }
 }

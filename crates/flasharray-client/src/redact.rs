@@ -51,6 +51,21 @@ impl fmt::Debug for SafeUrl<'_> {
 /// start) and the last `@` becomes `***@` (a password may hold `/`, `?` or `#`),
 /// every query value `***`, the fragment `#***`; control characters are escaped.
 pub fn redact_addr(input: &str) -> String {
+    shorten(redact_full(input))
+}
+
+/// The most of an address a message shows: a pasted file or a 70,000-character
+/// host name must not flood the terminal.
+const MAX_SHOWN: usize = 120;
+
+fn shorten(s: String) -> String {
+    match s.char_indices().nth(MAX_SHOWN) {
+        Some((cut, _)) => format!("{}... ({} characters)", &s[..cut], s.chars().count()),
+        None => s,
+    }
+}
+
+fn redact_full(input: &str) -> String {
     let auth_start = input.find("://").map_or(0, |i| i + 3);
     let mut out = String::with_capacity(input.len());
     out.push_str(&input[..auth_start]);
@@ -136,6 +151,33 @@ pub fn parse_address(input: &str) -> (Result<Url, url::ParseError>, bool) {
     (url, carries_credentials)
 }
 
+/// The longest host name DNS allows (RFC 1035: 253 characters in text form).
+const MAX_HOST: usize = 253;
+
+/// What is wrong with the form of an array address that the URL parser would
+/// quietly repair: an empty host before a path (`https:///h`, `//h`), a path (even
+/// one the parser normalises away, `/%2e%2e/`), port 0, or a host longer than DNS
+/// allows. `url` is the address as [`parse_address`] parsed it. The answer never
+/// quotes the address.
+pub fn address_form_problem(input: &str, url: &Url) -> Option<&'static str> {
+    let rest = input.split_once("://").map_or(input, |(_, r)| r);
+    if input.starts_with('/') || rest.starts_with('/') {
+        return Some("has no host before the path; give host, host:port or https://host[:port]");
+    }
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let tail = &rest[authority_end..];
+    if !tail.is_empty() && tail != "/" && !tail.starts_with(['?', '#']) {
+        return Some("has a path; give only scheme, host and port");
+    }
+    if url.port() == Some(0) {
+        return Some("has port 0, which no array listens on");
+    }
+    if url.host_str().is_some_and(|h| h.len() > MAX_HOST) {
+        return Some("has a host name longer than DNS allows (253 characters)");
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +197,37 @@ mod tests {
         ("https://h/?a=b@c&t=SECRET", "https://"),
         ("https://u:pa#SECRET@h", "https://"),
     ];
+
+    #[test]
+    fn address_forms_the_parser_would_repair_are_named() {
+        let problem = |a: &str| {
+            let (url, _) = parse_address(a);
+            address_form_problem(a, &url.unwrap())
+        };
+        for bad in [
+            "https:///h",
+            "//h",
+            "https://h/%2e%2e/",
+            "h/x",
+            "h:0",
+            "127.0.0.1:0",
+        ] {
+            assert!(problem(bad).is_some(), "{bad}");
+        }
+        assert!(problem(&format!("{}.example", "a".repeat(60)).repeat(5)).is_some());
+        for good in [
+            "h",
+            "h:8443",
+            "https://h",
+            "https://h/",
+            "fa1.example.net",
+            "[::1]:8443",
+        ] {
+            assert_eq!(problem(good), None, "{good}");
+        }
+        // Query and fragment are left to the callers' own messages.
+        assert_eq!(problem("https://h?x=1"), None);
+    }
 
     #[test]
     fn unparsed_addresses_lose_their_secrets() {

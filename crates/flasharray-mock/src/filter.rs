@@ -487,7 +487,7 @@ impl Filter {
     /// embedded mock (`pxfa --array sim`) has no URL, and without this bound a
     /// many-megabyte filter would be copied into a char list of four times its
     /// size before any other check ran.
-    pub const MAX_BYTES: usize = 64 * 1024;
+    pub const MAX_BYTES: usize = flasharray::params::MAX_FILTER_LEN;
 
     /// Deepest nesting of `(...)` and `not(...)` accepted. Parsing, matching,
     /// `Debug`, `Clone` and `Drop` recurse once per level, and an unbounded depth
@@ -496,14 +496,14 @@ impl Filter {
     /// wraps each of several `filter` parameters in one more); 64 leaves ample
     /// room and needs only tens of KiB of stack even in debug builds (a test
     /// parses, matches, prints and drops the deepest filter on a 256 KiB thread).
-    pub const MAX_DEPTH: usize = 64;
+    pub const MAX_DEPTH: usize = flasharray::params::MAX_FILTER_DEPTH;
 
     /// Most terms accepted: comparisons, existence tests, `contains(...)`, and each
     /// value of a value list (`name=('a','b')` is two). Matching costs terms x
     /// items, so this bounds the work one request can ask for. pxfa sends at most
     /// 100 names in a membership filter (`flasharray::MAX_NAMES_PER_CALL`) and 16
     /// alternatives in an `or` chain; 1024 is ten times the largest known.
-    pub const MAX_TERMS: usize = 1024;
+    pub const MAX_TERMS: usize = flasharray::params::MAX_FILTER_TERMS;
 
     /// Parses a filter; the error says what is wrong and where.
     pub fn parse(input: &str) -> Result<Filter, String> {

@@ -26,7 +26,7 @@ pub(crate) async fn run(a: &DemoArgs, g: &GlobalArgs, p: &Printer) -> Result<Out
     let spec = px_topology::spec::parse_valid_spec(EXAMPLE_SPEC)
         .map_err(|e| anyhow::anyhow!("the built-in example spec is invalid:\n{e}"))?;
     let t = Tenant::from_spec(spec, Path::new("examples/tenant-direct-access.yaml"))?;
-    let mock = load_sim(None, g.sim_seed.seed())?;
+    let mock = load_sim(None, g.sim_seed.seed(), p)?;
     for admin in t.token_users() {
         mock.add_admin(&admin);
     }

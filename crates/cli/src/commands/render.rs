@@ -32,8 +32,14 @@ pub(super) fn render_options(
     let pull_secret = match pull_secret_file {
         None => None,
         Some(f) => {
-            let text = std::fs::read_to_string(f)
-                .with_context(|| format!("cannot read the pull secret {}", f.display()))?;
+            let text =
+                px_topology::files::read_input_text(f, px_topology::files::InputKind::Credentials)
+                    .map_err(|e| {
+                        InvalidInput::error(format!(
+                            "--pull-secret-file: cannot read {}: {e}",
+                            f.display()
+                        ))
+                    })?;
             let ok = serde_json::from_str::<serde_json::Value>(&text)
                 .ok()
                 .is_some_and(|v| v.get("auths").is_some_and(serde_json::Value::is_object));

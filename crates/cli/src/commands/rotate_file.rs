@@ -109,11 +109,16 @@ impl Rotator<'_> {
     /// Whose token the file holds (`None`: a template or no file) and since when.
     fn file_state(&self) -> Result<(Option<String>, u64)> {
         let path = self.secret_path()?;
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((None, 0)),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
+        let text =
+            match px_topology::files::read_input_text(&path, px_topology::files::InputKind::Spec) {
+                Ok(t) => t,
+                Err(px_topology::files::FileError::Io(e))
+                    if e.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    return Ok((None, 0));
+                }
+                Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+            };
         let body: serde_json::Value = serde_saphyr::from_str(&text)
             .with_context(|| format!("{} is not a px-pure-secret manifest", path.display()))?;
         let pure = body
@@ -202,10 +207,15 @@ impl Rotator<'_> {
         steps.push(format!("verified the new token of {user} (logged in)"));
         let path = self.write_file(user, &token)?;
         vault.delivered(user)?;
+        let apply = px_topology::render::shell::join(&[
+            "oc".to_string(),
+            "apply".to_string(),
+            "-f".to_string(),
+            path.display().to_string(),
+        ]);
         steps.push(format!(
-            "wrote the token of {user} to {}: apply it to the tenant cluster (oc apply -f {})",
+            "wrote the token of {user} to {}: apply it to the tenant cluster ({apply})",
             path.display(),
-            path.display()
         ));
         Ok(path)
     }

@@ -12,7 +12,7 @@ use secrecy::SecretString;
 use crate::args::{GlobalArgs, OutputFormat, SimServeArgs};
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::Printer;
-use crate::session::{SIM_ADMINS, load_sim, save_sim_state};
+use crate::session::{SIM_ADMINS, load_sim, lock_sim_state};
 
 /// Runs the simulator until a shutdown signal.
 pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
@@ -42,12 +42,14 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
         SecretString::from(t)
     };
 
+    // Held while serving: `--array sim --sim-state` on the same file waits for it.
+    let _lock = lock_sim_state(a.state.as_deref(), p)?;
     let state_exists = a.state.as_ref().is_some_and(|s| s.exists());
     let mock = if state_exists {
         if a.seed_volumes.is_some() {
             p.warn("--seed-volumes is ignored: the array comes from the --state file");
         }
-        load_sim(a.state.as_deref(), a.seed.seed())?
+        load_sim(a.state.as_deref(), a.seed.seed(), p)?
     } else {
         let mut b = MockArray::builder().seed(a.seed.seed());
         for admin in SIM_ADMINS {
@@ -62,9 +64,11 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
         mock.faults().set_latency(d);
     }
 
+    // Saved after every change, before the answer: a killed simulator loses nothing.
     let cfg = SimConfig {
         listen: a.listen,
         faults,
+        state_file: a.state.clone(),
         ..SimConfig::new(token)
     };
     let sim = Simulator::start(mock.clone(), cfg)
@@ -90,9 +94,9 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
 
     let why = wait_for_shutdown().await?;
     p.info(format!("{why}: shutting down"));
+    // The shutdown saves the state file one last time.
     sim.shutdown().await;
     if let Some(path) = &a.state {
-        save_sim_state(&mock, path)?;
         p.info(format!("state saved to {}", path.display()));
     }
     Ok(Outcome::Success)

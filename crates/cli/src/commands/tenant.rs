@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::args::{ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs};
 use crate::confirm::confirm;
-use crate::exit::Outcome;
+use crate::exit::{InvalidInput, Outcome};
 use crate::graph::{Graph, Verdicts};
 use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
 use crate::preflight::{self, Findings};
@@ -171,6 +171,7 @@ async fn apply_preflight(
 ) -> Result<()> {
     let mut f = Findings::default();
     preflight::kubeconfigs(&a.kube, &mut f).await;
+
     if let Some(note) = preflight::endpoint(
         t.spec.spec.array.endpoint.as_deref(),
         session.url.as_ref(),
@@ -199,7 +200,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     let mut t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let locator = super::drives::locator_for(&session, &t, None).await?;
-    let vault = super::token_delivery::journal(&t, &session, None, None);
+    let vault = super::token_delivery::journal(&t, &session, None, None).map(FileVault::read_only);
     let result = plan_with_space(
         &session,
         &mut t,
@@ -273,6 +274,12 @@ pub(crate) async fn apply(
     cancel: &Cancel,
 ) -> Result<Outcome> {
     let mut t = Tenant::load(&a.file)?;
+    // The output folder is checked before the array is even opened: a link, a file
+    // or another user's folder there must not surface after the array changed.
+    if let Some(out) = &a.out {
+        px_topology::render::check_out_dir(out, &[crate::token_journal::OUT_SUBDIR])
+            .map_err(|e| InvalidInput::error(format!("--out: {e}")))?;
+    }
     let session = Session::open(g, p, &t.token_users())?;
     let result = apply_in(a, g, p, &mut t, &session, cancel).await;
     let closed = session.close().await;

@@ -250,6 +250,9 @@ pub(crate) fn parse_base_url(input: &str, allow_http: bool) -> Result<Url> {
     }
     // The parser's own message never quotes the input.
     let url = url.map_err(|e| Error::Config(format!("array address {shown}: {e}")))?;
+    if let Some(problem) = crate::redact::address_form_problem(trimmed, &url) {
+        return Err(Error::Config(format!("array address {shown} {problem}")));
+    }
     match url.scheme() {
         "https" => {}
         "http" if allow_http => {}

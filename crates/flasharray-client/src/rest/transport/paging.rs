@@ -37,6 +37,8 @@ pub(crate) struct Pager {
     remaining: Option<usize>,
     seen: u64,
     next: Next,
+    /// A filter over the bounds every backend enforces: refused before sending.
+    refused: Option<String>,
 }
 
 impl Pager {
@@ -48,6 +50,7 @@ impl Pager {
             remaining: None,
             seen: 0,
             next: Next::Start,
+            refused: None,
         }
     }
 
@@ -61,6 +64,10 @@ impl Pager {
             .opt_flag("destroyed", params.destroyed);
         let mut p = Pager::new(path, query, params.page_size);
         p.remaining = params.limit;
+        p.refused = params
+            .filter
+            .as_deref()
+            .and_then(crate::params::filter_bound_problem);
         p
     }
 
@@ -75,6 +82,10 @@ impl Transport {
         &self,
         pager: &mut Pager,
     ) -> Result<Option<Vec<T>>> {
+        if let Some(why) = pager.refused.take() {
+            pager.next = Next::Done;
+            return Err(Error::InvalidRequest(format!("filter: {why}")));
+        }
         if pager.done() {
             return Ok(None);
         }
