@@ -219,30 +219,31 @@ pub(crate) fn parse_array_url(addr: &str) -> Result<Url> {
     Ok(url)
 }
 
-/// Reads a token file: the first non-empty line, trimmed. A file that cannot be
+/// Reads a token file: its one non-empty line, trimmed. A file that cannot be
 /// read is the user's input being wrong (exit 2): nothing was sent.
 pub(crate) fn read_token_file(path: &Path, warn: &mut dyn FnMut(String)) -> Result<SecretString> {
     warn_if_shared(path, warn);
     let bytes = files::read_input(path, InputKind::Token).map_err(|e| {
         InvalidInput::error(format!(
-            "cannot read API token file {}: {e}",
+            "--api-token-file: cannot read {}: {e}",
             path.display()
         ))
     })?;
     let text = SecretString::from(String::from_utf8_lossy(&bytes).into_owned());
     drop(bytes);
-    let line = text
+    let mut lines = text
         .expose_secret()
         .lines()
         .map(|l| l.trim_start_matches(BOM).trim())
-        .find(|l| !l.is_empty())
-        .map(str::to_string);
-    match line {
-        Some(l) => checked_token(&l, &format!("API token file {}", path.display())),
-        None => Err(InvalidInput::error(format!(
-            "API token file {} is empty",
-            path.display()
+        .filter(|l| !l.is_empty());
+    let shown = format!("--api-token-file {}", path.display());
+    match (lines.next(), lines.next()) {
+        (Some(l), None) => checked_token(l, &shown),
+        // A second line may be the real token, or the first a stray: refuse to guess.
+        (Some(_), Some(_)) => Err(InvalidInput::error(format!(
+            "{shown} holds more than one non-empty line; an API token file holds the token alone"
         ))),
+        (None, _) => Err(InvalidInput::error(format!("{shown} is empty"))),
     }
 }
 
@@ -274,15 +275,16 @@ pub(crate) fn checked_token(raw: &str, source: &dyn fmt::Display) -> Result<Secr
 /// block. An unreadable or foreign file exits 2 before anything is sent, instead of
 /// surfacing later as a client setup failure.
 pub(crate) fn read_ca_file(path: &Path) -> Result<Vec<u8>> {
-    let pem = files::read_input(path, InputKind::Credentials)
-        .map_err(|e| InvalidInput::error(format!("cannot read CA file {}: {e}", path.display())))?;
+    let pem = files::read_input(path, InputKind::Credentials).map_err(|e| {
+        InvalidInput::error(format!("--ca-file: cannot read {}: {e}", path.display()))
+    })?;
     let text = String::from_utf8_lossy(&pem);
     let has_cert = text
         .lines()
         .any(|l| l.trim() == "-----BEGIN CERTIFICATE-----");
     if !has_cert {
         return Err(InvalidInput::error(format!(
-            "CA file {} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+            "--ca-file {} holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
             path.display()
         )));
     }
@@ -292,14 +294,14 @@ pub(crate) fn read_ca_file(path: &Path) -> Result<Vec<u8>> {
 fn load_pure_json(path: &Path, warn: &mut dyn FnMut(String)) -> Result<PureJson> {
     warn_if_shared(path, warn);
     let bytes = files::read_input(path, InputKind::Credentials).map_err(|e| {
-        InvalidInput::error(format!("cannot read pure.json {}: {e}", path.display()))
+        InvalidInput::error(format!("--pure-json: cannot read {}: {e}", path.display()))
     })?;
     let text = SecretString::from(String::from_utf8_lossy(&bytes).into_owned());
     drop(bytes);
     // The parse error gives only where and what kind of problem, never the text: it
     // may be a token.
     PureJson::parse(text.expose_secret())
-        .map_err(|e| InvalidInput::error(format!("{}: {e}", path.display())))
+        .map_err(|e| InvalidInput::error(format!("--pure-json {}: {e}", path.display())))
 }
 
 fn select_entry(

@@ -72,13 +72,21 @@ impl Findings {
 /// contacting the clusters.
 pub(crate) async fn kubeconfigs(k: &KubeArgs, f: &mut Findings) {
     let pairs = [
-        (k.kubeconfig.as_deref(), k.context.as_deref()),
-        (k.tenant_kubeconfig.as_deref(), k.tenant_context.as_deref()),
+        (
+            "--kubeconfig",
+            k.kubeconfig.as_deref(),
+            k.context.as_deref(),
+        ),
+        (
+            "--tenant-kubeconfig",
+            k.tenant_kubeconfig.as_deref(),
+            k.tenant_context.as_deref(),
+        ),
     ];
-    for (path, context) in pairs {
+    for (flag, path, context) in pairs {
         let Some(path) = path else { continue };
         if let Err(e) = px_cluster::probe(path, context).await {
-            f.input(format!("{:#}", anyhow::Error::new(e)));
+            f.input(format!("{flag}: {:#}", anyhow::Error::new(e)));
         }
     }
 }

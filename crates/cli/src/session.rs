@@ -92,8 +92,9 @@ impl Session {
         let target = config::resolve(global, &env, &mut |w| printer.warn(w))?;
         match target {
             Target::Sim => {
-                let lock = lock_sim_state(global.sim_state.as_deref(), printer)?;
-                let mock = load_sim(global.sim_state.as_deref(), global.sim_seed.seed(), printer)?;
+                let state = global.sim_state.as_deref().map(|p| (p, "--sim-state"));
+                let lock = lock_sim_state(state, printer)?;
+                let mock = load_sim(state, global.sim_seed.seed(), printer)?;
                 // A new seeded array is a change in itself: keep it even when this
                 // first command only reads.
                 if global.sim_seed != crate::args::SimSeed::Empty
@@ -235,45 +236,50 @@ impl Drop for Session {
 /// Locks `--sim-state` for the whole command (see [`FileLock`]): a second process
 /// waits, saying so, and gives up after [`files::LOCK_WAIT`]. A state file in a
 /// folder that does not exist is refused here, before anything changes.
-pub(crate) fn lock_sim_state(state: Option<&Path>, printer: &Printer) -> Result<Option<FileLock>> {
-    let Some(path) = state else { return Ok(None) };
+pub(crate) fn lock_sim_state(
+    state: Option<(&Path, &str)>,
+    printer: &Printer,
+) -> Result<Option<FileLock>> {
+    let Some((path, flag)) = state else {
+        return Ok(None);
+    };
     let lock = FileLock::acquire(path, files::LOCK_WAIT, &mut |lock| {
         printer.warn(format!(
-            "waiting for another pxfa process using --sim-state {} (lock {})",
+            "waiting for another pxfa process using {flag} {} (lock {})",
             path.display(),
             lock.display()
         ));
     });
     match lock {
         Ok(l) => Ok(Some(l)),
-        Err(e @ LockError::Open(..)) => Err(InvalidInput::error(format!("--sim-state: {e}"))),
-        Err(e) => Err(anyhow::Error::new(e).context(format!("--sim-state {}", path.display()))),
+        Err(e @ LockError::Open(..)) => Err(InvalidInput::error(format!("{flag}: {e}"))),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("{flag} {}", path.display()))),
     }
 }
 
 /// A fresh embedded array with [`SIM_ADMINS`], or the one saved in `state`. The
 /// file is read as an input ([`files::read_input`]); one that is no state file, or a
-/// FIFO, a device or a huge file, is refused naming `--sim-state` (exit 2).
+/// FIFO, a device or a huge file, is refused naming the flag (exit 2).
 pub(crate) fn load_sim(
-    state: Option<&Path>,
+    state: Option<(&Path, &str)>,
     seed: flasharray_mock::Seed,
     printer: &Printer,
 ) -> Result<MockArray> {
     let mock = MockArray::builder().seed(seed).build();
-    if let Some(path) = state
+    if let Some((path, flag)) = state
         && path.exists()
     {
         for w in files::loose_permissions(path) {
             printer.warn(format!(
-                "--sim-state (it holds the simulated admins' API tokens): {w}"
+                "{flag} (it holds the simulated admins' API tokens): {w}"
             ));
         }
         let bytes = files::read_input(path, InputKind::SimState).map_err(|e| {
-            InvalidInput::error(format!("--sim-state: cannot read {}: {e}", path.display()))
+            InvalidInput::error(format!("{flag}: cannot read {}: {e}", path.display()))
         })?;
         let st = serde_json::from_slice(&bytes).map_err(|e| {
             InvalidInput::error(format!(
-                "--sim-state: {} is not a simulator state file (line {}, column {})",
+                "{flag}: {} is not a simulator state file (line {}, column {})",
                 path.display(),
                 e.line(),
                 e.column()

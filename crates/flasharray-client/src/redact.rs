@@ -160,6 +160,10 @@ const MAX_HOST: usize = 253;
 /// allows. `url` is the address as [`parse_address`] parsed it. The answer never
 /// quotes the address.
 pub fn address_form_problem(input: &str, url: &Url) -> Option<&'static str> {
+    // The URL parser drops tabs and line breaks silently (`fa1\rx` becomes `fa1x`).
+    if input.chars().any(char::is_control) {
+        return Some("holds a control character");
+    }
     let rest = input.split_once("://").map_or(input, |(_, r)| r);
     if input.starts_with('/') || rest.starts_with('/') {
         return Some("has no host before the path; give host, host:port or https://host[:port]");
@@ -211,6 +215,8 @@ mod tests {
             "h/x",
             "h:0",
             "127.0.0.1:0",
+            "fa1\rspoof.example",
+            "fa1\t.example",
         ] {
             assert!(problem(bad).is_some(), "{bad}");
         }

@@ -43,13 +43,14 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
     };
 
     // Held while serving: `--array sim --sim-state` on the same file waits for it.
-    let _lock = lock_sim_state(a.state.as_deref(), p)?;
+    let state = a.state.as_deref().map(|s| (s, "--state"));
+    let _lock = lock_sim_state(state, p)?;
     let state_exists = a.state.as_ref().is_some_and(|s| s.exists());
     let mock = if state_exists {
         if a.seed_volumes.is_some() {
             p.warn("--seed-volumes is ignored: the array comes from the --state file");
         }
-        load_sim(a.state.as_deref(), a.seed.seed(), p)?
+        load_sim(state, a.seed.seed(), p)?
     } else {
         let mut b = MockArray::builder().seed(a.seed.seed());
         for admin in SIM_ADMINS {

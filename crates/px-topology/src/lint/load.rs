@@ -57,6 +57,10 @@ pub fn lint_paths<P: AsRef<Path>>(
             .map_err(|e| err(f, format!("cannot read: {e}")))?;
         let docs: Vec<Value> = serde_saphyr::from_multiple(&text)
             .map_err(|e| err(f, format!("not valid YAML: {e}")))?;
+        // An empty file (or a FIFO nobody wrote to) is a wrong path, not a clean lint.
+        if docs.iter().all(Value::is_null) {
+            return Err(err(f, "holds no YAML document"));
+        }
         let source = f.display().to_string();
         findings.extend(super::rendered::check(f, &text, &docs));
         let tags = spec::tags::unknown_tags(&text);
