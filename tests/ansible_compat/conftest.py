@@ -114,6 +114,40 @@ def second_sim(tmp_path_factory):
         proc.wait(timeout=10)
 
 
+def _start_sim(work, *extra):
+    """A simulator from the same sim_serve binary: (process, target host:port,
+    token), the token read from its 0600 file."""
+    token_file, url_file = work / "token", work / "url"
+    proc = subprocess.Popen(
+        [_require_env("PXFA_SIM_BIN"), "--port", "0", "--token-file", str(token_file),
+         "--url-file", str(url_file), *extra],
+        stdout=subprocess.DEVNULL)
+    for _ in range(300):
+        if url_file.exists() and url_file.read_text():
+            break
+        if proc.poll() is not None:
+            raise AssertionError("a simulator exited early")
+        time.sleep(0.1)
+    return proc, url_file.read_text().removeprefix("https://"), token_file.read_text().strip()
+
+
+@pytest.fixture(scope="session")
+def pureuser_sim(tmp_path_factory):
+    """A simulator whose pureuser has a password (as every array's has), given in
+    a 0600 file: its target, token and that password."""
+    work = tmp_path_factory.mktemp("pureuser-sim")
+    password = f"pw-{os.getpid()}-not-secret"
+    pw_file = work / "pw"
+    pw_file.touch(mode=0o600)
+    pw_file.write_text(password + "\n")
+    proc, target, token = _start_sim(work, "--admin-password-file", str(pw_file))
+    try:
+        yield target, token, password
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def items(response):
     """The items of an SDK response, failing with the array's errors otherwise."""
     assert response.status_code == 200, getattr(response, "errors", response)

@@ -4,16 +4,38 @@
 #
 #   tests/ansible_compat/run.sh [pytest args...]
 #
-# Creates (or reuses) a venv in target/ansible-venv, builds the sim_serve example,
+# Creates (or reuses) a venv in target/ansible14-venv (ansible 14 needs Python
+# >= 3.12: python3.13 or python3.12 on PATH, else pyenv's newest 3.12+; the rest of
+# the project keeps the machine's python3), builds the sim_serve example,
 # starts one simulator on a free port with a random token (written to a 0600 file,
 # never printed), runs the playbooks through pytest (test_ansible.py), and stops the
 # simulator. Playbooks get the array from PUREFA_URL and the token from PUREFA_API,
 # which the collection reads from the environment, so the token is never in argv.
-# Needs python3 >= 3.11 and network access to PyPI the first time.
+# Needs network access to PyPI the first time.
 set -euo pipefail
 
-. "$(dirname "${BASH_SOURCE[0]}")/../sim_suite.sh"
-sim_suite_start ansible-venv "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements.txt"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+venv_name=ansible14-venv
+
+# A Python >= 3.12 for the venv; sim_suite_start reuses a venv that exists.
+python_312() {
+    local candidate
+    for candidate in python3.13 python3.12 python3 \
+        "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.1[2-9]*/bin/python3; do
+        if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+if [[ ! -x "$here/../../target/$venv_name/bin/python" ]]; then
+    py="$(python_312)" || { echo "ansible 14 needs Python >= 3.12; none found" >&2; exit 1; }
+    "$py" -m venv "$here/../../target/$venv_name"
+fi
+
+. "$here/../sim_suite.sh"
+sim_suite_start "$venv_name" "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements.txt"
 
 PXFA_SIM_TARGET="${url#https://}" \
 PXFA_SIM_TOKEN_FILE="$work/token" \

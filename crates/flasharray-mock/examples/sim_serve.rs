@@ -9,8 +9,14 @@
 //! cargo run -p flasharray-mock --example sim_serve -- --port 0 --token-file /tmp/t \
 //!     [--url-file /tmp/u] [--faults 429:every=10] [--session-ttl-secs 60] [--plain] \
 //!     [--array-name NAME] [--http-latency-ms 20] [--connect-latency-ms 20] [--admin NAME]... \
-//!     [--stats-file /tmp/stats.json] [--cert-out /tmp/cert.pem] [--state /tmp/state.json]
+//!     [--stats-file /tmp/stats.json] [--cert-out /tmp/cert.pem] [--state /tmp/state.json] \
+//!     [--admin-password-file /tmp/pw]
 //! ```
+//!
+//! `--admin-password-file` gives `pureuser` the password in that file (first line),
+//! as every real array's `pureuser` has one, so that REST 1.x password logins
+//! (Pure's `purefa_token`, whose examples all use `username: pureuser`) work as
+//! pureuser too; without it pureuser has no password (`SimConfig::admin_password`).
 //!
 //! `--array-name` names the simulated array (two simulators with distinct names can
 //! be connected to each other through `/array-connections`). `--stats-file` gets the
@@ -48,6 +54,7 @@ struct Args {
     stats_file: Option<PathBuf>,
     cert_out: Option<PathBuf>,
     state: Option<PathBuf>,
+    admin_password_file: Option<PathBuf>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -65,6 +72,7 @@ fn parse_args() -> Result<Args, String> {
         stats_file: None,
         cert_out: None,
         state: None,
+        admin_password_file: None,
     };
     let ms = |flag: &str, v: String| -> Result<Duration, String> {
         v.parse()
@@ -93,6 +101,7 @@ fn parse_args() -> Result<Args, String> {
             "--stats-file" => args.stats_file = Some(PathBuf::from(value()?)),
             "--cert-out" => args.cert_out = Some(PathBuf::from(value()?)),
             "--state" => args.state = Some(PathBuf::from(value()?)),
+            "--admin-password-file" => args.admin_password_file = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -142,6 +151,15 @@ async fn main() {
     cfg.session_ttl = args.session_ttl;
     cfg.http_latency = args.http_latency;
     cfg.connect_latency = args.connect_latency;
+    if let Some(path) = &args.admin_password_file {
+        match std::fs::read_to_string(path) {
+            Ok(text) => cfg.admin_password = Some(text.lines().next().unwrap_or("").into()),
+            Err(e) => {
+                eprintln!("sim_serve: cannot read {}: {e}", path.display());
+                std::process::exit(1);
+            }
+        }
+    }
     let mut array = MockArray::builder();
     if let Some(name) = &args.array_name {
         array = array.name(name.clone());

@@ -17,8 +17,10 @@ pub(crate) const ERADICATION_DELAY_RANGE_MS: std::ops::RangeInclusive<u64> =
 pub(crate) struct ArraySettings {
     /// The new array name.
     pub(crate) name: Option<String>,
-    /// The new eradication delay, ms.
+    /// The new eradication delay in force (`enabled_delay`), ms.
     pub(crate) eradication_delay_ms: Option<u64>,
+    /// The new `disabled_delay` (the delay under SafeMode), ms.
+    pub(crate) disabled_delay_ms: Option<u64>,
 }
 
 /// Array names: 1-56 letters, digits and `-`, starting with a letter or digit and
@@ -43,6 +45,17 @@ impl MockArray {
         (state.array.id.clone(), state.array.name.clone())
     }
 
+    /// The eradication delays, ms: (`enabled_delay`, the one in force;
+    /// `disabled_delay`, the one under SafeMode).
+    pub(crate) fn eradication_delays(&self) -> (u64, u64) {
+        let state = self.lock();
+        let enabled = state.array.eradication_delay_ms;
+        (
+            enabled,
+            state.array.eradication_disabled_delay_ms.unwrap_or(enabled),
+        )
+    }
+
     /// Applies `settings` after checking all of them, so a refused patch changes
     /// nothing.
     pub(crate) fn patch_array_settings(&self, settings: &ArraySettings) -> Result<()> {
@@ -51,13 +64,18 @@ impl MockArray {
         {
             return Err(bad(name, "Invalid array name."));
         }
-        if let Some(delay) = settings.eradication_delay_ms
-            && !ERADICATION_DELAY_RANGE_MS.contains(&delay)
-        {
-            return Err(bad(
-                "eradication_delay",
-                "Eradication delay must be between 1 and 30 days.",
-            ));
+        for (field, delay) in [
+            ("eradication_delay", settings.eradication_delay_ms),
+            ("disabled_delay", settings.disabled_delay_ms),
+        ] {
+            if let Some(delay) = delay
+                && !ERADICATION_DELAY_RANGE_MS.contains(&delay)
+            {
+                return Err(bad(
+                    field,
+                    "Eradication delay must be between 1 and 30 days.",
+                ));
+            }
         }
         let mut state = self.lock();
         if let Some(name) = &settings.name {
@@ -65,6 +83,9 @@ impl MockArray {
         }
         if let Some(delay) = settings.eradication_delay_ms {
             state.array.eradication_delay_ms = delay;
+        }
+        if let Some(delay) = settings.disabled_delay_ms {
+            state.array.eradication_disabled_delay_ms = Some(delay);
         }
         drop(state);
         self.changed();
@@ -83,6 +104,7 @@ mod tests {
         mock.patch_array_settings(&ArraySettings {
             name: Some("fa-renamed".into()),
             eradication_delay_ms: Some(2 * 86_400_000),
+            disabled_delay_ms: Some(5 * 86_400_000),
         })
         .unwrap();
         let info = mock.get_array().await.unwrap();
@@ -95,10 +117,17 @@ mod tests {
             ArraySettings {
                 name: Some("-x".into()),
                 eradication_delay_ms: Some(86_400_000),
+                disabled_delay_ms: None,
             },
             ArraySettings {
                 name: Some("ok".into()),
                 eradication_delay_ms: Some(1000),
+                disabled_delay_ms: None,
+            },
+            ArraySettings {
+                name: None,
+                eradication_delay_ms: None,
+                disabled_delay_ms: Some(31 * 86_400_000),
             },
         ] {
             assert!(mock.patch_array_settings(&bad).is_err());
@@ -109,5 +138,6 @@ mod tests {
             info.eradication_config.eradication_delay,
             Some(2 * 86_400_000)
         );
+        assert_eq!(mock.eradication_delays(), (2 * 86_400_000, 5 * 86_400_000));
     }
 }

@@ -148,6 +148,7 @@ impl MockArrayBuilder {
                 capacity: capacity.as_u64(),
                 eradication_delay_ms: u64::try_from(self.eradication_delay.as_millis())
                     .unwrap_or(u64::MAX),
+                eradication_disabled_delay_ms: None,
                 destroy_connected: self.destroy_connected,
             },
             &admins,

@@ -34,7 +34,14 @@ pub(crate) struct ArrayRec {
     pub name: String,
     pub version: String,
     pub capacity: u64,
+    /// The delay in force: `eradication_config.enabled_delay`, for objects that
+    /// can be eradicated by hand (the simulator's SafeMode is off).
     pub eradication_delay_ms: u64,
+    /// `eradication_config.disabled_delay` (REST 2.26+: the delay for objects that
+    /// SafeMode keeps from manual eradication); `None` is the same as the enabled
+    /// delay (a fresh array, and states saved before it was kept).
+    #[serde(default)]
+    pub eradication_disabled_delay_ms: Option<u64>,
     pub destroy_connected: DestroyConnected,
 }
 

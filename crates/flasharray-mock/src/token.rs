@@ -60,16 +60,13 @@ impl State {
         timeout: Option<Duration>,
     ) -> Result<AdminApiToken> {
         let k = self.admin_key(admin)?;
-        let expires_at = match timeout {
-            Some(d) if d.is_zero() => {
-                return Err(bad(
-                    admin,
-                    "Invalid value for timeout: it must be positive.",
-                ));
-            }
-            Some(d) => Some(now.saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))),
-            None => None,
-        };
+        // `timeout=0` is a token that never expires, as no timeout is: Pure's
+        // Ansible collection sends it for every token made without a lifetime
+        // (`purefa_user` `timeout` defaults to "0", converted to 0 ms, since
+        // collection 1.34), so arrays accept it.
+        let expires_at = timeout
+            .filter(|d| !d.is_zero())
+            .map(|d| now.saturating_add(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)));
         let rec = self
             .admins
             .get_mut(&k)

@@ -26,7 +26,7 @@ pub(super) async fn arrays(call: &Call<'_>) -> Result<Reply, Fail> {
     }
     let page = read_only(call, &[])?;
     let info = call.state.array.get_array().await?;
-    Ok(page.reply(&[info], None))
+    Ok(page.reply(&[with_delays(call, &info)], None))
 }
 
 pub(super) async fn space(call: &Call<'_>) -> Result<Reply, Fail> {
@@ -76,10 +76,15 @@ pub(super) async fn hardware(call: &Call<'_>) -> Result<Reply, Fail> {
     Ok(page.reply(&items, None))
 }
 
-/// `PATCH /arrays`: the name (`purefa_arrayname`) and the eradication delay
-/// (`purefa_eradication`). The simulator has SafeMode off, so `disabled_delay` is
-/// the delay in force and the same as `eradication_delay`; `enabled_delay` (the
-/// delay under SafeMode) can only be given as that same value.
+/// One day in ms: arrays round every eradication delay down to whole days.
+const DAY_MS: u64 = 86_400_000;
+
+/// `PATCH /arrays`: the name (`purefa_arrayname`) and the eradication delays
+/// (`purefa_eradication`), as the SDK's `EradicationConfig` (REST 2.26) describes
+/// them: `enabled_delay` (objects that can be eradicated by hand: the delay in
+/// force, SafeMode being off) and `disabled_delay` (objects SafeMode protects) are
+/// kept apart; the deprecated `eradication_delay` sets both, and is refused while
+/// they differ; every value is rounded down to whole days (1 to 30).
 async fn patch(call: &Call<'_>) -> Result<Reply, Fail> {
     #[derive(serde::Deserialize, Default)]
     #[serde(default)]
@@ -91,57 +96,73 @@ async fn patch(call: &Call<'_>) -> Result<Reply, Fail> {
     let body: Body = call.body(&["name", "eradication_config"])?;
     let mut settings = ArraySettings {
         name: body.name,
-        eradication_delay_ms: None,
+        ..ArraySettings::default()
     };
     if let Some(config) = body.eradication_config {
-        let Some(config) = config.as_object() else {
-            return Err(bad_request(
-                Some("eradication_config"),
-                "Invalid eradication_config.",
-            ));
-        };
-        let mut delays = Vec::new();
-        for (key, value) in config {
-            match (key.as_str(), value) {
-                (_, Value::Null) => {}
-                ("eradication_delay" | "disabled_delay", v) => delays.push((key, v.as_u64())),
-                ("enabled_delay", v) => delays.push((key, v.as_u64())),
-                (other, _) => {
-                    return Err(bad_request(
-                        Some(other),
-                        format!(
-                            "Field {other:?} is not supported by the simulator for this request."
-                        ),
-                    ));
-                }
-            }
-        }
-        for (key, delay) in &delays {
-            let Some(delay) = delay else {
-                return Err(bad_request(Some(key), format!("Invalid value for {key}.")));
-            };
-            if *key != "enabled_delay" {
-                settings.eradication_delay_ms = Some(*delay);
-            }
-        }
-        let current = call
-            .state
-            .array
-            .get_array()
-            .await?
-            .eradication_config
-            .eradication_delay;
-        let effective = settings.eradication_delay_ms.or(current);
-        if let Some((_, Some(enabled))) = delays.iter().find(|(k, _)| *k == "enabled_delay")
-            && Some(*enabled) != effective
-        {
-            return Err(bad_request(
-                Some("enabled_delay"),
-                "enabled_delay is not supported by the simulator unless it equals the eradication delay (SafeMode is off).",
-            ));
-        }
+        delays(call, &config, &mut settings)?;
     }
     call.state.mock.patch_array_settings(&settings)?;
     let info = call.state.array.get_array().await?;
-    Ok(Reply::items(&[info]))
+    Ok(Reply::items(&[with_delays(call, &info)]))
+}
+
+/// The delays of one `eradication_config` into `settings`.
+fn delays(call: &Call<'_>, config: &Value, settings: &mut ArraySettings) -> Result<(), Fail> {
+    let Some(config) = config.as_object() else {
+        return Err(bad_request(
+            Some("eradication_config"),
+            "Invalid eradication_config.",
+        ));
+    };
+    let mut given = [None; 3];
+    for (key, value) in config {
+        let slot = match key.as_str() {
+            "eradication_delay" => 0,
+            "enabled_delay" => 1,
+            "disabled_delay" => 2,
+            other => {
+                return Err(bad_request(
+                    Some(other),
+                    format!("Field {other:?} is not supported by the simulator for this request."),
+                ));
+            }
+        };
+        if value.is_null() {
+            continue;
+        }
+        let ms = value
+            .as_u64()
+            .ok_or_else(|| bad_request(Some(key), format!("Invalid value for {key}.")))?;
+        given[slot] = Some(ms / DAY_MS * DAY_MS);
+    }
+    let [both, enabled, disabled] = given;
+    if let Some(both) = both {
+        let (now_enabled, now_disabled) = call.state.mock.eradication_delays();
+        if now_enabled != now_disabled {
+            return Err(bad_request(
+                Some("eradication_delay"),
+                "eradication_delay cannot be set while disabled_delay and enabled_delay differ.",
+            ));
+        }
+        settings.eradication_delay_ms = Some(both);
+        settings.disabled_delay_ms = Some(both);
+    }
+    settings.eradication_delay_ms = enabled.or(settings.eradication_delay_ms);
+    settings.disabled_delay_ms = disabled.or(settings.disabled_delay_ms);
+    Ok(())
+}
+
+/// The array as JSON with both eradication delays (our model carries only the one
+/// in force; `sim/fields.rs` would copy it into both).
+fn with_delays(call: &Call<'_>, info: &flasharray::models::ArrayInfo) -> Value {
+    let mut value = serde_json::to_value(info).unwrap_or(Value::Null);
+    let (enabled, disabled) = call.state.mock.eradication_delays();
+    if let Some(config) = value
+        .get_mut("eradication_config")
+        .and_then(Value::as_object_mut)
+    {
+        config.insert("enabled_delay".into(), enabled.into());
+        config.insert("disabled_delay".into(), disabled.into());
+    }
+    value
 }

@@ -1,11 +1,14 @@
 //! `/controllers`: the two controllers of the simulated chassis. Ansible's
 //! `purefa_host` reads the first controller's model to tell Cloud Block Store from
-//! a hardware array, and `purefa_info` lists them.
+//! a hardware array, and `purefa_info` lists them: collection 1.43's `minimum`
+//! subset asks for `filter=type='array_controller'` (its controller uptimes), so
+//! `filter` is served with the same language, limits and 400 answer as every list.
 
 use hyper::Method;
 use serde_json::{Value, json};
 
 use super::Call;
+use crate::listing::parse_filter;
 use crate::sim::paging::{PAGING_PARAMS, PageRequest};
 use crate::sim::response::{Fail, Reply};
 
@@ -16,7 +19,7 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
     if call.method != Method::GET {
         return Err(call.method_not_allowed());
     }
-    let mut allowed = vec!["names"];
+    let mut allowed = vec!["names", "filter"];
     allowed.extend_from_slice(PAGING_PARAMS);
     call.query.only(&allowed)?;
     let page = PageRequest::from_query("controllers", &call.query)?;
@@ -28,8 +31,10 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
         })
     };
     let wanted = call.query.csv("names");
+    let filter = parse_filter(call.query.one("filter")?.as_deref())?;
     let items: Vec<Value> = [item("CT0", "primary"), item("CT1", "secondary")]
         .into_iter()
+        .filter(|c| filter.as_ref().is_none_or(|f| f.matches(c)))
         .filter(|c| {
             wanted.is_empty()
                 || wanted.iter().any(|w| {

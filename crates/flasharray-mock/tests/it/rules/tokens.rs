@@ -52,3 +52,22 @@ async fn api_tokens_one_per_admin_hidden_unless_exposed() {
     // The built-in admin exists next to the builder's.
     a.create_api_token("pureuser", None).await.unwrap();
 }
+
+/// `timeout=0` makes a token that never expires: Pure's Ansible collection sends it
+/// for every `purefa_user` token made without a lifetime (issue #25).
+#[tokio::test]
+async fn a_zero_timeout_is_a_token_that_never_expires() {
+    let m = MockArray::builder()
+        .clock(MockClock::manual(T0))
+        .admin("ops")
+        .build();
+    let a: &dyn FlashArray = &m;
+    let t = a
+        .create_api_token("ops", Some(Duration::ZERO))
+        .await
+        .unwrap();
+    assert_eq!(t.api_token.expires_at, None);
+    let secret = t.api_token.expose().unwrap().to_string();
+    m.clock().advance(Duration::from_secs(400 * 86_400));
+    assert_eq!(m.api_token_owner(&secret).as_deref(), Some("ops"));
+}
