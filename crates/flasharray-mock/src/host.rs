@@ -140,6 +140,9 @@ impl State {
         ini: &Initiators,
         taken: &mut HashSet<String>,
     ) -> Result<()> {
+        // "hosts defined with an NQN cannot have either IQN or WWNs" on current
+        // Purity//FA (Pure's Ansible collection, Pure-Storage-Ansible/
+        // FlashArray-Collection#627, which made purefa_host enforce it too).
         if !ini.nqns.is_empty() && (!ini.iqns.is_empty() || !ini.wwns.is_empty()) {
             return Err(bad(
                 host,

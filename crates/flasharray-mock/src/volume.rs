@@ -367,6 +367,13 @@ impl State {
         if names.is_empty() {
             return Err(bad("names", "Invalid request: names must be given."));
         }
+        // A rename and a destroy (or recover) in one PATCH are refused: CloudStack's
+        // FlashArray adapter sent {name, destroyed} when deleting and the array
+        // answered 400 "Invalid combination of parameters" (apache/cloudstack#13049,
+        // which now sends two requests).
+        if patch.name.is_some() && patch.destroyed.is_some() {
+            return Err(bad("destroyed", "Invalid combination of parameters."));
+        }
         if patch.name.is_some() && names.len() > 1 {
             return Err(bad(
                 "name",
@@ -567,7 +574,12 @@ impl State {
     }
 }
 
-/// The answer of an array whose SafeMode blocks manual eradication.
+/// The answer of an array whose SafeMode blocks manual eradication (volumes, pods
+/// and realms alike). Source: LXD's Pure driver meets "Cannot eradicate pod" on
+/// SafeMode arrays (reference `flasharray-rest.md` §2.5, error table), and the
+/// SDK's `EradicationConfig.manual_eradication` (REST 2.26) says that with it
+/// disabled "you cannot eradicate objects". Destroyed objects still go when their
+/// delay ends (`State::sweep`).
 pub(crate) fn safemode_refusal(kind: &str, name: &str) -> Error {
     bad(
         name,

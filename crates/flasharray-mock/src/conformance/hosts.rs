@@ -80,3 +80,43 @@ pub async fn host_initiators_add_remove_replace(a: &dyn FlashArray) {
         ErrorKind::Invalid
     );
 }
+
+/// Rule: an NVMe host (one with an NQN) holds no IQN or WWN, whether created so
+/// or patched so (FlashArray-Collection#627: current Purity//FA refuses it), and
+/// a refused request changes nothing.
+pub async fn an_nvme_host_holds_no_iqn_or_wwn(a: &dyn FlashArray) {
+    let nqn = || vec!["nqn.2014-08.org.nvmexpress:uuid:1".to_string()];
+    for mixed in [
+        HostPost::default()
+            .with_nqns(nqn())
+            .with_iqns(vec!["iqn.2020-01.io.pxfa:n1".into()]),
+        HostPost::default()
+            .with_nqns(nqn())
+            .with_wwns(vec!["2100000000000009".into()]),
+    ] {
+        let e = a.create_hosts(&[h("n1")], &mixed).await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Invalid, "{e}");
+        assert_eq!(e.as_api().unwrap().status, 400);
+    }
+    assert!(a.list_hosts(&ListParams::names(["n1"])).await.is_err());
+    let nvme = HostPost::default().with_nqns(nqn());
+    a.create_hosts(&[h("n1")], &nvme).await.unwrap();
+    for add in [
+        HostPatch::default().with_add_iqns(vec!["iqn.2020-01.io.pxfa:n1".into()]),
+        HostPatch::default().with_add_wwns(vec!["2100000000000009".into()]),
+    ] {
+        assert_eq!(
+            kind(a.patch_hosts(&[h("n1")], &add)).await,
+            ErrorKind::Invalid
+        );
+    }
+    let listed = a.list_hosts(&ListParams::names(["n1"])).await.unwrap();
+    assert_eq!(listed[0].nqns, nqn());
+    assert!(listed[0].iqns.is_empty() && listed[0].wwns.is_empty());
+    // Replacing the NQN by an IQN in one request is not mixing.
+    let swap = HostPatch::default()
+        .with_nqns(vec![])
+        .with_iqns(vec!["iqn.2020-01.io.pxfa:n1".into()]);
+    let r = a.patch_hosts(&[h("n1")], &swap).await.unwrap();
+    assert!(r[0].nqns.is_empty());
+}

@@ -325,3 +325,33 @@ pub async fn copies_take_the_source_size(a: &dyn FlashArray) {
         ErrorKind::NotFound
     );
 }
+
+/// Rule: one PATCH cannot both rename and destroy (or recover) a volume: the
+/// array answers 400 "Invalid combination of parameters" and changes nothing
+/// (apache/cloudstack#13049: CloudStack's FlashArray adapter sent `{name,
+/// destroyed}` when deleting, and now sends two requests).
+pub async fn rename_and_destroy_are_separate_requests(a: &dyn FlashArray) {
+    a.create_volumes(&vs(&["v1"]), &size(GIB)).await.unwrap();
+    for destroyed in [true, false] {
+        let both = VolumePatch::default()
+            .with_name("v1-gone".into())
+            .with_destroyed(destroyed);
+        let e = a
+            .patch_volumes(&vs(&["v1"]), &both, false)
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Invalid, "{e}");
+        assert_eq!(e.as_api().unwrap().status, 400);
+        assert!(
+            e.to_string().contains("Invalid combination of parameters"),
+            "{e}"
+        );
+    }
+    let listed = a.list_volumes(&ListParams::names(["v1"])).await.unwrap();
+    assert!(!listed[0].destroyed && listed[0].name == "v1");
+    let rename = VolumePatch::default().with_name("v1-gone".into());
+    a.patch_volumes(&vs(&["v1"]), &rename, false).await.unwrap();
+    a.patch_volumes(&vs(&["v1-gone"]), &VolumePatch::destroy(), false)
+        .await
+        .unwrap();
+}

@@ -25,7 +25,7 @@ async fn the_conformance_registry_runs_every_check() {
     let checks = conformance::all();
     assert_eq!(
         checks.len(),
-        25,
+        27,
         "a check is missing here or in the registry"
     );
     for (name, check) in checks {
