@@ -421,6 +421,12 @@ fn the_next_apply_finishes_what_the_journal_holds() {
         let created_at = find_created_at(&serde_json::from_slice(&listed.stdout).unwrap()).unwrap();
         let journal = out.join(".pxfa");
         std::fs::create_dir_all(&journal).unwrap();
+        // Owner-only, as pxfa makes it: pxfa refuses, never chmods, an open one.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(0o700)).unwrap();
+        }
         let entry = if state_word == "created" {
             serde_json::json!({"v": 1, "array": "sim", "user": user, "state": "created",
                 "intent_at_ms": created_at, "created_at": created_at, "token": value})
@@ -468,4 +474,35 @@ fn the_next_apply_finishes_what_the_journal_holds() {
             .assert()
             .code(0);
     }
+}
+
+/// An `--out` journal folder open to other users is refused before the array is
+/// written (issue #28: pxfa never chmods a folder it did not create, and a refusal
+/// must not come after the pod was made).
+#[cfg(unix)]
+#[test]
+fn an_open_journal_folder_is_refused_before_any_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("pxfa-sim.json");
+    let out = dir.path().join("out");
+    let journal = out.join(".pxfa");
+    std::fs::create_dir_all(&journal).unwrap();
+    std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = sim_cmd(&state)
+        .args(["apply", "-f"])
+        .arg(example("tenant-cloud-drive.yaml"))
+        .args(["--yes", "--include-secrets", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("open to other users"), "{stderr}");
+    assert!(!state.exists(), "the array changed before the refusal");
+    assert_eq!(
+        std::fs::metadata(&journal).unwrap().permissions().mode() & 0o777,
+        0o755,
+        "the folder was chmod-ed"
+    );
 }

@@ -120,15 +120,19 @@ impl FileVault {
 
     /// Creates the write folder owner-only; an `--out` journal folder gets its
     /// `.gitignore`.
-    fn prepare(&self) -> Result<&Path, VaultError> {
-        let dir = self.dir().ok_or_else(|| {
-            VaultError("no folder for the token journal (set --state-dir)".into())
-        })?;
-        // A missing folder is created owner-only. An existing one (a `--state-dir`
-        // the admin named, or an `--out` folder's `.pxfa/`) must be a real folder of
-        // the user running pxfa and is never chmod-ed: one open to others is refused.
-        px_topology::files::ensure_own_dir(dir, 0o700)
-            .map_err(|e| err("cannot use the token journal folder", dir, e))?;
+    /// Checks the folder entries are written to without changing anything: absent,
+    /// or a real folder of the user running pxfa that only they can enter. `apply`
+    /// runs this before its first array write, so a folder pxfa cannot use never
+    /// surfaces after the array changed.
+    pub(crate) fn check(&self) -> Result<(), VaultError> {
+        let Some(dir) = self.dir() else {
+            return Ok(());
+        };
+        if !px_topology::files::check_own_dir(dir)
+            .map_err(|e| err("cannot use the token journal folder", dir, e))?
+        {
+            return Ok(());
+        }
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -145,6 +149,19 @@ impl FileVault {
                 )));
             }
         }
+        Ok(())
+    }
+
+    fn prepare(&self) -> Result<&Path, VaultError> {
+        let dir = self.dir().ok_or_else(|| {
+            VaultError("no folder for the token journal (set --state-dir)".into())
+        })?;
+        // A missing folder is created owner-only. An existing one (a `--state-dir`
+        // the admin named, or an `--out` folder's `.pxfa/`) must be a real folder of
+        // the user running pxfa and is never chmod-ed: one open to others is refused.
+        px_topology::files::ensure_own_dir(dir, 0o700)
+            .map_err(|e| err("cannot use the token journal folder", dir, e))?;
+        self.check()?;
         if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
             let ignore = dir.join(".gitignore");
             // Not `exists()`: a dangling link there would be followed by a write.

@@ -304,6 +304,9 @@ async fn apply_in(
     let vault: Option<Arc<FileVault>> =
         super::token_delivery::journal(t, session, a.out.as_deref(), a.state_dir.as_deref())
             .map(Arc::new);
+    if let Some(v) = &vault {
+        v.check().map_err(|e| InvalidInput::error(e.to_string()))?;
+    }
     let (plan, observed, space) = plan_with_space(
         session,
         t,
