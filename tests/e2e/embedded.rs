@@ -120,6 +120,41 @@ fn simulator_saves_state_on_sigterm() {
     assert_eq!(names.len(), 4);
 }
 
+/// Issue #28: the state is saved after each change, so a killed simulator (no
+/// shutdown) keeps every answered write; while it serves, `--array sim` on the same
+/// file waits for its lock instead of overwriting its saves.
+#[test]
+fn a_killed_simulator_keeps_every_answered_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("sim-state.json");
+    let state_s = state.to_str().unwrap();
+    let sim = Sim::start_with(&["--state", state_s]);
+    sim.json(&["volume", "create", "kept", "--size", "1GiB"]);
+    let o = pxfa()
+        .args(["--array", "sim", "--sim-state", state_s, "volume", "list"])
+        .timeout(std::time::Duration::from_secs(5))
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0), "ran beside the serving simulator");
+    drop(sim); // SIGKILL: no shutdown, no final save.
+    let o = pxfa()
+        .args([
+            "--array",
+            "sim",
+            "--sim-state",
+            state_s,
+            "volume",
+            "list",
+            "-o",
+            "name",
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&o);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stdout.contains("volume/kept"), "{stdout}");
+}
+
 #[test]
 fn simulator_faults_and_latency_are_survived() {
     let sim = Sim::start_with(&[
