@@ -1,5 +1,6 @@
-//! Files that hold secrets (API tokens, simulator state with tokens): created with
-//! mode 0600 before any byte is written, replaced atomically.
+//! Files pxfa writes outside an output folder: secrets (API tokens) created with
+//! mode 0600 before any byte is written, and the simulator's certificate; each replaced
+//! atomically through a new temporary file, never written through a link.
 
 use std::io::Write;
 use std::path::Path;
@@ -10,6 +11,13 @@ use anyhow::{Context, Result};
 /// file in the same folder first and is then renamed over `path`, so readers never see
 /// half a file and an existing file's looser mode is not inherited.
 pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_replacing(path, bytes, 0o600)
+}
+
+/// Writes `bytes` to `path` with `mode` the same way: through a new temporary file
+/// (never through a link) renamed over `path`, which replaces a link at `path`
+/// instead of writing to its target.
+pub(crate) fn write_replacing(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -23,7 +31,7 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
         std::process::id()
     ));
     let result = (|| -> Result<()> {
-        let mut f = px_topology::files::create_new_file(&tmp, 0o600)
+        let mut f = px_topology::files::create_new_file(&tmp, mode)
             .with_context(|| format!("cannot create {}", tmp.display()))?;
         f.write_all(bytes)?;
         f.sync_all()?;

@@ -76,7 +76,7 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
         .await
         .context("cannot start the simulator")?;
     if let Some(path) = &a.cert_out {
-        std::fs::write(path, sim.cert_pem())
+        crate::secret_file::write_replacing(path, sim.cert_pem().as_bytes(), 0o644)
             .with_context(|| format!("cannot write the certificate to {}", path.display()))?;
     }
     let url = sim.url();
