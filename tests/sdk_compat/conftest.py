@@ -23,6 +23,23 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 
 _counter = itertools.count()
 
+# The REST version the simulator under test answers as (run.sh sets it for the
+# runs at older versions; the newest otherwise).
+TOP_REST_VERSION = "2.39"
+REST_VERSION = os.environ.get("PXFA_SIM_REST_VERSION", TOP_REST_VERSION)
+
+
+def minor(version):
+    return int(version.split(".")[1])
+
+
+def since(version):
+    """Skips a test of what REST `version` introduced in runs at older versions:
+    the SDK's client for those versions has no such method or field."""
+    return pytest.mark.skipif(
+        minor(REST_VERSION) < minor(version),
+        reason=f"REST {version}+; this run is at {REST_VERSION}")
+
 
 def _require_env(name):
     value = os.environ.get(name)
@@ -79,6 +96,8 @@ def spawn_sim():
             cmd += ["--faults", faults]
         if array_name:
             cmd += ["--array-name", array_name]
+        if REST_VERSION != TOP_REST_VERSION:
+            cmd += ["--rest-version", REST_VERSION]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         started.append(proc)
         deadline = time.monotonic() + 30

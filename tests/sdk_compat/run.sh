@@ -5,14 +5,43 @@
 #
 # Creates (or reuses) a venv in target/sdk-venv, builds the sim_serve example,
 # starts one simulator on a free port with a random token (written to a 0600 file,
-# never printed), runs pytest, and stops the simulator. Needs python3 >= 3.9 and
+# never printed), runs pytest, and stops the simulator; then does the same with a
+# simulator answering as an array of REST 2.36 and one of 2.26 (--rest-version). Needs python3 >= 3.9 and
 # network access to PyPI the first time.
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/../sim_suite.sh"
 sim_suite_start sdk-venv "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements.txt"
 
+# The simulator at its newest REST version (the one sim_suite_start started), then
+# as arrays whose newest versions are older: each run's SDK picks its own client
+# (FA_2_N) from the versions the simulator advertises, and tests of what came later
+# skip (conftest.since). PXFA_SDK_REST_VERSIONS overrides the older versions.
+echo "REST (newest)"
 PXFA_SIM_TARGET="${url#https://}" \
 PXFA_SIM_TOKEN_FILE="$work/token" \
 PXFA_SIM_BIN="$bin" \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/sdk_compat" "$@"
+
+for version in ${PXFA_SDK_REST_VERSIONS:-2.36 2.26}; do
+    vwork="$work/rest-$version"
+    mkdir -p "$vwork"
+    "$bin" --port 0 --token-file "$vwork/token" --url-file "$vwork/url" \
+        --rest-version "$version" >/dev/null &
+    vpid=$!
+    for _ in $(seq 1 300); do
+        [[ -s "$vwork/url" ]] && break
+        kill -0 "$vpid" 2>/dev/null || { echo "simulator at $version exited early" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "REST $version"
+    status=0
+    PXFA_SIM_TARGET="$(sed 's#^https://##' "$vwork/url")" \
+    PXFA_SIM_TOKEN_FILE="$vwork/token" \
+    PXFA_SIM_BIN="$bin" \
+    PXFA_SIM_REST_VERSION="$version" \
+        "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/sdk_compat" "$@" || status=$?
+    kill "$vpid"
+    wait "$vpid" 2>/dev/null || true
+    [[ $status -eq 0 ]] || exit "$status"
+done

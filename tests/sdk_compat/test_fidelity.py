@@ -3,12 +3,15 @@
 
 from pypureclient import flasharray
 
+from conftest import since
+
 
 def items(response):
     assert response.status_code == 200, getattr(response, "errors", response)
     return list(response.items)
 
 
+@since("2.38")  # `context`
 def test_volumes_carry_context_and_subtype(client, unique):
     name = f"{unique}-ctx"
     created = items(client.post_volumes(
@@ -79,6 +82,7 @@ def test_patch_arrays_name_and_eradication_delay(client, unique):
         items(client.patch_arrays(array=flasharray.Arrays(name=before.name, eradication_config=restore)))
 
 
+@since("2.38")  # `context`
 def test_array_connections_between_two_simulators(spawn_sim):
     """The purefa_connect workflow through the SDK: B's key, A connects, both list
     it, a type change, then A disconnects and both lists are empty."""

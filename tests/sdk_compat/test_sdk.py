@@ -6,6 +6,8 @@ import pytest
 from pypureclient import flasharray
 from pypureclient.responses import ErrorResponse, ValidResponse
 
+from conftest import REST_VERSION, since
+
 MIB = 1024 * 1024
 DAY_MS = 86_400_000
 
@@ -34,7 +36,7 @@ def names(items):
 
 
 def test_version_login_and_array(client):
-    assert client.get_rest_version() == "2.39"
+    assert client.get_rest_version() == REST_VERSION
     arrays = ok(client.get_arrays())
     assert arrays[0].name == "pxfa-sim"
     assert arrays[0].os == "Purity//FA"
@@ -152,6 +154,7 @@ def test_pods_quota_and_non_empty_destroy(client, unique):
     assert e.message == "Pod does not exist."
 
 
+@since("2.39")  # pod tags (host and host-group tags 2.34, volume tags 2.2)
 def test_tags(client, unique):
     v, h, p = f"{unique}-tv", f"{unique}-th", f"{unique}-tp"
     ok(client.post_volumes(names=[v], volume=flasharray.VolumePost(provisioned=MIB)))
@@ -168,6 +171,7 @@ def test_tags(client, unique):
     assert ok(client.get_volumes_tags(resource_names=[v])) == []
 
 
+@since("2.39")  # tags in the create bodies of pods, hosts and host groups
 def test_tags_in_create_bodies(client, unique):
     """REST 2.39 create bodies carry tags; the object has them from its first moment."""
     v, h, g, p = f"{unique}-cv", f"{unique}-ch", f"{unique}-cg", f"{unique}-cp"
@@ -188,6 +192,7 @@ def test_tags_in_create_bodies(client, unique):
     err(client.get_volumes(names=[f"{unique}-bad"]))
 
 
+@since("2.32")  # POST /volumes/batch
 def test_post_volumes_batch(client, unique):
     """REST 2.32+: volumes of different sizes, each with its own tags, in one call."""
     a, b = f"{unique}-ba", f"{unique}-bb"
@@ -258,6 +263,7 @@ def test_rate_limit_error_response_without_retries(spawn_sim):
     assert e.message == "API rate limit exceeded"
 
 
+@since("2.36")  # realms, management access policies
 def test_realm_scoped_token_sees_only_its_realm(sim_target, client, unique):
     realm, user = f"{unique}-realm", f"{unique}-px"
     ok(client.post_realms(names=[realm]))

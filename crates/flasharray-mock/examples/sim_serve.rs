@@ -10,8 +10,13 @@
 //!     [--url-file /tmp/u] [--faults 429:every=10] [--session-ttl-secs 60] [--plain] \
 //!     [--array-name NAME] [--http-latency-ms 20] [--connect-latency-ms 20] [--admin NAME]... \
 //!     [--stats-file /tmp/stats.json] [--cert-out /tmp/cert.pem] [--state /tmp/state.json] \
-//!     [--admin-password-file /tmp/pw]
+//!     [--admin-password-file /tmp/pw] [--rest-version 2.36]
 //! ```
+//!
+//! `--rest-version 2.N` makes the simulator answer as an array whose newest REST
+//! version is 2.N (`MockArrayBuilder::rest_version`): it advertises 1.17-1.19 and
+//! 2.0-2.N, and serves each endpoint and model field only from the version that
+//! introduced it (docs/simulator.md). Default: the simulator's newest.
 //!
 //! `--admin-password-file` gives `pureuser` the password in that file (first line),
 //! as every real array's `pureuser` has one, so that REST 1.x password logins
@@ -37,7 +42,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{SimConfig, Simulator, parse_faults, stats_json};
+use flasharray_mock::sim::{SimConfig, Simulator, parse_faults, parse_rest_version, stats_json};
 use flasharray_mock::state_file::load_state;
 
 struct Args {
@@ -55,6 +60,7 @@ struct Args {
     cert_out: Option<PathBuf>,
     state: Option<PathBuf>,
     admin_password_file: Option<PathBuf>,
+    rest_version: Option<u32>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -73,6 +79,7 @@ fn parse_args() -> Result<Args, String> {
         cert_out: None,
         state: None,
         admin_password_file: None,
+        rest_version: None,
     };
     let ms = |flag: &str, v: String| -> Result<Duration, String> {
         v.parse()
@@ -101,6 +108,11 @@ fn parse_args() -> Result<Args, String> {
             "--stats-file" => args.stats_file = Some(PathBuf::from(value()?)),
             "--cert-out" => args.cert_out = Some(PathBuf::from(value()?)),
             "--state" => args.state = Some(PathBuf::from(value()?)),
+            "--rest-version" => {
+                args.rest_version = Some(
+                    parse_rest_version(&value()?).map_err(|e| format!("--rest-version: {e}"))?,
+                );
+            }
             "--admin-password-file" => args.admin_password_file = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -166,6 +178,9 @@ async fn main() {
     }
     for admin in &args.admins {
         array = array.admin(admin);
+    }
+    if let Some(minor) = args.rest_version {
+        array = array.rest_version(minor);
     }
     let array = array.build();
     if let Some(path) = &args.state {

@@ -47,6 +47,9 @@ struct Inner {
     stats: Mutex<CallStats>,
     /// Successful writes so far; see [`MockArray::generation`].
     generation: AtomicU64,
+    /// The newest REST 2.x minor version the array answers as; see
+    /// [`MockArray::rest_version`].
+    rest_top: Option<u32>,
 }
 
 impl std::fmt::Debug for MockArray {
@@ -66,7 +69,12 @@ impl std::fmt::Debug for MockArray {
 
 impl MockArray {
     /// The array over a built state; see [`crate::MockArrayBuilder`].
-    pub(crate) fn from_parts(state: State, clock: MockClock, faults: Faults) -> MockArray {
+    pub(crate) fn from_parts(
+        state: State,
+        clock: MockClock,
+        faults: Faults,
+        rest_top: Option<u32>,
+    ) -> MockArray {
         MockArray {
             inner: Arc::new(Inner {
                 state: Mutex::new(state),
@@ -74,6 +82,7 @@ impl MockArray {
                 faults,
                 stats: Mutex::new(CallStats::default()),
                 generation: AtomicU64::new(0),
+                rest_top,
             }),
             caller: None,
         }
@@ -92,6 +101,15 @@ impl MockArray {
     /// Calls made so far.
     pub fn stats(&self) -> CallStats {
         lock(&self.inner.stats).clone()
+    }
+
+    /// The newest REST 2.x minor version this array answers as
+    /// ([`crate::MockArrayBuilder::rest_version`]): the simulator advertises 1.x and
+    /// 2.0 to `2.N` and serves each endpoint and field only from the version that
+    /// introduced it. `None`: the simulator's newest
+    /// ([`crate::sim::TOP_REST_VERSION`]).
+    pub fn rest_version(&self) -> Option<u32> {
+        self.inner.rest_top
     }
 
     /// How many writes have changed the array so far. Refused writes and reads

@@ -54,6 +54,7 @@ pub struct MockArrayBuilder {
     seed_volumes: usize,
     seed: Seed,
     destroy_connected: DestroyConnected,
+    rest_version: Option<u32>,
 }
 
 impl Default for MockArrayBuilder {
@@ -68,6 +69,7 @@ impl Default for MockArrayBuilder {
             seed_volumes: 0,
             seed: Seed::Empty,
             destroy_connected: DestroyConnected::default(),
+            rest_version: None,
         }
     }
 }
@@ -76,6 +78,14 @@ impl MockArrayBuilder {
     /// Array name (default `pxfa-sim`).
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
+        self
+    }
+
+    /// The newest REST version the array answers as, `2.minor` (see
+    /// [`MockArray::rest_version`]; parse a `2.N` text with
+    /// [`crate::sim::parse_rest_version`]). Default: the simulator's newest.
+    pub fn rest_version(mut self, minor: u32) -> Self {
+        self.rest_version = Some(minor);
         self
     }
 
@@ -181,6 +191,6 @@ impl MockArrayBuilder {
             }
             faults.set_safemode(b.safemode);
         }
-        MockArray::from_parts(state, clock, faults)
+        MockArray::from_parts(state, clock, faults, self.rest_version)
     }
 }

@@ -55,6 +55,7 @@ mod server;
 mod session;
 mod stats;
 mod tls;
+mod versions;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -65,6 +66,7 @@ use secrecy::SecretString;
 pub use faults::{FaultTrigger, HttpFault, HttpFaultKind, parse_faults};
 pub use server::{RunningSim, Simulator};
 pub use stats::{RequestRecord, SimStats, critical_path_depth, stats_json};
+pub use versions::{OLDEST_MINOR, parse_rest_version, top_minor, versions_up_to};
 
 #[cfg(doc)]
 use crate::MockArray;
@@ -77,9 +79,7 @@ pub const TOP_REST_VERSION: &str = "2.39";
 /// The default `GET /api/api_version` list: ascending, REST 1.x entries first, as
 /// real arrays answer.
 pub fn default_versions() -> Vec<String> {
-    let mut v: Vec<String> = ["1.17", "1.18", "1.19"].map(String::from).to_vec();
-    v.extend((0..=39).map(|n| format!("2.{n}")));
-    v
+    versions_up_to(versions::top_minor())
 }
 
 /// How to run the simulator.
@@ -99,7 +99,8 @@ pub struct SimConfig {
     pub expire_sessions_every: Option<u64>,
     /// HTTP-level faults, in addition to the mock array's own.
     pub faults: Vec<HttpFault>,
-    /// The `GET /api/api_version` list; empty means [`default_versions`].
+    /// The `GET /api/api_version` list; empty means that of the array's
+    /// [`MockArray::rest_version`] ([`versions_up_to`]), or [`default_versions`].
     pub versions: Vec<String>,
     /// Added to every HTTP request, version probe, login and logout included, so
     /// that a benchmark's round trips all cost alike (the mock's own latency only

@@ -118,7 +118,9 @@ impl Simulator {
             });
         }
         let versions = if cfg.versions.is_empty() {
-            default_versions()
+            array
+                .rest_version()
+                .map_or_else(default_versions, super::versions_up_to)
         } else {
             cfg.versions.clone()
         };

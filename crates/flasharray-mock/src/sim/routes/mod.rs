@@ -211,6 +211,11 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         return Err(not_found(path));
     };
     let resource = resource.trim_end_matches('/').to_string();
+    // A path newer than the version asked for is one the array does not have at
+    // that version (`sim/versions.rs`).
+    if super::versions::endpoint_since(&resource).is_some_and(|since| minor < since) {
+        return Err(not_found(path));
+    }
     let header = |name: &str| {
         parts
             .headers
@@ -278,7 +283,10 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     let result = crate::array::SIM_CALLER
         .scope(std::sync::Arc::from(admin.as_str()), async {
             match dispatch(&call).await {
-                Ok(reply) if super::fields::completes(&call.resource) => Ok(complete(&call, reply)),
+                Ok(reply) if super::fields::completes(&call.resource) => {
+                    Ok(to_version(&call, complete(&call, reply)))
+                }
+                Ok(reply) => Ok(to_version(&call, reply)),
                 other => other,
             }
         })
@@ -302,6 +310,15 @@ fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
     let (id, name) = call.state.mock.identity();
     let array = json!({ "id": id, "name": name });
     super::fields::complete(&call.resource, &array, value);
+    reply
+}
+
+/// Leaves out of the answer's items the fields their model has only from a later
+/// version than the one the client asked for (`sim/versions.rs`).
+fn to_version(call: &Call<'_>, mut reply: Reply) -> Reply {
+    if let Some(value) = reply.json.as_mut() {
+        super::versions::strip(&call.resource, call.minor, value);
+    }
     reply
 }
 
