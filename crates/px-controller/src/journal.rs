@@ -27,9 +27,9 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams, Preconditions};
 use px_topology::desired::DesiredState;
-use px_topology::plan::{Action, Kind, Observed, Plan, TokenJournal, read_token_state};
+use px_topology::plan::{Action, Kind, Plan, TokenJournal, read_token_state};
 use px_topology::vault::{
-    JournalEntry, JournalState, MemVault, TokenVault, VaultError, classify, now_ms, read_journal,
+    JournalEntry, JournalState, MemVault, TokenVault, VaultError, classify, now_ms,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -207,31 +207,27 @@ impl SecretJournal {
 }
 
 /// The token journal of one reconcile: this process's [`MemVault`] (the converge
-/// engine's), made durable by the object's [`SecretJournal`] at the three points in
-/// the module text. Inert when the desired state wants no token.
+/// engine's, which the pipeline reads and writes), made durable by the object's
+/// [`SecretJournal`] at the three points in the module text. Inert when the desired
+/// state wants no token.
 pub struct ReconcileJournal {
     vault: Arc<MemVault>,
     secret: SecretJournal,
     user: Option<String>,
     /// What the Secret holds, as far as this reconcile knows.
     durable: Option<JournalEntry>,
-    /// What the journal said about the array's token before the plan.
-    found: TokenJournal,
-    /// Whether this reconcile's plan creates a token.
-    creates: bool,
 }
 
 impl ReconcileJournal {
-    /// Reads the Secret back into `vault` (unless `vault` holds a newer entry) and
-    /// records what it means for the plan in `observed`. `id` names the object in
-    /// errors. A Secret holding another array user's entry (the spec's `tokenUser`
-    /// changed while a token of the old one was in flight) stops the reconcile: that
-    /// token may be undelivered, and overwriting the entry would forget it.
+    /// Reads the Secret back into `vault` (unless `vault` holds a newer entry), for
+    /// the pipeline's observation to read. `id` names the object in errors. A Secret
+    /// holding another array user's entry (the spec's `tokenUser` changed while a
+    /// token of the old one was in flight) stops the reconcile: that token may be
+    /// undelivered, and overwriting the entry would forget it.
     pub async fn open(
         vault: Arc<MemVault>,
         mut secret: SecretJournal,
         desired: &DesiredState,
-        observed: &mut Observed,
         id: &str,
     ) -> Result<ReconcileJournal, Error> {
         let user = desired.api_token.as_ref().map(|t| t.admin.clone());
@@ -259,18 +255,15 @@ impl ReconcileJournal {
             }
             seed(&vault, user, durable.clone()).map_err(|e| internal(id, e))?;
         }
-        read_journal(vault.as_ref(), desired, observed).map_err(|e| internal(id, e))?;
         Ok(ReconcileJournal {
             vault,
             secret,
             user,
             durable,
-            found: observed.token_journal,
-            creates: false,
         })
     }
 
-    /// The vault the apply journals into.
+    /// The vault the pipeline reads and the apply journals into.
     pub fn vault(&self) -> Arc<dyn TokenVault> {
         self.vault.clone()
     }
@@ -281,11 +274,11 @@ impl ReconcileJournal {
         let Some(user) = &self.user else {
             return Ok(());
         };
-        self.creates = plan
+        let creates = plan
             .changes
             .iter()
             .any(|c| c.action == Action::Create && c.kind == Kind::ApiToken);
-        if !self.creates {
+        if !creates {
             return Ok(());
         }
         let intent = JournalEntry {
@@ -327,24 +320,13 @@ impl ReconcileJournal {
         Ok(())
     }
 
-    /// Whether the journal may let go without a delivery: it held nothing this
-    /// reconcile acted on (no entry, or a stale one) and the plan created no token.
-    /// An intent whose token the apply created without an answer must stay: it is
-    /// the only evidence that the token is pxfa's and nobody has it.
-    pub fn nothing_pending(&self) -> bool {
-        !self.creates && matches!(self.found, TokenJournal::None | TokenJournal::Stale)
-    }
-
-    /// The tenant's px-pure-secret holds the token (or nothing was pending): the
-    /// journal lets go, in memory and then the Secret. A Secret left behind is read
-    /// again by the next reconcile: a delivered token is delivered again (the same
-    /// value), a stale entry ignored.
+    /// The pipeline let go of the token (the tenant's px-pure-secret holds it, or
+    /// nothing was pending; the vault is told already): the Secret goes. A Secret
+    /// left behind is read again by the next reconcile: a delivered token is
+    /// delivered again (the same value), a stale entry ignored.
     pub async fn let_go(&mut self, id: &str) {
-        let Some(user) = &self.user else {
+        if self.user.is_none() {
             return;
-        };
-        if let Err(e) = self.vault.delivered(user) {
-            tracing::warn!(tenant = %id, "token journal: {e}");
         }
         // A no-op when the last read found no Secret.
         match self.secret.remove().await {

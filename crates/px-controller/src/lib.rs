@@ -19,6 +19,7 @@
 struct ReadmeDoctests;
 
 pub mod arrays;
+mod clusters;
 pub mod context;
 pub mod controller;
 pub mod endpoints;

@@ -13,20 +13,20 @@ use std::path::Path;
 
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use px_cluster::{ApplyOptions as ClusterApplyOptions, apply_manifests};
-use px_topology::converge::{self, ApplyOptions};
+use px_cluster::ApplyReport as ClusterReport;
+use px_topology::Tenant;
+use px_topology::converge::{ApplyOptions, ApplyReport};
 use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
+use px_topology::pipeline::{Delivery, ObserveError, Site};
 use px_topology::plan::{self, Action as PlanAction, Plan, PlanOptions};
-use px_topology::render::Cluster;
 use px_topology::spec::{self, API_VERSION, KIND};
-use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde_json::{Value, json};
+use tokio::sync::Mutex;
 
 pub use crate::context::{Context, Outcome, context};
 
 use crate::arrays::read_credentials;
+use crate::clusters::Clusters;
 use crate::error::{Error, Reason};
 use crate::finalizer;
 use crate::hosted::tenant_cluster;
@@ -156,6 +156,8 @@ pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Er
     result
 }
 
+/// The pipeline ([`px_topology::pipeline`]) over this object: observe, plan, the
+/// apply policy, apply, the clusters; each outcome becomes conditions.
 async fn converge_tenant(
     obj: &DynamicObject,
     ctx: &Context,
@@ -169,14 +171,126 @@ async fn converge_tenant(
     let ns = obj.namespace().unwrap_or_default();
     let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
     let lease = ctx.arrays.acquire(&creds).await?;
-    let array = lease.array.as_ref();
+    // The lease (this array's share of the work) ends before the clusters; the
+    // stages after the apply make no array call.
+    let array = lease.array.clone();
+    // A token an earlier reconcile created and did not deliver: this process's
+    // journal, and the object's journal Secret (another replica's, or this one's
+    // before a restart).
+    let vault = {
+        let mut all = ctx.journals.lock().unwrap_or_else(|p| p.into_inner());
+        all.entry(id.to_string()).or_default().clone()
+    };
+    let secret = SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any());
+    let journal = ReconcileJournal::open(vault, secret, &tenant.desired, id).await?;
+    // Dynamic drives not found by their tags: through the claims on this cluster
+    // (the management Portworx creates a drive when its claim binds); unbound ones
+    // stay pending and a later reconcile tags them.
+    let claims = px_cluster::ClaimBindings::new(ctx.client.clone());
+    let site = Site {
+        array: array.as_ref(),
+        claims: Some(&claims),
+        journal: Some(journal.vault()),
+    };
+    let observation = match tenant.observe(site).await {
+        Ok(o) => o,
+        Err(e) => return observe_failed(e, id, &lease.endpoint, status, stamp),
+    };
+    if let Some(e) = observation.claims_unreadable() {
+        tracing::warn!(tenant = %id, "cannot read which drive claims are bound; their drives stay pending: {e}");
+    }
+    let planned = observation.plan(&PlanOptions::default());
+    let plan = planned.plan();
+    status.array_objects = count_objects(plan, false);
+    if !plan.is_applicable() {
+        return Ok(blocked(plan, id, status, stamp));
+    }
+    // A change without a spec change since the last converge is drift.
+    let writes_array = planned.writes_array();
+    let drifted = set_drifted(obj, id, plan, writes_array, status, stamp);
+    let decision = policy::decide(tenant.spec.spec.apply, &tenant.spec.metadata.annotations);
+    if writes_array && decision == Decision::WaitForApproval {
+        return Ok(approval_pending(plan, id, status, stamp));
+    }
+    status.last_plan = Some(PlanSummary::of(plan, false));
 
-    // Bad input the array reveals: a realm on an array whose REST version has none.
-    // Nothing is written; a spec edit (or an upgraded array on the next drift
-    // check) wakes it.
-    match plan::require_realm_support(array, &tenant.desired).await {
-        Ok(()) => {}
-        Err(e @ plan::RealmGateError::Unsupported { .. }) => {
+    // The tenant cluster is where a new API token is kept; found before any write.
+    let clusters = Clusters {
+        management: &ctx.client,
+        tenant: tenant_cluster(&ctx.client, planned.tenant()).await,
+        wait: ctx.wait,
+        journal: Mutex::new(journal),
+        id,
+    };
+    let applied = planned
+        .apply(&clusters, ApplyOptions::default(), &|_| {})
+        .await
+        .map_err(|e| clusters.apply_error(e))?;
+    let report = applied.report();
+    announce_applied(ctx, obj, &lease.endpoint, report, drifted).await;
+    if let Some(f) = report.failed.first() {
+        let message = format!("{id}: {} failed", f.change.to_line());
+        status.set(C::ArrayReady, false, "ArrayWriteFailed", message, stamp);
+        return Err(Error::write_failed(&format!("array {}", lease.endpoint), f));
+    }
+    if !report.is_success() {
+        let skipped = report.skipped.len();
+        let message = format!("array {}: {skipped} change(s) skipped", lease.endpoint);
+        return Err(Error::new(Reason::ArrayWriteFailed, message));
+    }
+    status.array_objects = count_objects(applied.plan(), true);
+    let (array_done, reason, message) =
+        array_state(applied.plan(), &lease.endpoint, report.applied.len());
+    let message = format!("{id}: {message}");
+    status.set(C::ArrayReady, array_done, reason, message, stamp);
+    if decision
+        == (Decision::Apply {
+            consume_approval: true,
+        })
+    {
+        consume_approval(ctx, api, obj, id).await?;
+    }
+    drop(lease);
+
+    let (delivery, journal) = applied.to_clusters(&clusters).await?;
+    if let Some(Err(e)) = journal {
+        tracing::warn!(tenant = %id, "token journal: {e}");
+    }
+    let tenant_missing = clusters.tenant.is_err();
+    cluster_conditions(&delivery, tenant_missing, id, status, stamp)?;
+    // Drives still waiting for their claims keep it in progress: the requeue soon
+    // after tags them (a converged object would wait for its drift check).
+    let ready = status.is_true(C::ManagementApplied) && delivery.complete && array_done;
+    let reason = match (ready, array_done) {
+        (true, _) => "Converged",
+        (false, false) => reason,
+        (false, true) => "InProgress",
+    };
+    let message = if ready {
+        "converged"
+    } else {
+        "not finished; see the other conditions"
+    };
+    status.set(C::Ready, ready, reason, format!("{id}: {message}"), stamp);
+    Ok(if ready {
+        Outcome::Converged
+    } else {
+        Outcome::InProgress
+    })
+}
+
+/// An observation that failed: a realm the array cannot hold is bad input the array
+/// reveals (nothing is written; a spec edit, or an upgraded array on the next drift
+/// check, wakes it); anything else is an unreachable array.
+fn observe_failed(
+    e: ObserveError,
+    id: &str,
+    endpoint: &str,
+    status: &mut TenantStatus,
+    stamp: &str,
+) -> Result<Outcome, Error> {
+    match e {
+        ObserveError::Realm(e @ plan::RealmGateError::Unsupported { .. }) => {
             let message = format!("{id}: {e}");
             status.set(C::Valid, false, "RealmUnsupported", message, stamp);
             status.set(
@@ -186,112 +300,80 @@ async fn converge_tenant(
                 "the array cannot hold the spec's realm; see Valid",
                 stamp,
             );
-            return Ok(Outcome::Waiting("RealmUnsupported"));
+            Ok(Outcome::Waiting("RealmUnsupported"))
         }
-        Err(e) => {
-            return Err(Error::new(
-                Reason::ArrayUnreachable,
-                format!("reading array {}: {e}", lease.endpoint),
-            ));
-        }
-    }
-
-    let mut observed = plan::observe(array, &tenant.desired).await.map_err(|e| {
-        Error::array(
+        ObserveError::Realm(e) => Err(Error::new(
             Reason::ArrayUnreachable,
-            &format!("reading array {}", lease.endpoint),
-            &e,
-        )
-    })?;
-    // Dynamic drives not found by their tags: through the claims on this cluster
-    // (the management Portworx creates a drive when its claim binds); unbound ones
-    // stay pending and a later reconcile tags them.
-    if !tenant.desired.drives.is_empty() {
-        let claims = px_cluster::ClaimBindings::new(ctx.client.clone());
-        if let Err(e) = plan::locate_drives(array, &tenant.desired, &mut observed, &claims).await {
-            tracing::warn!(tenant = %id, "cannot read which drive claims are bound; their drives stay pending: {e}");
-        }
+            format!("reading array {endpoint}: {e}"),
+        )),
+        ObserveError::Array { source, .. } => Err(Error::array(
+            Reason::ArrayUnreachable,
+            &format!("reading array {endpoint}"),
+            &source,
+        )),
+        e => Err(Error::new(Reason::Internal, format!("{id}: {e}"))),
     }
-    // A token an earlier reconcile created and did not deliver: this process's
-    // journal, and the object's journal Secret (another replica's, or this one's
-    // before a restart).
-    let vault = {
-        let mut all = ctx.journals.lock().unwrap_or_else(|p| p.into_inner());
-        all.entry(id.to_string()).or_default().clone()
-    };
-    let mut journal = ReconcileJournal::open(
-        vault,
-        SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any()),
-        &tenant.desired,
-        &mut observed,
-        id,
-    )
-    .await?;
-    // The drives on the array keep their size (new workers get it too, and the
-    // claims rendered below ask for it), and the plan carries the growth rules.
-    let resized;
-    let tenant = match tenant.keeping_drives_in_use(&observed) {
-        Ok(Some(t)) => {
-            resized = t;
-            &resized
-        }
-        Ok(None) => tenant,
-        Err(e) => return Err(Error::new(Reason::Internal, format!("{id}: {e}"))),
-    };
-    let plan = tenant.plan(&observed, &PlanOptions::default());
-    status.array_objects = count_objects(&plan, false);
+}
 
-    if !plan.is_applicable() {
-        let list: Vec<String> = plan
-            .conflicts
-            .iter()
-            .chain(&plan.refusals)
-            .map(|c| {
-                format!(
-                    "{} {}: {} (resolve: {})",
-                    c.kind.label(),
-                    c.name,
-                    c.reason,
-                    c.resolution
-                )
-            })
-            .collect();
-        status.last_plan = Some(PlanSummary::of(&plan, false));
-        status.set(
-            C::ArrayReady,
-            false,
-            "Conflict",
-            format!("{id}: blocked by {}", list.join("; ")),
-            stamp,
-        );
-        status.set(
-            C::Degraded,
-            true,
-            "Conflict",
-            format!("{id}: the plan is blocked (conflicts with objects pxfa does not own, or refusals): {}", list.join("; ")),
-            stamp,
-        );
-        status.set(
-            C::Ready,
-            false,
-            "Conflict",
-            "blocked; see ArrayReady",
-            stamp,
-        );
-        return Ok(Outcome::Waiting("Conflict"));
-    }
+/// A plan with conflicts or refusals: nothing is applied, the object waits.
+fn blocked(plan: &Plan, id: &str, status: &mut TenantStatus, stamp: &str) -> Outcome {
+    let list: Vec<String> = plan
+        .conflicts
+        .iter()
+        .chain(&plan.refusals)
+        .map(|c| {
+            format!(
+                "{} {}: {} (resolve: {})",
+                c.kind.label(),
+                c.name,
+                c.reason,
+                c.resolution
+            )
+        })
+        .collect();
+    status.last_plan = Some(PlanSummary::of(plan, false));
+    status.set(
+        C::ArrayReady,
+        false,
+        "Conflict",
+        format!("{id}: blocked by {}", list.join("; ")),
+        stamp,
+    );
+    status.set(
+        C::Degraded,
+        true,
+        "Conflict",
+        format!(
+            "{id}: the plan is blocked (conflicts with objects pxfa does not own, or refusals): {}",
+            list.join("; ")
+        ),
+        stamp,
+    );
+    status.set(
+        C::Ready,
+        false,
+        "Conflict",
+        "blocked; see ArrayReady",
+        stamp,
+    );
+    Outcome::Waiting("Conflict")
+}
 
-    // A change without a spec change since the last converge is drift.
+/// Sets `Drifted`: the plan writes on the array and the object had converged at
+/// this generation.
+fn set_drifted(
+    obj: &DynamicObject,
+    id: &str,
+    plan: &Plan,
+    writes_array: bool,
+    status: &mut TenantStatus,
+    stamp: &str,
+) -> bool {
     let converged_before = status.is_true(C::ArrayReady)
         && status
             .get(C::ArrayReady)
             .and_then(|c| c.observed_generation)
             == obj.metadata.generation;
-    // Delivering a journaled token writes nothing on the array: it is neither drift
-    // nor anything to approve (the approval of the apply that created it counted).
-    let writes_array = plan
-        .actionable()
-        .any(|c| !(c.kind == plan::Kind::ApiToken && c.action == PlanAction::Update));
     let drifted = writes_array && converged_before;
     status.set(
         C::Drifted,
@@ -307,166 +389,80 @@ async fn converge_tenant(
         },
         stamp,
     );
+    drifted
+}
 
-    let decision = policy::decide(tenant.spec.spec.apply, &tenant.spec.metadata.annotations);
-    if writes_array && decision == Decision::WaitForApproval {
-        let summary = PlanSummary::of(&plan, true);
-        let message = format!(
-            "{id}: {} change(s) wait for approval (annotate {APPROVE_ANNOTATION}): {}",
-            summary.pending.len(),
-            summary.pending.join("; ")
-        );
-        status.last_plan = Some(summary);
-        status.set(C::ArrayReady, false, "ApprovalPending", message, stamp);
-        status.set(
-            C::Ready,
-            false,
-            "ApprovalPending",
-            "spec.apply is manual; see ArrayReady",
-            stamp,
-        );
-        return Ok(Outcome::Waiting("ApprovalPending"));
-    }
-    status.last_plan = Some(PlanSummary::of(&plan, false));
-
-    // The tenant cluster is where a new API token is kept; find it before any write.
-    let tenant_client = tenant_cluster(&ctx.client, tenant).await;
-    refuse_losing_a_new_token(&plan, tenant_client.is_ok()).map_err(|lost| {
-        let why = tenant_client
-            .as_ref()
-            .err()
-            .map(|e| e.message.clone())
-            .unwrap_or_default();
-        Error::new(Reason::TenantKubeconfigMissing, format!("{lost}: {why}"))
-    })?;
-
-    journal.before_apply(&plan).await?;
-    let opts = ApplyOptions {
-        vault: Some(journal.vault()),
-        ..ApplyOptions::default()
-    };
-    let report = converge::apply(array, &tenant.desired, &plan, &opts, &|_| {}).await;
-    journal.after_apply(id).await?;
-    if !report.applied.is_empty() {
-        let lines: Vec<String> = report
-            .applied
-            .iter()
-            .take(10)
-            .map(|c| c.to_line())
-            .collect();
-        let more = report.applied.len().saturating_sub(lines.len());
-        ctx.events
-            .normal(
-                obj,
-                "ApplyArray",
-                if drifted {
-                    "DriftRepaired"
-                } else {
-                    "ArrayChangesApplied"
-                },
-                &format!(
-                    "array {}: {} change(s) applied: {}{}",
-                    lease.endpoint,
-                    report.applied.len(),
-                    lines.join("; "),
-                    if more > 0 {
-                        format!("; and {more} more")
-                    } else {
-                        String::new()
-                    }
-                ),
-            )
-            .await;
-    }
-    if let Some(f) = report.failed.first() {
-        status.set(
-            C::ArrayReady,
-            false,
-            "ArrayWriteFailed",
-            format!("{id}: {} failed", f.change.to_line()),
-            stamp,
-        );
-        return Err(Error::write_failed(&format!("array {}", lease.endpoint), f));
-    }
-    if !report.is_success() {
-        return Err(Error::new(
-            Reason::ArrayWriteFailed,
-            format!(
-                "array {}: {} change(s) skipped",
-                lease.endpoint,
-                report.skipped.len()
-            ),
-        ));
-    }
-    status.array_objects = count_objects(&plan, true);
-    let (array_done, reason, message) = array_state(&plan, &lease.endpoint, report.applied.len());
+/// `spec.apply: manual` and changes wait for the approval annotation.
+fn approval_pending(plan: &Plan, id: &str, status: &mut TenantStatus, stamp: &str) -> Outcome {
+    let summary = PlanSummary::of(plan, true);
+    let message = format!(
+        "{id}: {} change(s) wait for approval (annotate {APPROVE_ANNOTATION}): {}",
+        summary.pending.len(),
+        summary.pending.join("; ")
+    );
+    status.last_plan = Some(summary);
+    status.set(C::ArrayReady, false, "ApprovalPending", message, stamp);
     status.set(
-        C::ArrayReady,
-        array_done,
-        reason,
-        format!("{id}: {message}"),
+        C::Ready,
+        false,
+        "ApprovalPending",
+        "spec.apply is manual; see ArrayReady",
         stamp,
     );
-    if decision
-        == (Decision::Apply {
-            consume_approval: true,
-        })
-    {
-        consume_approval(api, obj).await?;
-        ctx.events
-            .normal(
-                obj,
-                "ConsumeApproval",
-                "ApprovalConsumed",
-                &format!(
-                    "{id}: one apply approved by {APPROVE_ANNOTATION}; the annotation is removed"
-                ),
-            )
-            .await;
-    }
-    drop(lease);
+    Outcome::Waiting("ApprovalPending")
+}
 
-    let facts = ArrayFacts {
-        volume_serials: report.facts.volume_serials.clone(),
-        api_token: report.facts.api_token.clone(),
-    };
-    let manifests = render(
-        &tenant.spec,
-        &tenant.sizing,
-        &facts,
-        RenderOptions {
-            include_secrets: true,
-            ..RenderOptions::default()
-        },
-    )
-    .map_err(|e| {
-        Error::new(
-            Reason::Internal,
-            format!("cannot render the manifests: {e}"),
-        )
-    })?;
-    // The pull-secret template and the rebooting management MachineConfig stay with
-    // the admin, as in the CLI without --apply-node-config.
-    let (manifests, skipped) = px_cluster::cluster_bundle(&tenant.spec, manifests, false);
-    for s in &skipped {
-        tracing::info!(tenant = %id, "not applied: {s}");
+/// The Event for the changes the apply made on the array.
+async fn announce_applied(
+    ctx: &Context,
+    obj: &DynamicObject,
+    endpoint: &str,
+    report: &ApplyReport,
+    drifted: bool,
+) {
+    if report.applied.is_empty() {
+        return;
     }
-    let tenant_client = tenant_client.ok();
-    let opts = ClusterApplyOptions {
-        force_conflicts: false,
-        wait: ctx.wait,
-        apply_secrets: facts.api_token.is_some(),
-        adopt_replaced_vms: false,
-    };
-    let applied = apply_manifests(
-        &tenant.spec,
-        &manifests,
-        &ctx.client,
-        tenant_client.as_ref(),
-        &opts,
-    )
-    .await
-    .map_err(|e| Error::new(Reason::ClusterApplyFailed, e.to_string()))?;
+    let lines: Vec<String> = report
+        .applied
+        .iter()
+        .take(10)
+        .map(|c| c.to_line())
+        .collect();
+    let more = report.applied.len().saturating_sub(lines.len());
+    ctx.events
+        .normal(
+            obj,
+            "ApplyArray",
+            if drifted {
+                "DriftRepaired"
+            } else {
+                "ArrayChangesApplied"
+            },
+            &format!(
+                "array {endpoint}: {} change(s) applied: {}{}",
+                report.applied.len(),
+                lines.join("; "),
+                if more > 0 {
+                    format!("; and {more} more")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+        .await;
+}
+
+/// `ManagementApplied` and `TenantApplied` from what the clusters made of the
+/// manifests; a conflict on the management cluster is the reconcile's error.
+fn cluster_conditions(
+    delivery: &Delivery<ClusterReport>,
+    tenant_missing: bool,
+    id: &str,
+    status: &mut TenantStatus,
+    stamp: &str,
+) -> Result<(), Error> {
+    let applied = &delivery.report;
     if let Some(c) = applied.conflicts.first() {
         status.set(
             C::ManagementApplied,
@@ -503,25 +499,11 @@ async fn converge_tenant(
         ),
         stamp,
     );
-    let tenant_done = tenant_client.is_some() && applied.complete();
-    // The tenant's px-pure-secret holds the token now (even if the tenant is not
-    // ready yet), or the journal's entry was stale: the journal lets go of it, in
-    // memory and then the Secret.
-    let tenant_secrets: Vec<_> = manifests
-        .iter()
-        .filter(|m| m.secret && m.cluster == Cluster::Tenant)
-        .collect();
-    let token_in_tenant = tenant_client.is_some()
-        && facts.api_token.is_some()
-        && !tenant_secrets.is_empty()
-        && tenant_secrets.iter().all(|m| applied.was_applied(m));
-    if token_in_tenant || (tenant_done && journal.nothing_pending()) {
-        journal.let_go(id).await;
-    }
+    let tenant_done = delivery.complete;
     status.set(
         C::TenantApplied,
         tenant_done,
-        if tenant_client.is_none() {
+        if tenant_missing {
             "TenantKubeconfigMissing"
         } else if tenant_done {
             "Applied"
@@ -532,7 +514,7 @@ async fn converge_tenant(
             "{id}: {}",
             if tenant_done {
                 "tenant manifests applied".to_string()
-            } else if tenant_client.is_none() {
+            } else if tenant_missing {
                 "the HostedCluster has no admin kubeconfig yet".to_string()
             } else {
                 pending.join("; ")
@@ -540,35 +522,16 @@ async fn converge_tenant(
         ),
         stamp,
     );
-    // Drives still waiting for their claims keep it in progress: the requeue soon
-    // after tags them (a converged object would wait for its drift check).
-    let ready = mgmt_done && tenant_done && array_done;
-    status.set(
-        C::Ready,
-        ready,
-        match (ready, array_done) {
-            (true, _) => "Converged",
-            (false, false) => reason,
-            (false, true) => "InProgress",
-        },
-        format!(
-            "{id}: {}",
-            if ready {
-                "converged"
-            } else {
-                "not finished; see the other conditions"
-            }
-        ),
-        stamp,
-    );
-    Ok(if ready {
-        Outcome::Converged
-    } else {
-        Outcome::InProgress
-    })
+    Ok(())
 }
 
-async fn consume_approval(api: &Api<DynamicObject>, obj: &DynamicObject) -> Result<(), Error> {
+/// Removes the approval annotation after the apply it approved, and says so.
+async fn consume_approval(
+    ctx: &Context,
+    api: &Api<DynamicObject>,
+    obj: &DynamicObject,
+    id: &str,
+) -> Result<(), Error> {
     let patch = json!({"metadata": {"annotations": {APPROVE_ANNOTATION: null}}});
     api.patch(
         &obj.name_any(),
@@ -576,13 +539,21 @@ async fn consume_approval(api: &Api<DynamicObject>, obj: &DynamicObject) -> Resu
         &Patch::Merge(&patch),
     )
     .await
-    .map(|_| ())
     .map_err(|e| {
         Error::new(
             Reason::ClusterApplyFailed,
             format!("cannot remove {APPROVE_ANNOTATION}: {e}"),
         )
-    })
+    })?;
+    ctx.events
+        .normal(
+            obj,
+            "ConsumeApproval",
+            "ApprovalConsumed",
+            &format!("{id}: one apply approved by {APPROVE_ANNOTATION}; the annotation is removed"),
+        )
+        .await;
+    Ok(())
 }
 
 /// The tenant's array objects by kind: before an apply, what the plan saw (all but

@@ -82,6 +82,7 @@ pub mod files;
 pub mod lint;
 pub mod manifests;
 pub mod naming;
+pub mod pipeline;
 pub mod plan;
 pub mod preflight;
 pub mod pure_json;
@@ -93,6 +94,9 @@ pub mod vault;
 
 pub use lint::{
     Finding, Severity, lint_manifests, lint_path, lint_paths, lint_spec, nodiscard_needed,
+};
+pub use pipeline::{
+    Applied, ApplyError, ArrayOnly, ClusterSide, Delivery, Observation, ObserveError, Planned, Site,
 };
 pub use pure_json::{FlashArrayEntry, PureJson, PureJsonError};
 pub use sizing::{ArraySpaceInfo, Sizing};

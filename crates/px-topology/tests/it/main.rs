@@ -13,6 +13,7 @@ mod lifecycle;
 mod lifecycle_prop;
 mod lint_manifests;
 mod lint_spec;
+mod pipeline;
 mod plan_document;
 mod preflight;
 mod provisioning;

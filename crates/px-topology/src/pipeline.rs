@@ -1,0 +1,462 @@
+//! "Make this tenant true": the one sequence every adapter (the CLI's `plan` and
+//! `apply`, the controller's reconcile) runs, as types that can only be used in
+//! order.
+//!
+//! ```text
+//! Tenant::observe(Site) -> Observation -> .plan(opts) -> Planned -> .apply(clusters, ..) -> Applied -> .to_clusters(clusters)
+//! ```
+//!
+//! * [`Tenant::observe`]: the realm version gate, one read of the array
+//!   ([`crate::plan::observe`]), the token journal's entry
+//!   ([`crate::vault::read_journal`]), the dynamic drives found through their claims
+//!   ([`crate::plan::locate_drives`]) and the tenant re-sized so that the drives in
+//!   use keep their size ([`Tenant::keeping_drives_in_use`]): an [`Observation`].
+//! * [`Observation::plan`]: the diff plus the sizing's refusals and notes
+//!   ([`Tenant::plan`]), blockers included: a [`Planned`], which also answers the
+//!   preflight and the token-loss rule.
+//! * [`Planned::apply`]: refuses to create a token nobody would keep, has the
+//!   [`ClusterSide`] make the journal's intent durable, converges the array with the
+//!   journal of the observation, and has the token made durable after: [`Applied`].
+//! * [`Applied::to_clusters`]: the manifests with the array's facts onto the
+//!   clusters, and the journal let go once the tenant holds the token (or nothing
+//!   was pending).
+//!
+//! The adapters add only what is theirs: printing, prompts and exit codes (CLI),
+//! conditions, approval and events (controller).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use flasharray::FlashArray;
+
+use crate::converge::{self, ApplyOptions, ApplyReport, ProgressEvent};
+use crate::driver::ArrayFacts;
+use crate::plan::{
+    self, Action, DriveLocator, Kind, LocateError, Observed, Plan, PlanOptions, RealmGateError,
+    TokenJournal, TokenState,
+};
+use crate::preflight::{self, Finding, PreflightOptions};
+use crate::sizing::ArraySpaceInfo;
+use crate::tenant::{NewTokenWouldBeLost, Tenant, TenantError, refuse_losing_a_new_token};
+use crate::vault::{TokenVault, VaultError, read_journal};
+
+/// Where a tenant is made true: the array, and who can say more than the array.
+#[derive(Clone)]
+pub struct Site<'a> {
+    /// The array.
+    pub array: &'a dyn FlashArray,
+    /// Who says which drive claims are bound (the management cluster, or a
+    /// simulated management Portworx); without one, untagged dynamic drives stay
+    /// pending.
+    pub claims: Option<&'a dyn DriveLocator>,
+    /// The token journal (see [`crate::vault`]): read by the observation, written by
+    /// the apply.
+    pub journal: Option<Arc<dyn TokenVault>>,
+}
+
+impl<'a> Site<'a> {
+    /// The array alone: no claims, no journal.
+    pub fn array(array: &'a dyn FlashArray) -> Self {
+        Site {
+            array,
+            claims: None,
+            journal: None,
+        }
+    }
+}
+
+/// Why a tenant could not be observed; nothing was written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObserveError {
+    /// The realm gate: the array cannot hold the spec's realm
+    /// ([`RealmGateError::Unsupported`], bad input), or its version could not be read.
+    #[error(transparent)]
+    Realm(RealmGateError),
+    /// The array did not answer a read.
+    #[error("cannot read the array state of tenant {tenant}")]
+    Array {
+        /// The tenant.
+        tenant: String,
+        /// The array's error.
+        #[source]
+        source: flasharray::Error,
+    },
+    /// The token journal could not be read.
+    #[error(transparent)]
+    Journal(VaultError),
+    /// The tenant could not be re-sized to the drives in use.
+    #[error(transparent)]
+    Tenant(TenantError),
+}
+
+impl Tenant {
+    /// The first stage: what `site` holds of this tenant, with the journal read, the
+    /// dynamic drives located and the tenant re-sized to the drives in use. Reads
+    /// only.
+    pub async fn observe<'a>(&self, site: Site<'a>) -> Result<Observation<'a>, ObserveError> {
+        plan::require_realm_support(site.array, &self.desired)
+            .await
+            .map_err(ObserveError::Realm)?;
+        let mut observed = plan::observe(site.array, &self.desired)
+            .await
+            .map_err(|source| ObserveError::Array {
+                tenant: self.spec.tenant_name().to_string(),
+                source,
+            })?;
+        // The token journal of an earlier, interrupted run.
+        if let Some(v) = &site.journal {
+            read_journal(v.as_ref(), &self.desired, &mut observed)
+                .map_err(ObserveError::Journal)?;
+        }
+        // Dynamic drives not found by their tags: through their claims (drive names
+        // do not depend on sizes, so this may come before the re-sizing).
+        let mut claims_unreadable = None;
+        if let Some(l) = site.claims.filter(|_| !self.desired.drives.is_empty())
+            && let Err(e) = plan::locate_drives(site.array, &self.desired, &mut observed, l).await
+        {
+            claims_unreadable = Some(e);
+        }
+        // The drives on the array keep their size: new workers get it too, and the
+        // claims rendered later ask for it.
+        let tenant = self
+            .keeping_drives_in_use(&observed)
+            .map_err(ObserveError::Tenant)?
+            .unwrap_or_else(|| self.clone());
+        Ok(Observation {
+            site,
+            tenant,
+            observed,
+            claims_unreadable,
+        })
+    }
+}
+
+/// What the array holds of a tenant: the stage before the plan.
+pub struct Observation<'a> {
+    site: Site<'a>,
+    tenant: Tenant,
+    observed: Observed,
+    claims_unreadable: Option<LocateError>,
+}
+
+impl<'a> Observation<'a> {
+    /// The tenant as it will be planned: re-sized to the drives in use.
+    pub fn tenant(&self) -> &Tenant {
+        &self.tenant
+    }
+
+    /// What was read.
+    pub fn observed(&self) -> &Observed {
+        &self.observed
+    }
+
+    /// Why the claims could not be read (their drives stay pending), if they could
+    /// not: a warning, not a failure.
+    pub fn claims_unreadable(&self) -> Option<&LocateError> {
+        self.claims_unreadable.as_ref()
+    }
+
+    /// The second stage: the plan, blockers included.
+    pub fn plan(self, opts: &PlanOptions) -> Planned<'a> {
+        let plan = self.tenant.plan(&self.observed, opts);
+        Planned {
+            site: self.site,
+            tenant: self.tenant,
+            observed: self.observed,
+            plan,
+        }
+    }
+}
+
+/// A plan and what it was made from: the stage before the apply.
+pub struct Planned<'a> {
+    site: Site<'a>,
+    tenant: Tenant,
+    observed: Observed,
+    plan: Plan,
+}
+
+/// Why an apply did not start, or stopped after the array; see [`Planned::apply`].
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError<E> {
+    /// The plan creates a token and the cluster side has nowhere to keep it;
+    /// nothing was written.
+    #[error(transparent)]
+    TokenWouldBeLost(NewTokenWouldBeLost),
+    /// The cluster side's journal write failed (before the apply: nothing was
+    /// written; after it: the token stays in the journal's memory).
+    #[error("token journal")]
+    Journal(E),
+}
+
+impl<'a> Planned<'a> {
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The tenant the plan is for (re-sized to the drives in use).
+    pub fn tenant(&self) -> &Tenant {
+        &self.tenant
+    }
+
+    /// What the plan was made from.
+    pub fn observed(&self) -> &Observed {
+        &self.observed
+    }
+
+    /// The checks before the first write (space and quotas); `space` is `None` when
+    /// the array's space was not read.
+    pub fn preflight(
+        &self,
+        space: Option<&ArraySpaceInfo>,
+        opts: PreflightOptions,
+    ) -> Vec<Finding> {
+        preflight::preflight(&self.plan, &self.observed, space, opts)
+    }
+
+    /// The plan creates an API token and `kept` is false: the token would be lost.
+    pub fn refuse_losing_a_new_token(&self, kept: bool) -> Result<(), NewTokenWouldBeLost> {
+        refuse_losing_a_new_token(&self.plan, kept)
+    }
+
+    /// Whether the plan writes on the array. Delivering a journaled token writes
+    /// nothing there: it is neither drift nor anything to approve.
+    pub fn writes_array(&self) -> bool {
+        self.plan
+            .actionable()
+            .any(|c| !(c.kind == Kind::ApiToken && c.action == Action::Update))
+    }
+
+    /// The third stage: refuses a new token `clusters` cannot keep, has `clusters`
+    /// make the journal's intent durable, applies the plan on the array (journaling
+    /// into the site's journal; `opts.vault` is replaced by it) and has `clusters`
+    /// make a created token durable, however the apply ended.
+    pub async fn apply<C: ClusterSide + ?Sized>(
+        self,
+        clusters: &C,
+        mut opts: ApplyOptions,
+        progress: &(dyn Fn(ProgressEvent) + Send + Sync),
+    ) -> Result<Applied<'a>, ApplyError<C::Error>> {
+        self.refuse_losing_a_new_token(clusters.keeps_new_token())
+            .map_err(ApplyError::TokenWouldBeLost)?;
+        clusters
+            .before_apply(&self.plan)
+            .await
+            .map_err(ApplyError::Journal)?;
+        opts.vault = self.site.journal.clone();
+        let report = converge::apply(
+            self.site.array,
+            &self.tenant.desired,
+            &self.plan,
+            &opts,
+            progress,
+        )
+        .await;
+        clusters.after_apply().await.map_err(ApplyError::Journal)?;
+        Ok(Applied {
+            site: self.site,
+            tenant: self.tenant,
+            observed: self.observed,
+            plan: self.plan,
+            report,
+        })
+    }
+}
+
+/// What the clusters made of the manifests, as [`ClusterSide::apply_manifests`]
+/// reports it.
+#[derive(Debug, Clone)]
+pub struct Delivery<R> {
+    /// The adapter's own report.
+    pub report: R,
+    /// The tenant cluster holds the px-pure-secret with the token of this run.
+    pub token_kept: bool,
+    /// Both clusters hold everything.
+    pub complete: bool,
+}
+
+/// What happens on the clusters around the array's part: the journal's durable copy
+/// (the controller keeps it in a Secret; a file journal needs nothing), the manifests
+/// with the array's facts, and the token's delivery. Implemented by the adapters
+/// over px-cluster; a fake in tests.
+#[async_trait]
+pub trait ClusterSide: Send + Sync {
+    /// The adapter's error.
+    type Error: Send;
+    /// The adapter's report of a manifest apply.
+    type Report: Send;
+
+    /// Whether a token the apply creates has somewhere to go (a tenant cluster, a
+    /// secret file).
+    fn keeps_new_token(&self) -> bool;
+
+    /// Before the first array write: when `plan` creates a token, its intent must be
+    /// durable, or the apply does not start.
+    async fn before_apply(&self, plan: &Plan) -> Result<(), Self::Error> {
+        let _ = plan;
+        Ok(())
+    }
+
+    /// After the apply, however it ended: a token it created must be durable before
+    /// anyone gets it.
+    async fn after_apply(&self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    /// Renders and applies the tenant's manifests with the array's facts.
+    async fn apply_manifests(
+        &self,
+        tenant: &Tenant,
+        facts: &ArrayFacts,
+    ) -> Result<Delivery<Self::Report>, Self::Error>;
+
+    /// Whether a complete run that had nothing pending (no entry, or a stale one)
+    /// lets the journal go: a journal kept outside the run (the controller's Secret)
+    /// would otherwise hold a stale entry forever; a file journal keeps it until the
+    /// next intent overwrites it.
+    fn drops_stale_entries(&self) -> bool {
+        false
+    }
+
+    /// The journal let go of `user`'s token (delivered, or nothing was pending):
+    /// remove the durable copy.
+    async fn token_delivered(&self, user: &str) {
+        let _ = user;
+    }
+}
+
+/// The array part alone: no clusters, and nowhere to keep a new token (a plan that
+/// creates one is refused). For tagging found drives, and for tests.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ArrayOnly;
+
+#[async_trait]
+impl ClusterSide for ArrayOnly {
+    type Error = std::convert::Infallible;
+    type Report = ();
+
+    fn keeps_new_token(&self) -> bool {
+        false
+    }
+
+    async fn apply_manifests(
+        &self,
+        _tenant: &Tenant,
+        _facts: &ArrayFacts,
+    ) -> Result<Delivery<()>, Self::Error> {
+        Ok(Delivery {
+            report: (),
+            token_kept: false,
+            complete: false,
+        })
+    }
+}
+
+/// An applied plan: the last stage, before the clusters.
+pub struct Applied<'a> {
+    site: Site<'a>,
+    tenant: Tenant,
+    observed: Observed,
+    plan: Plan,
+    report: ApplyReport,
+}
+
+impl Applied<'_> {
+    /// The converge report.
+    pub fn report(&self) -> &ApplyReport {
+        &self.report
+    }
+
+    /// The plan that was applied.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The tenant (re-sized to the drives in use).
+    pub fn tenant(&self) -> &Tenant {
+        &self.tenant
+    }
+
+    /// What the plan was made from.
+    pub fn observed(&self) -> &Observed {
+        &self.observed
+    }
+
+    /// What the manifests need from the array: serials and the token.
+    pub fn facts(&self) -> ArrayFacts {
+        ArrayFacts {
+            volume_serials: self.report.facts.volume_serials.clone(),
+            api_token: self.report.facts.api_token.clone(),
+        }
+    }
+
+    /// The token user holds a token this run has no value of and the journal does
+    /// not account for (a journaled one is finished by the next run): whoever has
+    /// a copy must be asked.
+    pub fn token_unknown(&self) -> bool {
+        self.observed.token == TokenState::HasToken
+            && self.report.facts.api_token.is_none()
+            && matches!(
+                self.observed.token_journal,
+                TokenJournal::None | TokenJournal::Stale
+            )
+    }
+
+    /// Whether the journal may let go without a delivery: it held nothing this run
+    /// acted on (no entry, or a stale one) and the plan created no token. An intent
+    /// whose token the apply created without an answer must stay: it is the only
+    /// evidence that the token is pxfa's and nobody has it.
+    pub fn nothing_pending(&self) -> bool {
+        let creates = self
+            .plan
+            .changes
+            .iter()
+            .any(|c| c.action == Action::Create && c.kind == Kind::ApiToken);
+        !creates
+            && matches!(
+                self.observed.token_journal,
+                TokenJournal::None | TokenJournal::Stale
+            )
+    }
+
+    /// The journal lets go of the tenant's token: it is durable elsewhere now.
+    pub async fn token_delivered<C: ClusterSide + ?Sized>(
+        &self,
+        clusters: &C,
+    ) -> Result<(), VaultError> {
+        let Some(user) = self.tenant.desired.api_token.as_ref().map(|t| &t.admin) else {
+            return Ok(());
+        };
+        let kept = match &self.site.journal {
+            Some(v) => v.delivered(user),
+            None => Ok(()),
+        };
+        clusters.token_delivered(user).await;
+        kept
+    }
+
+    /// The last stage: the manifests with the array's facts onto the clusters; the
+    /// journal lets go once the tenant holds the token, or (for a cluster side that
+    /// [drops stale entries](ClusterSide::drops_stale_entries)) when both clusters
+    /// are done and nothing was pending. The second value is `None` when the journal
+    /// kept its entry, else whether letting go worked (when it did not, the token is
+    /// delivered all the same and the next run delivers the same token again).
+    pub async fn to_clusters<C: ClusterSide + ?Sized>(
+        &self,
+        clusters: &C,
+    ) -> Result<(Delivery<C::Report>, Option<Result<(), VaultError>>), C::Error> {
+        let delivery = clusters
+            .apply_manifests(&self.tenant, &self.facts())
+            .await?;
+        let nothing_pending =
+            clusters.drops_stale_entries() && delivery.complete && self.nothing_pending();
+        let journal = if delivery.token_kept || nothing_pending {
+            Some(self.token_delivered(clusters).await)
+        } else {
+            None
+        };
+        Ok((delivery, journal))
+    }
+}

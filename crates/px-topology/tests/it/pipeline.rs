@@ -1,0 +1,163 @@
+//! The tenant pipeline (`px_topology::pipeline`) with a fake cluster side: the
+//! stages run in order, the journal's hooks come around the apply, a token goes to
+//! the clusters and the journal lets go of it, and a token nobody would keep is
+//! refused before any write.
+
+use crate::support as examples;
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use flasharray_mock::MockArray;
+use px_topology::Tenant;
+use px_topology::converge::ApplyOptions;
+use px_topology::driver::ArrayFacts;
+use px_topology::pipeline::{ApplyError, ClusterSide, Delivery, Site};
+use px_topology::plan::{Plan, PlanOptions};
+use px_topology::vault::{MemVault, TokenVault};
+
+/// Records what the pipeline asked of the clusters, in order.
+#[derive(Default)]
+struct FakeClusters {
+    keeps: bool,
+    calls: Mutex<Vec<String>>,
+}
+
+impl FakeClusters {
+    fn calls(&self) -> Vec<String> {
+        self.calls.lock().unwrap().clone()
+    }
+    fn note(&self, s: impl Into<String>) {
+        self.calls.lock().unwrap().push(s.into());
+    }
+}
+
+#[async_trait]
+impl ClusterSide for FakeClusters {
+    type Error = String;
+    type Report = usize;
+
+    fn keeps_new_token(&self) -> bool {
+        self.keeps
+    }
+
+    async fn before_apply(&self, plan: &Plan) -> Result<(), String> {
+        self.note(format!("before {}", plan.actionable().count()));
+        Ok(())
+    }
+
+    async fn after_apply(&self) -> Result<(), String> {
+        self.note("after");
+        Ok(())
+    }
+
+    async fn apply_manifests(
+        &self,
+        tenant: &Tenant,
+        facts: &ArrayFacts,
+    ) -> Result<Delivery<usize>, String> {
+        let n = tenant.manifests().map_err(|e| e.to_string())?.len();
+        self.note(format!("manifests token={}", facts.api_token.is_some()));
+        Ok(Delivery {
+            report: n,
+            token_kept: facts.api_token.is_some(),
+            complete: true,
+        })
+    }
+
+    async fn token_delivered(&self, user: &str) {
+        self.note(format!("delivered {user}"));
+    }
+}
+
+fn cloud_drive() -> (Tenant, MockArray) {
+    let spec = examples::example("cloud-drive");
+    let tenant = Tenant::from_spec(spec, "cloud-drive".as_ref()).unwrap();
+    let array = MockArray::builder()
+        .admin(tenant.token_users()[0].clone())
+        .build();
+    (tenant, array)
+}
+
+#[tokio::test]
+async fn a_tenant_goes_through_every_stage_and_its_token_reaches_the_clusters() {
+    let (tenant, array) = cloud_drive();
+    let vault = MemVault::new();
+    let journal: Arc<dyn TokenVault> = Arc::new(vault.clone());
+    let site = Site {
+        array: &array,
+        claims: None,
+        journal: Some(journal.clone()),
+    };
+    let clusters = FakeClusters {
+        keeps: true,
+        ..FakeClusters::default()
+    };
+    let planned = tenant
+        .observe(site.clone())
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default());
+    assert!(planned.plan().is_applicable() && planned.writes_array());
+    let changes = planned.plan().actionable().count();
+    let applied = planned
+        .apply(&clusters, ApplyOptions::default(), &|_| {})
+        .await
+        .unwrap();
+    assert!(
+        applied.report().is_success(),
+        "{:?}",
+        applied.report().failed
+    );
+    assert!(applied.facts().api_token.is_some());
+    let user = tenant.token_users()[0].clone();
+    assert!(
+        vault.load(&user).unwrap().is_some(),
+        "journaled until delivered"
+    );
+    let (delivery, journal_error) = applied.to_clusters(&clusters).await.unwrap();
+    assert!(matches!(journal_error, Some(Ok(()))), "the journal let go");
+    assert!(delivery.token_kept && delivery.report > 0);
+    assert_eq!(
+        clusters.calls(),
+        [
+            format!("before {changes}"),
+            "after".to_string(),
+            "manifests token=true".to_string(),
+            format!("delivered {user}"),
+        ]
+    );
+    assert!(vault.load(&user).unwrap().is_none(), "the journal let go");
+    // Nothing left to do.
+    let again = tenant
+        .observe(site)
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default());
+    assert!(!again.plan().has_changes() && !again.writes_array());
+}
+
+#[tokio::test]
+async fn a_token_nobody_would_keep_is_refused_before_any_write() {
+    let (tenant, array) = cloud_drive();
+    let clusters = FakeClusters::default();
+    let planned = tenant
+        .observe(Site::array(&array))
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default());
+    let Err(ApplyError::TokenWouldBeLost(lost)) = planned
+        .apply(&clusters, ApplyOptions::default(), &|_| {})
+        .await
+    else {
+        panic!("the apply must be refused");
+    };
+    assert_eq!(lost.user, tenant.token_users()[0]);
+    assert!(clusters.calls().is_empty(), "{:?}", clusters.calls());
+    let after = tenant
+        .observe(Site::array(&array))
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default());
+    assert!(after.plan().has_changes(), "nothing was written");
+}
