@@ -914,47 +914,99 @@ fn hostile_file_flags() {
           users:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n\
           current-context: x\n",
     );
-    let kinds: [(&str, PathBuf); 3] = [
-        ("dev-zero", PathBuf::from("/dev/zero")),
-        ("fifo", fifo),
-        ("sparse-8GiB", huge.clone()),
+    // The hostile files: /dev/zero; a FIFO nobody opens for writing; a FIFO whose
+    // writer never writes nor closes it; a FIFO fed zeros without end; an 8 GiB
+    // sparse file.
+    let kinds = [
+        "dev-zero",
+        "fifo",
+        "fifo-silent-writer",
+        "fifo-endless-writer",
+        "sparse-8GiB",
     ];
+    let mkfifo = |p: &Path| {
+        let st = Command::new("mkfifo").arg(p).status().expect("mkfifo");
+        assert!(st.success(), "mkfifo {}", p.display());
+    };
+    // Writers of the FIFOs, ended after the runs: the read-write handles this
+    // process holds (on Linux they open a FIFO without blocking and count as its
+    // writer), and the `cat /dev/zero` feeding the endless ones.
+    let mut held = Vec::new();
+    let mut feeders = Vec::new();
     let mut slow = Vec::new();
     let mut fast = Vec::new();
     for row in table("file-flags.txt") {
         let [name, named, template] = &row[..] else {
             panic!("file-flags.txt: bad line {row:?}");
         };
-        for (kind, file) in &kinds {
+        for kind in kinds {
             let id = format!("{name}-{kind}");
+            let in_dir = template.contains("{DIR}");
             // {DIR}: a folder holding one such file as x.yaml (no device without
             // root, so not for /dev/zero).
+            if in_dir && kind == "dev-zero" {
+                continue;
+            }
+            // State files may hold 512 MiB (docs/cli.md), more than the resident-set
+            // bound: an endless pipe would be stopped by the bound, not by their cap.
+            if kind == "fifo-endless-writer" && name.contains("state") {
+                continue;
+            }
             let folder = d.join(format!("{id}-dir"));
-            if template.contains("{DIR}") {
-                if *kind == "dev-zero" {
-                    continue;
-                }
+            let file = if in_dir {
                 std::fs::create_dir(&folder).unwrap();
-                let x = folder.join("x.yaml");
-                if *kind == "fifo" {
-                    assert!(Command::new("mkfifo").arg(&x).status().unwrap().success());
-                } else {
-                    std::fs::File::create(&x).unwrap().set_len(8 << 30).unwrap();
+                folder.join("x.yaml")
+            } else {
+                match kind {
+                    "dev-zero" => PathBuf::from("/dev/zero"),
+                    "fifo" => fifo.clone(),
+                    "sparse-8GiB" => huge.clone(),
+                    _ => d.join(format!("{id}-fifo")),
                 }
+            };
+            if kind == "sparse-8GiB" && in_dir {
+                std::fs::File::create(&file)
+                    .unwrap()
+                    .set_len(8 << 30)
+                    .unwrap();
+            }
+            if kind.starts_with("fifo") && (in_dir || kind != "fifo") {
+                mkfifo(&file);
+            }
+            if kind == "fifo-silent-writer" || kind == "fifo-endless-writer" {
+                held.push(
+                    std::fs::OpenOptions::new()
+                        .read(true)
+                        .write(true)
+                        .open(&file)
+                        .unwrap(),
+                );
+            }
+            if kind == "fifo-endless-writer" {
+                feeders.push(
+                    Command::new("sh")
+                        .arg("-c")
+                        .arg("exec cat /dev/zero > \"$0\"")
+                        .arg(&file)
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .spawn()
+                        .expect("start cat /dev/zero"),
+                );
             }
             let out = d.join(format!("{id}-out"));
             let state = d.join(format!("{id}-state.json"));
             let home = d.join(format!("{id}-home"));
             let fill = |s: &str| -> OsString {
                 match s {
-                    "{FILE}" => file.clone().into(),
+                    "{FILE}" | "{DIR}/x.yaml" => file.clone().into(),
                     "{SPEC}" => spec.clone().into(),
                     "{TOK}" => tok.clone().into(),
                     "{OUT}" => out.clone().into(),
                     "{STATE}" => state.clone().into(),
                     "{KUBE}" => kube.clone().into(),
                     "{DIR}" => folder.clone().into(),
-                    "{DIR}/x.yaml" => folder.join("x.yaml").into(),
                     other => other.into(),
                 }
             };
@@ -964,21 +1016,26 @@ fn hostile_file_flags() {
                 .names_any(&[&named])
                 .absent(out)
                 .absent(state);
-            if *kind == "fifo" {
+            if kind.starts_with("fifo") {
                 slow.push(c);
             } else {
                 fast.push(c);
             }
         }
     }
-    // A run blocked on the FIFO costs no CPU: all of them at once, so that today's
-    // hangs cost one time bound, not one each. The others read as fast as they can
-    // up to the memory bound: two at a time.
+    // A run waiting on a FIFO costs no CPU: all of them at once, so that waits
+    // (and hangs) cost one time bound, not one each. The others read as fast as
+    // they can up to the memory bound: two at a time.
     let (mut failed, more) = std::thread::scope(|s| {
         let blocked = s.spawn(|| run_all(&slow, slow.len()));
         let reading = run_all(&fast, 2);
         (blocked.join().unwrap(), reading)
     });
+    for mut f in feeders {
+        let _ = f.kill();
+        let _ = f.wait();
+    }
+    drop(held);
     failed.extend(more);
     failed.sort();
     assert_eq!(
