@@ -272,6 +272,8 @@ struct Case {
     home: PathBuf,
     /// Further checks.
     check: Option<Check>,
+    /// Environment variables for the run.
+    env: Vec<(String, OsString)>,
 }
 
 impl Case {
@@ -286,6 +288,7 @@ impl Case {
             unchanged: Vec::new(),
             home: home.to_path_buf(),
             check: None,
+            env: Vec::new(),
         }
     }
     fn names_any(mut self, any: &[&str]) -> Case {
@@ -340,7 +343,11 @@ fn describe_written(p: &Path) -> String {
 /// Runs one case; `None` when it met its contract, else the report entry.
 fn run_case(case: &Case) -> Option<String> {
     let before: Vec<_> = case.unchanged.iter().map(|p| fingerprint(p)).collect();
-    let r = run_bounded(bounded_command(&case.args, &case.home));
+    let mut cmd = bounded_command(&case.args, &case.home);
+    for (k, v) in &case.env {
+        cmd.env(k, v);
+    }
+    let r = run_bounded(cmd);
     let mut problems = Vec::new();
     if r.timed_out || r.over_rss || r.signal.is_some() {
         problems.push(r.exit());
@@ -857,31 +864,63 @@ fn hostile_token_files() {
     let dir = tempfile::tempdir().unwrap();
     let mut cases = Vec::new();
     for row in table("token-files.txt") {
-        let [name, content, codes] = &row[..] else {
-            panic!("token-files.txt: bad line {row:?}");
+        let (name, content, codes, via) = match &row[..] {
+            [n, c, k] => (n, c, k, "file"),
+            [n, c, k, v] => (n, c, k, v.as_str()),
+            _ => panic!("token-files.txt: bad line {row:?}"),
         };
         let codes: Vec<i32> = codes.split('|').map(|c| c.parse().unwrap()).collect();
-        let file = private_file(&dir.path().join(name), &token_content(content, &token));
+        let bytes = token_content(content, &token);
         let home = dir.path().join(format!("{name}-home"));
         let mut args = os(&["--array", &sim.url, "--ca-file"]);
         args.push(sim.cert.clone().into());
-        args.push("--api-token-file".into());
-        args.push(file.into());
+        let mut env = Vec::new();
+        // What a refusal must name (one of).
+        let source: &'static [&'static str] = match via {
+            "file" => {
+                let file = private_file(&dir.path().join(name), &bytes);
+                args.push("--api-token-file".into());
+                args.push(file.into());
+                &["--api-token-file"][..]
+            }
+            "env" => {
+                let value = String::from_utf8(bytes).unwrap();
+                env.push(("PUREFA_API".to_string(), OsString::from(value)));
+                &["PUREFA_API"][..]
+            }
+            "pure-json" => {
+                let value = String::from_utf8(bytes).unwrap();
+                let host = sim.url.trim_start_matches("https://");
+                let doc = serde_json::json!({
+                    "FlashArrays": [{"MgmtEndPoint": host, "APIToken": value}]
+                });
+                let file = private_file(
+                    &dir.path().join(format!("{name}.json")),
+                    doc.to_string().as_bytes(),
+                );
+                args.push("--pure-json".into());
+                args.push(file.into());
+                &["APIToken", "--pure-json"][..]
+            }
+            other => panic!("token-files.txt: {name}: unknown source {other}"),
+        };
         args.extend(os(&["--retries", "0", "volume", "list"]));
         let t = token.clone();
-        let c = Case::new(format!("token file {name}"), args, &codes, &home).check(move |r| {
-            let mut p = Vec::new();
-            if r.stdout.contains(&t) || r.stderr.contains(&t) {
-                p.push("the API token was printed".to_string());
-            }
-            if r.code == Some(2) && !r.stderr.contains("--api-token-file") {
-                p.push("the message does not name --api-token-file".to_string());
-            }
-            if r.code == Some(2) && r.stderr.contains("HTTP") {
-                p.push("exit 2 after a request reached the array".to_string());
-            }
-            p
-        });
+        let mut c =
+            Case::new(format!("token via {via} {name}"), args, &codes, &home).check(move |r| {
+                let mut p = Vec::new();
+                if r.stdout.contains(&t) || r.stderr.contains(&t) {
+                    p.push("the API token was printed".to_string());
+                }
+                if r.code == Some(2) && !source.iter().any(|s| r.stderr.contains(s)) {
+                    p.push(format!("the message does not name {}", source.join(" or ")));
+                }
+                if r.code == Some(2) && r.stderr.contains("HTTP") {
+                    p.push("exit 2 after a request reached the array".to_string());
+                }
+                p
+            });
+        c.env = env;
         cases.push(c);
     }
     let failed = run_all(&cases, WORKERS);
@@ -889,7 +928,7 @@ fn hostile_token_files() {
 }
 
 // ---------------------------------------------------------------------------
-// File flags pointed at /dev/zero, a FIFO without writer, an 8 GiB sparse file
+// File flags pointed at /dev/zero, FIFOs, an 8 GiB sparse file
 // ---------------------------------------------------------------------------
 
 #[test]
