@@ -9,7 +9,7 @@
 use reqwest::Method;
 use serde::de::DeserializeOwned;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::models::{
     Admin, AdminPost, ManagementAccessPolicy, ManagementAccessPolicyPost, Realm, RealmPatch,
     RealmPost,
@@ -20,13 +20,30 @@ use crate::rest::RestArray;
 use crate::rest::paging::Pager;
 use crate::rest::query::Query;
 use crate::rest::reconcile::{Verdict, json, require, strings};
+use crate::rest::session::ApiVersion;
 
 const REALMS: &str = "realms";
 const POLICIES: &str = "policies/management-access";
 const ADMINS: &str = "admins";
 
+/// Refuses, before sending anything, on a session older than
+/// [`ApiVersion::REALMS`]: an older array has none of these paths (it would
+/// answer 404), and saying which version is needed is clearer.
+async fn multi_tenancy(array: &RestArray) -> Result<()> {
+    let version = array.transport.session().await?.version;
+    if version < ApiVersion::REALMS {
+        return Err(Error::Version(format!(
+            "realms, management access policies and realm users need REST {} or later; \
+             this array's session is at REST {version}",
+            ApiVersion::REALMS
+        )));
+    }
+    Ok(())
+}
+
 /// `GET /realms`.
 pub(super) async fn list(array: &RestArray, params: &ListParams) -> Result<Vec<Realm>> {
+    multi_tenancy(array).await?;
     array
         .transport
         .collect_pages(Pager::for_list(REALMS, params))
@@ -39,6 +56,7 @@ pub(super) async fn create(
     names: &[RealmName],
     body: &RealmPost,
 ) -> Result<Vec<Realm>> {
+    multi_tenancy(array).await?;
     require("create realms", names)?;
     let bytes = json(body)?;
     write_settled(
@@ -62,6 +80,7 @@ pub(super) async fn patch(
     patch: &RealmPatch,
     destroy_contents: bool,
 ) -> Result<Vec<Realm>> {
+    multi_tenancy(array).await?;
     require("patch realms", names)?;
     let bytes = json(patch)?;
     let want = patch.destroyed;
@@ -90,6 +109,7 @@ pub(super) async fn eradicate(
     names: &[RealmName],
     eradicate_contents: bool,
 ) -> Result<()> {
+    multi_tenancy(array).await?;
     require("eradicate realms", names)?;
     write_settled::<Realm>(
         array,
@@ -110,6 +130,7 @@ pub(super) async fn list_policies(
     array: &RestArray,
     names: &[String],
 ) -> Result<Vec<ManagementAccessPolicy>> {
+    multi_tenancy(array).await?;
     let q = Query::new().csv("names", names);
     array
         .transport
@@ -123,6 +144,7 @@ pub(super) async fn create_policies(
     names: &[String],
     body: &ManagementAccessPolicyPost,
 ) -> Result<Vec<ManagementAccessPolicy>> {
+    multi_tenancy(array).await?;
     require("create management access policies", names)?;
     write_settled(
         array,
@@ -139,6 +161,7 @@ pub(super) async fn create_policies(
 
 /// `DELETE /policies/management-access?names=...`. Lost answer: gone is done.
 pub(super) async fn delete_policies(array: &RestArray, names: &[String]) -> Result<()> {
+    multi_tenancy(array).await?;
     require("delete management access policies", names)?;
     write_settled::<ManagementAccessPolicy>(
         array,
@@ -156,6 +179,7 @@ pub(super) async fn delete_policies(array: &RestArray, names: &[String]) -> Resu
 
 /// `GET /admins[?names=...]`.
 pub(super) async fn list_admins(array: &RestArray, names: &[String]) -> Result<Vec<Admin>> {
+    multi_tenancy(array).await?;
     let q = Query::new().csv("names", names);
     array
         .transport
@@ -169,6 +193,7 @@ pub(super) async fn create_admins(
     names: &[String],
     body: &AdminPost,
 ) -> Result<Vec<Admin>> {
+    multi_tenancy(array).await?;
     require("create admins", names)?;
     write_settled(
         array,
@@ -185,6 +210,7 @@ pub(super) async fn create_admins(
 
 /// `DELETE /admins?names=...`. Lost answer: gone is done.
 pub(super) async fn delete_admins(array: &RestArray, names: &[String]) -> Result<()> {
+    multi_tenancy(array).await?;
     require("delete admins", names)?;
     write_settled::<Admin>(
         array,

@@ -44,6 +44,10 @@ impl ApiVersion {
     /// `/pods`) accept `tags` (Pure's SDK: `VolumePost.tags` etc. appear in the 2.39
     /// models). Below it the client creates, then tags in a second call.
     pub const TAGS_IN_CREATE: ApiVersion = ApiVersion { minor: 39 };
+    /// First version with secure multi-tenancy: `/realms` and
+    /// `/policies/management-access` (Pure's SDK: both appear in the 2.36 client,
+    /// `FA_2_36`), and admins holding management access policies.
+    pub const REALMS: ApiVersion = ApiVersion { minor: 36 };
     /// Newest version this client was written against (Pure's SDK 1.96 knows 2.58).
     pub const MAX: ApiVersion = ApiVersion { minor: 58 };
 

@@ -11,5 +11,6 @@ mod realms;
 mod replication;
 mod sessions;
 mod state_file;
+mod versions;
 mod volumes;
 mod wire;

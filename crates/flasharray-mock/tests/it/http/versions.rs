@@ -1,0 +1,103 @@
+//! pxfa's REST client across the simulator's REST versions (issue #25): at the
+//! oldest version the client speaks (2.2), at 2.36 (realms) and at the newest
+//! (2.39) the same calls leave the same end state, each through what its version
+//! has (volumes in groups then tags below 2.32, `volumes/batch` with tags in the
+//! items from 2.32, realms only from 2.36); below 2.2 the client refuses clearly.
+
+use flasharray::models::{RealmPost, VolumeBatchPost};
+use flasharray::{FlashArray, ListParams, RealmName, TagResource, VolumeName};
+use flasharray_mock::MockArray;
+use flasharray_mock::conformance::shorthand::{owner_tags, tag_keys};
+
+use crate::support::https::{Sim, start_with};
+
+async fn at(minor: u32) -> Sim {
+    start_with(MockArray::builder().rest_version(minor).build(), |_| {}).await
+}
+
+/// The paths the client sent, in order, after the version lookup and login.
+fn paths(s: &Sim) -> Vec<String> {
+    s.sim
+        .request_log()
+        .into_iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .filter(|p| !p.ends_with("/api_version") && !p.ends_with("/login"))
+        .collect()
+}
+
+#[tokio::test]
+async fn below_the_oldest_supported_version_the_client_refuses_clearly() {
+    let s = at(1).await;
+    let e = s.rest().list_volumes(&ListParams::all()).await.unwrap_err();
+    let text = e.to_string();
+    assert!(text.contains("no REST version in common"), "{text}");
+    assert!(text.contains("2.2..=2.58"), "{text}");
+    assert!(
+        paths(&s).is_empty(),
+        "nothing but the version lookup was sent"
+    );
+}
+
+#[tokio::test]
+async fn volumes_with_tags_at_the_oldest_2_36_and_the_newest() {
+    for (minor, batch) in [(2, false), (36, true), (39, true)] {
+        let s = at(minor).await;
+        let rest = s.rest();
+        let items: Vec<VolumeBatchPost> = ["a", "b"]
+            .iter()
+            .zip([1u64 << 30, 2 << 30])
+            .map(|(n, size)| {
+                VolumeBatchPost::new(VolumeName::new(*n).unwrap(), size).with_tags(owner_tags())
+            })
+            .collect();
+        let made = rest.create_volumes_batch(&items).await.unwrap();
+        assert_eq!(made.len(), 2, "2.{minor}");
+        assert_eq!(
+            rest.api_version().await.map(|v| v.minor),
+            Some(minor),
+            "the client uses the array's newest version"
+        );
+        let a: &dyn FlashArray = &s.array;
+        for (name, size) in [("a", 1u64 << 30), ("b", 2 << 30)] {
+            let v = a.list_volumes(&ListParams::names([name])).await.unwrap();
+            assert_eq!(v[0].provisioned, size, "2.{minor} {name}");
+            assert_eq!(
+                tag_keys(a, TagResource::Volume, name).await,
+                ["pxfa.io/managed-by=pxfa", "pxfa.io/tenant=t1"],
+                "2.{minor} {name}"
+            );
+        }
+        let sent = paths(&s);
+        let used_batch = sent.iter().any(|p| p.ends_with("/volumes/batch"));
+        assert_eq!(used_batch, batch, "2.{minor}: {sent:?}");
+        assert!(
+            sent.iter().all(|p| p.contains(&format!("/api/2.{minor}/"))),
+            "2.{minor}: {sent:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn realms_only_from_2_36_and_refused_clearly_before() {
+    let tenant = [RealmName::new("tenant-a").unwrap()];
+    let s = at(35).await;
+    let e = s
+        .rest()
+        .create_realms(&tenant, &RealmPost::default())
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("need REST 2.36 or later"), "{e}");
+    assert!(
+        paths(&s).iter().all(|p| !p.contains("realms")),
+        "nothing sent"
+    );
+    for minor in [36, 39] {
+        let s = at(minor).await;
+        let made = s
+            .rest()
+            .create_realms(&tenant, &RealmPost::default())
+            .await
+            .unwrap();
+        assert_eq!(made[0].name, "tenant-a", "2.{minor}");
+    }
+}
