@@ -35,9 +35,9 @@ pub struct ApplyOptions {
 
 /// What of the rendered bundle is applied to the clusters, and why the rest is not.
 ///
-/// Two objects are left to the admin unless asked for: the pull-secret template
-/// (pxfa holds no pull secret here; a template would be refused by the API server and
-/// must never replace a working one), and the management MachineConfigs, because the
+/// Three objects are left to the admin unless asked for: the pull-secret and SSH-key
+/// templates (pxfa holds neither; a template would be refused by the API server or
+/// lock the admin out, and must never replace a working one), and the management MachineConfigs, because the
 /// Machine Config Operator reboots every management worker to apply one (`node_config`
 /// is the admin's explicit yes).
 pub fn cluster_bundle(
@@ -46,10 +46,16 @@ pub fn cluster_bundle(
     node_config: bool,
 ) -> (Vec<Manifest>, Vec<String>) {
     let pull_secret = spec.pull_secret_name();
+    let ssh_key = spec.spec.hosted_cluster.ssh_key_secret.as_deref();
     let mut skipped = Vec::new();
     let kept = manifests
         .into_iter()
         .filter(|m| {
+            let ssh_template = m.kind == "Secret" && Some(m.name.as_str()) == ssh_key;
+            if ssh_template {
+                skipped.push(format!("Secret/{} (SSH public key template: apply your own)", m.name));
+                return false;
+            }
             let template = m.secret && m.kind == "Secret" && m.name == pull_secret;
             let reboots = !node_config
                 && m.cluster == Cluster::Management
@@ -179,6 +185,10 @@ async fn apply_step(
             Form::JsonPatch { target } => report.skipped.push(Skipped {
                 object: describe(m),
                 reason: format!("a JSON patch for {target}; apply it by hand"),
+            }),
+            Form::MergePatch { target } => report.skipped.push(Skipped {
+                object: describe(m),
+                reason: format!("a merge patch for {target}; apply it by hand"),
             }),
             Form::Resource if m.secret && !opts.apply_secrets => report.skipped.push(Skipped {
                 object: describe(m),

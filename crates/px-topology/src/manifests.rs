@@ -55,6 +55,7 @@ pub fn render(
     out.extend(management::root_disk_storage_class(spec));
     out.push(hosted_cluster::namespace(spec));
     out.push(hosted_cluster::pull_secret(spec, pull_secret));
+    out.extend(hosted_cluster::ssh_key_secret(spec));
     out.push(hosted_cluster::hosted_cluster(
         spec,
         &driver.guest_storage(spec),

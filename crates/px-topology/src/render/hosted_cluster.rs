@@ -138,6 +138,61 @@ pub fn pull_secret(spec: &TenantStorage, pull_secret: Option<&SecretString>) -> 
     }
 }
 
+/// The key HyperShift reads the workers' SSH public key from in the Secret named by
+/// `spec.sshKey` (`hcp create cluster --ssh-key` writes it there; HyperShift's
+/// `hostedcluster_controller.go` reads `id_rsa.pub`).
+pub const SSH_PUBLIC_KEY_KEY: &str = "id_rsa.pub";
+
+/// The Secret the HostedCluster's `spec.sshKey` names (`hostedCluster.sshKeySecret`),
+/// as a template whose `id_rsa.pub` is a placeholder: pxfa holds no key. HyperShift
+/// fails the HostedCluster reconcile when the Secret is missing ("failed to get
+/// hostedcluster SSHKey secret", openshift/hypershift `hostedcluster_controller.go`),
+/// so the bundle carries it, applied before the HostedCluster. `None` without
+/// `sshKeySecret` (no `spec.sshKey` either). A public key is no credential, but the
+/// template must never replace a working Secret: `pxfa apply --kubeconfig` leaves it
+/// to the admin, as it does the pull-secret template.
+pub fn ssh_key_secret(spec: &TenantStorage) -> Option<Manifest> {
+    let name = spec.spec.hosted_cluster.ssh_key_secret.as_ref()?;
+    let ns = &spec.spec.hosted_cluster.namespace;
+    let create = [
+        "oc".to_string(),
+        "create".to_string(),
+        "secret".to_string(),
+        "generic".to_string(),
+        name.clone(),
+        "-n".to_string(),
+        ns.clone(),
+        format!("--from-file={SSH_PUBLIC_KEY_KEY}=<key.pub>"),
+    ];
+    let body = json!({
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {
+            "name": name,
+            "namespace": ns,
+            "labels": labels(spec),
+        },
+        "type": "Opaque",
+        "stringData": {SSH_PUBLIC_KEY_KEY: "<paste the workers' SSH public key (one line of an .pub file) here>"},
+    });
+    Some(
+        Manifest::resource(
+            Cluster::Management,
+            step::HC_NAMESPACE,
+            body,
+            &["SSH public key of the worker VMs (HostedCluster spec.sshKey); HyperShift stops without it."],
+        )
+        // Every Secret pxfa renders is handled as one (owner-only file, never in
+        // Debug), although a public key is no credential.
+        .secret()
+        .note(
+            "TEMPLATE: replace the placeholder with your public key before applying (pxfa apply \
+             --kubeconfig never applies this template), or create the Secret instead:",
+        )
+        .note(format!("  {}", super::shell::join(&create))),
+    )
+}
+
 /// The HostedCluster: release, pull secret, optional SSH key, managed etcd on
 /// `etcdStorageClass`, the API server on a LoadBalancer (MetalLB) and HyperShift's
 /// defaults for the other services, KubeVirt with `storage`.

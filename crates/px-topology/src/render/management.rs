@@ -228,6 +228,30 @@ pub fn mce_components_patch(live: Option<&Value>) -> Vec<Value> {
     }
 }
 
+/// The jq program of [`mce_guarded_command`]: appends `{name, enabled: true}` for each
+/// of [`MCE_COMPONENTS`] the list does not name, creating `spec.overrides.components`
+/// when absent. The same rule as [`mce_components_patch`].
+pub fn mce_guard_program() -> String {
+    let names: Vec<String> = MCE_COMPONENTS.iter().map(|c| format!("\"{c}\"")).collect();
+    format!(
+        ".spec.overrides.components |= ((. // []) as $l | $l + ([{}] | \
+         map(select(. as $n | $l | any(.name == $n) | not)) | map({{name: ., enabled: true}})))",
+        names.join(",")
+    )
+}
+
+/// The shell line that makes the MCE change safely on a live cluster: read the
+/// MultiClusterEngine, add only the missing components with jq, write it back with
+/// `oc replace` (which carries the read `resourceVersion`, so a concurrent change is
+/// refused instead of overwritten). Works whether `spec.overrides.components` exists
+/// or not, and never duplicates an entry.
+pub fn mce_guarded_command() -> String {
+    let get = super::shell::join(&["oc", "get", "mce", "multiclusterengine", "-o", "json"]);
+    let jq = super::shell::join(&["jq".to_string(), mce_guard_program()]);
+    let replace = super::shell::join(&["oc", "replace", "-f", "-"]);
+    format!("{get} | {jq} | {replace}")
+}
+
 /// The MultiClusterEngine patch enabling HyperShift (component `hypershift`; the
 /// older `hypershift-preview` was folded into it in MCE 2.3). A patch, not an object:
 /// applying a MultiClusterEngine would replace `spec.overrides.components`, an atomic
@@ -244,9 +268,12 @@ pub fn multicluster_engine() -> Manifest {
         secret: false,
         purpose: vec![
             "Enables HyperShift (components hypershift, hypershift-local-hosting) in the existing MultiClusterEngine.".to_string(),
-            "ADD IF MISSING: both are on by default and the MCE operator usually lists them already. Apply an op".to_string(),
-            "only for a component `oc get mce multiclusterengine -o jsonpath='{.spec.overrides.components[*].name}'`".to_string(),
-            "does not print; one listed with enabled: false was disabled on purpose: enable it deliberately.".to_string(),
+            "GUARDED: the ops above fail when spec.overrides.components is absent and duplicate an entry already".to_string(),
+            "listed, so apply the change with this command instead; it adds only the components the list lacks".to_string(),
+            "(creating the list if needed), keeps every other entry, and oc replace refuses if the MCE changed meanwhile:".to_string(),
+            format!("  {}", mce_guarded_command()),
+            "Both are on by default and the MCE operator usually lists them: then the command changes nothing.".to_string(),
+            "An entry with enabled: false was disabled on purpose and is kept; enable it deliberately.".to_string(),
         ],
         form: Form::JsonPatch {
             target: "the MultiClusterEngine multiclusterengine (only the ops for components it does not list)".to_string(),
@@ -256,7 +283,12 @@ pub fn multicluster_engine() -> Manifest {
 
 /// The default IngressController's wildcard route policy, which
 /// `baseDomainPassthrough` needs (the hosted cluster's `*.apps` routes are wildcard
-/// routes on the management ingress). The patch HyperShift's KubeVirt guide gives.
+/// routes on the management ingress). A JSON merge patch, as in Portworx's HCP
+/// walkthrough and HyperShift's KubeVirt guide (`oc patch ingresscontroller -n
+/// openshift-ingress-operator default --type=merge`): it sets only
+/// `routeAdmission.wildcardPolicy`, so a `namespaceOwnership` the admin set stays (a
+/// JSON-patch `add /spec/routeAdmission` would replace the whole map). The identity
+/// fields repeat the object's own values, which a merge patch leaves unchanged.
 pub fn ingress_wildcard_patch() -> Manifest {
     Manifest {
         cluster: Cluster::Management,
@@ -265,17 +297,18 @@ pub fn ingress_wildcard_patch() -> Manifest {
         kind: "IngressController".to_string(),
         name: "default".to_string(),
         namespace: Some("openshift-ingress-operator".to_string()),
-        body: json!([{
-            "op": "add",
-            "path": "/spec/routeAdmission",
-            "value": {"wildcardPolicy": "WildcardsAllowed"},
-        }]),
+        body: json!({
+            "apiVersion": "operator.openshift.io/v1",
+            "kind": "IngressController",
+            "metadata": {"name": "default", "namespace": "openshift-ingress-operator"},
+            "spec": {"routeAdmission": {"wildcardPolicy": "WildcardsAllowed"}},
+        }),
         secret: false,
         purpose: vec![
             "Lets the management ingress admit wildcard routes, which the hosted cluster's *.apps needs (baseDomainPassthrough).".to_string(),
-            "Replaces spec.routeAdmission: if yours sets namespaceOwnership, add it to the value. Shared by tenants.".to_string(),
+            "Sets only spec.routeAdmission.wildcardPolicy; namespaceOwnership and the rest stay. Shared by tenants.".to_string(),
         ],
-        form: Form::JsonPatch {
+        form: Form::MergePatch {
             target: "the default IngressController in openshift-ingress-operator".to_string(),
         },
     }
@@ -394,8 +427,9 @@ pub fn nodiscard_reason(spec: &TenantStorage) -> Option<String> {
     crate::lint::nodiscard_reason(spec.virtualization_version(), spec.management_ocp_version())
 }
 
-/// The node label that makes Portworx turn a node that joins after install into a
-/// storage node (Portworx concepts/storage-nodes [M]).
+/// The node label that asks Portworx for one new driveset on a node that joins after
+/// install (Portworx concepts/storage-nodes, reference/node-labels). pxfa never sets
+/// it NodePool-wide; the NodePool header says when to set it by hand.
 pub const PROVISION_STORAGE_NODE_LABEL: &str = "portworx.io/provision-storage-node";
 
 /// The tenant's KubeVirt NodePool: InPlace upgrades (Portworx keeps state on the
@@ -451,16 +485,6 @@ pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, R
         let refs: Vec<Value> = configs.iter().map(|c| json!({"name": c})).collect();
         pool_spec.insert("config".into(), Value::Array(refs));
     }
-    if spec.mode().runs_portworx() {
-        // Workers added after install join Portworx storageless unless labelled
-        // (Portworx concepts/storage-nodes [M]); HyperShift sets nodeLabels on each
-        // Node once, at creation (NodePool CRD), which is the label's one-time
-        // semantics. Harmless on the first workers, which are storage nodes anyway.
-        pool_spec.insert(
-            "nodeLabels".into(),
-            json!({ PROVISION_STORAGE_NODE_LABEL: "true" }),
-        );
-    }
     pool_spec.insert(
         "platform".into(),
         json!({"type": "KubeVirt", "kubevirt": Value::Object(kubevirt)}),
@@ -475,19 +499,30 @@ pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, R
         },
         "spec": Value::Object(pool_spec),
     });
-    let pool = Manifest::resource(
-        Cluster::Management,
-        step::NODE_POOL,
-        body,
+    let header: &[&str] = if spec.mode().runs_portworx() {
         &[
             "The tenant's worker VMs (KubeVirt NodePool); needs the HostedCluster.",
             "upgradeType InPlace (immutable) and autoRepair false are required by Portworx: replacing or",
             "auto-recreating a VM would destroy a Portworx node's state.",
-        ],
-    );
-    Ok(if spec.mode().runs_portworx() {
+        ]
+    } else {
+        &[
+            "The tenant's worker VMs (KubeVirt NodePool); needs the HostedCluster.",
+            "upgradeType InPlace (immutable) keeps the VMs across upgrades; autoRepair false leaves a broken",
+            "VM for the admin to look at instead of recreating it (its disks are claims in the control plane",
+            "namespace, kept either way).",
+        ]
+    };
+    let pool = Manifest::resource(Cluster::Management, step::NODE_POOL, body, header);
+    Ok(if spec.mode() == crate::spec::StorageMode::CloudDrive {
+        // No NodePool-wide `portworx.io/provision-storage-node`: Portworx documents the
+        // label as a one-time request for a new driveset (portworx-enterprise/reference/
+        // node-labels), so on every Node a replacement VM would create new drives
+        // instead of taking over the orphaned driveset, FlashArray cloud drives'
+        // documented failover. Label one new Node by hand when it must add storage.
         pool.note(format!(
-            "nodeLabels {PROVISION_STORAGE_NODE_LABEL}=true: workers added later become Portworx storage nodes."
+            "No {PROVISION_STORAGE_NODE_LABEL} label here: label one added Node by hand \
+             (oc label node <node> {PROVISION_STORAGE_NODE_LABEL}=true) only when it must bring new drives."
         ))
     } else {
         pool

@@ -42,6 +42,13 @@ pub enum Form {
         /// What the patch applies to, in words, for the header.
         target: String,
     },
+    /// An RFC 7386 JSON merge patch of an object that already exists, named by
+    /// `name`/`namespace` (`oc patch --type=merge`): maps are merged key by key, so
+    /// the object's other settings stay.
+    MergePatch {
+        /// What the patch applies to, in words, for the header.
+        target: String,
+    },
     /// A partial object: the fields at `path` must be merged into the named object
     /// before it is created (e.g. immutable HostedCluster fields).
     Fragment {
@@ -140,7 +147,7 @@ impl Manifest {
     pub(crate) fn file_stem(&self) -> String {
         let suffix = match self.form {
             Form::Resource => "",
-            Form::JsonPatch { .. } => "-patch",
+            Form::JsonPatch { .. } | Form::MergePatch { .. } => "-patch",
             Form::Fragment { .. } => "-fragment",
         };
         format!(

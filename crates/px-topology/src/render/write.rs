@@ -43,6 +43,18 @@ fn header_lines(m: &Manifest, total_steps: u32) -> Vec<String> {
             words.extend(["--type=json", "--patch-file", "<this file>"]);
             lines.push(format!("  {}", super::shell::join(&words)));
         }
+        Form::MergePatch { target } => {
+            lines.push(format!(
+                "How: this is an RFC 7386 JSON merge patch (maps merge, other fields stay). Apply it to {target}:"
+            ));
+            let kind = m.kind.to_ascii_lowercase();
+            let mut words = vec!["oc", "patch", kind.as_str(), m.name.as_str()];
+            if let Some(ns) = m.namespace.as_deref() {
+                words.extend(["-n", ns]);
+            }
+            words.extend(["--type=merge", "--patch-file", "<this file>"]);
+            lines.push(format!("  {}", super::shell::join(&words)));
+        }
         Form::Fragment { path } => {
             lines.push(
                 "How: this is a FRAGMENT, not a complete object; `oc apply` will reject it."
@@ -160,7 +172,7 @@ pub fn readme(manifests: &[Manifest]) -> String {
         for m in in_cluster {
             let how = match m.form {
                 Form::Resource => "apply",
-                Form::JsonPatch { .. } => "patch",
+                Form::JsonPatch { .. } | Form::MergePatch { .. } => "patch",
                 Form::Fragment { .. } => "merge",
             };
             out.push_str(&format!(

@@ -759,3 +759,145 @@ fn rendered_manifests_pass_pxfa_lint() {
         assert!(findings.is_empty(), "{mode}: {findings:#?}");
     }
 }
+
+// ---- issue 23: a bundle that applies as is ----
+
+#[test]
+fn ssh_key_secret_is_rendered_as_a_template_when_the_hosted_cluster_names_one() {
+    let da = example("direct-access");
+    let ms = render_default(&da);
+    let hc = find(&ms, "HostedCluster")[0];
+    let name = hc.body["spec"]["sshKey"]["name"].as_str().unwrap();
+    let secret = ms
+        .iter()
+        .find(|m| m.kind == "Secret" && m.name == name)
+        .expect("the Secret spec.sshKey names is in the bundle");
+    assert!(secret.secret, "handled as a secret");
+    assert_eq!(secret.namespace.as_deref(), hc.namespace.as_deref());
+    assert!(secret.order < hc.order, "applied before the HostedCluster");
+    let key = secret.body["stringData"]["id_rsa.pub"].as_str().unwrap();
+    assert!(key.starts_with("<paste"), "{key}");
+    assert!(secret.purpose.iter().any(|l| l.contains("TEMPLATE")));
+    // No sshKeySecret: neither sshKey nor a Secret.
+    let cd = example("cloud-drive");
+    let ms = render_default(&cd);
+    assert!(find(&ms, "HostedCluster")[0].body["spec"].get("sshKey").is_none());
+    assert_eq!(find(&ms, "Secret").len(), 2, "pull secret and px-pure-secret only");
+}
+
+#[test]
+fn node_pools_carry_no_storage_node_label_and_kubevirt_csi_cites_no_portworx() {
+    for (mode, spec) in support::example_specs() {
+        let ms = render_default(&spec);
+        let pool = find(&ms, "NodePool")[0];
+        assert!(pool.body["spec"].get("nodeLabels").is_none(), "{mode}");
+        let portworx = pool.purpose.iter().any(|l| l.contains("Portworx"));
+        assert_eq!(portworx, mode != "kubevirt-csi", "{mode}: {:?}", pool.purpose);
+    }
+}
+
+#[test]
+fn ingress_change_is_a_merge_patch_that_keeps_namespace_ownership() {
+    for (_, spec) in support::example_specs() {
+        let ms = render_default(&spec);
+        let ing = find(&ms, "IngressController")[0];
+        assert!(matches!(ing.form, Form::MergePatch { .. }));
+        assert!(ing.file_name.ends_with("-patch.yaml"));
+        // RFC 7386 on a live object that sets namespaceOwnership keeps it.
+        let mut live = serde_json::json!({"spec": {"routeAdmission": {"namespaceOwnership": "Strict"}}});
+        merge(&mut live, &ing.body["spec"]);
+        assert_eq!(
+            live["spec"]["routeAdmission"],
+            serde_json::json!({"namespaceOwnership": "Strict", "wildcardPolicy": "WildcardsAllowed"})
+        );
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ms = render_default(&example("cloud-drive"));
+    write_dir(&ms, dir.path()).unwrap();
+    let ing = ms.iter().find(|m| m.kind == "IngressController").unwrap();
+    let text = std::fs::read_to_string(dir.path().join("management").join(&ing.file_name)).unwrap();
+    assert!(text.contains("--type=merge"), "{text}");
+    assert!(!text.contains("--type=json"), "{text}");
+}
+
+/// RFC 7386 merge of `patch` into `target["spec"]`.
+fn merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
+    fn go(t: &mut serde_json::Value, p: &serde_json::Value) {
+        match (t.as_object_mut(), p.as_object()) {
+            (Some(tm), Some(pm)) => {
+                for (k, v) in pm {
+                    if v.is_null() {
+                        tm.remove(k);
+                    } else {
+                        go(tm.entry(k.clone()).or_insert(serde_json::Value::Null), v);
+                    }
+                }
+            }
+            _ => *t = p.clone(),
+        }
+    }
+    go(&mut target["spec"], patch);
+}
+
+#[test]
+fn mce_guarded_command_adds_only_missing_components_even_without_a_list() {
+    use px_topology::render::management::{mce_components_patch, mce_guard_program};
+    use serde_json::json;
+    let ms = render_default(&example("cloud-drive"));
+    let mce = find(&ms, "MultiClusterEngine")[0];
+    assert!(
+        mce.purpose
+            .iter()
+            .any(|l| l.contains("oc get mce multiclusterengine -o json | jq") && l.ends_with("| oc replace -f -")),
+        "{:?}",
+        mce.purpose
+    );
+    let Ok(jq) = which_jq() else {
+        eprintln!("jq not installed: the guard program is not run");
+        return;
+    };
+    let cases = [
+        json!({"spec": {}}),
+        json!({"spec": {"overrides": {}}}),
+        json!({"spec": {"overrides": {"components": [{"name": "console", "enabled": true}]}}}),
+        json!({"spec": {"overrides": {"components": [
+            {"name": "hypershift", "enabled": false},
+            {"name": "hypershift-local-hosting", "enabled": true}]}}}),
+    ];
+    for live in cases {
+        let out = std::process::Command::new(&jq)
+            .args(["-c", &mce_guard_program()])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(live.to_string().as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert!(out.status.success(), "{live}");
+        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let names: Vec<&str> = got["spec"]["overrides"]["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        for c in ["hypershift", "hypershift-local-hosting"] {
+            assert_eq!(names.iter().filter(|n| **n == c).count(), 1, "{live} -> {got}");
+        }
+        if mce_components_patch(Some(&live)).is_empty() {
+            assert_eq!(got, live, "nothing missing: nothing changes");
+        }
+    }
+}
+
+fn which_jq() -> Result<std::path::PathBuf, ()> {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|d| d.join("jq"))
+        .find(|p| p.is_file())
+        .ok_or(())
+}

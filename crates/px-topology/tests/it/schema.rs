@@ -188,8 +188,8 @@ fn check_against_crd(m: &Manifest, crd: &Crd) -> Vec<String> {
                 .map(|e| format!("{where_} at {path}: {e}"))
                 .collect()
         }
-        Form::JsonPatch { .. } => vec![format!(
-            "{where_}: a JSON patch cannot be checked against a CRD"
+        Form::JsonPatch { .. } | Form::MergePatch { .. } => vec![format!(
+            "{where_}: a patch cannot be checked against a CRD"
         )],
     }
 }
@@ -340,7 +340,6 @@ fn check_patch(m: &Manifest) {
     let prefix = match m.kind.as_str() {
         "VirtualMachine" => "/spec/template/spec/",
         "MultiClusterEngine" => "/spec/overrides",
-        "IngressController" => "/spec/routeAdmission",
         other => panic!("{where_}: unexpected patch of {other}"),
     };
     for op in ops {
@@ -349,6 +348,24 @@ fn check_patch(m: &Manifest) {
         assert!(path.starts_with(prefix), "{where_}: {path}");
         assert!(op.get("value").is_some(), "{where_}");
     }
+}
+
+/// A merge patch: the object's identity plus the one field pxfa sets. Only the
+/// IngressController is merge-patched, and only `spec.routeAdmission.wildcardPolicy`
+/// (a merge keeps `namespaceOwnership`).
+fn check_merge_patch(m: &Manifest) {
+    let where_ = format!("{}/{}", m.cluster.dir_name(), m.file_name);
+    assert_eq!(m.kind, "IngressController", "{where_}: unexpected merge patch");
+    let b = &m.body;
+    assert_eq!(b["apiVersion"], "operator.openshift.io/v1", "{where_}");
+    assert_eq!(b["kind"], "IngressController", "{where_}");
+    assert_eq!(b["metadata"]["name"], "default", "{where_}");
+    assert_eq!(b["metadata"]["namespace"], "openshift-ingress-operator", "{where_}");
+    assert_eq!(
+        b["spec"],
+        serde_json::json!({"routeAdmission": {"wildcardPolicy": "WildcardsAllowed"}}),
+        "{where_}: only routeAdmission.wildcardPolicy"
+    );
 }
 
 #[test]
@@ -363,6 +380,7 @@ fn every_rendered_manifest_validates() {
         for m in &manifests {
             match (&m.form, crds.get(&m.kind)) {
                 (Form::JsonPatch { .. }, _) => check_patch(m),
+                (Form::MergePatch { .. }, _) => check_merge_patch(m),
                 (_, Some(crd)) => {
                     checked_crd += 1;
                     failures.extend(
