@@ -23,6 +23,30 @@
 //!
 //! The adapters add only what is theirs: printing, prompts and exit codes (CLI),
 //! conditions, approval and events (controller).
+//!
+//! ```
+//! use flasharray_mock::MockArray;
+//! use px_topology::converge::ApplyOptions;
+//! use px_topology::pipeline::{ArrayOnly, Site};
+//! use px_topology::plan::PlanOptions;
+//! use px_topology::{Tenant, parse_valid_spec};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let yaml = include_str!("../../../examples/tenant-direct-access.yaml");
+//! let tenant = Tenant::from_spec(parse_valid_spec(yaml)?, "tenant-direct-access.yaml".as_ref())?;
+//! let array = MockArray::new();
+//!
+//! let planned = tenant.observe(Site::array(&array)).await?.plan(&PlanOptions::default());
+//! assert!(planned.plan().is_applicable() && planned.writes_array());
+//! // No clusters here: `ArrayOnly` (a plan creating an API token would be refused).
+//! let applied = planned.apply(&ArrayOnly, ApplyOptions::default(), &|_| {}).await?;
+//! assert!(applied.report().is_success());
+//!
+//! let again = tenant.observe(Site::array(&array)).await?.plan(&PlanOptions::default());
+//! assert!(!again.plan().has_changes());
+//! # Ok(()) }
+//! ```
 
 use std::sync::Arc;
 
@@ -186,7 +210,7 @@ pub enum ApplyError<E> {
     TokenWouldBeLost(NewTokenWouldBeLost),
     /// The cluster side's journal write failed (before the apply: nothing was
     /// written; after it: the token stays in the journal's memory).
-    #[error("token journal")]
+    #[error("token journal: {0}")]
     Journal(E),
 }
 

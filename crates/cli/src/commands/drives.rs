@@ -18,9 +18,10 @@ use flasharray_mock::SimFada;
 use flasharray_mock::fada::SimClaim;
 use px_topology::Tenant;
 use px_topology::desired::DriveClaim;
-use px_topology::plan::{self, Binding, DriveLocator, LocateError, Observed, PlanOptions};
+use px_topology::pipeline::{ArrayOnly, Site};
+use px_topology::plan::{Binding, DriveLocator, LocateError, PlanOptions};
 
-use super::pipeline::{report_text, run_apply};
+use super::pipeline::{observe_error, report_text, run_planned};
 use crate::args::{KubeArgs, OutputFormat};
 use crate::exit::Outcome;
 use crate::output::Printer;
@@ -86,25 +87,6 @@ pub(crate) async fn locator_for(
     Ok(None)
 }
 
-/// Asks `locator` about the drives `observed` did not find by tags. A cluster that
-/// cannot be read is a warning: those drives stay pending.
-pub(crate) async fn locate(
-    session: &Session,
-    t: &Tenant,
-    observed: &mut Observed,
-    locator: Option<&dyn DriveLocator>,
-    p: &Printer,
-) {
-    let Some(l) = locator else {
-        return;
-    };
-    if let Err(e) = plan::locate_drives(session.array.as_ref(), &t.desired, observed, l).await {
-        p.warn(format!(
-            "cannot read which drive claims are bound, their drives stay pending: {e}"
-        ));
-    }
-}
-
 /// `--array sim`: the simulated management Portworx binds every claim, creating the
 /// volumes it does not have yet (none on a re-apply).
 pub(crate) async fn simulate_management_portworx(
@@ -138,9 +120,10 @@ pub(crate) async fn simulate_management_portworx(
     Ok(())
 }
 
-/// After the claims had their chance to bind: finds the drives through `locator`
-/// and tags them. Nothing to tag is success; a plan that cannot be applied (a claim
-/// matching several volumes) is the error that names the blocker.
+/// After the claims had their chance to bind: the pipeline again, with `locator`
+/// and no journal, to tag the drives found. Nothing to tag is success; a plan that
+/// cannot be applied (a claim matching several volumes) is the error that names the
+/// blocker.
 pub(crate) async fn tag_found_drives(
     session: &Session,
     t: &Tenant,
@@ -148,27 +131,37 @@ pub(crate) async fn tag_found_drives(
     concurrency: usize,
     p: &Printer,
 ) -> Result<Outcome> {
-    let mut observed = super::pipeline::observe_tenant(session, t).await?;
-    locate(session, t, &mut observed, Some(locator), p).await;
-    let planned = t.plan(&observed, &PlanOptions::default());
-    if !planned.is_applicable() {
-        return Err(super::pipeline::blocked_error(&planned));
-    }
-    if planned.summary.pending > 0 {
+    let site = Site {
+        claims: Some(locator),
+        ..Site::array(session.array.as_ref())
+    };
+    let observation = t.observe(site).await.map_err(observe_error)?;
+    if let Some(e) = observation.claims_unreadable() {
         p.warn(format!(
-            "{} drive(s) pending: their claims are not bound yet; the next `pxfa apply` that can read them tags them",
-            planned.summary.pending
+            "cannot read which drive claims are bound, their drives stay pending: {e}"
         ));
     }
-    if !planned.has_changes() {
+    let planned = observation.plan(&PlanOptions::default());
+    let plan = planned.plan();
+    if !plan.is_applicable() {
+        return Err(super::pipeline::blocked_error(plan));
+    }
+    if plan.summary.pending > 0 {
+        p.warn(format!(
+            "{} drive(s) pending: their claims are not bound yet; the next `pxfa apply` that can read them tags them",
+            plan.summary.pending
+        ));
+    }
+    if !plan.has_changes() {
         return Ok(Outcome::Success);
     }
     let opts = px_topology::converge::ApplyOptions {
         concurrency,
         ..Default::default()
     };
-    let report = run_apply(session, t, &planned, &opts, p).await;
-    let text = format!("Drives found: {}", report_text(&report));
+    let applied = run_planned(planned, &ArrayOnly, opts, p).await?;
+    let report = applied.report();
+    let text = format!("Drives found: {}", report_text(report));
     if matches!(p.format, OutputFormat::Table | OutputFormat::Wide) {
         p.stdout(&text)?;
     } else {

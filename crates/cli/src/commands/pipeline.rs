@@ -6,6 +6,7 @@
 use anyhow::{Context, Result};
 use px_topology::Tenant;
 use px_topology::converge::{self, ApplyOptions, ApplyReport};
+use px_topology::pipeline::{Applied, ApplyError, ClusterSide, ObserveError, Planned};
 use px_topology::plan::{self, Observed, Plan};
 
 use crate::args::GlobalArgs;
@@ -34,6 +35,17 @@ pub(crate) async fn require_realm_support(session: &Session, t: &Tenant) -> Resu
             Err(InvalidInput::error(e.to_string()))
         }
         Err(e) => Err(anyhow::Error::new(e)),
+    }
+}
+
+/// A failed observation: a realm the array cannot have is bad input (exit 2).
+pub(crate) fn observe_error(e: ObserveError) -> anyhow::Error {
+    match e {
+        ObserveError::Realm(e @ plan::RealmGateError::Unsupported { .. }) => {
+            InvalidInput::error(e.to_string())
+        }
+        ObserveError::Realm(e) => anyhow::Error::new(e),
+        e => anyhow::Error::new(e),
     }
 }
 
@@ -99,6 +111,30 @@ pub(crate) async fn run_apply(
     .await;
     progress.finish();
     report
+}
+
+/// The pipeline's apply stage with progress on stderr: `apply` and the drive tagging
+/// after the claims bind.
+pub(crate) async fn run_planned<'a, C>(
+    planned: Planned<'a>,
+    clusters: &C,
+    opts: ApplyOptions,
+    p: &Printer,
+) -> Result<Applied<'a>>
+where
+    C: ClusterSide,
+    C::Error: Into<anyhow::Error>,
+{
+    let total = planned.plan().actionable().count();
+    let progress = ChangeProgress::new(p, total);
+    let applied = planned
+        .apply(clusters, opts, &|ev| progress.event(ev))
+        .await;
+    progress.finish();
+    applied.map_err(|e| match e {
+        ApplyError::TokenWouldBeLost(lost) => anyhow::Error::new(lost),
+        ApplyError::Journal(e) => e.into(),
+    })
 }
 
 /// One line per failed or skipped change, with the array's message and request id.

@@ -6,15 +6,16 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use px_topology::Tenant;
 use px_topology::converge::{self, ApplyOptions, ApplyReport, Cancel};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{self, RenderOptions};
-use px_topology::plan::{DriveLocator, Observed, Plan, PlanOptions};
+use px_topology::pipeline::{Planned, Site};
+use px_topology::plan::{Plan, PlanOptions};
 use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::ArraySpaceInfo;
 use px_topology::vault::TokenVault;
-use px_topology::{Tenant, refuse_losing_a_new_token};
 use serde::Serialize;
 
 use crate::args::{ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs};
@@ -27,9 +28,10 @@ use crate::session::Session;
 use crate::token_journal::FileVault;
 
 use super::pipeline::{
-    blocked_error, observe_tenant, report_text, require_realm_support, run_apply, warn_offline,
+    blocked_error, observe_error, report_text, require_realm_support, run_planned, warn_offline,
     with_request_id,
 };
+use super::token_delivery::CliClusters;
 
 /// `lint`: findings per file; exit 1 when any is an error.
 pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
@@ -57,32 +59,6 @@ pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome>
         anyhow::bail!("{errors} lint error(s)");
     }
     Ok(Outcome::Success)
-}
-
-/// Observes the array and plans; also returns what was observed (the preflight
-/// needs it).
-async fn make_plan(
-    session: &Session,
-    t: &mut Tenant,
-    opts: PlanOptions,
-    locator: Option<&dyn DriveLocator>,
-    vault: Option<&dyn TokenVault>,
-    p: &Printer,
-) -> Result<(Plan, Observed)> {
-    let mut observed = observe_tenant(session, t).await?;
-    // The token journal of an earlier, interrupted apply (see px_topology::vault).
-    if let Some(v) = vault {
-        px_topology::vault::read_journal(v, &t.desired, &mut observed)?;
-    }
-    // Drives on the array keep their size: new workers get it too, and the manifests
-    // written later claim it.
-    if let Some(resized) = t.keeping_drives_in_use(&observed)? {
-        *t = resized;
-    }
-    // Dynamic drives not found by their tags: through their claims, when someone
-    // can say which are bound.
-    super::drives::locate(session, t, &mut observed, locator, p).await;
-    Ok((t.plan(&observed, &opts), observed))
 }
 
 /// The plan for people; on a terminal with colours, `+` green, `~` yellow, `-` red,
@@ -116,22 +92,25 @@ fn picture_manifests(t: &Tenant) -> Result<Vec<render::Manifest>> {
     .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))
 }
 
-/// [`make_plan`] plus the array's space, read alongside the observation so that the
-/// preflight costs no extra round. A space that cannot be read is a warning: the
-/// free-space check is then skipped.
-async fn plan_with_space(
+/// The pipeline's first two stages (observe, with the token journal and the drive
+/// claims of `site`, then plan), with the array's space read alongside the
+/// observation so that the preflight costs no extra round. A space that cannot be
+/// read is a warning: the free-space check is then skipped.
+async fn plan_with_space<'a>(
     session: &Session,
-    t: &mut Tenant,
+    t: &Tenant,
+    site: Site<'a>,
     opts: PlanOptions,
-    locator: Option<&dyn DriveLocator>,
-    vault: Option<&dyn TokenVault>,
     p: &Printer,
-) -> Result<(Plan, Observed, Option<ArraySpaceInfo>)> {
-    let (planned, space) = tokio::join!(
-        make_plan(session, t, opts, locator, vault, p),
-        session.array.get_array_space()
-    );
-    let (plan, observed) = planned?;
+) -> Result<(Planned<'a>, Option<ArraySpaceInfo>)> {
+    let (observed, space) = tokio::join!(t.observe(site), session.array.get_array_space());
+    let observation = observed.map_err(observe_error)?;
+    if let Some(e) = observation.claims_unreadable() {
+        p.warn(format!(
+            "cannot read which drive claims are bound, their drives stay pending: {e}"
+        ));
+    }
+    let planned = observation.plan(&opts);
     let space = match space {
         Ok(s) => Some(ArraySpaceInfo::from(&s)),
         Err(e) => {
@@ -141,14 +120,13 @@ async fn plan_with_space(
             None
         }
     };
-    Ok((plan, observed, space))
+    Ok((planned, space))
 }
 
 /// Where this apply keeps a token it creates: `--out DIR --include-secrets` or the
 /// tenant cluster's px-pure-secret. Without either, px-topology's rule refuses.
-fn keep_new_token(plan: &Plan, a: &ApplyArgs, f: &mut Findings) {
-    let kept = (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some();
-    if let Err(lost) = refuse_losing_a_new_token(plan, kept) {
+fn keep_new_token(planned: &Planned<'_>, a: &ApplyArgs, f: &mut Findings) {
+    if let Err(lost) = planned.refuse_losing_a_new_token(CliClusters::keeps_token(a)) {
         f.input(format!(
             "{lost}. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
              or with --tenant-kubeconfig to write it into the tenant cluster, \
@@ -163,12 +141,11 @@ fn keep_new_token(plan: &Plan, a: &ApplyArgs, f: &mut Findings) {
 async fn apply_preflight(
     a: &ApplyArgs,
     p: &Printer,
-    t: &Tenant,
     session: &Session,
-    plan: &Plan,
-    observed: &Observed,
+    planned: &Planned<'_>,
     space: Option<ArraySpaceInfo>,
 ) -> Result<()> {
+    let t = planned.tenant();
     let mut f = Findings::default();
     preflight::kubeconfigs(&a.kube, &mut f).await;
 
@@ -182,11 +159,11 @@ async fn apply_preflight(
     {
         p.info(note);
     }
-    keep_new_token(plan, a, &mut f);
+    keep_new_token(planned, a, &mut f);
     let opts = PreflightOptions {
         allow_overcommit: a.allow_overcommit,
     };
-    for finding in px_topology::preflight::preflight(plan, observed, space.as_ref(), opts) {
+    for finding in planned.preflight(space.as_ref(), opts) {
         f.array(finding.message);
     }
     f.refuse()
@@ -197,28 +174,27 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     if a.destroy {
         return plan_destroy(a, g, p).await;
     }
-    let mut t = Tenant::load(&a.file)?;
+    let t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let locator = super::drives::locator_for(&session, &t, None).await?;
-    let vault = super::token_delivery::journal(&t, &session, None, None).map(FileVault::read_only);
-    let result = plan_with_space(
-        &session,
-        &mut t,
-        PlanOptions {
-            adopt: a.adopt,
-            allow_shrink: a.allow_shrink,
-            release_removed_workers: a.release_removed_workers,
-            recover_released: a.recover_released,
-        },
-        locator.as_deref(),
-        vault.as_ref().map(|v| v as &dyn TokenVault),
-        p,
-    )
-    .await;
+    let vault = super::token_delivery::journal(&t, &session, None, None)
+        .map(|v| Arc::new(FileVault::read_only(v)) as Arc<dyn TokenVault>);
+    let site = Site {
+        array: session.array.as_ref(),
+        claims: locator.as_deref(),
+        journal: vault,
+    };
+    let opts = PlanOptions {
+        adopt: a.adopt,
+        allow_shrink: a.allow_shrink,
+        release_removed_workers: a.release_removed_workers,
+        recover_released: a.recover_released,
+    };
+    let result = plan_with_space(&session, &t, site, opts, p).await;
     // Observing was the last array call.
     session.end_array_work();
     let url = session.url.clone();
-    let outcome = plan_outcome(a, p, &t, result, url.as_ref()).await;
+    let outcome = plan_outcome(a, p, result, url.as_ref()).await;
     session.close().await?;
     outcome
 }
@@ -227,29 +203,26 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
 async fn plan_outcome(
     a: &PlanArgs,
     p: &Printer,
-    t: &Tenant,
-    result: Result<(Plan, Observed, Option<ArraySpaceInfo>)>,
+    result: Result<(Planned<'_>, Option<ArraySpaceInfo>)>,
     url: Option<&url::Url>,
 ) -> Result<Outcome> {
-    let (plan, observed, space) = result?;
-    print_plan(&plan, t, p)?;
+    let (planned, space) = result?;
+    let (t, plan) = (planned.tenant(), planned.plan());
+    print_plan(plan, t, p)?;
     let mut f = Findings::default();
     if let Some(note) =
         preflight::endpoint(t.spec.spec.array.endpoint.as_deref(), url, false, &mut f).await
     {
         p.info(note);
     }
-    let preflight_opts = PreflightOptions::default();
-    for finding in
-        px_topology::preflight::preflight(&plan, &observed, space.as_ref(), preflight_opts)
-    {
+    for finding in planned.preflight(space.as_ref(), PreflightOptions::default()) {
         f.array(finding.message);
     }
     for m in f.messages() {
         p.warn(format!("apply would refuse: {m}"));
     }
     if !plan.is_applicable() {
-        return Err(blocked_error(&plan));
+        return Err(blocked_error(plan));
     }
     // Pending drives are not array changes, but the tenant is not finished: an
     // apply that can read the claims still has to tag them.
@@ -273,7 +246,7 @@ pub(crate) async fn apply(
     p: &Printer,
     cancel: &Cancel,
 ) -> Result<Outcome> {
-    let mut t = Tenant::load(&a.file)?;
+    let t = Tenant::load(&a.file)?;
     // The output folder is checked before the array is even opened: a link, a file
     // or another user's folder there must not surface after the array changed.
     if let Some(out) = &a.out {
@@ -281,7 +254,7 @@ pub(crate) async fn apply(
             .map_err(|e| InvalidInput::error(format!("--out: {e}")))?;
     }
     let session = Session::open(g, p, &t.token_users())?;
-    let result = apply_in(a, g, p, &mut t, &session, cancel).await;
+    let result = apply_in(a, g, p, &t, &session, cancel).await;
     let closed = session.close().await;
     let outcome = result?;
     closed?;
@@ -292,7 +265,7 @@ async fn apply_in(
     a: &ApplyArgs,
     g: &GlobalArgs,
     p: &Printer,
-    t: &mut Tenant,
+    t: &Tenant,
     session: &Session,
     cancel: &Cancel,
 ) -> Result<Outcome> {
@@ -307,30 +280,29 @@ async fn apply_in(
     if let Some(v) = &vault {
         v.check().map_err(|e| InvalidInput::error(e.to_string()))?;
     }
-    let (plan, observed, space) = plan_with_space(
-        session,
-        t,
-        PlanOptions {
-            adopt: a.adopt,
-            allow_shrink: a.allow_shrink,
-            release_removed_workers: a.release_removed_workers,
-            recover_released: a.recover_released,
-        },
-        locator.as_deref(),
-        vault.as_deref().map(|v| v as &dyn TokenVault),
-        p,
-    )
-    .await?;
-    let text = plan_text(&plan, p);
+    let site = Site {
+        array: session.array.as_ref(),
+        claims: locator.as_deref(),
+        journal: vault.clone().map(|v| v as Arc<dyn TokenVault>),
+    };
+    let opts = PlanOptions {
+        adopt: a.adopt,
+        allow_shrink: a.allow_shrink,
+        release_removed_workers: a.release_removed_workers,
+        recover_released: a.recover_released,
+    };
+    let (planned, space) = plan_with_space(session, t, site, opts, p).await?;
+    let plan = planned.plan();
+    let text = plan_text(plan, p);
     if matches!(p.format, OutputFormat::Table | OutputFormat::Wide) {
         p.stdout(&text)?;
     } else {
         p.info(&text);
     }
     if !plan.is_applicable() {
-        return Err(blocked_error(&plan));
+        return Err(blocked_error(plan));
     }
-    apply_preflight(a, p, t, session, &plan, &observed, space).await?;
+    apply_preflight(a, p, session, &planned, space).await?;
     if !plan.refusals.is_empty() {
         p.warn(format!(
             "{} change(s) refused and left out (see `x refused` above); --allow-shrink allows shrinking volumes",
@@ -351,10 +323,11 @@ async fn apply_in(
     let opts = ApplyOptions {
         concurrency: a.concurrency as usize,
         cancel: cancel.clone(),
-        vault: vault.clone().map(|v| v as Arc<dyn TokenVault>),
         ..ApplyOptions::default()
     };
-    let report = run_apply(session, t, &plan, &opts, p).await;
+    let clusters = CliClusters::new(a, p, session);
+    let applied = run_planned(planned, &clusters, opts, p).await?;
+    let report = applied.report();
     // The last array call has returned: the logout runs while the report, the
     // manifests and the clusters are dealt with. Not yet when the dynamic drives
     // are to be tagged once the claims bind on the cluster: that needs the array.
@@ -362,15 +335,15 @@ async fn apply_in(
         session.end_array_work();
     }
     match p.format {
-        OutputFormat::Table | OutputFormat::Wide => p.stdout(&report_text(&report))?,
+        OutputFormat::Table | OutputFormat::Wide => p.stdout(&report_text(report))?,
         f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
             return Err(crate::output::unsupported(f));
         }
         f => {
-            p.info(report_text(&report));
+            p.info(report_text(report));
             let out = ApplyOut {
-                plan: plan.document(),
-                report: &report,
+                plan: applied.plan().document(),
+                report,
             };
             p.stdout(&if f == OutputFormat::Json {
                 to_json(&out)?
@@ -381,14 +354,13 @@ async fn apply_in(
     }
     // A Ctrl-C that came after the last call started still stops before the clusters.
     let interrupted = report.interrupted || cancel.is_cancelled();
-    let done = super::token_delivery::Applied {
-        observed: &observed,
-        report: &report,
+    let done = super::token_delivery::Done {
+        applied: &applied,
+        clusters: &clusters,
         vault: vault.as_deref(),
         interrupted,
-        pending_drives: plan.summary.pending,
     };
-    super::token_delivery::after_apply(a, p, t, session, locator.as_deref(), done).await
+    super::token_delivery::after_apply(a, p, session, locator.as_deref(), done).await
 }
 
 /// Prints a plan (a real one or a destroy preview) in the chosen format.

@@ -7,11 +7,11 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use async_trait::async_trait;
 use px_topology::Tenant;
-use px_topology::converge::ApplyReport;
 use px_topology::driver::ArrayFacts;
-use px_topology::plan::{DriveLocator, Observed, TokenJournal, TokenState};
-use px_topology::vault::TokenVault;
+use px_topology::pipeline::{Applied, ClusterSide, Delivery};
+use px_topology::plan::DriveLocator;
 
 use super::render::{render_options, write_manifests};
 use crate::args::ApplyArgs;
@@ -42,18 +42,68 @@ pub(super) fn journal(
     Some(FileVault::new(&session.array_key(), dirs))
 }
 
+/// `apply`'s cluster side of the pipeline: with `--kubeconfig`, the manifests onto
+/// the clusters and then the dynamic drives their claims bound, tagged. The token
+/// journal is a file, durable by itself: no hooks around the array apply.
+pub(super) struct CliClusters<'a> {
+    a: &'a ApplyArgs,
+    p: &'a Printer,
+    session: &'a Session,
+}
+
+impl<'a> CliClusters<'a> {
+    pub(super) fn new(a: &'a ApplyArgs, p: &'a Printer, session: &'a Session) -> Self {
+        CliClusters { a, p, session }
+    }
+
+    /// Where this apply keeps a token it creates: `--out DIR --include-secrets` or
+    /// the tenant cluster's px-pure-secret.
+    pub(super) fn keeps_token(a: &ApplyArgs) -> bool {
+        (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some()
+    }
+}
+
+#[async_trait]
+impl ClusterSide for CliClusters<'_> {
+    type Error = anyhow::Error;
+    type Report = Outcome;
+
+    fn keeps_new_token(&self) -> bool {
+        Self::keeps_token(self.a)
+    }
+
+    async fn apply_manifests(&self, t: &Tenant, facts: &ArrayFacts) -> Result<Delivery<Outcome>> {
+        let a = self.a;
+        let clusters = super::cluster::apply_to_clusters(&a.kube, self.p, t, facts).await?;
+        // The claims were applied and waited for: tag the drives they bound.
+        let drives = super::drives::tag_after_binding(
+            self.session,
+            t,
+            &a.kube,
+            a.concurrency as usize,
+            self.p,
+        )
+        .await?;
+        let outcome = worse(clusters, drives);
+        let tenant_done = a.kube.tenant_kubeconfig.is_some() && outcome == Outcome::Success;
+        Ok(Delivery {
+            report: outcome,
+            token_kept: tenant_done && facts.api_token.is_some(),
+            complete: tenant_done,
+        })
+    }
+}
+
 /// What the array part of `apply` left for the rest of it.
-pub(super) struct Applied<'a> {
-    /// What the plan observed (the token state and journal).
-    pub(super) observed: &'a Observed,
-    /// The converge report.
-    pub(super) report: &'a ApplyReport,
+pub(super) struct Done<'a, 'b> {
+    /// The pipeline after the array.
+    pub(super) applied: &'a Applied<'b>,
+    /// The cluster side.
+    pub(super) clusters: &'a CliClusters<'a>,
     /// The token journal, when the tenant has a token.
     pub(super) vault: Option<&'a FileVault>,
     /// A Ctrl-C stopped the run: the clusters are skipped.
     pub(super) interrupted: bool,
-    /// Dynamic drives whose claims were not bound when planned.
-    pub(super) pending_drives: usize,
 }
 
 /// Writes `--out`, applies to the clusters (not when interrupted), tags the dynamic
@@ -62,58 +112,31 @@ pub(super) struct Applied<'a> {
 pub(super) async fn after_apply(
     a: &ApplyArgs,
     p: &Printer,
-    t: &Tenant,
     session: &Session,
     locator: Option<&dyn DriveLocator>,
-    done: Applied<'_>,
+    done: Done<'_, '_>,
 ) -> Result<Outcome> {
-    let Applied {
-        observed,
-        report,
+    let Done {
+        applied,
+        clusters,
         vault,
         interrupted,
-        pending_drives,
     } = done;
-    let facts = ArrayFacts {
-        volume_serials: report.facts.volume_serials.clone(),
-        api_token: report.facts.api_token.clone(),
-    };
+    let (t, report) = (applied.tenant(), applied.report());
+    let facts = applied.facts();
     let token_user = t.desired.api_token.as_ref().map(|d| d.admin.clone());
-    let mut delivered = false;
     // The token user holds a token this run has no value of: look for copies.
     // (A token the journal accounts for is finished by the next apply instead.)
-    let unknown = observed.token == TokenState::HasToken
-        && facts.api_token.is_none()
-        && matches!(
-            observed.token_journal,
-            TokenJournal::None | TokenJournal::Stale
-        );
-    // Places checked that hold no copy, and whether any place holds one.
-    let mut without_copy = Vec::new();
-    let mut copy = false;
-    if let Some(dir) = &a.out {
-        let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
-        let kept = write_manifests(t, &facts, dir, opts, p)?;
-        if a.include_secrets {
-            if facts.api_token.is_some() {
-                // The secret file is fsynced; its folder entry must be too before the
-                // journal lets go of the token.
-                sync_dir(&dir.join("tenant"))?;
-                delivered = true;
-            } else if unknown && kept.is_empty() {
-                without_copy.push(format!(
-                    "the px-pure-secret in {}",
-                    dir.join("tenant").display()
-                ));
-            } else if unknown {
-                copy = true;
-            }
-        }
-    }
+    let unknown = applied.token_unknown();
+    let Copies {
+        mut delivered,
+        mut copy,
+        mut without_copy,
+    } = write_out(a, p, t, &facts, unknown)?;
     if interrupted {
-        if let (Some(v), Some(user)) = (&vault, &token_user) {
+        if let (Some(_), Some(user)) = (&vault, &token_user) {
             if delivered {
-                v.delivered(user)?;
+                applied.token_delivered(clusters).await?;
             } else if facts.api_token.is_some() {
                 p.warn(format!(
                     "the API token of array user {user} is not delivered yet (the clusters were skipped); \
@@ -138,13 +161,15 @@ pub(super) async fn after_apply(
         ));
         Outcome::PartialFailure
     };
+    // Whether the pipeline let the journal go already.
+    let mut let_go = false;
     if report.is_success() && a.kube.kubeconfig.is_some() {
-        let clusters = super::cluster::apply_to_clusters(&a.kube, p, t, &facts).await?;
-        // The claims were applied and waited for: tag the drives they bound.
-        let drives =
-            super::drives::tag_after_binding(session, t, &a.kube, a.concurrency as usize, p)
-                .await?;
-        outcome = worse(clusters, drives);
+        let (delivery, journal) = applied.to_clusters(clusters).await?;
+        if let Some(result) = journal {
+            result?;
+            let_go = true;
+        }
+        outcome = delivery.report;
         if let Some(kubeconfig) = &a.kube.tenant_kubeconfig
             && outcome == Outcome::Success
         {
@@ -167,15 +192,18 @@ pub(super) async fn after_apply(
             let drives =
                 super::drives::tag_found_drives(session, t, l, a.concurrency as usize, p).await?;
             outcome = worse(outcome, drives);
-        } else if pending_drives > 0 {
+        } else if applied.plan().summary.pending > 0 {
             p.info(format!(
-                "{pending_drives} drive(s) pending: apply the management manifests; the management Portworx creates the volumes when the claims bind, and `pxfa apply --kubeconfig` (or the next apply that can read the claims) tags them"
+                "{} drive(s) pending: apply the management manifests; the management Portworx creates the volumes when the claims bind, and `pxfa apply --kubeconfig` (or the next apply that can read the claims) tags them",
+                applied.plan().summary.pending
             ));
         }
     }
     if let (Some(v), Some(user)) = (&vault, &token_user) {
         if delivered {
-            v.delivered(user)?;
+            if !let_go {
+                applied.token_delivered(clusters).await?;
+            }
         } else if facts.api_token.is_some() {
             p.warn(format!(
                 "the API token of array user {user} is not delivered yet; the token journal in {} keeps it \
@@ -197,6 +225,51 @@ pub(super) async fn after_apply(
         outcome = Outcome::PartialFailure;
     }
     Ok(outcome)
+}
+
+/// Where the token went and where copies of an unknown token were looked for.
+#[derive(Default)]
+struct Copies {
+    /// The token of this run is in a durable place.
+    delivered: bool,
+    /// Some place holds a copy of the token pxfa does not know.
+    copy: bool,
+    /// Places checked that hold no copy.
+    without_copy: Vec<String>,
+}
+
+/// `--out DIR`: the manifests, with the token when `--include-secrets` (then
+/// delivered); for a token pxfa has no value of (`unknown`), whether the kept
+/// px-pure-secret is a copy.
+fn write_out(
+    a: &ApplyArgs,
+    p: &Printer,
+    t: &Tenant,
+    facts: &ArrayFacts,
+    unknown: bool,
+) -> Result<Copies> {
+    let mut c = Copies::default();
+    let Some(dir) = &a.out else {
+        return Ok(c);
+    };
+    let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
+    let kept = write_manifests(t, facts, dir, opts, p)?;
+    if a.include_secrets {
+        if facts.api_token.is_some() {
+            // The secret file is fsynced; its folder entry must be too before the
+            // journal lets go of the token.
+            sync_dir(&dir.join("tenant"))?;
+            c.delivered = true;
+        } else if unknown && kept.is_empty() {
+            c.without_copy.push(format!(
+                "the px-pure-secret in {}",
+                dir.join("tenant").display()
+            ));
+        } else if unknown {
+            c.copy = true;
+        }
+    }
+    Ok(c)
 }
 
 /// The outcome that asks more of the admin: a partial failure over a success.
