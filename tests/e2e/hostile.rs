@@ -215,7 +215,10 @@ fn show_arg(a: &OsStr) -> String {
     } else {
         shown
     };
-    if shown.contains([' ', '\n', '\r', '\'', '"', '(', ')', ';', '$', '`']) {
+    if shown
+        .chars()
+        .any(|c| c.is_control() || " '\"();$`".contains(c))
+    {
         format!("{shown:?}")
     } else {
         shown
