@@ -109,6 +109,9 @@ impl Session {
                 if let Some(d) = global.sim_latency {
                     mock.faults().set_latency(d);
                 }
+                if let Some(minor) = global.rest_version {
+                    mock.set_rest_version(minor);
+                }
                 let mut session = Session::simulated(mock, global.sim_state.clone());
                 if let Some(sim) = session.sim.as_mut() {
                     sim._lock = lock;

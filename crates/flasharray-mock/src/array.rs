@@ -6,7 +6,7 @@
 //! says so, then run the rules on the state under the lock, after eradicating what
 //! the clock says is due.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -47,9 +47,9 @@ struct Inner {
     stats: Mutex<CallStats>,
     /// Successful writes so far; see [`MockArray::generation`].
     generation: AtomicU64,
-    /// The newest REST 2.x minor version the array answers as; see
-    /// [`MockArray::rest_version`].
-    rest_top: Option<u32>,
+    /// The newest REST 2.x minor version the array answers as, [`NO_REST_TOP`]
+    /// for the simulator's newest; see [`MockArray::rest_version`].
+    rest_top: AtomicU32,
 }
 
 impl std::fmt::Debug for MockArray {
@@ -67,6 +67,9 @@ impl std::fmt::Debug for MockArray {
     }
 }
 
+/// [`Inner::rest_top`] when no version was set.
+const NO_REST_TOP: u32 = u32::MAX;
+
 impl MockArray {
     /// The array over a built state; see [`crate::MockArrayBuilder`].
     pub(crate) fn from_parts(
@@ -82,7 +85,7 @@ impl MockArray {
                 faults,
                 stats: Mutex::new(CallStats::default()),
                 generation: AtomicU64::new(0),
-                rest_top,
+                rest_top: AtomicU32::new(rest_top.unwrap_or(NO_REST_TOP)),
             }),
             caller: None,
         }
@@ -109,7 +112,15 @@ impl MockArray {
     /// introduced it. `None`: the simulator's newest
     /// ([`crate::sim::TOP_REST_VERSION`]).
     pub fn rest_version(&self) -> Option<u32> {
-        self.inner.rest_top
+        let top = self.inner.rest_top.load(Ordering::SeqCst);
+        (top != NO_REST_TOP).then_some(top)
+    }
+
+    /// Sets [`MockArray::rest_version`] on an array already made (one loaded from a
+    /// saved state: `pxfa --array sim --rest-version`); a simulator reads it when it
+    /// starts.
+    pub fn set_rest_version(&self, minor: u32) {
+        self.inner.rest_top.store(minor, Ordering::SeqCst);
     }
 
     /// How many writes have changed the array so far. Refused writes and reads
@@ -670,6 +681,13 @@ impl FlashArray for MockArray {
             s.delete_admins(names)
         })
         .await
+    }
+
+    /// The version set with [`crate::MockArrayBuilder::rest_version`], so that
+    /// callers refuse what an array of that version lacks (realms before 2.36) as
+    /// they would over REST; `None` (every feature) otherwise.
+    async fn rest_minor_version(&self) -> Result<Option<u32>> {
+        Ok(self.rest_version())
     }
 }
 

@@ -202,3 +202,18 @@ async fn generation_counts_only_writes_that_changed_the_array() {
     assert_eq!(e.kind(), ErrorKind::AlreadyExists, "{e}");
     assert_eq!(m.generation(), g0 + 1, "a refused write changes nothing");
 }
+
+/// An array built for an older REST version says so through the trait, so that
+/// callers refuse what that version lacks (realms before 2.36) without the HTTP
+/// layer, as `pxfa --array sim --rest-version` does; by default it has every
+/// feature.
+#[tokio::test]
+async fn the_rest_version_is_the_builders() {
+    let old = MockArray::builder().rest_version(35).build();
+    assert_eq!(old.rest_minor_version().await.unwrap(), Some(35));
+    assert_eq!(old.rest_version(), Some(35));
+    let any = MockArray::new();
+    assert_eq!(any.rest_minor_version().await.unwrap(), None);
+    any.set_rest_version(2);
+    assert_eq!(any.rest_minor_version().await.unwrap(), Some(2));
+}
