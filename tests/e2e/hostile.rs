@@ -1334,6 +1334,42 @@ fn hostile_loose_permissions() {
         cases.push(c);
     }
 
+    // A 0600 state file in a folder everybody can write to.
+    let open = d.join("open-state-folder");
+    std::fs::create_dir(&open).unwrap();
+    let state = open.join("state.json");
+    let mut args = os(&["--array", "sim", "--sim-state"]);
+    args.push(state.clone().into());
+    args.extend(os(&["volume", "create", "v1", "--size", "1GiB"]));
+    let r = run_bounded(bounded_command(&args, &d.join("seed-home")));
+    assert_eq!(r.code, Some(0), "seeding {}: {}", state.display(), r.stderr);
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut args = os(&["--array", "sim", "--sim-state"]);
+    args.push(state.clone().into());
+    args.extend(os(&["volume", "list"]));
+    let shown = [
+        state.to_string_lossy().to_string(),
+        open.to_string_lossy().to_string(),
+    ];
+    cases.push(
+        Case::new(
+            "--sim-state 0600 in a 777 folder",
+            args,
+            &[0],
+            &d.join("open-state-home"),
+        )
+        .unchanged(state)
+        .names_any(&[&shown[0], &shown[1], "--sim-state"])
+        .check(|r| {
+            if warns(r) {
+                vec![]
+            } else {
+                vec!["no warning about a state file in a folder anyone can write".into()]
+            }
+        }),
+    );
+
     // A 0600 token file in a folder everybody can write to (0777): anyone can
     // replace it (and 0700 as the control).
     for (mode, should_warn) in [(0o777, true), (0o700, false)] {
