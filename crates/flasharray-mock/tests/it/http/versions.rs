@@ -4,8 +4,11 @@
 //! has (volumes in groups then tags below 2.32, `volumes/batch` with tags in the
 //! items from 2.32, realms only from 2.36); below 2.2 the client refuses clearly.
 
-use flasharray::models::{RealmPost, VolumeBatchPost};
-use flasharray::{FlashArray, ListParams, RealmName, TagResource, VolumeName};
+use flasharray::models::{HostPost, RealmPost, VolumeBatchPost};
+use flasharray::{
+    ConnectionParams, ConnectionTarget, FlashArray, HostName, ListParams, RealmName, TagResource,
+    VolumeName,
+};
 use flasharray_mock::MockArray;
 use flasharray_mock::conformance::shorthand::{owner_tags, tag_keys};
 
@@ -67,6 +70,23 @@ async fn volumes_with_tags_at_the_oldest_2_36_and_the_newest() {
                 "2.{minor} {name}"
             );
         }
+        // Hosts, groups and connections decode without the fields later versions
+        // added (`destroyed` 2.36, `context` 2.38, `vlan` 2.16, `nsid` 2.27).
+        let h = HostName::new("node-1").unwrap();
+        let iqn = HostPost::default().with_iqns(vec!["iqn.2020-01.io.pxfa:node-1".into()]);
+        rest.create_hosts(std::slice::from_ref(&h), &iqn)
+            .await
+            .unwrap();
+        let target = ConnectionTarget::Host(h.clone());
+        let vols = [VolumeName::new("a").unwrap()];
+        rest.create_connections(&target, &vols, None).await.unwrap();
+        let hosts = rest.list_hosts(&ListParams::all()).await.unwrap();
+        assert_eq!(hosts[0].iqns, ["iqn.2020-01.io.pxfa:node-1"], "2.{minor}");
+        let rows = rest
+            .list_connections(&ConnectionParams::default())
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), 1, "2.{minor}");
         let sent = paths(&s);
         let used_batch = sent.iter().any(|p| p.ends_with("/volumes/batch"));
         assert_eq!(used_batch, batch, "2.{minor}: {sent:?}");
