@@ -20,9 +20,10 @@ pub const OPERATOR_KUBEVIRT_CLASS: &str = "px-rwx-block-kubevirt";
 /// the uplink, and a linux bridge carrying the node's static storage address (the
 /// address differs per node, hence one policy each).
 pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, RenderError> {
-    let Some(net) = &spec.spec.network else {
+    let Some(net) = spec.spec.network.as_ref().filter(|_| management_bridge_needed(spec)) else {
         return Ok(Vec::new());
     };
+    let uplink_mtu = net.uplink_mtu.unwrap_or(net.mtu);
     let mut out = Vec::new();
     for (i, node) in spec.spec.management.nodes.iter().enumerate() {
         let addr = node.storage_address.ok_or_else(|| {
@@ -34,6 +35,17 @@ pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, Rend
                 ),
             )
         })?;
+        // The uplink first, with its MTU: a VLAN cannot exceed its parent's MTU, and
+        // nmstate applies a policy atomically, rolling all of it back when one
+        // interface fails (nmstate "VLAN" and "Linux bridge" examples; OpenShift
+        // Kubernetes NMState docs). Only name, type, state and MTU: its addresses
+        // and ports stay as they are.
+        let uplink = json!({
+            "name": net.uplink,
+            "type": net.uplink_type.as_str(),
+            "state": "up",
+            "mtu": uplink_mtu,
+        });
         let (port_iface, mut interfaces) = match net.vlan {
             Some(vlan) => {
                 let sub = format!("{}.{vlan}", net.uplink);
@@ -45,9 +57,9 @@ pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, Rend
                     "vlan": {"base-iface": net.uplink, "id": vlan},
                     "ipv4": {"enabled": false},
                 });
-                (sub, vec![vlan_iface])
+                (sub, vec![uplink, vlan_iface])
             }
-            None => (net.uplink.clone(), Vec::new()),
+            None => (net.uplink.clone(), vec![uplink]),
         };
         interfaces.push(json!({
             "name": net.bridge,
@@ -84,9 +96,26 @@ pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, Rend
                 "Storage network on one management node: linux bridge on the VLAN uplink, with the node's static address.",
                 "Shared by every tenant on this management cluster; re-applying it is harmless.",
             ],
-        ));
+        ).note(format!(
+            "Declares uplink {} ({}) at MTU {uplink_mtu} (spec.network.uplinkMtu, a statement about the site: \
+             its switch port must carry it); nmstate rolls the whole policy back if the uplink cannot take it.",
+            net.uplink,
+            net.uplink_type.as_str()
+        )));
     }
     Ok(out)
+}
+
+/// Whether the management nodes need the storage bridge (NNCPs, and the NMState
+/// instance that acts on them): whenever `spec.network` is set, except for a
+/// direct-access tenant over Fibre Channel whose workers stay off the network. There
+/// the management Portworx reaches the array over FC and no VM uses the bridge, so a
+/// bridge on every management node would only be one more thing to break.
+pub fn management_bridge_needed(spec: &TenantStorage) -> bool {
+    let fc_only = spec.mode() == crate::spec::StorageMode::DirectAccess
+        && spec.protocol() == Some(crate::spec::Protocol::Fc)
+        && !spec.workers_on_storage_network();
+    spec.spec.network.is_some() && !fc_only
 }
 
 /// The NetworkAttachmentDefinition the worker VMs use for the storage network:
@@ -318,7 +347,9 @@ pub fn ingress_wildcard_patch() -> Manifest {
 /// not run its handler and NodeNetworkConfigurationPolicies stay pending. Rendered
 /// when the spec has a storage network.
 pub fn nmstate_instance(spec: &TenantStorage) -> Option<Manifest> {
-    spec.spec.network.as_ref()?;
+    if !management_bridge_needed(spec) {
+        return None;
+    }
     let body = json!({
         "apiVersion": "nmstate.io/v1",
         "kind": "NMState",

@@ -588,9 +588,19 @@ pub struct NetworkSpec {
     /// VLAN id, 1..=4094; absent: untagged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vlan: Option<u16>,
-    /// MTU.
+    /// MTU of the VLAN sub-interface and the bridge.
     #[serde(default = "default_mtu")]
     pub mtu: u32,
+    /// A statement about the site: the MTU the uplink runs at (its switch port must
+    /// carry it). Absent: `mtu`. The NNCP declares the uplink with it, because a VLAN
+    /// cannot exceed its parent's MTU and nmstate rolls back the whole policy when it
+    /// would; at least `mtu`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_mtu: Option<u32>,
+    /// A statement about the site: what kind of interface the uplink is on every
+    /// management node (`ethernet`, or `bond` for an existing bond), as nmstate names it.
+    #[serde(default)]
+    pub uplink_type: UplinkType,
     /// The storage subnet.
     #[schemars(with = "String")]
     pub subnet: Ipv4Cidr,
@@ -613,6 +623,29 @@ pub struct NetworkSpec {
     /// talks to the array, so putting it on the array's network only widens its reach.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attach_workers: Option<bool>,
+}
+
+/// The nmstate interface type of the storage uplink on the management nodes.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum UplinkType {
+    /// A NIC (`type: ethernet`).
+    #[default]
+    Ethernet,
+    /// An existing bond (`type: bond`); pxfa sets only its MTU, never its ports.
+    Bond,
+}
+
+impl UplinkType {
+    /// The nmstate `type` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UplinkType::Ethernet => "ethernet",
+            UplinkType::Bond => "bond",
+        }
+    }
 }
 
 /// Portworx in the tenant.

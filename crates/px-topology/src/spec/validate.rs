@@ -637,6 +637,23 @@ fn network(t: &TenantStorage, n: &NetworkSpec, e: &mut Errors) {
             format!("{} is out of range 576..9216", n.mtu),
         );
     }
+    if let Some(u) = n.uplink_mtu {
+        if !limits::MTU.contains(&u) {
+            e.push(
+                "spec.network.uplinkMtu",
+                format!("{u} is out of range 576..9216"),
+            );
+        } else if u < n.mtu {
+            e.push(
+                "spec.network.uplinkMtu",
+                format!(
+                    "{u} is below spec.network.mtu {}: a VLAN or bridge cannot exceed its uplink's MTU, \
+                     and nmstate would roll the whole policy back",
+                    n.mtu
+                ),
+            );
+        }
+    }
     let subnet = n.subnet;
     if subnet.addr != subnet.network() {
         e.push(

@@ -503,10 +503,53 @@ fn only_cloud_drive_workers_join_the_storage_network_unless_asked() {
             .get("additionalNetworks")
             .is_none()
     );
-    // The management bridge stays: the NNCPs are the management nodes' network.
+    // Fibre Channel, workers off the network: no bridge on the management nodes.
+    assert_eq!(da.protocol(), Some(px_topology::spec::Protocol::Fc));
+    assert!(find(&ms, "NodeNetworkConfigurationPolicy").is_empty());
+    assert!(find(&ms, "NMState").is_empty());
+    // iSCSI: the management bridge stays, it is the management nodes' storage network.
+    let mut iscsi = da.clone();
+    iscsi.spec.storage.protocol = Some(px_topology::spec::Protocol::Iscsi);
+    for (i, n) in iscsi.spec.management.nodes.iter_mut().enumerate() {
+        n.wwns.clear();
+        n.iqns = vec![format!("iqn.2026-01.net.example:worker-{i}")];
+    }
+    let ms = render_default(&iscsi);
     assert!(!find(&ms, "NodeNetworkConfigurationPolicy").is_empty());
+    assert!(!find(&ms, "NMState").is_empty());
     da.spec.network.as_mut().unwrap().attach_workers = Some(true);
     assert!(nad(&da));
+    // FC with the workers asked onto the network: their NAD needs the bridge.
+    assert!(!find(&render_default(&da), "NodeNetworkConfigurationPolicy").is_empty());
+}
+
+#[test]
+fn nncp_declares_the_uplink_and_its_mtu_before_the_vlan() {
+    let mut cd = example("cloud-drive");
+    let ms = render_default(&cd);
+    let net = cd.spec.network.clone().unwrap();
+    for p in find(&ms, "NodeNetworkConfigurationPolicy") {
+        let ifaces = p.body["spec"]["desiredState"]["interfaces"].as_array().unwrap();
+        assert_eq!(ifaces[0]["name"], net.uplink.as_str());
+        assert_eq!(ifaces[0]["type"], "ethernet");
+        assert_eq!(ifaces[0]["mtu"], net.mtu);
+        assert!(ifaces[0].get("ipv4").is_none(), "the uplink's addresses stay");
+        for i in &ifaces[1..] {
+            assert!(i["mtu"].as_u64().unwrap() <= ifaces[0]["mtu"].as_u64().unwrap());
+        }
+    }
+    let n = cd.spec.network.as_mut().unwrap();
+    n.uplink_mtu = Some(9216);
+    n.uplink_type = px_topology::spec::UplinkType::Bond;
+    let ms = render_default(&cd);
+    let p = find(&ms, "NodeNetworkConfigurationPolicy")[0];
+    let up = &p.body["spec"]["desiredState"]["interfaces"][0];
+    assert_eq!((up["type"].as_str(), up["mtu"].as_u64()), (Some("bond"), Some(9216)));
+    // An uplink below the VLAN's MTU is refused with its path.
+    cd.spec.network.as_mut().unwrap().uplink_mtu = Some(1500);
+    cd.spec.network.as_mut().unwrap().mtu = 9000;
+    let errs = cd.validate();
+    assert!(errs.iter().any(|e| e.to_string().contains("spec.network.uplinkMtu")), "{errs:?}");
 }
 
 #[test]
