@@ -230,6 +230,12 @@ impl<'a> Planned<'a> {
         &self.observed
     }
 
+    /// The tenant (re-sized), what was observed and the plan, for a caller that
+    /// only plans.
+    pub fn into_parts(self) -> (Tenant, Observed, Plan) {
+        (self.tenant, self.observed, self.plan)
+    }
+
     /// The checks before the first write (space and quotas); `space` is `None` when
     /// the array's space was not read.
     pub fn preflight(

@@ -89,7 +89,8 @@ impl Tenant {
     /// more nodes, and an existing drive is never planned smaller): `None` when the
     /// fresh sizing already matches. `observed` is what `plan::observe` read for this
     /// tenant's desired state; volume names do not depend on sizes, so it stays valid.
-    pub fn keeping_drives_in_use(
+    /// The pipeline's observation ([`Tenant::observe`]) does this, in its place.
+    pub(crate) fn keeping_drives_in_use(
         &self,
         observed: &crate::plan::Observed,
     ) -> Result<Option<Tenant>, TenantError> {
@@ -115,7 +116,9 @@ impl Tenant {
     /// against the drives in use says: a capacity raise the growth path cannot do
     /// or a decrease (without `allow_shrink`) is a refusal on the data drives, and
     /// the path taken and the Portworx steps after it are a note and next steps.
-    /// Call it on the tenant [`Tenant::keeping_drives_in_use`] returned.
+    /// The pipeline ([`crate::pipeline::Observation::plan`]) calls it on the tenant
+    /// re-sized to the drives in use; called on a tenant that was not, it plans the
+    /// fresh sizing.
     pub fn plan(&self, observed: &Observed, opts: &PlanOptions) -> Plan {
         let mut plan = crate::plan::plan(&self.desired, observed, opts);
         if let Some(g) = &self.sizing.growth {

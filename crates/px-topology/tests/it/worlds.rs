@@ -14,7 +14,8 @@ use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
 use flasharray_mock::{MockArray, MockClock, Seed};
 use px_topology::Tenant;
 use px_topology::converge::{ApplyOptions, ApplyReport, apply};
-use px_topology::plan::{Plan, PlanOptions, observe};
+use px_topology::pipeline::Site;
+use px_topology::plan::{Plan, PlanOptions};
 use px_topology::spec::{Attach, TenantStorage};
 
 use crate::support;
@@ -121,9 +122,12 @@ pub(crate) async fn plan_step(
     opts: PlanOptions,
 ) -> (Tenant, Plan) {
     let t = Tenant::from_spec(spec.clone(), Path::new("spec.yaml")).unwrap();
-    let obs = observe(array, &t.desired).await.expect("observe");
-    let t = t.keeping_drives_in_use(&obs).unwrap().unwrap_or(t);
-    let p = t.plan(&obs, &opts);
+    let (t, _, p) = t
+        .observe(Site::array(array))
+        .await
+        .expect("observe")
+        .plan(&opts)
+        .into_parts();
     (t, p)
 }
 
