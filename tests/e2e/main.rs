@@ -22,6 +22,7 @@ mod output;
 mod preflight;
 mod realm;
 mod resources;
+mod runbook;
 mod safety;
 mod secrets;
 mod session_expiry;

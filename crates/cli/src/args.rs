@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 mod global;
 pub(crate) mod help;
 mod resource;
+mod runbook;
 mod services;
 mod tenant;
 
@@ -20,6 +21,7 @@ pub(crate) use resource::{
     ArrayCmd, ConnectionCmd, DestroyedArgs, HostCmd, HostGroupCmd, InitiatorArgs, ListArgs, PodCmd,
     ResourceCmd, TagArgs, TargetArgs, TokenCmd, VolumeCmd,
 };
+pub(crate) use runbook::RunbookArgs;
 pub(crate) use services::{ControllerCmd, ControllerRunArgs, LogFormat, SimCmd, SimServeArgs};
 pub(crate) use tenant::{
     ApplyArgs, DemoArgs, DestroyArgs, KubeArgs, LintArgs, PlanArgs, RenderArgs, SizeArgs,
@@ -81,6 +83,12 @@ pub(crate) enum Command {
         after_help = "Examples:\n  pxfa --array sim status -f examples/tenant-direct-access.yaml\n  pxfa status -f SPEC --kubeconfig mgmt.kubeconfig -o json | jq .healthy\n  pxfa status -f SPEC -o mermaid > tenant.mmd"
     )]
     Status(StatusArgs),
+    /// The ordered day-2 steps for a tenant (scale-out, scale-in, grow, add-pool,
+    /// replace-vm, delete), with its names, where each runs, what to check, sources.
+    #[command(
+        after_help = "Examples:\n  pxfa runbook scale-in -f SPEC --worker 3        # 4 workers to 3: the highest index goes\n  pxfa runbook replace-vm -f SPEC --worker 1\n  pxfa runbook delete -f examples/tenant-cloud-drive.yaml\n  pxfa runbook grow -f SPEC -o json | jq -r '.steps[].command // empty'\n\nOperations that do not apply to the spec's mode exit 2 with the reason."
+    )]
+    Runbook(RunbookArgs),
     /// Print the TenantStorage CustomResourceDefinition (pxfa.io/v1alpha1).
     #[command(after_help = "Examples:\n  pxfa crd | oc apply -f -")]
     Crd,

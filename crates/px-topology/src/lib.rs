@@ -87,6 +87,7 @@ pub mod plan;
 pub mod preflight;
 pub mod pure_json;
 pub mod render;
+pub mod runbook;
 pub mod sizing;
 pub mod spec;
 pub mod tenant;

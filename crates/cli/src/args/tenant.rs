@@ -195,8 +195,11 @@ pub(crate) struct KubeArgs {
     /// StorageCluster online).
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = humantime::parse_duration)]
     pub(crate) wait_timeout: Duration,
-    /// Give a new VM the disks of a worker whose recorded VM no longer exists (make
-    /// sure the old VM is gone for good: two VMs must never share a worker's disks).
+    /// Give a new VM the disks of a worker whose recorded VM no longer exists. Off by
+    /// default: make sure the old VM is gone for good (two VMs must never share a
+    /// worker's disks), decommission its Portworx node first and wipe the disks before
+    /// Portworx starts on the new VM (`pxfa runbook replace-vm`). That Portworx takes
+    /// the new VM as the old node from the disks as they are is [L].
     #[arg(long, requires = "kubeconfig")]
     pub(crate) adopt_replaced_vms: bool,
     /// Also apply the management MachineConfig (multipath, udev). The Machine Config

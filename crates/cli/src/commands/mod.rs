@@ -16,6 +16,7 @@ pub(crate) mod pipeline;
 pub(crate) mod pod;
 pub(crate) mod render;
 pub(crate) mod rotate_file;
+pub(crate) mod runbook;
 pub(crate) mod sim;
 pub(crate) mod size;
 pub(crate) mod tenant;
@@ -121,6 +122,7 @@ async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcom
         Command::Destroy(a) => tenant::destroy(&a, g, printer, cancel).await,
         Command::Status(a) => cluster::status(&a, g, printer).await,
         Command::Crd => cluster::crd(printer),
+        Command::Runbook(a) => runbook::run(&a, printer),
         // Rotation opens its own session (with the tenant's token users on a
         // simulated array) and a tenant cluster client.
         Command::Resource(ResourceCmd::Token(TokenCmd::Rotate(a))) => {

@@ -1,0 +1,22 @@
+//! `runbook`: the day-2 steps for one tenant.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use clap::builder::PossibleValuesParser;
+
+/// `runbook`.
+#[derive(Debug, Args)]
+pub(crate) struct RunbookArgs {
+    /// The operation.
+    #[arg(value_name = "OPERATION", value_parser = PossibleValuesParser::new(px_topology::runbook::Operation::names()))]
+    pub(crate) operation: String,
+    /// Tenant spec (YAML), as it is before the edit the runbook asks for.
+    #[arg(short = 'f', long = "file", value_name = "SPEC")]
+    pub(crate) file: PathBuf,
+    /// Worker index the per-worker steps are for (direct-access; repeatable).
+    /// scale-in: the highest indexes (default the last); replace-vm: exactly one;
+    /// grow and add-pool: default every worker.
+    #[arg(long = "worker", value_name = "N")]
+    pub(crate) workers: Vec<u32>,
+}

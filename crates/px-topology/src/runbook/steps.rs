@@ -1,0 +1,1048 @@
+//! The steps, as data: one table per piece of procedure, and per operation and mode
+//! the list of pieces in order. Nothing here knows a tenant; `{name}` words are
+//! filled from the spec by `super::vars`, `<name>` words are what the operator reads
+//! off an earlier step's output.
+//!
+//! Template words: `{spec}`, `{tenant}`, `{hc}` (HostedCluster), `{hc_ns}` (its
+//! namespace), `{hcp}` (hosted control plane namespace), `{nodepool}`, `{px_ns}`
+//! (tenant Portworx namespace), `{stc}` (tenant StorageCluster), `{fada_class}`,
+//! `{pod}` (array pod), `{repl}`, `{grow_gib}`; per worker `{worker}` (two digits),
+//! and the list words `{claims}` (the worker's management claims), `{devices}`
+//! (its disks' `/dev/disk/by-id` paths in the guest) and `{data_devices}` (the data
+//! disks among them).
+
+use super::sources::Confidence::{self, H, M};
+
+/// Where a step runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Where {
+    /// The management cluster (`oc` with its kubeconfig).
+    Management,
+    /// The tenant (hosted) cluster; `pxctl` inside its Portworx pods.
+    Tenant,
+    /// pxfa on the admin's machine (it reaches the array and, with kubeconfigs, the
+    /// clusters itself).
+    Local,
+}
+
+impl Where {
+    /// `management`, `tenant`, `local`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Where::Management => "management",
+            Where::Tenant => "tenant",
+            Where::Local => "local",
+        }
+    }
+}
+
+/// One step, before a tenant's names are filled in.
+#[derive(Debug, Clone, Copy)]
+pub struct StepTemplate {
+    /// Stable id (`decommission.cluster-delete`), for tests and machines.
+    pub id: &'static str,
+    /// Where it runs.
+    pub on: Where,
+    /// Repeated for each selected worker (direct-access only).
+    pub per_worker: bool,
+    /// What the step does.
+    pub title: &'static str,
+    /// The command, word by word (empty: a manual step).
+    pub command: &'static [&'static str],
+    /// What to check before going on.
+    pub check: &'static str,
+    /// The page it follows (a key of `super::sources::SOURCES`).
+    pub source: &'static str,
+    /// How sure the step is.
+    pub confidence: Confidence,
+}
+
+/// A piece of procedure: steps that always go together.
+pub type Piece = &'static [StepTemplate];
+
+// One positional row per step keeps the tables readable as tables.
+#[allow(clippy::too_many_arguments)]
+const fn st(
+    id: &'static str,
+    on: Where,
+    per_worker: bool,
+    title: &'static str,
+    command: &'static [&'static str],
+    check: &'static str,
+    source: &'static str,
+    confidence: Confidence,
+) -> StepTemplate {
+    StepTemplate {
+        id,
+        on,
+        per_worker,
+        title,
+        command,
+        check,
+        source,
+        confidence,
+    }
+}
+
+use Where::{Local, Management, Tenant};
+
+// ---- finding a direct-access worker --------------------------------------------
+
+/// Which VM carries worker `{worker}`: pxfa recorded it on the worker's claims.
+pub const FIND_WORKER_VM: Piece = &[st(
+    "worker.find-vm",
+    Management,
+    true,
+    "Find the VM that carries worker {worker} (pxfa records it on the worker's claims)",
+    &[
+        "oc",
+        "get",
+        "pvc",
+        "-n",
+        "{hcp}",
+        "{claims}",
+        "-o",
+        "custom-columns=CLAIM:.metadata.name,VM:.metadata.annotations.pxfa\\.io/attached-vm,PV:.spec.volumeName",
+    ],
+    "every claim names the same VM; call it <vm-w{worker}>: the tenant node carries the VM's name [M]",
+    "pxfa-cluster",
+    H,
+)];
+
+// ---- Portworx decommission -----------------------------------------------------
+
+/// Portworx's decommission procedure for a node that is still up.
+pub const DECOMMISSION_LIVE: Piece = &[
+    st(
+        "decommission.node-id",
+        Tenant,
+        true,
+        "Find the Portworx node ID of <vm-w{worker}>",
+        &["pxctl", "status"],
+        "the node <vm-w{worker}> is listed; call its ID <node-id-w{worker}>",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "decommission.kvdb",
+        Tenant,
+        true,
+        "Check whether the node is an internal KVDB member",
+        &["pxctl", "service", "kvdb", "members"],
+        "<node-id-w{worker}> is not listed; a KVDB member cannot be removed: fail it over first (put the node in maintenance and wait until another node replaces it in this list). On a 3-node tenant every storage node is a member",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "decommission.replicas",
+        Tenant,
+        true,
+        "List the volumes with a replica on the node and raise replication of repl-1 volumes elsewhere",
+        &["pxctl", "volume", "list", "--node", "<node-id-w{worker}>"],
+        "for each volume with a single replica there: `pxctl volume ha-update --repl 2 <volume>` and wait until `pxctl volume inspect <volume>` shows it up and clean",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "decommission.drain",
+        Tenant,
+        true,
+        "Cordon and drain the node so applications move",
+        &[
+            "oc",
+            "adm",
+            "drain",
+            "<vm-w{worker}>",
+            "--ignore-daemonsets",
+            "--delete-emptydir-data",
+        ],
+        "no application pod using Portworx volumes runs on <vm-w{worker}>",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "decommission.maintenance",
+        Tenant,
+        true,
+        "Put Portworx on the node in maintenance mode (in its Portworx pod)",
+        &["pxctl", "service", "maintenance", "--enter"],
+        "`pxctl status` on the node reports maintenance mode",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "decommission.cluster-delete",
+        Tenant,
+        true,
+        "Remove the node from the Portworx cluster (always required; run it from another node)",
+        &["pxctl", "cluster", "delete", "<node-id-w{worker}>"],
+        "`pxctl cluster list` no longer lists <node-id-w{worker}>",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "decommission.px-off",
+        Tenant,
+        true,
+        "Keep Portworx from starting on the node again",
+        &[
+            "oc",
+            "label",
+            "node",
+            "<vm-w{worker}>",
+            "px/enabled=false",
+            "--overwrite",
+        ],
+        "no Portworx pod runs on <vm-w{worker}>",
+        "px-node-labels",
+        H,
+    ),
+];
+
+/// Portworx's procedure for a node that is gone (its VM was lost).
+pub const DECOMMISSION_OFFLINE: Piece = &[
+    st(
+        "decommission.offline-node-id",
+        Tenant,
+        true,
+        "Find the Portworx node ID of the lost node",
+        &["pxctl", "status"],
+        "the node <vm-w{worker}> is Offline; call its ID <node-id-w{worker}>",
+        "px-scale-down",
+        H,
+    ),
+    DECOMMISSION_LIVE[1],
+    st(
+        "decommission.offline-replicas",
+        Tenant,
+        true,
+        "List the volumes that had a replica on the lost node",
+        &["pxctl", "volume", "list", "--node", "<node-id-w{worker}>"],
+        "volumes with repl 1 there are lost (restore them from backup); the others run degraded until replication is restored",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "decommission.offline-cluster-delete",
+        Tenant,
+        true,
+        "Remove the lost node from the Portworx cluster (always required)",
+        &["pxctl", "cluster", "delete", "<node-id-w{worker}>"],
+        "`pxctl cluster list` no longer lists <node-id-w{worker}>",
+        "px-scale-down",
+        H,
+    ),
+];
+
+/// After a node left: replication back to the tenant's factor.
+pub const RESTORE_REPLICATION: Piece = &[st(
+    "decommission.restore-replication",
+    Tenant,
+    false,
+    "Restore replication of the volumes that lost or moved a replica",
+    &[
+        "pxctl",
+        "volume",
+        "ha-update",
+        "--repl",
+        "{repl}",
+        "<volume>",
+    ],
+    "`pxctl volume list` shows every volume up with HA {repl} (or its own factor)",
+    "px-decommission",
+    H,
+)];
+
+// ---- NodePool ------------------------------------------------------------------
+
+/// Remove one chosen VM from the NodePool.
+pub const NODEPOOL_REMOVE_VM: Piece = &[
+    st(
+        "nodepool.mark-machine",
+        Management,
+        true,
+        "Mark the VM's Machine for deletion, so the NodePool removes this VM and no other",
+        &[
+            "oc",
+            "annotate",
+            "machine",
+            "-n",
+            "{hcp}",
+            "<vm-w{worker}>",
+            "cluster.x-k8s.io/delete-machine=yes",
+        ],
+        "the Machine exists under the VM's name [M]; if not, find it by its node in `oc get machines -n {hcp} -o wide`",
+        "capi-delete-machine",
+        M,
+    ),
+    st(
+        "nodepool.scale-in",
+        Local,
+        false,
+        "Lower spec.hostedCluster.replicas in the spec, then apply: the NodePool {nodepool} shrinks; the removed workers' drives are retained",
+        &[
+            "pxfa",
+            "apply",
+            "-f",
+            "{spec}",
+            "--yes",
+            "--kubeconfig",
+            "<management-kubeconfig>",
+        ],
+        "`oc get vm -n {hcp}` no longer lists the marked VM, and every other VM is still there",
+        "hcp-manage",
+        H,
+    ),
+];
+
+/// Grow the NodePool by editing the spec.
+pub const NODEPOOL_SCALE_OUT: Piece = &[
+    st(
+        "nodepool.plan-out",
+        Local,
+        false,
+        "Raise spec.hostedCluster.replicas in the spec and read the plan",
+        &["pxfa", "plan", "-f", "{spec}"],
+        "existing drives are `= keep` (never resized); the pod quota rises before new drives",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "nodepool.scale-out",
+        Local,
+        false,
+        "Apply: the pod quota, the new workers' claims and disks, the NodePool {nodepool}",
+        &[
+            "pxfa",
+            "apply",
+            "-f",
+            "{spec}",
+            "--yes",
+            "--kubeconfig",
+            "<management-kubeconfig>",
+            "--tenant-kubeconfig",
+            "<tenant-kubeconfig>",
+        ],
+        "`oc get nodepool -n {hc_ns} {nodepool}` shows the new replica count ready",
+        "hcp-manage",
+        H,
+    ),
+];
+
+/// A cloud-drive node that joins after install is a storage node only when its
+/// Node asks for a driveset, once; pxfa does not set the label NodePool-wide (a
+/// replacement VM would then make new drives instead of taking over the orphaned
+/// driveset).
+pub const CD_LABEL_NEW_NODE: Piece = &[st(
+    "node.storage-label",
+    Tenant,
+    false,
+    "Ask Portworx for a driveset on the new node (a one-time request, on this Node only)",
+    &[
+        "oc",
+        "label",
+        "node",
+        "<new-node>",
+        "portworx.io/provision-storage-node=true",
+    ],
+    "`pxctl clouddrive list` shows a new driveset for <new-node>; without the label it joins storageless",
+    "px-node-labels",
+    H,
+)];
+
+/// The new node is in the Portworx cluster with a pool.
+pub const NEW_NODE_JOINED: Piece = &[st(
+    "node.joined",
+    Tenant,
+    false,
+    "Check Portworx lists the new storage node with its pool",
+    &["oc", "get", "storagenodes", "-n", "{px_ns}"],
+    "the new node is Online with a pool (`pxctl status` says the same)",
+    "px-hcp",
+    H,
+)];
+
+// ---- direct-access drives --------------------------------------------------------
+
+/// The worker's claims are bound and its drives tagged.
+pub const DA_STATUS: Piece = &[st(
+    "drives.status",
+    Local,
+    false,
+    "Check claims bound, drives tagged and the StorageCluster online",
+    &[
+        "pxfa",
+        "status",
+        "-f",
+        "{spec}",
+        "--kubeconfig",
+        "<management-kubeconfig>",
+        "--tenant-kubeconfig",
+        "<tenant-kubeconfig>",
+    ],
+    "every drive `present, tagged`, every claim Bound, the StorageCluster {stc} online",
+    "pxfa-lifecycle",
+    H,
+)];
+
+/// Release the drives of removed workers and clear what Kubernetes keeps.
+pub const DA_RELEASE: Piece = &[
+    st(
+        "release.drives",
+        Local,
+        false,
+        "Soft-destroy the removed workers' retained drives on the array",
+        &[
+            "pxfa",
+            "apply",
+            "-f",
+            "{spec}",
+            "--yes",
+            "--release-removed-workers",
+        ],
+        "the plan shows `- destroy` only for indexes at or past spec.hostedCluster.replicas",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "release.claims",
+        Management,
+        true,
+        "Delete the removed worker's claims (their PVs go Released; Retain keeps nothing on the array now)",
+        &["oc", "delete", "pvc", "-n", "{hcp}", "{claims}"],
+        "`oc get pv` shows the PVs noted in the first step as Released",
+        "k8s-retain",
+        H,
+    ),
+    st(
+        "release.pvs",
+        Management,
+        false,
+        "Delete the Released PVs of those claims",
+        &["oc", "delete", "pv", "<pv>"],
+        "`oc get pv` lists no Released PV whose claim was in {hcp}",
+        "k8s-retain",
+        H,
+    ),
+];
+
+/// Replace a lost VM's node: the new VM gets the worker's disks, wiped, and joins
+/// as a new Portworx node.
+pub const DA_REJOIN_WIPED: Piece = &[
+    st(
+        "replace.vm-gone",
+        Management,
+        true,
+        "Make sure the old VM is gone for good (not moved, not being deleted)",
+        &["oc", "get", "vm", "-n", "{hcp}"],
+        "<vm-w{worker}> is not listed; a new VM without a worker index is",
+        "pxfa-cluster",
+        H,
+    ),
+    st(
+        "replace.hold-px",
+        Tenant,
+        false,
+        "Keep Portworx off the new node until its disks are wiped",
+        &[
+            "oc",
+            "label",
+            "node",
+            "<new-vm>",
+            "px/enabled=false",
+            "--overwrite",
+        ],
+        "no Portworx pod runs on <new-vm>",
+        "px-node-labels",
+        H,
+    ),
+    st(
+        "replace.attach",
+        Local,
+        false,
+        "Give the worker's disks to the new VM (the old node is decommissioned, so no two Portworx nodes share them)",
+        &[
+            "pxfa",
+            "apply",
+            "-f",
+            "{spec}",
+            "--yes",
+            "--kubeconfig",
+            "<management-kubeconfig>",
+            "--adopt-replaced-vms",
+        ],
+        "`oc get vm -n {hcp} <new-vm> -o yaml` has annotation pxfa.io/worker-index and the disks pxdata*/pxmeta",
+        "pxfa-cluster",
+        H,
+    ),
+    st(
+        "replace.wipe",
+        Tenant,
+        true,
+        "Wipe the old node's signatures from the disks, so Portworx takes them as new",
+        &[
+            "oc",
+            "debug",
+            "node/<new-vm>",
+            "--",
+            "chroot",
+            "/host",
+            "wipefs",
+            "-a",
+            "{devices}",
+        ],
+        "`lsblk -f` on the node shows no signature on these disks",
+        "wipefs",
+        M,
+    ),
+    st(
+        "replace.release-px",
+        Tenant,
+        false,
+        "Let Portworx start on the new node: it joins as a new node",
+        &["oc", "label", "node", "<new-vm>", "px/enabled-"],
+        "`pxctl status` lists <new-vm> Online with a new node ID and its pool",
+        "px-node-labels",
+        H,
+    ),
+];
+
+/// The data drives grow (FADA claims expand), then Portworx resizes the pools.
+pub const DA_GROW: Piece = &[
+    st(
+        "grow.plan",
+        Local,
+        false,
+        "Raise spec.storage.capacity and read the plan",
+        &["pxfa", "plan", "-f", "{spec}"],
+        "\"capacity growth: resize\" names the new drive size ({grow_gib} GiB from the spec alone); no refusal for the pool ceiling",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "grow.apply",
+        Local,
+        false,
+        "Apply: the pod quota first, then larger claims (the FADA volumes expand)",
+        &[
+            "pxfa",
+            "apply",
+            "-f",
+            "{spec}",
+            "--yes",
+            "--kubeconfig",
+            "<management-kubeconfig>",
+        ],
+        "`oc get pvc -n {hcp}` shows the new capacity on every data claim",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "grow.rescan",
+        Tenant,
+        true,
+        "Check the guest sees the larger disks; SCSI disks need the CAPACITY_DATA_HAS_CHANGED rule of 90-scsi-ua.rules, which pxfa does not install on direct-access guests",
+        &[
+            "oc",
+            "debug",
+            "node/<vm-w{worker}>",
+            "--",
+            "chroot",
+            "/host",
+            "lsblk",
+            "{data_devices}",
+        ],
+        "every data disk shows the new size; that KubeVirt passes a claim's expansion to the running VM is [L]: if not, restart the VM one at a time",
+        "px-fa-prepare",
+        M,
+    ),
+    st(
+        "grow.pool-update",
+        Tenant,
+        true,
+        "Resize the node's pools onto the grown disks (drives Portworx does not manage), one node at a time",
+        &[
+            "pxctl",
+            "service",
+            "pool",
+            "update",
+            "--resize",
+            "<pool-uid>",
+        ],
+        "`pxctl service pool show` on the node gives each pool its new size before the next node",
+        "px-pool-not-managed",
+        H,
+    ),
+];
+
+/// New data disks per worker, each added as a new pool in maintenance mode.
+pub const DA_ADD_POOL: Piece = &[
+    st(
+        "add-pool.plan",
+        Local,
+        false,
+        "Set spec.storage.capacityGrowth: add-pool, raise spec.storage.capacity and read the plan",
+        &["pxfa", "plan", "-f", "{spec}"],
+        "the plan adds data drives of the size in use to every worker and names their serials (pxdata<d>)",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "add-pool.apply",
+        Local,
+        false,
+        "Apply: the pod quota, the new claims, and their disks hotplugged into each VM",
+        &[
+            "pxfa",
+            "apply",
+            "-f",
+            "{spec}",
+            "--yes",
+            "--kubeconfig",
+            "<management-kubeconfig>",
+        ],
+        "the new claims are Bound and `oc get vm -n {hcp} -o yaml` lists the new pxdata disks",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "add-pool.maintenance",
+        Tenant,
+        true,
+        "Put Portworx on <vm-w{worker}> in maintenance mode (one node at a time)",
+        &["pxctl", "service", "maintenance", "--enter"],
+        "`pxctl status` on the node reports maintenance mode; no other node is in maintenance",
+        "px-service-cli",
+        H,
+    ),
+    st(
+        "add-pool.drive-add",
+        Tenant,
+        true,
+        "Add each new disk as a new pool",
+        &[
+            "pxctl",
+            "service",
+            "drive",
+            "add",
+            "--drive",
+            "<new-disk-path>",
+            "--newpool",
+        ],
+        "the path is the new serial's /dev/disk/by-id link, made like the StorageCluster's {data_devices}; `pxctl service drive show` lists it",
+        "px-service-cli",
+        H,
+    ),
+    st(
+        "add-pool.exit",
+        Tenant,
+        true,
+        "Leave maintenance mode",
+        &["pxctl", "service", "maintenance", "--exit"],
+        "`pxctl service pool show` lists the new pool Online before the next node",
+        "px-service-cli",
+        H,
+    ),
+];
+
+// ---- cloud drives ------------------------------------------------------------------
+
+/// Drivesets: what Portworx holds on the array for each node.
+pub const CD_DRIVESETS: Piece = &[st(
+    "cloud.drivesets",
+    Tenant,
+    false,
+    "List the drivesets (one per storage node)",
+    &["pxctl", "clouddrive", "list"],
+    "note the node's driveset and its drives' FlashArray volume IDs",
+    "px-clouddrive-cli",
+    H,
+)];
+
+/// After a node left: its driveset must be gone, or its volumes stay in the pod.
+pub const CD_DRIVESET_GONE: Piece = &[st(
+    "cloud.driveset-gone",
+    Tenant,
+    false,
+    "Check the removed node's driveset is gone",
+    &["pxctl", "clouddrive", "list"],
+    "the node's driveset is not listed; if it is, its volumes stay in array pod {pod} (that Portworx deletes them with the node is [M])",
+    "px-clouddrive-cli",
+    M,
+)];
+
+/// The cloud-drive variant of finding a node (pxfa keeps no worker index there).
+pub const CD_FIND_NODE: Piece = &[st(
+    "cloud.node",
+    Tenant,
+    false,
+    "Choose the node and find its Portworx node ID",
+    &["pxctl", "status"],
+    "call the node <node> and its ID <node-id>",
+    "px-decommission",
+    H,
+)];
+
+/// Decommission a live cloud-drive node: the live steps with `<node>` names.
+pub const CD_DECOMMISSION: Piece = &[
+    st(
+        "cloud.kvdb",
+        Tenant,
+        false,
+        "Check whether the node is an internal KVDB member",
+        &["pxctl", "service", "kvdb", "members"],
+        "<node-id> is not listed; a KVDB member cannot be removed: fail it over first. On a 3-node tenant every storage node is a member",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "cloud.replicas",
+        Tenant,
+        false,
+        "Raise replication of repl-1 volumes with a replica on the node",
+        &["pxctl", "volume", "list", "--node", "<node-id>"],
+        "each single-replica volume there was raised (`pxctl volume ha-update --repl 2 <volume>`) and is clean",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "cloud.drain",
+        Tenant,
+        false,
+        "Cordon and drain the node",
+        &[
+            "oc",
+            "adm",
+            "drain",
+            "<node>",
+            "--ignore-daemonsets",
+            "--delete-emptydir-data",
+        ],
+        "no application pod using Portworx volumes runs on <node>",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "cloud.maintenance",
+        Tenant,
+        false,
+        "Put Portworx on the node in maintenance mode (in its Portworx pod)",
+        &["pxctl", "service", "maintenance", "--enter"],
+        "`pxctl status` on the node reports maintenance mode",
+        "px-decommission",
+        H,
+    ),
+    st(
+        "cloud.cluster-delete",
+        Tenant,
+        false,
+        "Remove the node from the Portworx cluster (always required; from another node)",
+        &["pxctl", "cluster", "delete", "<node-id>"],
+        "`pxctl cluster list` no longer lists <node-id>",
+        "px-decommission",
+        H,
+    ),
+];
+
+/// Remove the chosen node's VM from the NodePool (cloud-drive and kubevirt-csi).
+pub const NODEPOOL_REMOVE_NODE: Piece = &[
+    st(
+        "nodepool.mark-node-machine",
+        Management,
+        false,
+        "Mark the node's Machine for deletion, so the NodePool removes this VM and no other",
+        &[
+            "oc",
+            "annotate",
+            "machine",
+            "-n",
+            "{hcp}",
+            "<node>",
+            "cluster.x-k8s.io/delete-machine=yes",
+        ],
+        "the Machine carries the node's name [M]; if not, find it by NODE in `oc get machines -n {hcp} -o wide`",
+        "capi-delete-machine",
+        M,
+    ),
+    NODEPOOL_REMOVE_VM[1],
+];
+
+/// Grow cloud drives: pxfa raises the pod quota, Portworx resizes its own drives.
+pub const CD_GROW: Piece = &[
+    st(
+        "cloud.grow-apply",
+        Local,
+        false,
+        "Raise spec.storage.capacity and apply: the pod quota rises so the drives fit",
+        &["pxfa", "apply", "-f", "{spec}", "--yes"],
+        "`pxfa pod list` shows pod {pod} with the new quota",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "cloud.pool-expand",
+        Tenant,
+        false,
+        "Grow each pool's cloud drives (Portworx manages them: resize-drive), one pool at a time",
+        &[
+            "pxctl",
+            "service",
+            "pool",
+            "expand",
+            "--operation",
+            "resize-drive",
+            "--size",
+            "{grow_gib}",
+            "--uid",
+            "<pool-uid>",
+        ],
+        "`pxctl service pool show` gives the pool its new size; PX-StoreV2 pools grow by resize-drive only",
+        "px-pool-expand",
+        H,
+    ),
+];
+
+/// Replace a lost cloud-drive VM: the new VM joins storageless and takes over the
+/// orphaned driveset (the documented FlashArray cloud-drive failover); only if it
+/// does not, the lost node is decommissioned and the new one asks for a driveset.
+pub const CD_REPLACE: Piece = &[
+    st(
+        "cloud.lost-node",
+        Tenant,
+        false,
+        "Find the lost node's Portworx ID and its driveset",
+        &["pxctl", "clouddrive", "list"],
+        "the driveset of the lost node <node> (ID <node-id>) is listed and its node is offline",
+        "px-clouddrive-cli",
+        H,
+    ),
+    st(
+        "cloud.old-machine",
+        Management,
+        false,
+        "Delete the lost VM's Machine if it is still there, so the NodePool makes a new VM",
+        &["oc", "delete", "machine", "-n", "{hcp}", "<node>"],
+        "`oc get vm -n {hcp}` lists a new VM running in its place; do not label the new node",
+        "hcp-manage",
+        M,
+    ),
+    st(
+        "cloud.takeover",
+        Tenant,
+        false,
+        "Check the new node took over the orphaned driveset",
+        &["pxctl", "clouddrive", "list"],
+        "the driveset of <node-id> is now attached to the new node and `pxctl status` lists it Online with the old pools; if not, go on with the next two steps",
+        "px-clouddrive-cli",
+        M,
+    ),
+    st(
+        "cloud.no-takeover-delete",
+        Tenant,
+        false,
+        "Only if there was no takeover: remove the lost node from the Portworx cluster",
+        &["pxctl", "cluster", "delete", "<node-id>"],
+        "`pxctl cluster list` no longer lists <node-id>",
+        "px-scale-down",
+        H,
+    ),
+    CD_LABEL_NEW_NODE[0],
+];
+
+/// Uninstall the tenant's Portworx so it deletes its drives and hosts first.
+pub const CD_UNINSTALL: Piece = &[
+    st(
+        "delete.delete-strategy",
+        Tenant,
+        false,
+        "Tell the operator to delete the drives when the StorageCluster goes",
+        &[
+            "oc",
+            "patch",
+            "storagecluster",
+            "-n",
+            "{px_ns}",
+            "{stc}",
+            "--type",
+            "merge",
+            "-p",
+            "{\"spec\":{\"deleteStrategy\":{\"type\":\"UninstallAndDelete\"}}}",
+        ],
+        "`oc get storagecluster -n {px_ns} {stc} -o jsonpath={.spec.deleteStrategy.type}` prints UninstallAndDelete (operator 26.3+, Portworx 3.6.2+)",
+        "px-storagecluster",
+        H,
+    ),
+    st(
+        "delete.uninstall",
+        Tenant,
+        false,
+        "Delete the StorageCluster and wait for the uninstall",
+        &[
+            "oc",
+            "delete",
+            "storagecluster",
+            "-n",
+            "{px_ns}",
+            "{stc}",
+            "--wait",
+        ],
+        "no Portworx pod is left in {px_ns}; `pxfa volume list --filter \"name='{pod}::*'\"` is empty and no array host holds the tenant VMs' initiators — else they are orphaned [M]",
+        "px-storagecluster",
+        M,
+    ),
+];
+
+/// Delete the HostedCluster (its namespace, claims and VMs go with it).
+pub const DELETE_HOSTED_CLUSTER: Piece = &[st(
+    "delete.hosted-cluster",
+    Management,
+    false,
+    "Delete the HostedCluster; the hosted control plane namespace, its VMs and claims go with it",
+    &[
+        "oc",
+        "delete",
+        "hostedcluster",
+        "-n",
+        "{hc_ns}",
+        "{hc}",
+        "--wait",
+    ],
+    "`oc get namespace {hcp}` says NotFound",
+    "hcp-destroy",
+    H,
+)];
+
+/// Remove what pxfa made on the array.
+pub const PXFA_DESTROY: Piece = &[st(
+    "delete.pxfa-destroy",
+    Local,
+    false,
+    "Soft-destroy the tenant's tagged objects on the array (drives, pod; recoverable for the eradication delay)",
+    &["pxfa", "destroy", "-f", "{spec}", "--yes"],
+    "`pxfa plan --destroy -f {spec}` finds nothing left to remove",
+    "pxfa-lifecycle",
+    H,
+)];
+
+/// Before deleting a direct-access tenant: every drive found and tagged.
+pub const DA_DELETE_PREPARE: Piece = &[st(
+    "delete.drives-tagged",
+    Local,
+    false,
+    "Make sure pxfa has found and tagged every drive (untagged drives are not pxfa's to destroy)",
+    &[
+        "pxfa",
+        "apply",
+        "-f",
+        "{spec}",
+        "--yes",
+        "--kubeconfig",
+        "<management-kubeconfig>",
+    ],
+    "`pxfa status -f {spec}` shows every drive `present, tagged` and none pending",
+    "pxfa-lifecycle",
+    H,
+)];
+
+/// After the namespace is gone: the Released PVs are what remain.
+pub const DA_DELETE_LEFTOVERS: Piece = &[
+    st(
+        "delete.released-pvs",
+        Management,
+        false,
+        "Find the Released PVs the deleted claims left (the claims went with the namespace)",
+        &[
+            "oc",
+            "get",
+            "pv",
+            "-o",
+            "custom-columns=PV:.metadata.name,NS:.spec.claimRef.namespace,CLAIM:.spec.claimRef.name,PHASE:.status.phase",
+        ],
+        "note every PV whose NS is {hcp}: each is Released",
+        "k8s-retain",
+        H,
+    ),
+    DA_RELEASE[2],
+    st(
+        "delete.storage-class",
+        Management,
+        false,
+        "Delete the tenant's FADA StorageClass",
+        &["oc", "delete", "storageclass", "{fada_class}"],
+        "`oc get storageclass {fada_class}` says NotFound",
+        "pxfa-lifecycle",
+        H,
+    ),
+];
+
+// ---- kubevirt-csi --------------------------------------------------------------------
+
+/// The kubevirt-csi tenant's volumes after the HostedCluster is gone.
+pub const CSI_DELETE_LEFTOVERS: Piece = &[st(
+    "delete.csi-pvs",
+    Management,
+    false,
+    "Check the guest volumes' infra PVs (the infra claims lived in {hcp})",
+    &[
+        "oc",
+        "get",
+        "pv",
+        "-o",
+        "custom-columns=PV:.metadata.name,NS:.spec.claimRef.namespace,PHASE:.status.phase",
+    ],
+    "no PV of {hcp} is left, or (infra class with Retain) the Released ones are deleted with `oc delete pv <pv>` once their data is no longer needed",
+    "k8s-retain",
+    H,
+)];
+
+/// Drain a kubevirt-csi node so guest volumes move with the pods.
+pub const CSI_DRAIN: Piece = &[st(
+    "csi.drain",
+    Tenant,
+    false,
+    "Cordon and drain the node; kubevirt-csi detaches its volumes as the pods leave",
+    &[
+        "oc",
+        "adm",
+        "drain",
+        "<node>",
+        "--ignore-daemonsets",
+        "--delete-emptydir-data",
+    ],
+    "`oc get volumeattachments` lists none for <node>",
+    "hcp-manage",
+    M,
+)];
+
+/// Replace a kubevirt-csi worker: the NodePool makes a new VM for a deleted Machine.
+pub const CSI_REPLACE: Piece = &[
+    CSI_DRAIN[0],
+    st(
+        "csi.delete-machine",
+        Management,
+        false,
+        "Delete the node's Machine; the NodePool makes a new VM",
+        &["oc", "delete", "machine", "-n", "{hcp}", "<node>"],
+        "`oc get nodepool -n {hc_ns} {nodepool}` is back to its replica count; the new node is Ready in the tenant",
+        "hcp-manage",
+        M,
+    ),
+];
+
+// ---- [L] alternatives, never in the default procedure ---------------------------------
+
+/// A documented alternative that rests on an unconfirmed assumption.
+#[derive(Debug, Clone, Copy)]
+pub struct Unconfirmed {
+    /// What it would do.
+    pub what: &'static str,
+    /// Why it is off.
+    pub why: &'static str,
+}
+
+/// Keeping a replaced worker's data by adopting its drives as they are.
+pub const ADOPT_AS_OLD_NODE: Unconfirmed = Unconfirmed {
+    what: "Skip the decommission and the wipe, attach the old worker's drives to the new VM (`pxfa apply --adopt-replaced-vms`) and let Portworx take the new VM as the old node",
+    why: "[L] no Portworx document says Portworx takes a new VM as the old node from its local drives; the documented path is decommission, wipe, join as a new node",
+};

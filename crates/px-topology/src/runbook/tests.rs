@@ -1,0 +1,222 @@
+//! Golden runbooks for every operation and mode (`fixtures/golden/runbook/`), the
+//! generated section of `docs/lifecycle.md`, and the rules the tables must keep.
+//! `PXFA_UPDATE_GOLDEN=1 cargo test -p px-topology --lib runbook` rewrites both;
+//! review the diff.
+
+use std::path::{Path, PathBuf};
+
+use super::text::{BEGIN_MARKER, END_MARKER};
+use super::*;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn update() -> bool {
+    std::env::var("PXFA_UPDATE_GOLDEN").is_ok_and(|v| v == "1")
+}
+
+/// The example of `mode` with 4 workers (so that scale-in keeps Portworx's 3).
+fn tenant(mode: StorageMode) -> (Tenant, &'static str) {
+    let file = match mode {
+        StorageMode::CloudDrive => "examples/tenant-cloud-drive.yaml",
+        StorageMode::DirectAccess => "examples/tenant-direct-access.yaml",
+        StorageMode::KubevirtCsi => "examples/tenant-kubevirt-csi.yaml",
+    };
+    let yaml = std::fs::read_to_string(root().join(file)).unwrap();
+    let mut spec = crate::parse_valid_spec(&yaml).unwrap();
+    spec.spec.hosted_cluster.replicas = 4;
+    (Tenant::from_spec(spec, file.as_ref()).unwrap(), file)
+}
+
+const MODES: [StorageMode; 3] = [
+    StorageMode::CloudDrive,
+    StorageMode::DirectAccess,
+    StorageMode::KubevirtCsi,
+];
+
+/// The text `pxfa runbook OP -f EXAMPLE` prints, or the refusal it exits 2 with.
+fn golden_text(op: Operation, mode: StorageMode) -> String {
+    let (t, file) = tenant(mode);
+    // replace-vm takes one worker; every other operation runs on its defaults.
+    let workers: &[u32] = if op == Operation::ReplaceVm && mode == StorageMode::DirectAccess {
+        &[1]
+    } else {
+        &[]
+    };
+    match build(&t, file, op, workers) {
+        Ok(r) => to_text(&r),
+        Err(e) => format!("refused (exit 2): {e}\n"),
+    }
+}
+
+#[test]
+fn golden_runbooks_for_every_operation_and_mode() {
+    let dir = root().join("fixtures/golden/runbook");
+    let mut diffs = Vec::new();
+    for op in Operation::ALL {
+        for mode in MODES {
+            let got = golden_text(op, mode);
+            let path = dir.join(format!("{}-{}.txt", op.as_str(), mode.as_str()));
+            if update() {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, &got).unwrap();
+                continue;
+            }
+            let want = std::fs::read_to_string(&path)
+                .unwrap_or_else(|_| panic!("{} missing; PXFA_UPDATE_GOLDEN=1", path.display()));
+            if want != got {
+                diffs.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        diffs.is_empty(),
+        "runbooks differ from their golden files (PXFA_UPDATE_GOLDEN=1 to accept): {diffs:?}"
+    );
+}
+
+#[test]
+fn lifecycle_md_carries_the_generated_reference() {
+    let path = root().join("docs/lifecycle.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let begin = doc
+        .find(BEGIN_MARKER)
+        .expect("docs/lifecycle.md has the runbook begin marker");
+    let end = doc
+        .find(END_MARKER)
+        .expect("docs/lifecycle.md has the runbook end marker");
+    let inner = &doc[begin + BEGIN_MARKER.len()..end];
+    let want = format!("\n{}", reference_markdown());
+    if update() && inner != want {
+        let new = format!("{}{BEGIN_MARKER}{want}{}", &doc[..begin], &doc[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    assert_eq!(
+        inner, want,
+        "docs/lifecycle.md's runbook section is stale (PXFA_UPDATE_GOLDEN=1)"
+    );
+    // And, said the other way round: every step's command and page is in the doc.
+    for op in Operation::ALL {
+        for mode in MODES {
+            for piece in pieces(op, mode).unwrap_or_default() {
+                for t in piece.iter() {
+                    let src = sources::source(t.source).unwrap();
+                    assert!(
+                        doc.contains(src.url),
+                        "{}: {} not in lifecycle.md",
+                        t.id,
+                        src.url
+                    );
+                    if !t.command.is_empty() {
+                        let cmd = t.command.join(" ");
+                        assert!(doc.contains(&cmd), "{}: `{cmd}` not in lifecycle.md", t.id);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_step_has_a_known_source_and_l_steps_stay_out() {
+    for op in Operation::ALL {
+        for mode in MODES {
+            for piece in pieces(op, mode).unwrap_or_default() {
+                for t in piece.iter() {
+                    assert!(
+                        sources::source(t.source).is_some(),
+                        "{}: unknown source {}",
+                        t.id,
+                        t.source
+                    );
+                    assert_ne!(
+                        t.confidence,
+                        Confidence::L,
+                        "{}: an [L] step is never in the default procedure",
+                        t.id
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scale_in_follows_the_decommission_procedure_in_order() {
+    let (t, file) = tenant(StorageMode::DirectAccess);
+    let r = build(&t, file, Operation::ScaleIn, &[3]).unwrap();
+    let ids: Vec<&str> = r.steps.iter().map(|s| s.id).collect();
+    let pos = |id: &str| {
+        ids.iter()
+            .position(|i| *i == id)
+            .unwrap_or_else(|| panic!("{id} missing"))
+    };
+    assert!(pos("decommission.kvdb") < pos("decommission.maintenance"));
+    assert!(pos("decommission.maintenance") < pos("decommission.cluster-delete"));
+    assert!(pos("decommission.cluster-delete") < pos("nodepool.scale-in"));
+    assert!(pos("nodepool.scale-in") < pos("decommission.restore-replication"));
+    let claims = r.steps[0].command.as_deref().unwrap();
+    assert!(
+        claims.contains("tenant-demo-w03-data0 tenant-demo-w03-meta"),
+        "{claims}"
+    );
+    assert!(claims.contains("-n clusters-tenant-demo"), "{claims}");
+}
+
+#[test]
+fn workers_are_checked() {
+    let (t, file) = tenant(StorageMode::DirectAccess);
+    let err = |op, w: &[u32]| build(&t, file, op, w).unwrap_err().0;
+    assert!(err(Operation::ScaleIn, &[1]).contains("highest"));
+    assert!(err(Operation::ScaleIn, &[2, 3]).contains("minimum of 3"));
+    assert!(err(Operation::ReplaceVm, &[]).contains("exactly one"));
+    assert!(err(Operation::Grow, &[9]).contains("4 workers"));
+    assert!(err(Operation::Delete, &[0]).contains("no --worker"));
+    let (cd, cd_file) = tenant(StorageMode::CloudDrive);
+    assert!(
+        build(&cd, cd_file, Operation::ScaleIn, &[3])
+            .unwrap_err()
+            .0
+            .contains("direct-access")
+    );
+    assert_eq!(
+        build(&t, file, Operation::Grow, &[]).unwrap().workers,
+        vec![0, 1, 2, 3]
+    );
+}
+
+#[test]
+fn commands_are_quoted_and_holes_kept() {
+    use super::text::{Word, command_line};
+    let id = |t: &str| t.to_string();
+    let words = vec![
+        Word::from_template("oc", id),
+        Word::from_template("node/<new-vm>", id),
+        Word::from_template("a b", id),
+        Word::from_template("<x;y>", id),
+        Word::from_template("$(id)<n>", id),
+        // A filled value never makes a hole, whatever it holds.
+        Word::from_template("{spec}", |_| "<evil;rm -rf ~>".to_string()),
+    ];
+    assert_eq!(
+        command_line(&words),
+        "oc node/<new-vm> 'a b' <x;y> '$(id)<n>' '<evil;rm -rf ~>'"
+    );
+    let (t, file) = tenant(StorageMode::CloudDrive);
+    let r = build(&t, file, Operation::Delete, &[]).unwrap();
+    let patch = r.steps[0].command.as_deref().unwrap();
+    assert!(
+        patch.ends_with(r#"-p '{"spec":{"deleteStrategy":{"type":"UninstallAndDelete"}}}'"#),
+        "{patch}"
+    );
+}
+
+#[test]
+fn operations_parse_by_name() {
+    for op in Operation::ALL {
+        assert_eq!(op.as_str().parse::<Operation>().unwrap(), op);
+    }
+    assert!("scale".parse::<Operation>().is_err());
+}
