@@ -158,6 +158,11 @@ pub const RULES: &[Rule] = &[
         Severity::Error,
         "no releaseImage: the HostedCluster and NodePool cannot be rendered",
     ),
+    Rule::new(
+        "PXFA028",
+        Severity::Error,
+        "the API server's LoadBalancer service has no load balancer",
+    ),
 ];
 
 /// The catalogue entry for `id`.

@@ -28,7 +28,28 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     rwx_with_kubevirt_csi(spec, &mut out);
     workers_on_array_network(spec, &mut out);
     release_image(spec, &mut out);
+    load_balancer(spec, &mut out);
     out
+}
+
+/// PXFA028: pxfa publishes the hosted API server as a LoadBalancer service (as
+/// HyperShift's KubeVirt guide does); on bare metal it stays pending unless MetalLB
+/// or another load balancer serves the control plane namespace.
+fn load_balancer(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    let m = &spec.spec.management;
+    if m.metallb.is_none() && !m.external_load_balancer {
+        out.push(Finding::new(
+            "PXFA028",
+            Severity::Error,
+            "spec.management.metallb",
+            format!(
+                "the hosted API server is a LoadBalancer service in {} and nothing serves it: set \
+                 management.metallb.addresses (pxfa renders the MetalLB pool), or \
+                 management.externalLoadBalancer: true if another load balancer does",
+                spec.hcp_namespace()
+            ),
+        ));
+    }
 }
 
 /// PXFA027: without `releaseImage` pxfa cannot render the HostedCluster and its

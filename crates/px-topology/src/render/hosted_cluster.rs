@@ -284,10 +284,24 @@ pub fn hosted_cluster(
              Portworx supports ReadWriteOnce through it (RWX Block works in HyperShift, RWX Filesystem never)."
         )),
     };
-    m = m.note(
-        "The API server is a LoadBalancer service: MetalLB (or another load balancer) must serve the \
-         control plane namespace.",
-    );
+    let m_spec = &spec.spec.management;
+    m = m.note(if m_spec.external_load_balancer {
+        format!(
+            "The API server is a LoadBalancer service in {}: the spec says an external load balancer \
+             serves it (management.externalLoadBalancer); without one it stays pending.",
+            spec.hcp_namespace()
+        )
+    } else if m_spec.metallb.is_some() {
+        format!(
+            "The API server is a LoadBalancer service in {}: the MetalLB pool rendered with this \
+             bundle serves it.",
+            spec.hcp_namespace()
+        )
+    } else {
+        "The API server is a LoadBalancer service, and nothing in this bundle serves it: set \
+         management.metallb or management.externalLoadBalancer (lint PXFA028)."
+            .to_string()
+    });
     m = m.note(format!(
         "Same cluster with hcp: {}",
         super::shell::join(&hcp_create_command(spec, storage)?)

@@ -173,10 +173,22 @@ fn nad_config(net: &NetworkSpec) -> String {
     serde_json::to_string_pretty(&cfg).unwrap_or_default()
 }
 
-/// MetalLB pool and L2 advertisement for the hosted API servers' LoadBalancer
-/// services (when `management.metallb` is set).
+/// The MetalLB pool pxfa renders: `management.metallb`, unless the spec says an
+/// external load balancer serves the API server (`management.externalLoadBalancer`).
+/// With neither, nothing serves the LoadBalancer service and it stays pending on
+/// bare metal: lint PXFA028 is an error.
+fn metallb_pool(spec: &TenantStorage) -> Option<&crate::spec::MetallbSpec> {
+    let m = &spec.spec.management;
+    m.metallb.as_ref().filter(|_| !m.external_load_balancer)
+}
+
+/// MetalLB pool and L2 advertisement for the hosted API server's LoadBalancer
+/// service (MetalLB on OpenShift: IPAddressPool and L2Advertisement in
+/// `metallb-system`; HyperShift's KubeVirt guide publishes the API server as a
+/// LoadBalancer and needs one on bare metal). Rendered for every tenant with
+/// `management.metallb`, unless `management.externalLoadBalancer`.
 pub fn metallb(spec: &TenantStorage) -> Vec<Manifest> {
-    let Some(mlb) = &spec.spec.management.metallb else {
+    let Some(mlb) = metallb_pool(spec) else {
         return Vec::new();
     };
     let pool = format!("{}-hcp-api", spec.tenant_name());
@@ -369,7 +381,7 @@ pub fn nmstate_instance(spec: &TenantStorage) -> Option<Manifest> {
 /// The MetalLB operator instance (`MetalLB/metallb` in `metallb-system`), rendered
 /// with the tenant's pool.
 pub fn metallb_instance(spec: &TenantStorage) -> Option<Manifest> {
-    spec.spec.management.metallb.as_ref()?;
+    metallb_pool(spec)?;
     let body = json!({
         "apiVersion": "metallb.io/v1beta1",
         "kind": "MetalLB",

@@ -522,9 +522,16 @@ pub struct ManagementSpec {
     /// are connected to these nodes' hosts.
     #[serde(default)]
     pub nodes: Vec<ManagementNode>,
-    /// Optional MetalLB pool for the hosted API servers.
+    /// MetalLB pool for the hosted API server's LoadBalancer service; pxfa renders
+    /// the MetalLB instance, pool and L2 advertisement from it. Needed unless
+    /// `externalLoadBalancer` (lint PXFA028).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metallb: Option<MetallbSpec>,
+    /// A statement about the site: a load balancer other than a pxfa-rendered MetalLB
+    /// pool already serves LoadBalancer services in the hosted control plane namespace
+    /// (an existing MetalLB pool, or hardware). Then pxfa renders no MetalLB objects.
+    #[serde(default)]
+    pub external_load_balancer: bool,
     /// The management StorageCluster runs the FA/FB driver
     /// (`portworx.io/pure-csi-integration: "true"`); only the provisioning table
     /// reads it.

@@ -44,6 +44,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
     storage(t, &mut e);
     array(t, &mut e);
     management(t, &mut e);
+    load_balancer(t, &mut e);
     if let Some(n) = &t.spec.network {
         network(t, n, &mut e);
     }
@@ -622,6 +623,19 @@ fn node_initiators(
                 );
             }
         }
+    }
+}
+
+/// `management.metallb` and `management.externalLoadBalancer` say opposite things
+/// about who serves the API server's LoadBalancer service.
+fn load_balancer(t: &TenantStorage, e: &mut Errors) {
+    let m = &t.spec.management;
+    if m.external_load_balancer && m.metallb.is_some() {
+        e.push(
+            "spec.management.externalLoadBalancer",
+            "true says another load balancer serves the API server, but spec.management.metallb \
+             asks pxfa for a MetalLB pool: keep one",
+        );
     }
 }
 

@@ -944,3 +944,45 @@ fn which_jq() -> Result<std::path::PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+#[test]
+fn every_load_balancer_published_tenant_gets_metallb_unless_an_external_one_is_stated() {
+    use px_topology::lint::lint_spec;
+    for (mode, spec) in support::example_specs() {
+        let ms = render_default(&spec);
+        let hc = find(&ms, "HostedCluster")[0];
+        assert_eq!(
+            hc.body["spec"]["services"][0]["servicePublishingStrategy"]["type"],
+            "LoadBalancer"
+        );
+        assert_eq!(find(&ms, "IPAddressPool").len(), 1, "{mode}");
+        assert_eq!(find(&ms, "L2Advertisement").len(), 1, "{mode}");
+        assert_eq!(find(&ms, "MetalLB").len(), 1, "{mode}");
+        let pool = find(&ms, "IPAddressPool")[0];
+        assert_eq!(
+            pool.body["spec"]["serviceAllocation"]["namespaces"][0],
+            spec.hcp_namespace().as_str()
+        );
+        // An external load balancer: no MetalLB objects, and the spec lints clean.
+        let mut ext = spec.clone();
+        ext.spec.management.metallb = None;
+        ext.spec.management.external_load_balancer = true;
+        assert!(ext.validate().is_empty(), "{mode}");
+        let ms = render_default(&ext);
+        assert!(find(&ms, "IPAddressPool").is_empty() && find(&ms, "MetalLB").is_empty());
+        assert!(lint_spec(&ext).iter().all(|f| f.rule != "PXFA028"), "{mode}");
+        // Neither: lint errors.
+        ext.spec.management.external_load_balancer = false;
+        let f = lint_spec(&ext);
+        assert!(f.iter().any(|f| f.rule == "PXFA028"), "{mode}: {f:?}");
+        // Both: refused.
+        let mut both = spec.clone();
+        both.spec.management.external_load_balancer = true;
+        assert!(
+            both.validate()
+                .iter()
+                .any(|e| e.to_string().contains("spec.management.externalLoadBalancer")),
+            "{mode}"
+        );
+    }
+}
