@@ -174,7 +174,8 @@ fn capacity_raise_grows_drives_and_quota_and_a_decrease_is_refused() {
     assert_eq!(out.status.code(), Some(3), "{text}");
     assert!(text.contains("capacity growth: resize"), "{text}");
     assert!(
-        text.contains("pxctl service pool expand --operation resize-drive --size 4608"),
+        text.contains("4608 GiB per data drive")
+            && text.contains("pxctl service pool update --resize <pool-uid>"),
         "{text}"
     );
     let out = apply(&state, &spec, &[]);

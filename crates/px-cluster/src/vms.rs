@@ -305,7 +305,8 @@ pub fn assign(
                     i,
                     format!(
                         "its disks were attached to VM {rec}, which no longer exists; make sure it is gone for \
-                         good, then re-run with --adopt-replaced-vms to give them to a new VM"
+                         good and decommission its Portworx node, then re-run with --adopt-replaced-vms to give \
+                         them to a new VM and wipe them before Portworx starts there (pxfa runbook replace-vm)"
                     ),
                 )),
             },

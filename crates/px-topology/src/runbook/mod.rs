@@ -113,7 +113,7 @@ pub fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'static s
         (O::ScaleOut, S::CloudDrive) => {
             vec![NODEPOOL_SCALE_OUT, CD_LABEL_NEW_NODE, NEW_NODE_JOINED]
         }
-        (O::ScaleOut, S::KubevirtCsi) => vec![&NODEPOOL_SCALE_OUT[1..]],
+        (O::ScaleOut, S::KubevirtCsi) => vec![CSI_SCALE_OUT],
         (O::ScaleIn, S::DirectAccess) => vec![
             FIND_WORKER_VM,
             DECOMMISSION_LIVE,

@@ -847,7 +847,22 @@ pub const CD_REPLACE: Piece = &[
         "px-scale-down",
         H,
     ),
-    CD_LABEL_NEW_NODE[0],
+    st(
+        "cloud.no-takeover-label",
+        Tenant,
+        false,
+        "Only if there was no takeover: ask Portworx for a new driveset on the new node (once, on this Node only)",
+        &[
+            "oc",
+            "label",
+            "node",
+            "<new-node>",
+            "portworx.io/provision-storage-node=true",
+        ],
+        "`pxctl clouddrive list` shows a new driveset for <new-node>",
+        "px-node-labels",
+        H,
+    ),
 ];
 
 /// Uninstall the tenant's Portworx so it deletes its drives and hosts first.
@@ -993,6 +1008,27 @@ pub const CSI_DELETE_LEFTOVERS: Piece = &[st(
     ],
     "no PV of {hcp} is left, or (infra class with Retain) the Released ones are deleted with `oc delete pv <pv>` once their data is no longer needed",
     "k8s-retain",
+    H,
+)];
+
+/// Grow a kubevirt-csi NodePool: nothing on the array, the guests' volumes come
+/// from the management cluster.
+pub const CSI_SCALE_OUT: Piece = &[st(
+    "csi.scale-out",
+    Local,
+    false,
+    "Raise spec.hostedCluster.replicas in the spec and apply: the NodePool {nodepool} grows (nothing changes on the array)",
+    &[
+        "pxfa",
+        "apply",
+        "-f",
+        "{spec}",
+        "--yes",
+        "--kubeconfig",
+        "<management-kubeconfig>",
+    ],
+    "`oc get nodepool -n {hc_ns} {nodepool}` shows the new replica count ready",
+    "hcp-manage",
     H,
 )];
 

@@ -145,23 +145,29 @@ impl Growth {
     pub fn admin_steps(&self) -> Vec<String> {
         match self {
             Growth::Resize { to, .. } => vec![
-                "once the claims show the new size, check inside each worker VM that every data \
-                 disk (pxdata<d>) has grown (`lsblk`); VM disk expansion through KubeVirt is [L]"
-                    .to_string(),
                 format!(
-                    "in the tenant, on every storage node, expand each data pool to the new drive \
-                     size: `pxctl service pool expand --operation resize-drive --size {} --uid \
-                     <pool-uid>` (Portworx pool expand; the exact command line is [M])",
+                    "once the claims show the new size ({} GiB per data drive), check inside each \
+                     worker VM that every data disk (pxdata<d>) has grown (`lsblk`); VM disk \
+                     expansion through KubeVirt is [L], and SCSI disks need the guest's \
+                     CAPACITY_DATA_HAS_CHANGED udev rule (pxfa installs no MachineConfig on \
+                     direct-access guests)",
                     to.as_u64() / GIB
                 ),
+                "in the tenant, one storage node at a time, resize each data pool onto its grown \
+                 disks: `pxctl service pool update --resize <pool-uid>` (Portworx: expanding pools \
+                 on drives it does not manage; `pool expand --operation resize-drive` is for \
+                 drives Portworx manages); `pxfa runbook grow -f SPEC` prints every step"
+                    .to_string(),
             ],
             Growth::AddPool { from, to, .. } => {
                 let disks: Vec<String> = (*from..*to).map(|d| format!("pxdata{d}")).collect();
                 vec![format!(
-                    "in the tenant, on every storage node, add the new disks ({}) as new pools: \
-                     `pxctl service drive add --drive /dev/disk/by-id/<disk> --newpool` ([L]: not \
-                     confirmed in the Portworx docs reached; the StorageCluster's storage.devices \
-                     is fixed after install)",
+                    "in the tenant, one storage node at a time: `pxctl service maintenance \
+                     --enter`, then for each new disk ({}) `pxctl service drive add --drive \
+                     /dev/disk/by-id/<disk> --newpool`, then `pxctl service maintenance --exit` \
+                     (Portworx pxctl service reference: adding drives needs maintenance mode; the \
+                     StorageCluster's storage.devices is fixed after install); `pxfa runbook \
+                     add-pool -f SPEC` prints every step",
                     disks.join(", ")
                 )]
             }

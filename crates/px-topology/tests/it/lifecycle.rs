@@ -114,7 +114,7 @@ async fn walk(w: &World) {
         s.plan
             .next_steps
             .iter()
-            .any(|n| n.contains("resize-drive --size 4608")),
+            .any(|n| n.contains("4608 GiB per data drive")),
         "{}: {:?}",
         w.name,
         s.plan.next_steps

@@ -338,7 +338,8 @@ mod in_use {
         assert!(g.refusal(false).is_none());
         let steps = g.admin_steps().join("\n");
         assert!(
-            steps.contains("--operation resize-drive --size 4608"),
+            steps.contains("4608 GiB per data drive")
+                && steps.contains("pxctl service pool update --resize <pool-uid>"),
             "{steps}"
         );
         let text = s.explain().join("\n");
@@ -388,7 +389,7 @@ mod in_use {
         let steps = s.growth.unwrap().admin_steps().join("\n");
         assert!(steps.contains("pxdata1, pxdata2, pxdata3"), "{steps}");
         assert!(
-            steps.contains("--newpool") && steps.contains("[L]"),
+            steps.contains("--newpool") && steps.contains("maintenance --enter"),
             "{steps}"
         );
     }
