@@ -19,7 +19,7 @@ use crate::render::tenant::{self, PortworxDrives};
 use crate::render::{Cluster, Form, Manifest, RenderError, quantity, step};
 use crate::sizing::Sizing;
 use crate::spec::provisioning::Strategy;
-use crate::spec::{Attach, DiskBus, Protocol, TenantStorage};
+use crate::spec::{Attach, DiskBus, HotplugGate, Protocol, TenantStorage};
 
 // pxfa no longer emits `pure_vol_name`, the annotation of the unversioned "Using
 // Pre-provisioned FlashArray Direct Access Volumes" Portworx page: no release states
@@ -205,7 +205,7 @@ impl StorageDriver for DirectAccess {
         }
         for worker in 0..spec.spec.hosted_cluster.replicas {
             let mine: Vec<&WorkerDisk> = disks.iter().filter(|d| d.worker == worker).collect();
-            out.push(vm_disk_patch(spec, worker, &mine));
+            out.push(vm_disk_patch(spec, worker, &mine)?);
         }
         out.push(management::node_pool(spec, &[])?);
 
@@ -426,12 +426,92 @@ fn claim(
     Manifest::resource(Cluster::Management, step::CLAIMS, body, purpose)
 }
 
-/// The JSON patch that hotplugs one worker's disks into its VM, persistently.
-fn vm_disk_patch(spec: &TenantStorage, worker: u32, disks: &[&WorkerDisk]) -> Manifest {
+use crate::lint::manifest_rules::{MAX_DISK_SERIAL, MAX_VIRTIO_SERIAL};
+
+/// The serial of `role` on `bus`, refused when QEMU (or virtio-blk) would not keep it
+/// whole.
+fn disk_serial(role: DiskRole, bus: DiskBus) -> Result<String, RenderError> {
+    let serial = role.serial();
+    let max = match bus {
+        DiskBus::Scsi => MAX_DISK_SERIAL,
+        DiskBus::Virtio => MAX_VIRTIO_SERIAL,
+    };
+    if serial.len() > max {
+        return Err(RenderError::field(
+            "spec.storage.drivesPerNode",
+            format!(
+                "disk serial {serial} is longer than the {max} characters a {} disk keeps",
+                bus_name(bus)
+            ),
+        ));
+    }
+    Ok(serial)
+}
+
+/// The header lines of a worker's disk patch: what applying it does under the
+/// site's hotplug gate (`management.hotplugGate`), and the `virtctl addvolume`
+/// lines where that is the live way.
+fn hotplug_lines(spec: &TenantStorage, disks: &[&WorkerDisk]) -> Result<Vec<String>, RenderError> {
+    let bus = spec.spec.storage.disk_bus;
+    let hcp = spec.hcp_namespace();
+    let mut out = Vec::new();
+    match spec.spec.management.hotplug_gate {
+        HotplugGate::DeclarativeHotplugVolumes => out.extend([
+            "management.hotplugGate: declarative-hotplug-volumes (a statement about the site: only KubeVirt's"
+                .to_string(),
+            "DeclarativeHotplugVolumes gate is on). Applying this patch to the running VM hotplugs the disks"
+                .to_string(),
+            "live: KubeVirt attaches volumes added to the VM template with hotpluggable: true."
+                .to_string(),
+        ]),
+        HotplugGate::HotplugVolumes => {
+            out.extend([
+                "management.hotplugGate: hotplug-volumes (a statement about the site: KubeVirt's HotplugVolumes"
+                    .to_string(),
+                "gate is on, alone or with DeclarativeHotplugVolumes, over which it takes precedence). Then"
+                    .to_string(),
+                "editing the VM template does NOT hotplug: applied to a running VM these ops wait for its next"
+                    .to_string(),
+                "restart. Attach the disks live with the addvolume subresource instead, one line per disk"
+                    .to_string(),
+                "(pxfa apply --kubeconfig makes the same calls); --persist records each disk in the VM spec"
+                    .to_string(),
+                "exactly as the ops below, so it survives a restart:".to_string(),
+            ]);
+            for d in disks {
+                let serial = disk_serial(d.role, bus)?;
+                let words = [
+                    "virtctl".to_string(),
+                    "addvolume".to_string(),
+                    "<vm>".to_string(),
+                    "-n".to_string(),
+                    hcp.clone(),
+                    format!("--volume-name={}", d.volume.short()),
+                    format!("--serial={serial}"),
+                    format!("--bus={}", bus_name(bus)),
+                    "--persist".to_string(),
+                ];
+                out.push(format!("  {}", crate::render::shell::join(&words)));
+            }
+        }
+    }
+    out.push(format!(
+        "Disk serials are at most {MAX_DISK_SERIAL} characters (QEMU refuses longer ones; virtio-blk keeps {MAX_VIRTIO_SERIAL})."
+    ));
+    Ok(out)
+}
+
+/// The JSON patch that adds one worker's disks to its VM, persistently; how it
+/// hotplugs depends on the site's gate ([`hotplug_lines`]).
+fn vm_disk_patch(
+    spec: &TenantStorage,
+    worker: u32,
+    disks: &[&WorkerDisk],
+) -> Result<Manifest, RenderError> {
     let bus = spec.spec.storage.disk_bus;
     let mut ops = Vec::new();
     for d in disks {
-        let serial = d.role.serial();
+        let serial = disk_serial(d.role, bus)?;
         ops.push(json!({
             "op": "add",
             "path": "/spec/template/spec/domain/devices/disks/-",
@@ -448,7 +528,17 @@ fn vm_disk_patch(spec: &TenantStorage, worker: u32, disks: &[&WorkerDisk]) -> Ma
     }
     let name = naming::fit(&spec.node_pool(), &format!("w{worker:02}"), 253);
     let hcp = spec.hcp_namespace();
-    let mut m = Manifest {
+    let mut purpose = vec![
+        format!(
+            "Adds worker {worker:02}'s Portworx disks to ONE worker VM of NodePool {} in {hcp}.",
+            spec.node_pool()
+        ),
+        "Pick a different VM for each worker index (oc get vm -n <ns>) and never give two VMs the same"
+            .to_string(),
+        "index: nothing else stops two Portworx nodes writing one disk.".to_string(),
+    ];
+    purpose.extend(hotplug_lines(spec, disks)?);
+    Ok(Manifest {
         cluster: Cluster::Management,
         order: step::VM_DISKS,
         file_name: String::new(),
@@ -457,33 +547,9 @@ fn vm_disk_patch(spec: &TenantStorage, worker: u32, disks: &[&WorkerDisk]) -> Ma
         namespace: Some(hcp.clone()),
         body: Value::Array(ops),
         secret: false,
-        purpose: vec![
-            format!(
-                "Hotplugs worker {worker:02}'s Portworx disks into ONE worker VM of NodePool {} in {hcp}.",
-                spec.node_pool()
-            ),
-            "Pick a different VM for each worker index (oc get vm -n <ns>) and never give two VMs the same"
-                .to_string(),
-            "index: the claims are ReadWriteMany, so nothing else stops two Portworx nodes writing one disk."
-                .to_string(),
-        ],
+        purpose,
         form: Form::JsonPatch {
             target: format!("the VirtualMachine of worker {worker:02} in namespace {hcp}"),
         },
-    };
-    for d in disks {
-        let words = [
-            "virtctl".to_string(),
-            "addvolume".to_string(),
-            "<vm>".to_string(),
-            "-n".to_string(),
-            hcp.clone(),
-            format!("--volume-name={}", d.volume.short()),
-            format!("--serial={}", d.role.serial()),
-            format!("--bus={}", bus_name(bus)),
-            "--persist".to_string(),
-        ];
-        m = m.note(format!("Same as: {}", crate::render::shell::join(&words)));
-    }
-    m
+    })
 }

@@ -22,10 +22,58 @@ pub const KUBEVIRT_CSI_PROVISIONER: &str = "csi.kubevirt.io";
 /// StorageClass names that hold VM root disks even when no NodePool names them.
 const KNOWN_ROOT_DISK_CLASSES: [&str; 2] = ["px-rwx-block-kubevirt", "pxfa-vm-rootdisk"];
 
+/// The longest disk serial QEMU accepts: a longer one makes it refuse the disk and
+/// KubeVirt retry without end (kubevirt/kubevirt PR 18734).
+pub const MAX_DISK_SERIAL: usize = 36;
+/// virtio-blk exposes at most 20 serial characters, so a longer serial would not
+/// be the `/dev/disk/by-id/virtio-<serial>` name the StorageCluster lists.
+pub const MAX_VIRTIO_SERIAL: usize = 20;
+
+/// PXFA030: a VirtualMachine disk (in an object, or added by a JSON patch) whose
+/// serial QEMU refuses.
+fn disk_serials(docs: &[Value], out: &mut Vec<Finding>) {
+    let mut disks: Vec<(String, &Value)> = Vec::new();
+    for d in docs {
+        if let Some(ops) = d.as_array() {
+            for op in ops {
+                let path = op.get("path").and_then(Value::as_str).unwrap_or_default();
+                if path.contains("/domain/devices/disks")
+                    && let Some(v) = op.get("value")
+                {
+                    disks.push(("a VirtualMachine patch".to_string(), v));
+                }
+            }
+        } else if kind(d) == "VirtualMachine"
+            && let Some(list) = d
+                .pointer("/spec/template/spec/domain/devices/disks")
+                .and_then(Value::as_array)
+        {
+            disks.extend(list.iter().map(|v| (object(d), v)));
+        }
+    }
+    for (obj, disk) in disks {
+        let Some(serial) = disk.get("serial").and_then(Value::as_str) else {
+            continue;
+        };
+        if serial.chars().count() > MAX_DISK_SERIAL {
+            out.push(Finding::new(
+                "PXFA030",
+                Severity::Error,
+                obj,
+                format!(
+                    "disk serial {serial:?} is longer than {MAX_DISK_SERIAL} characters: QEMU refuses \
+                     the disk and KubeVirt retries without end (kubevirt/kubevirt PR 18734)"
+                ),
+            ));
+        }
+    }
+}
+
 /// Every manifest rule that fires on `docs`.
 pub fn lint_manifests(docs: &[Value]) -> Vec<Finding> {
-    let docs = flatten_lists(docs);
     let mut out = Vec::new();
+    disk_serials(docs, &mut out);
+    let docs = flatten_lists(docs);
     // Without a StorageCluster in the set we cannot tell whether Portworx runs in the
     // tenant (kubevirt-csi tenants have none), so PX-StoreV2 minimums only warn.
     let px_in_set = of_kind(&docs, "StorageCluster").next().is_some();

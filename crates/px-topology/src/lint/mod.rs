@@ -163,6 +163,16 @@ pub const RULES: &[Rule] = &[
         Severity::Error,
         "the API server's LoadBalancer service has no load balancer",
     ),
+    Rule::new(
+        "PXFA029",
+        Severity::Warning,
+        "the stated hotplug gate is unlikely for the stated OpenShift Virtualization version",
+    ),
+    Rule::new(
+        "PXFA030",
+        Severity::Error,
+        "a VirtualMachine disk serial longer than 36 characters",
+    ),
 ];
 
 /// The catalogue entry for `id`.

@@ -8,7 +8,9 @@ use flasharray::Size;
 
 use super::finding::{Finding, Severity};
 use super::nodiscard::nodiscard_reason;
-use crate::spec::{DEFAULT_PORTWORX_VERSION, StorageMode, TenantStorage, VolumeMode};
+use crate::spec::{
+    DEFAULT_PORTWORX_VERSION, HotplugGate, StorageMode, TenantStorage, VolumeMode,
+};
 
 /// PX-StoreV2 minimum vCPU cores.
 pub const PX_STOREV2_MIN_CORES: u32 = 8;
@@ -29,7 +31,45 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     workers_on_array_network(spec, &mut out);
     release_image(spec, &mut out);
     load_balancer(spec, &mut out);
+    hotplug_gate(spec, &mut out);
     out
+}
+
+/// PXFA029: `management.hotplugGate` states a gate the stated OpenShift
+/// Virtualization version makes unlikely. `DeclarativeHotplugVolumes` alone is the
+/// newer default (OpenShift Virtualization 4.21 deprecates ephemeral hotplug, 5.0
+/// removes it: openshift-docs PRs 103507, 115204; HCO PR 4381); below 4.21, or with
+/// the version unknown, `HotplugVolumes` is likely on too and takes precedence, so
+/// the template patch would wait for a restart. From 5.0, `HotplugVolumes` is gone.
+fn hotplug_gate(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if spec.mode() != StorageMode::DirectAccess {
+        return;
+    }
+    let v = spec.virtualization_version();
+    let at_least = |major: u32, minor: u32| -> Option<bool> {
+        v.map(|v| (v.major, v.minor) >= (major, minor))
+    };
+    let check = "check the KubeVirt CR's featureGates (oc get kubevirt -n openshift-cnv -o \
+                 jsonpath='{.items[0].spec.configuration.developerConfiguration.featureGates}')";
+    let msg = match spec.spec.management.hotplug_gate {
+        HotplugGate::DeclarativeHotplugVolumes if at_least(4, 21) != Some(true) => format!(
+            "declarative-hotplug-volumes with OpenShift Virtualization {}: HotplugVolumes is likely \
+             on as well and takes precedence, so the disk patches would wait for a VM restart; {check}",
+            v.map_or("unknown".to_string(), |v| v.to_string())
+        ),
+        HotplugGate::HotplugVolumes if at_least(5, 0) == Some(true) => format!(
+            "hotplug-volumes with OpenShift Virtualization {}: 5.0 removes that gate (ephemeral \
+             hotplug); state declarative-hotplug-volumes; {check}",
+            v.map_or("unknown".to_string(), |v| v.to_string())
+        ),
+        _ => return,
+    };
+    out.push(Finding::new(
+        "PXFA029",
+        Severity::Warning,
+        "spec.management.hotplugGate",
+        msg,
+    ));
 }
 
 /// PXFA028: pxfa publishes the hosted API server as a LoadBalancer service (as

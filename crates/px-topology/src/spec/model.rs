@@ -532,6 +532,11 @@ pub struct ManagementSpec {
     /// (an existing MetalLB pool, or hardware). Then pxfa renders no MetalLB objects.
     #[serde(default)]
     pub external_load_balancer: bool,
+    /// A statement about the site: the KubeVirt volume-hotplug feature gate the
+    /// management cluster's HyperConverged runs under, which decides how direct-access
+    /// disks are hotplugged (see [`HotplugGate`]).
+    #[serde(default)]
+    pub hotplug_gate: HotplugGate,
     /// The management StorageCluster runs the FA/FB driver
     /// (`portworx.io/pure-csi-integration: "true"`); only the provisioning table
     /// reads it.
@@ -630,6 +635,23 @@ pub struct NetworkSpec {
     /// talks to the array, so putting it on the array's network only widens its reach.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attach_workers: Option<bool>,
+}
+
+/// The KubeVirt feature gate under which volumes hotplug on the management cluster
+/// (kubevirt/user-guide `docs/storage/hotplug_volumes.md`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum HotplugGate {
+    /// `HotplugVolumes` is enabled (alone, or with `DeclarativeHotplugVolumes`, over
+    /// which it takes precedence): only the `addvolume` subresource (`virtctl
+    /// addvolume --persist`) hotplugs live; a VM template edit waits for a restart.
+    #[default]
+    HotplugVolumes,
+    /// Only `DeclarativeHotplugVolumes` is enabled: adding a hotpluggable volume to
+    /// the VM template hotplugs it live.
+    DeclarativeHotplugVolumes,
 }
 
 /// The nmstate interface type of the storage uplink on the management nodes.

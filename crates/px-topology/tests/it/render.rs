@@ -986,3 +986,57 @@ fn every_load_balancer_published_tenant_gets_metallb_unless_an_external_one_is_s
         );
     }
 }
+
+#[test]
+fn disk_patch_headers_say_what_the_stated_hotplug_gate_does() {
+    use px_topology::lint::{lint_manifests, lint_spec};
+    use px_topology::spec::HotplugGate;
+    let da = example("direct-access");
+    assert_eq!(da.spec.management.hotplug_gate, HotplugGate::HotplugVolumes);
+    let patches = |spec: &TenantStorage| -> Vec<Manifest> {
+        render_default(spec)
+            .into_iter()
+            .filter(|m| m.kind == "VirtualMachine")
+            .collect()
+    };
+    for p in patches(&da) {
+        let text = p.purpose.join("\n");
+        assert!(!text.contains("Same as"), "{text}");
+        assert!(text.contains("does NOT hotplug"), "{text}");
+        let lines = p.purpose.iter().filter(|l| l.contains("virtctl addvolume")).count();
+        assert_eq!(lines, p.body.as_array().unwrap().len() / 2, "one per disk");
+        assert!(p.purpose.iter().filter(|l| l.contains("virtctl addvolume")).all(|l| l.ends_with("--persist")));
+    }
+    let mut decl = da.clone();
+    decl.spec.management.hotplug_gate = HotplugGate::DeclarativeHotplugVolumes;
+    for p in patches(&decl) {
+        let text = p.purpose.join("\n");
+        assert!(text.contains("hotplugs the disks\nlive") || text.contains("live"), "{text}");
+        assert!(!text.contains("virtctl"), "{text}");
+    }
+    // Declarative on 4.19 is unlikely: PXFA029; on 4.21 it is not.
+    assert!(lint_spec(&decl).iter().any(|f| f.rule == "PXFA029"));
+    decl.spec.management.virtualization_version = Some("4.21.0".parse().unwrap());
+    assert!(lint_spec(&decl).iter().all(|f| f.rule != "PXFA029"));
+    let mut old_gate = da.clone();
+    old_gate.spec.management.virtualization_version = Some("5.0.1".parse().unwrap());
+    assert!(lint_spec(&old_gate).iter().any(|f| f.rule == "PXFA029"));
+
+    // Serials: pxfa's are short; a 37-character one in a patch or a VM is PXFA030.
+    for p in patches(&da) {
+        for op in p.body.as_array().unwrap() {
+            if let Some(s) = op["value"].get("serial") {
+                assert!(s.as_str().unwrap().len() <= 36);
+            }
+        }
+    }
+    let long = "x".repeat(37);
+    let patch = serde_json::json!([{"op": "add", "path": "/spec/template/spec/domain/devices/disks/-",
+        "value": {"name": "d", "serial": long, "disk": {"bus": "scsi"}}}]);
+    assert!(lint_manifests(&[patch]).iter().any(|f| f.rule == "PXFA030"));
+    let vm = serde_json::json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
+        "metadata": {"name": "vm", "namespace": "ns"},
+        "spec": {"template": {"spec": {"domain": {"devices": {"disks": [
+            {"name": "d", "serial": "x".repeat(36)}]}}}}}});
+    assert!(lint_manifests(&[vm]).iter().all(|f| f.rule != "PXFA030"));
+}
