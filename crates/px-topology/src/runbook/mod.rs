@@ -178,6 +178,7 @@ pub fn unconfirmed(op: Operation, mode: StorageMode) -> Vec<Unconfirmed> {
 
 /// One step with this tenant's names.
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Step {
     /// 1-based position.
     pub number: usize,
@@ -197,6 +198,9 @@ pub struct Step {
     pub source: Source,
     /// How sure it is.
     pub confidence: Confidence,
+    /// What `status`/`doctor` could check after this step once they read the
+    /// clusters (not built yet; see [`steps::VERIFIABLE`]).
+    pub verifiable_by: Option<&'static str>,
 }
 
 /// An [L] alternative, listed and never run by default.
@@ -437,6 +441,7 @@ impl Vars {
             check: fill(t.check),
             source: *sources::source(t.source).unwrap_or(&SOURCES[0]),
             confidence: t.confidence,
+            verifiable_by: steps::verifiable(t.id),
         }
     }
 

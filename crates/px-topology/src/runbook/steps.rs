@@ -1082,3 +1082,81 @@ pub const ADOPT_AS_OLD_NODE: Unconfirmed = Unconfirmed {
     what: "Skip the decommission and the wipe, attach the old worker's drives to the new VM (`pxfa apply --adopt-replaced-vms`) and let Portworx take the new VM as the old node",
     why: "[L] no Portworx document says Portworx takes a new VM as the old node from its local drives; the documented path is decommission, wipe, join as a new node",
 };
+
+// ---- what pxfa itself could verify ----------------------------------------------------
+
+/// Steps whose outcome pxfa can read once it has the clusters (issue 24, item 2:
+/// `status`/`doctor` with kubeconfigs), by step id, with what it would check. Not
+/// built yet: the runbook lists them (`verifiableBy`) so that the checks have one
+/// place to come from.
+pub const VERIFIABLE: &[(&str, &str)] = &[
+    (
+        "worker.find-vm",
+        "management claims of the worker carry pxfa.io/attached-vm naming one existing VM",
+    ),
+    (
+        "nodepool.scale-out",
+        "new workers' claims Bound, their drives tagged, one VM per index with pxfa.io/worker-index",
+    ),
+    (
+        "drives.status",
+        "claims Bound, drives present and tagged, StorageCluster online (pxfa status today)",
+    ),
+    (
+        "decommission.cluster-delete",
+        "the node is gone from the tenant's StorageNodes",
+    ),
+    (
+        "decommission.offline-cluster-delete",
+        "the node is gone from the tenant's StorageNodes",
+    ),
+    (
+        "cloud.cluster-delete",
+        "the node is gone from the tenant's StorageNodes",
+    ),
+    (
+        "nodepool.scale-in",
+        "VMs of the NodePool equal spec.hostedCluster.replicas and carry indexes 0..replicas",
+    ),
+    (
+        "release.drives",
+        "drives of removed indexes destroyed on the array (pxfa status today)",
+    ),
+    (
+        "release.pvs",
+        "no Released PV whose claim was in the hosted control plane namespace",
+    ),
+    (
+        "replace.attach",
+        "the new VM carries the worker index and the worker's disks",
+    ),
+    ("node.joined", "a StorageNode per worker, Online"),
+    (
+        "grow.apply",
+        "every data claim's capacity is the planned drive size",
+    ),
+    (
+        "add-pool.apply",
+        "the new claims Bound and hotplugged into each VM",
+    ),
+    (
+        "delete.delete-strategy",
+        "the tenant StorageCluster's spec.deleteStrategy.type is UninstallAndDelete",
+    ),
+    (
+        "delete.pxfa-destroy",
+        "nothing tagged for the tenant is left live on the array (pxfa plan --destroy today)",
+    ),
+    (
+        "delete.released-pvs",
+        "no Released PV whose claim was in the hosted control plane namespace",
+    ),
+];
+
+/// What pxfa could verify after the step `id`, if anything.
+pub fn verifiable(id: &str) -> Option<&'static str> {
+    VERIFIABLE
+        .iter()
+        .find(|(i, _)| *i == id)
+        .map(|(_, what)| *what)
+}

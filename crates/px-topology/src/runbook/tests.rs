@@ -220,3 +220,19 @@ fn operations_parse_by_name() {
     }
     assert!("scale".parse::<Operation>().is_err());
 }
+
+#[test]
+fn every_verifiable_step_exists() {
+    let ids: Vec<&str> = Operation::ALL
+        .iter()
+        .flat_map(|&op| MODES.iter().map(move |&m| (op, m)))
+        .flat_map(|(op, m)| pieces(op, m).unwrap_or_default())
+        .flat_map(|p| p.iter().map(|t| t.id))
+        .collect();
+    for (id, _) in steps::VERIFIABLE {
+        assert!(
+            ids.contains(id),
+            "VERIFIABLE names {id}, which no runbook has"
+        );
+    }
+}

@@ -171,6 +171,9 @@ fn markdown_steps(s: &mut String, list: &[super::Piece]) {
                 src.url,
                 t.confidence.tag()
             );
+            if let Some(v) = super::steps::verifiable(t.id) {
+                let _ = writeln!(s, "   — pxfa could verify (not built yet): {v}");
+            }
         }
     }
 }
