@@ -1,7 +1,9 @@
-//! Option (b), Direct Access: pxfa pre-provisions one volume per Portworx drive and
-//! one metadata volume per worker VM; the management cluster's Portworx attaches them
-//! through FADA PVCs; KubeVirt hotplugs them into the VMs with fixed disk serials; the
-//! tenant's Portworx uses them as local drives by `/dev/disk/by-id` path.
+//! Option (b), Direct Access: one FlashArray volume per Portworx drive and one
+//! metadata volume per worker VM, created by the management Portworx when their FADA
+//! claims bind (dynamic, the only way Portworx 3.6 documents) or pre-created by pxfa
+//! and imported where a release documents import (the provisioning table); KubeVirt
+//! hotplugs them into the VMs with fixed disk serials; the tenant's Portworx uses
+//! them as local drives by `/dev/disk/by-id` path.
 
 use std::collections::BTreeMap;
 
@@ -207,7 +209,11 @@ impl StorageDriver for DirectAccess {
             let mine: Vec<&WorkerDisk> = disks.iter().filter(|d| d.worker == worker).collect();
             out.push(vm_disk_patch(spec, worker, &mine)?);
         }
-        out.push(management::node_pool(spec, &[])?);
+        out.push(
+            migration_lines(spec)
+                .into_iter()
+                .fold(management::node_pool(spec, &[])?, Manifest::note),
+        );
 
         let bus = spec.spec.storage.disk_bus;
         let devices = (0..sizing.drives_per_node)
@@ -307,7 +313,7 @@ fn bus_name(bus: DiskBus) -> &'static str {
     }
 }
 
-/// The management FADA StorageClass the pre-provisioned volumes are bound through.
+/// The management FADA StorageClass of the tenant's drive claims.
 fn fada_storage_class(spec: &TenantStorage) -> Manifest {
     let mut params = serde_json::Map::new();
     params.insert("backend".into(), json!("pure_block"));
@@ -335,8 +341,8 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
         body,
         &[
             "FlashArray Direct Access StorageClass of the management Portworx.",
-            "The management Portworx needs this array in its px-pure-secret. The tenant's PVCs bind",
-            "pre-provisioned array volumes through this class.",
+            "The management Portworx needs this array in its px-pure-secret. The tenant's drive claims",
+            "bind through this class: dynamic claims create their volumes, import claims name pxfa's.",
         ],
     );
     // StorageClass parameters are immutable and the class names the tenant's pod,
@@ -360,6 +366,50 @@ fn fada_storage_class(spec: &TenantStorage) -> Manifest {
         )),
         None => m,
     }
+}
+
+/// The first Portworx release whose FA/FB driver is GA (portworx-enterprise/platform/
+/// configure-portworx-components/enable-fa-fb-driver, 3.7); in 3.6 it is Early Access,
+/// "should not be used in production".
+const FA_FB_DRIVER_GA: crate::spec::Version = crate::spec::Version::new(3, 7, 0);
+
+/// Whether the drive claims may be ReadWriteMany raw block, which KubeVirt needs to
+/// live-migrate the worker VMs. Portworx documents multi-node read-write raw-block
+/// FADA for KubeVirt live migration only with the FA/FB driver, GA from 3.7; on 3.6
+/// it is Early Access. Read like the provisioning table: `management.faFbDriver` and
+/// `portworx.version` (pxfa assumes the management Portworx runs the same release).
+/// Otherwise the claims are ReadWriteOnce and the worker VMs do not live-migrate.
+pub(crate) fn live_migratable_drives(spec: &TenantStorage) -> bool {
+    spec.spec.management.fa_fb_driver
+        && spec.spec.portworx.version.at_least(&FA_FB_DRIVER_GA) == Some(true)
+}
+
+/// The header lines that say, plainly, whether the worker VMs can live-migrate with
+/// their drives, and why.
+fn migration_lines(spec: &TenantStorage) -> Vec<String> {
+    let v = spec.spec.portworx.version;
+    if live_migratable_drives(spec) {
+        return vec![format!(
+            "Drives are ReadWriteMany raw block, so the worker VMs live-migrate: Portworx {v} with the \
+             FA/FB driver (management.faFbDriver), GA from 3.7."
+        )];
+    }
+    let why = if spec.spec.management.fa_fb_driver {
+        format!(
+            "the FA/FB driver of Portworx {v} is Early Access (\"should not be used in production\"; GA in 3.7)"
+        )
+    } else {
+        "the management Portworx does not run the FA/FB driver (management.faFbDriver false)".to_string()
+    };
+    vec![
+        format!(
+            "Drives are ReadWriteOnce: the worker VMs do NOT live-migrate. Portworx documents multi-node \
+             read-write raw-block FADA for KubeVirt live migration only with the FA/FB driver, and {why}."
+        ),
+        "Draining a management node cannot move these VMs: stop one worker VM at a time (its Portworx node \
+         goes offline; replicated volumes keep serving), drain, then start it again on another node."
+            .to_string(),
+    ]
 }
 
 /// The resolved strategy, or the table's refusal as a driver error.
@@ -404,7 +454,7 @@ fn claim(
             "annotations": annotations,
         },
         "spec": {
-            "accessModes": ["ReadWriteMany"],
+            "accessModes": [if live_migratable_drives(spec) { "ReadWriteMany" } else { "ReadWriteOnce" }],
             "volumeMode": "Block",
             "storageClassName": spec.fada_storage_class(),
             "resources": {"requests": {"storage": quantity(d.size)}},
@@ -412,18 +462,20 @@ fn claim(
     });
     let purpose: &[&str] = if import.is_some() {
         &[
-            "Binds a pre-provisioned array volume (created by `pxfa apply`) for a worker VM disk.",
-            "Raw block, ReadWriteMany so the VM can live-migrate. Apply after `pxfa apply` and after the",
-            "HostedCluster exists (its namespace holds the VMs).",
+            "Binds a pre-provisioned array volume (created by `pxfa apply`) for a worker VM disk, raw block.",
+            "Apply after `pxfa apply` and after the HostedCluster exists (its namespace holds the VMs).",
         ]
     } else {
         &[
-            "A worker VM disk: the management Portworx creates its array volume in the tenant's pod when",
-            "the claim binds. Raw block, ReadWriteMany so the VM can live-migrate. Apply after `pxfa apply`",
-            "(the pod must exist) and after the HostedCluster exists (its namespace holds the VMs).",
+            "A worker VM disk, raw block: the management Portworx creates its array volume in the tenant's",
+            "pod when the claim binds (pxfa pre-creates nothing). Apply after `pxfa apply` (the pod must",
+            "exist) and after the HostedCluster exists (its namespace holds the VMs).",
         ]
     };
-    Manifest::resource(Cluster::Management, step::CLAIMS, body, purpose)
+    migration_lines(spec).into_iter().fold(
+        Manifest::resource(Cluster::Management, step::CLAIMS, body, purpose),
+        Manifest::note,
+    )
 }
 
 use crate::lint::manifest_rules::{MAX_DISK_SERIAL, MAX_VIRTIO_SERIAL};
@@ -535,7 +587,7 @@ fn vm_disk_patch(
         ),
         "Pick a different VM for each worker index (oc get vm -n <ns>) and never give two VMs the same"
             .to_string(),
-        "index: nothing else stops two Portworx nodes writing one disk.".to_string(),
+        "index: nothing else stops two Portworx nodes writing one disk (ReadWriteMany claims do not).".to_string(),
     ];
     purpose.extend(hotplug_lines(spec, disks)?);
     Ok(Manifest {

@@ -232,7 +232,8 @@ fn direct_access_manifests() {
     assert_eq!(p0.namespace.as_deref(), Some("clusters-tenant-demo"));
     // Dynamic provisioning (3.6.2): the claim imports nothing.
     assert_eq!(p0.body["metadata"]["annotations"], serde_json::json!({}));
-    assert_eq!(p0.body["spec"]["accessModes"][0], "ReadWriteMany");
+    // 3.6.2 without the FA/FB driver: no live-migratable claims.
+    assert_eq!(p0.body["spec"]["accessModes"][0], "ReadWriteOnce");
     assert_eq!(p0.body["spec"]["volumeMode"], "Block");
 
     let patches: Vec<_> = ms
@@ -1039,4 +1040,41 @@ fn disk_patch_headers_say_what_the_stated_hotplug_gate_does() {
         "spec": {"template": {"spec": {"domain": {"devices": {"disks": [
             {"name": "d", "serial": "x".repeat(36)}]}}}}}});
     assert!(lint_manifests(&[vm]).iter().all(|f| f.rule != "PXFA030"));
+}
+
+#[test]
+fn direct_access_claims_are_live_migratable_only_with_the_ga_fa_fb_driver() {
+    let base = example("direct-access");
+    let mode_of = |spec: &TenantStorage| -> (String, String) {
+        let ms = render_default(spec);
+        let pvc = ms
+            .iter()
+            .find(|m| m.kind == "PersistentVolumeClaim" && m.cluster == Cluster::Management)
+            .unwrap();
+        let pool = find(&ms, "NodePool")[0];
+        (
+            pvc.body["spec"]["accessModes"][0].as_str().unwrap().to_string(),
+            pool.purpose.join(" "),
+        )
+    };
+    // 3.6.2, no driver: RWO, and the NodePool says the VMs do not live-migrate.
+    let (m, text) = mode_of(&base);
+    assert_eq!(m, "ReadWriteOnce");
+    assert!(text.contains("do NOT live-migrate") && text.contains("faFbDriver false"), "{text}");
+    // 3.6.2 with the driver: Early Access, still RWO, said plainly.
+    let mut ea = base.clone();
+    ea.spec.management.fa_fb_driver = true;
+    let (m, text) = mode_of(&ea);
+    assert_eq!(m, "ReadWriteOnce");
+    assert!(text.contains("Early Access"), "{text}");
+    // 3.7 with the driver: RWX, live-migratable.
+    let mut ga = ea.clone();
+    ga.spec.portworx.version = "3.7.0".parse().unwrap();
+    let (m, text) = mode_of(&ga);
+    assert_eq!(m, "ReadWriteMany");
+    assert!(text.contains("live-migrate") && !text.contains("NOT"), "{text}");
+    // 3.7 without the driver: RWO.
+    let mut no = ga.clone();
+    no.spec.management.fa_fb_driver = false;
+    assert_eq!(mode_of(&no).0, "ReadWriteOnce");
 }
