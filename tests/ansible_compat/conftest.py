@@ -99,7 +99,7 @@ def second_sim(tmp_path_factory):
     token_file, url_file = work / "token", work / "url"
     proc = subprocess.Popen(
         [_require_env("PXFA_SIM_BIN"), "--port", "0", "--token-file", str(token_file),
-         "--url-file", str(url_file), "--array-name", "sim-b"],
+         "--url-file", str(url_file), "--array-name", "sim-b", *_version_args()],
         stdout=subprocess.DEVNULL)
     try:
         for _ in range(300):
@@ -114,10 +114,20 @@ def second_sim(tmp_path_factory):
         proc.wait(timeout=10)
 
 
+# The REST version the simulator under test answers as (run.sh sets it for the run
+# at an older version); the simulators tests start answer as the same version.
+REST_VERSION = os.environ.get("PXFA_SIM_REST_VERSION")
+
+
+def _version_args():
+    return ["--rest-version", REST_VERSION] if REST_VERSION else []
+
+
 def _start_sim(work, *extra):
     """A simulator from the same sim_serve binary: (process, target host:port,
     token), the token read from its 0600 file."""
     token_file, url_file = work / "token", work / "url"
+    extra = (*extra, *_version_args())
     proc = subprocess.Popen(
         [_require_env("PXFA_SIM_BIN"), "--port", "0", "--token-file", str(token_file),
          "--url-file", str(url_file), *extra],
