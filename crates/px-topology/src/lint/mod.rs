@@ -173,6 +173,11 @@ pub const RULES: &[Rule] = &[
         Severity::Error,
         "a VirtualMachine disk serial longer than 36 characters",
     ),
+    Rule::new(
+        "PXFA031",
+        Severity::Warning,
+        "worker VMs on a whereabouts network without the IP reconciler",
+    ),
 ];
 
 /// The catalogue entry for `id`.

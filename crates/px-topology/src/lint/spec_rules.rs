@@ -32,7 +32,32 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     release_image(spec, &mut out);
     load_balancer(spec, &mut out);
     hotplug_gate(spec, &mut out);
+    whereabouts_reconciler(spec, &mut out);
     out
+}
+
+/// PXFA031: the worker VMs join the storage network, whose NAD hands out addresses
+/// with whereabouts, and the spec does not state that whereabouts' IP reconciler runs
+/// (opt-in on OpenShift, cluster-network-operator PR 2160): addresses of deleted
+/// virt-launcher pods are then never returned. Live migration has its own caveat
+/// (kubevirt/kubevirt#14320), which the NAD's header states either way.
+fn whereabouts_reconciler(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if !spec.workers_on_storage_network()
+        || spec.spec.network.as_ref().is_some_and(|n| n.whereabouts_reconciler)
+    {
+        return;
+    }
+    out.push(Finding::new(
+        "PXFA031",
+        Severity::Warning,
+        "spec.network.whereaboutsReconciler",
+        "the worker VMs get storage addresses from whereabouts, whose IP reconciler is opt-in on \
+         OpenShift: list a whereabouts network in networks.operator.openshift.io/cluster \
+         spec.additionalNetworks (the cluster network operator then runs \
+         openshift-multus/whereabouts-reconciler) and set network.whereaboutsReconciler: true. Even \
+         then a live-migrated VM keeps an address whereabouts has given back (kubevirt/kubevirt#14320): \
+         see the NetworkAttachmentDefinition's header",
+    ));
 }
 
 /// PXFA029: `management.hotplugGate` states a gate the stated OpenShift

@@ -138,7 +138,7 @@ pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
         },
         "spec": {"config": config},
     });
-    Some(Manifest::resource(
+    let m = Manifest::resource(
         Cluster::Management,
         step::NAD,
         body,
@@ -147,7 +147,29 @@ pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
             "Lives in the hosted control plane namespace, which HyperShift creates with the HostedCluster;",
             "the VMs retry until it exists.",
         ],
-    ))
+    )
+    // kubevirt/kubevirt#14320: whereabouts allocates per pod, so a migrated VM's new
+    // virt-launcher pod gets a new address while the guest keeps the old one, which
+    // returns to the pool when the source pod goes.
+    .note(
+        "CAVEAT, live migration: whereabouts gives the migration target pod a NEW address while the guest \
+         keeps its old one, which returns to the pool and can be handed to another VM (duplicate IP on the \
+         storage VLAN; kubevirt/kubevirt#14320). After migrating a worker, check its storage address \
+         against `oc get ippools.whereabouts.cni.cncf.io -n openshift-multus -o yaml`.",
+    );
+    Some(if net.whereabouts_reconciler {
+        m.note(
+            "network.whereaboutsReconciler: true states that the whereabouts IP reconciler runs \
+             (openshift-multus/whereabouts-reconciler), so addresses of deleted pods return to the pool.",
+        )
+    } else {
+        m.note(
+            "The whereabouts IP reconciler is opt-in on OpenShift and the spec does not state it runs: list a \
+             whereabouts network in networks.operator.openshift.io/cluster spec.additionalNetworks (the \
+             cluster network operator then starts openshift-multus/whereabouts-reconciler), then set \
+             network.whereaboutsReconciler: true (lint PXFA031).",
+        )
+    })
 }
 
 /// The CNI configuration string of the NAD, pretty-printed so it reads well as a

@@ -613,6 +613,14 @@ pub struct NetworkSpec {
     /// management node (`ethernet`, or `bond` for an existing bond), as nmstate names it.
     #[serde(default)]
     pub uplink_type: UplinkType,
+    /// A statement about the site: whereabouts' IP reconciler runs on the management
+    /// cluster (on OpenShift it is opt-in: the cluster network operator starts the
+    /// `whereabouts-reconciler` DaemonSet in `openshift-multus` once a whereabouts
+    /// network is listed in `networks.operator.openshift.io/cluster`
+    /// `spec.additionalNetworks`). Without it, addresses of deleted pods are never
+    /// returned (lint PXFA031 when the workers join the network).
+    #[serde(default)]
+    pub whereabouts_reconciler: bool,
     /// The storage subnet.
     #[schemars(with = "String")]
     pub subnet: Ipv4Cidr,

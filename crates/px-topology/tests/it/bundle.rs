@@ -133,6 +133,9 @@ fn rwx_on_kubevirt_csi_errors_for_filesystem_and_warns_for_block() {
 fn a_direct_access_tenant_asked_onto_the_storage_network_is_warned() {
     let mut spec = support::example("direct-access");
     spec.spec.network.as_mut().unwrap().attach_workers = Some(true);
+    // PXFA031 too: the example does not state that whereabouts' reconciler runs.
+    assert_eq!(rules(&lint_spec(&spec)), ["PXFA021", "PXFA031"]);
+    spec.spec.network.as_mut().unwrap().whereabouts_reconciler = true;
     assert_eq!(rules(&lint_spec(&spec)), ["PXFA021"]);
 }
 

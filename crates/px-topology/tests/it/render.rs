@@ -1078,3 +1078,24 @@ fn direct_access_claims_are_live_migratable_only_with_the_ga_fa_fb_driver() {
     no.spec.management.fa_fb_driver = false;
     assert_eq!(mode_of(&no).0, "ReadWriteOnce");
 }
+
+#[test]
+fn storage_nad_states_the_migration_caveat_and_the_reconciler() {
+    use px_topology::lint::lint_spec;
+    let mut cd = example("cloud-drive");
+    let nad_text = |spec: &TenantStorage| {
+        find(&render_default(spec), "NetworkAttachmentDefinition")[0]
+            .purpose
+            .join(" ")
+    };
+    let text = nad_text(&cd);
+    assert!(text.contains("kubevirt/kubevirt#14320") && text.contains("NEW address"), "{text}");
+    assert!(text.contains("whereaboutsReconciler: true states"), "{text}");
+    assert!(lint_spec(&cd).iter().all(|f| f.rule != "PXFA031"));
+    cd.spec.network.as_mut().unwrap().whereabouts_reconciler = false;
+    assert!(nad_text(&cd).contains("opt-in on OpenShift"));
+    assert!(lint_spec(&cd).iter().any(|f| f.rule == "PXFA031"));
+    // No worker on the network: nothing to warn about.
+    let da = example("direct-access");
+    assert!(lint_spec(&da).iter().all(|f| f.rule != "PXFA031"));
+}
