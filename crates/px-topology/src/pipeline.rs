@@ -10,7 +10,7 @@
 //!   ([`crate::plan::observe`]), the token journal's entry
 //!   ([`crate::vault::read_journal`]), the dynamic drives found through their claims
 //!   ([`crate::plan::locate_drives`]) and the tenant re-sized so that the drives in
-//!   use keep their size ([`Tenant::keeping_drives_in_use`]): an [`Observation`].
+//!   use keep their size (`Tenant::keeping_drives_in_use`): an [`Observation`].
 //! * [`Observation::plan`]: the diff plus the sizing's refusals and notes
 //!   ([`Tenant::plan`]), blockers included: a [`Planned`], which also answers the
 //!   preflight and the token-loss rule.

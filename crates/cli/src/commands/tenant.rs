@@ -292,6 +292,43 @@ async fn apply_in(
         recover_released: a.recover_released,
     };
     let (planned, space) = plan_with_space(session, t, site, opts, p).await?;
+    approve(a, g, p, session, &planned, space).await?;
+    let opts = ApplyOptions {
+        concurrency: a.concurrency as usize,
+        cancel: cancel.clone(),
+        ..ApplyOptions::default()
+    };
+    let clusters = CliClusters::new(a, p, session);
+    let applied = run_planned(planned, &clusters, opts, p).await?;
+    let report = applied.report();
+    // The last array call has returned: the logout runs while the report, the
+    // manifests and the clusters are dealt with. Not yet when the dynamic drives
+    // are to be tagged once the claims bind on the cluster: that needs the array.
+    if a.kube.kubeconfig.is_none() || t.desired.drives.is_empty() || session.is_simulated() {
+        session.end_array_work();
+    }
+    print_report(applied.plan(), report, p)?;
+    // A Ctrl-C that came after the last call started still stops before the clusters.
+    let interrupted = report.interrupted || cancel.is_cancelled();
+    let done = super::token_delivery::Done {
+        applied: &applied,
+        clusters: &clusters,
+        vault: vault.as_deref(),
+        interrupted,
+    };
+    super::token_delivery::after_apply(a, p, session, locator.as_deref(), done).await
+}
+
+/// Everything between the plan and the first write: the plan printed, a blocked
+/// plan refused, the preflight, the refusals left out, the prompt.
+async fn approve(
+    a: &ApplyArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    session: &Session,
+    planned: &Planned<'_>,
+    space: Option<ArraySpaceInfo>,
+) -> Result<()> {
     let plan = planned.plan();
     let text = plan_text(plan, p);
     if matches!(p.format, OutputFormat::Table | OutputFormat::Wide) {
@@ -302,7 +339,7 @@ async fn apply_in(
     if !plan.is_applicable() {
         return Err(blocked_error(plan));
     }
-    apply_preflight(a, p, session, &planned, space).await?;
+    apply_preflight(a, p, session, planned, space).await?;
     if !plan.refusals.is_empty() {
         p.warn(format!(
             "{} change(s) refused and left out (see `x refused` above); --allow-shrink allows shrinking volumes",
@@ -320,47 +357,30 @@ async fn apply_in(
             ),
         )?;
     }
-    let opts = ApplyOptions {
-        concurrency: a.concurrency as usize,
-        cancel: cancel.clone(),
-        ..ApplyOptions::default()
-    };
-    let clusters = CliClusters::new(a, p, session);
-    let applied = run_planned(planned, &clusters, opts, p).await?;
-    let report = applied.report();
-    // The last array call has returned: the logout runs while the report, the
-    // manifests and the clusters are dealt with. Not yet when the dynamic drives
-    // are to be tagged once the claims bind on the cluster: that needs the array.
-    if a.kube.kubeconfig.is_none() || t.desired.drives.is_empty() || session.is_simulated() {
-        session.end_array_work();
-    }
+    Ok(())
+}
+
+/// Prints the apply report: the text, and with `-o json|yaml` the plan and the
+/// report as one document.
+fn print_report(plan: &Plan, report: &ApplyReport, p: &Printer) -> Result<()> {
     match p.format {
-        OutputFormat::Table | OutputFormat::Wide => p.stdout(&report_text(report))?,
+        OutputFormat::Table | OutputFormat::Wide => p.stdout(&report_text(report)),
         f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
-            return Err(crate::output::unsupported(f));
+            Err(crate::output::unsupported(f))
         }
         f => {
             p.info(report_text(report));
             let out = ApplyOut {
-                plan: applied.plan().document(),
+                plan: plan.document(),
                 report,
             };
             p.stdout(&if f == OutputFormat::Json {
                 to_json(&out)?
             } else {
                 to_yaml(&out)?
-            })?;
+            })
         }
     }
-    // A Ctrl-C that came after the last call started still stops before the clusters.
-    let interrupted = report.interrupted || cancel.is_cancelled();
-    let done = super::token_delivery::Done {
-        applied: &applied,
-        clusters: &clusters,
-        vault: vault.as_deref(),
-        interrupted,
-    };
-    super::token_delivery::after_apply(a, p, session, locator.as_deref(), done).await
 }
 
 /// Prints a plan (a real one or a destroy preview) in the chosen format.
