@@ -155,6 +155,22 @@ fn a_killed_simulator_keeps_every_answered_write() {
     assert!(stdout.contains("volume/kept"), "{stdout}");
 }
 
+/// `pxfa sim serve --rest-version 2.35` is an array without realms: pxfa's client
+/// refuses a realm tenant before sending anything (issue #25).
+#[test]
+fn sim_serve_answers_as_an_older_array() {
+    let sim = Sim::start_with(&["--rest-version", "2.35"]);
+    let o = sim
+        .cmd()
+        .args(["plan", "-f"])
+        .arg(crate::harness::example("tenant-cloud-drive-realm.yaml"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("2.36"), "{stderr}");
+}
+
 #[test]
 fn simulator_faults_and_latency_are_survived() {
     let sim = Sim::start_with(&[

@@ -126,9 +126,9 @@ pub(crate) struct GlobalArgs {
     )]
     pub(crate) sim_seed: SimSeed,
 
-    /// With `--array sim`: the embedded array answers as one whose newest REST
-    /// version is 2.N (2.0 to 2.39), so that what that version lacks is refused as
-    /// on such an array (realms before 2.36). Default: every feature.
+    /// With `--array sim` or `sim serve`: the simulated array answers as one whose
+    /// newest REST version is 2.N (2.0 to 2.39), so that what that version lacks is
+    /// refused as on such an array (realms before 2.36). Default: every feature.
     #[arg(long, global = true, value_name = "2.N", help_heading = "Array",
           value_parser = flasharray_mock::sim::parse_rest_version)]
     pub(crate) rest_version: Option<u32>,

@@ -64,6 +64,9 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
     if let Some(d) = a.latency {
         mock.faults().set_latency(d);
     }
+    if let Some(minor) = g.rest_version {
+        mock.set_rest_version(minor);
+    }
 
     // Saved after every change, before the answer: a killed simulator loses nothing.
     let cfg = SimConfig {
