@@ -124,7 +124,8 @@ impl StorageDriver for CloudDrive {
                  `oc get vmi -n <hcp ns> -o json | jq '.items[].status.interfaces'`.",
             );
         }
-        Ok(vec![
+        let mut out = tenant::portworx_operator(spec);
+        out.extend([
             config_map,
             node_pool,
             tenant::namespace(spec),
@@ -136,6 +137,7 @@ impl StorageDriver for CloudDrive {
                 &spec.app_storage_class(),
                 &spec.spec.portworx.namespace,
             ),
-        ])
+        ]);
+        Ok(out)
     }
 }

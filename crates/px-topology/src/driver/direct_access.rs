@@ -227,6 +227,7 @@ impl StorageDriver for DirectAccess {
         // cluster's node labels.
         let env = [("PX_NESTED", "true".to_string())];
         out.push(tenant::namespace(spec));
+        out.extend(tenant::portworx_operator(spec));
         out.push(tenant::storage_cluster(spec, &drives, &env).note(
             "Drives are the hotplugged Direct Access disks, found by their fixed serials (pxdata<d>, pxmeta).",
         ));

@@ -57,6 +57,8 @@ pub mod step {
     pub const VM_DISKS: u32 = 100;
     /// Tenant: Portworx namespace.
     pub const T_NAMESPACE: u32 = 10;
+    /// Tenant: the Portworx operator (OperatorGroup and OLM Subscription).
+    pub const T_OPERATOR: u32 = 15;
     /// Tenant: px-pure-secret.
     pub const T_SECRET: u32 = 20;
     /// Tenant: StorageCluster.

@@ -46,8 +46,59 @@ pub fn namespace(spec: &TenantStorage) -> Manifest {
         Cluster::Tenant,
         step::T_NAMESPACE,
         body,
-        &["Namespace of the tenant's Portworx (StorageCluster, px-pure-secret)."],
+        &["Namespace of the tenant's Portworx (its operator, StorageCluster, px-pure-secret)."],
     )
+}
+
+/// The OLM package of the Portworx Enterprise operator on OpenShift (OperatorHub,
+/// libopenstorage/operator `deploy/olm-catalog/portworx`).
+pub const PORTWORX_OLM_PACKAGE: &str = "portworx-certified";
+/// The catalog that ships it.
+pub const PORTWORX_OLM_CATALOG: &str = "certified-operators";
+
+/// The OperatorGroup and Subscription that install the Portworx operator into the
+/// Portworx namespace from OperatorHub, as OpenShift's "Installing from OperatorHub
+/// using the CLI" does for a single-namespace operator (Portworx's OpenShift install
+/// picks "A specific namespace on the cluster"). No channel: OLM uses the package's
+/// default channel. Automatic install-plan approval, so the bundle applies as is.
+pub fn portworx_operator(spec: &TenantStorage) -> Vec<Manifest> {
+    let ns = &spec.spec.portworx.namespace;
+    let group = json!({
+        "apiVersion": "operators.coreos.com/v1",
+        "kind": "OperatorGroup",
+        "metadata": {"name": "portworx", "namespace": ns, "labels": labels(spec)},
+        "spec": {"targetNamespaces": [ns]},
+    });
+    let sub = json!({
+        "apiVersion": "operators.coreos.com/v1alpha1",
+        "kind": "Subscription",
+        "metadata": {"name": PORTWORX_OLM_PACKAGE, "namespace": ns, "labels": labels(spec)},
+        "spec": {
+            "name": PORTWORX_OLM_PACKAGE,
+            "source": PORTWORX_OLM_CATALOG,
+            "sourceNamespace": "openshift-marketplace",
+            "installPlanApproval": "Automatic",
+        },
+    });
+    vec![
+        Manifest::resource(
+            Cluster::Tenant,
+            step::T_OPERATOR,
+            group,
+            &["Operator group of the Portworx namespace: the Portworx operator watches this namespace only."],
+        ),
+        Manifest::resource(
+            Cluster::Tenant,
+            step::T_OPERATOR,
+            sub,
+            &[
+                "Installs the Portworx Enterprise operator from OperatorHub (package portworx-certified,",
+                "catalog certified-operators, its default channel); the StorageCluster needs its CRD.",
+                "Wait until `oc get csv -n <portworx namespace>` shows Succeeded before the next step.",
+                "installPlanApproval Automatic: set it to Manual after install to pin operator upgrades.",
+            ],
+        ),
+    ]
 }
 
 /// `px-pure-secret` with `pure.json`. The token is written only when the admin asked
@@ -175,29 +226,45 @@ pub fn storage_cluster(
         &[
             "Portworx in the tenant, PX-StoreV2.",
             "PX-StoreV2 is set explicitly: the operator's pre-flight does not run on KubeVirt nodes.",
-            "Needs the Portworx operator installed in the tenant first. The drive layout is immutable after install.",
+            "Needs the Portworx operator of the Subscription step (CSV Succeeded). The drive layout is immutable after install.",
         ],
     )
 }
 
 /// The tenant's application StorageClass, replicated `replication` times.
 pub fn app_storage_class(spec: &TenantStorage) -> Manifest {
+    let default = spec.spec.storage.default_storage_class;
+    let mut meta = json!({"name": spec.app_storage_class(), "labels": labels(spec)});
+    if default {
+        meta["annotations"] = json!({ DEFAULT_CLASS_ANNOTATION: "true" });
+    }
     let body = json!({
         "apiVersion": "storage.k8s.io/v1",
         "kind": "StorageClass",
-        "metadata": {"name": spec.app_storage_class(), "labels": labels(spec)},
+        "metadata": meta,
         "provisioner": PX_PROVISIONER,
         "parameters": {"repl": spec.spec.storage.replication.to_string()},
         "volumeBindingMode": "Immediate",
         "allowVolumeExpansion": true,
     });
-    Manifest::resource(
+    let m = Manifest::resource(
         Cluster::Tenant,
         step::T_STORAGE_CLASS,
         body,
         &["StorageClass for the tenant's applications."],
-    )
+    );
+    if default {
+        m.note(
+            "The tenant's DEFAULT class (storage.defaultStorageClass): claims without a class land here. \
+             Remove the annotation from any other default class first, or the newest default wins.",
+        )
+    } else {
+        m.note("Not the default class: claims must name it (storage.defaultStorageClass: true makes it the default).")
+    }
 }
+
+/// The annotation that makes a StorageClass the cluster's default (Kubernetes).
+pub const DEFAULT_CLASS_ANNOTATION: &str = "storageclass.kubernetes.io/is-default-class";
 
 /// A 1Gi ReadWriteOnce PVC of `class` in `namespace`: `Bound` proves the storage
 /// path end to end; delete it afterwards.

@@ -433,6 +433,11 @@ pub struct StorageSpec {
     /// Tenant StorageClass name; default `px-repl<replication>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_storage_class: Option<String>,
+    /// Make the tenant's StorageClass its default class
+    /// (`storageclass.kubernetes.io/is-default-class`). Portworx modes only: with
+    /// kubevirt-csi HyperShift owns the guest class.
+    #[serde(default)]
+    pub default_storage_class: bool,
     /// kubevirt-csi: the guest StorageClass name.
     #[serde(default = "default_guest_storage_class")]
     pub guest_storage_class: String,

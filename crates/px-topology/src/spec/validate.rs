@@ -45,6 +45,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
     array(t, &mut e);
     management(t, &mut e);
     load_balancer(t, &mut e);
+    default_class(t, &mut e);
     if let Some(n) = &t.spec.network {
         network(t, n, &mut e);
     }
@@ -628,6 +629,18 @@ fn node_initiators(
 
 /// `management.metallb` and `management.externalLoadBalancer` say opposite things
 /// about who serves the API server's LoadBalancer service.
+/// `storage.defaultStorageClass` is about the class pxfa renders in the tenant: a
+/// kubevirt-csi tenant has none (HyperShift creates and owns the guest class).
+fn default_class(t: &TenantStorage, e: &mut Errors) {
+    if t.spec.storage.default_storage_class && !t.mode().runs_portworx() {
+        e.push(
+            "spec.storage.defaultStorageClass",
+            "kubevirt-csi renders no tenant StorageClass (HyperShift creates and owns the guest class); \
+             drop it",
+        );
+    }
+}
+
 fn load_balancer(t: &TenantStorage, e: &mut Errors) {
     let m = &t.spec.management;
     if m.external_load_balancer && m.metallb.is_some() {

@@ -1099,3 +1099,47 @@ fn storage_nad_states_the_migration_caveat_and_the_reconciler() {
     let da = example("direct-access");
     assert!(lint_spec(&da).iter().all(|f| f.rule != "PXFA031"));
 }
+
+#[test]
+fn portworx_tenants_get_their_operator_and_an_optional_default_class() {
+    for (mode, spec) in support::example_specs() {
+        let ms = render_default(&spec);
+        let tenant: Vec<&Manifest> = ms.iter().filter(|m| m.cluster == Cluster::Tenant).collect();
+        let og = tenant.iter().find(|m| m.kind == "OperatorGroup");
+        let sub = tenant.iter().find(|m| m.kind == "Subscription");
+        if !spec.mode().runs_portworx() {
+            assert!(og.is_none() && sub.is_none(), "{mode}");
+            continue;
+        }
+        let (og, sub) = (og.unwrap(), sub.unwrap());
+        let ns = spec.spec.portworx.namespace.as_str();
+        assert_eq!(og.namespace.as_deref(), Some(ns));
+        assert_eq!(sub.namespace.as_deref(), Some(ns));
+        assert_eq!(sub.body["spec"]["name"], "portworx-certified");
+        assert_eq!(sub.body["spec"]["source"], "certified-operators");
+        let order = |k: &str| tenant.iter().find(|m| m.kind == k).unwrap().order;
+        assert!(order("Namespace") < sub.order && sub.order < order("StorageCluster"), "{mode}");
+        // The class is not the default unless asked.
+        let class = tenant.iter().find(|m| m.kind == "StorageClass").unwrap();
+        assert!(class.body["metadata"].get("annotations").is_none(), "{mode}");
+        let mut def = spec.clone();
+        def.spec.storage.default_storage_class = true;
+        assert!(def.validate().is_empty(), "{mode}");
+        let ms = render_default(&def);
+        let class = ms
+            .iter()
+            .find(|m| m.cluster == Cluster::Tenant && m.kind == "StorageClass")
+            .unwrap();
+        assert_eq!(
+            class.body["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"],
+            "true"
+        );
+    }
+    let mut kv = example("kubevirt-csi");
+    kv.spec.storage.default_storage_class = true;
+    assert!(
+        kv.validate()
+            .iter()
+            .any(|e| e.to_string().contains("spec.storage.defaultStorageClass"))
+    );
+}

@@ -325,6 +325,25 @@ fn check_core(m: &Manifest) {
                 );
             }
         }
+        "OperatorGroup" => {
+            assert_eq!(b["apiVersion"], "operators.coreos.com/v1", "{where_}");
+            assert_eq!(
+                b["spec"]["targetNamespaces"],
+                serde_json::json!([m.namespace.clone().unwrap()]),
+                "{where_}: the operator watches its own namespace"
+            );
+        }
+        "Subscription" => {
+            assert_eq!(b["apiVersion"], "operators.coreos.com/v1alpha1", "{where_}");
+            let s = &b["spec"];
+            for k in ["name", "source", "sourceNamespace", "installPlanApproval"] {
+                assert!(s[k].is_string(), "{where_}: spec.{k}");
+            }
+            assert!(
+                ["Automatic", "Manual"].contains(&s["installPlanApproval"].as_str().unwrap()),
+                "{where_}"
+            );
+        }
         other => panic!("{where_}: kind {other} has neither a CRD nor structural checks"),
     }
 }
