@@ -3,8 +3,10 @@
 //! manifests (px-cluster also attaches the Direct Access disks to the worker VMs),
 //! and write status. Delete runs the finalizer instead.
 //!
-//! Every array and cluster step is the same px-topology / px-cluster code the CLI
-//! runs; this module only orders the steps and turns each outcome into conditions.
+//! The steps and their order are px-topology's tenant pipeline
+//! ([`px_topology::pipeline`]), the same the CLI runs; the cluster side is
+//! `clusters.rs`. This module adds the finalizer, the apply policy and the Events,
+//! and turns each stage's outcome into conditions.
 //! A failure stops before the next write and is retried by re-planning from what the
 //! array holds, so a write is never replayed blindly.
 
