@@ -184,6 +184,8 @@ pub(crate) fn resource_of(api_version: &str, kind: &str) -> (String, &'static st
         "MetalLB" => "metallbs",
         "NMState" => "nmstates",
         "MachineConfig" => "machineconfigs",
+        "OperatorGroup" => "operatorgroups",
+        "Subscription" => "subscriptions",
         other => panic!("no RBAC mapping for kind {other}; add it here and to deploy/rbac"),
     };
     (group, plural)
