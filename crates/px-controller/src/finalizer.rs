@@ -9,6 +9,7 @@ use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use px_topology::Tenant;
 use px_topology::converge::{self, ApplyOptions, DestroyOptions, DestroyReport};
+use px_topology::pipeline::{ApplyError, ArrayOnly, ObserveError, Site};
 use px_topology::plan;
 use px_topology::spec::OnDelete;
 use serde_json::json;
@@ -91,34 +92,56 @@ async fn adopt_bound_drives(
     if tenant.desired.drives.is_empty() {
         return Ok(());
     }
-    let mut observed = plan::observe(array, &tenant.desired)
-        .await
-        .map_err(|e| Error::array(Reason::ArrayUnreachable, "reading the array", &e))?;
     let claims = px_cluster::ClaimBindings::new(ctx.client.clone());
-    if let Err(e) = plan::locate_drives(array, &tenant.desired, &mut observed, &claims).await {
+    let site = Site {
+        claims: Some(&claims),
+        ..Site::array(array)
+    };
+    let observation = match tenant.observe(site).await {
+        Ok(o) => o,
+        // An array without realms holds nothing of the spec's realm to destroy.
+        Err(ObserveError::Realm(plan::RealmGateError::Unsupported { .. })) => return Ok(()),
+        Err(ObserveError::Array { source, .. }) => {
+            return Err(Error::array(
+                Reason::ArrayUnreachable,
+                "reading the array",
+                &source,
+            ));
+        }
+        Err(e) => {
+            return Err(Error::new(
+                Reason::ArrayUnreachable,
+                format!("reading the array: {e}"),
+            ));
+        }
+    };
+    if let Some(e) = observation.claims_unreadable() {
         tracing::warn!(
             object = id,
             "cannot read which drive claims are bound; the destroy takes the tagged drives only: {e}"
         );
         return Ok(());
     }
-    let adoption = plan::plan_drive_adoption(&tenant.desired, &observed);
+    let adoption = observation.plan_drive_adoption();
     // A drive pxfa cannot tell apart is not tagged (not taken); the others are. The
     // destroy then leaves the pod if it still holds volumes, and says so.
-    for n in &adoption.notes {
+    for n in &adoption.plan().notes {
         tracing::warn!(object = id, "deleting: {n}");
     }
-    if !adoption.has_changes() {
+    if !adoption.plan().has_changes() {
         return Ok(());
     }
-    let report = converge::apply(
-        array,
-        &tenant.desired,
-        &adoption,
-        &ApplyOptions::default(),
-        &|_| {},
-    )
-    .await;
+    let applied = match adoption
+        .apply(&ArrayOnly, ApplyOptions::default(), &|_| {})
+        .await
+    {
+        Ok(a) => a,
+        // No token is created by a drive tagging.
+        Err(ApplyError::TokenWouldBeLost(lost)) => {
+            return Err(Error::new(Reason::Internal, format!("{id}: {lost}")));
+        }
+    };
+    let report = applied.report();
     if let Some(f) = report.failed.first() {
         return Err(Error::write_failed(&format!("{id}: deleting"), f));
     }

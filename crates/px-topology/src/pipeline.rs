@@ -181,6 +181,20 @@ impl<'a> Observation<'a> {
         self.claims_unreadable.as_ref()
     }
 
+    /// The second stage for a tenant about to be destroyed: only the first tagging
+    /// of the drives found through their bound claims
+    /// ([`crate::plan::plan_drive_adoption`]), so that the destroy, which goes by
+    /// tags, takes them with the pod.
+    pub fn plan_drive_adoption(self) -> Planned<'a> {
+        let plan = plan::plan_drive_adoption(&self.tenant.desired, &self.observed);
+        Planned {
+            site: self.site,
+            tenant: self.tenant,
+            observed: self.observed,
+            plan,
+        }
+    }
+
     /// The second stage: the plan, blockers included.
     pub fn plan(self, opts: &PlanOptions) -> Planned<'a> {
         let plan = self.tenant.plan(&self.observed, opts);
