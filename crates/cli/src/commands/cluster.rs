@@ -15,6 +15,7 @@ use px_cluster::{
 use px_topology::Tenant;
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{RenderOptions, render};
+use px_topology::pipeline::Site;
 use px_topology::plan::{self, Action, PlanOptions};
 use px_topology::spec::StorageMode;
 use secrecy::{ExposeSecret, SecretString};
@@ -188,9 +189,15 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
     Ok(Outcome::Success)
 }
 
+/// The array's layer of the status: the pipeline's first two stages (the drives in
+/// use keep their size, as `plan` and `apply` see them), read only.
 async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, plan::Plan)> {
-    let observed = super::pipeline::observe_tenant(session, t).await?;
-    let plan = plan::plan(&t.desired, &observed, &PlanOptions::default());
+    let (_, _, plan) = t
+        .observe(Site::array(session.array.as_ref()))
+        .await
+        .map_err(super::pipeline::observe_error)?
+        .plan(&PlanOptions::default())
+        .into_parts();
     let mut items = Vec::new();
     for c in &plan.changes {
         let ok = c.action == Action::NoOp;

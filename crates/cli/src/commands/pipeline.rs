@@ -1,13 +1,14 @@
-//! The steps the tenant commands share (plan, apply, status, the drive tagging after
-//! the claims bind, demo): the realm gate and the read of the array, running an apply
-//! with progress, the report and blocked-plan texts. Below every command module, so
-//! that none of them needs another.
+//! The steps the tenant commands share (plan, apply, status, destroy, the drive
+//! tagging after the claims bind, demo) around px-topology's tenant pipeline: its
+//! errors as exit codes (the realm gate), its apply stage with progress, the report
+//! and blocked-plan texts. Below every command module, so that none of them needs
+//! another.
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use px_topology::Tenant;
 use px_topology::converge::{self, ApplyOptions, ApplyReport};
 use px_topology::pipeline::{Applied, ApplyError, ClusterSide, ObserveError, Planned};
-use px_topology::plan::{self, Observed, Plan};
+use px_topology::plan::{self, Plan};
 
 use crate::args::GlobalArgs;
 use crate::exit::InvalidInput;
@@ -47,20 +48,6 @@ pub(crate) fn observe_error(e: ObserveError) -> anyhow::Error {
         ObserveError::Realm(e) => anyhow::Error::new(e),
         e => anyhow::Error::new(e),
     }
-}
-
-/// What the array holds of `t` (one read round, two with orphans or tagged dynamic
-/// drives), after the realm version gate: the start of plan, apply and status.
-pub(crate) async fn observe_tenant(session: &Session, t: &Tenant) -> Result<Observed> {
-    require_realm_support(session, t).await?;
-    plan::observe(session.array.as_ref(), &t.desired)
-        .await
-        .with_context(|| {
-            format!(
-                "cannot read the array state of tenant {}",
-                t.spec.tenant_name()
-            )
-        })
 }
 
 /// `error (request id X)` unless the error text already names the request id.
