@@ -20,6 +20,7 @@ use px_topology::vault::{MemVault, TokenVault};
 #[derive(Default)]
 struct FakeClusters {
     keeps: bool,
+    drops_stale: bool,
     calls: Mutex<Vec<String>>,
 }
 
@@ -39,6 +40,10 @@ impl ClusterSide for FakeClusters {
 
     fn keeps_new_token(&self) -> bool {
         self.keeps
+    }
+
+    fn drops_stale_entries(&self) -> bool {
+        self.drops_stale
     }
 
     async fn before_apply(&self, plan: &Plan) -> Result<(), String> {
@@ -160,4 +165,33 @@ async fn a_token_nobody_would_keep_is_refused_before_any_write() {
         .unwrap()
         .plan(&PlanOptions::default());
     assert!(after.plan().has_changes(), "nothing was written");
+}
+
+#[tokio::test]
+async fn a_complete_run_with_nothing_pending_lets_go_only_where_the_side_asks() {
+    let spec = examples::example("direct-access");
+    let tenant = Tenant::from_spec(spec, "direct-access".as_ref()).unwrap();
+    let array = MockArray::new();
+    for drops_stale in [false, true] {
+        let clusters = FakeClusters {
+            drops_stale,
+            ..FakeClusters::default()
+        };
+        let applied = tenant
+            .observe(Site::array(&array))
+            .await
+            .unwrap()
+            .plan(&PlanOptions::default())
+            .apply(&clusters, ApplyOptions::default(), &|_| {})
+            .await
+            .unwrap();
+        assert!(applied.nothing_pending());
+        let (delivery, journal) = applied.to_clusters(&clusters).await.unwrap();
+        assert!(delivery.complete && !delivery.token_kept);
+        assert_eq!(
+            journal.is_some(),
+            drops_stale,
+            "drops_stale_entries {drops_stale}"
+        );
+    }
 }
