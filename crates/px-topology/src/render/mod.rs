@@ -57,10 +57,11 @@ pub mod step {
     pub const VM_DISKS: u32 = 100;
     /// Tenant: Portworx namespace.
     pub const T_NAMESPACE: u32 = 10;
-    /// Tenant: the Portworx operator (OperatorGroup and OLM Subscription).
-    pub const T_OPERATOR: u32 = 15;
     /// Tenant: px-pure-secret.
     pub const T_SECRET: u32 = 20;
+    /// Tenant: the Portworx operator (OperatorGroup and OLM Subscription), before the
+    /// StorageCluster whose CRD it brings.
+    pub const T_OPERATOR: u32 = 25;
     /// Tenant: StorageCluster.
     pub const T_STORAGE_CLUSTER: u32 = 30;
     /// Tenant: application StorageClass.

@@ -1119,6 +1119,9 @@ fn portworx_tenants_get_their_operator_and_an_optional_default_class() {
         assert_eq!(sub.body["spec"]["source"], "certified-operators");
         let order = |k: &str| tenant.iter().find(|m| m.kind == k).unwrap().order;
         assert!(order("Namespace") < sub.order && sub.order < order("StorageCluster"), "{mode}");
+        if let Some(secret) = tenant.iter().find(|m| m.kind == "Secret") {
+            assert!(secret.order < sub.order, "{mode}: px-pure-secret keeps its step");
+        }
         // The class is not the default unless asked.
         let class = tenant.iter().find(|m| m.kind == "StorageClass").unwrap();
         assert!(class.body["metadata"].get("annotations").is_none(), "{mode}");
