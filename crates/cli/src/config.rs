@@ -146,8 +146,9 @@ pub(crate) fn resolve(
             Source::Env(ENV_TOKEN),
         ),
         (None, None, Some((entry, path))) => {
-            let source = Source::PureJson(path);
-            (checked_token(entry.token.expose_secret(), &source)?, source)
+            let shown = format!("--pure-json {} (its APIToken)", path.display());
+            let token = checked_token(entry.token.expose_secret(), &shown)?;
+            (token, Source::PureJson(path))
         }
         (None, None, None) => {
             return Err(InvalidInput::error(format!(
