@@ -400,7 +400,8 @@ fn migration_lines(spec: &TenantStorage) -> Vec<String> {
             "the FA/FB driver of Portworx {v} is Early Access (\"should not be used in production\"; GA in 3.7)"
         )
     } else {
-        "the management Portworx does not run the FA/FB driver (management.faFbDriver false)".to_string()
+        "the management Portworx does not run the FA/FB driver (management.faFbDriver false)"
+            .to_string()
     };
     vec![
         format!(

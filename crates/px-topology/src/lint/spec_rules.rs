@@ -8,9 +8,7 @@ use flasharray::Size;
 
 use super::finding::{Finding, Severity};
 use super::nodiscard::nodiscard_reason;
-use crate::spec::{
-    DEFAULT_PORTWORX_VERSION, HotplugGate, StorageMode, TenantStorage, VolumeMode,
-};
+use crate::spec::{DEFAULT_PORTWORX_VERSION, HotplugGate, StorageMode, TenantStorage, VolumeMode};
 
 /// PX-StoreV2 minimum vCPU cores.
 pub const PX_STOREV2_MIN_CORES: u32 = 8;
@@ -43,7 +41,11 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
 /// (kubevirt/kubevirt#14320), which the NAD's header states either way.
 fn whereabouts_reconciler(spec: &TenantStorage, out: &mut Vec<Finding>) {
     if !spec.workers_on_storage_network()
-        || spec.spec.network.as_ref().is_some_and(|n| n.whereabouts_reconciler)
+        || spec
+            .spec
+            .network
+            .as_ref()
+            .is_some_and(|n| n.whereabouts_reconciler)
     {
         return;
     }

@@ -20,7 +20,12 @@ pub const OPERATOR_KUBEVIRT_CLASS: &str = "px-rwx-block-kubevirt";
 /// the uplink, and a linux bridge carrying the node's static storage address (the
 /// address differs per node, hence one policy each).
 pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, RenderError> {
-    let Some(net) = spec.spec.network.as_ref().filter(|_| management_bridge_needed(spec)) else {
+    let Some(net) = spec
+        .spec
+        .network
+        .as_ref()
+        .filter(|_| management_bridge_needed(spec))
+    else {
         return Ok(Vec::new());
     };
     let uplink_mtu = net.uplink_mtu.unwrap_or(net.mtu);

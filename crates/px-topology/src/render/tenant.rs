@@ -85,7 +85,9 @@ pub fn portworx_operator(spec: &TenantStorage) -> Vec<Manifest> {
             Cluster::Tenant,
             step::T_OPERATOR,
             group,
-            &["Operator group of the Portworx namespace: the Portworx operator watches this namespace only."],
+            &[
+                "Operator group of the Portworx namespace: the Portworx operator watches this namespace only.",
+            ],
         ),
         Manifest::resource(
             Cluster::Tenant,

@@ -530,11 +530,16 @@ fn nncp_declares_the_uplink_and_its_mtu_before_the_vlan() {
     let ms = render_default(&cd);
     let net = cd.spec.network.clone().unwrap();
     for p in find(&ms, "NodeNetworkConfigurationPolicy") {
-        let ifaces = p.body["spec"]["desiredState"]["interfaces"].as_array().unwrap();
+        let ifaces = p.body["spec"]["desiredState"]["interfaces"]
+            .as_array()
+            .unwrap();
         assert_eq!(ifaces[0]["name"], net.uplink.as_str());
         assert_eq!(ifaces[0]["type"], "ethernet");
         assert_eq!(ifaces[0]["mtu"], net.mtu);
-        assert!(ifaces[0].get("ipv4").is_none(), "the uplink's addresses stay");
+        assert!(
+            ifaces[0].get("ipv4").is_none(),
+            "the uplink's addresses stay"
+        );
         for i in &ifaces[1..] {
             assert!(i["mtu"].as_u64().unwrap() <= ifaces[0]["mtu"].as_u64().unwrap());
         }
@@ -545,12 +550,19 @@ fn nncp_declares_the_uplink_and_its_mtu_before_the_vlan() {
     let ms = render_default(&cd);
     let p = find(&ms, "NodeNetworkConfigurationPolicy")[0];
     let up = &p.body["spec"]["desiredState"]["interfaces"][0];
-    assert_eq!((up["type"].as_str(), up["mtu"].as_u64()), (Some("bond"), Some(9216)));
+    assert_eq!(
+        (up["type"].as_str(), up["mtu"].as_u64()),
+        (Some("bond"), Some(9216))
+    );
     // An uplink below the VLAN's MTU is refused with its path.
     cd.spec.network.as_mut().unwrap().uplink_mtu = Some(1500);
     cd.spec.network.as_mut().unwrap().mtu = 9000;
     let errs = cd.validate();
-    assert!(errs.iter().any(|e| e.to_string().contains("spec.network.uplinkMtu")), "{errs:?}");
+    assert!(
+        errs.iter()
+            .any(|e| e.to_string().contains("spec.network.uplinkMtu")),
+        "{errs:?}"
+    );
 }
 
 #[test]
@@ -825,8 +837,16 @@ fn ssh_key_secret_is_rendered_as_a_template_when_the_hosted_cluster_names_one() 
     // No sshKeySecret: neither sshKey nor a Secret.
     let cd = example("cloud-drive");
     let ms = render_default(&cd);
-    assert!(find(&ms, "HostedCluster")[0].body["spec"].get("sshKey").is_none());
-    assert_eq!(find(&ms, "Secret").len(), 2, "pull secret and px-pure-secret only");
+    assert!(
+        find(&ms, "HostedCluster")[0].body["spec"]
+            .get("sshKey")
+            .is_none()
+    );
+    assert_eq!(
+        find(&ms, "Secret").len(),
+        2,
+        "pull secret and px-pure-secret only"
+    );
 }
 
 #[test]
@@ -836,7 +856,12 @@ fn node_pools_carry_no_storage_node_label_and_kubevirt_csi_cites_no_portworx() {
         let pool = find(&ms, "NodePool")[0];
         assert!(pool.body["spec"].get("nodeLabels").is_none(), "{mode}");
         let portworx = pool.purpose.iter().any(|l| l.contains("Portworx"));
-        assert_eq!(portworx, mode != "kubevirt-csi", "{mode}: {:?}", pool.purpose);
+        assert_eq!(
+            portworx,
+            mode != "kubevirt-csi",
+            "{mode}: {:?}",
+            pool.purpose
+        );
     }
 }
 
@@ -848,7 +873,8 @@ fn ingress_change_is_a_merge_patch_that_keeps_namespace_ownership() {
         assert!(matches!(ing.form, Form::MergePatch { .. }));
         assert!(ing.file_name.ends_with("-patch.yaml"));
         // RFC 7386 on a live object that sets namespaceOwnership keeps it.
-        let mut live = serde_json::json!({"spec": {"routeAdmission": {"namespaceOwnership": "Strict"}}});
+        let mut live =
+            serde_json::json!({"spec": {"routeAdmission": {"namespaceOwnership": "Strict"}}});
         merge(&mut live, &ing.body["spec"]);
         assert_eq!(
             live["spec"]["routeAdmission"],
@@ -892,7 +918,8 @@ fn mce_guarded_command_adds_only_missing_components_even_without_a_list() {
     assert!(
         mce.purpose
             .iter()
-            .any(|l| l.contains("oc get mce multiclusterengine -o json | jq") && l.ends_with("| oc replace -f -")),
+            .any(|l| l.contains("oc get mce multiclusterengine -o json | jq")
+                && l.ends_with("| oc replace -f -")),
         "{:?}",
         mce.purpose
     );
@@ -916,7 +943,10 @@ fn mce_guarded_command_adds_only_missing_components_even_without_a_list() {
             .spawn()
             .and_then(|mut c| {
                 use std::io::Write;
-                c.stdin.take().unwrap().write_all(live.to_string().as_bytes())?;
+                c.stdin
+                    .take()
+                    .unwrap()
+                    .write_all(live.to_string().as_bytes())?;
                 c.wait_with_output()
             })
             .unwrap();
@@ -929,7 +959,11 @@ fn mce_guarded_command_adds_only_missing_components_even_without_a_list() {
             .map(|c| c["name"].as_str().unwrap())
             .collect();
         for c in ["hypershift", "hypershift-local-hosting"] {
-            assert_eq!(names.iter().filter(|n| **n == c).count(), 1, "{live} -> {got}");
+            assert_eq!(
+                names.iter().filter(|n| **n == c).count(),
+                1,
+                "{live} -> {got}"
+            );
         }
         if mce_components_patch(Some(&live)).is_empty() {
             assert_eq!(got, live, "nothing missing: nothing changes");
@@ -971,7 +1005,10 @@ fn every_load_balancer_published_tenant_gets_metallb_unless_an_external_one_is_s
         assert!(ext.validate().is_empty(), "{mode}");
         let ms = render_default(&ext);
         assert!(find(&ms, "IPAddressPool").is_empty() && find(&ms, "MetalLB").is_empty());
-        assert!(lint_spec(&ext).iter().all(|f| f.rule != "PXFA028"), "{mode}");
+        assert!(
+            lint_spec(&ext).iter().all(|f| f.rule != "PXFA028"),
+            "{mode}"
+        );
         // Neither: lint errors.
         ext.spec.management.external_load_balancer = false;
         let f = lint_spec(&ext);
@@ -980,9 +1017,9 @@ fn every_load_balancer_published_tenant_gets_metallb_unless_an_external_one_is_s
         let mut both = spec.clone();
         both.spec.management.external_load_balancer = true;
         assert!(
-            both.validate()
-                .iter()
-                .any(|e| e.to_string().contains("spec.management.externalLoadBalancer")),
+            both.validate().iter().any(|e| e
+                .to_string()
+                .contains("spec.management.externalLoadBalancer")),
             "{mode}"
         );
     }
@@ -1004,15 +1041,27 @@ fn disk_patch_headers_say_what_the_stated_hotplug_gate_does() {
         let text = p.purpose.join("\n");
         assert!(!text.contains("Same as"), "{text}");
         assert!(text.contains("does NOT hotplug"), "{text}");
-        let lines = p.purpose.iter().filter(|l| l.contains("virtctl addvolume")).count();
+        let lines = p
+            .purpose
+            .iter()
+            .filter(|l| l.contains("virtctl addvolume"))
+            .count();
         assert_eq!(lines, p.body.as_array().unwrap().len() / 2, "one per disk");
-        assert!(p.purpose.iter().filter(|l| l.contains("virtctl addvolume")).all(|l| l.ends_with("--persist")));
+        assert!(
+            p.purpose
+                .iter()
+                .filter(|l| l.contains("virtctl addvolume"))
+                .all(|l| l.ends_with("--persist"))
+        );
     }
     let mut decl = da.clone();
     decl.spec.management.hotplug_gate = HotplugGate::DeclarativeHotplugVolumes;
     for p in patches(&decl) {
         let text = p.purpose.join("\n");
-        assert!(text.contains("hotplugs the disks\nlive") || text.contains("live"), "{text}");
+        assert!(
+            text.contains("hotplugs the disks\nlive") || text.contains("live"),
+            "{text}"
+        );
         assert!(!text.contains("virtctl"), "{text}");
     }
     // Declarative on 4.19 is unlikely: PXFA029; on 4.21 it is not.
@@ -1053,14 +1102,20 @@ fn direct_access_claims_are_live_migratable_only_with_the_ga_fa_fb_driver() {
             .unwrap();
         let pool = find(&ms, "NodePool")[0];
         (
-            pvc.body["spec"]["accessModes"][0].as_str().unwrap().to_string(),
+            pvc.body["spec"]["accessModes"][0]
+                .as_str()
+                .unwrap()
+                .to_string(),
             pool.purpose.join(" "),
         )
     };
     // 3.6.2, no driver: RWO, and the NodePool says the VMs do not live-migrate.
     let (m, text) = mode_of(&base);
     assert_eq!(m, "ReadWriteOnce");
-    assert!(text.contains("do NOT live-migrate") && text.contains("faFbDriver false"), "{text}");
+    assert!(
+        text.contains("do NOT live-migrate") && text.contains("faFbDriver false"),
+        "{text}"
+    );
     // 3.6.2 with the driver: Early Access, still RWO, said plainly.
     let mut ea = base.clone();
     ea.spec.management.fa_fb_driver = true;
@@ -1072,7 +1127,10 @@ fn direct_access_claims_are_live_migratable_only_with_the_ga_fa_fb_driver() {
     ga.spec.portworx.version = "3.7.0".parse().unwrap();
     let (m, text) = mode_of(&ga);
     assert_eq!(m, "ReadWriteMany");
-    assert!(text.contains("live-migrate") && !text.contains("NOT"), "{text}");
+    assert!(
+        text.contains("live-migrate") && !text.contains("NOT"),
+        "{text}"
+    );
     // 3.7 without the driver: RWO.
     let mut no = ga.clone();
     no.spec.management.fa_fb_driver = false;
@@ -1089,8 +1147,14 @@ fn storage_nad_states_the_migration_caveat_and_the_reconciler() {
             .join(" ")
     };
     let text = nad_text(&cd);
-    assert!(text.contains("kubevirt/kubevirt#14320") && text.contains("NEW address"), "{text}");
-    assert!(text.contains("whereaboutsReconciler: true states"), "{text}");
+    assert!(
+        text.contains("kubevirt/kubevirt#14320") && text.contains("NEW address"),
+        "{text}"
+    );
+    assert!(
+        text.contains("whereaboutsReconciler: true states"),
+        "{text}"
+    );
     assert!(lint_spec(&cd).iter().all(|f| f.rule != "PXFA031"));
     cd.spec.network.as_mut().unwrap().whereabouts_reconciler = false;
     assert!(nad_text(&cd).contains("opt-in on OpenShift"));
@@ -1118,13 +1182,22 @@ fn portworx_tenants_get_their_operator_and_an_optional_default_class() {
         assert_eq!(sub.body["spec"]["name"], "portworx-certified");
         assert_eq!(sub.body["spec"]["source"], "certified-operators");
         let order = |k: &str| tenant.iter().find(|m| m.kind == k).unwrap().order;
-        assert!(order("Namespace") < sub.order && sub.order < order("StorageCluster"), "{mode}");
+        assert!(
+            order("Namespace") < sub.order && sub.order < order("StorageCluster"),
+            "{mode}"
+        );
         if let Some(secret) = tenant.iter().find(|m| m.kind == "Secret") {
-            assert!(secret.order < sub.order, "{mode}: px-pure-secret keeps its step");
+            assert!(
+                secret.order < sub.order,
+                "{mode}: px-pure-secret keeps its step"
+            );
         }
         // The class is not the default unless asked.
         let class = tenant.iter().find(|m| m.kind == "StorageClass").unwrap();
-        assert!(class.body["metadata"].get("annotations").is_none(), "{mode}");
+        assert!(
+            class.body["metadata"].get("annotations").is_none(),
+            "{mode}"
+        );
         let mut def = spec.clone();
         def.spec.storage.default_storage_class = true;
         assert!(def.validate().is_empty(), "{mode}");

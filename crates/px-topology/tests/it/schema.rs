@@ -188,9 +188,9 @@ fn check_against_crd(m: &Manifest, crd: &Crd) -> Vec<String> {
                 .map(|e| format!("{where_} at {path}: {e}"))
                 .collect()
         }
-        Form::JsonPatch { .. } | Form::MergePatch { .. } => vec![format!(
-            "{where_}: a patch cannot be checked against a CRD"
-        )],
+        Form::JsonPatch { .. } | Form::MergePatch { .. } => {
+            vec![format!("{where_}: a patch cannot be checked against a CRD")]
+        }
     }
 }
 
@@ -374,12 +374,18 @@ fn check_patch(m: &Manifest) {
 /// (a merge keeps `namespaceOwnership`).
 fn check_merge_patch(m: &Manifest) {
     let where_ = format!("{}/{}", m.cluster.dir_name(), m.file_name);
-    assert_eq!(m.kind, "IngressController", "{where_}: unexpected merge patch");
+    assert_eq!(
+        m.kind, "IngressController",
+        "{where_}: unexpected merge patch"
+    );
     let b = &m.body;
     assert_eq!(b["apiVersion"], "operator.openshift.io/v1", "{where_}");
     assert_eq!(b["kind"], "IngressController", "{where_}");
     assert_eq!(b["metadata"]["name"], "default", "{where_}");
-    assert_eq!(b["metadata"]["namespace"], "openshift-ingress-operator", "{where_}");
+    assert_eq!(
+        b["metadata"]["namespace"], "openshift-ingress-operator",
+        "{where_}"
+    );
     assert_eq!(
         b["spec"],
         serde_json::json!({"routeAdmission": {"wildcardPolicy": "WildcardsAllowed"}}),
