@@ -169,6 +169,21 @@ fn sim_serve_answers_as_an_older_array() {
     let (stdout, stderr) = streams(&o);
     assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
     assert!(stderr.contains("2.36"), "{stderr}");
+    // At 2.38 there are realms but no pod tags, which pxfa's ownership needs.
+    let sim = Sim::start_with(&["--rest-version", "2.38"]);
+    let o = sim
+        .cmd()
+        .args(["apply", "--yes", "-f"])
+        .arg(crate::harness::example("tenant-cloud-drive.yaml"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&o);
+    assert_eq!(o.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("2.39") && stderr.contains("pods"),
+        "{stderr}"
+    );
+    assert!(sim.volume_names().is_empty());
 }
 
 #[test]

@@ -10,7 +10,7 @@ use kube::{Api, ResourceExt};
 use px_topology::Tenant;
 use px_topology::converge::{self, ApplyOptions, DestroyOptions, DestroyReport};
 use px_topology::pipeline::{ApplyError, ArrayOnly, ObserveError, Site};
-use px_topology::plan;
+
 use px_topology::spec::OnDelete;
 use serde_json::json;
 
@@ -99,8 +99,9 @@ async fn adopt_bound_drives(
     };
     let observation = match tenant.observe(site).await {
         Ok(o) => o,
-        // An array without realms holds nothing of the spec's realm to destroy.
-        Err(ObserveError::Realm(plan::RealmGateError::Unsupported { .. })) => return Ok(()),
+        // An array without realms (or that cannot tag the tenant's objects) holds
+        // nothing pxfa made for this tenant to destroy.
+        Err(ObserveError::Realm(e)) if e.is_unsupported() => return Ok(()),
         Err(ObserveError::Array { source, .. }) => {
             return Err(Error::array(
                 Reason::ArrayUnreachable,

@@ -20,7 +20,7 @@ use px_topology::Tenant;
 use px_topology::converge::{ApplyOptions, ApplyReport};
 use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
 use px_topology::pipeline::{Delivery, ObserveError, Site};
-use px_topology::plan::{self, Action as PlanAction, Plan, PlanOptions};
+use px_topology::plan::{Action as PlanAction, Plan, PlanOptions};
 use px_topology::spec::{self, API_VERSION, KIND};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
@@ -292,7 +292,7 @@ fn observe_failed(
     stamp: &str,
 ) -> Result<Outcome, Error> {
     match e {
-        ObserveError::Realm(e @ plan::RealmGateError::Unsupported { .. }) => {
+        ObserveError::Realm(e) if e.is_unsupported() => {
             let message = format!("{id}: {e}");
             status.set(C::Valid, false, "RealmUnsupported", message, stamp);
             status.set(

@@ -27,14 +27,13 @@ pub(crate) fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
     }
 }
 
-/// Refuses, with exit 2 and before any write, a tenant whose `spec.array.realm` the
-/// array's REST version cannot have (realms need 2.36).
+/// Refuses, with exit 2 and before any write, a tenant the array's REST version
+/// cannot hold: `spec.array.realm` (realms need 2.36), or objects pxfa tags (pods
+/// 2.39, hosts and host groups 2.34).
 pub(crate) async fn require_realm_support(session: &Session, t: &Tenant) -> Result<()> {
     match plan::require_realm_support(session.array.as_ref(), &t.desired).await {
         Ok(()) => Ok(()),
-        Err(e @ plan::RealmGateError::Unsupported { .. }) => {
-            Err(InvalidInput::error(e.to_string()))
-        }
+        Err(e) if e.is_unsupported() => Err(InvalidInput::error(e.to_string())),
         Err(e) => Err(anyhow::Error::new(e)),
     }
 }
@@ -42,9 +41,7 @@ pub(crate) async fn require_realm_support(session: &Session, t: &Tenant) -> Resu
 /// A failed observation: a realm the array cannot have is bad input (exit 2).
 pub(crate) fn observe_error(e: ObserveError) -> anyhow::Error {
     match e {
-        ObserveError::Realm(e @ plan::RealmGateError::Unsupported { .. }) => {
-            InvalidInput::error(e.to_string())
-        }
+        ObserveError::Realm(e) if e.is_unsupported() => InvalidInput::error(e.to_string()),
         ObserveError::Realm(e) => anyhow::Error::new(e),
         e => anyhow::Error::new(e),
     }

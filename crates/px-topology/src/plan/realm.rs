@@ -34,27 +34,80 @@ pub enum RealmGateError {
         /// The REST minor version the array speaks.
         found: u32,
     },
+    /// The array's REST version cannot tag an object kind the tenant owns (bad
+    /// input: exit 2). pxfa marks what it made with tags; without them it could not
+    /// tell its objects from anyone else's.
+    #[error(
+        "the tenant's {kind} carry pxfa's ownership tags, which FlashArray has from REST \
+         2.{need} (`/{kind}/tags`); this array speaks REST 2.{found} at most: upgrade Purity; \
+         nothing was changed"
+    )]
+    TagsUnsupported {
+        /// The object kind (`pods`, `hosts`, `host-groups`).
+        kind: &'static str,
+        /// The first REST minor version with that kind's tags.
+        need: u32,
+        /// The REST minor version the array speaks.
+        found: u32,
+    },
     /// Asking the array for its version failed.
     #[error("reading the array's REST version: {0}")]
     Array(#[from] flasharray::Error),
 }
 
-/// Refuses a desired state with a realm on an array whose REST version lacks realms;
-/// one read at most (the version is negotiated once per session). Call it before
-/// observing, so that nothing is read from or written to `/realms` on such an array.
+impl RealmGateError {
+    /// Whether the array cannot take this tenant at all (bad input, exit 2), as
+    /// opposed to a failure to ask it.
+    pub fn is_unsupported(&self) -> bool {
+        matches!(
+            self,
+            RealmGateError::Unsupported { .. } | RealmGateError::TagsUnsupported { .. }
+        )
+    }
+}
+
+/// The first REST 2.N with each tagged kind's `/{kind}/tags` (py-pure-client's
+/// per-version clients; `flasharray_mock::sim::versions` holds the whole table).
+const TAGS_SINCE: [(&str, u32); 3] = [("pods", 39), ("host-groups", 34), ("hosts", 34)];
+
+/// The first tagged kind the tenant owns that `found` cannot tag.
+fn untaggable(desired: &DesiredState, found: u32) -> Option<(&'static str, u32)> {
+    let owns = |kind: &str| match kind {
+        "pods" => desired.pod.is_some(),
+        "host-groups" => !desired.host_groups.is_empty(),
+        _ => !desired.hosts.is_empty(),
+    };
+    TAGS_SINCE
+        .into_iter()
+        .find(|(kind, need)| found < *need && owns(kind))
+}
+
+/// Refuses a desired state with a realm on an array whose REST version lacks realms,
+/// or with a pod, hosts or host groups on one that cannot tag them (pxfa's ownership
+/// marks); one read at most (the version is negotiated once per session). Call it
+/// before observing, so that nothing is read from or written to such an array.
 pub async fn require_realm_support(
     array: &dyn FlashArray,
     desired: &DesiredState,
 ) -> std::result::Result<(), RealmGateError> {
-    let Some(realm) = &desired.realm else {
+    if desired.realm.is_none() && desired.pod.is_none() && desired.hosts.is_empty() {
+        return Ok(());
+    }
+    let Some(found) = array.rest_minor_version().await? else {
         return Ok(());
     };
-    match array.rest_minor_version().await? {
-        Some(found) if found < REALM_MIN_REST_MINOR => Err(RealmGateError::Unsupported {
+    // The realm first: its message names the spec field to remove.
+    if let Some(realm) = &desired.realm
+        && found < REALM_MIN_REST_MINOR
+    {
+        return Err(RealmGateError::Unsupported {
             realm: realm.name.to_string(),
             found,
-        }),
-        _ => Ok(()),
+        });
+    }
+    match untaggable(desired, found) {
+        Some((kind, need)) => Err(RealmGateError::TagsUnsupported { kind, need, found }),
+        None => Ok(()),
     }
 }
 

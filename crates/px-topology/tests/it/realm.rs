@@ -472,9 +472,21 @@ async fn an_array_without_realms_is_refused_before_anything_is_read() {
         "{:#?}",
         sim.request_log()
     );
-    // Without a realm the same array is fine; the in-memory array has realms.
+    // Without a realm the same array still cannot tag the tenant's pod (pods/tags is
+    // REST 2.39, py-pure-client's FA_2_39); the in-memory array has everything.
     let plain = desired(&support::example_specs()[0].1);
-    require_realm_support(&rest, &plain).await.unwrap();
+    let e = require_realm_support(&rest, &plain).await.unwrap_err();
+    assert!(
+        matches!(
+            e,
+            RealmGateError::TagsUnsupported {
+                kind: "pods",
+                need: 39,
+                found: 35
+            }
+        ),
+        "{e:?}"
+    );
     require_realm_support(&m, &d).await.unwrap();
 }
 

@@ -8,9 +8,8 @@ use flasharray::Size;
 use flasharray::rest::RestArray;
 use flasharray_mock::MockArray;
 use flasharray_mock::sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
-use px_topology::plan::{PlanOptions, observe, plan};
+use px_topology::plan::{PlanOptions, RealmGateError, observe, plan, require_realm_support};
 
-use super::resume::view;
 use crate::support::tenant::{TENANT, array, converge, desired, quiet, tenant_state};
 use px_topology::converge::{ApplyOptions, apply};
 
@@ -132,27 +131,31 @@ async fn fresh_apply_creates_volumes_with_their_tags_in_one_batch() {
 }
 
 #[tokio::test]
-async fn below_2_32_volumes_are_created_per_size_then_tagged() {
+async fn below_2_39_a_tenant_pod_is_refused_before_anything_is_written() {
+    // pxfa marks its pod with tags, which arrays have from REST 2.39 (`/pods/tags`
+    // is in py-pure-client's FA_2_39 client, not FA_2_38): at 2.31 the tenant is
+    // refused before any read of its objects or any write. The per-size volume
+    // creation below 2.32 is the client's (flasharray-mock tests/it/http/versions.rs).
     let mock = array();
-    let (lines, depth) = fresh_apply_at(Some("2.31"), &mock).await;
+    let (sim, rest) = serve_at(&mock, Some("2.31")).await;
+    let d = tenant_state();
+    let e = require_realm_support(&rest, &d).await.unwrap_err();
     assert!(
-        !lines.iter().any(|l| l.ends_with("/volumes/batch")),
-        "{lines:#?}"
+        matches!(
+            e,
+            RealmGateError::TagsUnsupported {
+                kind: "pods",
+                need: 39,
+                found: 31
+            }
+        ),
+        "{e:?}"
     );
+    let log = sim.request_log();
     assert!(
-        lines.iter().any(|l| l == "POST /api/2.31/volumes"),
-        "{lines:#?}"
+        log.iter()
+            .all(|r| r.method == "GET" || r.path.ends_with("/login")),
+        "{log:#?}"
     );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l == "PUT /api/2.31/volumes/tags/batch"),
-        "{lines:#?}"
-    );
-    // Each create is followed by its tag call: pod/hosts 2, volumes 2, connections 1.
-    assert_eq!(depth, 8, "{lines:#?}");
-    // The same end state as on a batch-capable array.
-    let batch = array();
-    fresh_apply_at(None, &batch).await;
-    assert_eq!(view(&mock).await, view(&batch).await);
+    assert!(log.iter().all(|r| !r.path.contains("/pods")), "{log:#?}");
 }
