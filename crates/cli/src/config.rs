@@ -277,7 +277,10 @@ pub(crate) fn checked_token(raw: &str, source: &dyn fmt::Display) -> Result<Secr
 /// surfacing later as a client setup failure.
 pub(crate) fn read_ca_file(path: &Path) -> Result<Vec<u8>> {
     let pem = files::read_input(path, InputKind::Credentials).map_err(|e| {
-        InvalidInput::error(format!("--ca-file: cannot read CA file {}: {e}", path.display()))
+        InvalidInput::error(format!(
+            "--ca-file: cannot read CA file {}: {e}",
+            path.display()
+        ))
     })?;
     let text = String::from_utf8_lossy(&pem);
     let has_cert = text
@@ -295,7 +298,10 @@ pub(crate) fn read_ca_file(path: &Path) -> Result<Vec<u8>> {
 fn load_pure_json(path: &Path, warn: &mut dyn FnMut(String)) -> Result<PureJson> {
     warn_if_shared(path, warn);
     let bytes = files::read_input(path, InputKind::Credentials).map_err(|e| {
-        InvalidInput::error(format!("--pure-json: cannot read pure.json {}: {e}", path.display()))
+        InvalidInput::error(format!(
+            "--pure-json: cannot read pure.json {}: {e}",
+            path.display()
+        ))
     })?;
     let text = SecretString::from(String::from_utf8_lossy(&bytes).into_owned());
     drop(bytes);
