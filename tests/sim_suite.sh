@@ -6,6 +6,12 @@
 #
 # sets: root, venv, bin (the sim_serve binary), work (a temp dir), url (https://…),
 # and the token file "$work/token".
+#
+#   sim_suite_run_at VERSION SUITE_DIR [pytest args...]
+#
+# runs the suite in SUITE_DIR once more against a second simulator that answers as an
+# array whose newest REST version is VERSION (2.N), then stops it; the caller exports
+# whatever else its suite reads from the environment.
 
 sim_suite_start() {
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -40,6 +46,30 @@ sim_suite_start() {
     [[ -s "$work/url" ]] || { echo "simulator did not start" >&2; exit 1; }
     url="$(cat "$work/url")"
     echo "simulator: $url"
+}
+
+sim_suite_run_at() {
+    local version="$1" suite="$2"
+    shift 2
+    local vwork="$work/rest-$version" vpid status=0
+    mkdir -p "$vwork"
+    "$bin" --port 0 --token-file "$vwork/token" --url-file "$vwork/url" \
+        --rest-version "$version" >/dev/null &
+    vpid=$!
+    for _ in $(seq 1 300); do
+        [[ -s "$vwork/url" ]] && break
+        kill -0 "$vpid" 2>/dev/null || { echo "simulator at $version exited early" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "REST $version"
+    PXFA_SIM_TARGET="$(sed 's#^https://##' "$vwork/url")" \
+    PXFA_SIM_TOKEN_FILE="$vwork/token" \
+    PXFA_SIM_BIN="$bin" \
+    PXFA_SIM_REST_VERSION="$version" \
+        "$venv/bin/python" -m pytest -q -p no:cacheprovider "$suite" "$@" || status=$?
+    kill "$vpid"
+    wait "$vpid" 2>/dev/null || true
+    [[ $status -eq 0 ]] || exit "$status"
 }
 
 sim_suite_cleanup() {

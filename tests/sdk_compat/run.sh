@@ -24,24 +24,5 @@ PXFA_SIM_BIN="$bin" \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/sdk_compat" "$@"
 
 for version in ${PXFA_SDK_REST_VERSIONS:-2.36 2.26}; do
-    vwork="$work/rest-$version"
-    mkdir -p "$vwork"
-    "$bin" --port 0 --token-file "$vwork/token" --url-file "$vwork/url" \
-        --rest-version "$version" >/dev/null &
-    vpid=$!
-    for _ in $(seq 1 300); do
-        [[ -s "$vwork/url" ]] && break
-        kill -0 "$vpid" 2>/dev/null || { echo "simulator at $version exited early" >&2; exit 1; }
-        sleep 0.1
-    done
-    echo "REST $version"
-    status=0
-    PXFA_SIM_TARGET="$(sed 's#^https://##' "$vwork/url")" \
-    PXFA_SIM_TOKEN_FILE="$vwork/token" \
-    PXFA_SIM_BIN="$bin" \
-    PXFA_SIM_REST_VERSION="$version" \
-        "$venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/sdk_compat" "$@" || status=$?
-    kill "$vpid"
-    wait "$vpid" 2>/dev/null || true
-    [[ $status -eq 0 ]] || exit "$status"
+    sim_suite_run_at "$version" "$root/tests/sdk_compat" "$@"
 done
