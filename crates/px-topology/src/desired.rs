@@ -40,6 +40,17 @@ pub const TAG_CLAIM: &str = "claim";
 /// drives were last sized for, so that a later plan can tell a capacity decrease
 /// from a scale-out (both give a smaller fresh drive size).
 pub const TAG_CAPACITY: &str = "capacity";
+/// Tag key on a direct-access tenant's pod: the data drive size (bytes) in use, as
+/// the last plan sized it. With [`TAG_DRIVES_PER_NODE`] and [`TAG_METADATA_SIZE`] it
+/// is the sizing in use, read back when the drives themselves cannot be seen
+/// (dynamic drives nobody tagged: no cluster access), so that a scale-out never
+/// re-divides the capacity into smaller drives. A scale-out or scale-in does not
+/// change them (no tag write); a capacity growth does.
+pub const TAG_DRIVE_SIZE: &str = "drive-size";
+/// Tag key on a direct-access tenant's pod: data drives per worker in use.
+pub const TAG_DRIVES_PER_NODE: &str = "drives-per-node";
+/// Tag key on a direct-access tenant's pod: the metadata drive size (bytes) in use.
+pub const TAG_METADATA_SIZE: &str = "metadata-size";
 
 /// Who an object belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

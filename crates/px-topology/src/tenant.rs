@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::desired::DesiredState;
+use crate::desired::{
+    DesiredState, TAG_CAPACITY, TAG_DRIVE_SIZE, TAG_DRIVES_PER_NODE, TAG_METADATA_SIZE,
+};
 use crate::driver::{ArrayFacts, DriverError, driver_for};
 use crate::manifests::RenderOptions;
 use crate::plan::{Action, Blocker, Kind, Observed, Plan, PlanOptions};
@@ -77,6 +79,7 @@ impl Tenant {
                 path: path.to_path_buf(),
                 error,
             })?;
+        let desired = record_sizing(desired, &sizing);
         Ok(Tenant {
             spec,
             sizing,
@@ -86,9 +89,10 @@ impl Tenant {
 
     /// The tenant re-sized so that the drives already on the array keep their size
     /// (scale-out gives new workers the size in use; capacity is not re-divided over
-    /// more nodes, and an existing drive is never planned smaller): `None` when the
-    /// fresh sizing already matches. `observed` is what `plan::observe` read for this
-    /// tenant's desired state; volume names do not depend on sizes, so it stays valid.
+    /// more nodes, and an existing drive is never planned smaller), with that sizing
+    /// recorded on the tenant's pod: `None` when the fresh sizing already matches.
+    /// `observed` is what `plan::observe` read for this tenant's desired state;
+    /// volume names do not depend on sizes, so it stays valid.
     /// The pipeline's observation ([`Tenant::observe`]) does this, in its place.
     pub(crate) fn keeping_drives_in_use(
         &self,
@@ -105,6 +109,7 @@ impl Tenant {
                 path: std::path::PathBuf::from(self.spec.tenant_name()),
                 error,
             })?;
+        let desired = record_sizing(desired, &sizing);
         Ok(Some(Tenant {
             spec: self.spec.clone(),
             sizing,
@@ -165,6 +170,30 @@ impl Tenant {
             .map(|t| t.admin.clone())
             .collect()
     }
+}
+
+/// `desired` with the sizing in use recorded on the tenant's pod (direct-access: the
+/// pod that carries the [`TAG_CAPACITY`] tag): data drive size, data drives per
+/// worker and metadata size. None of them depends on the number of workers, so a
+/// scale-out or scale-in writes no tag. `plan::lifecycle::drives_in_use` reads them back when no drive can be seen (a
+/// dynamic tenant applied without cluster access: nobody tagged its drives), so that
+/// a scale-out keeps every drive and claim at its size.
+fn record_sizing(mut desired: DesiredState, sizing: &Sizing) -> DesiredState {
+    if !sizing.has_pool || sizing.drives_per_node == 0 {
+        return desired;
+    }
+    if let Some(pod) = desired.pod.as_mut()
+        && pod.tags.contains_key(TAG_CAPACITY)
+    {
+        for (key, value) in [
+            (TAG_DRIVE_SIZE, sizing.drive_size.as_u64()),
+            (TAG_DRIVES_PER_NODE, u64::from(sizing.drives_per_node)),
+            (TAG_METADATA_SIZE, sizing.metadata_size.as_u64()),
+        ] {
+            pod.tags.insert(key.to_string(), value.to_string());
+        }
+    }
+    desired
 }
 
 /// An apply would create an API token and nothing would keep its value.

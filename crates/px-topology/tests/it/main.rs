@@ -22,6 +22,7 @@ mod render;
 mod resume;
 mod schema;
 mod secret_keeping;
+mod sizes;
 mod sizing;
 mod spec_grammar;
 mod spec_parse;
