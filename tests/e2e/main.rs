@@ -25,6 +25,6 @@ mod resources;
 mod runbook;
 mod safety;
 mod secrets;
-mod sizes;
 mod session_expiry;
+mod sizes;
 mod tenant;
