@@ -11,7 +11,7 @@ use flasharray_mock::MockArray;
 use flasharray_mock::foreign::ForeignView;
 use serde_json::Value;
 
-use crate::harness::{direct_access_spec, pxfa};
+use crate::harness::{direct_access_spec, pxfa, set_replicas, walk};
 
 fn sim(state: &Path) -> assert_cmd::Command {
     let mut c = pxfa();
@@ -161,27 +161,6 @@ fn dynamic_option_b_on_3_6_2_on_the_brownfield_array() {
         foreign_objects(&state).changes_since(&objects),
         Vec::<String>::new()
     );
-}
-
-/// Every file under `dir`.
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
-fn set_replicas(spec: &Path, from: u32, to: u32) {
-    let text = std::fs::read_to_string(spec).unwrap();
-    let new = text.replacen(&format!("replicas: {from}"), &format!("replicas: {to}"), 1);
-    assert_ne!(text, new, "the spec has replicas: {from}");
-    std::fs::write(spec, new).unwrap();
 }
 
 #[test]

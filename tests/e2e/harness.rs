@@ -226,6 +226,28 @@ impl Drop for Sim {
     }
 }
 
+/// Every file under `dir`.
+pub(crate) fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Edits a spec file's first `replicas: FROM` to `replicas: TO`.
+pub(crate) fn set_replicas(spec: &Path, from: u32, to: u32) {
+    let text = std::fs::read_to_string(spec).unwrap();
+    let new = text.replacen(&format!("replicas: {from}"), &format!("replicas: {to}"), 1);
+    assert_ne!(text, new, "the spec has replicas: {from}");
+    std::fs::write(spec, new).unwrap();
+}
+
 /// stdout and stderr of an output as strings.
 pub(crate) fn streams(out: &std::process::Output) -> (String, String) {
     (

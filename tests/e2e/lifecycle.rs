@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::harness::{import_host_group_spec, pxfa};
+use crate::harness::{import_host_group_spec, pxfa, set_replicas};
 
 fn volumes(state: &std::path::Path) -> Vec<Value> {
     let out = pxfa()
@@ -39,13 +39,6 @@ fn apply(state: &std::path::Path, spec: &std::path::Path, extra: &[&str]) -> Str
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{stderr}");
     String::from_utf8_lossy(&out.stdout).to_string() + &stderr
-}
-
-fn set_replicas(spec: &std::path::Path, from: u32, to: u32) {
-    let text = std::fs::read_to_string(spec).unwrap();
-    let new = text.replacen(&format!("replicas: {from}"), &format!("replicas: {to}"), 1);
-    assert_ne!(text, new, "the spec has replicas: {from}");
-    std::fs::write(spec, new).unwrap();
 }
 
 fn plan_has_no_changes(state: &std::path::Path, spec: &std::path::Path) {

@@ -18,7 +18,7 @@ use flasharray_mock::SimFada;
 use flasharray_mock::fada::SimClaim;
 use serde_json::Value;
 
-use crate::harness::{Sim, direct_access_spec, import_host_group_spec, pxfa};
+use crate::harness::{Sim, direct_access_spec, import_host_group_spec, pxfa, set_replicas, walk};
 
 /// Where the flow runs: the embedded array in a state file (its simulated
 /// management Portworx binds the claims and pxfa tags the drives), or `sim serve`
@@ -148,26 +148,6 @@ fn claims(dir: &Path) -> BTreeMap<String, (String, String)> {
     out
 }
 
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
-fn set_replicas(spec: &Path, from: usize, to: usize) {
-    let text = std::fs::read_to_string(spec).unwrap();
-    let new = text.replacen(&format!("replicas: {from}"), &format!("replicas: {to}"), 1);
-    assert_ne!(text, new, "the spec has replicas: {from}");
-    std::fs::write(spec, new).unwrap();
-}
-
 /// 3 -> 4 -> 3 -> 4 workers, each apply without `--kubeconfig` and rendering into a
 /// fresh folder: no claim or drive changes size, every worker gets the one data
 /// drive size, the pod quota covers the drives.
@@ -176,7 +156,7 @@ fn scale_3_4_3_4(at: &Target<'_>, spec: &Path, dir: &Path) {
     let mut all_volumes: BTreeMap<String, u64> = BTreeMap::new();
     for (step, (from, to)) in [(3, 3), (3, 4), (4, 3), (3, 4)].into_iter().enumerate() {
         if from != to {
-            set_replicas(spec, from, to);
+            set_replicas(spec, from as u32, to as u32);
         }
         let out = dir.join(format!("manifests-{step}"));
         let mut apply = at.cmd();
