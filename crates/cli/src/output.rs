@@ -414,27 +414,25 @@ impl ChangeProgress {
     }
 }
 
-/// A message as the terminal shows it and nothing more: control characters (an
-/// escape sequence, a carriage return, a bell) that input may carry into an error
-/// are shown escaped (`\u{1b}`), so no spec value or file can drive the terminal.
-/// Line breaks and tabs stay: messages list findings line by line.
+/// A message as the terminal shows it and nothing more: the characters
+/// px-topology calls unprintable (control characters, Unicode line separators) that
+/// input may carry into an error are shown escaped (`\u{1b}`), so no spec value or
+/// file can drive the terminal. Line breaks and tabs stay: messages list findings
+/// line by line.
 fn inert(msg: &str) -> std::borrow::Cow<'_, str> {
-    if !msg
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
+    let escaped = |c: char| px_topology::spec::is_unprintable(c) && c != '\n' && c != '\t';
+    if !msg.chars().any(escaped) {
         return std::borrow::Cow::Borrowed(msg);
     }
-    msg.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect::<String>()
-        .into()
+    let mut out = String::with_capacity(msg.len() + 8);
+    for c in msg.chars() {
+        if escaped(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
 }
 
 #[cfg(test)]
