@@ -2,7 +2,6 @@
 //! mode 0600 before any byte is written, and the simulator's certificate; each replaced
 //! atomically through a new temporary file, never written through a link.
 
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -18,36 +17,8 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
 /// (never through a link) renamed over `path`, which replaces a link at `path`
 /// instead of writing to its target.
 pub(crate) fn write_replacing(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file path", path.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| -> Result<()> {
-        let mut f = px_topology::files::create_new_file(&tmp, mode)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-        // The rename is durable only once the folder's entry is on disk: a crash
-        // right after must not leave the old file (or none) as the only copy.
-        #[cfg(unix)]
-        std::fs::File::open(dir)
-            .and_then(|d| d.sync_all())
-            .with_context(|| format!("cannot sync {}", dir.display()))?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    px_topology::files::write_replacing(path, bytes, mode, true)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[cfg(test)]

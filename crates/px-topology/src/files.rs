@@ -312,6 +312,44 @@ pub fn create_new_file(path: &Path, mode: u32) -> io::Result<File> {
     opts.open(path)
 }
 
+/// Writes `bytes` to `path` with `mode` through a new temporary file beside it
+/// ([`create_new_file`]) renamed over `path`: a reader sees the old file or the new
+/// one, never half of one, and a link at `path` is replaced, not followed. With
+/// `durable`, the data and the folder entry are synced before returning, for a file
+/// that may be the only copy of a secret.
+pub fn write_replacing(path: &Path, bytes: &[u8], mode: u32, durable: bool) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = create_new_file(&tmp, mode)?;
+        io::Write::write_all(&mut f, bytes)?;
+        if durable {
+            f.sync_all()?;
+        }
+        fs::rename(&tmp, path)?;
+        // The rename is durable only once the folder's entry is on disk.
+        #[cfg(unix)]
+        if durable {
+            File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
 /// The permission problems of a file holding a secret, as warnings: the file
 /// readable by group or others, or its folder writable by them (anyone could then
 /// replace the file). Nothing is changed.

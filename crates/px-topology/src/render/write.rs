@@ -3,7 +3,6 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -381,26 +380,9 @@ fn write_file(path: &Path, bytes: &[u8], secret: bool) -> Result<(), RenderError
     if unchanged(path, bytes, secret) {
         return Ok(());
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        // Never through a link, never into an existing file: a leftover of a killed
-        // run (or a planted link) at the temporary name is removed first.
-        let mut f = crate::files::create_new_file(&tmp, if secret { 0o600 } else { 0o644 })?;
-        f.write_all(bytes)?;
-        if secret {
-            f.sync_all()?;
-        }
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(RenderError::io(path, e));
-    }
-    Ok(())
+    // Only secrets are synced: every other manifest is rendered again by the next run.
+    crate::files::write_replacing(path, bytes, if secret { 0o600 } else { 0o644 }, secret)
+        .map_err(|e| RenderError::io(path, e))
 }
 
 #[cfg(test)]
