@@ -723,14 +723,11 @@ impl State {
         array_info.scsi_timeout = Some(60_000);
         array_info.console_lock_enabled = Some(false);
         array_info.eradication_config.eradication_delay = Some(self.array.eradication_delay_ms);
-        array_info.eradication_config.manual_eradication = Some(
-            if ctx.safemode {
-                "partial-disabled"
-            } else {
-                "all-enabled"
-            }
-            .into(),
-        );
+        array_info.eradication_config.manual_eradication = Some(if ctx.safemode {
+            flasharray::models::ManualEradication::PartiallyDisabled
+        } else {
+            flasharray::models::ManualEradication::AllEnabled
+        });
         array_info
     }
 

@@ -192,7 +192,7 @@ async fn brownfield_safemode_refuses_eradication() {
     let info = a.get_array().await.unwrap();
     assert_eq!(
         info.eradication_config.manual_eradication,
-        Some(flasharray::models::ManualEradication::PartialDisabled)
+        Some(flasharray::models::ManualEradication::PartiallyDisabled)
     );
     let e = a
         .eradicate_volumes(&[VolumeName::new("old-scratch").unwrap()])

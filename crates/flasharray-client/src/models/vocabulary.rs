@@ -109,8 +109,9 @@ vocabulary!(
     ManualEradication {
         /// Every object may be eradicated.
         AllEnabled = "all-enabled",
-        /// SafeMode on some objects.
-        PartialDisabled = "partial-disabled",
+        /// SafeMode on some objects (the SDK's `EradicationConfig` 2.26 and
+        /// `PodEradicationConfig` 2.13 spell it so).
+        PartiallyDisabled = "partially-disabled",
         /// SafeMode on everything.
         AllDisabled = "all-disabled",
     }
@@ -164,9 +165,9 @@ mod tests {
             assert_eq!(serde_json::to_string(&v).unwrap(), s);
             assert_eq!(serde_json::from_str::<VolumeSubtype>(s).unwrap(), v);
         }
-        let m: ManualEradication = serde_json::from_str("\"partial-disabled\"").unwrap();
-        assert_eq!(m, ManualEradication::PartialDisabled);
-        assert_eq!(m.to_string(), "partial-disabled");
+        let m: ManualEradication = serde_json::from_str("\"partially-disabled\"").unwrap();
+        assert_eq!(m, ManualEradication::PartiallyDisabled);
+        assert_eq!(m.to_string(), "partially-disabled");
         assert_eq!(HostPersonality::from("esxi"), HostPersonality::Esxi);
         assert_eq!(
             serde_json::to_value(AggregationStrategy::LeastCommonPermissions).unwrap(),
