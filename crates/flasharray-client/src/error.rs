@@ -316,7 +316,8 @@ pub enum Error {
     /// selection on a destructive call, ...).
     #[error("invalid request: {0}")]
     InvalidRequest(String),
-    /// No REST version both sides support, or a pinned version the array lacks.
+    /// No REST version both sides support, a pinned version the array lacks, or a
+    /// call the session's version does not have (refused before sending).
     #[error("REST API version: {0}")]
     Version(String),
     /// The answer could not be decoded; `path` names the field.
@@ -389,6 +390,10 @@ impl Error {
     pub fn is_invalid_input(&self) -> bool {
         match self {
             Error::Name(_) | Error::Size(_) | Error::InvalidRequest(_) => true,
+            // The array's REST versions cannot serve the call (none in common, a
+            // pinned one missing, a feature newer than the session): refused before
+            // anything is written, and only the array or the input can change that.
+            Error::Version(_) => true,
             // A listing's filter the array could not read: the caller wrote it, and
             // a listing changes nothing.
             Error::Api(e) => e.status == 400 && e.context() == Some("filter"),

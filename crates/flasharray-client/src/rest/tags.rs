@@ -1,4 +1,8 @@
 //! `/{kind}/tags`: list, set in batches, delete.
+//!
+//! Each kind's tags arrived with their own REST version ([`tags_since`]). An array
+//! older than that has no such tags at all, so a listing there is empty without
+//! asking (the path would be 404), and a write is refused before anything is sent.
 
 use std::collections::BTreeSet;
 
@@ -12,6 +16,7 @@ use crate::rest::RestArray;
 use crate::rest::paging::Pager;
 use crate::rest::query::Query;
 use crate::rest::reconcile::{Verdict, json, require, same_opt, split};
+use crate::rest::session::ApiVersion;
 
 /// Most tags one `PUT /{kind}/tags/batch` may carry.
 pub const MAX_TAGS_PER_BATCH: usize = 30;
@@ -19,12 +24,47 @@ pub const MAX_TAGS_PER_BATCH: usize = 30;
 /// Tag batches sent at the same time when a call holds more than one.
 const TAG_BATCHES_IN_FLIGHT: usize = 8;
 
-/// `GET /{kind}/tags`.
+/// The first REST version with `/{kind}/tags`, from py-pure-client's per-version
+/// clients (`FA_2_N/api`: `VolumesApi.api_volumes_tags_get` from `FA_2_2`,
+/// hosts and host groups from `FA_2_34`, pods from `FA_2_39`; the simulator's
+/// `sim/versions.rs` holds the whole table, checked against the SDK).
+pub(crate) fn tags_since(kind: TagResource) -> ApiVersion {
+    let minor = match kind {
+        TagResource::Volume => 2,
+        TagResource::Host | TagResource::HostGroup => 34,
+        TagResource::Pod => 39,
+    };
+    ApiVersion { minor }
+}
+
+/// Whether this session's array has `kind`'s tags.
+async fn has_tags(array: &RestArray, kind: TagResource) -> Result<bool> {
+    Ok(array.transport.session().await?.version >= tags_since(kind))
+}
+
+/// Refuses a tag write the array's version cannot take (nothing is sent).
+async fn require_tags(array: &RestArray, kind: TagResource) -> Result<()> {
+    if has_tags(array, kind).await? {
+        return Ok(());
+    }
+    let version = array.transport.session().await?.version;
+    Err(Error::Version(format!(
+        "{} tags need REST {} or later; this array's session is at REST {version}",
+        kind.collection(),
+        tags_since(kind)
+    )))
+}
+
+/// `GET /{kind}/tags`; empty, unasked, on an array older than [`tags_since`] (it
+/// cannot hold such tags).
 pub(super) async fn list(
     array: &RestArray,
     kind: TagResource,
     params: &TagParams,
 ) -> Result<Vec<Tag>> {
+    if !has_tags(array, kind).await? {
+        return Ok(Vec::new());
+    }
     let q = Query::new()
         .csv("resource_names", &params.resource_names)
         .csv("namespaces", &params.namespaces)
@@ -39,6 +79,7 @@ pub(super) async fn list(
 /// are put again (a tag put is an overwrite, so this cannot double up).
 pub(super) async fn set(array: &RestArray, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
     require("set tags", tags)?;
+    require_tags(array, kind).await?;
     // The array takes at most 30 tags per batch (Pure's SDK declares the body as
     // `conlist(Tag, max_items=30)`); larger sets go as several batches, a few at a
     // time. Tags are upserts, so a batch that fails can simply be sent again.
@@ -69,6 +110,10 @@ pub(super) async fn delete(
 ) -> Result<()> {
     require("delete tags", resource_names)?;
     require("delete tags (keys)", keys)?;
+    // An array without this kind's tags holds none to delete.
+    if !has_tags(array, kind).await? {
+        return Ok(());
+    }
     let path = format!("{}/tags", kind.collection());
     let path = &path;
     array

@@ -121,3 +121,48 @@ async fn realms_only_from_2_36_and_refused_clearly_before() {
         assert_eq!(made[0].name, "tenant-a", "2.{minor}");
     }
 }
+
+/// Each kind's tags arrive with their own version (hosts and host groups 2.34, pods
+/// 2.39): below it the array holds none, so a listing is empty without asking (the
+/// path is 404 there), a delete has nothing to do, and a set is refused before
+/// anything is sent, naming the version needed. At and after it they are served.
+#[tokio::test]
+async fn tags_of_each_kind_only_from_their_version() {
+    let s = at(33).await;
+    let rest = s.rest();
+    for kind in [TagResource::Host, TagResource::HostGroup, TagResource::Pod] {
+        let listed = rest
+            .list_tags(kind, &flasharray::TagParams::default())
+            .await
+            .unwrap();
+        assert!(listed.is_empty(), "{kind:?}");
+        rest.delete_tags(kind, &["x".into()], &["pxfa.io/tenant".into()], &[])
+            .await
+            .unwrap();
+    }
+    let tag = flasharray::models::Tag::new("node-1", "pxfa.io", "tenant", "t1");
+    let e = rest.set_tags(TagResource::Host, &[tag]).await.unwrap_err();
+    assert!(e.to_string().contains("hosts tags need REST 2.34"), "{e}");
+    assert!(
+        e.is_invalid_input(),
+        "refused before sending: exit 2 in pxfa"
+    );
+    let sent = paths(&s);
+    assert!(sent.iter().all(|p| !p.contains("/tags")), "{sent:?}");
+    // Volume tags are there from 2.2; host tags from 2.34, pod tags not yet.
+    let s = at(34).await;
+    let rest = s.rest();
+    rest.list_tags(TagResource::Volume, &flasharray::TagParams::default())
+        .await
+        .unwrap();
+    rest.list_tags(TagResource::Host, &flasharray::TagParams::default())
+        .await
+        .unwrap();
+    rest.list_tags(TagResource::Pod, &flasharray::TagParams::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        paths(&s),
+        ["GET /api/2.34/volumes/tags", "GET /api/2.34/hosts/tags"]
+    );
+}
