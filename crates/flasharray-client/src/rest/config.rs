@@ -12,8 +12,10 @@ use url::Url;
 use crate::error::{Error, Result};
 use crate::redact::redact_addr;
 use crate::rest::RestArray;
+use crate::rest::oauth::ApiClientCredential;
 use crate::rest::retry::RetryConfig;
 use crate::rest::session::ApiVersion;
+use crate::rest::transport::Credential;
 
 /// Connect timeout used unless [`RestArrayBuilder::connect_timeout`] says otherwise.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -34,6 +36,7 @@ enum Trust {
 pub struct RestArrayBuilder {
     url: String,
     api_token: Option<SecretString>,
+    api_client: Option<ApiClientCredential>,
     trust: Trust,
     insecure: bool,
     allow_http: bool,
@@ -49,6 +52,7 @@ impl std::fmt::Debug for RestArrayBuilder {
         f.debug_struct("RestArrayBuilder")
             .field("url", &redact_addr(&self.url))
             .field("api_token", &self.api_token.as_ref().map(|_| "[REDACTED]"))
+            .field("api_client", &self.api_client)
             .field("insecure", &self.insecure)
             .field("allow_http", &self.allow_http)
             .field("api_version", &self.api_version)
@@ -65,6 +69,7 @@ impl RestArrayBuilder {
         RestArrayBuilder {
             url: url.into(),
             api_token: None,
+            api_client: None,
             trust: Trust::System,
             insecure: false,
             allow_http: false,
@@ -76,9 +81,18 @@ impl RestArrayBuilder {
         }
     }
 
-    /// The admin API token used to log in (`api-token` header). Required.
+    /// The admin API token used to log in (`api-token` header). This or
+    /// [`RestArrayBuilder::api_client`] is required, not both.
     pub fn api_token(mut self, token: SecretString) -> Self {
         self.api_token = Some(token);
+        self
+    }
+
+    /// Authenticates as an API client: each login exchanges a freshly signed ID
+    /// token for an access token (see [`crate::rest::oauth`]). This or
+    /// [`RestArrayBuilder::api_token`] is required, not both.
+    pub fn api_client(mut self, client: ApiClientCredential) -> Self {
+        self.api_client = Some(client);
         self
     }
 
@@ -145,9 +159,20 @@ impl RestArrayBuilder {
     /// call logs in.
     pub fn build(self) -> Result<RestArray> {
         let base = parse_base_url(&self.url, self.allow_http)?;
-        let api_token = self
-            .api_token
-            .ok_or_else(|| Error::Config("an API token is required".into()))?;
+        let credential = match (self.api_token, self.api_client) {
+            (Some(token), None) => Credential::ApiToken(token),
+            (None, Some(client)) => Credential::ApiClient(client),
+            (None, None) => {
+                return Err(Error::Config(
+                    "an API token or an API client is required".into(),
+                ));
+            }
+            (Some(_), Some(_)) => {
+                return Err(Error::Config(
+                    "give an API token or an API client, not both".into(),
+                ));
+            }
+        };
         let pinned = match &self.api_version {
             Some(v) => {
                 let parsed = ApiVersion::parse(v).ok_or_else(|| {
@@ -204,7 +229,7 @@ impl RestArrayBuilder {
             .build()
             .map_err(|e| Error::Config(format!("cannot build the HTTP client: {e}")))?;
         Ok(RestArray::from_parts(
-            http, base, api_token, pinned, self.retry,
+            http, base, credential, pinned, self.retry,
         ))
     }
 }

@@ -46,7 +46,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_util::stream::BoxStream;
-use secrecy::SecretString;
 use url::Url;
 
 use crate::array::FlashArray;
@@ -60,6 +59,7 @@ mod config;
 mod connections;
 mod host_groups;
 mod hosts;
+pub mod oauth;
 mod pods;
 mod query;
 mod realms;
@@ -109,12 +109,12 @@ impl RestArray {
     pub(crate) fn from_parts(
         http: reqwest::Client,
         base: Url,
-        api_token: SecretString,
+        credential: transport::Credential,
         pinned: Option<ApiVersion>,
         retry: RetryConfig,
     ) -> Self {
         RestArray {
-            transport: Transport::new(http, base, api_token, pinned, retry),
+            transport: Transport::new(http, base, credential, pinned, retry),
         }
     }
 

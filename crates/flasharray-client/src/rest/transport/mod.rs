@@ -19,7 +19,7 @@ pub mod session;
 
 use backon::{ExponentialBuilder, Retryable};
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap};
 use reqwest::{Method, StatusCode};
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
@@ -39,7 +39,7 @@ use session::{ApiVersion, SessionState};
 pub(crate) struct Transport {
     http: reqwest::Client,
     pub(crate) base: Url,
-    api_token: SecretString,
+    credential: Credential,
     pub(crate) pinned: Option<ApiVersion>,
     pub(crate) retry: RetryConfig,
     state: std::sync::Mutex<SessionState>,
@@ -54,6 +54,60 @@ pub(crate) enum Auth<'a> {
     ApiToken(&'a SecretString),
     /// The session token.
     Session(&'a SecretString),
+    /// An API client's access token (`Authorization: Bearer`).
+    Bearer(&'a SecretString),
+}
+
+/// How the client proves who it is.
+#[derive(Clone)]
+pub(crate) enum Credential {
+    /// An admin's API token, exchanged for a session at `/login`.
+    ApiToken(SecretString),
+    /// An API client, whose ID tokens are exchanged for access tokens.
+    ApiClient(crate::rest::oauth::ApiClientCredential),
+}
+
+/// A request body and its media type.
+#[derive(Clone, Copy)]
+pub(crate) enum Body<'a> {
+    /// `application/json`.
+    Json(&'a [u8]),
+    /// `application/x-www-form-urlencoded` (the OAuth2 token endpoint).
+    Form(&'a [u8]),
+}
+
+/// Any answer, before a non-2xx one becomes an error. Not `Debug`, as [`Reply`].
+pub(crate) struct RawReply {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+    pub(crate) operation: String,
+    pub(crate) request_id: String,
+}
+
+impl RawReply {
+    /// A 2xx answer as a [`Reply`]; any other as [`Error::Api`].
+    pub(crate) fn into_result(self) -> Result<Reply> {
+        if self.status.is_success() {
+            return Ok(Reply {
+                headers: self.headers,
+                body: self.body,
+                operation: self.operation,
+            });
+        }
+        Err(self.into_error())
+    }
+
+    /// The answer as [`Error::Api`], whatever its status.
+    pub(crate) fn into_error(self) -> Error {
+        api_error(
+            self.status,
+            &self.headers,
+            &self.body,
+            self.operation,
+            self.request_id,
+        )
+    }
 }
 
 /// A successful answer. Not `Debug`: the headers of a login answer hold the session.
@@ -77,6 +131,11 @@ struct ErrorBody {
     errors: Option<Vec<ErrorDetail>>,
     #[serde(default)]
     message: Option<String>,
+    /// The OAuth2 token endpoint's error (RFC 6749 §5.2).
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    error_description: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -129,14 +188,14 @@ impl Transport {
     pub(crate) fn new(
         http: reqwest::Client,
         base: Url,
-        api_token: SecretString,
+        credential: Credential,
         pinned: Option<ApiVersion>,
         retry: RetryConfig,
     ) -> Self {
         Transport {
             http,
             base,
-            api_token,
+            credential,
             pinned,
             retry,
             state: std::sync::Mutex::new(SessionState::default()),
@@ -155,6 +214,28 @@ impl Transport {
         auth: Auth<'_>,
         write_sent: bool,
     ) -> Result<Reply> {
+        self.send_raw(
+            method,
+            abs_path,
+            query,
+            body.map(Body::Json),
+            auth,
+            write_sent,
+        )
+        .await?
+        .into_result()
+    }
+
+    /// Like [`Transport::send`], with any media type, and any status as an answer.
+    pub(crate) async fn send_raw(
+        &self,
+        method: Method,
+        abs_path: &str,
+        query: &Query,
+        body: Option<Body<'_>>,
+        auth: Auth<'_>,
+        write_sent: bool,
+    ) -> Result<RawReply> {
         let operation = format!("{method} {abs_path}");
         let request_id = uuid::Uuid::new_v4().to_string();
         let mut url = self.base.clone();
@@ -173,11 +254,17 @@ impl Transport {
             Auth::None => {}
             Auth::ApiToken(t) => req = req.header("api-token", sensitive(t)?),
             Auth::Session(t) => req = req.header("x-auth-token", sensitive(t)?),
+            Auth::Bearer(t) => req = req.header(AUTHORIZATION, bearer(t)?),
         }
         match body {
-            Some(b) => {
+            Some(Body::Json(b)) => {
                 req = req
                     .header(CONTENT_TYPE, "application/json")
+                    .body(b.to_vec());
+            }
+            Some(Body::Form(b)) => {
+                req = req
+                    .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
                     .body(b.to_vec());
             }
             None if method == Method::POST => {
@@ -220,14 +307,13 @@ impl Transport {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "array answered"
         );
-        if status.is_success() {
-            return Ok(Reply {
-                headers,
-                body,
-                operation,
-            });
-        }
-        Err(api_error(status, &headers, &body, operation, echoed))
+        Ok(RawReply {
+            status,
+            headers,
+            body,
+            operation,
+            request_id: echoed,
+        })
     }
 
     /// An authenticated write (or any method) relative to `/api/2.N/`.
@@ -350,7 +436,7 @@ impl Transport {
                     &path,
                     call.query,
                     call.body,
-                    Auth::Session(&session.token),
+                    session.auth(),
                     write,
                 )
                 .await;
@@ -390,6 +476,16 @@ const MAX_REFUSALS_PER_CALL: u32 = 64;
 
 fn is_unauthorized(e: &Error) -> bool {
     matches!(e, Error::Api(a) if a.status == 401)
+}
+
+/// `Authorization: Bearer <token>`, marked sensitive.
+fn bearer(t: &SecretString) -> Result<reqwest::header::HeaderValue> {
+    let mut v = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", t.expose_secret()))
+        .map_err(|_| {
+            Error::Config("an access token holds characters not allowed in a header".into())
+        })?;
+    v.set_sensitive(true);
+    Ok(v)
 }
 
 fn sensitive(t: &SecretString) -> Result<reqwest::header::HeaderValue> {
@@ -505,6 +601,14 @@ fn api_error(
         }) => vec![ErrorDetail {
             context: None,
             message,
+        }],
+        Ok(ErrorBody {
+            error: Some(error),
+            error_description,
+            ..
+        }) => vec![ErrorDetail {
+            context: None,
+            message: error_description.unwrap_or(error),
         }],
         _ => vec![ErrorDetail {
             context: None,

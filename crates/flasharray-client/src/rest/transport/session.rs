@@ -1,9 +1,16 @@
-//! REST version choice and the API-token session.
+//! REST version choice and the session: an API token's or an API client's.
 //!
 //! The flow is the one Pure's SDK uses: `GET /api/api_version` (no credentials),
-//! choose a version, `POST /api/2.N/login` with the `api-token` header and keep the
-//! `x-auth-token` answer header as the session. The session is created lazily by the
-//! first call; concurrent first calls wait for one shared login.
+//! choose a version, then either `POST /api/2.N/login` with the `api-token` header,
+//! keeping the `x-auth-token` answer header as the session, or, for an API client
+//! ([`crate::rest::oauth`]), `POST /oauth2/1.0/token` with a fresh ID token, keeping
+//! the access token, which calls carry as `Authorization: Bearer`. Either is a
+//! "session" below. The session is created lazily by the first call; concurrent
+//! first calls wait for one shared login.
+//!
+//! An access token whose lifetime the array stated (`expires_in`) is renewed once
+//! shortly before it ends ([`refresh_margin`]): the first call that finds it due
+//! leads the exchange while the others keep using the old token, still valid.
 //!
 //! Arrays may end sessions often. Each session has a generation; a call refused with
 //! 401 asks for a session newer than the one it failed on, so however many calls see
@@ -21,8 +28,8 @@ use reqwest::Method;
 use secrecy::SecretString;
 use serde::Deserialize;
 
-use super::Auth;
 use super::Transport;
+use super::{Auth, Credential};
 use crate::error::{Error, Result};
 use crate::rest::query::Query;
 
@@ -105,6 +112,10 @@ impl fmt::Display for ApiVersion {
 pub(crate) struct Session {
     pub(crate) version: ApiVersion,
     pub(crate) token: SecretString,
+    /// An API client's access token (`Authorization: Bearer`), not an `x-auth-token`.
+    bearer: bool,
+    /// When to renew it ahead of its expiry; `None`: only when refused.
+    refresh_at: Option<std::time::Instant>,
     /// Which login made it; a 401 names the generation it failed on, so that a
     /// session already replaced is never replaced again.
     pub(crate) generation: u64,
@@ -115,6 +126,21 @@ pub(crate) struct Session {
 }
 
 impl Session {
+    /// The header the session's token travels in.
+    pub(crate) fn auth(&self) -> Auth<'_> {
+        if self.bearer {
+            Auth::Bearer(&self.token)
+        } else {
+            Auth::Session(&self.token)
+        }
+    }
+
+    /// Its renewal time has come.
+    fn refresh_due(&self) -> bool {
+        self.refresh_at
+            .is_some_and(|t| std::time::Instant::now() >= t)
+    }
+
     /// Marks a request as sent with this session.
     pub(crate) fn start(&self) {
         self.in_flight.fetch_add(1, Ordering::SeqCst);
@@ -144,9 +170,26 @@ impl fmt::Debug for Session {
         f.debug_struct("Session")
             .field("version", &self.version)
             .field("generation", &self.generation)
+            .field("bearer", &self.bearer)
             .field("token", &"[REDACTED]")
             .finish()
     }
+}
+
+/// What a login yields.
+struct Login {
+    version: ApiVersion,
+    token: SecretString,
+    bearer: bool,
+    /// How long the array said the token lives.
+    lifetime: Option<std::time::Duration>,
+}
+
+/// How long before its stated expiry an access token is renewed: a tenth of its
+/// lifetime, at most a minute, so that a call sent just before the renewal still
+/// arrives in time.
+pub(crate) fn refresh_margin(lifetime: std::time::Duration) -> std::time::Duration {
+    (lifetime / 10).min(std::time::Duration::from_secs(60))
 }
 
 /// Sessions that in a row ended before serving a single call; then the array is
@@ -268,7 +311,13 @@ impl Transport {
         let mut st = lock(&self.state);
         if let Some(cur) = st.current.clone() {
             if failed.is_none_or(|g| cur.generation > g) {
-                return Ok(Step::Use(cur));
+                // Due for renewal: one caller renews, the others go on with it.
+                if !cur.refresh_due() || st.logging_in {
+                    return Ok(Step::Use(cur));
+                }
+                st.logging_in = true;
+                tracing::debug!(array = %self.base, generation = cur.generation, "access token due for renewal");
+                return Ok(Step::Lead(st.version));
             }
             // The session the caller failed on is the current one: it is dead.
             st.dead_streak = if cur.died_unused() {
@@ -320,12 +369,20 @@ impl Transport {
         st.logging_in = false;
         st.attempts += 1;
         let out = match result {
-            Ok((version, token)) => {
+            Ok(Login {
+                version,
+                token,
+                bearer,
+                lifetime,
+            }) => {
                 st.version = Some(version);
                 st.generation += 1;
                 let session = Arc::new(Session {
                     version,
                     token,
+                    bearer,
+                    refresh_at: lifetime
+                        .map(|l| std::time::Instant::now() + l.saturating_sub(refresh_margin(l))),
                     generation: st.generation,
                     served: AtomicU64::new(0),
                     in_flight: AtomicU64::new(0),
@@ -345,10 +402,22 @@ impl Transport {
     }
 
     /// Negotiates the version (once) and logs in; no lock is held.
-    async fn login(&self, version: Option<ApiVersion>) -> Result<(ApiVersion, SecretString)> {
+    async fn login(&self, version: Option<ApiVersion>) -> Result<Login> {
         let version = match version {
             Some(v) => v,
             None => self.negotiate().await?,
+        };
+        let api_token = match &self.credential {
+            Credential::ApiToken(t) => t,
+            Credential::ApiClient(client) => {
+                let access = self.exchange(client).await?;
+                return Ok(Login {
+                    version,
+                    token: access.token,
+                    bearer: true,
+                    lifetime: access.expires_in,
+                });
+            }
         };
         let path = format!("/api/{version}/login");
         let no_query = Query::new();
@@ -361,7 +430,7 @@ impl Transport {
                     &path,
                     &no_query,
                     None,
-                    Auth::ApiToken(&self.api_token),
+                    Auth::ApiToken(api_token),
                     false,
                 )
             })
@@ -376,7 +445,12 @@ impl Transport {
                 path: "x-auth-token (header)".into(),
                 message: "the login answer carries no session token".into(),
             })?;
-        Ok((version, SecretString::from(token)))
+        Ok(Login {
+            version,
+            token: SecretString::from(token),
+            bearer: false,
+            lifetime: None,
+        })
     }
 
     async fn negotiate(&self) -> Result<ApiVersion> {
@@ -407,13 +481,18 @@ impl Transport {
         let Some(session) = session else {
             return Ok(());
         };
+        if session.bearer {
+            // An access token has no logout (nor has Pure's SDK one): it is forgotten
+            // and ends at its expiry.
+            return Ok(());
+        }
         let path = format!("/api/{}/logout", session.version);
         self.send(
             Method::POST,
             &path,
             &Query::new(),
             None,
-            Auth::Session(&session.token),
+            session.auth(),
             false,
         )
         .await
