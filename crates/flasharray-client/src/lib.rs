@@ -71,6 +71,7 @@ struct ReadmeDoctests;
 pub mod array;
 pub mod error;
 pub mod ext;
+pub mod forwarding;
 pub mod models;
 pub mod name;
 pub mod params;
