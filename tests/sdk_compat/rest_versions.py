@@ -23,6 +23,7 @@ MODELS = {
     "connections": "Connection", "arrays": "Arrays", "admins": "Admin",
     "controllers": "Controller", "array-connections": "ArrayConnection",
     "arrays/space": "ArraySpace", "realms": "Realm", "hardware": "Hardware",
+    "api-clients": "ApiClient",
 }
 _PATH = re.compile(r"f'/api/\{self\.version\}/([a-z0-9/_-]+)', '[A-Z]+'")
 

@@ -5,6 +5,7 @@ mod common;
 mod creation_tags;
 mod endpoints;
 mod errors;
+mod oauth;
 mod paging;
 mod retries;
 mod secrets;

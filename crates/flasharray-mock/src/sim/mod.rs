@@ -40,6 +40,7 @@
 //! ```
 
 mod accounts;
+mod api_clients;
 mod faults;
 mod fields;
 mod guard;

@@ -56,6 +56,8 @@ pub(crate) struct SimState {
     pub(crate) login_credentials: LoginCredentials,
     /// Role, password, public key and lock state of classic admin accounts.
     pub(crate) accounts: Accounts,
+    /// API clients and their access tokens.
+    pub(crate) api_clients: super::api_clients::ApiClients,
     /// Wire counters and the request log.
     pub(crate) recorder: Recorder,
     /// Added to every request before it is routed.
@@ -168,6 +170,7 @@ impl Simulator {
             faults: FaultPlan::new(faults),
             versions,
             accounts: Accounts::new(cfg.admin_password.clone()),
+            api_clients: Default::default(),
             replication: Replication::default(),
             login_credentials: LoginCredentials::default(),
             tls: cfg.tls,

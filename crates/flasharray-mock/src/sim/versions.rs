@@ -238,6 +238,7 @@ pub(crate) const ENDPOINTS: &[(&str, u32)] = &[
 /// (only fields newer than their endpoint).
 pub(crate) const FIELDS: &[(&str, &str, u32)] = &[
     ("admins", "management_access_policies", 36),
+    ("api-clients", "access_policies", 36),
     ("array-connections", "encryption", 33),
     ("array-connections", "encryption_mode", 33),
     ("array-connections", "context", 38),

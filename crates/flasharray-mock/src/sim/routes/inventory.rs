@@ -17,7 +17,6 @@ const EMPTY: &[&str] = &[
     "active-directory",
     "alert-watchers",
     "alerts",
-    "api-clients",
     "apps",
     "apps/nodes",
     "array-connections/path",

@@ -183,6 +183,10 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
             &json!({ "version": state.versions }),
         ));
     }
+    if path == super::api_clients::TOKEN_PATH {
+        let body = read_body(state, body).await?;
+        return Ok(super::api_clients::token(state, &parts.method, &body));
+    }
     if let Some(action) = path.strip_prefix(array_connections::PEER_PREFIX) {
         if parts.method != Method::POST {
             return Err(bad_request(None, "Use POST for replication calls."));
@@ -241,9 +245,20 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     }
 
     let session = header("x-auth-token");
-    let admin = match state.sessions.check(session.as_deref(), state.now_ms()) {
-        Ok(admin) => admin,
-        Err(refusal) => return Err(unauthorized(refusal.message())),
+    // An API client's access token (`Authorization: Bearer`), else the session.
+    let bearer = header("authorization").and_then(|h| h.strip_prefix("Bearer ").map(str::to_string));
+    let admin = match &bearer {
+        Some(token) => match state.api_clients.check(token, state.now_ms()) {
+            Ok(grant) if !super::api_clients::role_allows(&grant.role, &parts.method, &resource) => {
+                return Err(super::api_clients::forbidden(&grant, &parts.method, &resource));
+            }
+            Ok(grant) => grant.username,
+            Err(refusal) => return Err(unauthorized(refusal.message())),
+        },
+        None => match state.sessions.check(session.as_deref(), state.now_ms()) {
+            Ok(admin) => admin,
+            Err(refusal) => return Err(unauthorized(refusal.message())),
+        },
     };
     let is_write = parts.method != Method::GET;
     let mut lose_answer = false;
@@ -252,6 +267,9 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
         Some(HttpFaultKind::ExpireSession) => {
             if let Some(token) = &session {
                 state.sessions.end(token);
+            }
+            if let Some(token) = &bearer {
+                state.api_clients.end(token);
             }
             return Err(unauthorized("Session expired."));
         }
@@ -369,6 +387,7 @@ async fn dispatch(call: &Call<'_>) -> Result<Reply, Fail> {
         "array-connections/connection-key" => array_connections::connection_key(call).await,
         "container-default-protections" => default_protections::handle(call).await,
         "admins/api-tokens" => tokens::handle(call).await,
+        "api-clients" => super::api_clients::handle(call).await,
         // Admins made with management access policies (realm-scoped users) go
         // through the array's own rules; classic role/password admins (Ansible's
         // purefa_user) through the local-account handler.
