@@ -39,7 +39,7 @@ use serde_json::{Value, json};
 use super::accounts::ROLES;
 use super::paging::{PAGING_PARAMS, PageRequest};
 use super::query::Query;
-use super::response::{Fail, Reply, bad_request};
+use super::response::{Fail, Reply, bad_request, unauthorized};
 use super::routes::Call;
 use super::server::SimState;
 
@@ -172,7 +172,7 @@ fn lesser<'a>(a: &'a str, b: &'a str) -> &'a str {
 }
 
 /// Whether `role` may send `method` to `resource`.
-pub(crate) fn role_allows(role: &str, method: &Method, resource: &str) -> bool {
+fn role_allows(role: &str, method: &Method, resource: &str) -> bool {
     if method == Method::GET {
         return true;
     }
@@ -186,9 +186,26 @@ pub(crate) fn role_allows(role: &str, method: &Method, resource: &str) -> bool {
     }
 }
 
+/// The user an access token acts as, when it is live and its rights cover the
+/// call; else the 401 or 403 answer.
+pub(crate) fn caller(
+    state: &SimState,
+    token: &str,
+    method: &Method,
+    resource: &str,
+) -> Result<String, Fail> {
+    match state.api_clients.check(token, state.now_ms()) {
+        Ok(grant) if !role_allows(&grant.role, method, resource) => {
+            Err(forbidden(&grant, method, resource))
+        }
+        Ok(grant) => Ok(grant.username),
+        Err(refusal) => Err(unauthorized(refusal.message())),
+    }
+}
+
 /// The `403` for a call beyond the access token's rights (the gateway's
 /// `{"message"}` shape, which Pure's SDK reads for 403).
-pub(crate) fn forbidden(grant: &Grant, method: &Method, resource: &str) -> Fail {
+fn forbidden(grant: &Grant, method: &Method, resource: &str) -> Fail {
     Fail::Reply(Reply::json(
         StatusCode::FORBIDDEN,
         &json!({ "message": format!(

@@ -246,15 +246,10 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
 
     let session = header("x-auth-token");
     // An API client's access token (`Authorization: Bearer`), else the session.
-    let bearer = header("authorization").and_then(|h| h.strip_prefix("Bearer ").map(str::to_string));
+    let bearer =
+        header("authorization").and_then(|h| h.strip_prefix("Bearer ").map(str::to_string));
     let admin = match &bearer {
-        Some(token) => match state.api_clients.check(token, state.now_ms()) {
-            Ok(grant) if !super::api_clients::role_allows(&grant.role, &parts.method, &resource) => {
-                return Err(super::api_clients::forbidden(&grant, &parts.method, &resource));
-            }
-            Ok(grant) => grant.username,
-            Err(refusal) => return Err(unauthorized(refusal.message())),
-        },
+        Some(token) => super::api_clients::caller(state, token, &parts.method, &resource)?,
         None => match state.sessions.check(session.as_deref(), state.now_ms()) {
             Ok(admin) => admin,
             Err(refusal) => return Err(unauthorized(refusal.message())),
