@@ -60,9 +60,10 @@ pub fn stream_of<'a, T: Send + 'a>(
 /// streams {..} session {..} }`: the callback's own tokens first (a wrapper's name,
 /// say), then three sections:
 ///
-/// * `calls { $( #[doc] Op "REQUEST" fn name(arg: Type, ...) -> Output; )* }`: one
-///   REST call each (`Op` names the call as a value, `REQUEST` is `METHOD /path`,
-///   `GET` for reads); the method is `async fn name(&self, ...) -> Result<Output>`;
+/// * `calls { $( #[doc] kind Op "REQUEST" fn name(arg: Type, ...) -> Output; )* }`:
+///   one REST call each (`kind` is `read` or `write`, `Op` names the call as a value,
+///   `REQUEST` is `METHOD /path`); the method is
+///   `async fn name(&self, ...) -> Result<Output>`;
 /// * `streams { $( #[doc] fn name(&self, arg: Type, ...) -> Item { default } )* }`:
 ///   `fn name(&self, ...) -> ItemStream<'_, Item>` with a provided body;
 /// * `session { $( #[doc] fn name(&self) -> Output { default } )* }`:
@@ -77,7 +78,7 @@ pub fn stream_of<'a, T: Send + 'a>(
 /// macro_rules! names {
 ///     (
 ///         [$($extra:tt)*]
-///         calls { $($(#[$cm:meta])* $op:ident $request:literal
+///         calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
 ///             fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)* }
 ///         streams { $($(#[$sm:meta])* fn $sname:ident(&$sself:ident $(, $sarg:ident: $sty:ty)*)
 ///             -> $sret:ty $sbody:block)* }
@@ -99,13 +100,13 @@ macro_rules! for_each_method {
                 // ---------------------------------------------------------- volumes
 
                 /// `GET /volumes`.
-                ListVolumes "GET /volumes"
+                read ListVolumes "GET /volumes"
                 fn list_volumes(params: &ListParams) -> Vec<Volume>;
 
                 /// `POST /volumes?names=...`: creates every name with the same body, in one
                 /// call. `body.tags` are on every created volume before anyone can see it
                 /// (REST 2.39+; older arrays need a second call, see `rest::RestArray`).
-                CreateVolumes "POST /volumes"
+                write CreateVolumes "POST /volumes"
                 fn create_volumes(names: &[VolumeName], body: &VolumePost) -> Vec<Volume>;
 
                 /// `POST /volumes/batch` (REST 2.32+): creates volumes of different sizes,
@@ -113,12 +114,12 @@ macro_rules! for_each_method {
                 /// checked together (names, sizes, duplicates, quotas) before anything is
                 /// made. Older arrays reach the same end state through `POST /volumes` per
                 /// size and `PUT /volumes/tags/batch` (see `rest::RestArray`).
-                CreateVolumesBatch "POST /volumes/batch"
+                write CreateVolumesBatch "POST /volumes/batch"
                 fn create_volumes_batch(items: &[VolumeBatchPost]) -> Vec<Volume>;
 
                 /// `PATCH /volumes?names=...`: resize (`truncate` to shrink), rename,
                 /// destroy, recover, move.
-                PatchVolumes "PATCH /volumes"
+                write PatchVolumes "PATCH /volumes"
                 fn patch_volumes(
                     names: &[VolumeName],
                     patch: &VolumePatch,
@@ -126,22 +127,22 @@ macro_rules! for_each_method {
                 ) -> Vec<Volume>;
 
                 /// `DELETE /volumes?names=...`: eradicates destroyed volumes.
-                EradicateVolumes "DELETE /volumes"
+                write EradicateVolumes "DELETE /volumes"
                 fn eradicate_volumes(names: &[VolumeName]) -> ();
 
                 // ------------------------------------------------------------- tags
 
                 /// `GET /{kind}/tags`.
-                ListTags "GET /tags"
+                read ListTags "GET /tags"
                 fn list_tags(kind: TagResource, params: &TagParams) -> Vec<Tag>;
 
                 /// `PUT /{kind}/tags/batch`: sets (adds or overwrites) tags on several
                 /// objects.
-                SetTags "PUT /tags/batch"
+                write SetTags "PUT /tags/batch"
                 fn set_tags(kind: TagResource, tags: &[Tag]) -> Vec<Tag>;
 
                 /// `DELETE /{kind}/tags?resource_names=...&keys=...&namespaces=...`.
-                DeleteTags "DELETE /tags"
+                write DeleteTags "DELETE /tags"
                 fn delete_tags(
                     kind: TagResource,
                     resource_names: &[String],
@@ -152,29 +153,29 @@ macro_rules! for_each_method {
                 // ------------------------------------------------------------ hosts
 
                 /// `GET /hosts`.
-                ListHosts "GET /hosts"
+                read ListHosts "GET /hosts"
                 fn list_hosts(params: &ListParams) -> Vec<Host>;
 
                 /// `POST /hosts?names=...`.
-                CreateHosts "POST /hosts"
+                write CreateHosts "POST /hosts"
                 fn create_hosts(names: &[HostName], body: &HostPost) -> Vec<Host>;
 
                 /// `PATCH /hosts?names=...`: initiators, host group, personality, rename.
-                PatchHosts "PATCH /hosts"
+                write PatchHosts "PATCH /hosts"
                 fn patch_hosts(names: &[HostName], patch: &HostPatch) -> Vec<Host>;
 
                 /// `DELETE /hosts?names=...`; refused while a host has connections.
-                DeleteHosts "DELETE /hosts"
+                write DeleteHosts "DELETE /hosts"
                 fn delete_hosts(names: &[HostName]) -> ();
 
                 // ------------------------------------------------------ host groups
 
                 /// `GET /host-groups`.
-                ListHostGroups "GET /host-groups"
+                read ListHostGroups "GET /host-groups"
                 fn list_host_groups(params: &ListParams) -> Vec<HostGroup>;
 
                 /// `POST /host-groups?names=...`; `body` carries the creation tags.
-                CreateHostGroups "POST /host-groups"
+                write CreateHostGroups "POST /host-groups"
                 fn create_host_groups(
                     names: &[HostGroupName],
                     body: &HostGroupPost
@@ -182,30 +183,30 @@ macro_rules! for_each_method {
 
                 /// `DELETE /host-groups?names=...`; refused while a group has members or
                 /// connections.
-                DeleteHostGroups "DELETE /host-groups"
+                write DeleteHostGroups "DELETE /host-groups"
                 fn delete_host_groups(names: &[HostGroupName]) -> ();
 
                 /// `GET /host-groups/hosts`.
-                ListHostGroupMembers "GET /host-groups/hosts"
+                read ListHostGroupMembers "GET /host-groups/hosts"
                 fn list_host_group_members(params: &MemberParams) -> Vec<Member>;
 
                 /// `POST /host-groups/hosts?group_names=g&member_names=h1,h2`.
-                AddHostGroupMembers "POST /host-groups/hosts"
+                write AddHostGroupMembers "POST /host-groups/hosts"
                 fn add_host_group_members(group: &HostGroupName, hosts: &[HostName]) -> Vec<Member>;
 
                 /// `DELETE /host-groups/hosts?group_names=g&member_names=h1,h2`.
-                RemoveHostGroupMembers "DELETE /host-groups/hosts"
+                write RemoveHostGroupMembers "DELETE /host-groups/hosts"
                 fn remove_host_group_members(group: &HostGroupName, hosts: &[HostName]) -> ();
 
                 // ------------------------------------------------------ connections
 
                 /// `GET /connections`: one row per host that sees a volume.
-                ListConnections "GET /connections"
+                read ListConnections "GET /connections"
                 fn list_connections(params: &ConnectionParams) -> Vec<Connection>;
 
                 /// `POST /connections`: connects several volumes to one host or host group.
                 /// `lun` (1–4095) only makes sense with a single volume.
-                CreateConnections "POST /connections"
+                write CreateConnections "POST /connections"
                 fn create_connections(
                     target: &ConnectionTarget,
                     volumes: &[VolumeName],
@@ -213,22 +214,22 @@ macro_rules! for_each_method {
                 ) -> Vec<Connection>;
 
                 /// `DELETE /connections`.
-                DeleteConnections "DELETE /connections"
+                write DeleteConnections "DELETE /connections"
                 fn delete_connections(target: &ConnectionTarget, volumes: &[VolumeName]) -> ();
 
                 // ------------------------------------------------------------- pods
 
                 /// `GET /pods`.
-                ListPods "GET /pods"
+                read ListPods "GET /pods"
                 fn list_pods(params: &ListParams) -> Vec<Pod>;
 
                 /// `POST /pods?names=...`.
-                CreatePods "POST /pods"
+                write CreatePods "POST /pods"
                 fn create_pods(names: &[PodName], body: &PodPost) -> Vec<Pod>;
 
                 /// `PATCH /pods?names=...`: destroy (refused while not empty unless
                 /// `destroy_contents`), recover, quota, rename.
-                PatchPods "PATCH /pods"
+                write PatchPods "PATCH /pods"
                 fn patch_pods(
                     names: &[PodName],
                     patch: &PodPatch,
@@ -236,51 +237,51 @@ macro_rules! for_each_method {
                 ) -> Vec<Pod>;
 
                 /// `DELETE /pods?names=...`: eradicates destroyed pods.
-                EradicatePods "DELETE /pods"
+                write EradicatePods "DELETE /pods"
                 fn eradicate_pods(names: &[PodName], eradicate_contents: bool) -> ();
 
                 /// `GET /pods/arrays`.
-                ListPodArrays "GET /pods/arrays"
+                read ListPodArrays "GET /pods/arrays"
                 fn list_pod_arrays(pods: &[PodName]) -> Vec<Member>;
 
                 // ------------------------------------------------------------ array
 
                 /// `GET /arrays`.
-                GetArray "GET /arrays"
+                read GetArray "GET /arrays"
                 fn get_array() -> ArrayInfo;
 
                 /// `GET /arrays/space`.
-                GetArraySpace "GET /arrays/space"
+                read GetArraySpace "GET /arrays/space"
                 fn get_array_space() -> ArraySpace;
 
                 // ----------------------------------------------------------- tokens
 
                 /// `GET /admins/api-tokens?names=...`; `expose` asks for the token values.
-                ListApiTokens "GET /admins/api-tokens"
+                read ListApiTokens "GET /admins/api-tokens"
                 fn list_api_tokens(admins: &[String], expose: bool) -> Vec<AdminApiToken>;
 
                 /// `POST /admins/api-tokens?names=admin&timeout=ms`: the answer holds the
                 /// new token.
-                CreateApiToken "POST /admins/api-tokens"
+                write CreateApiToken "POST /admins/api-tokens"
                 fn create_api_token(admin: &str, timeout: Option<Duration>) -> AdminApiToken;
 
                 /// `DELETE /admins/api-tokens?names=admin`.
-                DeleteApiToken "DELETE /admins/api-tokens"
+                write DeleteApiToken "DELETE /admins/api-tokens"
                 fn delete_api_token(admin: &str) -> ();
 
                 // ----------------------------------------- realms and their users
 
                 /// `GET /realms` (REST 2.36+).
-                ListRealms "GET /realms"
+                read ListRealms "GET /realms"
                 fn list_realms(params: &ListParams) -> Vec<Realm>;
 
                 /// `POST /realms?names=...`.
-                CreateRealms "POST /realms"
+                write CreateRealms "POST /realms"
                 fn create_realms(names: &[RealmName], body: &RealmPost) -> Vec<Realm>;
 
                 /// `PATCH /realms?names=...`: destroy (refused while it holds live pods
                 /// unless `destroy_contents`), recover, rename.
-                PatchRealms "PATCH /realms"
+                write PatchRealms "PATCH /realms"
                 fn patch_realms(
                     names: &[RealmName],
                     patch: &RealmPatch,
@@ -288,36 +289,36 @@ macro_rules! for_each_method {
                 ) -> Vec<Realm>;
 
                 /// `DELETE /realms?names=...`: eradicates destroyed realms.
-                EradicateRealms "DELETE /realms"
+                write EradicateRealms "DELETE /realms"
                 fn eradicate_realms(names: &[RealmName], eradicate_contents: bool) -> ();
 
                 /// `GET /policies/management-access?names=...` (all when `names` is empty).
-                ListManagementAccessPolicies "GET /policies/management-access"
+                read ListManagementAccessPolicies "GET /policies/management-access"
                 fn list_management_access_policies(names: &[String]) -> Vec<ManagementAccessPolicy>;
 
                 /// `POST /policies/management-access?names=...`: a role within a scope (a
                 /// realm).
-                CreateManagementAccessPolicies "POST /policies/management-access"
+                write CreateManagementAccessPolicies "POST /policies/management-access"
                 fn create_management_access_policies(
                     names: &[String],
                     body: &ManagementAccessPolicyPost
                 ) -> Vec<ManagementAccessPolicy>;
 
                 /// `DELETE /policies/management-access?names=...`.
-                DeleteManagementAccessPolicies "DELETE /policies/management-access"
+                write DeleteManagementAccessPolicies "DELETE /policies/management-access"
                 fn delete_management_access_policies(names: &[String]) -> ();
 
                 /// `GET /admins?names=...` (all when `names` is empty).
-                ListAdmins "GET /admins"
+                read ListAdmins "GET /admins"
                 fn list_admins(names: &[String]) -> Vec<Admin>;
 
                 /// `POST /admins?names=...`: token-only users whose rights come from
                 /// policies.
-                CreateAdmins "POST /admins"
+                write CreateAdmins "POST /admins"
                 fn create_admins(names: &[String], body: &AdminPost) -> Vec<Admin>;
 
                 /// `DELETE /admins?names=...`.
-                DeleteAdmins "DELETE /admins"
+                write DeleteAdmins "DELETE /admins"
                 fn delete_admins(names: &[String]) -> ();
             }
             streams {
@@ -340,6 +341,13 @@ macro_rules! for_each_method {
                 fn close(&self) -> () {
                     Ok(())
                 }
+
+                /// Whether the array settles its own writes whose answer was lost (see
+                /// [`crate::settle`]), so that a [`crate::Settling`] around it passes
+                /// writes through instead of settling them a second time.
+                fn settles_lost_answers(&self) -> bool {
+                    Ok(false)
+                }
             }
         }
     };
@@ -349,7 +357,7 @@ macro_rules! for_each_method {
 macro_rules! define_trait {
     (
         []
-        calls { $($(#[$cm:meta])* $op:ident $request:literal
+        calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
             fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
         streams { $($(#[$sm:meta])* fn $sname:ident(&$sself:ident $(, $sarg:ident: $sty:ty)* $(,)?)
             -> $sret:ty $sbody:block)* }
@@ -373,7 +381,7 @@ crate::for_each_method!(define_trait);
 macro_rules! forward_flash_array {
     (
         [$wrapper:ident]
-        calls { $($(#[$cm:meta])* $op:ident $request:literal
+        calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
             fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
         streams { $($(#[$sm:meta])* fn $sname:ident(&$sself:ident $(, $sarg:ident: $sty:ty)* $(,)?)
             -> $sret:ty $sbody:block)* }

@@ -169,7 +169,6 @@ where
 }
 
 /// Finds `name` among `items`, ignoring case as the array does.
-#[cfg(feature = "rest")]
 pub(crate) fn find<'a, T: Named>(items: &'a [T], name: &str) -> Option<&'a T> {
     items
         .iter()

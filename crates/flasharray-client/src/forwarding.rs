@@ -54,7 +54,7 @@ impl Counting {
 macro_rules! counting {
     (
         []
-        calls { $($(#[$cm:meta])* $op:ident $request:literal
+        calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
             fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
         streams { $($(#[$sm:meta])* fn $sname:ident(&$sself:ident $(, $sarg:ident: $sty:ty)* $(,)?)
             -> $sret:ty $sbody:block)* }
@@ -89,7 +89,7 @@ crate::for_each_method!(counting);
 macro_rules! call_every_method {
     (
         [$array:ident]
-        calls { $($(#[$cm:meta])* $op:ident $request:literal
+        calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
             fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
         streams { $($(#[$sm:meta])* fn $sname:ident(&$sself:ident $(, $sarg:ident: $sty:ty)* $(,)?)
             -> $sret:ty $sbody:block)* }
@@ -227,7 +227,7 @@ mod tests {
     macro_rules! leaky {
         (
             []
-            calls { $($(#[$cm:meta])* $op:ident $request:literal
+            calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
                 fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
             streams { $($tt:tt)* }
             session { $($ss:tt)* }
@@ -262,9 +262,10 @@ mod tests {
                 "list_volumes (reached 2 times)",
                 "volume_stream (reached 0 times)",
                 "rest_minor_version (reached 0 times)",
-                "close (reached 0 times)"
+                "close (reached 0 times)",
+                "settles_lost_answers (reached 0 times)"
             ]
         );
-        assert_eq!(METHODS.len(), 44);
+        assert_eq!(METHODS.len(), 45);
     }
 }

@@ -12,6 +12,8 @@
 //! * [`error`]: one error enum; array answers classified by one table of messages.
 //! * [`params`]: selections for list calls.
 //! * [`ext`]: conveniences every [`FlashArray`] gets ([`FlashArrayExt`]).
+//! * [`settle`]: [`Settling`], the one layer that settles writes whose answer was
+//!   lost, over any array.
 //! * `redact` (feature `rest`): array addresses shown without user-info or query
 //!   values.
 //! * `rest` (feature `rest`, on by default): the REST 2.x client, `RestArray`.
@@ -79,6 +81,7 @@ pub mod params;
 pub mod redact;
 #[cfg(feature = "rest")]
 pub mod rest;
+pub mod settle;
 pub mod size;
 pub mod wwn;
 
@@ -91,6 +94,7 @@ pub use params::{
 };
 #[cfg(feature = "rest")]
 pub use rest::{RestArray, RestArrayBuilder, RetryConfig};
+pub use settle::Settling;
 pub use size::Size;
 pub use wwn::{Wwn, WwnError};
 

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 macro_rules! ops {
     (
         []
-        calls { $($(#[$cm:meta])* $op:ident $request:literal
+        calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
             fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
         streams { $($tt:tt)* }
         session { $($ss:tt)* }

@@ -389,4 +389,9 @@ impl FlashArray for RestArray {
     async fn close(&self) -> Result<()> {
         self.transport.logout().await
     }
+
+    /// The resource modules still settle their own writes (see [`reconcile`]).
+    async fn settles_lost_answers(&self) -> Result<bool> {
+        Ok(true)
+    }
 }

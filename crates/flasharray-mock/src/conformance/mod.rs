@@ -17,6 +17,7 @@ pub mod array;
 pub mod connections;
 pub mod host_groups;
 pub mod hosts;
+pub mod lost_answers;
 pub mod pods;
 pub mod shorthand;
 pub mod tags;

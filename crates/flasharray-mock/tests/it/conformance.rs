@@ -35,6 +35,13 @@ async fn the_conformance_registry_runs_every_check() {
     }
 }
 
+/// Every write kind of the method table, its answer lost or the write dropped, is
+/// settled by `flasharray::Settling`: success, and the array as without the fault.
+#[tokio::test]
+async fn lost_answers_of_every_write_kind_are_settled() {
+    conformance::lost_answers::every_write_kind_is_settled().await
+}
+
 #[cfg(feature = "sim")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_conformance_check_holds_over_https() {
