@@ -257,6 +257,31 @@ impl ApiClients {
         self.lock().tokens.remove(token);
     }
 
+    /// Creates and enables a client (tests); its `id` and `key_id`.
+    pub(crate) fn register(
+        &self,
+        name: &str,
+        public_key: &str,
+        max_role: &str,
+        ttl: std::time::Duration,
+    ) -> Result<(String, String), String> {
+        let body = ClientPost {
+            issuer: Some(name.to_string()),
+            public_key: Some(public_key.to_string()),
+            max_role: Some(max_role.to_string()),
+            access_policies: None,
+            access_token_ttl_in_ms: Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)),
+        };
+        let refused = |f: Fail| match f {
+            Fail::Reply(r) => String::from_utf8_lossy(&r.body).into_owned(),
+            Fail::Drop => "dropped".into(),
+        };
+        let client = self.create(name, body).map_err(refused)?;
+        self.update(&[name.to_string()], |c| c.enabled = true)
+            .map_err(refused)?;
+        Ok((client.id, client.key_id))
+    }
+
     fn create(&self, name: &str, body: ClientPost) -> Result<Client, Fail> {
         let public_key = body
             .public_key

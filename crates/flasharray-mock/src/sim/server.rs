@@ -247,6 +247,21 @@ impl RunningSim {
         &self.cert_pem
     }
 
+    /// Registers an API client, enabled, as `POST` then `PATCH /api-clients` would
+    /// (see [`crate::sim`]'s `api_clients`), with `name` as its issuer: for tests
+    /// that log in as one. Returns its `id` and `key_id`, or why the array refused it.
+    pub fn register_api_client(
+        &self,
+        name: &str,
+        public_key_pem: &str,
+        max_role: &str,
+        access_token_ttl: Duration,
+    ) -> Result<(String, String), String> {
+        self.state
+            .api_clients
+            .register(name, public_key_pem, max_role, access_token_ttl)
+    }
+
     /// The bound address (with the real port when port 0 was asked for).
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
