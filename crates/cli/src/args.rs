@@ -9,6 +9,7 @@
 
 use clap::{Args, Parser, Subcommand};
 
+mod doctor;
 mod global;
 pub(crate) mod help;
 mod resource;
@@ -16,6 +17,7 @@ mod runbook;
 mod services;
 mod tenant;
 
+pub(crate) use doctor::DoctorArgs;
 pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, SimSeed};
 pub(crate) use resource::{
     ArrayCmd, ConnectionCmd, DestroyedArgs, HostCmd, HostGroupCmd, InitiatorArgs, ListArgs, PodCmd,
@@ -89,6 +91,12 @@ pub(crate) enum Command {
         after_help = "Examples:\n  pxfa runbook scale-in -f SPEC --worker 3        # 4 workers to 3: the highest index goes\n  pxfa runbook replace-vm -f SPEC --worker 1\n  pxfa runbook delete -f examples/tenant-cloud-drive.yaml\n  pxfa runbook grow -f SPEC -o json | jq -r '.steps[].command // empty'\n\nOperations that do not apply to the spec's mode exit 2 with the reason."
     )]
     Runbook(RunbookArgs),
+    /// Check the site's prerequisites for a tenant: the array, the management and the
+    /// tenant cluster (read only; -o yaml for `render --site`).
+    #[command(
+        after_help = "Examples:\n  pxfa doctor -f SPEC --kubeconfig mgmt.kubeconfig\n  pxfa doctor -f SPEC --tenant-kubeconfig tenant.kubeconfig   # $KUBECONFIG for the management cluster\n  pxfa doctor -f SPEC -o yaml > site.yaml && pxfa render -f SPEC --site site.yaml --out out/\n\nExit codes: 0 every check ok, 3 warnings or unknowns only, 1 any failure, 2 bad input."
+    )]
+    Doctor(DoctorArgs),
     /// Print the TenantStorage CustomResourceDefinition (pxfa.io/v1alpha1).
     #[command(after_help = "Examples:\n  pxfa crd | oc apply -f -")]
     Crd,

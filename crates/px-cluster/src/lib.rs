@@ -20,6 +20,7 @@ mod discovery;
 pub mod error;
 pub mod kinds;
 pub mod readiness;
+pub mod site;
 pub mod status;
 pub mod token;
 pub mod vms;
@@ -32,6 +33,7 @@ pub use error::{BoxError, Error, Result};
 /// of their own.
 pub use kube::Client;
 pub use readiness::{Pending, WaitOptions};
+pub use site::{read_management, read_site_facts, read_tenant};
 pub use status::{StatusDocument, StatusReport, cluster_status};
 pub use token::{RotateOptions, RotateReport, TokenProbe, rotate_token};
 pub use vms::{Assignment, GuestInterface, WorkerDisks, resolve_guest_interface, worker_disks};

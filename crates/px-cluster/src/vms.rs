@@ -10,9 +10,12 @@
 //! after a move, a deletion still in progress) and the claims are ReadWriteMany: two
 //! VMs with the same index would have two Portworx nodes writing one disk.
 //!
-//! Disks are attached with KubeVirt's `addvolume` subresource (what `virtctl addvolume
-//! --persist` calls): it hotplugs into a running VM with the long-standing
-//! `HotplugVolumes` feature gate and records the disk in the VM spec.
+//! Disks are attached the way the site's KubeVirt gate allows
+//! (`management.hotplugGate`, read from the site by `apply --kubeconfig`): with
+//! `HotplugVolumes`, the `addvolume` subresource (what `virtctl addvolume --persist`
+//! calls), which hotplugs into a running VM and records the disk in the VM spec; with
+//! `DeclarativeHotplugVolumes` alone, a JSON patch that appends the disk to the VM
+//! template, which KubeVirt then hotplugs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,7 +24,7 @@ use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use px_topology::TenantStorage;
 use px_topology::render::Manifest;
-use px_topology::spec::{DiskBus, Protocol, StorageMode};
+use px_topology::spec::{DiskBus, HotplugGate, Protocol, StorageMode};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -345,6 +348,41 @@ pub async fn attach_workers(
     };
     let node_pool = spec.node_pool();
     let pvcs: Api<PersistentVolumeClaim> = Api::namespaced(client.clone(), &namespace);
+    let recorded = recorded_vms(&pvcs, &namespace, workers).await?;
+    let indices: Vec<u32> = workers.iter().map(|w| w.index).collect();
+    let (chosen, waiting, vms) =
+        wait_for_vms(client, &namespace, &node_pool, &indices, &recorded, opts).await?;
+    for (i, why) in waiting {
+        outcome.pending.push(Pending {
+            object: format!("worker {i:02} of NodePool {node_pool} in {namespace}"),
+            state: why,
+        });
+    }
+    let site = Worker {
+        client,
+        namespace: &namespace,
+        pvcs: &pvcs,
+        gate: spec.spec.management.hotplug_gate,
+    };
+    for w in workers {
+        let Some(vm_name) = chosen.get(&w.index) else {
+            continue;
+        };
+        let vm = vms
+            .iter()
+            .find(|v| &v.name == vm_name)
+            .ok_or_else(|| Error::State("chosen VM vanished from the listing".to_string()))?;
+        outcome.assignments.push(site.attach(w, vm).await?);
+    }
+    Ok(outcome)
+}
+
+/// The VM each worker index was given before, from its claims' annotations.
+async fn recorded_vms(
+    pvcs: &Api<PersistentVolumeClaim>,
+    namespace: &str,
+    workers: &[WorkerDisks],
+) -> Result<BTreeMap<u32, String>> {
     let mut recorded = BTreeMap::new();
     for w in workers {
         for d in &w.disks {
@@ -363,16 +401,28 @@ pub async fn attach_workers(
             }
         }
     }
-    let indices: Vec<u32> = workers.iter().map(|w| w.index).collect();
+    Ok(recorded)
+}
+
+/// Chosen VMs per index, the indexes still waiting (and why), and the VMs seen:
+/// polled until every index has a VM of the NodePool or the timeout passes.
+async fn wait_for_vms(
+    client: &Client,
+    namespace: &str,
+    node_pool: &str,
+    indices: &[u32],
+    recorded: &BTreeMap<u32, String>,
+    opts: &AttachOptions,
+) -> Result<(BTreeMap<u32, String>, Vec<(u32, String)>, Vec<VmInfo>)> {
     let deadline = Instant::now() + opts.wait.timeout;
-    let (chosen, waiting, vms) = loop {
-        let vms = discover_vms(client, &namespace, &node_pool).await?;
-        let (chosen, waiting) = assign(&vms, &indices, &recorded, opts.adopt_replaced_vms)?;
+    loop {
+        let vms = discover_vms(client, namespace, node_pool).await?;
+        let (chosen, waiting) = assign(&vms, indices, recorded, opts.adopt_replaced_vms)?;
         let for_nodepool = waiting
             .iter()
             .any(|(_, why)| why.starts_with("no VM of the NodePool"));
         if !for_nodepool || Instant::now() >= deadline {
-            break (chosen, waiting, vms);
+            return Ok((chosen, waiting, vms));
         }
         tracing::info!(
             "waiting for NodePool {node_pool} to create VMs: {} of {} found",
@@ -385,27 +435,22 @@ pub async fn attach_workers(
                 .min(deadline.saturating_duration_since(Instant::now())),
         )
         .await;
-    };
-    for (i, why) in waiting {
-        outcome.pending.push(Pending {
-            object: format!("worker {i:02} of NodePool {node_pool} in {namespace}"),
-            state: why,
-        });
     }
-    let vm_api: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), &namespace, &VIRTUAL_MACHINE.resource());
-    let bookkeeping = PatchParams {
-        field_manager: Some(BOOKKEEPING_MANAGER.to_string()),
-        ..Default::default()
-    };
-    for w in workers {
-        let Some(vm_name) = chosen.get(&w.index) else {
-            continue;
-        };
-        let vm = vms
-            .iter()
-            .find(|v| &v.name == vm_name)
-            .ok_or_else(|| Error::State("chosen VM vanished from the listing".to_string()))?;
+}
+
+/// What attaching one worker's disks needs.
+struct Worker<'a> {
+    client: &'a Client,
+    namespace: &'a str,
+    pvcs: &'a Api<PersistentVolumeClaim>,
+    /// How the site hotplugs: the `addvolume` subresource, or a VM template edit.
+    gate: HotplugGate,
+}
+
+impl Worker<'_> {
+    /// Records the choice on the VM and the claims, then hotplugs the missing disks.
+    async fn attach(&self, w: &WorkerDisks, vm: &VmInfo) -> Result<Assignment> {
+        let (namespace, vm_name) = (self.namespace, &vm.name);
         // Refuse before recording anything if the VM holds another claim under one
         // of this worker's disk names.
         for d in &w.disks {
@@ -419,7 +464,41 @@ pub async fn attach_workers(
                 )));
             }
         }
+        self.record(w, vm).await?;
+        let mut a = Assignment {
+            index: w.index,
+            vm: vm_name.clone(),
+            attached: Vec::new(),
+            present: Vec::new(),
+        };
+        for d in &w.disks {
+            if vm.claims.contains_key(&d.serial) {
+                a.present.push(d.serial.clone());
+                continue;
+            }
+            match self.gate {
+                HotplugGate::HotplugVolumes => {
+                    add_volume(self.client, namespace, vm_name, d).await?
+                }
+                HotplugGate::DeclarativeHotplugVolumes => {
+                    add_to_template(self.client, namespace, vm_name, d).await?;
+                }
+            }
+            a.attached.push(d.serial.clone());
+        }
+        Ok(a)
+    }
+
+    /// The worker index on the VM, the VM on each claim (bookkeeping manager).
+    async fn record(&self, w: &WorkerDisks, vm: &VmInfo) -> Result<()> {
+        let (namespace, vm_name) = (self.namespace, &vm.name);
+        let bookkeeping = PatchParams {
+            field_manager: Some(BOOKKEEPING_MANAGER.to_string()),
+            ..Default::default()
+        };
         if vm.index != Some(w.index) {
+            let vm_api: Api<DynamicObject> =
+                Api::namespaced_with(self.client.clone(), namespace, &VIRTUAL_MACHINE.resource());
             let patch = json!({"metadata": {"annotations": {WORKER_INDEX_ANNOTATION: w.index.to_string()}}});
             vm_api
                 .patch(vm_name, &bookkeeping, &Patch::Merge(&patch))
@@ -436,7 +515,8 @@ pub async fn attach_workers(
         }
         for d in &w.disks {
             let patch = json!({"metadata": {"annotations": {ATTACHED_VM_ANNOTATION: vm_name}}});
-            pvcs.patch(&d.claim, &bookkeeping, &Patch::Merge(&patch))
+            self.pvcs
+                .patch(&d.claim, &bookkeeping, &Patch::Merge(&patch))
                 .await
                 .map_err(|e| {
                     Error::kube(
@@ -448,23 +528,52 @@ pub async fn attach_workers(
                     )
                 })?;
         }
-        let mut a = Assignment {
-            index: w.index,
-            vm: vm_name.clone(),
-            attached: Vec::new(),
-            present: Vec::new(),
-        };
-        for d in &w.disks {
-            if vm.claims.contains_key(&d.serial) {
-                a.present.push(d.serial.clone());
-                continue;
-            }
-            add_volume(client, &namespace, vm_name, d).await?;
-            a.attached.push(d.serial.clone());
-        }
-        outcome.assignments.push(a);
+        Ok(())
     }
-    Ok(outcome)
+}
+
+/// The JSON patch that appends the disk and its hotpluggable volume to the VM
+/// template: under KubeVirt's `DeclarativeHotplugVolumes` gate alone, KubeVirt
+/// hotplugs what the template gains (kubevirt/user-guide docs/storage/
+/// hotplug_volumes.md), and the `addvolume` subresource is not the way.
+pub(crate) fn template_patch(d: &DiskAttachment) -> Value {
+    let body = add_volume_body(d);
+    json!([
+        {"op": "add", "path": "/spec/template/spec/domain/devices/disks/-", "value": body["disk"]},
+        {"op": "add", "path": "/spec/template/spec/volumes/-",
+         "value": {"name": d.serial, "persistentVolumeClaim": body["volumeSource"]["persistentVolumeClaim"]}},
+    ])
+}
+
+async fn add_to_template(
+    client: &Client,
+    namespace: &str,
+    vm: &str,
+    d: &DiskAttachment,
+) -> Result<()> {
+    let uri = format!("/apis/kubevirt.io/v1/namespaces/{namespace}/virtualmachines/{vm}");
+    let context = || {
+        format!(
+            "cannot add claim {} as disk {} to the template of VirtualMachine {namespace}/{vm} \
+             (management.hotplugGate: declarative-hotplug-volumes)",
+            d.claim, d.serial
+        )
+    };
+    // A raw JSON patch (kube's typed one needs a feature this crate leaves off).
+    let req = http::Request::patch(uri)
+        .header(http::header::CONTENT_TYPE, "application/json-patch+json")
+        .body(template_patch(d).to_string().into_bytes())
+        .map_err(|e| Error::kube(context(), kube::Error::HttpError(e)))?;
+    client
+        .request_text(req)
+        .await
+        .map_err(|e| Error::kube(context(), e))?;
+    tracing::info!(
+        "added {} ({}) to the template of {namespace}/{vm}",
+        d.serial,
+        d.claim
+    );
+    Ok(())
 }
 
 /// The `addvolume` request body: the disk with its fixed serial and bus, backed by

@@ -88,6 +88,7 @@ pub mod preflight;
 pub mod pure_json;
 pub mod render;
 pub mod runbook;
+pub mod site;
 pub mod sizing;
 pub mod spec;
 pub mod tenant;

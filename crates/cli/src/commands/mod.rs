@@ -9,6 +9,7 @@ pub(crate) mod completions;
 pub(crate) mod connection;
 pub(crate) mod controller;
 pub(crate) mod demo;
+pub(crate) mod doctor;
 pub(crate) mod drives;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
@@ -122,6 +123,7 @@ async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcom
         Command::Destroy(a) => tenant::destroy(&a, g, printer, cancel).await,
         Command::Status(a) => cluster::status(&a, g, printer).await,
         Command::Crd => cluster::crd(printer),
+        Command::Doctor(a) => doctor::run(&a, g, printer).await,
         Command::Runbook(a) => runbook::run(&a, printer),
         // Rotation opens its own session (with the tenant's token users on a
         // simulated array) and a tenant cluster client.

@@ -5,6 +5,7 @@ mod support;
 mod apply;
 mod bindings;
 mod crd_rbac;
+mod site;
 mod status;
 mod tenant;
 mod token;

@@ -98,7 +98,7 @@ pub const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
 /// thousands of nodes, shallow nesting and few aliases are plenty. The library's
 /// defaults (250,000 nodes) let an alias bomb cost half a second and 80 MB before
 /// it is refused; these make it a millisecond.
-fn yaml_options() -> serde_saphyr::Options {
+pub(crate) fn yaml_options() -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_events = 200_000;
     budget.max_nodes = 50_000;

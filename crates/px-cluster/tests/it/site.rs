@@ -1,0 +1,506 @@
+//! Fake management sites: what doctor reads from each, the checks it reports, and the
+//! bundle choice (or the refusal) the site's facts imply. Every read is a GET.
+
+use px_topology::TenantStorage;
+use px_topology::site::{self, CheckStatus, Read, SiteFacts};
+use px_topology::spec::HotplugGate;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::support::*;
+
+/// What a fake management site has.
+#[derive(Clone)]
+struct SiteSpec {
+    virtualization: &'static str,
+    gates: Vec<&'static str>,
+    metallb: bool,
+    uplink_mtu: u64,
+    whereabouts: bool,
+    portworx: &'static str,
+    fa_fb: bool,
+    secrets: bool,
+}
+
+/// A site where everything the direct-access fixture needs is there.
+fn complete() -> SiteSpec {
+    SiteSpec {
+        virtualization: "4.20.4",
+        gates: vec!["HotplugVolumes"],
+        metallb: true,
+        uplink_mtu: 9000,
+        whereabouts: true,
+        portworx: "3.7.0",
+        fa_fb: true,
+        secrets: true,
+    }
+}
+
+async fn get_json(server: &MockServer, p: &str, body: Value) {
+    Mock::given(method("GET"))
+        .and(path(p.to_string()))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .mount(server)
+        .await;
+}
+
+fn list_of(kind: &str, items: Vec<Value>) -> Value {
+    json!({"apiVersion": "v1", "kind": format!("{kind}List"), "metadata": {}, "items": items})
+}
+
+fn object(api_version: &str, kind: &str, name: &str, rest: Value) -> Value {
+    let mut o = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name}});
+    if let (Some(o), Some(r)) = (o.as_object_mut(), rest.as_object()) {
+        for (k, v) in r {
+            if k == "metadata" {
+                o["metadata"]
+                    .as_object_mut()
+                    .unwrap()
+                    .extend(v.as_object().unwrap().clone());
+            } else {
+                o.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    o
+}
+
+/// Mounts the site; anything not mounted answers 404 (wiremock's default).
+async fn mount(server: &MockServer, s: &SiteSpec) {
+    get_json(
+        server,
+        "/apis/config.openshift.io/v1/clusterversions/version",
+        object(
+            "config.openshift.io/v1",
+            "ClusterVersion",
+            "version",
+            json!({"status": {"desired": {"version": "4.20.30"}}}),
+        ),
+    )
+    .await;
+    get_json(server, "/apis/hco.kubevirt.io/v1beta1/namespaces/openshift-cnv/hyperconvergeds/kubevirt-hyperconverged",
+        object("hco.kubevirt.io/v1beta1", "HyperConverged", "kubevirt-hyperconverged",
+            json!({"status": {"versions": [{"name": "operator", "version": s.virtualization}]}}))).await;
+    get_json(server, "/apis/kubevirt.io/v1/namespaces/openshift-cnv/kubevirts/kubevirt-kubevirt-hyperconverged",
+        object("kubevirt.io/v1", "KubeVirt", "kubevirt-kubevirt-hyperconverged",
+            json!({"spec": {"configuration": {"developerConfiguration": {"featureGates": s.gates}}}}))).await;
+    get_json(server, "/apis/multicluster.openshift.io/v1/multiclusterengines/multiclusterengine",
+        object("multicluster.openshift.io/v1", "MultiClusterEngine", "multiclusterengine",
+            json!({"spec": {"overrides": {"components": [
+                {"name": "hypershift", "enabled": true}, {"name": "hypershift-local-hosting", "enabled": true}]}}}))).await;
+    if s.metallb {
+        get_json(
+            server,
+            "/apis/metallb.io/v1beta1/metallbs",
+            list_of(
+                "MetalLB",
+                vec![object(
+                    "metallb.io/v1beta1",
+                    "MetalLB",
+                    "metallb",
+                    json!({"metadata": {"namespace": "metallb-system"}}),
+                )],
+            ),
+        )
+        .await;
+        get_json(
+            server,
+            "/apis/metallb.io/v1beta1/ipaddresspools",
+            list_of("IPAddressPool", vec![]),
+        )
+        .await;
+    }
+    get_json(
+        server,
+        "/apis/nmstate.io/v1/nmstates/nmstate",
+        object("nmstate.io/v1", "NMState", "nmstate", json!({})),
+    )
+    .await;
+    let nns: Vec<Value> = ["worker-01.example.net", "worker-02.example.net"].iter().map(|n| {
+        object("nmstate.io/v1beta1", "NodeNetworkState", n,
+            json!({"status": {"currentState": {"interfaces": [{"name": "ens1f1", "type": "ethernet", "mtu": s.uplink_mtu}]}}}))
+    }).collect();
+    get_json(
+        server,
+        "/apis/nmstate.io/v1beta1/nodenetworkstates",
+        list_of("NodeNetworkState", nns),
+    )
+    .await;
+    if s.whereabouts {
+        get_json(
+            server,
+            "/apis/apps/v1/namespaces/openshift-multus/daemonsets/whereabouts-reconciler",
+            object("apps/v1", "DaemonSet", "whereabouts-reconciler", json!({})),
+        )
+        .await;
+    }
+    let mut ann = serde_json::Map::new();
+    if s.fa_fb {
+        ann.insert("portworx.io/pure-csi-integration".into(), json!("true"));
+    }
+    get_json(
+        server,
+        "/apis/core.libopenstorage.org/v1/storageclusters",
+        list_of(
+            "StorageCluster",
+            vec![object(
+                "core.libopenstorage.org/v1",
+                "StorageCluster",
+                "px-mgmt",
+                json!({"metadata": {"namespace": "portworx", "annotations": ann},
+                   "status": {"phase": "Running", "version": s.portworx}}),
+            )],
+        ),
+    )
+    .await;
+    get_json(
+        server,
+        "/apis/storage.k8s.io/v1/storageclasses",
+        list_of(
+            "StorageClass",
+            vec![object(
+                "storage.k8s.io/v1",
+                "StorageClass",
+                "pxfa-vm-rootdisk",
+                json!({}),
+            )],
+        ),
+    )
+    .await;
+    get_json(
+        server,
+        "/apis/machineconfiguration.openshift.io/v1/machineconfigs",
+        list_of(
+            "MachineConfig",
+            vec![object(
+                "machineconfiguration.openshift.io/v1",
+                "MachineConfig",
+                "99-worker-pxfa-flasharray",
+                json!({}),
+            )],
+        ),
+    )
+    .await;
+    get_json(
+        server,
+        "/api/v1/namespaces/clusters",
+        object("v1", "Namespace", "clusters", json!({})),
+    )
+    .await;
+    if s.secrets {
+        for name in ["tenant-full-pull-secret", "tenant-full-ssh-key"] {
+            get_json(
+                server,
+                &format!("/api/v1/namespaces/clusters/secrets/{name}"),
+                object("v1", "Secret", name, json!({})),
+            )
+            .await;
+        }
+    }
+    for ns in ["portworx", "clusters", "clusters-tenant-full"] {
+        get_json(
+            server,
+            &format!("/api/v1/namespaces/{ns}/secrets"),
+            list_of("Secret", vec![]),
+        )
+        .await;
+    }
+}
+
+/// Reads the fake site for `spec`; the checks by name, the facts, and the number of
+/// requests that were not GETs.
+async fn doctor(
+    s: &SiteSpec,
+    spec: &TenantStorage,
+) -> (Vec<(String, CheckStatus)>, SiteFacts, usize) {
+    let fake = Fake::start().await;
+    mount(&fake.server, s).await;
+    let client = fake.client().await;
+    let view = px_cluster::read_management(&client, spec, None).await;
+    let facts = SiteFacts::from_management(&view, &spec.hcp_namespace());
+    let (checks, _) = site::management_checks(spec, &view);
+    let writes = fake
+        .server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method.as_str() != "GET")
+        .count();
+    (
+        checks.into_iter().map(|c| (c.name, c.status)).collect(),
+        facts,
+        writes,
+    )
+}
+
+fn status(checks: &[(String, CheckStatus)], name: &str) -> CheckStatus {
+    checks
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, s)| *s)
+        .unwrap_or_else(|| panic!("no check {name}: {checks:?}"))
+}
+
+/// The rendered direct-access disk patch headers and claim access modes for `spec`.
+fn bundle(spec: &TenantStorage) -> (String, Vec<String>) {
+    let manifests = rendered(spec);
+    let headers: String = manifests
+        .iter()
+        .flat_map(|m| m.purpose.iter().cloned())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let modes = manifests
+        .iter()
+        .filter(|m| {
+            m.kind == "PersistentVolumeClaim"
+                && m.cluster == px_topology::render::Cluster::Management
+        })
+        .map(|m| {
+            m.body["spec"]["accessModes"][0]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    (headers, modes)
+}
+
+#[tokio::test]
+async fn complete_site_is_ok_and_reads_only() {
+    let spec = direct_access_spec();
+    let (checks, facts, writes) = doctor(&complete(), &spec).await;
+    assert_eq!(writes, 0);
+    for (name, st) in &checks {
+        assert_eq!(*st, CheckStatus::Ok, "{name}: {checks:?}");
+    }
+    assert_eq!(facts.hotplug_gate, Some(HotplugGate::HotplugVolumes));
+    assert_eq!(facts.uplink_mtu, Some(9000));
+    assert!(site::resolve(&spec, &facts).is_ok());
+}
+
+#[tokio::test]
+async fn virtualization_4_18_with_hotplug_volumes_uses_addvolume() {
+    let mut spec = direct_access_spec();
+    spec.spec.management.virtualization_version = None;
+    spec.spec.hosted_cluster.virtualization_version = None;
+    let s = SiteSpec {
+        virtualization: "4.18.3",
+        gates: vec!["HotplugVolumes", "DeclarativeHotplugVolumes"],
+        ..complete()
+    };
+    let (checks, facts, _) = doctor(&s, &spec).await;
+    assert_eq!(status(&checks, "hotplug-gate"), CheckStatus::Ok);
+    let resolved = site::resolve(&spec, &facts).unwrap();
+    assert_eq!(
+        resolved.spec.management.hotplug_gate,
+        HotplugGate::HotplugVolumes
+    );
+    assert_eq!(
+        resolved.virtualization_version().unwrap().to_string(),
+        "4.18.3"
+    );
+    let (headers, _) = bundle(&resolved);
+    assert!(headers.contains("virtctl addvolume"), "{headers}");
+}
+
+#[tokio::test]
+async fn declarative_site_edits_the_template_and_refuses_a_contradiction() {
+    let spec = direct_access_spec();
+    let s = SiteSpec {
+        virtualization: "4.21.0",
+        gates: vec!["DeclarativeHotplugVolumes"],
+        ..complete()
+    };
+    let (_, facts, _) = doctor(&s, &spec).await;
+    assert_eq!(
+        facts.hotplug_gate,
+        Some(HotplugGate::DeclarativeHotplugVolumes)
+    );
+    // The fixture states 4.20.4: the site's 4.21.0 contradicts it.
+    let err = site::resolve(&spec, &facts).unwrap_err();
+    assert!(
+        err.0
+            .iter()
+            .any(|c| c.field == "spec.management.virtualizationVersion"),
+        "{err}"
+    );
+    let mut unstated = spec.clone();
+    unstated.spec.management.virtualization_version = None;
+    unstated.spec.hosted_cluster.virtualization_version = None;
+    let resolved = site::resolve(&unstated, &facts).unwrap();
+    let (headers, _) = bundle(&resolved);
+    assert!(
+        headers.contains("hotplugs the disks") && !headers.contains("virtctl addvolume"),
+        "{headers}"
+    );
+    // A spec stating the declarative gate on a HotplugVolumes site is refused.
+    let mut declared = unstated.clone();
+    declared.spec.management.hotplug_gate = HotplugGate::DeclarativeHotplugVolumes;
+    let (_, facts, _) = doctor(&complete(), &declared).await;
+    let err = site::resolve(&declared, &facts).unwrap_err();
+    assert!(
+        err.to_string().contains("spec.management.hotplugGate"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn no_metallb_fails_and_is_refused() {
+    let spec = direct_access_spec();
+    let (checks, facts, _) = doctor(
+        &SiteSpec {
+            metallb: false,
+            ..complete()
+        },
+        &spec,
+    )
+    .await;
+    assert_eq!(status(&checks, "load-balancer"), CheckStatus::Fail);
+    assert_eq!(
+        facts.load_balancer.as_ref().map(|l| l.metallb_installed),
+        Some(false)
+    );
+    let err = site::resolve(&spec, &facts).unwrap_err();
+    assert!(
+        err.0.iter().any(|c| c.field == "spec.management.metallb"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn uplink_at_1500_fails_and_is_refused() {
+    let spec = direct_access_spec();
+    let (checks, facts, _) = doctor(
+        &SiteSpec {
+            uplink_mtu: 1500,
+            ..complete()
+        },
+        &spec,
+    )
+    .await;
+    assert_eq!(status(&checks, "uplink-mtu"), CheckStatus::Fail);
+    let err = site::resolve(&spec, &facts).unwrap_err();
+    assert!(
+        err.0.iter().any(|c| c.field == "spec.network.uplinkMtu"),
+        "{err}"
+    );
+    let mut unstated = spec.clone();
+    unstated.spec.network.as_mut().unwrap().uplink_mtu = None;
+    let err = site::resolve(&unstated, &facts).unwrap_err();
+    assert!(
+        err.0
+            .iter()
+            .any(|c| c.field == "spec.network.mtu" && c.fact.contains("1500")),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn portworx_3_6_2_without_the_driver_gives_rwo_claims() {
+    let mut spec = direct_access_spec();
+    spec.spec.portworx.version = "3.6.2".parse().unwrap();
+    spec.spec.management.fa_fb_driver = false;
+    spec.spec.storage.provisioning = px_topology::spec::Provisioning::Auto;
+    let (checks, facts, _) = doctor(
+        &SiteSpec {
+            portworx: "3.6.2",
+            fa_fb: false,
+            ..complete()
+        },
+        &spec,
+    )
+    .await;
+    assert_eq!(status(&checks, "fa-fb-driver"), CheckStatus::Warn);
+    let resolved = site::resolve(&spec, &facts).unwrap();
+    let (headers, modes) = bundle(&resolved);
+    assert!(modes.iter().all(|m| m == "ReadWriteOnce"), "{modes:?}");
+    assert!(headers.contains("do NOT live-migrate"));
+    // A spec that claims the driver on this site is refused.
+    let mut claims = spec.clone();
+    claims.spec.management.fa_fb_driver = true;
+    let err = site::resolve(&claims, &facts).unwrap_err();
+    assert!(
+        err.0
+            .iter()
+            .any(|c| c.field == "spec.management.faFbDriver"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn portworx_3_7_with_the_driver_gives_rwx_claims() {
+    let mut spec = direct_access_spec();
+    spec.spec.management.fa_fb_driver = false;
+    let (checks, facts, _) = doctor(&complete(), &spec).await;
+    assert_eq!(status(&checks, "fa-fb-driver"), CheckStatus::Ok);
+    assert_eq!(facts.fa_fb_driver, Some(true));
+    // The spec left faFbDriver at its default: the site's driver is used.
+    let resolved = site::resolve(&spec, &facts).unwrap();
+    let (_, modes) = bundle(&resolved);
+    assert!(
+        !modes.is_empty() && modes.iter().all(|m| m == "ReadWriteMany"),
+        "{modes:?}"
+    );
+}
+
+#[tokio::test]
+async fn missing_pull_secret_and_ssh_key_fail() {
+    let spec = direct_access_spec();
+    let fake = Fake::start().await;
+    mount(
+        &fake.server,
+        &SiteSpec {
+            secrets: false,
+            ..complete()
+        },
+    )
+    .await;
+    let view = px_cluster::read_management(&fake.client().await, &spec, None).await;
+    let missing: Vec<&str> = view
+        .referenced
+        .iter()
+        .filter(|o| o.read == Read::Missing)
+        .map(|o| o.field.as_str())
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            "spec.hostedCluster.pullSecret",
+            "spec.hostedCluster.sshKeySecret"
+        ]
+    );
+    let (checks, _) = site::management_checks(&spec, &view);
+    let failed: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.status == CheckStatus::Fail)
+        .map(|c| c.read.as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            "Secret clusters/tenant-full-pull-secret",
+            "Secret clusters/tenant-full-ssh-key"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_unreadable_site_is_unknown_not_failed() {
+    let spec = direct_access_spec();
+    let fake = Fake::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(403).set_body_json(json!({
+            "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403})))
+        .mount(&fake.server)
+        .await;
+    let view = px_cluster::read_management(&fake.client().await, &spec, None).await;
+    let (checks, creds) = site::management_checks(&spec, &view);
+    assert!(creds.is_empty());
+    for c in &checks {
+        assert_eq!(c.status, CheckStatus::Unknown, "{c:?}");
+        assert!(c.found.contains("forbidden"), "{c:?}");
+    }
+    assert_eq!(SiteFacts::from_management(&view, "x"), SiteFacts::default());
+}

@@ -1,0 +1,179 @@
+//! The site facts that decide what is right to render, as one serializable value:
+//! read from the management cluster by `doctor` and `apply --kubeconfig`, or handed
+//! to an offline `render --site` through a `doctor -o yaml` report.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::views::{ManagementView, Read};
+use crate::spec::{HotplugGate, Version};
+
+/// KubeVirt's feature gate names (kubevirt/user-guide `docs/storage/hotplug_volumes.md`).
+const GATE_HOTPLUG: &str = "HotplugVolumes";
+const GATE_DECLARATIVE: &str = "DeclarativeHotplugVolumes";
+
+/// What the site says. Every field is optional: `None` is "not read" (no access, or
+/// nothing there to say it), and then the spec's statement is used.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SiteFacts {
+    /// The management cluster's OpenShift version (ClusterVersion `version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub openshift_version: Option<Version>,
+    /// OpenShift Virtualization's version (HyperConverged `status.versions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub virtualization_version: Option<Version>,
+    /// The hotplug gate that decides (`HotplugVolumes` takes precedence when both are
+    /// on); `None` when neither is on or the gates were not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hotplug_gate: Option<HotplugGate>,
+    /// The management Portworx's version (its StorageCluster).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub portworx_version: Option<Version>,
+    /// The management StorageCluster runs the FA/FB driver
+    /// (`portworx.io/pure-csi-integration: "true"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fa_fb_driver: Option<bool>,
+    /// What serves LoadBalancer services.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_balancer: Option<LoadBalancerFact>,
+    /// The lowest MTU of the storage uplink across the management nodes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uplink_mtu: Option<u32>,
+    /// whereabouts' IP reconciler runs (`openshift-multus/whereabouts-reconciler`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whereabouts_reconciler: Option<bool>,
+}
+
+/// MetalLB as read from the management cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LoadBalancerFact {
+    /// The MetalLB API is served (the operator is installed).
+    pub metallb_installed: bool,
+    /// A pool that hands addresses to the hosted control plane's namespace
+    /// automatically, when one exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_for_tenant: Option<String>,
+}
+
+impl SiteFacts {
+    /// The facts in what was read from the management cluster; `hcp_namespace` is
+    /// where the hosted API server's LoadBalancer service lives.
+    pub fn from_management(view: &ManagementView, hcp_namespace: &str) -> SiteFacts {
+        let portworx = view.portworx.found().and_then(|list| list.first());
+        SiteFacts {
+            openshift_version: parse(&view.openshift_version),
+            virtualization_version: parse(&view.virtualization_version),
+            hotplug_gate: view.kubevirt_feature_gates.found().and_then(|g| gate(g)),
+            portworx_version: portworx.and_then(|p| p.version.as_deref()?.parse().ok()),
+            fa_fb_driver: portworx.map(|p| p.fa_fb_driver),
+            load_balancer: match &view.metallb {
+                Read::Found(m) => Some(LoadBalancerFact {
+                    metallb_installed: true,
+                    pool_for_tenant: pool_for(m, hcp_namespace),
+                }),
+                Read::Missing => Some(LoadBalancerFact::default()),
+                Read::Unreadable(_) => None,
+            },
+            uplink_mtu: view
+                .uplinks
+                .found()
+                .and_then(|u| u.iter().map(|n| n.mtu.unwrap_or(0)).min()),
+            whereabouts_reconciler: match &view.whereabouts_reconciler {
+                Read::Found(()) => Some(true),
+                Read::Missing => Some(false),
+                Read::Unreadable(_) => None,
+            },
+        }
+    }
+}
+
+/// The gate that decides: `HotplugVolumes` takes precedence over
+/// `DeclarativeHotplugVolumes` (kubevirt/user-guide hotplug_volumes.md).
+pub(crate) fn gate(gates: &[String]) -> Option<HotplugGate> {
+    if gates.iter().any(|g| g == GATE_HOTPLUG) {
+        Some(HotplugGate::HotplugVolumes)
+    } else if gates.iter().any(|g| g == GATE_DECLARATIVE) {
+        Some(HotplugGate::DeclarativeHotplugVolumes)
+    } else {
+        None
+    }
+}
+
+/// The first auto-assigning pool whose service allocation takes `namespace`.
+pub(crate) fn pool_for(m: &super::views::MetallbView, namespace: &str) -> Option<String> {
+    m.pools
+        .iter()
+        .find(|p| {
+            p.auto_assign
+                && (p.namespaces.is_empty() || p.namespaces.iter().any(|n| n == namespace))
+        })
+        .map(|p| p.name.clone())
+}
+
+fn parse(read: &Read<String>) -> Option<Version> {
+    read.found().and_then(|v| v.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::views::{MetallbView, PoolView, StorageClusterView, UplinkView};
+
+    #[test]
+    fn facts_from_a_view() {
+        let mut v = ManagementView::unread("test");
+        v.kubevirt_feature_gates = Read::Found(vec![GATE_DECLARATIVE.into(), GATE_HOTPLUG.into()]);
+        v.portworx = Read::Found(vec![StorageClusterView {
+            version: Some("3.7.0".into()),
+            fa_fb_driver: true,
+            ..Default::default()
+        }]);
+        v.metallb = Read::Found(MetallbView {
+            instance: true,
+            pools: vec![
+                PoolView {
+                    name: "other".into(),
+                    auto_assign: true,
+                    namespaces: vec!["elsewhere".into()],
+                },
+                PoolView {
+                    name: "shared".into(),
+                    auto_assign: true,
+                    namespaces: vec![],
+                },
+            ],
+        });
+        v.uplinks = Read::Found(vec![
+            UplinkView {
+                node: "a".into(),
+                mtu: Some(9000),
+            },
+            UplinkView {
+                node: "b".into(),
+                mtu: Some(1500),
+            },
+        ]);
+        v.whereabouts_reconciler = Read::Missing;
+        let f = SiteFacts::from_management(&v, "clusters-t");
+        assert_eq!(f.hotplug_gate, Some(HotplugGate::HotplugVolumes));
+        assert_eq!(f.portworx_version, Some(Version::new(3, 7, 0)));
+        assert_eq!(f.fa_fb_driver, Some(true));
+        assert_eq!(
+            f.load_balancer.unwrap().pool_for_tenant.as_deref(),
+            Some("shared")
+        );
+        assert_eq!(f.uplink_mtu, Some(1500));
+        assert_eq!(f.whereabouts_reconciler, Some(false));
+        assert_eq!(f.openshift_version, None);
+        assert_eq!(
+            gate(&[GATE_DECLARATIVE.into()]),
+            Some(HotplugGate::DeclarativeHotplugVolumes)
+        );
+        assert_eq!(gate(&[]), None);
+    }
+}

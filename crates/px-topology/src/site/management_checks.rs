@@ -1,0 +1,425 @@
+//! The management cluster's prerequisites of the walkthrough and of pxfa's own plan,
+//! one check each, from a [`ManagementView`].
+
+use super::report::{Check, Credential, Layer};
+use super::views::{CredentialView, ManagementView, Read, StorageClusterView};
+use crate::render::machineconfig::MANAGEMENT_MACHINE_CONFIG;
+use crate::spec::{HotplugGate, StorageMode, TenantStorage, Version};
+
+/// The FA/FB driver's first GA release (portworx-enterprise/platform/
+/// configure-portworx-components/enable-fa-fb-driver, 3.7; Early Access in 3.6).
+const FA_FB_GA: Version = Version::new(3, 7, 0);
+
+/// How to grant doctor a read it was refused, or point it at a cluster.
+const READ_FIX: &str = "run doctor with a kubeconfig whose user may get and list this object \
+                        (cluster-reader is enough)";
+
+fn m(name: &str, read: impl Into<String>) -> super::report::CheckBuilder {
+    Check::of(Layer::Management, name, read)
+}
+
+/// Every management check for `spec`, and the credentials found.
+pub fn management_checks(
+    spec: &TenantStorage,
+    view: &ManagementView,
+) -> (Vec<Check>, Vec<Credential>) {
+    let mut out = vec![
+        openshift(view),
+        virtualization(view),
+        hotplug_gate(spec, view),
+        mce(view),
+        load_balancer(spec, view),
+    ];
+    out.extend(network(spec, view));
+    out.push(management_portworx(spec, view));
+    if spec.mode() == StorageMode::DirectAccess {
+        out.push(fa_fb_driver(view));
+    }
+    out.push(root_disk_class(spec, view));
+    out.push(machine_config(view));
+    out.extend(view.referenced.iter().map(|o| {
+        let what = match &o.namespace {
+            Some(ns) => format!("{} {ns}/{}", o.kind, o.name),
+            None => format!("{} {}", o.kind, o.name),
+        };
+        let c = m(
+            &format!("referenced-{}", o.kind.to_lowercase()),
+            what.clone(),
+        );
+        match &o.read {
+            Read::Found(()) => c.ok("present"),
+            Read::Missing => c.fail(
+                "missing",
+                format!(
+                    "create {what} ({}; `pxfa render --include-secrets` writes the Secrets it can)",
+                    o.field
+                ),
+            ),
+            Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+        }
+    }));
+    let creds = credentials(spec, &view.credentials, Layer::Management);
+    (out, creds)
+}
+
+fn openshift(view: &ManagementView) -> Check {
+    let c = m(
+        "openshift-version",
+        "ClusterVersion version status.desired.version",
+    );
+    match &view.openshift_version {
+        Read::Found(v) => c.ok(v.clone()),
+        Read::Missing => c.fail(
+            "no ClusterVersion: not an OpenShift cluster",
+            "run doctor against the OpenShift management cluster",
+        ),
+        Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+    }
+}
+
+fn virtualization(view: &ManagementView) -> Check {
+    let c = m(
+        "virtualization-version",
+        "HyperConverged openshift-cnv/kubevirt-hyperconverged status.versions[operator]",
+    );
+    match &view.virtualization_version {
+        Read::Found(v) => c.ok(v.clone()),
+        Read::Missing => c.fail(
+            "OpenShift Virtualization is not installed",
+            "install OpenShift Virtualization and create its HyperConverged",
+        ),
+        Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+    }
+}
+
+/// The gate decides how direct-access disks hotplug (the `addvolume` subresource, or
+/// a template edit); the bundle follows the site's gate.
+fn hotplug_gate(spec: &TenantStorage, view: &ManagementView) -> Check {
+    let c = m(
+        "hotplug-gate",
+        "KubeVirt openshift-cnv/kubevirt-kubevirt-hyperconverged spec.configuration.developerConfiguration.featureGates",
+    );
+    let needed = spec.mode() == StorageMode::DirectAccess;
+    match &view.kubevirt_feature_gates {
+        Read::Found(g) => match super::facts::gate(g) {
+            Some(HotplugGate::HotplugVolumes) => c.ok(
+                "HotplugVolumes (takes precedence): disks are added with the addvolume subresource",
+            ),
+            Some(HotplugGate::DeclarativeHotplugVolumes) => {
+                c.ok("DeclarativeHotplugVolumes: disks are added by editing the VM template")
+            }
+            None if needed => c.fail(
+                "neither HotplugVolumes nor DeclarativeHotplugVolumes is on",
+                "enable a volume hotplug gate in the HyperConverged (direct-access hotplugs its drives)",
+            ),
+            None => c.ok("no hotplug gate (not needed: no hotplugged disks)"),
+        },
+        Read::Missing if needed => c.fail("no KubeVirt CR", "install OpenShift Virtualization"),
+        Read::Missing => c.ok("no KubeVirt CR (not needed by this mode's disks)"),
+        Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+    }
+}
+
+/// HyperShift on MCE needs `hypershift` and `hypershift-local-hosting`.
+fn mce(view: &ManagementView) -> Check {
+    let c = m(
+        "mce-hypershift",
+        "MultiClusterEngine multiclusterengine spec.overrides.components",
+    );
+    let components = match &view.mce_components {
+        Read::Found(v) => v,
+        Read::Missing => {
+            return c.fail(
+                "no MultiClusterEngine",
+                "install the multicluster engine operator and create its MultiClusterEngine",
+            );
+        }
+        Read::Unreadable(why) => return c.unknown(why.clone(), READ_FIX),
+    };
+    let off: Vec<&str> = ["hypershift", "hypershift-local-hosting"]
+        .into_iter()
+        .filter(|n| !components.iter().any(|(c, on)| c == n && *on))
+        .collect();
+    if off.is_empty() {
+        c.ok("hypershift and hypershift-local-hosting enabled")
+    } else {
+        c.warn(
+            format!("not enabled: {}", off.join(", ")),
+            "apply the bundle's MultiClusterEngine step (it enables them, guarded) or enable them in the MCE",
+        )
+    }
+}
+
+fn load_balancer(spec: &TenantStorage, view: &ManagementView) -> Check {
+    let c = m(
+        "load-balancer",
+        "metallb.io MetalLB and IPAddressPool objects",
+    );
+    let mgmt = &spec.spec.management;
+    let ns = spec.hcp_namespace();
+    let metallb = match &view.metallb {
+        Read::Found(v) => Some(v),
+        Read::Missing => None,
+        Read::Unreadable(why) => return c.unknown(why.clone(), READ_FIX),
+    };
+    let pool = metallb.and_then(|v| super::facts::pool_for(v, &ns));
+    match (mgmt.metallb.is_some() && !mgmt.external_load_balancer, metallb, pool) {
+        (true, Some(_), _) => c.ok("MetalLB operator installed: the bundle's pool serves the API Service"),
+        (true, None, _) => c.fail(
+            "the MetalLB operator is not installed",
+            "install the MetalLB operator from OperatorHub (the bundle renders the instance and pool)",
+        ),
+        (false, _, Some(p)) => c.ok(format!("IPAddressPool {p} serves namespace {ns}")),
+        (false, _, None) if mgmt.external_load_balancer => c.warn(
+            format!("no MetalLB pool serves namespace {ns}"),
+            "make sure the external load balancer (management.externalLoadBalancer) serves LoadBalancer services there",
+        ),
+        (false, _, None) => c.fail(
+            format!("nothing serves LoadBalancer services in {ns}"),
+            "set management.metallb.addresses, or management.externalLoadBalancer: true if another load balancer does",
+        ),
+    }
+}
+
+/// NMState, the uplink's MTU on every node, and whereabouts' reconciler.
+fn network(spec: &TenantStorage, view: &ManagementView) -> Vec<Check> {
+    let Some(net) = &spec.spec.network else {
+        return Vec::new();
+    };
+    let nmstate = m("nmstate", "NMState nmstate");
+    let mut out = vec![match &view.nmstate {
+        Read::Found(()) => nmstate.ok("present"),
+        Read::Missing => nmstate.warn(
+            "no NMState instance",
+            "install the Kubernetes NMState operator; the bundle's NMState step creates the instance",
+        ),
+        Read::Unreadable(why) => nmstate.unknown(why.clone(), READ_FIX),
+    }];
+    out.push(uplink_mtu(net, view));
+    if spec.workers_on_storage_network() {
+        let c = m(
+            "whereabouts-reconciler",
+            "DaemonSet openshift-multus/whereabouts-reconciler",
+        );
+        out.push(match &view.whereabouts_reconciler {
+            Read::Found(()) => c.ok("running; live migration still keeps a returned address (kubevirt/kubevirt#14320)"),
+            Read::Missing => c.warn(
+                "not running: addresses of deleted pods are never returned",
+                "list a whereabouts network in networks.operator.openshift.io/cluster spec.additionalNetworks \
+                 (cluster-network-operator then starts the reconciler)",
+            ),
+            Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+        });
+    }
+    out
+}
+
+fn uplink_mtu(net: &crate::spec::NetworkSpec, view: &ManagementView) -> Check {
+    let c = m(
+        "uplink-mtu",
+        format!(
+            "NodeNetworkState status.currentState.interfaces[name={}].mtu",
+            net.uplink
+        ),
+    );
+    let nodes = match &view.uplinks {
+        Read::Found(n) => n,
+        Read::Missing => {
+            return c.fail(
+                "no NodeNetworkState",
+                "install the Kubernetes NMState operator",
+            );
+        }
+        Read::Unreadable(why) => return c.unknown(why.clone(), READ_FIX),
+    };
+    let missing: Vec<&str> = nodes
+        .iter()
+        .filter(|n| n.mtu.is_none())
+        .map(|n| n.node.as_str())
+        .collect();
+    let low: Vec<String> = nodes
+        .iter()
+        .filter_map(|n| {
+            n.mtu
+                .filter(|&mtu| mtu < net.mtu)
+                .map(|mtu| format!("{} ({mtu})", n.node))
+        })
+        .collect();
+    if nodes.is_empty() || !missing.is_empty() {
+        return c.fail(
+            format!(
+                "no interface {} on: {}",
+                net.uplink,
+                if nodes.is_empty() {
+                    "any node".to_string()
+                } else {
+                    missing.join(", ")
+                }
+            ),
+            "correct spec.network.uplink to the NIC or bond the nodes have",
+        );
+    }
+    if !low.is_empty() {
+        return c.fail(
+            format!("MTU below spec.network.mtu {} on: {}", net.mtu, low.join(", ")),
+            format!(
+                "raise the uplink's MTU (and its switch port), or lower spec.network.mtu to {}; nmstate rolls back a VLAN above its parent's MTU",
+                nodes.iter().filter_map(|n| n.mtu).min().unwrap_or(net.mtu)
+            ),
+        );
+    }
+    c.ok(format!("{} nodes at MTU >= {}", nodes.len(), net.mtu))
+}
+
+fn management_portworx(spec: &TenantStorage, view: &ManagementView) -> Check {
+    let c = m(
+        "management-portworx",
+        "StorageCluster (every namespace) status.phase, status.version",
+    );
+    // cloud-drive tenants reach the array themselves; the others use the management
+    // Portworx (FADA, or the root and infra disks).
+    let needed = spec.mode() != StorageMode::CloudDrive;
+    let list = match &view.portworx {
+        Read::Found(l) => l,
+        Read::Missing => &Vec::new(),
+        Read::Unreadable(why) => return c.unknown(why.clone(), READ_FIX),
+    };
+    let Some(sc) = list.first() else {
+        return if needed {
+            c.fail(
+                "no management StorageCluster",
+                "install Portworx on the management cluster",
+            )
+        } else {
+            c.warn(
+                "no management StorageCluster",
+                "the worker VMs' root disks need a StorageClass that can serve RWX Block",
+            )
+        };
+    };
+    let found = describe(sc);
+    match sc.phase.as_deref() {
+        Some("Online" | "Running") => c.ok(found),
+        _ => c.fail(
+            found,
+            format!(
+                "bring StorageCluster {}/{} online (`oc describe storagecluster -n {}`)",
+                sc.namespace, sc.name, sc.namespace
+            ),
+        ),
+    }
+}
+
+fn describe(sc: &StorageClusterView) -> String {
+    format!(
+        "StorageCluster {}/{}: {}, Portworx {}, FA/FB driver {}",
+        sc.namespace,
+        sc.name,
+        sc.phase.as_deref().unwrap_or("no phase"),
+        sc.version.as_deref().unwrap_or("unknown"),
+        if sc.fa_fb_driver { "on" } else { "off" }
+    )
+}
+
+/// Direct-access claims are live-migratable only with the GA FA/FB driver.
+fn fa_fb_driver(view: &ManagementView) -> Check {
+    let c = m(
+        "fa-fb-driver",
+        "StorageCluster metadata.annotations[portworx.io/pure-csi-integration], status.version",
+    );
+    let sc = match &view.portworx {
+        Read::Found(l) => l.first(),
+        Read::Missing => None,
+        Read::Unreadable(why) => return c.unknown(why.clone(), READ_FIX),
+    };
+    let Some(sc) = sc else {
+        return c.fail(
+            "no management StorageCluster",
+            "install Portworx on the management cluster",
+        );
+    };
+    let ga = sc
+        .version
+        .as_deref()
+        .and_then(|v| v.parse::<Version>().ok())
+        .and_then(|v| v.at_least(&FA_FB_GA));
+    match (sc.fa_fb_driver, ga) {
+        (true, Some(true)) => c.ok("FA/FB driver on a GA release: the worker VMs live-migrate (RWX raw block)"),
+        (on, _) => c.warn(
+            format!(
+                "FA/FB driver {} on Portworx {}: the drive claims are ReadWriteOnce, the worker VMs do not live-migrate",
+                if on { "Early Access" } else { "off" },
+                sc.version.as_deref().unwrap_or("unknown")
+            ),
+            "stop one worker VM at a time to drain a node, or upgrade to Portworx 3.7 and enable the FA/FB driver (irreversible)",
+        ),
+    }
+}
+
+fn root_disk_class(spec: &TenantStorage, view: &ManagementView) -> Check {
+    let name = &spec.spec.hosted_cluster.root_storage_class;
+    let c = m("root-disk-class", format!("StorageClass {name}"));
+    let rendered = crate::render::management::root_disk_storage_class(spec).is_some();
+    match &view.storage_classes {
+        Read::Found(l) if l.iter().any(|n| n == name) => c.ok("present"),
+        Read::Found(_) | Read::Missing if rendered => {
+            c.warn("not yet created", "apply the bundle's StorageClass step")
+        }
+        Read::Found(_) | Read::Missing => c.fail(
+            "missing",
+            format!("create StorageClass {name} (spec.hostedCluster.rootStorageClass)"),
+        ),
+        Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+    }
+}
+
+fn machine_config(view: &ManagementView) -> Check {
+    let c = m(
+        "multipath-machineconfig",
+        format!("MachineConfig {MANAGEMENT_MACHINE_CONFIG}"),
+    );
+    match &view.machine_configs {
+        Read::Found(l) if l.iter().any(|n| n == MANAGEMENT_MACHINE_CONFIG) => c.ok("present"),
+        Read::Found(_) | Read::Missing => c.warn(
+            "missing: no multipath/udev settings for FlashArray on the management nodes",
+            "apply the bundle's MachineConfig (`pxfa apply --apply-node-config`; the nodes reboot one at a time)",
+        ),
+        Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+    }
+}
+
+/// The credentials a layer holds, with a problem where one does not belong: only a
+/// cloud-drive tenant holds an array credential, and never the token pxfa runs with
+/// (an array administrator's).
+pub(super) fn credentials(
+    spec: &TenantStorage,
+    read: &Read<Vec<CredentialView>>,
+    layer: Layer,
+) -> Vec<Credential> {
+    let Read::Found(found) = read else {
+        return Vec::new();
+    };
+    found
+        .iter()
+        .map(|c| {
+            let in_tenant = c.cluster == "tenant" || c.namespace == spec.hcp_namespace();
+            let problem = if c.is_admin_token == Some(true) && in_tenant {
+                Some("an array administrator's token in a tenant's reach: rotate it and give the tenant its own user (`pxfa token rotate`)".to_string())
+            } else if in_tenant && spec.mode() != StorageMode::CloudDrive {
+                Some(format!("a {} tenant needs no array credential: delete this Secret", spec.mode()))
+            } else {
+                None
+            };
+            Credential {
+                layer,
+                holder: format!("Secret {}/{}", c.namespace, c.name),
+                kind: match c.is_admin_token {
+                    Some(true) => "pure.json with the token pxfa runs with (array administrator)".into(),
+                    Some(false) => "pure.json (another token than pxfa's)".into(),
+                    None => "pure.json".into(),
+                },
+                problem,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,29 @@
+//! The site: what the management and tenant clusters and the array say about
+//! themselves, and what `pxfa doctor` makes of it.
+//!
+//! Reading is someone else's job (px-cluster reads the clusters, the CLI the array);
+//! this module holds only what was read ([`views`]), the facts that drive rendering
+//! ([`SiteFacts`], [`resolve`]), and the checks and their report ([`report`]). No
+//! network code: every function here is pure, so the checks are tested on plain
+//! values and the fake API server tests only test the reading.
+//!
+//! The facts are the ones `docs/design.md` lists under "Site facts": KubeVirt's
+//! hotplug gate, the OpenShift and OpenShift Virtualization versions, the management
+//! Portworx's version and FA/FB driver, the load balancer, the storage uplink's MTU
+//! and the whereabouts reconciler.
+
+mod array_checks;
+pub mod facts;
+mod management_checks;
+pub mod report;
+pub mod resolve;
+mod tenant_checks;
+pub mod views;
+
+pub use array_checks::array_checks;
+pub use facts::{LoadBalancerFact, SiteFacts};
+pub use management_checks::management_checks;
+pub use report::{Check, CheckStatus, Credential, Layer, SiteReport, Summary};
+pub use resolve::{Contradiction, Contradictions, resolve};
+pub use tenant_checks::tenant_checks;
+pub use views::{ArrayView, ManagementView, Read, TenantView};

@@ -1,0 +1,278 @@
+//! The spec's statements about the site against what the site says.
+//!
+//! Fields such as `management.hotplugGate` or `network.uplinkMtu` are statements about
+//! the site, documented as such in docs/spec.md. Where the site was read, what it says
+//! is used: a field left at its default (which cannot be told from a field not
+//! written) takes the site's value, and a field that says something else is a
+//! contradiction, refused before anything is written. The one rule is [`resolve`];
+//! `apply --kubeconfig`, `doctor` and `render --site` all go through it.
+
+use std::fmt;
+
+use super::facts::SiteFacts;
+use crate::spec::{HotplugGate, StorageMode, TenantStorage, Version};
+
+/// Where each fact is read, for the messages.
+const FROM_CLUSTER_VERSION: &str = "ClusterVersion version status.desired.version";
+const FROM_HCO: &str =
+    "HyperConverged openshift-cnv/kubevirt-hyperconverged status.versions[operator]";
+const FROM_GATES: &str = "KubeVirt openshift-cnv/kubevirt-kubevirt-hyperconverged \
+                          spec.configuration.developerConfiguration.featureGates";
+const FROM_STORAGE_CLUSTER: &str = "the management StorageCluster";
+const FROM_NNS: &str = "NodeNetworkState status.currentState.interfaces[].mtu";
+const FROM_WHEREABOUTS: &str = "DaemonSet openshift-multus/whereabouts-reconciler";
+const FROM_METALLB: &str = "the metallb.io API";
+
+/// A spec field that says something the site does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Contradiction {
+    /// The field (`spec.management.faFbDriver`).
+    pub field: &'static str,
+    /// What the spec says.
+    pub stated: String,
+    /// What the site says, and where it was read.
+    pub fact: String,
+}
+
+impl fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: the spec says {}, the site says {}",
+            self.field, self.stated, self.fact
+        )
+    }
+}
+
+/// Every contradiction of one spec; an error (exit 2: the input is wrong for this
+/// site, nothing was written).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct Contradictions(pub Vec<Contradiction>);
+
+impl fmt::Display for Contradictions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the spec contradicts the site ({} field(s)); correct the spec or the site:",
+            self.0.len()
+        )?;
+        for c in &self.0 {
+            write!(f, "\n  - {c}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `spec` with the site's facts in place of its unstated defaults, or every field
+/// that contradicts them.
+pub fn resolve(spec: &TenantStorage, facts: &SiteFacts) -> Result<TenantStorage, Contradictions> {
+    let mut out = spec.clone();
+    let mut bad = Vec::new();
+    versions(&mut out, facts, &mut bad);
+    hotplug(&mut out, facts, &mut bad);
+    portworx(&mut out, facts, &mut bad);
+    load_balancer(&mut out, facts, &mut bad);
+    network(&mut out, facts, &mut bad);
+    if bad.is_empty() {
+        Ok(out)
+    } else {
+        Err(Contradictions(bad))
+    }
+}
+
+/// Different when both say a patch level and they differ, or major.minor differ.
+fn differs(a: &Version, b: &Version) -> bool {
+    a.compare(b).is_some_and(|o| o != std::cmp::Ordering::Equal)
+}
+
+fn versions(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction>) {
+    if let Some(fact) = facts.openshift_version {
+        match t.spec.management.openshift_version {
+            Some(s) if differs(&s, &fact) => bad.push(Contradiction {
+                field: "spec.management.openshiftVersion",
+                stated: s.to_string(),
+                fact: format!("{fact} ({FROM_CLUSTER_VERSION})"),
+            }),
+            _ => t.spec.management.openshift_version = Some(fact),
+        }
+    }
+    if let Some(fact) = facts.virtualization_version {
+        match t.virtualization_version() {
+            Some(s) if differs(&s, &fact) => bad.push(Contradiction {
+                field: "spec.management.virtualizationVersion",
+                stated: s.to_string(),
+                fact: format!("{fact} ({FROM_HCO})"),
+            }),
+            _ => t.spec.management.virtualization_version = Some(fact),
+        }
+    }
+}
+
+fn hotplug(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction>) {
+    let Some(fact) = facts.hotplug_gate else {
+        return;
+    };
+    let stated = t.spec.management.hotplug_gate;
+    // The default (hotplug-volumes) is no statement; the other value is.
+    if stated == HotplugGate::DeclarativeHotplugVolumes && fact != stated {
+        bad.push(Contradiction {
+            field: "spec.management.hotplugGate",
+            stated: "declarative-hotplug-volumes".into(),
+            fact: format!("HotplugVolumes is on and takes precedence ({FROM_GATES})"),
+        });
+    } else {
+        t.spec.management.hotplug_gate = fact;
+    }
+}
+
+/// The management Portworx: its FA/FB driver, and (direct-access) its release, which
+/// the live-migration and provisioning rules read as `portworx.version`.
+fn portworx(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction>) {
+    if let Some(fact) = facts.fa_fb_driver {
+        if t.spec.management.fa_fb_driver && !fact {
+            bad.push(Contradiction {
+                field: "spec.management.faFbDriver",
+                stated: "true".into(),
+                fact: format!(
+                    "no portworx.io/pure-csi-integration: \"true\" annotation on {FROM_STORAGE_CLUSTER}"
+                ),
+            });
+        } else {
+            t.spec.management.fa_fb_driver = fact;
+        }
+    }
+    if let Some(fact) = facts.portworx_version
+        && t.mode() == StorageMode::DirectAccess
+    {
+        let s = t.spec.portworx.version;
+        if (s.major, s.minor) != (fact.major, fact.minor) {
+            bad.push(Contradiction {
+                field: "spec.portworx.version",
+                stated: format!(
+                    "{s} (direct-access reads it as the management Portworx's release)"
+                ),
+                fact: format!("{fact} ({FROM_STORAGE_CLUSTER})"),
+            });
+        }
+    }
+}
+
+fn load_balancer(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction>) {
+    let Some(fact) = &facts.load_balancer else {
+        return;
+    };
+    let m = &mut t.spec.management;
+    if m.metallb.is_some() && !m.external_load_balancer && !fact.metallb_installed {
+        bad.push(Contradiction {
+            field: "spec.management.metallb",
+            stated: "pxfa renders a MetalLB instance and pool".into(),
+            fact: format!("the MetalLB operator is not installed ({FROM_METALLB} is not served)"),
+        });
+    }
+    // An existing pool that serves the namespace is a load balancer the spec did not
+    // state: use it rather than leave the API Service pending.
+    if m.metallb.is_none() && !m.external_load_balancer && fact.pool_for_tenant.is_some() {
+        m.external_load_balancer = true;
+    }
+}
+
+fn network(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction>) {
+    let Some(n) = t.spec.network.as_mut() else {
+        return;
+    };
+    if let Some(fact) = facts.whereabouts_reconciler {
+        if n.whereabouts_reconciler && !fact {
+            bad.push(Contradiction {
+                field: "spec.network.whereaboutsReconciler",
+                stated: "true".into(),
+                fact: format!("not running ({FROM_WHEREABOUTS} not found)"),
+            });
+        } else {
+            n.whereabouts_reconciler = fact;
+        }
+    }
+    let Some(fact) = facts.uplink_mtu else {
+        return;
+    };
+    match n.uplink_mtu {
+        Some(s) if s != fact => bad.push(Contradiction {
+            field: "spec.network.uplinkMtu",
+            stated: s.to_string(),
+            fact: format!("{fact} on at least one node ({FROM_NNS})"),
+        }),
+        _ if fact < n.mtu => bad.push(Contradiction {
+            field: "spec.network.mtu",
+            stated: format!("{} (the VLAN and bridge MTU)", n.mtu),
+            fact: format!(
+                "the uplink {} runs at {fact} on at least one node ({FROM_NNS}); a VLAN cannot exceed its parent's MTU",
+                n.uplink
+            ),
+        }),
+        _ => n.uplink_mtu = Some(fact),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::site::facts::LoadBalancerFact;
+
+    fn spec() -> TenantStorage {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/tenants/valid-full.yaml"
+        ))
+        .unwrap();
+        crate::parse_valid_spec(&text).unwrap()
+    }
+
+    #[test]
+    fn unstated_defaults_take_the_site_and_statements_are_checked() {
+        let mut t = spec();
+        t.spec.management.fa_fb_driver = false;
+        let facts = SiteFacts {
+            hotplug_gate: Some(HotplugGate::DeclarativeHotplugVolumes),
+            fa_fb_driver: Some(true),
+            portworx_version: Some(t.spec.portworx.version),
+            whereabouts_reconciler: Some(true),
+            ..Default::default()
+        };
+        let r = resolve(&t, &facts).unwrap();
+        assert_eq!(
+            r.spec.management.hotplug_gate,
+            HotplugGate::DeclarativeHotplugVolumes
+        );
+        assert!(r.spec.management.fa_fb_driver);
+        assert!(r.spec.network.as_ref().unwrap().whereabouts_reconciler);
+        // Nothing read: the spec as it is.
+        assert_eq!(resolve(&t, &SiteFacts::default()).unwrap(), t);
+    }
+
+    #[test]
+    fn contradictions_name_the_field_and_the_fact() {
+        let mut t = spec();
+        t.spec.management.fa_fb_driver = true;
+        t.spec.management.hotplug_gate = HotplugGate::DeclarativeHotplugVolumes;
+        let facts = SiteFacts {
+            hotplug_gate: Some(HotplugGate::HotplugVolumes),
+            fa_fb_driver: Some(false),
+            portworx_version: Some(Version::new(9, 9, 0)),
+            uplink_mtu: Some(1500),
+            load_balancer: Some(LoadBalancerFact::default()),
+            ..Default::default()
+        };
+        let err = resolve(&t, &facts).unwrap_err();
+        let fields: Vec<&str> = err.0.iter().map(|c| c.field).collect();
+        assert!(fields.contains(&"spec.management.faFbDriver"), "{err}");
+        assert!(fields.contains(&"spec.management.hotplugGate"), "{err}");
+        assert!(fields.contains(&"spec.portworx.version"), "{err}");
+        assert!(fields.contains(&"spec.network.uplinkMtu"), "{err}");
+        assert!(fields.contains(&"spec.management.metallb"), "{err}");
+        // Without a stated uplink MTU, the network's own MTU is what contradicts.
+        t.spec.network.as_mut().unwrap().uplink_mtu = None;
+        let err = resolve(&t, &facts).unwrap_err();
+        assert!(err.0.iter().any(|c| c.field == "spec.network.mtu"), "{err}");
+        let text = err.to_string();
+        assert!(text.contains("pure-csi-integration"), "{text}");
+    }
+}
