@@ -1,16 +1,15 @@
 //! An array client that counts its calls by outcome for `/metrics`
-//! (`pxfa_controller_array_calls_total{array, outcome}`): every [`FlashArray`] method
+//! (`pxfa_controller_array_calls_total{array, outcome}`): every [`FlashArray`] call
 //! forwards to the wrapped client and records `ok` or the error's kind
-//! (`not_found`, `rate_limited`, `transport`, ...). Nothing else changes: the
-//! wrapped client keeps its own session, paging and retries.
+//! (`not_found`, `rate_limited`, `transport`, ...). The methods come from
+//! [`flasharray::for_each_method!`], so none can be missed. Nothing else changes: the
+//! wrapped client keeps its own session, paging stream (`volume_stream` is forwarded,
+//! uncounted) and retries.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
-use flasharray::models::*;
-use flasharray::params::*;
-use flasharray::{FlashArray, HostGroupName, HostName, PodName, RealmName, Result, VolumeName};
+use flasharray::array::signature::*;
 
 use crate::metrics::Metrics;
 
@@ -62,72 +61,48 @@ fn outcome_of(e: &flasharray::Error) -> String {
     }
 }
 
+/// Counts each REST call; the provided methods (the paging stream, the session) are
+/// forwarded as they are, so that a metered REST client still pages.
 macro_rules! metered {
-    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {
+    (
+        []
+        calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
+            fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
+        streams { $($(#[$sm:meta])* fn $sname:ident(&$sself:ident $(, $sarg:ident: $sty:ty)* $(,)?)
+            -> $sret:ty $sbody:block)* }
+        session { $($(#[$pm:meta])* fn $pname:ident(&$pself:ident) -> $pret:ty $pbody:block)* }
+    ) => {
         #[async_trait]
         impl FlashArray for Metered {
-            $(
-                async fn $name(&self, $($arg: $ty),*) -> Result<$ret> {
-                    self.count(self.inner.$name($($arg),*).await)
-                }
-            )*
-            async fn close(&self) -> Result<()> {
-                self.inner.close().await
-            }
-            async fn rest_minor_version(&self) -> Result<Option<u32>> {
-                self.inner.rest_minor_version().await
-            }
+            $( async fn $name(&self, $($arg: $ty),*) -> Result<$ret> {
+                self.count(self.inner.$name($($arg),*).await)
+            } )*
+            $( fn $sname(&self, $($sarg: $sty),*) -> ItemStream<'_, $sret> {
+                self.inner.$sname($($sarg),*)
+            } )*
+            $( async fn $pname(&self) -> Result<$pret> {
+                self.inner.$pname().await
+            } )*
         }
     };
 }
 
-metered! {
-    list_volumes(params: &ListParams) -> Vec<Volume>;
-    create_volumes(names: &[VolumeName], body: &VolumePost) -> Vec<Volume>;
-    create_volumes_batch(items: &[VolumeBatchPost]) -> Vec<Volume>;
-    patch_volumes(names: &[VolumeName], patch: &VolumePatch, truncate: bool) -> Vec<Volume>;
-    eradicate_volumes(names: &[VolumeName]) -> ();
-    list_tags(kind: TagResource, params: &TagParams) -> Vec<Tag>;
-    set_tags(kind: TagResource, tags: &[Tag]) -> Vec<Tag>;
-    delete_tags(kind: TagResource, resource_names: &[String], keys: &[String], namespaces: &[String]) -> ();
-    list_hosts(params: &ListParams) -> Vec<Host>;
-    create_hosts(names: &[HostName], body: &HostPost) -> Vec<Host>;
-    patch_hosts(names: &[HostName], patch: &HostPatch) -> Vec<Host>;
-    delete_hosts(names: &[HostName]) -> ();
-    list_host_groups(params: &ListParams) -> Vec<HostGroup>;
-    create_host_groups(names: &[HostGroupName], body: &HostGroupPost) -> Vec<HostGroup>;
-    delete_host_groups(names: &[HostGroupName]) -> ();
-    list_host_group_members(params: &MemberParams) -> Vec<Member>;
-    add_host_group_members(group: &HostGroupName, hosts: &[HostName]) -> Vec<Member>;
-    remove_host_group_members(group: &HostGroupName, hosts: &[HostName]) -> ();
-    list_connections(params: &ConnectionParams) -> Vec<Connection>;
-    create_connections(target: &ConnectionTarget, volumes: &[VolumeName], lun: Option<u32>) -> Vec<Connection>;
-    delete_connections(target: &ConnectionTarget, volumes: &[VolumeName]) -> ();
-    list_pods(params: &ListParams) -> Vec<Pod>;
-    create_pods(names: &[PodName], body: &PodPost) -> Vec<Pod>;
-    patch_pods(names: &[PodName], patch: &PodPatch, destroy_contents: bool) -> Vec<Pod>;
-    eradicate_pods(names: &[PodName], eradicate_contents: bool) -> ();
-    list_pod_arrays(pods: &[PodName]) -> Vec<Member>;
-    get_array() -> ArrayInfo;
-    get_array_space() -> ArraySpace;
-    list_api_tokens(admins: &[String], expose: bool) -> Vec<AdminApiToken>;
-    create_api_token(admin: &str, timeout: Option<Duration>) -> AdminApiToken;
-    delete_api_token(admin: &str) -> ();
-    list_realms(params: &ListParams) -> Vec<Realm>;
-    create_realms(names: &[RealmName], body: &RealmPost) -> Vec<Realm>;
-    patch_realms(names: &[RealmName], patch: &RealmPatch, destroy_contents: bool) -> Vec<Realm>;
-    eradicate_realms(names: &[RealmName], eradicate_contents: bool) -> ();
-    list_management_access_policies(names: &[String]) -> Vec<ManagementAccessPolicy>;
-    create_management_access_policies(names: &[String], body: &ManagementAccessPolicyPost) -> Vec<ManagementAccessPolicy>;
-    delete_management_access_policies(names: &[String]) -> ();
-    list_admins(names: &[String]) -> Vec<Admin>;
-    create_admins(names: &[String], body: &AdminPost) -> Vec<Admin>;
-    delete_admins(names: &[String]) -> ();
-}
+flasharray::for_each_method!(metered);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_method_reaches_the_wrapped_array_once() {
+        let metrics = Arc::new(Metrics::default());
+        let missed =
+            futures_util::FutureExt::now_or_never(flasharray::forwarding::unforwarded(|inner| {
+                Metered::new(inner, "array1", metrics)
+            }))
+            .expect("ready at once");
+        assert!(missed.is_empty(), "not forwarded: {missed:?}");
+    }
 
     #[test]
     fn error_kinds_become_snake_case_labels() {
