@@ -1,21 +1,24 @@
-//! The controller at scale: N TenantStorage objects (default 200) spread over 2
-//! arrays, each array an HTTPS simulator adding a fixed latency (default 20 ms) to
-//! every HTTP request and to each new connection; the management cluster is an
-//! in-process fake API server where every applied object is ready at once. The
-//! controller runs as in production (`px_controller::run` with leader election, the
-//! REST connector, one shared client per array) and the bench reports:
+//! The controller at scale: N TenantStorage objects (default 200) spread over A
+//! arrays (default 2), each array an HTTPS simulator adding a fixed latency (default
+//! 20 ms) to every HTTP request and to each new connection; the management cluster
+//! is an in-process fake API server where every applied object is ready at once.
+//! The controller runs in a process of its own (this binary again, with
+//! `--controller-process`), as in production (`px_controller::run` with leader
+//! election, the REST connector, one shared client and observation cache per
+//! array), so that its memory is its own. The bench reports:
 //!
 //! - time until every object is `Ready`, reconciles and errors;
 //! - array requests and sessions (logins; nothing logs out, so this is also the peak
 //!   of live sessions) per array;
-//! - peak resident memory of the process (the fake API server and the simulators
-//!   live in it too: the baseline before the controller starts is reported apart);
 //! - one resync pass with nothing to change (the drift check of every object, 8 at
-//!   a time as the controller runs them): array calls and writes (must be 0), wall
-//!   time of the pass.
+//!   a time as the controller runs them, from a new listing interval, as a drift
+//!   check a drift interval after the convergence sees it): the line
+//!   `resync: N tenants, A arrays, R requests per array` (R: the most HTTP requests
+//!   any array served), array writes (must be 0) and the wall time of the pass;
+//! - `controller peak RSS: M MiB`: the peak resident set of the controller's process.
 //!
-//! Run: `cargo bench -p px-controller` (`-- --tenants 20 --latency-ms 5
-//! --drift-interval-s 30` to change the sizes).
+//! Run: `cargo bench -p px-controller -- --tenants 1000 --arrays 4` (`--latency-ms 5
+//! --drift-interval-s 30` to change the latency and the deadline).
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -38,6 +41,9 @@ use objects::secret;
 mod lease;
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -45,7 +51,8 @@ use std::time::{Duration, Instant};
 use flasharray_mock::MockArray;
 use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
 use futures_util::StreamExt;
-use px_controller::reconcile::context;
+use kube::api::{Api, DynamicObject, ListParams};
+use px_controller::reconcile::{context, tenant_storage_resource};
 use px_controller::{
     ArrayPool, ConditionType, LeaseConfig, Metrics, Options, RestConnector, TenantStatus,
 };
@@ -227,16 +234,15 @@ async fn mount_clusters(server: &MockServer, kubeconfig: String) {
         .await;
 }
 
-/// Peak and current resident set of this process, in MiB.
-fn memory_mib() -> (f64, f64) {
+/// Peak and current resident set of this process, in KiB.
+fn memory_kib() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let field = |key: &str| {
         status
             .lines()
             .find_map(|l| l.strip_prefix(key))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-            .map(|kb| kb / 1024.0)
-            .unwrap_or(0.0)
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0)
     };
     (field("VmHWM:"), field("VmRSS:"))
 }
@@ -258,15 +264,70 @@ fn ready_count(store: &Store) -> usize {
         .count()
 }
 
-async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration) {
+/// The management cluster and the arrays, with every tenant stored.
+struct World {
+    server: MockServer,
+    _dir: tempfile::TempDir,
+    kubeconfig: std::path::PathBuf,
+    fleet: Vec<Array>,
+    store: Store,
+    events: lease::Events,
+}
+
+async fn start_array(
+    server: &MockServer,
+    a: usize,
+    arrays: usize,
+    tenants: usize,
+    latency: Duration,
+) -> Array {
+    let mut builder = MockArray::builder();
+    for i in (0..tenants).filter(|i| i % arrays == a) {
+        builder = builder.admin(format!("pxfa-t{i:03}"));
+    }
+    let mock = builder.build();
+    let sim = Simulator::start(
+        mock.clone(),
+        SimConfig {
+            tls: true,
+            http_latency: latency,
+            connect_latency: latency,
+            ..SimConfig::new(SIM_TOKEN.into())
+        },
+    )
+    .await
+    .expect("simulator starts");
+    let endpoint = sim.url().trim_start_matches("https://").to_string();
+    let creds = format!("fa{a}-creds");
+    let pure =
+        json!({"FlashArrays": [{"MgmtEndPoint": endpoint, "APIToken": SIM_TOKEN}]}).to_string();
+    Mock::given(method("GET"))
+        .and(path(format!("/api/v1/namespaces/{NS}/secrets/{creds}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(secret(
+            NS,
+            &creds,
+            &[],
+            &[("pure.json", &pure), ("ca.crt", sim.cert_pem())],
+        )))
+        .with_priority(1)
+        .mount(server)
+        .await;
+    Array {
+        mock,
+        sim,
+        endpoint,
+        creds,
+    }
+}
+
+async fn world(tenants: usize, arrays: usize, latency: Duration) -> World {
     let template = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../fixtures/tenants/valid-full.yaml"
     ))
     .unwrap();
-    // The fake API server keeps no request log: its memory stays flat, so the
-    // process's growth is the controller's.
-    let server = &MockServer::builder()
+    // The fake API server keeps no request log: its memory stays flat.
+    let server = MockServer::builder()
         .disable_request_recording()
         .start()
         .await;
@@ -280,48 +341,10 @@ async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration
         server.uri()
     );
     std::fs::write(&kubeconfig_path, &kubeconfig).unwrap();
-
     let mut fleet = Vec::new();
     for a in 0..arrays {
-        let mut builder = MockArray::builder();
-        for i in (0..tenants).filter(|i| i % arrays == a) {
-            builder = builder.admin(format!("pxfa-t{i:03}"));
-        }
-        let mock = builder.build();
-        let sim = Simulator::start(
-            mock.clone(),
-            SimConfig {
-                tls: true,
-                http_latency: latency,
-                connect_latency: latency,
-                ..SimConfig::new(SIM_TOKEN.into())
-            },
-        )
-        .await
-        .expect("simulator starts");
-        let endpoint = sim.url().trim_start_matches("https://").to_string();
-        let creds = format!("fa{a}-creds");
-        let pure =
-            json!({"FlashArrays": [{"MgmtEndPoint": endpoint, "APIToken": SIM_TOKEN}]}).to_string();
-        Mock::given(method("GET"))
-            .and(path(format!("/api/v1/namespaces/{NS}/secrets/{creds}")))
-            .respond_with(ResponseTemplate::new(200).set_body_json(secret(
-                NS,
-                &creds,
-                &[],
-                &[("pure.json", &pure), ("ca.crt", sim.cert_pem())],
-            )))
-            .with_priority(1)
-            .mount(server)
-            .await;
-        fleet.push(Array {
-            mock,
-            sim,
-            endpoint,
-            creds,
-        });
+        fleet.push(start_array(&server, a, arrays, tenants, latency).await);
     }
-
     let store = Store::default();
     store.1.store(1, Ordering::SeqCst);
     for i in 0..tenants {
@@ -338,20 +361,198 @@ async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration
     ))
     .respond_with(store.clone())
     .with_priority(1)
-    .mount(server)
+    .mount(&server)
     .await;
-    let leases = lease::Leases::default();
-    leases.mount(server).await;
+    lease::Leases::default().mount(&server).await;
     let events = lease::Events::default();
-    events.mount(server).await;
-    mount_clusters(server, kubeconfig).await;
-    support::mount_ready_management(server, &support::rendered(&support::direct_access_spec()))
+    events.mount(&server).await;
+    mount_clusters(&server, kubeconfig).await;
+    support::mount_ready_management(&server, &support::rendered(&support::direct_access_spec()))
         .await;
+    World {
+        server,
+        _dir: dir,
+        kubeconfig: kubeconfig_path,
+        fleet,
+        store,
+        events,
+    }
+}
 
-    let (baseline_peak, _) = memory_mib();
+/// The controller's process, driven over its standard input and output.
+struct ControllerProcess {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl ControllerProcess {
+    fn spawn(kubeconfig: &Path, drift: Duration) -> Self {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .arg("--controller-process")
+            .arg(kubeconfig)
+            .arg("--drift-interval-s")
+            .arg(drift.as_secs().to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the controller process starts");
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        ControllerProcess {
+            child,
+            input,
+            output,
+        }
+    }
+
+    /// Sends `command` and returns the lines answered up to `done`.
+    fn ask(&mut self, command: &str) -> Vec<String> {
+        writeln!(self.input, "{command}").unwrap();
+        self.input.flush().unwrap();
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            if self.output.read_line(&mut line).unwrap() == 0 {
+                panic!("the controller process ended while answering {command}: {lines:?}");
+            }
+            let line = line.trim_end().to_string();
+            if line == "done" {
+                return lines;
+            }
+            lines.push(line);
+        }
+    }
+}
+
+/// Waits for every object to be Ready (at most `deadline`), printing progress.
+async fn converge(store: &Store, tenants: usize, deadline: Duration) -> (bool, Duration) {
+    let started = Instant::now();
+    let mut next_mark = started + Duration::from_secs(30);
+    while ready_count(store) < tenants {
+        if Instant::now() >= next_mark {
+            println!(
+                "  {}s: {} Ready",
+                (next_mark - started).as_secs(),
+                ready_count(store)
+            );
+            next_mark += Duration::from_secs(30);
+        }
+        if started.elapsed() > deadline {
+            let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+            for o in store.0.lock().unwrap().values() {
+                let s = TenantStatus::from_object(o);
+                let why = s
+                    .get(ConditionType::Degraded)
+                    .filter(|c| c.status == px_controller::ConditionStatus::True)
+                    .or(s.get(ConditionType::Ready))
+                    .map(|c| c.reason.clone())
+                    .unwrap_or_else(|| "not reconciled yet".into());
+                *reasons.entry(why).or_insert(0) += 1;
+            }
+            println!(
+                "INCOMPLETE: {}/{tenants} Ready after {deadline:?} (by Ready/Degraded reason: {reasons:?})",
+                ready_count(store)
+            );
+            return (false, started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (true, started.elapsed())
+}
+
+fn field<'a>(lines: &'a [String], key: &str) -> Vec<&'a str> {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix(key))
+        .map(|v| v.split_whitespace().collect())
+        .unwrap_or_default()
+}
+
+async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration) {
+    let w = world(tenants, arrays, latency).await;
+    let mut controller = ControllerProcess::spawn(&w.kubeconfig, drift);
+    let (complete, took) = converge(&w.store, tenants, drift).await;
+    // The last reconciles wrote Ready before they returned to be counted.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let stopped = controller.ask("stop");
+    println!(
+        "converge: {tenants} TenantStorage over {arrays} arrays, {} ms latency: {}/{tenants} Ready after {:.1} s, {} Events{}",
+        latency.as_millis(),
+        ready_count(&w.store),
+        took.as_secs_f64(),
+        w.events.reasons().len(),
+        if complete {
+            ""
+        } else {
+            " [INCOMPLETE: see above]"
+        }
+    );
+    for line in stopped.iter().filter(|l| l.starts_with("pxfa_controller_")) {
+        println!("  {line}");
+    }
+    for a in &w.fleet {
+        let stats = a.sim.stats();
+        println!(
+            "  array {}: {} tenants, {} HTTP requests ({} writes on the array), {} sessions opened, {} TLS handshakes",
+            a.endpoint,
+            tenants / arrays,
+            stats.requests,
+            a.mock.stats().writes,
+            stats.logins,
+            stats.tls_handshakes
+        );
+    }
+    if !complete {
+        std::process::exit(1);
+    }
+    for a in &w.fleet {
+        a.sim.reset_stats();
+        a.mock.reset_stats();
+    }
+    let pass = controller.ask("resync");
+    let per_array: Vec<u64> = w.fleet.iter().map(|a| a.sim.stats().requests).collect();
+    let writes: u64 = w.fleet.iter().map(|a| a.mock.stats().writes).sum();
+    let outcome = field(&pass, "resync ");
+    let converged: usize = outcome.first().and_then(|v| v.parse().ok()).unwrap_or(0);
+    println!(
+        "resync: {tenants} tenants, {arrays} arrays, {} requests per array",
+        per_array.iter().max().copied().unwrap_or(0)
+    );
+    println!(
+        "  the pass: {converged}/{tenants} converged in {} s at concurrency 8, {} FlashArray calls, HTTP requests by array {per_array:?}, {writes} writes",
+        outcome.get(1).unwrap_or(&"?"),
+        outcome.get(2).unwrap_or(&"?"),
+    );
+    let rss = field(&pass, "rss ");
+    let kib = |i: usize| {
+        rss.get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    println!("controller peak RSS: {:.0} MiB", kib(0) / 1024.0);
+    println!(
+        "  the controller's process now {:.0} MiB; the bench's own process (simulators, fake API server, {tenants} stored objects) peak {:.0} MiB",
+        kib(1) / 1024.0,
+        memory_kib().0 as f64 / 1024.0
+    );
+    let _ = controller.child.wait();
+    for a in w.fleet {
+        a.sim.shutdown().await;
+    }
+    drop(w.server);
+    if writes != 0 || converged != tenants {
+        eprintln!("FAIL: a resync with nothing to change wrote to an array or did not converge");
+        std::process::exit(1);
+    }
+}
+
+/// The controller's process: runs the controller until `stop`, then one resync pass
+/// on `resync`, answering on standard output.
+async fn controller_process(kubeconfig: &Path, drift: Duration) {
     let metrics = Arc::new(Metrics::new());
     let ctx = context(
-        px_cluster::connect(&kubeconfig_path, Some("fake"))
+        px_cluster::connect(kubeconfig, Some("fake"))
             .await
             .expect("client"),
         ArrayPool::new(Box::new(RestConnector), 4, metrics.clone()),
@@ -365,149 +566,50 @@ async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration
         ..Options::default()
     };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let started = Instant::now();
     let run = tokio::spawn(px_controller::run(ctx.clone(), opts, async {
         let _ = stopped.await;
     }));
-    let deadline = started + drift;
-    let mut timeline = Vec::new();
-    let mut next_mark = started + Duration::from_secs(30);
-    let mut complete = true;
-    while ready_count(&store) < tenants {
-        if Instant::now() >= next_mark {
-            timeline.push(format!(
-                "{}s: {} Ready, {} reconciles",
-                (next_mark - started).as_secs(),
-                ready_count(&store),
-                metrics.reconciles(None)
-            ));
-            next_mark += Duration::from_secs(30);
-        }
-        if Instant::now() > deadline {
-            complete = false;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    if !complete {
-        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
-        for o in store.0.lock().unwrap().values() {
-            let s = TenantStatus::from_object(o);
-            let why = s
-                .get(ConditionType::Degraded)
-                .filter(|c| c.status == px_controller::ConditionStatus::True)
-                .or(s.get(ConditionType::Ready))
-                .map(|c| c.reason.clone())
-                .unwrap_or_else(|| "not reconciled yet".into());
-            *reasons.entry(why).or_insert(0) += 1;
-        }
-        println!(
-            "INCOMPLETE: {}/{tenants} Ready after {drift:?} (by Ready/Degraded reason: {reasons:?})",
-            ready_count(&store)
-        );
-    }
-    for t in &timeline {
-        println!("  {t}");
-    }
-    let converge = started.elapsed();
-    // The last reconciles wrote Ready before they returned to be counted.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let (peak, rss) = memory_mib();
-    let reconciles = metrics.reconciles(None);
-    let errors = metrics.reconciles(Some("error"));
-    println!(
-        "converge: {tenants} TenantStorage over {arrays} arrays, {} ms latency: {}/{tenants} Ready after {:.1} s \
-         ({reconciles} reconciles, {errors} failed and retried), {} Events{}",
-        latency.as_millis(),
-        ready_count(&store),
-        converge.as_secs_f64(),
-        events.reasons().len(),
-        if complete {
-            ""
-        } else {
-            " [INCOMPLETE: see above]"
-        }
-    );
-    for line in metrics.render().lines().filter(|l| {
+    let command = || {
+        tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            let _ = std::io::stdin().read_line(&mut line);
+        })
+    };
+    let _ = command().await;
+    let _ = stop.send(());
+    let _ = tokio::time::timeout(Duration::from_secs(15), run).await;
+    for l in metrics.render().lines().filter(|l| {
         l.starts_with("pxfa_controller_reconcile_errors_total{")
             || l.starts_with("pxfa_controller_reconciles_total{")
     }) {
-        println!("  {line}");
+        println!("{l}");
     }
-    for a in &fleet {
-        let stats = a.sim.stats();
-        println!(
-            "  array {}: {} tenants, {} HTTP requests ({} FlashArray calls by the client, {} writes on the array), \
-             {} sessions opened, {} TLS handshakes",
-            a.endpoint,
-            tenants / arrays,
-            stats.requests,
-            metrics.array_calls(&a.endpoint, None),
-            a.mock.stats().writes,
-            stats.logins,
-            stats.tls_handshakes
-        );
-    }
-    println!(
-        "  memory: peak RSS {peak:.0} MiB, now {rss:.0} MiB; before the controller started {baseline_peak:.0} MiB \
-         (simulators, fake API server and {tenants} stored objects)"
-    );
-
-    if !complete {
-        let _ = stop.send(());
-        std::process::exit(1);
-    }
-    // One resync pass: the drift check of every object with nothing to change, run
-    // as the controller runs it (the same reconcile, 8 at a time) once the
-    // controller is stopped, so that the pass is exactly one reconcile per object.
-    let _ = stop.send(());
-    let _ = tokio::time::timeout(Duration::from_secs(15), run).await;
-    for a in &fleet {
-        a.sim.reset_stats();
-        a.mock.reset_stats();
-    }
-    let calls_before: u64 = fleet
-        .iter()
-        .map(|a| metrics.array_calls(&a.endpoint, None))
-        .sum();
-    let objects: Vec<kube::api::DynamicObject> = store
-        .0
-        .lock()
-        .unwrap()
-        .values()
-        .map(|o| serde_json::from_value(o.clone()).unwrap())
-        .collect();
-    let pass_started = Instant::now();
+    println!("done");
+    let _ = command().await;
+    // A drift check comes a drift interval after the convergence: a new listing
+    // interval by then.
+    ctx.arrays.expire_listings();
+    let calls_before = metrics.array_calls_total();
+    let api: Api<DynamicObject> = Api::all_with(ctx.client.clone(), &tenant_storage_resource());
+    let objects = api.list(&ListParams::default()).await.expect("list").items;
+    let started = Instant::now();
     let outcomes: Vec<_> = futures_util::stream::iter(objects.iter())
         .map(|o| px_controller::reconcile(o, &ctx))
         .buffer_unordered(8)
         .collect()
         .await;
-    let pass = pass_started.elapsed();
     let converged = outcomes
         .iter()
         .filter(|o| matches!(o, Ok(px_controller::Outcome::Converged)))
         .count();
-    let requests: u64 = fleet.iter().map(|a| a.sim.stats().requests).sum();
-    let writes: u64 = fleet.iter().map(|a| a.mock.stats().writes).sum();
-    let calls: u64 = fleet
-        .iter()
-        .map(|a| metrics.array_calls(&a.endpoint, None))
-        .sum::<u64>()
-        - calls_before;
     println!(
-        "resync: {tenants} drift checks, nothing to change ({converged} converged): {:.1} s at concurrency 8, \
-         {calls} FlashArray calls ({:.1} per tenant), {requests} HTTP requests, {writes} writes",
-        pass.as_secs_f64(),
-        calls as f64 / tenants as f64,
+        "resync {converged} {:.1} {}",
+        started.elapsed().as_secs_f64(),
+        metrics.array_calls_total() - calls_before
     );
-    for a in fleet {
-        a.sim.shutdown().await;
-    }
-    if writes != 0 || converged != tenants {
-        eprintln!("FAIL: a resync with nothing to change wrote to an array or did not converge");
-        std::process::exit(1);
-    }
+    let (peak, now) = memory_kib();
+    println!("rss {peak} {now}");
+    println!("done");
 }
 
 fn main() {
@@ -516,22 +618,24 @@ fn main() {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .try_init();
-    let tenants: usize = arg("--tenants").and_then(|v| v.parse().ok()).unwrap_or(200);
-    let latency = Duration::from_millis(
-        arg("--latency-ms")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(20),
-    );
+    let number = |name: &str, default: u64| {
+        arg(name)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(default)
+    };
     // Also the deadline for the first convergence.
-    let drift = Duration::from_secs(
-        arg("--drift-interval-s")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(300),
-    );
+    let drift = Duration::from_secs(number("--drift-interval-s", 300));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(bench(tenants, 2, latency, drift));
+    if let Some(kubeconfig) = arg("--controller-process") {
+        rt.block_on(controller_process(Path::new(&kubeconfig), drift));
+        return;
+    }
+    let tenants = number("--tenants", 200) as usize;
+    let arrays = number("--arrays", 2).max(1) as usize;
+    let latency = Duration::from_millis(number("--latency-ms", 20));
+    rt.block_on(bench(tenants, arrays, latency, drift));
 }

@@ -1,6 +1,8 @@
 //! One shared array client per array endpoint and credential. An array's sessions and
 //! its 429s are global to the array, so every tenant on one array shares one client
-//! (one login session) and one bound on how many tenants talk to it at once.
+//! (one login session), one bound on how many tenants talk to it at once, and one
+//! [`ObservationCache`] (the array's listings, read once per interval by every
+//! tenant's drift check).
 //!
 //! Credentials come from the Secret the object names (`spec.credentialsSecret`:
 //! pure.json, optional CA), never from the object itself; the token is hashed into
@@ -10,6 +12,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use flasharray::FlashArray;
 use flasharray::rest::RestArray;
@@ -23,6 +26,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use crate::error::{Error, Reason};
 use crate::metered::Metered;
 use crate::metrics::Metrics;
+use crate::observations::{DEFAULT_LISTING_INTERVAL, ObservationCache};
 
 /// What an array client is built from.
 #[derive(Clone)]
@@ -74,15 +78,18 @@ impl Connector for RestConnector {
 
 /// A shared client and the permit that bounds concurrent tenants on its array.
 pub struct Lease {
-    /// The array.
+    /// The array as its listings show it: for observing (see [`ObservationCache`]).
     pub array: Arc<dyn FlashArray>,
+    /// The array itself for every read: for a plan that will write, the apply and
+    /// the delete path. Its writes mark the listings too.
+    pub fresh: Arc<dyn FlashArray>,
     /// The array endpoint, for messages.
     pub endpoint: String,
     _permit: OwnedSemaphorePermit,
 }
 
 struct Entry {
-    array: Arc<dyn FlashArray>,
+    cache: Arc<ObservationCache>,
     permits: Arc<Semaphore>,
 }
 
@@ -90,6 +97,7 @@ struct Entry {
 pub struct ArrayPool {
     connector: Box<dyn Connector>,
     per_array: usize,
+    listing_interval: Duration,
     entries: Mutex<HashMap<u64, Entry>>,
     metrics: Arc<Metrics>,
 }
@@ -101,8 +109,24 @@ impl ArrayPool {
         ArrayPool {
             connector,
             per_array: per_array.max(1),
+            listing_interval: DEFAULT_LISTING_INTERVAL,
             entries: Mutex::new(HashMap::new()),
             metrics,
+        }
+    }
+
+    /// How long an array's listings answer the drift checks' reads (default
+    /// [`DEFAULT_LISTING_INTERVAL`]; zero: every read goes to the array).
+    pub fn with_listing_interval(mut self, interval: Duration) -> Self {
+        self.listing_interval = interval;
+        self
+    }
+
+    /// Ends every array's listing interval now: the next read of each kind lists
+    /// it again (a resync pass that must see the arrays as they are).
+    pub fn expire_listings(&self) {
+        if let Ok(entries) = self.entries.lock() {
+            entries.values().for_each(|e| e.cache.expire());
         }
     }
 
@@ -124,28 +148,30 @@ impl ArrayPool {
     /// The shared client for `creds`, waiting for a permit on its array.
     pub async fn acquire(&self, creds: &Credentials) -> Result<Lease, Error> {
         let key = key_of(creds);
-        let (array, permits) = {
+        let (cache, permits) = {
             let mut entries = self
                 .entries
                 .lock()
                 .map_err(|_| Error::new(Reason::Internal, "array pool lock poisoned"))?;
             if let Some(e) = entries.get(&key) {
-                (e.array.clone(), e.permits.clone())
+                (e.cache.clone(), e.permits.clone())
             } else {
+                // Counted below the cache: the metrics count the array's calls.
                 let array: Arc<dyn FlashArray> = Arc::new(Metered::new(
                     self.connector.connect(creds)?,
                     &creds.endpoint,
                     self.metrics.clone(),
                 ));
+                let cache = ObservationCache::new(array, self.listing_interval);
                 let permits = Arc::new(Semaphore::new(self.per_array));
                 entries.insert(
                     key,
                     Entry {
-                        array: array.clone(),
+                        cache: cache.clone(),
                         permits: permits.clone(),
                     },
                 );
-                (array, permits)
+                (cache, permits)
             }
         };
         let permit = permits
@@ -153,7 +179,8 @@ impl ArrayPool {
             .await
             .map_err(|_| Error::new(Reason::Internal, "array pool closed"))?;
         Ok(Lease {
-            array,
+            array: cache.cached(),
+            fresh: cache.fresh(),
             endpoint: creds.endpoint.clone(),
             _permit: permit,
         })

@@ -203,8 +203,9 @@ pub(crate) async fn delete(
         let creds = read_credentials(&ctx.client, &ns, &tenant.spec).await?;
         let lease = ctx.arrays.acquire(&creds).await?;
         let keep = tenant.spec.spec.on_delete.unwrap_or_default() == OnDelete::Keep;
+        // The delete path writes: it reads the array itself, never the listings.
         if !keep {
-            adopt_bound_drives(ctx, lease.array.as_ref(), &tenant, id).await?;
+            adopt_bound_drives(ctx, lease.fresh.as_ref(), &tenant, id).await?;
         }
         // A token the journal holds undelivered is pxfa's and nobody has it: it
         // goes with the tenant, and then the journal. With onDelete keep the array
@@ -212,9 +213,9 @@ pub(crate) async fn delete(
         // token (docs/controller.md).
         let mut journal = SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any());
         let undelivered = !keep
-            && journal::undelivered_token(&mut journal, lease.array.as_ref(), &tenant.desired)
+            && journal::undelivered_token(&mut journal, lease.fresh.as_ref(), &tenant.desired)
                 .await?;
-        let deleted = on_delete(lease.array.as_ref(), &tenant, undelivered).await?;
+        let deleted = on_delete(lease.fresh.as_ref(), &tenant, undelivered).await?;
         if matches!(deleted, Deleted::Destroyed(_)) {
             journal.remove().await?;
         }

@@ -5,7 +5,8 @@
 //! Modules, each depending only on those above it: [`error`], [`status`] (typed
 //! conditions), [`metrics`] (Prometheus counters), [`health`] (probe state),
 //! [`logging`] (JSON log lines), [`policy`] (`spec.apply`), [`metered`] (array calls
-//! counted), [`arrays`] (one shared client per array), [`events`] (Kubernetes
+//! counted), [`observations`] (the per-array listings every drift check reads),
+//! [`arrays`] (one shared client and cache per array), [`events`] (Kubernetes
 //! Events), [`hosted`] (the tenant cluster's kubeconfig), [`journal`] (the token
 //! journal Secret), `report` (status and Events of one reconcile), [`context`] (what
 //! reconciles share), [`finalizer`] (adding it, the delete policy, removing it),
@@ -33,6 +34,7 @@ pub mod leader;
 pub mod logging;
 pub mod metered;
 pub mod metrics;
+pub mod observations;
 pub mod policy;
 pub mod reconcile;
 mod report;

@@ -118,6 +118,14 @@ impl Metrics {
             .unwrap_or(0)
     }
 
+    /// Array calls so far to every array, all outcomes.
+    pub fn array_calls_total(&self) -> u64 {
+        self.counters
+            .lock()
+            .map(|c| c.array_calls.values().sum())
+            .unwrap_or(0)
+    }
+
     /// The text exposition format.
     pub fn render(&self) -> String {
         let mut out = String::new();

@@ -9,6 +9,11 @@
 //! and turns each stage's outcome into conditions.
 //! A failure stops before the next write and is retried by re-planning from what the
 //! array holds, so a write is never replayed blindly.
+//!
+//! The observation reads the array's listings ([`crate::observations`]), shared by
+//! every tenant on the array; a plan that would write, or that is blocked, is made
+//! again from the array itself before anything is decided on it, so nothing is
+//! written (or refused) from a listing.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,7 +24,7 @@ use px_cluster::ApplyReport as ClusterReport;
 use px_topology::Tenant;
 use px_topology::converge::{ApplyOptions, ApplyReport};
 use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
-use px_topology::pipeline::{Delivery, ObserveError, Site};
+use px_topology::pipeline::{Delivery, ObserveError, Planned, Site};
 use px_topology::plan::{Action as PlanAction, Plan, PlanOptions};
 use px_topology::spec::{self, API_VERSION, KIND};
 use serde_json::{Value, json};
@@ -175,7 +180,7 @@ async fn converge_tenant(
     let lease = ctx.arrays.acquire(&creds).await?;
     // The lease (this array's share of the work) ends before the clusters; the
     // stages after the apply make no array call.
-    let array = lease.array.clone();
+    let (array, fresh) = (lease.array.clone(), lease.fresh.clone());
     // A token an earlier reconcile created and did not deliver: this process's
     // journal, and the object's journal Secret (another replica's, or this one's
     // before a restart).
@@ -194,14 +199,10 @@ async fn converge_tenant(
         claims: Some(&claims),
         journal: Some(journal.vault()),
     };
-    let observation = match tenant.observe(site).await {
-        Ok(o) => o,
+    let planned = match observe_and_plan(tenant, site, fresh.as_ref(), id).await {
+        Ok(p) => p,
         Err(e) => return observe_failed(e, id, &lease.endpoint, status, stamp),
     };
-    if let Some(e) = observation.claims_unreadable() {
-        tracing::warn!(tenant = %id, "cannot read which drive claims are bound; their drives stay pending: {e}");
-    }
-    let planned = observation.plan(&PlanOptions::default());
     let plan = planned.plan();
     status.array_objects = count_objects(plan, false);
     if !plan.is_applicable() {
@@ -279,6 +280,39 @@ async fn converge_tenant(
     } else {
         Outcome::InProgress
     })
+}
+
+/// The plan from the listings (`site.array`) when it has nothing to do; else the
+/// plan again from `fresh` (the array itself), which the apply then writes through:
+/// the listings are trusted only to say that nothing needs doing.
+async fn observe_and_plan<'a>(
+    tenant: &Tenant,
+    site: Site<'a>,
+    fresh: &'a dyn flasharray::FlashArray,
+    id: &str,
+) -> Result<Planned<'a>, ObserveError> {
+    let opts = PlanOptions::default();
+    let from_listings = tenant.observe(site.clone()).await?;
+    let unreadable = from_listings.claims_unreadable().map(ToString::to_string);
+    let planned = from_listings.plan(&opts);
+    if planned.plan().is_applicable() && !planned.writes_array() {
+        warn_claims_unreadable(id, unreadable);
+        return Ok(planned);
+    }
+    let observation = tenant
+        .observe(Site {
+            array: fresh,
+            ..site
+        })
+        .await?;
+    warn_claims_unreadable(id, observation.claims_unreadable().map(ToString::to_string));
+    Ok(observation.plan(&opts))
+}
+
+fn warn_claims_unreadable(id: &str, unreadable: Option<String>) {
+    if let Some(e) = unreadable {
+        tracing::warn!(tenant = %id, "cannot read which drive claims are bound; their drives stay pending: {e}");
+    }
 }
 
 /// An observation that failed: a realm the array cannot hold is bad input the array

@@ -15,7 +15,7 @@ use px_controller::reconcile::{Context, Outcome, reconcile};
 use px_controller::{Error, Metrics, TenantStatus};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
-use wiremock::{Mock, Request, Respond, ResponseTemplate};
+use wiremock::{Match, Mock, Request, Respond, ResponseTemplate};
 
 use crate::lease::{Events, Leases};
 use crate::support::{self, Fake};
@@ -319,9 +319,166 @@ impl Respond for ListWatch {
     }
 }
 
+/// What an armed fault answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// `409 Conflict`, as for a write on a stale object.
+    Conflict,
+    /// `429 Too Many Requests` with `Retry-After` in seconds.
+    TooManyRequests(u64),
+    /// `503 Service Unavailable`: the API server is down.
+    Unavailable,
+    /// A watch that ends at once with `410 Gone` (its resourceVersion is too old):
+    /// the watcher must list again.
+    WatchGone,
+}
+
+/// One armed fault: the requests it matches and for how long it lasts.
+struct Rule {
+    method: Option<&'static str>,
+    /// The end of the paths it matches (`""`: every path).
+    path: &'static str,
+    /// Watches only (`Some(true)`), never watches (`Some(false)`), or both.
+    watch: Option<bool>,
+    fault: Fault,
+    /// How many more requests it answers (`None`: until `until`).
+    left: Option<usize>,
+    until: Option<std::time::Instant>,
+}
+
+impl Rule {
+    fn matches(&self, r: &Request) -> bool {
+        let watch = r
+            .url
+            .query_pairs()
+            .any(|(k, v)| k == "watch" && v == "true");
+        self.method.is_none_or(|m| r.method.as_str() == m)
+            && r.url.path().ends_with(self.path)
+            && self.watch.is_none_or(|w| w == watch)
+            && self.left.is_none_or(|n| n > 0)
+            && self.until.is_none_or(|t| std::time::Instant::now() < t)
+    }
+}
+
+/// API-server faults: armed rules answer the requests they match before any other
+/// mock of the fake server; a request no rule matches is served as usual.
+#[derive(Clone, Default)]
+pub(crate) struct Faults(Arc<Mutex<Armed>>);
+
+/// The rules, and how often each fault was answered.
+#[derive(Default)]
+struct Armed {
+    rules: Vec<Rule>,
+    fired: BTreeMap<String, usize>,
+}
+
+impl Faults {
+    /// The next `times` requests with `method` whose path ends with `path` get `fault`.
+    pub(crate) fn arm(&self, method: &'static str, path: &'static str, fault: Fault, times: usize) {
+        self.push(Rule {
+            method: Some(method),
+            path,
+            watch: Some(false),
+            fault,
+            left: Some(times),
+            until: None,
+        });
+    }
+
+    /// The next `times` watches of TenantStorage end with `fault`.
+    pub(crate) fn arm_watch(&self, fault: Fault, times: usize) {
+        self.push(Rule {
+            method: Some("GET"),
+            path: "/tenantstorages",
+            watch: Some(true),
+            fault,
+            left: Some(times),
+            until: None,
+        });
+    }
+
+    /// Every request gets 503 for `outage`.
+    pub(crate) fn outage(&self, outage: Duration) {
+        self.push(Rule {
+            method: None,
+            path: "",
+            watch: None,
+            fault: Fault::Unavailable,
+            left: None,
+            until: Some(std::time::Instant::now() + outage),
+        });
+    }
+
+    fn push(&self, rule: Rule) {
+        self.0.lock().unwrap().rules.push(rule);
+    }
+
+    /// How many requests got `fault`.
+    pub(crate) fn fired(&self, fault: Fault) -> usize {
+        let armed = self.0.lock().unwrap();
+        armed.fired.get(&format!("{fault:?}")).copied().unwrap_or(0)
+    }
+
+    pub(crate) async fn mount(&self, server: &wiremock::MockServer) {
+        Mock::given(self.clone())
+            .respond_with(self.clone())
+            .with_priority(1)
+            .mount(server)
+            .await;
+    }
+}
+
+impl Match for Faults {
+    fn matches(&self, r: &Request) -> bool {
+        self.0
+            .lock()
+            .unwrap()
+            .rules
+            .iter()
+            .any(|rule| rule.matches(r))
+    }
+}
+
+impl Respond for Faults {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        let mut armed = self.0.lock().unwrap();
+        let Armed { rules, fired } = &mut *armed;
+        let Some(rule) = rules.iter_mut().find(|rule| rule.matches(r)) else {
+            // Expired between the match and the answer: a short outage's last word.
+            return ResponseTemplate::new(503);
+        };
+        if let Some(n) = &mut rule.left {
+            *n -= 1;
+        }
+        let fault = rule.fault;
+        *fired.entry(format!("{fault:?}")).or_insert(0) += 1;
+        let status = |code: u16, reason: &str| {
+            ResponseTemplate::new(code).set_body_json(json!({
+                "kind": "Status", "apiVersion": "v1", "status": "Failure",
+                "reason": reason, "code": code, "message": reason}))
+        };
+        match fault {
+            Fault::Conflict => status(409, "Conflict"),
+            Fault::TooManyRequests(secs) => {
+                status(429, "TooManyRequests").insert_header("Retry-After", secs.to_string())
+            }
+            Fault::Unavailable => status(503, "ServiceUnavailable"),
+            Fault::WatchGone => ResponseTemplate::new(200).set_body_string(
+                json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1",
+                    "status": "Failure", "reason": "Expired", "code": 410,
+                    "message": "too old resource version"}})
+                .to_string()
+                    + "\n",
+            ),
+        }
+    }
+}
+
 /// A fake management cluster serving one TenantStorage and a MockArray behind it.
 pub(crate) struct World {
     pub(crate) fake: Fake,
+    /// API-server faults, answered before anything else.
+    pub(crate) faults: Faults,
     pub(crate) leases: Leases,
     pub(crate) events: Events,
     pub(crate) store: Store,
@@ -437,6 +594,8 @@ impl World {
         let store = Store::default();
         store.put(obj);
         let server = &fake.server;
+        let faults = Faults::default();
+        faults.mount(server).await;
         Mock::given(path_regex(
             r"^/apis/pxfa\.io/v1alpha1/namespaces/[^/]+/tenantstorages/[^/]+(/status)?$",
         ))
@@ -570,6 +729,7 @@ impl World {
         );
         World {
             fake,
+            faults,
             leases,
             events,
             store,

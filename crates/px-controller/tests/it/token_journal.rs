@@ -101,7 +101,7 @@ async fn tokens(w: &World) -> Vec<Option<u64>> {
 
 /// After the rerun: Ready, the tenant holds a working token, the array user has
 /// exactly that one, and the journal Secret is gone.
-async fn assert_delivered_and_clean(w: &World, label: &str) -> String {
+pub(crate) async fn assert_delivered_and_clean(w: &World, label: &str) -> String {
     let held = delivered(w)
         .await
         .unwrap_or_else(|| panic!("{label}: no px-pure-secret applied to the tenant"));

@@ -1,0 +1,1008 @@
+//! The per-array observation cache: every tenant's drift check and plan read one
+//! listing per object kind per array per interval, instead of its own objects, so
+//! that the reads of a resync pass depend on the number of arrays, not of tenants.
+//!
+//! [`ObservationCache`] wraps the array's client (any [`FlashArray`]) and keeps one
+//! listing of each kind the tenant pipeline reads: volumes, hosts (the management
+//! hosts are found by initiator among all of them), host groups, pods (destroyed
+//! ones included, as the lookups ask), pxfa's tags per tagged kind (the `pxfa.io`
+//! namespace only), connections, and the admins with their API tokens (never the
+//! token values: a read that exposes them always goes to the array). A listing is
+//! one paged call (the client's paging) taken on the first read after the interval
+//! ends; the reads the pipeline makes (by name membership filter, or everything)
+//! are answered from it. Any other read goes to the array.
+//!
+//! Writes go to the array and mark what they touched, before and after the call:
+//! the named objects, their tags and connection rows, and where a write reaches
+//! further than its names (a host group's members see its connections, a pod's
+//! destroy takes its volumes) every name of that kind. A read naming a marked
+//! object goes to the array until the next listing started after the write ended;
+//! a read of everything lists again. The cached view is trusted only to say that
+//! nothing needs doing: a plan that would write is made again from
+//! [`ObservationCache::fresh`], which reads the array itself (see
+//! `reconcile.rs`), so nothing is written from a listing.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use flasharray::array::ItemStream;
+use flasharray::models::*;
+use flasharray::params::*;
+use flasharray::{FlashArray, HostGroupName, HostName, PodName, RealmName, Result, VolumeName};
+use px_topology::desired::TAG_NAMESPACE;
+
+/// How long a listing answers reads when the controller is not told otherwise: a
+/// drift check sees the array as it was at most this long ago, and a resync pass
+/// costs one listing per kind per this interval.
+pub const DEFAULT_LISTING_INTERVAL: Duration = Duration::from_secs(60);
+
+/// A listing key: the field a filter selects on and a lower-cased name ([`EVERY`]
+/// stands for every name of the field).
+type Key = (&'static str, String);
+
+/// The name that marks every name of a field.
+const EVERY: &str = "*";
+
+const NAME: &str = "name";
+const VOLUME: &str = "volume.name";
+const HOST: &str = "host.name";
+const GROUP: &str = "host_group.name";
+
+/// One listing and what was written since it was taken.
+struct Slot<T> {
+    state: Mutex<SlotState<T>>,
+    /// One listing call at a time: concurrent readers wait for it.
+    listing: tokio::sync::Mutex<()>,
+}
+
+struct SlotState<T> {
+    items: Option<Arc<Vec<T>>>,
+    taken: Option<Instant>,
+    /// Marked keys and the write sequence number of their last mark.
+    marked: HashMap<Key, u64>,
+}
+
+/// What a read wants of a listing.
+enum Want {
+    /// Everything.
+    All,
+    /// The items with any of these keys.
+    Keys(Vec<Key>),
+}
+
+/// How a read is answered.
+enum Answer<T> {
+    Listing(Arc<Vec<T>>),
+    Array,
+    List,
+}
+
+impl<T> Slot<T> {
+    fn new() -> Self {
+        Slot {
+            state: Mutex::new(SlotState {
+                items: None,
+                taken: None,
+                marked: HashMap::new(),
+            }),
+            listing: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, SlotState<T>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn answer(&self, want: &Want, interval: Duration) -> Answer<T> {
+        let s = self.lock();
+        let Some(items) = s
+            .items
+            .clone()
+            .filter(|_| s.taken.is_some_and(|t| t.elapsed() < interval))
+        else {
+            return Answer::List;
+        };
+        match want {
+            Want::All if s.marked.is_empty() => Answer::Listing(items),
+            Want::All => Answer::List,
+            Want::Keys(keys) if keys.iter().any(|k| is_marked(&s.marked, k)) => Answer::Array,
+            Want::Keys(_) => Answer::Listing(items),
+        }
+    }
+
+    fn mark(&self, key: Key, seq: u64) {
+        self.lock().marked.insert(key, seq);
+    }
+
+    /// A listing that started when the write sequence was at `started`: marks of
+    /// writes that ended before it are answered by it.
+    fn install(&self, items: Vec<T>, started: u64) {
+        let mut s = self.lock();
+        s.items = Some(Arc::new(items));
+        s.taken = Some(Instant::now());
+        s.marked.retain(|_, seq| *seq > started);
+    }
+
+    fn expire(&self) {
+        let mut s = self.lock();
+        s.items = None;
+        s.taken = None;
+    }
+}
+
+fn is_marked(marked: &HashMap<Key, u64>, key: &Key) -> bool {
+    marked.contains_key(key) || marked.contains_key(&(key.0, EVERY.to_string()))
+}
+
+fn key(field: &'static str, name: &str) -> Key {
+    (field, name.to_ascii_lowercase())
+}
+
+/// The names of `field=('a','b')`, the membership filter the lookups send
+/// ([`flasharray::membership_filter`]); `None` for any other expression.
+fn filter_names(filter: &str, field: &str) -> Option<Vec<String>> {
+    let inner = filter
+        .strip_prefix(field)?
+        .strip_prefix("=(")?
+        .strip_suffix(')')?;
+    inner
+        .split(',')
+        .map(|q| {
+            let name = q.trim().strip_prefix('\'')?.strip_suffix('\'')?;
+            (!name.is_empty() && !name.contains('\'')).then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// What a list call of a named kind wants: everything, or a name membership
+/// filter; `None` for anything else (it goes to the array).
+fn want_of_list(params: &ListParams) -> Option<Want> {
+    let plain = ListParams {
+        filter: None,
+        ..params.clone()
+    };
+    if plain != ListParams::all() {
+        return None;
+    }
+    match &params.filter {
+        None => Some(Want::All),
+        Some(f) => filter_names(f, NAME).map(|n| Want::Keys(keys(NAME, &n))),
+    }
+}
+
+/// What a connection listing call wants: everything, or one field's membership.
+fn want_of_connections(params: &ConnectionParams) -> Option<Want> {
+    let plain = ConnectionParams {
+        filter: None,
+        ..params.clone()
+    };
+    if plain != ConnectionParams::default() {
+        return None;
+    }
+    let Some(f) = &params.filter else {
+        return Some(Want::All);
+    };
+    [VOLUME, HOST, GROUP]
+        .into_iter()
+        .find_map(|field| filter_names(f, field).map(|n| Want::Keys(keys(field, &n))))
+}
+
+fn keys(field: &'static str, names: &[impl AsRef<str>]) -> Vec<Key> {
+    names.iter().map(|n| key(field, n.as_ref())).collect()
+}
+
+/// The keys a listed item answers to.
+trait Keyed {
+    fn keys(&self) -> Vec<Key>;
+}
+
+macro_rules! keyed_by_name {
+    ($($ty:ty),*) => {$(
+        impl Keyed for $ty {
+            fn keys(&self) -> Vec<Key> {
+                vec![key(NAME, &self.name)]
+            }
+        }
+    )*};
+}
+
+keyed_by_name!(Volume, Host, HostGroup, Pod, AdminApiToken);
+
+impl Keyed for String {
+    fn keys(&self) -> Vec<Key> {
+        vec![key(NAME, self)]
+    }
+}
+
+impl Keyed for Tag {
+    fn keys(&self) -> Vec<Key> {
+        self.resource.name.iter().map(|n| key(NAME, n)).collect()
+    }
+}
+
+impl Keyed for Connection {
+    fn keys(&self) -> Vec<Key> {
+        [
+            (VOLUME, &self.volume.name),
+            (HOST, &self.host.name),
+            (GROUP, &self.host_group.name),
+        ]
+        .into_iter()
+        .filter_map(|(field, name)| name.as_deref().map(|n| key(field, n)))
+        .collect()
+    }
+}
+
+fn pick<T: Keyed + Clone>(items: &[T], want: &Want) -> Vec<T> {
+    match want {
+        Want::All => items.to_vec(),
+        Want::Keys(keys) => {
+            let wanted: HashSet<&Key> = keys.iter().collect();
+            items
+                .iter()
+                .filter(|i| i.keys().iter().any(|k| wanted.contains(k)))
+                .cloned()
+                .collect()
+        }
+    }
+}
+
+/// Which listing a write touched.
+#[derive(Debug, Clone, Copy)]
+enum Listing {
+    Volumes,
+    Hosts,
+    HostGroups,
+    Pods,
+    Tags(TagResource),
+    Connections,
+    Admins,
+    Tokens,
+}
+
+const TAGGED: [TagResource; 4] = [
+    TagResource::Volume,
+    TagResource::Host,
+    TagResource::HostGroup,
+    TagResource::Pod,
+];
+
+/// One array's listings, over its client. Build it with [`ObservationCache::new`]
+/// and hand out [`ObservationCache::cached`] and [`ObservationCache::fresh`].
+pub struct ObservationCache {
+    inner: Arc<dyn FlashArray>,
+    interval: Duration,
+    /// Write sequence: every mark takes the next number.
+    seq: AtomicU64,
+    volumes: Slot<Volume>,
+    hosts: Slot<Host>,
+    host_groups: Slot<HostGroup>,
+    pods: Slot<Pod>,
+    tags: [Slot<Tag>; 4],
+    connections: Slot<Connection>,
+    /// Admin names only: nothing else of an admin is kept.
+    admins: Slot<String>,
+    tokens: Slot<AdminApiToken>,
+}
+
+impl std::fmt::Debug for ObservationCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObservationCache")
+            .field("inner", &self.inner)
+            .field("interval", &self.interval)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ObservationCache {
+    /// Listings of `inner` that answer reads for `interval` (zero: no listing, every
+    /// read goes to the array).
+    pub fn new(inner: Arc<dyn FlashArray>, interval: Duration) -> Arc<Self> {
+        Arc::new(ObservationCache {
+            inner,
+            interval,
+            seq: AtomicU64::new(0),
+            volumes: Slot::new(),
+            hosts: Slot::new(),
+            host_groups: Slot::new(),
+            pods: Slot::new(),
+            tags: [Slot::new(), Slot::new(), Slot::new(), Slot::new()],
+            connections: Slot::new(),
+            admins: Slot::new(),
+            tokens: Slot::new(),
+        })
+    }
+
+    /// The array as the listings see it: for observing.
+    pub fn cached(self: &Arc<Self>) -> Arc<dyn FlashArray> {
+        Arc::new(View {
+            cache: self.clone(),
+            fresh: false,
+        })
+    }
+
+    /// The array itself for every read (writes still mark the listings): for a plan
+    /// that will write, and for the apply.
+    pub fn fresh(self: &Arc<Self>) -> Arc<dyn FlashArray> {
+        Arc::new(View {
+            cache: self.clone(),
+            fresh: true,
+        })
+    }
+
+    /// Ends the interval now: the next read of each kind lists it again.
+    pub fn expire(&self) {
+        self.volumes.expire();
+        self.hosts.expire();
+        self.host_groups.expire();
+        self.pods.expire();
+        self.tags.iter().for_each(Slot::expire);
+        self.connections.expire();
+        self.admins.expire();
+        self.tokens.expire();
+    }
+
+    fn tag_slot(&self, kind: TagResource) -> &Slot<Tag> {
+        let i = TAGGED.iter().position(|k| *k == kind).unwrap_or(0);
+        &self.tags[i]
+    }
+
+    fn mark(&self, touched: &[(Listing, Key)]) {
+        let seq = self.seq.fetch_add(1, Ordering::SeqCst) + 1;
+        for (listing, k) in touched {
+            let k = k.clone();
+            match listing {
+                Listing::Volumes => self.volumes.mark(k, seq),
+                Listing::Hosts => self.hosts.mark(k, seq),
+                Listing::HostGroups => self.host_groups.mark(k, seq),
+                Listing::Pods => self.pods.mark(k, seq),
+                Listing::Tags(kind) => self.tag_slot(*kind).mark(k, seq),
+                Listing::Connections => self.connections.mark(k, seq),
+                Listing::Admins => self.admins.mark(k, seq),
+                Listing::Tokens => self.tokens.mark(k, seq),
+            }
+        }
+    }
+
+    /// A write: marked before (a read while it runs goes to the array) and after
+    /// (a listing that started before it ended does not answer for it).
+    async fn write<T>(
+        &self,
+        touched: Vec<(Listing, Key)>,
+        call: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
+        self.mark(&touched);
+        let r = call.await;
+        self.mark(&touched);
+        r
+    }
+
+    /// The listing answering `want`, listing again when it is missing, old or
+    /// marked for everything; `None` when the read must go to the array.
+    async fn listing<T, F, Fut>(
+        &self,
+        slot: &Slot<T>,
+        want: &Want,
+        list: F,
+    ) -> Result<Option<Arc<Vec<T>>>>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Vec<T>>>,
+    {
+        if self.interval.is_zero() {
+            return Ok(None);
+        }
+        match slot.answer(want, self.interval) {
+            Answer::Listing(items) => return Ok(Some(items)),
+            Answer::Array => return Ok(None),
+            Answer::List => {}
+        }
+        let _one = slot.listing.lock().await;
+        match slot.answer(want, self.interval) {
+            Answer::Listing(items) => return Ok(Some(items)),
+            Answer::Array => return Ok(None),
+            Answer::List => {}
+        }
+        let started = self.seq.load(Ordering::SeqCst);
+        let items = list().await?;
+        slot.install(items, started);
+        Ok(match slot.answer(want, self.interval) {
+            Answer::Listing(items) => Some(items),
+            Answer::Array | Answer::List => None,
+        })
+    }
+
+    /// A read of a named kind: from the listing when `want` is one the listing
+    /// answers, else from the array.
+    async fn read<T, L, LF, A, AF>(
+        &self,
+        slot: &Slot<T>,
+        want: Option<Want>,
+        list: L,
+        array: A,
+    ) -> Result<Vec<T>>
+    where
+        T: Keyed + Clone,
+        L: FnOnce() -> LF,
+        LF: Future<Output = Result<Vec<T>>>,
+        A: FnOnce() -> AF,
+        AF: Future<Output = Result<Vec<T>>>,
+    {
+        let Some(want) = want else {
+            return array().await;
+        };
+        match self.listing(slot, &want, list).await? {
+            Some(items) => Ok(pick(&items, &want)),
+            None => array().await,
+        }
+    }
+
+    /// The tokens of `admins` when both listings answer and name every one of them
+    /// (an admin the listing does not know goes to the array, which says what a
+    /// missing admin is).
+    async fn read_tokens(&self, admins: &[String]) -> Result<Option<Vec<AdminApiToken>>> {
+        let want = Want::Keys(keys(NAME, admins));
+        let known = self
+            .listing(&self.admins, &want, || async {
+                let all = self.inner.list_admins(&[]).await?;
+                Ok(all.into_iter().map(|a| a.name).collect())
+            })
+            .await?;
+        let Some(known) = known else {
+            return Ok(None);
+        };
+        let known: HashSet<String> = known.iter().map(|n| n.to_ascii_lowercase()).collect();
+        if !admins
+            .iter()
+            .all(|a| known.contains(&a.to_ascii_lowercase()))
+        {
+            return Ok(None);
+        }
+        let tokens = self
+            .listing(&self.tokens, &want, || {
+                self.inner.list_api_tokens(&[], false)
+            })
+            .await?;
+        Ok(tokens.map(|t| pick(&t, &want)))
+    }
+}
+
+/// What a write of named objects touches.
+fn touched_volumes(names: &[impl AsRef<str>]) -> Vec<(Listing, Key)> {
+    let mut t = Vec::new();
+    for n in names {
+        let n = n.as_ref();
+        t.push((Listing::Volumes, key(NAME, n)));
+        t.push((Listing::Connections, key(VOLUME, n)));
+        t.push((Listing::Tags(TagResource::Volume), key(NAME, n)));
+    }
+    t
+}
+
+fn touched_hosts(names: &[impl AsRef<str>]) -> Vec<(Listing, Key)> {
+    let mut t = vec![(Listing::HostGroups, key(NAME, EVERY))];
+    for n in names {
+        let n = n.as_ref();
+        t.push((Listing::Hosts, key(NAME, n)));
+        t.push((Listing::Connections, key(HOST, n)));
+        t.push((Listing::Tags(TagResource::Host), key(NAME, n)));
+    }
+    t
+}
+
+/// A host group's hosts and their connection rows follow the group.
+fn touched_groups(names: &[impl AsRef<str>]) -> Vec<(Listing, Key)> {
+    let mut t = vec![
+        (Listing::Hosts, key(NAME, EVERY)),
+        (Listing::Connections, key(HOST, EVERY)),
+    ];
+    for n in names {
+        let n = n.as_ref();
+        t.push((Listing::HostGroups, key(NAME, n)));
+        t.push((Listing::Connections, key(GROUP, n)));
+        t.push((Listing::Tags(TagResource::HostGroup), key(NAME, n)));
+    }
+    t
+}
+
+/// A pod's volumes go with it when its contents are destroyed, or it is renamed.
+fn touched_pods(names: &[impl AsRef<str>], contents: bool) -> Vec<(Listing, Key)> {
+    let mut t = Vec::new();
+    for n in names {
+        t.push((Listing::Pods, key(NAME, n.as_ref())));
+        t.push((Listing::Tags(TagResource::Pod), key(NAME, n.as_ref())));
+    }
+    if contents {
+        t.extend(touched_volumes(&[EVERY]));
+    }
+    t
+}
+
+/// A realm's destroy may take everything inside it.
+fn touched_everything() -> Vec<(Listing, Key)> {
+    let mut t = touched_volumes(&[EVERY]);
+    t.extend(touched_hosts(&[EVERY]));
+    t.extend(touched_groups(&[EVERY]));
+    t.extend(touched_pods(&[EVERY], false));
+    t.push((Listing::Connections, key(GROUP, EVERY)));
+    t
+}
+
+fn touched_admins(names: &[impl AsRef<str>]) -> Vec<(Listing, Key)> {
+    names
+        .iter()
+        .flat_map(|n| {
+            [
+                (Listing::Admins, key(NAME, n.as_ref())),
+                (Listing::Tokens, key(NAME, n.as_ref())),
+            ]
+        })
+        .collect()
+}
+
+fn with_rename(mut names: Vec<String>, new: Option<&String>) -> Vec<String> {
+    names.extend(new.cloned());
+    names
+}
+
+fn strs<N: AsRef<str>>(names: &[N]) -> Vec<String> {
+    names.iter().map(|n| n.as_ref().to_string()).collect()
+}
+
+/// The array as an [`ObservationCache`] shows it: from its listings, or (`fresh`)
+/// the array's own answers; writes always go to the array and mark the listings.
+struct View {
+    cache: Arc<ObservationCache>,
+    fresh: bool,
+}
+
+impl std::fmt::Debug for View {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObservationCache::View")
+            .field("fresh", &self.fresh)
+            .field("cache", &self.cache)
+            .finish()
+    }
+}
+
+impl View {
+    fn want(&self, want: Option<Want>) -> Option<Want> {
+        want.filter(|_| !self.fresh)
+    }
+
+    fn inner(&self) -> &dyn FlashArray {
+        self.cache.inner.as_ref()
+    }
+}
+
+#[async_trait]
+impl FlashArray for View {
+    async fn list_volumes(&self, params: &ListParams) -> Result<Vec<Volume>> {
+        let c = &self.cache;
+        let all = ListParams::all();
+        c.read(
+            &c.volumes,
+            self.want(want_of_list(params)),
+            || self.inner().list_volumes(&all),
+            || self.inner().list_volumes(params),
+        )
+        .await
+    }
+
+    async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>> {
+        let call = self.inner().create_volumes(names, body);
+        self.cache.write(touched_volumes(names), call).await
+    }
+
+    async fn create_volumes_batch(&self, items: &[VolumeBatchPost]) -> Result<Vec<Volume>> {
+        let names: Vec<&str> = items.iter().map(|i| i.name.as_str()).collect();
+        let call = self.inner().create_volumes_batch(items);
+        self.cache.write(touched_volumes(&names), call).await
+    }
+
+    async fn patch_volumes(
+        &self,
+        names: &[VolumeName],
+        patch: &VolumePatch,
+        truncate: bool,
+    ) -> Result<Vec<Volume>> {
+        let touched = touched_volumes(&with_rename(strs(names), patch.name.as_ref()));
+        let call = self.inner().patch_volumes(names, patch, truncate);
+        self.cache.write(touched, call).await
+    }
+
+    async fn eradicate_volumes(&self, names: &[VolumeName]) -> Result<()> {
+        let call = self.inner().eradicate_volumes(names);
+        self.cache.write(touched_volumes(names), call).await
+    }
+
+    async fn list_tags(&self, kind: TagResource, params: &TagParams) -> Result<Vec<Tag>> {
+        let c = &self.cache;
+        let ours = params.namespaces == [TAG_NAMESPACE] && params.resource_destroyed.is_none();
+        let want = ours.then(|| {
+            if params.resource_names.is_empty() {
+                Want::All
+            } else {
+                Want::Keys(keys(NAME, &params.resource_names))
+            }
+        });
+        let all = TagParams {
+            resource_names: Vec::new(),
+            ..params.clone()
+        };
+        c.read(
+            c.tag_slot(kind),
+            self.want(want),
+            || self.inner().list_tags(kind, &all),
+            || self.inner().list_tags(kind, params),
+        )
+        .await
+    }
+
+    async fn set_tags(&self, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
+        let touched = tags
+            .iter()
+            .filter_map(|t| t.resource.name.as_deref())
+            .map(|n| (Listing::Tags(kind), key(NAME, n)))
+            .collect();
+        self.cache
+            .write(touched, self.inner().set_tags(kind, tags))
+            .await
+    }
+
+    async fn delete_tags(
+        &self,
+        kind: TagResource,
+        resource_names: &[String],
+        keys: &[String],
+        namespaces: &[String],
+    ) -> Result<()> {
+        let touched = resource_names
+            .iter()
+            .map(|n| (Listing::Tags(kind), key(NAME, n)))
+            .collect();
+        let call = self
+            .inner()
+            .delete_tags(kind, resource_names, keys, namespaces);
+        self.cache.write(touched, call).await
+    }
+
+    async fn list_hosts(&self, params: &ListParams) -> Result<Vec<Host>> {
+        let c = &self.cache;
+        let all = ListParams::all();
+        c.read(
+            &c.hosts,
+            self.want(want_of_list(params)),
+            || self.inner().list_hosts(&all),
+            || self.inner().list_hosts(params),
+        )
+        .await
+    }
+
+    async fn create_hosts(&self, names: &[HostName], body: &HostPost) -> Result<Vec<Host>> {
+        let call = self.inner().create_hosts(names, body);
+        self.cache.write(touched_hosts(names), call).await
+    }
+
+    async fn patch_hosts(&self, names: &[HostName], patch: &HostPatch) -> Result<Vec<Host>> {
+        let touched = touched_hosts(&with_rename(strs(names), patch.name.as_ref()));
+        self.cache
+            .write(touched, self.inner().patch_hosts(names, patch))
+            .await
+    }
+
+    async fn delete_hosts(&self, names: &[HostName]) -> Result<()> {
+        let call = self.inner().delete_hosts(names);
+        self.cache.write(touched_hosts(names), call).await
+    }
+
+    async fn list_host_groups(&self, params: &ListParams) -> Result<Vec<HostGroup>> {
+        let c = &self.cache;
+        let all = ListParams::all();
+        c.read(
+            &c.host_groups,
+            self.want(want_of_list(params)),
+            || self.inner().list_host_groups(&all),
+            || self.inner().list_host_groups(params),
+        )
+        .await
+    }
+
+    async fn create_host_groups(
+        &self,
+        names: &[HostGroupName],
+        body: &HostGroupPost,
+    ) -> Result<Vec<HostGroup>> {
+        let call = self.inner().create_host_groups(names, body);
+        self.cache.write(touched_groups(names), call).await
+    }
+
+    async fn delete_host_groups(&self, names: &[HostGroupName]) -> Result<()> {
+        let call = self.inner().delete_host_groups(names);
+        self.cache.write(touched_groups(names), call).await
+    }
+
+    async fn list_host_group_members(&self, params: &MemberParams) -> Result<Vec<Member>> {
+        self.inner().list_host_group_members(params).await
+    }
+
+    async fn add_host_group_members(
+        &self,
+        group: &HostGroupName,
+        hosts: &[HostName],
+    ) -> Result<Vec<Member>> {
+        let mut touched = touched_groups(&[group]);
+        touched.extend(touched_hosts(hosts));
+        let call = self.inner().add_host_group_members(group, hosts);
+        self.cache.write(touched, call).await
+    }
+
+    async fn remove_host_group_members(
+        &self,
+        group: &HostGroupName,
+        hosts: &[HostName],
+    ) -> Result<()> {
+        let mut touched = touched_groups(&[group]);
+        touched.extend(touched_hosts(hosts));
+        let call = self.inner().remove_host_group_members(group, hosts);
+        self.cache.write(touched, call).await
+    }
+
+    async fn list_connections(&self, params: &ConnectionParams) -> Result<Vec<Connection>> {
+        let c = &self.cache;
+        let all = ConnectionParams::default();
+        c.read(
+            &c.connections,
+            self.want(want_of_connections(params)),
+            || self.inner().list_connections(&all),
+            || self.inner().list_connections(params),
+        )
+        .await
+    }
+
+    async fn create_connections(
+        &self,
+        target: &ConnectionTarget,
+        volumes: &[VolumeName],
+        lun: Option<u32>,
+    ) -> Result<Vec<Connection>> {
+        let call = self.inner().create_connections(target, volumes, lun);
+        self.cache
+            .write(touched_connections(target, volumes), call)
+            .await
+    }
+
+    async fn delete_connections(
+        &self,
+        target: &ConnectionTarget,
+        volumes: &[VolumeName],
+    ) -> Result<()> {
+        let call = self.inner().delete_connections(target, volumes);
+        self.cache
+            .write(touched_connections(target, volumes), call)
+            .await
+    }
+
+    async fn list_pods(&self, params: &ListParams) -> Result<Vec<Pod>> {
+        let c = &self.cache;
+        let all = ListParams::all();
+        c.read(
+            &c.pods,
+            self.want(want_of_list(params)),
+            || self.inner().list_pods(&all),
+            || self.inner().list_pods(params),
+        )
+        .await
+    }
+
+    async fn create_pods(&self, names: &[PodName], body: &PodPost) -> Result<Vec<Pod>> {
+        let call = self.inner().create_pods(names, body);
+        self.cache.write(touched_pods(names, false), call).await
+    }
+
+    async fn patch_pods(
+        &self,
+        names: &[PodName],
+        patch: &PodPatch,
+        destroy_contents: bool,
+    ) -> Result<Vec<Pod>> {
+        let contents = destroy_contents || patch.destroyed.is_some() || patch.name.is_some();
+        let names_touched = with_rename(strs(names), patch.name.as_ref());
+        let call = self.inner().patch_pods(names, patch, destroy_contents);
+        self.cache
+            .write(touched_pods(&names_touched, contents), call)
+            .await
+    }
+
+    async fn eradicate_pods(&self, names: &[PodName], eradicate_contents: bool) -> Result<()> {
+        let call = self.inner().eradicate_pods(names, eradicate_contents);
+        self.cache.write(touched_pods(names, true), call).await
+    }
+
+    async fn list_pod_arrays(&self, pods: &[PodName]) -> Result<Vec<Member>> {
+        self.inner().list_pod_arrays(pods).await
+    }
+
+    async fn get_array(&self) -> Result<ArrayInfo> {
+        self.inner().get_array().await
+    }
+
+    async fn get_array_space(&self) -> Result<ArraySpace> {
+        self.inner().get_array_space().await
+    }
+
+    async fn list_api_tokens(&self, admins: &[String], expose: bool) -> Result<Vec<AdminApiToken>> {
+        if self.fresh || expose || admins.is_empty() {
+            return self.inner().list_api_tokens(admins, expose).await;
+        }
+        match self.cache.read_tokens(admins).await? {
+            Some(tokens) => Ok(tokens),
+            None => self.inner().list_api_tokens(admins, expose).await,
+        }
+    }
+
+    async fn create_api_token(
+        &self,
+        admin: &str,
+        timeout: Option<Duration>,
+    ) -> Result<AdminApiToken> {
+        let touched = vec![(Listing::Tokens, key(NAME, admin))];
+        let call = self.inner().create_api_token(admin, timeout);
+        self.cache.write(touched, call).await
+    }
+
+    async fn delete_api_token(&self, admin: &str) -> Result<()> {
+        let touched = vec![(Listing::Tokens, key(NAME, admin))];
+        self.cache
+            .write(touched, self.inner().delete_api_token(admin))
+            .await
+    }
+
+    async fn list_realms(&self, params: &ListParams) -> Result<Vec<Realm>> {
+        self.inner().list_realms(params).await
+    }
+
+    async fn create_realms(&self, names: &[RealmName], body: &RealmPost) -> Result<Vec<Realm>> {
+        self.inner().create_realms(names, body).await
+    }
+
+    async fn patch_realms(
+        &self,
+        names: &[RealmName],
+        patch: &RealmPatch,
+        destroy_contents: bool,
+    ) -> Result<Vec<Realm>> {
+        let call = self.inner().patch_realms(names, patch, destroy_contents);
+        self.cache.write(touched_everything(), call).await
+    }
+
+    async fn eradicate_realms(&self, names: &[RealmName], eradicate_contents: bool) -> Result<()> {
+        let call = self.inner().eradicate_realms(names, eradicate_contents);
+        self.cache.write(touched_everything(), call).await
+    }
+
+    async fn list_management_access_policies(
+        &self,
+        names: &[String],
+    ) -> Result<Vec<ManagementAccessPolicy>> {
+        self.inner().list_management_access_policies(names).await
+    }
+
+    async fn create_management_access_policies(
+        &self,
+        names: &[String],
+        body: &ManagementAccessPolicyPost,
+    ) -> Result<Vec<ManagementAccessPolicy>> {
+        self.inner()
+            .create_management_access_policies(names, body)
+            .await
+    }
+
+    async fn delete_management_access_policies(&self, names: &[String]) -> Result<()> {
+        self.inner().delete_management_access_policies(names).await
+    }
+
+    async fn list_admins(&self, names: &[String]) -> Result<Vec<Admin>> {
+        self.inner().list_admins(names).await
+    }
+
+    async fn create_admins(&self, names: &[String], body: &AdminPost) -> Result<Vec<Admin>> {
+        let call = self.inner().create_admins(names, body);
+        self.cache.write(touched_admins(names), call).await
+    }
+
+    async fn delete_admins(&self, names: &[String]) -> Result<()> {
+        let call = self.inner().delete_admins(names);
+        self.cache.write(touched_admins(names), call).await
+    }
+
+    /// A stream reads the array page by page: no listing holds it.
+    fn volume_stream(&self, params: ListParams) -> ItemStream<'_, Volume> {
+        self.inner().volume_stream(params)
+    }
+
+    async fn close(&self) -> Result<()> {
+        self.inner().close().await
+    }
+
+    async fn rest_minor_version(&self) -> Result<Option<u32>> {
+        self.inner().rest_minor_version().await
+    }
+
+    async fn settles_lost_answers(&self) -> Result<bool> {
+        self.inner().settles_lost_answers().await
+    }
+}
+
+/// A connection write: the volumes' rows and the target's; a host group's rows
+/// are also its members', whose names the write does not know.
+fn touched_connections(target: &ConnectionTarget, volumes: &[VolumeName]) -> Vec<(Listing, Key)> {
+    let mut t: Vec<(Listing, Key)> = volumes
+        .iter()
+        .flat_map(|v| {
+            [
+                (Listing::Connections, key(VOLUME, v.as_str())),
+                (Listing::Volumes, key(NAME, v.as_str())),
+            ]
+        })
+        .collect();
+    match target {
+        ConnectionTarget::Host(h) => t.push((Listing::Connections, key(HOST, h.as_str()))),
+        ConnectionTarget::HostGroup(g) => {
+            t.push((Listing::Connections, key(GROUP, g.as_str())));
+            t.push((Listing::Connections, key(HOST, EVERY)));
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn every_method_reaches_the_array_once_when_nothing_is_listed() {
+        let fresh = flasharray::forwarding::unforwarded(|inner| {
+            ObservationCache::new(inner, DEFAULT_LISTING_INTERVAL).fresh()
+        })
+        .await;
+        assert!(fresh.is_empty(), "the fresh view: {fresh:?}");
+        let off = flasharray::forwarding::unforwarded(|inner| {
+            ObservationCache::new(inner, Duration::ZERO).cached()
+        })
+        .await;
+        assert!(off.is_empty(), "a zero interval: {off:?}");
+    }
+
+    #[test]
+    fn only_the_lookups_membership_filter_is_answered_from_a_listing() {
+        let names = |f: &str| filter_names(f, NAME);
+        assert_eq!(
+            names("name=('a','p::b')"),
+            Some(vec!["a".into(), "p::b".into()])
+        );
+        assert_eq!(names("name=('a')"), Some(vec!["a".into()]));
+        assert_eq!(names("name='a'"), None);
+        assert_eq!(names("name=('a') and destroyed=false"), None);
+        assert_eq!(names("name=('a'b')"), None);
+        assert_eq!(names("name=('')"), None);
+        let f = flasharray::membership_filter(VOLUME, &["v1".into(), "V2".into()]);
+        assert!(matches!(
+            want_of_connections(&ConnectionParams { filter: Some(f), ..Default::default() }),
+            Some(Want::Keys(k)) if k == vec![key(VOLUME, "v1"), key(VOLUME, "v2")]
+        ));
+        let sorted = ListParams {
+            sort: vec!["name".into()],
+            ..ListParams::all()
+        };
+        assert!(
+            want_of_list(&sorted).is_none(),
+            "anything else goes to the array"
+        );
+        assert!(matches!(want_of_list(&ListParams::all()), Some(Want::All)));
+    }
+}
