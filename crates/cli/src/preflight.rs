@@ -91,6 +91,37 @@ pub(crate) async fn kubeconfigs(k: &KubeArgs, f: &mut Findings) {
     }
 }
 
+/// `apply --kubeconfig`: the tenant with the management cluster's site facts in
+/// place of the spec's unstated defaults (`px_topology::site::resolve`), read before
+/// the array is opened; a spec field the site contradicts is refused here (exit 2),
+/// so nothing is written. A kubeconfig that does not load is left to [`kubeconfigs`],
+/// which refuses it with the precise reason.
+pub(crate) async fn site_resolved(
+    t: px_topology::Tenant,
+    k: &KubeArgs,
+    spec_path: &std::path::Path,
+    p: &crate::output::Printer,
+) -> Result<px_topology::Tenant> {
+    let Some(path) = &k.kubeconfig else {
+        return Ok(t);
+    };
+    let Ok(client) = px_cluster::connect(path, k.context.as_deref()).await else {
+        return Ok(t);
+    };
+    let facts = px_cluster::read_site_facts(&client, &t.spec).await;
+    let resolved = px_topology::site::resolve_tenant(&t, &facts, spec_path)
+        .map_err(|e| InvalidInput::error(format!("{e}; nothing was changed")))?;
+    let m = &resolved.spec.spec.management;
+    p.info(format!(
+        "site facts from the management cluster: hotplug gate {:?}, FA/FB driver {}, uplink MTU {}, whereabouts reconciler {}",
+        m.hotplug_gate,
+        facts.fa_fb_driver.map_or("unknown".to_string(), |d| d.to_string()),
+        facts.uplink_mtu.map_or("unknown".to_string(), |d| d.to_string()),
+        facts.whereabouts_reconciler.map_or("unknown".to_string(), |d| d.to_string()),
+    ));
+    Ok(resolved)
+}
+
 /// Compares the spec's `array.endpoint` (what Portworx will use) with the array
 /// being written. Same host and port pass; different names on the same port pass when
 /// they resolve to a shared address. Returns a note to show when they matched through resolution.

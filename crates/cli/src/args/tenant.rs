@@ -36,6 +36,10 @@ pub(crate) struct RenderArgs {
     /// pull secret JSON from console.redhat.com).
     #[arg(long, value_name = "FILE", requires = "include_secrets")]
     pub(crate) pull_secret_file: Option<PathBuf>,
+    /// The site's facts from a `pxfa doctor -o yaml` report: render as `apply
+    /// --kubeconfig` would for that site (a spec field it contradicts exits 2).
+    #[arg(long, value_name = "SITE_REPORT")]
+    pub(crate) site: Option<PathBuf>,
 }
 
 /// `lint`.

@@ -18,9 +18,24 @@ use crate::output::Printer;
 pub(crate) fn render(a: &RenderArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     warn_offline("render", g, p);
     let t = Tenant::load(&a.file)?;
+    let t = match &a.site {
+        Some(site) => with_site(&t, site, &a.file)?,
+        None => t,
+    };
     let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
     write_manifests(&t, &ArrayFacts::default(), &a.out, opts, p)?;
     Ok(Outcome::Success)
+}
+
+/// `t` resolved against the facts of the `doctor -o yaml` report at `site`; a report
+/// that does not read, or a spec field the facts contradict, is bad input (exit 2).
+fn with_site(t: &Tenant, site: &Path, spec_path: &Path) -> Result<Tenant> {
+    let text = px_topology::files::read_input_text(site, px_topology::files::InputKind::Spec)
+        .map_err(|e| InvalidInput::error(format!("--site: cannot read {}: {e}", site.display())))?;
+    let facts = px_topology::site::SiteReport::facts_from_text(&text)
+        .map_err(|e| InvalidInput::error(format!("--site {}: {e}", site.display())))?;
+    px_topology::site::resolve_tenant(t, &facts, spec_path)
+        .map_err(|e| InvalidInput::error(format!("--site {}: {e}", site.display())))
 }
 
 /// The render switches; the pull secret is read from its file and checked to be a

@@ -247,6 +247,8 @@ pub(crate) async fn apply(
     cancel: &Cancel,
 ) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
+    // The site's facts (with --kubeconfig) before anything else: a contradiction exits 2.
+    let t = preflight::site_resolved(t, &a.kube, &a.file, p).await?;
     // The output folder is checked before the array is even opened: a link, a file
     // or another user's folder there must not surface after the array changed.
     if let Some(out) = &a.out {

@@ -24,6 +24,6 @@ pub use array_checks::array_checks;
 pub use facts::{LoadBalancerFact, SiteFacts};
 pub use management_checks::management_checks;
 pub use report::{Check, CheckStatus, Credential, Layer, SiteReport, Summary};
-pub use resolve::{Contradiction, Contradictions, resolve};
+pub use resolve::{Contradiction, Contradictions, ResolveError, resolve, resolve_tenant};
 pub use tenant_checks::tenant_checks;
 pub use views::{ArrayView, ManagementView, Read, TenantView};

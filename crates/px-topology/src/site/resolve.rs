@@ -80,6 +80,40 @@ pub fn resolve(spec: &TenantStorage, facts: &SiteFacts) -> Result<TenantStorage,
     }
 }
 
+/// Why a tenant cannot be resolved against its site.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    /// Spec fields the site contradicts.
+    #[error(transparent)]
+    Contradictions(#[from] Contradictions),
+    /// The resolved spec does not make a tenant (its rules, its sizing).
+    #[error("{path}: with the site's facts: {message}")]
+    Invalid {
+        /// The spec file.
+        path: std::path::PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The tenant of `spec_path` with the site's facts applied ([`resolve`]), validated
+/// and sized again: what `apply --kubeconfig` and `render --site` work from.
+pub fn resolve_tenant(
+    t: &crate::Tenant,
+    facts: &SiteFacts,
+    spec_path: &std::path::Path,
+) -> Result<crate::Tenant, ResolveError> {
+    let spec = resolve(&t.spec, facts)?;
+    let invalid = |message: String| ResolveError::Invalid {
+        path: spec_path.to_path_buf(),
+        message,
+    };
+    if let Some(e) = spec.validate().into_iter().next() {
+        return Err(invalid(e.to_string()));
+    }
+    crate::Tenant::from_spec(spec, spec_path).map_err(|e| invalid(e.to_string()))
+}
+
 /// Different when both say a patch level and they differ, or major.minor differ.
 fn differs(a: &Version, b: &Version) -> bool {
     a.compare(b).is_some_and(|o| o != std::cmp::Ordering::Equal)
