@@ -178,6 +178,11 @@ pub const RULES: &[Rule] = &[
         Severity::Warning,
         "worker VMs on a whereabouts network without the IP reconciler",
     ),
+    Rule::new(
+        "PXFA032",
+        Severity::Warning,
+        "a cloud-drive tenant without a realm: its token has array-wide rights",
+    ),
 ];
 
 /// The catalogue entry for `id`.

@@ -31,7 +31,29 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     load_balancer(spec, &mut out);
     hotplug_gate(spec, &mut out);
     whereabouts_reconciler(spec, &mut out);
+    array_wide_tenant_token(spec, &mut out);
     out
+}
+
+/// PXFA032: a cloud-drive tenant without a realm gets an API token whose user has an
+/// array-wide role, kept in the tenant cluster (`px-pure-secret`): whoever reads it
+/// there can change every volume on the array, the management cluster's VM disks
+/// and other tenants' data included. A realm (REST 2.36+) scopes the tenant's
+/// token-only user to its own pod (docs/credentials.md, docs/realms.md).
+fn array_wide_tenant_token(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if spec.mode() != StorageMode::CloudDrive || spec.realm().is_some() {
+        return;
+    }
+    out.push(Finding::new(
+        "PXFA032",
+        Severity::Warning,
+        crate::spec::realm::REALM_FIELD,
+        "a cloud-drive tenant without a realm: its API token (px-pure-secret in the tenant \
+         cluster) has array-wide rights, so whoever reads it there can change every volume on \
+         the array, the management cluster's VM disks and other tenants' data included; set \
+         spec.array.realm (REST 2.36+) to scope the tenant's user to its own pod \
+         (docs/credentials.md)",
+    ));
 }
 
 /// PXFA031: the worker VMs join the storage network, whose NAD hands out addresses
