@@ -364,7 +364,7 @@ macro_rules! define_trait {
         session { $($(#[$pm:meta])* fn $pname:ident(&$pself:ident) -> $pret:ty $pbody:block)* }
     ) => {
         /// A FlashArray, real or simulated. Object-safe: hold it as [`DynFlashArray`].
-        /// `Arc<T>` and `Box<T>` of an array are arrays too.
+        /// `Arc<T>`, `Box<T>` and `&T` of an array are arrays too.
         #[async_trait]
         pub trait FlashArray: Send + Sync + std::fmt::Debug {
             $( $(#[$cm])* async fn $name(&self, $($arg: $ty),*) -> Result<$ret>; )*
@@ -380,7 +380,7 @@ crate::for_each_method!(define_trait);
 /// own paging stream and session handling.
 macro_rules! forward_flash_array {
     (
-        [$wrapper:ident]
+        [$wrapper:ty]
         calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
             fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
         streams { $($(#[$sm:meta])* fn $sname:ident(&$sself:ident $(, $sarg:ident: $sty:ty)* $(,)?)
@@ -388,7 +388,7 @@ macro_rules! forward_flash_array {
         session { $($(#[$pm:meta])* fn $pname:ident(&$pself:ident) -> $pret:ty $pbody:block)* }
     ) => {
         #[async_trait]
-        impl<T: FlashArray + ?Sized> FlashArray for $wrapper<T> {
+        impl<T: FlashArray + ?Sized> FlashArray for $wrapper {
             $( async fn $name(&self, $($arg: $ty),*) -> Result<$ret> {
                 (**self).$name($($arg),*).await
             } )*
@@ -402,5 +402,6 @@ macro_rules! forward_flash_array {
     };
 }
 
-crate::for_each_method!(forward_flash_array, Arc);
-crate::for_each_method!(forward_flash_array, Box);
+crate::for_each_method!(forward_flash_array, Arc<T>);
+crate::for_each_method!(forward_flash_array, Box<T>);
+crate::for_each_method!(forward_flash_array, &T);

@@ -4,9 +4,9 @@
 //! dependent rounds (pod, then host groups and hosts, then volumes and memberships,
 //! then tags and connections). Independent operations of a round run concurrently
 //! up to [`ApplyOptions::concurrency`]; a failed operation does not stop independent
-//! ones, but the operations that need its result are skipped with a reason. After a
-//! lost answer the affected objects are re-read before anything is sent again, so
-//! no object is ever created twice.
+//! ones, but the operations that need its result are skipped with a reason. Every
+//! operation goes through `flasharray::Settling`: after a lost answer it re-reads the
+//! affected objects before anything is sent again, so no object is ever created twice.
 //!
 //! Nothing here prints or exits: results come back as reports, and progress through
 //! a callback the CLI can draw bars from.

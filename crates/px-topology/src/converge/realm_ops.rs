@@ -6,7 +6,7 @@ use flasharray::models::{
     AdminPost, ManagementAccessPolicyPost, ManagementAccessRule, RealmPatch, RealmPost,
     ReferenceWithType,
 };
-use flasharray::{FlashArray, ListParams, RealmName, Result};
+use flasharray::{FlashArray, RealmName, Result};
 
 /// One realm write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,45 +118,5 @@ impl RealmOp {
             }
         }
         Ok(())
-    }
-
-    /// After an ambiguous failure: whether the operation still has to be sent.
-    pub(super) async fn still_needed(&self, array: &dyn FlashArray) -> Result<bool> {
-        let same = |a: &str, b: &str| a.eq_ignore_ascii_case(b);
-        Ok(match self {
-            RealmOp::Create { name }
-            | RealmOp::Recover { name }
-            | RealmOp::Destroy { name }
-            | RealmOp::Eradicate { name } => {
-                let found = array
-                    .list_realms(&ListParams::all())
-                    .await?
-                    .into_iter()
-                    .find(|r| same(&r.name, name.as_str()));
-                match self {
-                    RealmOp::Create { .. } | RealmOp::Recover { .. } => {
-                        found.is_none_or(|r| r.destroyed)
-                    }
-                    RealmOp::Destroy { .. } => found.is_some_and(|r| !r.destroyed),
-                    _ => found.is_some(),
-                }
-            }
-            RealmOp::CreatePolicy { name, .. } | RealmOp::DeletePolicy { name } => {
-                let exists = array
-                    .list_management_access_policies(&[])
-                    .await?
-                    .iter()
-                    .any(|p| same(&p.name, name));
-                exists != matches!(self, RealmOp::CreatePolicy { .. })
-            }
-            RealmOp::CreateUser { admin, .. } | RealmOp::DeleteUser { admin } => {
-                let exists = array
-                    .list_admins(&[])
-                    .await?
-                    .iter()
-                    .any(|a| same(&a.name, admin));
-                exists != matches!(self, RealmOp::CreateUser { .. })
-            }
-        })
     }
 }
