@@ -21,6 +21,17 @@
 //!   clusters, and the journal let go once the tenant holds the token (or nothing
 //!   was pending).
 //!
+//! Destroying a tenant is the same first stage and its own two after it:
+//!
+//! ```text
+//! Tenant::observe(Site) -> Observation -> .plan_destroy(scope) -> DestroyPlanned -> .destroy(opts, ..) -> DestroyReport
+//! ```
+//!
+//! * [`Observation::plan_destroy`]: what removing the tenant takes
+//!   ([`crate::plan::plan_destroy`]: only what is tagged for it), refused when
+//!   nothing is: a [`DestroyPlanned`], which the CLI shows and asks about.
+//! * [`DestroyPlanned::destroy`]: exactly the calls of that plan ([`converge::destroy_planned`]).
+//!
 //! The adapters add only what is theirs: printing, prompts and exit codes (CLI),
 //! conditions, approval and events (controller).
 //!
@@ -53,11 +64,13 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use flasharray::FlashArray;
 
-use crate::converge::{self, ApplyOptions, ApplyReport, ProgressEvent};
+use crate::converge::{
+    self, ApplyOptions, ApplyReport, DestroyOptions, DestroyReport, ProgressEvent,
+};
 use crate::driver::ArrayFacts;
 use crate::plan::{
-    self, Action, DriveLocator, Kind, LocateError, Observed, Plan, PlanOptions, RealmGateError,
-    TokenJournal, TokenState,
+    self, Action, DestroyError, DestroyPlan, DestroyScope, DriveLocator, Kind, LocateError,
+    Observed, Plan, PlanOptions, RealmGateError, TokenJournal, TokenState,
 };
 use crate::preflight::{self, Finding, PreflightOptions};
 use crate::sizing::ArraySpaceInfo;
@@ -193,6 +206,20 @@ impl<'a> Observation<'a> {
             observed: self.observed,
             plan,
         }
+    }
+
+    /// The second stage of a destroy: what removing the tenant takes, from what
+    /// was read; [`DestroyError::NothingSelected`] when nothing on the array is
+    /// tagged for the tenant.
+    pub fn plan_destroy(
+        self,
+        scope: impl Into<DestroyScope>,
+    ) -> Result<DestroyPlanned<'a>, DestroyError> {
+        let plan = plan::plan_destroy(&self.observed, &self.tenant.desired, scope)?;
+        Ok(DestroyPlanned {
+            site: self.site,
+            plan,
+        })
     }
 
     /// The second stage: the plan, blockers included.
@@ -502,5 +529,29 @@ impl Applied<'_> {
             None
         };
         Ok((delivery, journal))
+    }
+}
+
+/// A tenant about to be destroyed: the destroy plan and the array it is for.
+pub struct DestroyPlanned<'a> {
+    site: Site<'a>,
+    plan: DestroyPlan,
+}
+
+impl DestroyPlanned<'_> {
+    /// What goes, in order, and what is kept.
+    pub fn plan(&self) -> &DestroyPlan {
+        &self.plan
+    }
+
+    /// The last stage of a destroy: exactly the plan's calls, in dependent rounds
+    /// (`opts` says how many at once and when to stop starting more; what goes was
+    /// decided with the plan).
+    pub async fn destroy(
+        self,
+        opts: &DestroyOptions,
+        progress: &(dyn Fn(ProgressEvent) + Send + Sync),
+    ) -> DestroyReport {
+        converge::destroy_planned(self.site.array, &self.plan, opts, progress).await
     }
 }

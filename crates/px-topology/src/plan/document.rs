@@ -9,7 +9,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::{Blocker, Change, Plan, Summary};
+use super::change::{Blocker, Change, Plan, Summary};
 
 /// `apiVersion` of the plan document.
 pub const PLAN_API_VERSION: &str = "pxfa.io/v1alpha1";
@@ -65,4 +65,18 @@ fn api_version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 
 fn kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": "string", "const": PLAN_KIND })
+}
+
+impl Plan {
+    /// The plan as its versioned document: `{"apiVersion": ..., "kind": "Plan",
+    /// "changes": [...], "summary": {...}, ...}` (see [`PlanDocument`]).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self.document())
+            .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+    }
+
+    /// The plan with its `apiVersion` and `kind`, for JSON and YAML output.
+    pub fn document(&self) -> PlanDocument<'_> {
+        PlanDocument::new(self)
+    }
 }

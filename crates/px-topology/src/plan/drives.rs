@@ -24,9 +24,8 @@ use flasharray::models::Volume;
 use flasharray::{ErrorKind, FlashArray, ListParams, Size, TagResource, VolumeName};
 use futures_util::future::try_join_all;
 
-use super::diff::{Owner, owner, to_tags};
-use super::observe::{Observed, TagIndex};
-use super::{Action, Blocker, Change, Detail, Kind, Payload};
+use super::change::{Action, Blocker, Change, Detail, Kind, Payload};
+use super::ownership::{Owner, TagIndex, drifted, owner, tag_change};
 use crate::desired::{DesiredDrive, DesiredState, DriveClaim, TAG_DISK, TAG_NODE, TAG_ROLE};
 
 /// Why a locator could not say which claims are bound.
@@ -165,18 +164,18 @@ fn same_drive(want: &BTreeMap<String, String>, have: &BTreeMap<String, String>) 
 
 /// Asks `locator` about the drives `observe` did not find by tags and looks the
 /// bound ones up on the array (one filtered listing per pod and batch of claims);
-/// records the result in `observed.drives`. Read-only on the array.
-pub async fn locate_drives(
+/// records the result in `drives`. Read-only on the array.
+pub(crate) async fn locate_bound(
     array: &dyn FlashArray,
     desired: &DesiredState,
-    observed: &mut Observed,
+    drives: &mut ObservedDrives,
     locator: &dyn DriveLocator,
 ) -> Result<(), LocateError> {
-    observed.drives.located = true;
+    drives.located = true;
     let open: Vec<&DesiredDrive> = desired
         .drives
         .iter()
-        .filter(|d| !observed.drives.tagged.contains_key(&d.claim))
+        .filter(|d| !drives.tagged.contains_key(&d.claim))
         .collect();
     if open.is_empty() {
         return Ok(());
@@ -201,7 +200,7 @@ pub async fn locate_drives(
                 .or_default()
                 .push((d, pv.as_str()));
         } else {
-            observed.drives.bound.insert(
+            drives.bound.insert(
                 d.claim.clone(),
                 BoundDrive {
                     pv: pv.clone(),
@@ -241,7 +240,7 @@ pub async fn locate_drives(
             })
     });
     for found in try_join_all(calls).await? {
-        observed.drives.bound.extend(found);
+        drives.bound.extend(found);
     }
     Ok(())
 }
@@ -267,77 +266,80 @@ fn drive_label(d: &DesiredDrive) -> String {
     )
 }
 
-fn tag_change(action: Action, name: &str, reason: String, d: &DesiredDrive) -> Change {
-    Change::new(action, Kind::Tag, name, reason)
-        .detail("on", Kind::Volume.label())
-        .with(Payload::Tags {
-            resource: TagResource::Volume,
-            tags: to_tags(name, &d.tags),
-        })
+fn drive_tag_change(action: Action, name: &str, reason: String, d: &DesiredDrive) -> Change {
+    tag_change(
+        action,
+        Kind::Volume,
+        TagResource::Volume,
+        name,
+        reason,
+        &d.tags,
+    )
 }
 
-/// Only the first tagging of the drives found through their bound claims: what a
-/// destroy (which goes by tags) needs first, so that a tenant deleted before an
-/// apply tagged its drives does not leave them in its pod. A drive pxfa cannot tell
-/// apart (a claim matching two volumes, a volume tagged for another tenant) is not
-/// tagged: it is a note, not a blocker, so the others are still taken. Pure.
-pub fn plan_drive_adoption(desired: &DesiredState, obs: &Observed) -> super::Plan {
-    let drives = plan_drives(desired, obs);
-    let first_tagging = drives
-        .tags
-        .into_iter()
-        .filter(|c| c.action == Action::Create)
-        .collect();
-    let mut plan = super::Plan::new(
-        &desired.tenant,
-        first_tagging,
-        Vec::new(),
-        Vec::new(),
-        BTreeMap::new(),
-    );
-    plan.notes = drives
-        .conflicts
-        .iter()
-        .map(|c| format!("not tagged: {} {}: {}", c.kind.label(), c.name, c.reason))
-        .collect();
-    plan
+/// What the plan of the drives reads of the observation.
+#[derive(Clone, Copy)]
+pub(crate) struct DriveFacts<'a> {
+    /// The drives found by tags and through their claims.
+    pub(crate) drives: &'a ObservedDrives,
+    /// pxfa's tags.
+    pub(crate) tags: &'a TagIndex,
+    /// The volumes read, by lower-cased name.
+    pub(crate) volumes: &'a BTreeMap<String, Volume>,
 }
 
 /// Per desired drive: no-op, recover, tag, pending or conflict (module text). Pure.
-pub(crate) fn plan_drives(desired: &DesiredState, obs: &Observed) -> DrivePlan {
+pub(crate) fn plan_drives(desired: &DesiredState, facts: DriveFacts<'_>) -> DrivePlan {
     let mut out = DrivePlan::default();
-    let tenant = desired.tenant.as_str();
     for d in &desired.drives {
         let claim = &d.claim;
-        if let Some(names) = obs.drives.tagged.get(claim) {
-            plan_tagged(d, names, obs, &mut out);
-            continue;
+        if let Some(names) = facts.drives.tagged.get(claim) {
+            plan_tagged(d, names, facts, &mut out);
+        } else if let Some(b) = facts.drives.bound.get(claim) {
+            plan_bound(d, b, facts.tags, &desired.tenant, &mut out);
+        } else {
+            out.volumes.push(pending(d, facts.drives.located));
         }
-        let Some(b) = obs.drives.bound.get(claim) else {
-            let mut why = format!("created by the management Portworx when claim {claim} binds");
-            if !obs.drives.located {
-                why.push_str(
-                    "; pxfa tags it on an apply that can read the claims (--kubeconfig) once bound",
-                );
-            }
-            out.volumes.push(
-                Change::new(
-                    Action::Pending,
-                    Kind::Volume,
-                    format!("for claim {claim}"),
-                    why,
-                )
-                .detail("size", d.size),
-            );
-            continue;
-        };
-        let name = format!("for claim {claim}");
-        let resolution = "check that the claim uses the tenant's FADA class (its pure_fa_pod_name is the tenant's pod) \
-             and that the management Portworx uses this array";
-        match b.matches.as_slice() {
-            [] => out.conflicts.push(Blocker {
+    }
+    out
+}
+
+/// A drive whose claim is not bound (or whose claims nobody read).
+fn pending(d: &DesiredDrive, located: bool) -> Change {
+    let claim = &d.claim;
+    let mut why = format!("created by the management Portworx when claim {claim} binds");
+    if !located {
+        why.push_str(
+            "; pxfa tags it on an apply that can read the claims (--kubeconfig) once bound",
+        );
+    }
+    Change::new(
+        Action::Pending,
+        Kind::Volume,
+        format!("for claim {claim}"),
+        why,
+    )
+    .detail("size", d.size)
+}
+
+/// A drive found through its bound claim: exactly one matching volume, which no
+/// one tagged yet, is tagged; anything else is a conflict.
+fn plan_bound(
+    d: &DesiredDrive,
+    b: &BoundDrive,
+    tags: &TagIndex,
+    tenant: &str,
+    out: &mut DrivePlan,
+) {
+    let claim = &d.claim;
+    let resolution = "check that the claim uses the tenant's FADA class (its pure_fa_pod_name is the tenant's pod) \
+         and that the management Portworx uses this array";
+    let v = match b.matches.as_slice() {
+        [v] => v,
+        [] => {
+            out.conflicts.push(Blocker {
                 kind: Kind::Volume,
-                name,
+                name: format!("for claim {claim}"),
                 reason: format!(
                     "claim {claim} is bound to PV {}, but no array volume {} is named after it",
                     b.pv,
@@ -346,52 +348,13 @@ pub(crate) fn plan_drives(desired: &DesiredState, obs: &Observed) -> DrivePlan {
                         .map_or("outside pods".to_string(), |p| format!("in pod {p}"))
                 ),
                 resolution: resolution.to_string(),
-            }),
-            [v] => {
-                let have = obs.tags.get(TagResource::Volume, &v.name);
-                match owner(have, tenant) {
-                    Owner::Unmanaged if v.destroyed => out.conflicts.push(Blocker {
-                        kind: Kind::Volume,
-                        name: v.name.clone(),
-                        reason: format!(
-                            "bound to claim {claim} (PV {}) but destroyed on the array",
-                            b.pv
-                        ),
-                        resolution: format!(
-                            "recover it (pxfa volume recover {}) or delete the claim and its PV",
-                            v.name
-                        ),
-                    }),
-                    Owner::Unmanaged => out.tags.push(tag_change(
-                        Action::Create,
-                        &v.name,
-                        format!(
-                            "created by the management Portworx for claim {claim} (PV {}): pxfa tags it as the {}",
-                            b.pv,
-                            drive_label(d)
-                        ),
-                        d,
-                    )),
-                    other => out.conflicts.push(Blocker {
-                        kind: Kind::Volume,
-                        name: v.name.clone(),
-                        reason: format!(
-                            "bound to claim {claim} (PV {}) but already tagged {}",
-                            b.pv,
-                            match other {
-                                Owner::OtherTenant(t) => format!("for tenant {t:?}"),
-                                Owner::Shared => "as a shared object".to_string(),
-                                _ => "as another drive of this tenant".to_string(),
-                            }
-                        ),
-                        resolution: "fix the claim or the volume's pxfa.io tags by hand; pxfa never retags another's volume"
-                            .to_string(),
-                    }),
-                }
-            }
-            many => out.conflicts.push(Blocker {
+            });
+            return;
+        }
+        many => {
+            out.conflicts.push(Blocker {
                 kind: Kind::Volume,
-                name,
+                name: format!("for claim {claim}"),
                 reason: format!(
                     "claim {claim} (PV {}) matches {} array volumes: {}",
                     b.pv,
@@ -400,14 +363,53 @@ pub(crate) fn plan_drives(desired: &DesiredState, obs: &Observed) -> DrivePlan {
                 ),
                 resolution: "rename or remove the volumes that are not the claim's by hand; pxfa tags exactly one"
                     .to_string(),
-            }),
+            });
+            return;
         }
+    };
+    match owner(tags.get(TagResource::Volume, &v.name), tenant) {
+        Owner::Unmanaged if v.destroyed => out.conflicts.push(Blocker {
+            kind: Kind::Volume,
+            name: v.name.clone(),
+            reason: format!(
+                "bound to claim {claim} (PV {}) but destroyed on the array",
+                b.pv
+            ),
+            resolution: format!(
+                "recover it (pxfa volume recover {}) or delete the claim and its PV",
+                v.name
+            ),
+        }),
+        Owner::Unmanaged => out.tags.push(drive_tag_change(
+            Action::Create,
+            &v.name,
+            format!(
+                "created by the management Portworx for claim {claim} (PV {}): pxfa tags it as the {}",
+                b.pv,
+                drive_label(d)
+            ),
+            d,
+        )),
+        other => out.conflicts.push(Blocker {
+            kind: Kind::Volume,
+            name: v.name.clone(),
+            reason: format!(
+                "bound to claim {claim} (PV {}) but already tagged {}",
+                b.pv,
+                match other {
+                    Owner::OtherTenant(t) => format!("for tenant {t:?}"),
+                    Owner::Shared => "as a shared object".to_string(),
+                    _ => "as another drive of this tenant".to_string(),
+                }
+            ),
+            resolution: "fix the claim or the volume's pxfa.io tags by hand; pxfa never retags another's volume"
+                .to_string(),
+        }),
     }
-    out
 }
 
 /// A drive found by its tags: one volume expected.
-fn plan_tagged(d: &DesiredDrive, names: &[String], obs: &Observed, out: &mut DrivePlan) {
+fn plan_tagged(d: &DesiredDrive, names: &[String], facts: DriveFacts<'_>, out: &mut DrivePlan) {
     let claim = &d.claim;
     let [name] = names else {
         out.conflicts.push(Blocker {
@@ -425,7 +427,7 @@ fn plan_tagged(d: &DesiredDrive, names: &[String], obs: &Observed, out: &mut Dri
         });
         return;
     };
-    let Some(v) = obs.volumes.get(&name.to_ascii_lowercase()) else {
+    let Some(v) = facts.volumes.get(&name.to_ascii_lowercase()) else {
         return;
     };
     let size = Size::bytes(v.provisioned);
@@ -459,15 +461,9 @@ fn plan_tagged(d: &DesiredDrive, names: &[String], obs: &Observed, out: &mut Dri
             .detail("size", size),
         );
     }
-    let have = obs.tags.get(TagResource::Volume, name);
-    let drift: Vec<&str> = d
-        .tags
-        .iter()
-        .filter(|(k, v)| have.and_then(|h| h.get(*k)) != Some(*v))
-        .map(|(k, _)| k.as_str())
-        .collect();
+    let drift = drifted(&d.tags, facts.tags.get(TagResource::Volume, name));
     if !drift.is_empty() && !v.destroyed {
-        out.tags.push(tag_change(
+        out.tags.push(drive_tag_change(
             Action::Update,
             name,
             format!("pxfa tags differ: {}", drift.join(", ")),

@@ -8,74 +8,19 @@
 //! an initiator, never changes the initiators of a host it did not create, and never
 //! moves a host between groups. The resolution is a pure function so that every rule
 //! is unit-tested without an array.
+//!
+//! Hosts tagged for the tenant that the desired state no longer names are deleted
+//! (after leaving their group), like every kind's orphans.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use flasharray::models::{Host, HostPatch, HostPersonality, HostPost};
-use flasharray::{HostName, TagResource};
-use schemars::JsonSchema;
-use serde::Serialize;
+use flasharray::{FlashArray, FlashArrayExt, HostGroupName, HostName, Result, TagResource};
 
-use super::diff::{Owner, owner, to_tags};
-use super::observe::TagIndex;
-use super::{Action, Blocker, Change, Kind, Payload};
+use super::change::{Action, Blocker, Change, HostOwner, Kind, NodeHost, Payload};
+use super::observed::{Observed, key};
+use super::ownership::{TagIndex, drifted, is_pxfas, tag_change};
 use crate::desired::{DesiredHost, DesiredState};
-
-/// Who made a management host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum HostOwner {
-    /// pxfa created it (`managed-by=pxfa`, shared or this tenant's).
-    Pxfa,
-    /// Someone else did: pxfa adds it to its group at most.
-    Foreign,
-}
-
-/// Which array hosts stand for one management node, and how they were found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct NodeHost {
-    /// The Kubernetes node name from the spec.
-    pub node: String,
-    /// The array hosts that are this node (one to create when none holds its
-    /// initiators).
-    pub hosts: Vec<String>,
-    /// The initiators that found them (`wwn 2100…`); empty for a host to create.
-    pub found_by: Vec<String>,
-    /// Who made the hosts (foreign when any is).
-    pub owner: HostOwner,
-    /// The node's initiators no host holds.
-    pub missing_initiators: Vec<String>,
-    /// True when pxfa will create the host.
-    pub created: bool,
-}
-
-impl NodeHost {
-    /// `= node worker-01 is host px-mgmt-worker-01 (found by wwn 2100F4C7AA002706; not pxfa's)`.
-    pub fn to_line(&self) -> String {
-        if self.created {
-            return format!(
-                "+ node {} gets new host {} (no host holds its initiators)",
-                self.node,
-                self.hosts.join(", ")
-            );
-        }
-        let owner = match self.owner {
-            HostOwner::Pxfa => "pxfa's",
-            HostOwner::Foreign => "not pxfa's",
-        };
-        let verb = if self.hosts.len() > 1 {
-            "is hosts"
-        } else {
-            "is host"
-        };
-        format!(
-            "= node {} {verb} {} (found by {}; {owner})",
-            self.node,
-            self.hosts.join(", "),
-            self.found_by.join(", ")
-        )
-    }
-}
 
 /// Initiator kinds, compared normalised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -161,6 +106,72 @@ impl HostResolution {
     }
 }
 
+/// The named hosts that exist.
+pub(crate) async fn lookup_hosts(array: &dyn FlashArray, names: &[String]) -> Result<Vec<Host>> {
+    array.lookup_hosts(names).await
+}
+
+/// Every host on the array by initiator, and the desired nodes by initiator.
+struct Holders<'a> {
+    by_key: BTreeMap<String, &'a Host>,
+    holder: BTreeMap<Initiator, String>,
+    node_inits: Vec<Vec<Initiator>>,
+}
+
+impl<'a> Holders<'a> {
+    fn index(desired: &DesiredState, hosts: &'a [Host]) -> Self {
+        let by_key = hosts.iter().map(|h| (key(&h.name), h)).collect();
+        let mut holder = BTreeMap::new();
+        for h in hosts {
+            for i in host_initiators(h) {
+                holder.insert(i, key(&h.name));
+            }
+        }
+        let node_inits = desired
+            .hosts
+            .iter()
+            .map(|d| initiators(&d.wwns, &d.iqns, &d.nqns))
+            .collect();
+        Holders {
+            by_key,
+            holder,
+            node_inits,
+        }
+    }
+
+    /// The hosts holding node `n`'s initiators, and the initiators that found them.
+    fn holding(&self, n: usize) -> (Vec<&'a Host>, Vec<String>) {
+        let mut found: Vec<&Host> = Vec::new();
+        let mut found_by = Vec::new();
+        for i in &self.node_inits[n] {
+            if let Some(h) = self.holder.get(i).and_then(|k| self.by_key.get(k)) {
+                found_by.push(show(i));
+                if !found.iter().any(|f| f.name.eq_ignore_ascii_case(&h.name)) {
+                    found.push(h);
+                }
+            }
+        }
+        (found, found_by)
+    }
+
+    /// The other desired nodes whose initiators `h` holds too.
+    fn other_nodes<'d>(&self, desired: &'d DesiredState, h: &Host, n: usize) -> Vec<&'d str> {
+        let node_of: BTreeMap<&Initiator, usize> = self
+            .node_inits
+            .iter()
+            .enumerate()
+            .flat_map(|(m, list)| list.iter().map(move |i| (i, m)))
+            .collect();
+        let others: BTreeSet<&str> = host_initiators(h)
+            .iter()
+            .filter_map(|i| node_of.get(i))
+            .filter(|&&m| m != n)
+            .map(|&m| desired.hosts[m].node.as_str())
+            .collect();
+        others.into_iter().collect()
+    }
+}
+
 /// Resolves every desired node host against `hosts` (every host on the array) and
 /// pxfa's host tags. Pure.
 pub(crate) fn resolve_hosts(
@@ -168,66 +179,19 @@ pub(crate) fn resolve_hosts(
     hosts: &[Host],
     tags: &TagIndex,
 ) -> HostResolution {
-    let tenant = desired.tenant.as_str();
     let mut out = HostResolution::default();
-    let by_key: BTreeMap<String, &Host> = hosts
-        .iter()
-        .map(|h| (h.name.to_ascii_lowercase(), h))
-        .collect();
-    let mut holder: BTreeMap<Initiator, String> = BTreeMap::new();
-    for h in hosts {
-        for i in host_initiators(h) {
-            holder.insert(i, h.name.to_ascii_lowercase());
-        }
-    }
-    let node_inits: Vec<Vec<Initiator>> = desired
-        .hosts
-        .iter()
-        .map(|d| initiators(&d.wwns, &d.iqns, &d.nqns))
-        .collect();
-    let node_of: BTreeMap<&Initiator, usize> = node_inits
-        .iter()
-        .enumerate()
-        .flat_map(|(n, list)| list.iter().map(move |i| (i, n)))
-        .collect();
+    let holders = Holders::index(desired, hosts);
     // pxfa may change a host's initiators and tags only when it made the host.
-    let pxfa_made = |name: &str| {
-        matches!(
-            owner(tags.get(TagResource::Host, name), tenant),
-            Owner::Tenant | Owner::Shared
-        )
-    };
-
+    let pxfa_made = |name: &str| is_pxfas(tags.get(TagResource::Host, name), &desired.tenant);
     for (n, dh) in desired.hosts.iter().enumerate() {
-        let inits = &node_inits[n];
-        let mut found: Vec<&Host> = Vec::new();
-        let mut found_by = Vec::new();
-        for i in inits {
-            if let Some(h) = holder.get(i).and_then(|k| by_key.get(k)) {
-                found_by.push(show(i));
-                if !found.iter().any(|f| f.name.eq_ignore_ascii_case(&h.name)) {
-                    found.push(h);
-                }
-            }
-        }
+        let (mut found, found_by) = holders.holding(n);
         if found.is_empty() {
-            match by_key.get(&dh.name.key()) {
+            match holders.by_key.get(&dh.name.key()) {
                 // pxfa's own host under the spec name, whose initiators all changed:
                 // it is still the node; the new initiators are added below.
                 Some(h) if pxfa_made(&h.name) => found.push(h),
                 Some(h) => {
-                    let theirs: Vec<String> = host_initiators(h).iter().map(show).collect();
-                    out.conflict(
-                        Kind::Host,
-                        dh.name.as_str(),
-                        format!(
-                            "host {} exists and belongs to another server (initiators {}); node {} holds none of them",
-                            h.name,
-                            if theirs.is_empty() { "none".to_string() } else { theirs.join(", ") },
-                            dh.node
-                        ),
-                        &format!("set spec.management.nodes[{n}].host to a free name"),
-                    );
+                    name_taken(&mut out, dh, h, n);
                     continue;
                 }
                 None => {
@@ -236,20 +200,13 @@ pub(crate) fn resolve_hosts(
                 }
             }
         }
-
         // A host that also holds another node's initiators: the spec describes two
         // nodes the array sees as one server.
         let mut clash = false;
         for h in &found {
-            let others: BTreeSet<&str> = host_initiators(h)
-                .iter()
-                .filter_map(|i| node_of.get(i))
-                .filter(|&&m| m != n)
-                .map(|&m| desired.hosts[m].node.as_str())
-                .collect();
+            let others = holders.other_nodes(desired, h, n);
             if !others.is_empty() {
                 clash = true;
-                let list: Vec<&str> = others.into_iter().collect();
                 out.conflict(
                     Kind::Host,
                     &h.name,
@@ -257,91 +214,135 @@ pub(crate) fn resolve_hosts(
                         "host {} holds initiators of node {} and of node {}; the array sees them as one server",
                         h.name,
                         dh.node,
-                        list.join(", ")
+                        others.join(", ")
                     ),
                     "fix the initiators in spec.management.nodes",
                 );
             }
         }
-        if clash {
-            continue;
-        }
-
-        let held: BTreeSet<Initiator> = found.iter().flat_map(|h| host_initiators(h)).collect();
-        let missing: Vec<&Initiator> = inits.iter().filter(|i| !held.contains(*i)).collect();
-        let all_pxfa = found.iter().all(|h| pxfa_made(&h.name));
-        // The missing initiators go to the one pxfa host standing for the node.
-        let add_missing = all_pxfa && found.len() == 1 && !missing.is_empty();
-        for h in &found {
-            out.usable.insert(h.name.to_ascii_lowercase());
-            let Ok(name) = HostName::new(h.name.as_str()) else {
-                continue;
+        if !clash {
+            let node = Node {
+                dh,
+                inits: &holders.node_inits[n],
+                found,
+                found_by,
             };
-            let mine = pxfa_made(&h.name);
-            if mine {
-                drift(&mut out, dh, &h.name, tags);
-            }
-            if add_missing {
-                let mut patch = HostPatch::default();
-                for (proto, v) in missing.iter().map(|i| (i.0, i.1.clone())) {
-                    match proto {
-                        Proto::Wwn => patch.add_wwns.push(v),
-                        Proto::Iqn => patch.add_iqns.push(v),
-                        Proto::Nqn => patch.add_nqns.push(v),
-                    }
-                }
-                let list: Vec<String> = missing.iter().map(|i| show(i)).collect();
-                out.hosts.push(
-                    Change::new(
-                        Action::Update,
-                        Kind::Host,
-                        &h.name,
-                        format!(
-                            "node {} has initiators its host lacks: {} (added, none removed)",
-                            dh.node,
-                            list.join(", ")
-                        ),
-                    )
-                    .detail("add", list.join(", "))
-                    .with(Payload::Host {
-                        name: name.clone(),
-                        post: Box::default(),
-                        patch: Box::new(patch),
-                    }),
-                );
-            } else {
-                out.hosts.push(Change::new(
-                    Action::NoOp,
-                    Kind::Host,
-                    &h.name,
-                    format!("is node {}", dh.node),
-                ));
-            }
-            membership(&mut out, dh, &name, h.host_group.name.as_deref());
+            stand_for(&mut out, &node, tags, &pxfa_made);
         }
-        if !missing.is_empty() && !add_missing {
-            let list: Vec<String> = missing.iter().map(|i| i.1.clone()).collect();
-            let names: Vec<&str> = found.iter().map(|h| h.name.as_str()).collect();
-            out.warnings.push(format!(
-                "host {} lacks {}; pxfa never changes the initiators of a host it did not create, and never creates a second host for a node",
-                names.join(", "),
-                list.join(", ")
-            ));
-        }
-        out.map.push(NodeHost {
-            node: dh.node.clone(),
-            hosts: found.iter().map(|h| h.name.clone()).collect(),
-            found_by,
-            owner: if all_pxfa {
-                HostOwner::Pxfa
-            } else {
-                HostOwner::Foreign
-            },
-            missing_initiators: missing.iter().map(|i| i.1.clone()).collect(),
-            created: false,
-        });
     }
     out
+}
+
+/// The spec's name for node `n` belongs to a host holding none of its initiators.
+fn name_taken(out: &mut HostResolution, dh: &DesiredHost, h: &Host, n: usize) {
+    let theirs: Vec<String> = host_initiators(h).iter().map(show).collect();
+    out.conflict(
+        Kind::Host,
+        dh.name.as_str(),
+        format!(
+            "host {} exists and belongs to another server (initiators {}); node {} holds none of them",
+            h.name,
+            if theirs.is_empty() { "none".to_string() } else { theirs.join(", ") },
+            dh.node
+        ),
+        &format!("set spec.management.nodes[{n}].host to a free name"),
+    );
+}
+
+/// One desired node and the hosts that hold its initiators.
+struct Node<'a> {
+    dh: &'a DesiredHost,
+    inits: &'a [Initiator],
+    found: Vec<&'a Host>,
+    found_by: Vec<String>,
+}
+
+/// The hosts found for a node stand for it: usable, joined to the desired group,
+/// their tags kept, and the initiators they lack added to the one pxfa host of the
+/// node (never to a host pxfa did not make: a warning then).
+fn stand_for(
+    out: &mut HostResolution,
+    node: &Node<'_>,
+    tags: &TagIndex,
+    pxfa_made: &dyn Fn(&str) -> bool,
+) {
+    let dh = node.dh;
+    let held: BTreeSet<Initiator> = node.found.iter().flat_map(|h| host_initiators(h)).collect();
+    let missing: Vec<&Initiator> = node.inits.iter().filter(|i| !held.contains(*i)).collect();
+    let all_pxfa = node.found.iter().all(|h| pxfa_made(&h.name));
+    // The missing initiators go to the one pxfa host standing for the node.
+    let add_missing = all_pxfa && node.found.len() == 1 && !missing.is_empty();
+    for h in &node.found {
+        out.usable.insert(key(&h.name));
+        let Ok(name) = HostName::new(h.name.as_str()) else {
+            continue;
+        };
+        if pxfa_made(&h.name) {
+            drift(out, dh, &h.name, tags);
+        }
+        let change = if add_missing {
+            add_initiators(dh, &name, &missing)
+        } else {
+            Change::new(
+                Action::NoOp,
+                Kind::Host,
+                &h.name,
+                format!("is node {}", dh.node),
+            )
+        };
+        out.hosts.push(change);
+        membership(out, dh, &name, h.host_group.name.as_deref());
+    }
+    if !missing.is_empty() && !add_missing {
+        let list: Vec<String> = missing.iter().map(|i| i.1.clone()).collect();
+        let names: Vec<&str> = node.found.iter().map(|h| h.name.as_str()).collect();
+        out.warnings.push(format!(
+            "host {} lacks {}; pxfa never changes the initiators of a host it did not create, and never creates a second host for a node",
+            names.join(", "),
+            list.join(", ")
+        ));
+    }
+    out.map.push(NodeHost {
+        node: dh.node.clone(),
+        hosts: node.found.iter().map(|h| h.name.clone()).collect(),
+        found_by: node.found_by.clone(),
+        owner: if all_pxfa {
+            HostOwner::Pxfa
+        } else {
+            HostOwner::Foreign
+        },
+        missing_initiators: missing.iter().map(|i| i.1.clone()).collect(),
+        created: false,
+    });
+}
+
+/// Adds the node's `missing` initiators to pxfa's host `name` (none removed).
+fn add_initiators(dh: &DesiredHost, name: &HostName, missing: &[&Initiator]) -> Change {
+    let mut patch = HostPatch::default();
+    for (proto, v) in missing.iter().map(|i| (i.0, i.1.clone())) {
+        match proto {
+            Proto::Wwn => patch.add_wwns.push(v),
+            Proto::Iqn => patch.add_iqns.push(v),
+            Proto::Nqn => patch.add_nqns.push(v),
+        }
+    }
+    let list: Vec<String> = missing.iter().map(|i| show(i)).collect();
+    Change::new(
+        Action::Update,
+        Kind::Host,
+        name.as_str(),
+        format!(
+            "node {} has initiators its host lacks: {} (added, none removed)",
+            dh.node,
+            list.join(", ")
+        ),
+    )
+    .detail("add", list.join(", "))
+    .with(Payload::Host {
+        name: name.clone(),
+        post: Box::default(),
+        patch: Box::new(patch),
+    })
 }
 
 /// A new host under the spec's name with all the node's initiators.
@@ -420,32 +421,60 @@ fn membership(out: &mut HostResolution, dh: &DesiredHost, host: &HostName, curre
 
 /// A tag change when pxfa's host lacks the desired tags.
 fn drift(out: &mut HostResolution, dh: &DesiredHost, name: &str, tags: &TagIndex) {
-    let have = tags
-        .get(TagResource::Host, name)
-        .cloned()
-        .unwrap_or_default();
-    let keys: Vec<&str> = dh
-        .tags
-        .iter()
-        .filter(|(k, v)| have.get(*k) != Some(*v))
-        .map(|(k, _)| k.as_str())
-        .collect();
+    let keys = drifted(&dh.tags, tags.get(TagResource::Host, name));
     if keys.is_empty() {
         return;
     }
-    out.tags.push(
-        Change::new(
-            Action::Update,
-            Kind::Tag,
-            name,
-            format!("pxfa tags differ: {}", keys.join(", ")),
-        )
-        .detail("on", Kind::Host.label())
-        .with(Payload::Tags {
-            resource: TagResource::Host,
-            tags: to_tags(name, &dh.tags),
-        }),
-    );
+    let why = format!("pxfa tags differ: {}", keys.join(", "));
+    out.tags.push(tag_change(
+        Action::Update,
+        Kind::Host,
+        TagResource::Host,
+        name,
+        why,
+        &dh.tags,
+    ));
+}
+
+/// The deletions of the hosts tagged for the tenant that the desired state no
+/// longer names: each leaves its group first (`memberships`), then goes.
+pub(crate) fn delete_orphans(obs: &Observed) -> (Vec<Change>, Vec<Change>) {
+    let mut memberships = Vec::new();
+    let mut deletes = Vec::new();
+    for name in &obs.orphans.hosts {
+        let (Some(o), Ok(hn)) = (obs.hosts.get(&key(name)), HostName::new(name.as_str())) else {
+            continue;
+        };
+        if let Some(g) = &o.host_group.name {
+            memberships.push(
+                Change::new(
+                    Action::Delete,
+                    Kind::HostGroupMembership,
+                    format!("{name} -> {g}"),
+                    "host no longer desired",
+                )
+                .with(Payload::Membership {
+                    host: hn.clone(),
+                    from: HostGroupName::new(g.as_str()).ok(),
+                    to: None,
+                }),
+            );
+        }
+        deletes.push(
+            Change::new(
+                Action::Delete,
+                Kind::Host,
+                name,
+                "tagged for this tenant but no longer desired",
+            )
+            .with(Payload::Host {
+                name: hn,
+                post: Box::default(),
+                patch: Box::default(),
+            }),
+        );
+    }
+    (memberships, deletes)
 }
 
 #[cfg(test)]

@@ -13,9 +13,8 @@
 use flasharray::models::{ManagementAccessPolicy, Pod, RESOURCE_REALMS, Realm};
 use flasharray::{ErrorKind, FlashArray, ListParams, Result};
 
-use super::diff::{Owner, owner};
-use super::observe::{Observed, TagIndex};
-use super::{Action, Blocker, Change, Kind, Payload, PlanOptions};
+use super::change::{Action, Blocker, Change, Kind, Payload, PlanOptions};
+use super::ownership::{TagIndex, is_tenants};
 use crate::desired::{DesiredRealm, DesiredRealmUser, DesiredState};
 use crate::spec::realm::REALM_MIN_REST_MINOR;
 
@@ -208,35 +207,35 @@ pub(super) async fn read_realm(
 /// of the others.
 pub(crate) fn foreign_pods(pods: &[Pod], tags: &TagIndex, tenant: &str) -> Vec<String> {
     pods.iter()
-        .filter(|p| owner(tags.get(flasharray::TagResource::Pod, &p.name), tenant) != Owner::Tenant)
+        .filter(|p| !tags.is_tenants(flasharray::TagResource::Pod, &p.name, tenant))
         .map(|p| p.name.clone())
         .collect()
 }
 
 /// Whether the realm is this tenant's: the desired pod is in it, tagged for the
 /// tenant; or the realm is pristine (see [`realm_is_pristine`]).
-pub(crate) fn realm_is_ours(desired: &DesiredState, obs: &Observed) -> bool {
-    realm_holds_our_pod(desired, obs) || realm_is_pristine(obs)
+pub(crate) fn realm_is_ours(desired: &DesiredState, state: &RealmState, tags: &TagIndex) -> bool {
+    realm_holds_our_pod(desired, state, tags) || realm_is_pristine(state)
 }
 
 /// An existing realm that holds no pod at all, not even a destroyed one, and that no
 /// other access policy reaches into: what an apply interrupted between creating the
 /// realm and creating the pod leaves. Taking it is safe: nothing is in it, and no
 /// one else's user can see what pxfa puts there.
-pub(crate) fn realm_is_pristine(obs: &Observed) -> bool {
-    obs.realm.realm.is_some() && obs.realm.pods.is_empty() && obs.realm.other_policies.is_empty()
+pub(crate) fn realm_is_pristine(state: &RealmState) -> bool {
+    state.realm.is_some() && state.pods.is_empty() && state.other_policies.is_empty()
 }
 
-fn realm_holds_our_pod(desired: &DesiredState, obs: &Observed) -> bool {
+fn realm_holds_our_pod(desired: &DesiredState, state: &RealmState, tags: &TagIndex) -> bool {
     let Some(pod) = &desired.pod else {
         return false;
     };
-    obs.realm.pods.iter().any(|p| {
+    state.pods.iter().any(|p| {
         p.name.eq_ignore_ascii_case(pod.name.as_str())
-            && owner(
-                obs.tags.get(flasharray::TagResource::Pod, &p.name),
+            && is_tenants(
+                tags.get(flasharray::TagResource::Pod, &p.name),
                 &desired.tenant,
-            ) == Owner::Tenant
+            )
     })
 }
 
@@ -298,15 +297,20 @@ fn conflict(kind: Kind, name: &str, reason: String, resolution: &str) -> Blocker
     }
 }
 
-/// Plans the realm, its policy and its admin.
-pub(super) fn plan_realm(desired: &DesiredState, obs: &Observed, opts: &PlanOptions) -> RealmPlan {
+/// Plans the realm, its policy and its admin from what the array holds of them
+/// (`state`) and pxfa's tags.
+pub(super) fn plan_realm(
+    desired: &DesiredState,
+    (state, tags): (&RealmState, &TagIndex),
+    opts: &PlanOptions,
+) -> RealmPlan {
     let mut out = RealmPlan::default();
     let Some(want) = &desired.realm else {
         return out;
     };
-    plan_realm_object(want, desired, obs, opts, &mut out);
+    plan_realm_object(want, desired, (state, tags), opts, &mut out);
     if let Some(user) = &want.user {
-        plan_user(want, user, obs, &mut out);
+        plan_user(want, user, state, &mut out);
     }
     out
 }
@@ -314,7 +318,7 @@ pub(super) fn plan_realm(desired: &DesiredState, obs: &Observed, opts: &PlanOpti
 fn plan_realm_object(
     want: &DesiredRealm,
     desired: &DesiredState,
-    obs: &Observed,
+    (state, tags): (&RealmState, &TagIndex),
     opts: &PlanOptions,
     out: &mut RealmPlan,
 ) {
@@ -322,14 +326,14 @@ fn plan_realm_object(
     let payload = Payload::Realm {
         name: want.name.clone(),
     };
-    let Some(have) = &obs.realm.realm else {
+    let Some(have) = &state.realm else {
         out.realm
             .push(Change::new(Action::Create, Kind::Realm, name, "not on the array").with(payload));
         return;
     };
-    let ours = realm_holds_our_pod(desired, obs);
-    let pristine = !ours && realm_is_pristine(obs);
-    let foreign = foreign_pods(&obs.realm.pods, &obs.tags, &desired.tenant);
+    let ours = realm_holds_our_pod(desired, state, tags);
+    let pristine = !ours && realm_is_pristine(state);
+    let foreign = foreign_pods(&state.pods, tags, &desired.tenant);
     if !ours && !pristine && !opts.adopt {
         let mut why = Vec::new();
         if !foreign.is_empty() {
@@ -338,10 +342,10 @@ fn plan_realm_object(
                 foreign.join(", ")
             ));
         }
-        if !obs.realm.other_policies.is_empty() {
+        if !state.other_policies.is_empty() {
             why.push(format!(
                 "Access policies pxfa did not make reach into it: {}.",
-                obs.realm.other_policies.join(", ")
+                state.other_policies.join(", ")
             ));
         }
         out.conflicts.push(conflict(
@@ -386,10 +390,15 @@ fn plan_realm_object(
     }
 }
 
-fn plan_user(want: &DesiredRealm, user: &DesiredRealmUser, obs: &Observed, out: &mut RealmPlan) {
+fn plan_user(
+    want: &DesiredRealm,
+    user: &DesiredRealmUser,
+    state: &RealmState,
+    out: &mut RealmPlan,
+) {
     let realm = want.name.as_str();
     let resolution = "set spec.array.tokenUser to a name not in use (the policy is named after it), or remove it on the array";
-    match &obs.realm.policy {
+    match &state.policy {
         None => out.user.push(
             Change::new(
                 Action::Create,
@@ -422,7 +431,7 @@ fn plan_user(want: &DesiredRealm, user: &DesiredRealmUser, obs: &Observed, out: 
             resolution,
         )),
     }
-    match &obs.realm.admin {
+    match &state.admin {
         None => {
             out.creates_admin = true;
             out.user.push(

@@ -8,6 +8,7 @@ mod converge;
 mod destroy;
 mod drives;
 mod golden;
+mod imports;
 mod injection_prop;
 mod lifecycle;
 mod lifecycle_prop;

@@ -1,22 +1,16 @@
 //! Destroying the tenant's realm, its access policy and its realm user, after the
 //! pod inside the realm: the user first (its API token goes with it), then the
 //! policy it held, then the realm, soft unless eradication was asked for. Each is
-//! removed only when it is recognisably this tenant's (see `plan::realm`), and a
+//! removed only when it is recognisably this tenant's (see `plan/realm.rs`), and a
 //! realm holding anything but this tenant's pod is always kept.
-
-use std::collections::BTreeMap;
 
 use flasharray::RealmName;
 
-use super::super::ops::Op;
-use super::super::realm_ops::RealmOp;
-use super::super::schedule::Graph;
-use super::DestroyOptions;
+use super::super::change::{Action, Blocker, Change, Kind};
+use super::super::observed::Observed;
+use super::super::realm::{admin_matches, foreign_pods, policy_matches, realm_is_ours};
+use super::steps::{After, DestroyScope, Removal, Steps};
 use crate::desired::DesiredState;
-use crate::plan::{
-    Action, Blocker, Change, Kind, Observed, admin_matches, foreign_pods, policy_matches,
-    realm_is_ours,
-};
 
 /// What of the realm destroy removes.
 #[derive(Debug, Default)]
@@ -56,7 +50,7 @@ fn kept_because(kind: Kind, name: &str, why: String) -> Blocker {
 pub(super) fn select(
     obs: &Observed,
     desired: &DesiredState,
-    opts: &DestroyOptions,
+    scope: DestroyScope,
     kept: &mut Vec<Blocker>,
 ) -> RealmRemoval {
     let mut out = RealmRemoval::default();
@@ -115,7 +109,7 @@ pub(super) fn select(
                 obs.realm.other_policies.join(", ")
             ),
         ));
-    } else if !realm_is_ours(desired, obs) {
+    } else if !realm_is_ours(desired, &obs.realm, &obs.tags) {
         kept.push(kept_because(
             Kind::Realm,
             realm,
@@ -124,52 +118,32 @@ pub(super) fn select(
                 desired.tenant
             ),
         ));
-    } else if !have.destroyed || opts.eradicate {
+    } else if !have.destroyed || scope.eradicate {
         out.realm = Some((want.name.clone(), have.destroyed));
     }
     out
 }
 
-/// Adds the removals to the graph. `pods_gone` are the nodes destroying (and, with
-/// eradication, eradicating) the realm's pods; the realm's eradication node is
-/// added to `eradicate_nodes`, so that a SafeMode refusal is reported as pending.
-pub(super) fn add(
-    sel: &RealmRemoval,
-    opts: &DestroyOptions,
-    g: &mut Graph,
-    change: &mut dyn FnMut(Change) -> usize,
-    pods_gone: &BTreeMap<String, Vec<usize>>,
-    eradicate_nodes: &mut Vec<usize>,
-) {
-    let mut user_node = Vec::new();
+/// Adds the removals. `pods_gone` are the calls destroying (and, with
+/// eradication, eradicating) the realm's pods; the realm's eradication is an
+/// eradication step, so that a SafeMode refusal is reported as pending.
+pub(super) fn add(sel: &RealmRemoval, scope: DestroyScope, s: &mut Steps, pods_gone: &After) {
+    let mut user_step = Vec::new();
     if let Some(admin) = &sel.user {
-        let id = change(Change::new(
-            Action::Delete,
-            Kind::RealmUser,
-            admin,
-            "tenant destroyed; its API token goes with it",
-        ));
-        user_node.push(g.add(
-            Op::Realm(RealmOp::DeleteUser {
-                admin: admin.clone(),
-            }),
-            [],
-            [id],
-        ));
+        let reason = "tenant destroyed; its API token goes with it";
+        let id = s.change(Change::new(Action::Delete, Kind::RealmUser, admin, reason));
+        user_step.push(s.add(Removal::DeleteRealmUser(admin.clone()), vec![], vec![id]));
     }
-    let mut policy_node = Vec::new();
+    let mut policy_step = Vec::new();
     if let Some(name) = &sel.policy {
-        let id = change(Change::new(
+        let id = s.change(Change::new(
             Action::Delete,
             Kind::AccessPolicy,
             name,
             "tenant destroyed",
         ));
-        policy_node.push(g.add(
-            Op::Realm(RealmOp::DeletePolicy { name: name.clone() }),
-            user_node.clone(),
-            [id],
-        ));
+        let call = Removal::DeleteAccessPolicy(name.clone());
+        policy_step.push(s.add(call, user_step.clone(), vec![id]));
     }
     let Some((realm, destroyed)) = &sel.realm else {
         return;
@@ -182,45 +156,26 @@ pub(super) fn add(
         })
         .flat_map(|(_, n)| n.iter().copied())
         .collect();
-    let mut destroy_node = Vec::new();
+    let mut destroy_step = Vec::new();
     if !destroyed {
-        let id = change(Change::new(
+        let reason = "tenant destroyed; recoverable until eradicated";
+        let id = s.change(Change::new(
             Action::Delete,
             Kind::Realm,
             realm.as_str(),
-            "tenant destroyed; recoverable until eradicated",
+            reason,
         ));
-        let deps: Vec<usize> = in_realm.iter().chain(&policy_node).copied().collect();
-        destroy_node.push(g.add(
-            Op::Realm(RealmOp::Destroy {
-                name: realm.clone(),
-            }),
-            deps,
-            [id],
-        ));
+        let after = in_realm.iter().chain(&policy_step).copied().collect();
+        destroy_step.push(s.add(Removal::DestroyRealm(realm.clone()), after, vec![id]));
     }
-    if opts.eradicate {
-        let id = change(
-            Change::new(
-                Action::Delete,
-                Kind::Realm,
-                realm.as_str(),
-                "tenant destroyed with eradication",
-            )
-            .detail("mode", "eradicate"),
-        );
-        let deps: Vec<usize> = in_realm
-            .iter()
-            .chain(&destroy_node)
-            .chain(&policy_node)
+    if scope.eradicate {
+        let ids = s.eradications(Kind::Realm, &[realm.as_str()]);
+        let after = (in_realm.iter())
+            .chain(&destroy_step)
+            .chain(&policy_step)
             .copied()
             .collect();
-        eradicate_nodes.push(g.add(
-            Op::Realm(RealmOp::Eradicate {
-                name: realm.clone(),
-            }),
-            deps,
-            [id],
-        ));
+        let n = s.add(Removal::EradicateRealm(realm.clone()), after, ids);
+        s.eradications.push(n);
     }
 }

@@ -1,0 +1,137 @@
+//! The tenant's API token: whether its admin has one, and its part of the plan.
+//!
+//! Tokens carry no tags, so the token journal (`crate::vault`) is what tells a
+//! token pxfa created from one someone else did.
+
+use flasharray::{ErrorKind, FlashArray, Result};
+
+use super::change::{Action, Blocker, Change, Kind, Payload};
+use crate::desired::DesiredState;
+
+/// The token admin as the array reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenState {
+    /// The desired state asks for no token; nothing was read.
+    #[default]
+    NotWanted,
+    /// The admin user does not exist on the array.
+    AdminMissing,
+    /// The admin exists and has no API token.
+    NoToken,
+    /// The admin already has an API token.
+    HasToken,
+}
+
+/// What the token journal (`crate::vault`) says about the observed token; filled in
+/// by `vault::read_journal`, [`TokenJournal::None`] when no journal was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenJournal {
+    /// No entry (or no journal read).
+    #[default]
+    None,
+    /// An entry that does not match the array (another token, or none): ignored.
+    Stale,
+    /// The array holds the token the journal holds, not yet delivered: deliver it
+    /// from the journal without an array write.
+    PendingDelivery,
+    /// The array holds a token created within the window of an intent whose answer
+    /// never reached the journal: provably ours, its value never left the array.
+    Interrupted,
+}
+
+/// The desired token user's token on the array, and when it was created
+/// (`NotWanted` when the desired state wants no token; the admin missing is
+/// [`TokenState::AdminMissing`], not an error).
+pub async fn read_token_state(
+    array: &dyn FlashArray,
+    desired: &DesiredState,
+) -> Result<(TokenState, Option<u64>)> {
+    let Some(tok) = &desired.api_token else {
+        return Ok((TokenState::NotWanted, None));
+    };
+    match array
+        .list_api_tokens(std::slice::from_ref(&tok.admin), false)
+        .await
+    {
+        Ok(items) => {
+            let found = items.iter().find(|a| {
+                a.name.eq_ignore_ascii_case(&tok.admin)
+                    && (a.api_token.created_at.is_some()
+                        || a.api_token.token.is_some()
+                        || a.api_token.expires_at.is_some())
+            });
+            Ok(match found {
+                Some(a) => (TokenState::HasToken, a.api_token.created_at),
+                None => (TokenState::NoToken, None),
+            })
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok((TokenState::AdminMissing, None)),
+        Err(e) => Err(e),
+    }
+}
+
+/// The token's part of a plan: its changes, or the conflict of a missing admin.
+/// `creates_admin`: the plan creates the realm user, which has no token yet.
+pub(crate) fn plan_token(
+    desired: &DesiredState,
+    (token, journal): (TokenState, TokenJournal),
+    creates_admin: bool,
+) -> std::result::Result<Vec<Change>, Blocker> {
+    let Some(t) = &desired.api_token else {
+        return Ok(Vec::new());
+    };
+    let payload = Payload::Token {
+        admin: t.admin.clone(),
+        lifetime: t.lifetime,
+    };
+    let create = |reason: &str| {
+        let mut c = Change::new(Action::Create, Kind::ApiToken, &t.admin, reason);
+        if let Some(l) = t.lifetime {
+            c = c.detail("lifetime", l);
+        }
+        c.with(payload.clone())
+    };
+    Ok(match token {
+        TokenState::AdminMissing if creates_admin => vec![
+            Change::new(Action::Create, Kind::ApiToken, &t.admin, "the realm user is new")
+                .with(payload.clone()),
+        ],
+        TokenState::AdminMissing => {
+            return Err(Blocker {
+                kind: Kind::ApiToken,
+                name: t.admin.clone(),
+                reason: "the admin user does not exist on the array; create it (or name another) first".into(),
+                resolution: "create the admin on the array, or name an existing one".into(),
+            });
+        }
+        TokenState::NoToken => vec![create("the admin has no API token")],
+        TokenState::HasToken => match journal {
+            // The token journal holds it: delivered by apply, no array write.
+            TokenJournal::PendingDelivery => vec![Change::new(
+                Action::Update,
+                Kind::ApiToken,
+                &t.admin,
+                "deliver (pending): created by an earlier apply and never delivered; the token journal holds it",
+            )],
+            // Created by an apply that died before the answer reached the journal:
+            // nobody has the value, so it is replaced (delete, then create).
+            TokenJournal::Interrupted => vec![
+                Change::new(
+                    Action::Delete,
+                    Kind::ApiToken,
+                    &t.admin,
+                    "created by an interrupted apply, never delivered (its value never left the array): replaced",
+                )
+                .with(payload.clone()),
+                create("replaces the token an interrupted apply created"),
+            ],
+            TokenJournal::None | TokenJournal::Stale => vec![Change::new(
+                Action::NoOp,
+                Kind::ApiToken,
+                &t.admin,
+                "the admin already has an API token; pxfa keeps it (`pxfa token rotate` replaces it without a gap)",
+            )],
+        },
+        TokenState::NotWanted => Vec::new(),
+    })
+}
