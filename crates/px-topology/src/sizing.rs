@@ -149,42 +149,95 @@ pub struct Sizing {
 /// Sizes the tenant's pools, optionally against the array's space.
 pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizing, SpecError> {
     let s = &spec.spec.storage;
-    let capacity = s.capacity;
-    if capacity.as_u64() == 0 {
+    if s.capacity.as_u64() == 0 {
         return Err(SpecError::new(
             "spec.storage.capacity",
             "must be more than 0",
         ));
     }
     if !spec.mode().runs_portworx() {
-        return Ok(Sizing {
-            tenant: spec.tenant_name().to_string(),
-            mode: spec.mode(),
-            has_pool: false,
-            usable_capacity: capacity,
-            replication: s.replication,
-            raw_capacity: Size::bytes(0),
-            storage_nodes: 0,
-            per_node: Size::bytes(0),
-            pool_ceiling: spec.max_pool_size(),
-            requested_drives_per_node: s.drives_per_node,
-            drives_per_node: 0,
-            drive_size: Size::bytes(0),
-            pool_size: Size::bytes(0),
-            metadata_size: Size::bytes(0),
-            data_provisioned: Size::bytes(0),
-            metadata_provisioned: Size::bytes(0),
-            total_provisioned: Size::bytes(0),
-            pod_quota: Size::bytes(0),
-            effective_usable: Size::bytes(0),
-            array: None,
-            findings: Vec::new(),
-            in_use: Vec::new(),
-            growth: None,
-        });
+        return Ok(without_pool(spec));
     }
+    let (nodes, repl, ceiling_gib) = pool_bounds(spec)?;
+    let t = Totals::of(spec, nodes, repl)?;
+    let mut findings = spec_rules::px_storev2_nodes(spec);
+    let drive_size = Size::bytes(t.drive);
+    if drive_size < RECOMMENDED_DRIVE {
+        findings.push(Finding::new(
+            "PXFA018",
+            Severity::Warning,
+            "spec.storage.capacity",
+            format!(
+                "each drive is {drive_size}, below the 128 GiB PX-StoreV2 recommends; raise \
+                 capacity or lower drivesPerNode"
+            ),
+        ));
+    }
+    let total_size = to_size(t.total, "total")?;
+    let headroom = array.map(|a| headroom(a, total_size, &mut findings));
+    Ok(Sizing {
+        tenant: spec.tenant_name().to_string(),
+        mode: spec.mode(),
+        has_pool: true,
+        usable_capacity: s.capacity,
+        replication: repl,
+        raw_capacity: to_size(t.raw, "raw capacity")?,
+        storage_nodes: nodes,
+        per_node: to_size(t.per_node, "per-node share")?,
+        pool_ceiling: Size::bytes(ceiling_gib * GIB),
+        requested_drives_per_node: s.drives_per_node,
+        drives_per_node: t.drives,
+        drive_size,
+        pool_size: to_size(t.pool, "pool size")?,
+        metadata_size: t.metadata,
+        data_provisioned: to_size(t.data, "data total")?,
+        metadata_provisioned: to_size(t.meta, "metadata total")?,
+        total_provisioned: total_size,
+        pod_quota: to_size(t.quota, "pod quota")?,
+        effective_usable: to_size(t.data / u128::from(repl), "effective capacity")?,
+        array: headroom,
+        findings,
+        in_use: Vec::new(),
+        growth: None,
+    })
+}
+
+/// A tenant without Portworx of its own (kubevirt-csi): its capacity, no pool.
+fn without_pool(spec: &TenantStorage) -> Sizing {
+    let s = &spec.spec.storage;
+    let zero = Size::bytes(0);
+    Sizing {
+        tenant: spec.tenant_name().to_string(),
+        mode: spec.mode(),
+        has_pool: false,
+        usable_capacity: s.capacity,
+        replication: s.replication,
+        raw_capacity: zero,
+        storage_nodes: 0,
+        per_node: zero,
+        pool_ceiling: spec.max_pool_size(),
+        requested_drives_per_node: s.drives_per_node,
+        drives_per_node: 0,
+        drive_size: zero,
+        pool_size: zero,
+        metadata_size: zero,
+        data_provisioned: zero,
+        metadata_provisioned: zero,
+        total_provisioned: zero,
+        pod_quota: zero,
+        effective_usable: zero,
+        array: None,
+        findings: Vec::new(),
+        in_use: Vec::new(),
+        growth: None,
+    }
+}
+
+/// The storage nodes, the replication and the pool ceiling in GiB, each checked:
+/// replication 1 to 3 and no more than the nodes, a ceiling that holds a drive.
+fn pool_bounds(spec: &TenantStorage) -> Result<(u32, u8, u64), SpecError> {
     let nodes = spec.storage_nodes();
-    let repl = s.replication;
+    let repl = spec.spec.storage.replication;
     if !(1..=3).contains(&repl) {
         return Err(SpecError::new(
             "spec.storage.replication",
@@ -206,84 +259,78 @@ pub fn size(spec: &TenantStorage, array: Option<ArraySpaceInfo>) -> Result<Sizin
             format!("{} is below the 8 GiB drive minimum", spec.max_pool_size()),
         ));
     }
-    let too_big = |what: &str| SpecError::new("spec.storage.capacity", format!("{what} overflows"));
-    let layout = limits::pool_layout(
-        capacity,
-        repl,
-        nodes,
-        s.drives_per_node,
-        spec.max_pool_size(),
-    )
-    .ok_or_else(|| too_big("drive layout"))?;
-    let n = u128::from(nodes);
-    let (raw, per_node) = (layout.raw, layout.per_node);
-    let drives = u32::try_from(layout.drives_per_node).map_err(|_| too_big("drive count"))?;
-    let drive = u64::try_from(layout.drive_size).map_err(|_| too_big("drive size"))?;
-    let metadata = s
-        .metadata_size
-        .checked_round_up_gib()
-        .ok_or_else(|| {
-            SpecError::new(
-                "spec.storage.metadataSize",
-                format!(
-                    "{} overflows when rounded up to a whole GiB",
-                    s.metadata_size
-                ),
-            )
-        })?
-        .max(MIN_METADATA);
-    // u64 × u32 × u32 fits in u128, but the headroom multiplication need not: every
-    // step is checked and an overflow names the field that caused it.
-    let pool = u128::from(drive) * u128::from(drives);
-    let data_total = pool.checked_mul(n).ok_or_else(|| too_big("data total"))?;
-    let meta_total = u128::from(metadata.as_u64()) * n;
-    let total = data_total
-        .checked_add(meta_total)
-        .ok_or_else(|| too_big("total"))?;
-    let quota = limits::pod_quota(total).ok_or_else(|| too_big("pod quota"))?;
-    let to_size =
-        |b: u128, what: &str| u64::try_from(b).map(Size::bytes).map_err(|_| too_big(what));
+    Ok((nodes, repl, ceiling_gib))
+}
 
-    let mut findings = spec_rules::px_storev2_nodes(spec);
-    let drive_size = Size::bytes(drive);
-    if drive_size < RECOMMENDED_DRIVE {
-        findings.push(Finding::new(
-            "PXFA018",
-            Severity::Warning,
-            "spec.storage.capacity",
-            format!(
-                "each drive is {drive_size}, below the 128 GiB PX-StoreV2 recommends; raise \
-                 capacity or lower drivesPerNode"
-            ),
-        ));
+fn too_big(what: &str) -> SpecError {
+    SpecError::new("spec.storage.capacity", format!("{what} overflows"))
+}
+
+fn to_size(b: u128, what: &str) -> Result<Size, SpecError> {
+    u64::try_from(b).map(Size::bytes).map_err(|_| too_big(what))
+}
+
+/// The pool layout and what it provisions, in bytes.
+struct Totals {
+    raw: u128,
+    per_node: u128,
+    drives: u32,
+    drive: u64,
+    metadata: Size,
+    pool: u128,
+    data: u128,
+    meta: u128,
+    total: u128,
+    quota: u128,
+}
+
+impl Totals {
+    /// u64 × u32 × u32 fits in u128, but the headroom multiplication need not: every
+    /// step is checked and an overflow names the field that caused it.
+    fn of(spec: &TenantStorage, nodes: u32, repl: u8) -> Result<Self, SpecError> {
+        let s = &spec.spec.storage;
+        let layout = limits::pool_layout(
+            s.capacity,
+            repl,
+            nodes,
+            s.drives_per_node,
+            spec.max_pool_size(),
+        )
+        .ok_or_else(|| too_big("drive layout"))?;
+        let n = u128::from(nodes);
+        let drives = u32::try_from(layout.drives_per_node).map_err(|_| too_big("drive count"))?;
+        let drive = u64::try_from(layout.drive_size).map_err(|_| too_big("drive size"))?;
+        let metadata = s
+            .metadata_size
+            .checked_round_up_gib()
+            .ok_or_else(|| {
+                SpecError::new(
+                    "spec.storage.metadataSize",
+                    format!(
+                        "{} overflows when rounded up to a whole GiB",
+                        s.metadata_size
+                    ),
+                )
+            })?
+            .max(MIN_METADATA);
+        let pool = u128::from(drive) * u128::from(drives);
+        let data = pool.checked_mul(n).ok_or_else(|| too_big("data total"))?;
+        let meta = u128::from(metadata.as_u64()) * n;
+        let total = data.checked_add(meta).ok_or_else(|| too_big("total"))?;
+        let quota = limits::pod_quota(total).ok_or_else(|| too_big("pod quota"))?;
+        Ok(Totals {
+            raw: layout.raw,
+            per_node: layout.per_node,
+            drives,
+            drive,
+            metadata,
+            pool,
+            data,
+            meta,
+            total,
+            quota,
+        })
     }
-    let total_size = to_size(total, "total")?;
-    let headroom = array.map(|a| headroom(a, total_size, &mut findings));
-    Ok(Sizing {
-        tenant: spec.tenant_name().to_string(),
-        mode: spec.mode(),
-        has_pool: true,
-        usable_capacity: capacity,
-        replication: repl,
-        raw_capacity: to_size(raw, "raw capacity")?,
-        storage_nodes: nodes,
-        per_node: to_size(per_node, "per-node share")?,
-        pool_ceiling: Size::bytes(ceiling_gib * GIB),
-        requested_drives_per_node: s.drives_per_node,
-        drives_per_node: drives,
-        drive_size,
-        pool_size: to_size(pool, "pool size")?,
-        metadata_size: metadata,
-        data_provisioned: to_size(data_total, "data total")?,
-        metadata_provisioned: to_size(meta_total, "metadata total")?,
-        total_provisioned: total_size,
-        pod_quota: to_size(quota, "pod quota")?,
-        effective_usable: to_size(data_total / u128::from(repl), "effective capacity")?,
-        array: headroom,
-        findings,
-        in_use: Vec::new(),
-        growth: None,
-    })
 }
 
 fn percent(part: u64, whole: u64) -> f64 {

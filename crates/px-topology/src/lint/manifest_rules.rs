@@ -115,18 +115,30 @@ fn flatten_lists(docs: &[Value]) -> Vec<Value> {
 }
 
 fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
+    let obj = object(d);
+    management(d, &obj, out);
+    let Some(kv) = d.pointer("/spec/platform/kubevirt") else {
+        return;
+    };
+    root_volume(kv, &obj, out);
+    // Portworx in this set of documents makes its minimums errors, else warnings.
     let px_severity = if px_in_set {
         Severity::Error
     } else {
         Severity::Warning
     };
-    let obj = object(d);
+    compute(kv, &obj, px_severity, out);
+    network(kv, &obj, out);
+}
+
+/// PXFA002, PXFA003: machine management that would recreate the storage nodes.
+fn management(d: &Value, obj: &str, out: &mut Vec<Finding>) {
     match str_at(d, "/spec/management/upgradeType") {
         Some("InPlace") => {}
         other => out.push(Finding::new(
             "PXFA002",
             Severity::Error,
-            &obj,
+            obj,
             format!(
                 "spec.management.upgradeType is {}; Portworx needs InPlace (Replace recreates \
                  the worker VMs and with them the storage nodes). upgradeType is immutable: \
@@ -144,13 +156,15 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
         out.push(Finding::new(
             "PXFA003",
             Severity::Error,
-            &obj,
+            obj,
             "spec.management.autoRepair is true; machine recreation destroys Portworx storage \
              nodes. Set autoRepair: false",
         ));
     }
-    let kv = d.pointer("/spec/platform/kubevirt");
-    let Some(kv) = kv else { return };
+}
+
+/// PXFA004, PXFA007: the worker VMs' root volume (live migration, PX-StoreV2 size).
+fn root_volume(kv: &Value, obj: &str, out: &mut Vec<Finding>) {
     let p = kv.pointer("/rootVolume/persistent");
     let modes = p
         .and_then(|p| p.get("accessModes"))
@@ -161,7 +175,7 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
         out.push(Finding::new(
             "PXFA004",
             Severity::Warning,
-            &obj,
+            obj,
             "spec.platform.kubevirt.rootVolume.persistent sets neither accessModes nor \
              volumeMode, so the class's StorageProfile decides; the worker VMs need \
              [ReadWriteMany] + Block to live-migrate. Set both explicitly",
@@ -170,7 +184,7 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
         out.push(Finding::new(
             "PXFA004",
             Severity::Error,
-            &obj,
+            obj,
             "spec.platform.kubevirt.rootVolume.persistent must have accessModes \
              [ReadWriteMany] and volumeMode: Block, or the worker VMs cannot live-migrate \
              and node drains stall",
@@ -185,7 +199,7 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
         out.push(Finding::new(
             "PXFA007",
             Severity::Warning,
-            &obj,
+            obj,
             format!(
                 "root volume {} (HyperShift's default is 32Gi) is below the 128 GiB PX-StoreV2 \
                  needs when /var and /opt share the root disk, if Portworx runs in this tenant; \
@@ -194,6 +208,10 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
             ),
         ));
     }
+}
+
+/// PXFA005, PXFA006: the worker VMs' cores and memory against PX-StoreV2's minimums.
+fn compute(kv: &Value, obj: &str, px_severity: Severity, out: &mut Vec<Finding>) {
     let cores = kv
         .pointer("/compute/cores")
         .and_then(Value::as_u64)
@@ -202,7 +220,7 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
         out.push(Finding::new(
             "PXFA005",
             px_severity,
-            &obj,
+            obj,
             format!(
                 "compute.cores {cores} (HyperShift's default is 2) is below the PX-StoreV2 \
                  minimum of 8, if Portworx runs in this tenant; set it to at least 8"
@@ -215,7 +233,7 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
         out.push(Finding::new(
             "PXFA006",
             px_severity,
-            &obj,
+            obj,
             format!(
                 "compute.memory {} is below the PX-StoreV2 minimum of 8 GiB (if Portworx runs \
                  in this tenant); raise it",
@@ -223,6 +241,10 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
             ),
         ));
     }
+}
+
+/// PXFA010: VMs with no network at all.
+fn network(kv: &Value, obj: &str, out: &mut Vec<Finding>) {
     let additional = kv
         .get("additionalNetworks")
         .and_then(Value::as_array)
@@ -231,7 +253,7 @@ fn node_pool(d: &Value, px_in_set: bool, out: &mut Vec<Finding>) {
         out.push(Finding::new(
             "PXFA010",
             Severity::Error,
-            &obj,
+            obj,
             "attachDefaultNetwork is false but no additionalNetworks are set: the VMs would \
              have no network. Add the storage network to additionalNetworks or attach the \
              default network",

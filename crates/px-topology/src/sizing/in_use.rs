@@ -224,70 +224,13 @@ fn lifecycle_sizing(spec: &TenantStorage, sizing: Sizing, in_use: &DrivesInUse) 
         return s;
     }
     let have = in_use.data;
-    let nodes = u128::from(s.storage_nodes);
-    let raw = u128::from(s.raw_capacity.as_u64());
-    let per_node = u128::from(s.per_node.as_u64());
-    let gib = u128::from(GIB);
     let given = u128::from(have.as_u64()) * u128::from(d);
-    let ceiling = s.pool_ceiling;
-    let (drives, drive, growth) = if given >= per_node {
+    let (drives, drive, growth) = if given >= u128::from(s.per_node.as_u64()) {
         (d, have, Growth::Kept { drive: have })
     } else {
         match spec.spec.storage.capacity_growth {
-            CapacityGrowth::Resize => {
-                let to_gib = raw
-                    .div_ceil(nodes.max(1) * u128::from(d) * gib)
-                    .max(u128::from(MIN_DRIVE.as_u64() / GIB));
-                let to = Size::bytes(u64::try_from(to_gib * gib).unwrap_or(u64::MAX));
-                if to > ceiling {
-                    let reason = format!(
-                        "capacity {capacity} needs {} per worker: each of the {d} data drive(s) \
-                         would grow {have} -> {to}, past the {ceiling} PX-StoreV2 pool ceiling \
-                         fixed at pool creation (spec.portworx.maxPoolSize)",
-                        s.per_node
-                    );
-                    let resolution = "set spec.storage.capacityGrowth: add-pool, or add workers \
-                                      (spec.hostedCluster.replicas)"
-                        .to_string();
-                    (d, have, Growth::Refused { reason, resolution })
-                } else {
-                    (
-                        d,
-                        to,
-                        Growth::Resize {
-                            from: have,
-                            to,
-                            drives_per_node: d,
-                        },
-                    )
-                }
-            }
-            CapacityGrowth::AddPool => {
-                let more = (per_node - given).div_ceil(u128::from(have.as_u64()));
-                let to = u128::from(d) + more;
-                if to > u128::from(limits::MAX_DRIVES_PER_NODE) {
-                    let reason = format!(
-                        "capacity {capacity} needs {to} data drives of {have} per worker, more than \
-                         the {} pxfa allows per node",
-                        limits::MAX_DRIVES_PER_NODE
-                    );
-                    let resolution = "add workers (spec.hostedCluster.replicas), or set \
-                                      spec.storage.capacityGrowth: resize"
-                        .to_string();
-                    (d, have, Growth::Refused { reason, resolution })
-                } else {
-                    let to = u32::try_from(to).unwrap_or(u32::MAX);
-                    (
-                        to,
-                        have,
-                        Growth::AddPool {
-                            drive: have,
-                            from: d,
-                            to,
-                        },
-                    )
-                }
-            }
+            CapacityGrowth::Resize => resize_drives(&s, capacity, (d, have)),
+            CapacityGrowth::AddPool => add_drives(&s, capacity, (d, have)),
         }
     };
     let metadata = s.metadata_size.max(in_use.metadata);
@@ -299,6 +242,88 @@ fn lifecycle_sizing(spec: &TenantStorage, sizing: Sizing, in_use: &DrivesInUse) 
         // Steady state: the fresh sizing is what is on the array.
         return s;
     }
+    relayout(&mut s, drives, drive, metadata);
+    s.in_use.push(format!(
+        "drives in use     = {d} x {have} per worker: capacity {} asks {} usable; {} workers x {} \
+         x {} / {} = {} usable{}",
+        s.usable_capacity,
+        s.usable_capacity,
+        s.storage_nodes,
+        s.drives_per_node,
+        drive,
+        s.replication,
+        s.effective_usable,
+        if s.effective_usable > s.usable_capacity {
+            " (more than asked: existing drives are never shrunk)"
+        } else {
+            ""
+        }
+    ));
+    s.in_use.push(growth.line());
+    s.in_use.extend(growth.admin_steps());
+    s.growth = Some(growth);
+    s
+}
+
+/// `capacityGrowth: resize`: the `d` drives of `have` per worker grow to hold the
+/// capacity, unless that passes the pool ceiling (a refusal).
+fn resize_drives(s: &Sizing, capacity: Size, (d, have): (u32, Size)) -> (u32, Size, Growth) {
+    let gib = u128::from(GIB);
+    let nodes = u128::from(s.storage_nodes);
+    let to_gib = u128::from(s.raw_capacity.as_u64())
+        .div_ceil(nodes.max(1) * u128::from(d) * gib)
+        .max(u128::from(MIN_DRIVE.as_u64() / GIB));
+    let to = Size::bytes(u64::try_from(to_gib * gib).unwrap_or(u64::MAX));
+    let ceiling = s.pool_ceiling;
+    if to > ceiling {
+        let reason = format!(
+            "capacity {capacity} needs {} per worker: each of the {d} data drive(s) \
+             would grow {have} -> {to}, past the {ceiling} PX-StoreV2 pool ceiling \
+             fixed at pool creation (spec.portworx.maxPoolSize)",
+            s.per_node
+        );
+        let resolution = "set spec.storage.capacityGrowth: add-pool, or add workers \
+                          (spec.hostedCluster.replicas)"
+            .to_string();
+        return (d, have, Growth::Refused { reason, resolution });
+    }
+    let growth = Growth::Resize {
+        from: have,
+        to,
+        drives_per_node: d,
+    };
+    (d, to, growth)
+}
+
+/// `capacityGrowth: add-pool`: more drives of `have` per worker hold the capacity,
+/// unless that passes the drives pxfa allows per node (a refusal).
+fn add_drives(s: &Sizing, capacity: Size, (d, have): (u32, Size)) -> (u32, Size, Growth) {
+    let given = u128::from(have.as_u64()) * u128::from(d);
+    let more = (u128::from(s.per_node.as_u64()) - given).div_ceil(u128::from(have.as_u64()));
+    let to = u128::from(d) + more;
+    if to > u128::from(limits::MAX_DRIVES_PER_NODE) {
+        let reason = format!(
+            "capacity {capacity} needs {to} data drives of {have} per worker, more than \
+             the {} pxfa allows per node",
+            limits::MAX_DRIVES_PER_NODE
+        );
+        let resolution = "add workers (spec.hostedCluster.replicas), or set \
+                          spec.storage.capacityGrowth: resize"
+            .to_string();
+        return (d, have, Growth::Refused { reason, resolution });
+    }
+    let to = u32::try_from(to).unwrap_or(u32::MAX);
+    let growth = Growth::AddPool {
+        drive: have,
+        from: d,
+        to,
+    };
+    (to, have, growth)
+}
+
+/// `s` with `drives` of `drive` and `metadata` per worker: the totals, the quota and
+/// the array headroom recomputed.
+fn relayout(s: &mut Sizing, drives: u32, drive: Size, metadata: Size) {
     // Saturating: the inputs are validated sizes, a growth stays near the fresh
     // sizing, and a saturated total would only make the array refuse the quota.
     let nodes = u64::from(s.storage_nodes);
@@ -321,24 +346,4 @@ fn lifecycle_sizing(spec: &TenantStorage, sizing: Sizing, in_use: &DrivesInUse) 
         s.findings.retain(|f| f.rule != "PXFA019");
         s.array = Some(headroom(h.array, s.total_provisioned, &mut s.findings));
     }
-    s.in_use.push(format!(
-        "drives in use     = {d} x {have} per worker: capacity {} asks {} usable; {} workers x {} \
-         x {} / {} = {} usable{}",
-        s.usable_capacity,
-        s.usable_capacity,
-        s.storage_nodes,
-        s.drives_per_node,
-        drive,
-        s.replication,
-        s.effective_usable,
-        if s.effective_usable > s.usable_capacity {
-            " (more than asked: existing drives are never shrunk)"
-        } else {
-            ""
-        }
-    ));
-    s.in_use.push(growth.line());
-    s.in_use.extend(growth.admin_steps());
-    s.growth = Some(growth);
-    s
 }
