@@ -16,6 +16,9 @@ use url::Url;
 use crate::args::KubeArgs;
 use crate::exit::InvalidInput;
 
+/// How long `apply --kubeconfig` waits for the site's facts.
+const SITE_READ_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How long resolving the two endpoint names may take together.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -108,7 +111,20 @@ pub(crate) async fn site_resolved(
     let Ok(client) = px_cluster::connect(path, k.context.as_deref()).await else {
         return Ok(t);
     };
-    let facts = px_cluster::read_site_facts(&client, &t.spec).await;
+    // A cluster that does not answer leaves the spec's statements in place; the apply
+    // itself then reports the cluster.
+    let Ok(facts) = tokio::time::timeout(
+        SITE_READ_TIMEOUT,
+        px_cluster::read_site_facts(&client, &t.spec),
+    )
+    .await
+    else {
+        p.warn(format!(
+            "the management cluster did not answer within {} s: the spec's statements about the site are used",
+            SITE_READ_TIMEOUT.as_secs()
+        ));
+        return Ok(t);
+    };
     let resolved = px_topology::site::resolve_tenant(&t, &facts, spec_path)
         .map_err(|e| InvalidInput::error(format!("{e}; nothing was changed")))?;
     let m = &resolved.spec.spec.management;

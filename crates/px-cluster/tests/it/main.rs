@@ -1,5 +1,6 @@
 //! px-cluster against an in-process fake Kubernetes API server, one binary.
 
+mod fake_site;
 mod support;
 
 mod apply;

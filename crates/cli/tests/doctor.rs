@@ -1,0 +1,254 @@
+//! `pxfa doctor` through the binary: a fake management site (px-cluster's test
+//! fixtures, shared by path) and the embedded simulated array with a state file.
+//! Doctor writes nothing on either, its JSON is the schema's `SiteReport`, the exit
+//! code follows the worst check, `$KUBECONFIG` is honoured, and its YAML drives
+//! `render --site`.
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../px-cluster/tests/it/support.rs"]
+mod support;
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../px-cluster/tests/it/fake_site.rs"]
+mod fake_site;
+
+use serde_json::Value;
+
+use crate::fake_site::{SiteSpec, complete, mount};
+use crate::support::Fake;
+
+fn fixture() -> String {
+    format!(
+        "{}/../../fixtures/tenants/valid-full.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn pxfa(args: &[String], kubeconfig_env: Option<&std::path::Path>) -> std::process::Output {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_pxfa"));
+    c.args(args)
+        .env_remove("PUREFA_URL")
+        .env_remove("PUREFA_API")
+        .env_remove("KUBECONFIG")
+        .env("NO_COLOR", "1");
+    if let Some(k) = kubeconfig_env {
+        c.env("KUBECONFIG", k);
+    }
+    c.output().expect("run pxfa")
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// Runs doctor on `site` with `$KUBECONFIG`; the exit code, the report, the
+/// non-GET requests the fake API server saw, and whether the array state changed.
+async fn doctor(site: SiteSpec, format: &str) -> (Option<i32>, String, usize, bool) {
+    let fake = Fake::start().await;
+    mount(&fake.server, &site).await;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let s = state.to_str().unwrap().to_string();
+    // An array that already holds the tenant, so that the checks have something to read.
+    let out = pxfa(
+        &args(&[
+            "--array",
+            "sim",
+            "--sim-state",
+            &s,
+            "--yes",
+            "apply",
+            "-f",
+            &fixture(),
+        ]),
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let before = std::fs::read(&state).unwrap();
+    let kubeconfig = fake.kubeconfig.clone();
+    let format = format.to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        pxfa(
+            &args(&[
+                "--array",
+                "sim",
+                "--sim-state",
+                &s,
+                "doctor",
+                "-f",
+                &fixture(),
+                "-o",
+                &format,
+            ]),
+            Some(&kubeconfig),
+        )
+    })
+    .await
+    .unwrap();
+    let writes = fake
+        .server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method.as_str() != "GET")
+        .count();
+    let unchanged = std::fs::read(&state).unwrap() == before;
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        writes,
+        unchanged,
+    )
+}
+
+fn schema() -> Value {
+    let text = std::fs::read_to_string(format!(
+        "{}/../../docs/site-report.schema.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[tokio::test]
+async fn doctor_reads_only_and_reports_a_schema_valid_site() {
+    let (code, stdout, writes, unchanged) = doctor(complete(), "json").await;
+    assert_eq!(writes, 0, "doctor wrote to the management cluster");
+    assert!(unchanged, "doctor changed the array");
+    let report: Value = serde_json::from_str(&stdout).expect("JSON report");
+    // The schema's top-level contract (the full validation is px-topology's test).
+    let schema = schema();
+    for key in schema["required"].as_array().unwrap() {
+        assert!(
+            report.get(key.as_str().unwrap()).is_some(),
+            "{key} missing: {report}"
+        );
+    }
+    assert_eq!(
+        report["apiVersion"],
+        schema["properties"]["apiVersion"]["const"]
+    );
+    assert_eq!(report["kind"], schema["properties"]["kind"]["const"]);
+    assert_eq!(report["facts"]["hotplugGate"], "hotplug-volumes");
+    assert_eq!(report["facts"]["uplinkMtu"], 9000);
+    let failed: Vec<&Value> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    assert!(failed.is_empty(), "{failed:?}");
+    // Warnings or unknowns only: 3; everything ok: 0.
+    let worst_ok = report["summary"]["warn"] == 0 && report["summary"]["unknown"] == 0;
+    assert_eq!(code, Some(if worst_ok { 0 } else { 3 }), "{report}");
+}
+
+#[tokio::test]
+async fn doctor_names_missing_prerequisites_and_exits_1() {
+    let site = SiteSpec {
+        secrets: false,
+        metallb: false,
+        ..complete()
+    };
+    let (code, stdout, writes, unchanged) = doctor(site, "json").await;
+    assert_eq!((code, writes, unchanged), (Some(1), 0, true));
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let failed: Vec<String> = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["name"].as_str().unwrap(),
+                c["read"].as_str().unwrap()
+            )
+        })
+        .collect();
+    for want in [
+        "referenced-secret Secret clusters/tenant-full-pull-secret",
+        "referenced-secret Secret clusters/tenant-full-ssh-key",
+        "spec-vs-site spec.management.metallb",
+    ] {
+        assert!(
+            failed.iter().any(|f| f.starts_with(want)),
+            "{want}: {failed:?}"
+        );
+    }
+    assert!(
+        failed.iter().any(|f| f.starts_with("load-balancer")),
+        "{failed:?}"
+    );
+}
+
+#[tokio::test]
+async fn doctor_yaml_drives_render_site() {
+    let site = SiteSpec {
+        gates: vec!["DeclarativeHotplugVolumes"],
+        ..complete()
+    };
+    let (_, yaml, _, _) = doctor(site, "yaml").await;
+    let dir = tempfile::tempdir().unwrap();
+    let site_file = dir.path().join("site.yaml");
+    std::fs::write(&site_file, &yaml).unwrap();
+    let out_dir = dir.path().join("out");
+    // The fixture states hotplug-volumes, the default; the site's declarative gate wins.
+    let out = pxfa(
+        &args(&[
+            "render",
+            "-f",
+            &fixture(),
+            "--site",
+            site_file.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let patch = std::fs::read_dir(out_dir.join("management"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("virtualmachine"))
+        .expect("a VM disk patch");
+    let text = std::fs::read_to_string(patch).unwrap();
+    assert!(text.contains("declarative-hotplug-volumes"), "{text}");
+    let lint = pxfa(
+        &args(&[
+            "lint",
+            out_dir.join("management").to_str().unwrap(),
+            out_dir.join("tenant").to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert!(
+        lint.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lint.stdout)
+    );
+    // A report that is not one is bad input.
+    std::fs::write(&site_file, "kind: Status\n").unwrap();
+    let out = pxfa(
+        &args(&[
+            "render",
+            "-f",
+            &fixture(),
+            "--site",
+            site_file.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
