@@ -17,6 +17,13 @@ pub(crate) fn pxfa() -> Command {
     let mut c = Command::new(pxfa_path());
     c.env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
+        // An API client's settings (Pure's names).
+        .env_remove("PUREFA_CLIENT_ID")
+        .env_remove("PUREFA_KEY_ID")
+        .env_remove("PUREFA_ISSUER")
+        .env_remove("PUREFA_USERNAME")
+        .env_remove("PUREFA_PRIVATE_KEY_FILE")
+        .env_remove("PUREFA_PRIVATE_KEY_PASSWORD")
         // The token journal's default folder: never the real home of whoever runs
         // the tests.
         .env(

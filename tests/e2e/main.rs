@@ -8,6 +8,7 @@
 
 mod harness;
 
+mod api_client;
 mod controller;
 mod destroy_preview;
 mod dynamic;

@@ -17,8 +17,10 @@ use px_topology::files::{self, InputKind};
 use secrecy::{ExposeSecret, SecretString};
 use url::Url;
 
+use crate::api_client;
 use crate::args::GlobalArgs;
 use crate::exit::InvalidInput;
+use flasharray::rest::oauth::ApiClientCredential;
 
 /// Environment variable with the array address.
 pub(crate) const ENV_URL: &str = "PUREFA_URL";
@@ -55,15 +57,17 @@ impl fmt::Display for Source {
     }
 }
 
-/// A resolved REST target. Debug never shows the token.
+/// A resolved REST target. Debug never shows the token or key.
 pub(crate) struct RestTarget {
     /// Base URL, `https://host[:port]`.
     pub(crate) url: Url,
     /// Where the URL came from.
     pub(crate) url_source: Source,
-    /// The API token.
+    /// The API token; empty when an API client is the credential.
     pub(crate) token: SecretString,
-    /// Where the token came from.
+    /// The API client (OAuth2), when it is the credential instead of a token.
+    pub(crate) api_client: Option<ApiClientCredential>,
+    /// Where the credential came from.
     pub(crate) token_source: Source,
     /// CA bundle to trust.
     pub(crate) ca_file: Option<PathBuf>,
@@ -77,6 +81,7 @@ impl fmt::Debug for RestTarget {
             .field("url", &self.url.as_str())
             .field("url_source", &self.url_source)
             .field("token", &"[REDACTED]")
+            .field("api_client", &self.api_client)
             .field("token_source", &self.token_source)
             .field("ca_file", &self.ca_file)
             .field("insecure", &self.insecure)
@@ -138,22 +143,15 @@ pub(crate) fn resolve(
     };
     let url = parse_array_url(&addr).with_context(|| format!("array address from {url_source}"))?;
 
-    let env_token = env(ENV_TOKEN).filter(|s| !s.trim().is_empty());
-    let (token, token_source) = match (&global.api_token_file, env_token, pure) {
-        (Some(file), _, _) => (read_token_file(file, warn)?, Source::Flag),
-        (None, Some(t), _) => (
-            checked_token(&t, &Source::Env(ENV_TOKEN))?,
-            Source::Env(ENV_TOKEN),
+    let (token, api_client, token_source) = match api_client_wins(global, env)? {
+        Some(source) => (
+            SecretString::from(String::new()),
+            Some(api_client::load(global, env, warn)?),
+            source,
         ),
-        (None, None, Some((entry, path))) => {
-            let shown = format!("--pure-json {} (its APIToken)", path.display());
-            let token = checked_token(entry.token.expose_secret(), &shown)?;
-            (token, Source::PureJson(path))
-        }
-        (None, None, None) => {
-            return Err(InvalidInput::error(format!(
-                "no API token given for {url}: use --api-token-file FILE, {ENV_TOKEN}, or --pure-json FILE"
-            )));
+        None => {
+            let (token, source) = resolve_token(global, env, pure, &url, warn)?;
+            (token, None, source)
         }
     };
 
@@ -170,10 +168,63 @@ pub(crate) fn resolve(
         url,
         url_source,
         token,
+        api_client,
         token_source,
         ca_file: global.ca_file.clone(),
         insecure: global.insecure,
     }))
+}
+
+/// Whether an API client is the credential, and where its settings came from. A
+/// flag beats the environment; an API client and an API token given at the same
+/// level are refused (exit 2) rather than one silently chosen.
+fn api_client_wins(
+    global: &GlobalArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<Source>> {
+    let client = api_client::given(global, env);
+    let token_flag = global.api_token_file.is_some();
+    let token_env = env(ENV_TOKEN).is_some_and(|s| !s.trim().is_empty());
+    match client {
+        Some(Source::Flag) if token_flag => Err(InvalidInput::error(
+            "--api-token-file and the API client flags (--client-id ...) were both given; use one",
+        )),
+        Some(Source::Env(var)) if !token_flag && token_env => Err(InvalidInput::error(format!(
+            "{ENV_TOKEN} and {var} are both set: an API token and an API client; unset one, or \
+             choose on the command line"
+        ))),
+        Some(Source::Env(_)) if token_flag => Ok(None),
+        other => Ok(other),
+    }
+}
+
+/// The API token: `--api-token-file`, then `PUREFA_API`, then the pure.json entry.
+fn resolve_token(
+    global: &GlobalArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+    pure: Option<(PureEntry, PathBuf)>,
+    url: &Url,
+    warn: &mut dyn FnMut(String),
+) -> Result<(SecretString, Source)> {
+    let env_token = env(ENV_TOKEN).filter(|s| !s.trim().is_empty());
+    Ok(match (&global.api_token_file, env_token, pure) {
+        (Some(file), _, _) => (read_token_file(file, warn)?, Source::Flag),
+        (None, Some(t), _) => (
+            checked_token(&t, &Source::Env(ENV_TOKEN))?,
+            Source::Env(ENV_TOKEN),
+        ),
+        (None, None, Some((entry, path))) => {
+            let shown = format!("--pure-json {} (its APIToken)", path.display());
+            let token = checked_token(entry.token.expose_secret(), &shown)?;
+            (token, Source::PureJson(path))
+        }
+        (None, None, None) => {
+            return Err(InvalidInput::error(format!(
+                "no API token given for {url}: use --api-token-file FILE, {ENV_TOKEN}, --pure-json \
+                 FILE, or an API client (--client-id ...)"
+            )));
+        }
+    })
 }
 
 /// Parses `host`, `host:port` or `https://host[:port]` into a base URL. Plain HTTP

@@ -6,6 +6,7 @@
 //! ([`exit`]). Nothing here holds business rules: names and sizes are validated by the
 //! library types, plans come from px-topology, cluster work from px-cluster.
 
+mod api_client;
 mod args;
 mod commands;
 mod config;

@@ -128,11 +128,14 @@ impl Session {
                     max_elapsed: global.retry_for,
                     ..RetryConfig::default()
                 };
-                let mut b = RestArray::builder(t.url.as_str())
-                    .api_token(t.token)
-                    .insecure(t.insecure)
-                    .connect_timeout(global.connect_timeout)
-                    .retry(retry);
+                let b = RestArray::builder(t.url.as_str());
+                let mut b = match t.api_client {
+                    Some(client) => b.api_client(client),
+                    None => b.api_token(t.token),
+                }
+                .insecure(t.insecure)
+                .connect_timeout(global.connect_timeout)
+                .retry(retry);
                 if let Some(ca) = &t.ca_file {
                     b = b.ca_file(ca.clone());
                 }

@@ -5,8 +5,9 @@
 //! tenant's drift check).
 //!
 //! Credentials come from the Secret the object names (`spec.credentialsSecret`:
-//! pure.json, optional CA), never from the object itself; the token is hashed into
-//! the pool key in memory only and never logged.
+//! pure.json, optional CA, and optionally an API client: [`API_CLIENT_KEYS`]), never
+//! from the object itself; the token (or the API client's key) is hashed into the
+//! pool key in memory only and never logged.
 
 use std::collections::HashMap;
 use std::collections::hash_map::DefaultHasher;
@@ -16,6 +17,7 @@ use std::time::Duration;
 
 use flasharray::FlashArray;
 use flasharray::rest::RestArray;
+use flasharray::rest::oauth::{ApiClientCredential, ApiClientIdentity};
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use px_topology::PureJson;
@@ -28,13 +30,29 @@ use crate::metered::Metered;
 use crate::metrics::Metrics;
 use crate::observations::{DEFAULT_LISTING_INTERVAL, ObservationCache};
 
+/// How the controller logs in to an array.
+#[derive(Clone)]
+pub enum ArrayCredential {
+    /// The pure.json entry's `APIToken`.
+    Token(SecretString),
+    /// An API client from the Secret's [`API_CLIENT_KEYS`] (OAuth2), and a hash of
+    /// its private key for the pool key.
+    ApiClient(ApiClientCredential, u64),
+}
+
+/// The Secret keys of an API client, beside pure.json (which then needs no
+/// `APIToken`): every one of them, or none. `private-key-password` is optional.
+pub const API_CLIENT_KEYS: [&str; 5] = ["client-id", "key-id", "issuer", "username", "private-key"];
+/// The Secret key of an encrypted private key's password.
+pub const API_CLIENT_PASSWORD_KEY: &str = "private-key-password";
+
 /// What an array client is built from.
 #[derive(Clone)]
 pub struct Credentials {
     /// Management endpoint (host, maybe with port).
     pub endpoint: String,
-    /// API token.
-    pub token: SecretString,
+    /// API token or API client.
+    pub credential: ArrayCredential,
     /// CA certificate (PEM), when the Secret has one.
     pub ca_pem: Option<Vec<u8>>,
 }
@@ -43,7 +61,13 @@ impl std::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Credentials")
             .field("endpoint", &self.endpoint)
-            .field("token", &"[REDACTED]")
+            .field(
+                "credential",
+                &match &self.credential {
+                    ArrayCredential::Token(_) => "API token [REDACTED]".to_string(),
+                    ArrayCredential::ApiClient(c, _) => format!("{c:?}"),
+                },
+            )
             .field("ca_pem", &self.ca_pem.as_ref().map(Vec::len))
             .finish()
     }
@@ -61,8 +85,11 @@ pub struct RestConnector;
 
 impl Connector for RestConnector {
     fn connect(&self, creds: &Credentials) -> Result<Arc<dyn FlashArray>, Error> {
-        let mut b = RestArray::builder(format!("https://{}", creds.endpoint))
-            .api_token(creds.token.clone());
+        let b = RestArray::builder(format!("https://{}", creds.endpoint));
+        let mut b = match &creds.credential {
+            ArrayCredential::Token(t) => b.api_token(t.clone()),
+            ArrayCredential::ApiClient(c, _) => b.api_client(c.clone()),
+        };
         if let Some(ca) = &creds.ca_pem {
             b = b.ca_pem(ca.clone());
         }
@@ -190,7 +217,13 @@ impl ArrayPool {
 fn key_of(creds: &Credentials) -> u64 {
     let mut h = DefaultHasher::new();
     creds.endpoint.hash(&mut h);
-    creds.token.expose_secret().hash(&mut h);
+    match &creds.credential {
+        ArrayCredential::Token(t) => t.expose_secret().hash(&mut h),
+        ArrayCredential::ApiClient(c, key) => {
+            format!("{:?}", c.identity()).hash(&mut h);
+            key.hash(&mut h);
+        }
+    }
     creds.ca_pem.hash(&mut h);
     h.finish()
 }
@@ -248,15 +281,20 @@ pub fn credentials_from_secret(
     );
     let pure = PureJson::parse(text.expose_secret())
         .map_err(|e| invalid(format!("{}: {e}", reference.pure_json_key)))?;
-    let entries: Vec<(String, SecretString)> = pure
+    let client = api_client_from_secret(&data).map_err(invalid)?;
+    let entries: Vec<(String, ArrayCredential)> = pure
         .flash_arrays
         .into_iter()
         .filter_map(|a| {
             let ep = a.mgmt_endpoint.filter(|s| !s.trim().is_empty())?;
-            let token = a
-                .api_token
-                .filter(|t| !t.expose_secret().trim().is_empty())?;
-            Some((ep.trim().to_string(), token))
+            let credential = match &client {
+                Some(c) => c.clone(),
+                None => ArrayCredential::Token(
+                    a.api_token
+                        .filter(|t| !t.expose_secret().trim().is_empty())?,
+                ),
+            };
+            Some((ep.trim().to_string(), credential))
         })
         .collect();
     let chosen = match endpoint {
@@ -283,7 +321,53 @@ pub fn credentials_from_secret(
     };
     Ok(Credentials {
         endpoint: chosen.0,
-        token: chosen.1,
+        credential: chosen.1,
         ca_pem: data.get(&reference.ca_key).map(|b| b.0.clone()),
     })
+}
+
+/// The API client in the Secret's [`API_CLIENT_KEYS`], if it has them; a partial
+/// set, an unreadable key or a wrong password is named (never quoted).
+fn api_client_from_secret(
+    data: &std::collections::BTreeMap<String, k8s_openapi::ByteString>,
+) -> Result<Option<ArrayCredential>, String> {
+    let text = |k: &str| -> Result<Option<String>, String> {
+        data.get(k)
+            .map(|b| String::from_utf8(b.0.clone()).map_err(|_| format!("{k} is not UTF-8")))
+            .transpose()
+    };
+    let present: Vec<&str> = API_CLIENT_KEYS
+        .into_iter()
+        .filter(|k| data.contains_key(*k))
+        .collect();
+    if present.is_empty() {
+        return Ok(None);
+    }
+    if present.len() < API_CLIENT_KEYS.len() {
+        let missing: Vec<&str> = API_CLIENT_KEYS
+            .into_iter()
+            .filter(|k| !present.contains(k))
+            .collect();
+        return Err(format!(
+            "has API client keys but lacks {}",
+            missing.join(", ")
+        ));
+    }
+    let field =
+        |k: &str| -> Result<String, String> { Ok(text(k)?.unwrap_or_default().trim().to_string()) };
+    let identity = ApiClientIdentity {
+        client_id: field("client-id")?,
+        key_id: field("key-id")?,
+        issuer: field("issuer")?,
+        username: field("username")?,
+    };
+    let password = text(API_CLIENT_PASSWORD_KEY)?
+        .map(|p| p.trim_end_matches(['\r', '\n']).to_string())
+        .map(SecretString::from);
+    let pem = &data["private-key"].0;
+    let mut h = DefaultHasher::new();
+    pem.hash(&mut h);
+    let credential = ApiClientCredential::from_pem(identity, pem, password.as_ref())
+        .map_err(|e| format!("private-key: {e}"))?;
+    Ok(Some(ArrayCredential::ApiClient(credential, h.finish())))
 }

@@ -89,6 +89,35 @@ pub(crate) struct GlobalArgs {
     #[arg(long, global = true, help_heading = "Array")]
     pub(crate) insecure: bool,
 
+    /// Log in as an API client (OAuth2) instead of with an API token: the client's
+    /// `id` on the array. Needs --key-id, --issuer, --username and
+    /// --private-key-file. Default: `PUREFA_CLIENT_ID`.
+    #[arg(long, global = true, value_name = "ID", help_heading = "API client")]
+    pub(crate) client_id: Option<String>,
+
+    /// The API client's `key_id`. Default: `PUREFA_KEY_ID`.
+    #[arg(long, global = true, value_name = "ID", help_heading = "API client")]
+    pub(crate) key_id: Option<String>,
+
+    /// The API client's issuer. Default: `PUREFA_ISSUER`.
+    #[arg(long, global = true, value_name = "NAME", help_heading = "API client")]
+    pub(crate) issuer: Option<String>,
+
+    /// The array user the API client acts as; its rights are the lesser of this
+    /// user's role and the client's maximum role. Default: `PUREFA_USERNAME`.
+    #[arg(long, global = true, value_name = "USER", help_heading = "API client")]
+    pub(crate) username: Option<String>,
+
+    /// PEM RSA private key of the API client (PKCS#8, encrypted PKCS#8 or PKCS#1).
+    /// Default: `PUREFA_PRIVATE_KEY_FILE`.
+    #[arg(long, global = true, value_name = "FILE", help_heading = "API client")]
+    pub(crate) private_key_file: Option<PathBuf>,
+
+    /// File whose first line is the password of an encrypted private key. Default:
+    /// `PUREFA_PRIVATE_KEY_PASSWORD`. A password is never accepted as an argument value.
+    #[arg(long, global = true, value_name = "FILE", help_heading = "API client")]
+    pub(crate) private_key_password_file: Option<PathBuf>,
+
     /// Retries of one REST call after 429, 503, busy or connection errors.
     #[arg(
         long,

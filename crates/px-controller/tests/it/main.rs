@@ -7,6 +7,7 @@
 #[allow(dead_code)]
 mod support;
 
+mod api_client;
 mod deploy;
 mod election;
 mod fake;
