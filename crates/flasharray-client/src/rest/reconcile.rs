@@ -15,6 +15,12 @@
 //! This happens at most [`WRITE_ROUNDS`] times per call. If the read itself fails,
 //! the original error is returned.
 //!
+//! The engine and the verdicts are [`crate::settle`]'s, the one layer for every array
+//! ([`crate::Settling`]). The probes below are the REST client's own until its
+//! resource modules send single writes and leave lost answers to `Settling`; until
+//! then `RestArray` answers [`FlashArray::settles_lost_answers`] with `true`, so that
+//! no write is settled twice.
+//!
 //! The three write shapes that recur are written once here: creating with creation
 //! tags (`create_tagged`), patching with a possible rename
 //! (`patch_renaming`) and deleting until gone
@@ -58,18 +64,11 @@ use crate::rest::RestArray;
 use crate::rest::query::Query;
 use crate::rest::session::ApiVersion;
 
-/// Attempts per write call: the first, plus re-sends after re-reading.
-pub const WRITE_ROUNDS: u32 = 3;
+pub use crate::settle::WRITE_ROUNDS;
 
 pub(crate) type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// What a re-read found.
-pub(crate) enum Verdict<N, T> {
-    /// `done` already took effect; `pending` must still be sent.
-    Known { done: Vec<T>, pending: Vec<N> },
-    /// The array shows something the write cannot explain.
-    Undecided(String),
-}
+pub(crate) use crate::settle::{Verdict, has_tags, same_opt, split};
 
 /// The four named collections with creation tags, renames and deletes.
 pub(crate) trait Collection:
@@ -133,26 +132,10 @@ pub(crate) fn json<T: Serialize + ?Sized>(body: &T) -> Result<Vec<u8>> {
     serde_json::to_vec(body).map_err(|e| Error::InvalidRequest(format!("cannot encode body: {e}")))
 }
 
-/// Two optional names that are the same, as the array compares them.
-pub(crate) fn same_opt(a: Option<&str>, b: Option<&str>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => same_name(a, b),
-        (None, None) => true,
-        _ => false,
-    }
-}
-
-/// A verdict for writes that produce nothing: `done` of them, `pending` the rest.
-pub(crate) fn split(done: usize, pending: Vec<String>) -> Verdict<String, ()> {
-    Verdict::Known {
-        done: vec![(); done],
-        pending,
-    }
-}
-
 impl RestArray {
     /// Sends `write` for `names`; after an ambiguous failure asks `probe` which
-    /// names already took effect and re-sends only the rest.
+    /// names already took effect and re-sends only the rest (the engine of
+    /// [`crate::settle`]).
     pub(crate) async fn settle<'f, N, T>(
         &self,
         what: &str,
@@ -163,51 +146,7 @@ impl RestArray {
     where
         N: Clone,
     {
-        let mut pending = names;
-        let mut done = Vec::new();
-        let mut round = 1;
-        loop {
-            let err = match write(pending.clone()).await {
-                Ok(mut v) => {
-                    done.append(&mut v);
-                    return Ok(done);
-                }
-                Err(e) if e.maybe_applied() => e,
-                Err(e) => return Err(e),
-            };
-            tracing::warn!(
-                operation = what,
-                round,
-                request_id = err.request_id().unwrap_or("-"),
-                error = %err,
-                "write outcome unknown; reading the array before sending anything again"
-            );
-            match probe(pending.clone()).await {
-                Ok(Verdict::Known {
-                    done: mut d,
-                    pending: p,
-                }) => {
-                    done.append(&mut d);
-                    pending = p;
-                    if pending.is_empty() {
-                        tracing::info!(operation = what, "the lost write had taken effect");
-                        return Ok(done);
-                    }
-                }
-                Ok(Verdict::Undecided(why)) => {
-                    tracing::warn!(operation = what, reason = %why, "cannot tell whether the write took effect");
-                    return Err(err);
-                }
-                Err(read_err) => {
-                    tracing::warn!(operation = what, error = %read_err, "re-reading after a lost write failed");
-                    return Err(err);
-                }
-            }
-            if round >= WRITE_ROUNDS {
-                return Err(err);
-            }
-            round += 1;
-        }
+        crate::settle::rounds(what, names, write, probe).await
     }
 
     /// `POST /{collection}?names=...` with creation tags (see the `rest` module
@@ -450,17 +389,4 @@ impl RestArray {
             .await?;
         Ok(names.iter().find(|n| !has_tags(&have, n, tags)).cloned())
     }
-}
-
-/// Whether `have` (a tag listing) shows every one of `tags` on the object `name`.
-pub(crate) fn has_tags(have: &[Tag], name: &str, tags: &[TagBody]) -> bool {
-    tags.iter().all(|t| {
-        have.iter().any(|h| {
-            same_opt(h.resource.name.as_deref(), Some(name))
-                && h.key == t.key
-                && h.value == t.value
-                && h.namespace.as_deref().unwrap_or("default")
-                    == t.namespace.as_deref().unwrap_or("default")
-        })
-    })
 }

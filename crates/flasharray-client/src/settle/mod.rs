@@ -57,6 +57,8 @@ mod links;
 mod named;
 mod tenancy;
 
+pub(crate) use named::{has_tags, same_opt};
+
 /// Attempts per write call: the first, plus re-sends after re-reading.
 pub const WRITE_ROUNDS: u32 = 3;
 

@@ -416,7 +416,7 @@ fn target_ref(r: &NameRef) -> Option<&str> {
 }
 
 /// Two optional names that are the same, as the array compares them.
-pub(super) fn same_opt(a: Option<&str>, b: Option<&str>) -> bool {
+pub(crate) fn same_opt(a: Option<&str>, b: Option<&str>) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => same_name(a, b),
         (None, None) => true,
