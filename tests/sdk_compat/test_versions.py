@@ -1,8 +1,9 @@
 """The simulator answers as an array of the REST version it was started at
 (run.sh runs this suite at the newest version, 2.36 and 2.26): it advertises
-REST 1.x and 2.0 to that version, serves each endpoint and model field only from
-the version that introduced it, and its table of those versions
-(crates/flasharray-mock/src/sim/versions.rs) is the one Pure's SDK gives."""
+REST 1.x and 2.0 to that version, serves each endpoint, model field, query
+parameter and request-body field only from the version that introduced it, and its
+tables of those versions (crates/flasharray-mock/src/sim/versions.rs) are the ones
+Pure's SDK gives."""
 
 import json
 import os
@@ -93,3 +94,61 @@ def test_the_simulators_table_is_the_sdks():
             if n > sdk[resource]:
                 want[(resource, field)] = n
     assert fields == want
+
+
+def _table(text, name):
+    """The rows of one 4-column table of versions.rs, {(resource, METHOD, name): n}."""
+    start = text.index(f"pub(crate) const {name}:")
+    block = text[start:text.index("];", start)]
+    # rustfmt splits a long row over several lines.
+    rows = re.findall(
+        r'\(\s*"([a-z0-9/_-]+)",\s*"([A-Z]+)",\s*"([a-z0-9_.]+)",\s*(\d+),?\s*\),', block)
+    return {(r, m, f): int(n) for r, m, f, n in rows}
+
+
+@pytest.mark.skipif(REST_VERSION != TOP_REST_VERSION,
+                    reason="the table does not depend on the run's version: checked once")
+def test_the_simulators_parameter_and_body_tables_are_the_sdks():
+    """versions.rs lists, for every operation on a path the simulator serves, each
+    query parameter and body field (nested ones as a.b) newer than the operation,
+    with the first SDK client that has it."""
+    with open(TABLE, encoding="utf-8") as f:
+        text = f.read()
+    params, body = rest_versions.operations(minor(TOP_REST_VERSION))
+    assert _table(text, "PARAMETERS") == params
+    assert _table(text, "BODY_FIELDS") == body
+
+
+def _post(target, path, headers, body):
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    request = urllib.request.Request(
+        f"https://{target}{path}", method="POST", data=json.dumps(body).encode(),
+        headers={**headers, "content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=30) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+
+
+def test_later_parameters_and_body_fields_are_refused(sim_target, sim_token, unique):
+    """A parameter or body field newer than the run's version gets the array's 400
+    naming it; at its version it is taken."""
+    session = {"x-auth-token": _session(sim_target, sim_token)}
+    at = minor(REST_VERSION)
+    status, body = _get(sim_target, f"/api/{REST_VERSION}/hosts?destroyed=false", session)
+    if at < 36:
+        assert status == 400 and body["errors"][0]["context"] == "destroyed", body
+    else:
+        assert status == 200, body
+    name = f"{unique}vv"
+    tagged = {"provisioned": 1 << 20, "tags": [{"key": "k", "value": "v"}]}
+    status, body = _post(sim_target, f"/api/{REST_VERSION}/volumes?names={name}", session, tagged)
+    if at < 39:
+        assert status == 400 and body["errors"][0]["context"] == "tags", body
+        _, listed = _get(sim_target, f"/api/{REST_VERSION}/volumes?names={name}", session)
+        assert "items" not in listed or not listed["items"], "nothing was created"
+    else:
+        assert status == 200, body

@@ -40,13 +40,15 @@ impl Query {
     pub(crate) fn only(&self, allowed: &[&str]) -> Result<(), Fail> {
         for (k, _) in &self.pairs {
             if !allowed.contains(&k.as_str()) && !IGNORED.contains(&k.as_str()) {
-                return Err(bad_request(
-                    Some(k),
-                    format!("Invalid query parameter {k:?} for this endpoint."),
-                ));
+                return Err(unknown_parameter(k));
             }
         }
         Ok(())
+    }
+
+    /// The parameter names, in order, repeated ones repeated.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
+        self.pairs.iter().map(|(k, _)| k.as_str())
     }
 
     /// Whether the parameter is present at all.
@@ -163,6 +165,15 @@ impl Query {
         pairs.sort();
         pairs.join("&")
     }
+}
+
+/// The answer to a query parameter the endpoint does not have (at the REST version
+/// asked, too: `sim/versions.rs`), naming it.
+pub(crate) fn unknown_parameter(key: &str) -> Fail {
+    bad_request(
+        Some(key),
+        format!("Invalid query parameter {key:?} for this endpoint."),
+    )
 }
 
 /// Decodes `%XX` escapes and `+`; invalid escapes are kept literally, and invalid

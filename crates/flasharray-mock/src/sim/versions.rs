@@ -17,6 +17,9 @@
 
 use serde_json::Value;
 
+use super::query::{Query, unknown_parameter};
+use super::response::{Fail, bad_request};
+
 /// The oldest REST 2.x version the simulator can be asked to be: 2.0, the first.
 pub const OLDEST_MINOR: u32 = 0;
 
@@ -277,6 +280,300 @@ pub(crate) const FIELDS: &[(&str, &str, u32)] = &[
     ("volumes", "context", 38),
 ];
 
+/// Query parameters newer than their operation: resource, method, parameter and the
+/// first minor version whose operation has it (the SDK's `*_with_http_info`
+/// functions: the `_query_params` each appends).
+pub(crate) const PARAMETERS: &[(&str, &str, &str, u32)] = &[
+    ("admins", "GET", "expose_public_key", 32),
+    ("array-connections", "DELETE", "context_names", 38),
+    ("array-connections", "GET", "allow_errors", 38),
+    ("array-connections", "GET", "context_names", 38),
+    ("array-connections", "PATCH", "refresh", 33),
+    ("array-connections", "PATCH", "renew_encryption_key", 33),
+    ("array-connections", "PATCH", "context_names", 38),
+    ("array-connections", "POST", "context_names", 38),
+    ("array-connections/connection-key", "GET", "encrypted", 33),
+    ("arrays", "GET", "allow_errors", 38),
+    ("arrays", "GET", "context_names", 38),
+    ("arrays", "GET", "continuation_token", 38),
+    ("arrays", "PATCH", "context_names", 38),
+    ("arrays/space", "GET", "allow_errors", 38),
+    ("arrays/space", "GET", "context_names", 38),
+    ("arrays/space", "GET", "continuation_token", 38),
+    ("connections", "DELETE", "volume_ids", 9),
+    ("connections", "DELETE", "context_names", 38),
+    ("connections", "GET", "continuation_token", 1),
+    ("connections", "GET", "protocol_endpoint_ids", 9),
+    ("connections", "GET", "volume_ids", 9),
+    ("connections", "GET", "allow_errors", 38),
+    ("connections", "GET", "context_names", 38),
+    ("connections", "POST", "volume_ids", 9),
+    ("connections", "POST", "context_names", 38),
+    ("container-default-protections", "GET", "allow_errors", 38),
+    ("container-default-protections", "GET", "context_names", 38),
+    (
+        "container-default-protections",
+        "PATCH",
+        "context_names",
+        38,
+    ),
+    ("host-groups", "DELETE", "context_names", 38),
+    ("host-groups", "GET", "continuation_token", 1),
+    ("host-groups", "GET", "destroyed", 36),
+    ("host-groups", "GET", "allow_errors", 38),
+    ("host-groups", "GET", "context_names", 38),
+    ("host-groups", "PATCH", "context_names", 38),
+    ("host-groups", "POST", "context_names", 38),
+    ("host-groups/hosts", "DELETE", "context_names", 38),
+    ("host-groups/hosts", "GET", "continuation_token", 1),
+    ("host-groups/hosts", "GET", "allow_errors", 38),
+    ("host-groups/hosts", "GET", "context_names", 38),
+    ("host-groups/hosts", "POST", "context_names", 38),
+    ("host-groups/tags", "DELETE", "context_names", 38),
+    ("host-groups/tags", "GET", "allow_errors", 38),
+    ("host-groups/tags", "GET", "context_names", 38),
+    ("host-groups/tags", "GET", "resource_destroyed", 39),
+    ("host-groups/tags/batch", "PUT", "context_names", 38),
+    ("hosts", "DELETE", "context_names", 38),
+    ("hosts", "GET", "continuation_token", 1),
+    ("hosts", "GET", "destroyed", 36),
+    ("hosts", "GET", "allow_errors", 38),
+    ("hosts", "GET", "context_names", 38),
+    ("hosts", "PATCH", "context_names", 38),
+    ("hosts", "POST", "context_names", 38),
+    ("hosts/host-groups", "DELETE", "context_names", 38),
+    ("hosts/host-groups", "GET", "continuation_token", 1),
+    ("hosts/host-groups", "GET", "allow_errors", 38),
+    ("hosts/host-groups", "GET", "context_names", 38),
+    ("hosts/host-groups", "POST", "context_names", 38),
+    ("hosts/tags", "DELETE", "context_names", 38),
+    ("hosts/tags", "GET", "allow_errors", 38),
+    ("hosts/tags", "GET", "context_names", 38),
+    ("hosts/tags", "GET", "resource_destroyed", 39),
+    ("hosts/tags/batch", "PUT", "context_names", 38),
+    ("pods", "DELETE", "eradicate_contents", 3),
+    ("pods", "DELETE", "context_names", 38),
+    ("pods", "GET", "allow_errors", 38),
+    ("pods", "GET", "context_names", 38),
+    ("pods", "PATCH", "abort_quiesce", 2),
+    ("pods", "PATCH", "promote_from", 2),
+    ("pods", "PATCH", "quiesce", 2),
+    ("pods", "PATCH", "skip_quiesce", 2),
+    ("pods", "PATCH", "destroy_contents", 3),
+    ("pods", "PATCH", "from_member_ids", 36),
+    ("pods", "PATCH", "from_member_names", 36),
+    ("pods", "PATCH", "move_with_host_group_names", 36),
+    ("pods", "PATCH", "move_with_host_names", 36),
+    ("pods", "PATCH", "to_member_ids", 36),
+    ("pods", "PATCH", "to_member_names", 36),
+    ("pods", "PATCH", "context_names", 38),
+    ("pods", "POST", "allow_throttle", 31),
+    ("pods", "POST", "context_names", 38),
+    ("pods/arrays", "DELETE", "context_names", 38),
+    ("pods/arrays", "GET", "allow_errors", 38),
+    ("pods/arrays", "GET", "context_names", 38),
+    ("pods/arrays", "GET", "continuation_token", 38),
+    ("pods/arrays", "POST", "context_names", 38),
+    ("policies/management-access", "DELETE", "context_names", 38),
+    ("policies/management-access", "GET", "allow_errors", 38),
+    ("policies/management-access", "GET", "context_names", 38),
+    ("policies/management-access", "PATCH", "context_names", 38),
+    ("policies/management-access", "POST", "context_names", 38),
+    ("volumes", "DELETE", "context_names", 38),
+    ("volumes", "GET", "continuation_token", 1),
+    ("volumes", "GET", "allow_errors", 38),
+    ("volumes", "GET", "context_names", 38),
+    ("volumes", "PATCH", "add_to_protection_group_names", 23),
+    ("volumes", "PATCH", "remove_from_protection_group_names", 23),
+    ("volumes", "PATCH", "add_to_protection_group_ids", 26),
+    ("volumes", "PATCH", "remove_from_protection_group_ids", 26),
+    ("volumes", "PATCH", "context_names", 38),
+    ("volumes", "POST", "add_to_protection_group_names", 16),
+    ("volumes", "POST", "with_default_protection", 16),
+    ("volumes", "POST", "add_to_protection_group_ids", 26),
+    ("volumes", "POST", "allow_throttle", 31),
+    ("volumes", "POST", "context_names", 38),
+    ("volumes/batch", "POST", "context_names", 38),
+    ("volumes/tags", "DELETE", "context_names", 38),
+    ("volumes/tags", "GET", "continuation_token", 3),
+    ("volumes/tags", "GET", "namespaces", 3),
+    ("volumes/tags", "GET", "allow_errors", 38),
+    ("volumes/tags", "GET", "context_names", 38),
+    ("volumes/tags/batch", "PUT", "context_names", 38),
+];
+
+/// Request-body fields newer than their operation: resource, method, field (`a.b`
+/// for `b` inside `a`; the items of a list under the list's name) and the first
+/// minor version whose body model has it (the version's own model, as
+/// `models/__init__.py` names it, nested models included).
+pub(crate) const BODY_FIELDS: &[(&str, &str, &str, u32)] = &[
+    ("admins", "PATCH", "management_access_policies", 36),
+    ("admins", "PATCH", "management_access_policies.id", 36),
+    ("admins", "PATCH", "management_access_policies.name", 36),
+    (
+        "admins",
+        "PATCH",
+        "management_access_policies.resource_type",
+        36,
+    ),
+    ("admins", "POST", "management_access_policies", 36),
+    ("admins", "POST", "management_access_policies.id", 36),
+    ("admins", "POST", "management_access_policies.name", 36),
+    (
+        "admins",
+        "POST",
+        "management_access_policies.resource_type",
+        36,
+    ),
+    ("api-clients", "POST", "access_policies", 36),
+    ("api-clients", "POST", "access_policies.id", 36),
+    ("api-clients", "POST", "access_policies.name", 36),
+    ("api-clients", "POST", "access_policies.resource_type", 36),
+    ("array-connections", "PATCH", "connection_key", 33),
+    ("array-connections", "PATCH", "encryption", 33),
+    ("array-connections", "PATCH", "management_address", 33),
+    ("array-connections", "PATCH", "replication_addresses", 33),
+    ("array-connections", "PATCH", "throttle", 33),
+    ("array-connections", "PATCH", "throttle.default_limit", 33),
+    ("array-connections", "PATCH", "throttle.window", 33),
+    ("array-connections", "PATCH", "throttle.window.end", 33),
+    ("array-connections", "PATCH", "throttle.window.start", 33),
+    ("array-connections", "PATCH", "throttle.window_limit", 33),
+    ("array-connections", "PATCH", "type", 33),
+    ("array-connections", "POST", "encryption", 33),
+    ("arrays", "PATCH", "encryption", 6),
+    ("arrays", "PATCH", "encryption.data_at_rest", 6),
+    ("arrays", "PATCH", "encryption.data_at_rest.algorithm", 6),
+    ("arrays", "PATCH", "encryption.data_at_rest.enabled", 6),
+    ("arrays", "PATCH", "encryption.module_version", 6),
+    ("arrays", "PATCH", "eradication_config", 6),
+    ("arrays", "PATCH", "eradication_config.eradication_delay", 6),
+    (
+        "arrays",
+        "PATCH",
+        "eradication_config.manual_eradication",
+        10,
+    ),
+    ("arrays", "PATCH", "space.used_provisioned", 23),
+    ("arrays", "PATCH", "as_of", 26),
+    ("arrays", "PATCH", "eradication_config.disabled_delay", 26),
+    ("arrays", "PATCH", "eradication_config.enabled_delay", 26),
+    ("arrays", "PATCH", "ntp_symmetric_key", 26),
+    ("arrays", "PATCH", "space.total_used", 26),
+    ("arrays", "PATCH", "time_zone", 26),
+    ("arrays", "PATCH", "space.footprint", 34),
+    ("arrays", "PATCH", "context", 38),
+    ("arrays", "PATCH", "context.id", 38),
+    ("arrays", "PATCH", "context.name", 38),
+    (
+        "container-default-protections",
+        "PATCH",
+        "default_protections.id",
+        26,
+    ),
+    ("container-default-protections", "PATCH", "context", 38),
+    ("container-default-protections", "PATCH", "context.id", 38),
+    ("container-default-protections", "PATCH", "context.name", 38),
+    ("host-groups", "POST", "tags", 39),
+    ("host-groups", "POST", "tags.key", 39),
+    ("host-groups", "POST", "tags.namespace", 39),
+    ("host-groups", "POST", "tags.resource", 39),
+    ("host-groups", "POST", "tags.resource.id", 39),
+    ("host-groups", "POST", "tags.resource.name", 39),
+    ("host-groups", "POST", "tags.value", 39),
+    ("hosts", "PATCH", "vlan", 16),
+    ("hosts", "POST", "vlan", 16),
+    ("hosts", "POST", "tags", 39),
+    ("hosts", "POST", "tags.key", 39),
+    ("hosts", "POST", "tags.namespace", 39),
+    ("hosts", "POST", "tags.resource", 39),
+    ("hosts", "POST", "tags.resource.id", 39),
+    ("hosts", "POST", "tags.resource.name", 39),
+    ("hosts", "POST", "tags.value", 39),
+    ("pods", "PATCH", "requested_promotion_state", 2),
+    ("pods", "PATCH", "ignore_usage", 23),
+    ("pods", "PATCH", "quota_limit", 23),
+    ("pods", "POST", "quota_limit", 23),
+    ("pods", "POST", "tags", 39),
+    ("pods", "POST", "tags.context", 39),
+    ("pods", "POST", "tags.context.id", 39),
+    ("pods", "POST", "tags.context.name", 39),
+    ("pods", "POST", "tags.copyable", 39),
+    ("pods", "POST", "tags.key", 39),
+    ("pods", "POST", "tags.namespace", 39),
+    ("pods", "POST", "tags.resource", 39),
+    ("pods", "POST", "tags.resource.id", 39),
+    ("pods", "POST", "tags.resource.name", 39),
+    ("pods", "POST", "tags.value", 39),
+    ("realms", "POST", "tags", 39),
+    ("realms", "POST", "tags.key", 39),
+    ("realms", "POST", "tags.namespace", 39),
+    ("realms", "POST", "tags.resource", 39),
+    ("realms", "POST", "tags.resource.id", 39),
+    ("realms", "POST", "tags.resource.name", 39),
+    ("realms", "POST", "tags.value", 39),
+    ("volumes", "PATCH", "requested_promotion_state", 2),
+    ("volumes", "PATCH", "priority_adjustment", 10),
+    (
+        "volumes",
+        "PATCH",
+        "priority_adjustment.priority_adjustment_operator",
+        10,
+    ),
+    (
+        "volumes",
+        "PATCH",
+        "priority_adjustment.priority_adjustment_value",
+        10,
+    ),
+    ("volumes", "PATCH", "protocol_endpoint", 33),
+    (
+        "volumes",
+        "PATCH",
+        "protocol_endpoint.container_version",
+        33,
+    ),
+    ("volumes", "POST", "priority_adjustment", 10),
+    (
+        "volumes",
+        "POST",
+        "priority_adjustment.priority_adjustment_operator",
+        10,
+    ),
+    (
+        "volumes",
+        "POST",
+        "priority_adjustment.priority_adjustment_value",
+        10,
+    ),
+    ("volumes", "POST", "protocol_endpoint", 33),
+    ("volumes", "POST", "protocol_endpoint.container_version", 33),
+    ("volumes", "POST", "tags", 39),
+    ("volumes", "POST", "tags.context", 39),
+    ("volumes", "POST", "tags.context.id", 39),
+    ("volumes", "POST", "tags.context.name", 39),
+    ("volumes", "POST", "tags.copyable", 39),
+    ("volumes", "POST", "tags.key", 39),
+    ("volumes", "POST", "tags.namespace", 39),
+    ("volumes", "POST", "tags.resource", 39),
+    ("volumes", "POST", "tags.resource.id", 39),
+    ("volumes", "POST", "tags.resource.name", 39),
+    ("volumes", "POST", "tags.value", 39),
+    ("volumes/batch", "POST", "protocol_endpoint", 33),
+    (
+        "volumes/batch",
+        "POST",
+        "protocol_endpoint.container_version",
+        33,
+    ),
+    ("volumes/batch", "POST", "tags.context", 38),
+    ("volumes/batch", "POST", "tags.context.id", 38),
+    ("volumes/batch", "POST", "tags.context.name", 38),
+    ("volumes/tags/batch", "PUT", "context", 38),
+    ("volumes/tags/batch", "PUT", "context.id", 38),
+    ("volumes/tags/batch", "PUT", "context.name", 38),
+];
+
 /// The first minor version that serves `resource`, if it came after 2.0.
 pub(crate) fn endpoint_since(resource: &str) -> Option<u32> {
     ENDPOINTS
@@ -303,6 +600,92 @@ pub(crate) fn strip(resource: &str, minor: u32, value: &mut Value) {
         for field in &later {
             item.remove(*field);
         }
+    }
+}
+
+/// The first minor whose `method` on `resource` has the query parameter `key`, when
+/// that came after the operation itself.
+fn parameter_since(resource: &str, method: &str, key: &str) -> Option<u32> {
+    PARAMETERS
+        .iter()
+        .find(|(r, m, p, _)| *r == resource && *m == method && *p == key)
+        .map(|(.., since)| *since)
+}
+
+/// The first minor whose `method` on `resource` takes the body field `path`
+/// (`a.b` for `b` inside `a`; a list's items as the list), when that came after
+/// the operation itself.
+fn body_field_since(resource: &str, method: &str, path: &str) -> Option<u32> {
+    BODY_FIELDS
+        .iter()
+        .find(|(r, m, f, _)| *r == resource && *m == method && *f == path)
+        .map(|(.., since)| *since)
+}
+
+/// Refuses a request that uses a query parameter or a body field its operation
+/// gained after `2.minor`, as the array of that version answers a parameter or
+/// field it does not have (400 naming it). A body that is not JSON is left to the
+/// handler.
+pub(crate) fn refuse_later(
+    resource: &str,
+    method: &str,
+    minor: u32,
+    query: &Query,
+    body: &[u8],
+) -> Result<(), Fail> {
+    if let Some(key) = query
+        .keys()
+        .find(|k| parameter_since(resource, method, k).is_some_and(|since| since > minor))
+    {
+        return Err(unknown_parameter(key));
+    }
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return Ok(());
+    };
+    let mut later = None;
+    walk_fields(&value, "", &mut |path| {
+        if later.is_none()
+            && body_field_since(resource, method, path).is_some_and(|since| since > minor)
+        {
+            later = Some(path.to_string());
+        }
+    });
+    match later {
+        Some(path) => Err(unknown_field(&path)),
+        None => Ok(()),
+    }
+}
+
+/// The answer to a body field the operation does not have at the version asked.
+fn unknown_field(path: &str) -> Fail {
+    bad_request(
+        Some(path),
+        format!("Invalid field {path:?} in the request body for this endpoint."),
+    )
+}
+
+/// Calls `seen` with the dotted path of every object key in `value`, nested ones
+/// included; a list's items are walked under the list's own path. Depth is bounded
+/// by the request body's size (4 MiB) and serde_json's recursion limit (128).
+fn walk_fields(value: &Value, prefix: &str, seen: &mut dyn FnMut(&str)) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                seen(&path);
+                walk_fields(inner, &path, seen);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                walk_fields(item, prefix, seen);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -382,5 +765,58 @@ mod tests {
         let mut error = json!({"errors": [{"message": "x"}]});
         strip("hosts", 0, &mut error);
         assert_eq!(error, json!({"errors": [{"message": "x"}]}));
+    }
+
+    /// The context a refusal names, or `None` when the request passes.
+    fn refused_at(
+        resource: &str,
+        method: &str,
+        minor: u32,
+        query: &str,
+        body: &str,
+    ) -> Option<String> {
+        let query = Query::parse(Some(query));
+        match refuse_later(resource, method, minor, &query, body.as_bytes()) {
+            Ok(()) => None,
+            Err(Fail::Reply(reply)) => {
+                assert_eq!(reply.status, hyper::StatusCode::BAD_REQUEST);
+                let v: Value = serde_json::from_slice(&reply.body).unwrap();
+                v["errors"][0]["context"].as_str().map(str::to_string)
+            }
+            Err(_) => panic!("no answer"),
+        }
+    }
+
+    #[test]
+    fn later_parameters_and_body_fields_are_refused_naming_them() {
+        // `destroyed` on GET /hosts came with 2.36; other methods do not have it.
+        assert_eq!(
+            refused_at("hosts", "GET", 35, "destroyed=false", ""),
+            Some("destroyed".into())
+        );
+        assert_eq!(refused_at("hosts", "GET", 36, "destroyed=false", ""), None);
+        assert_eq!(refused_at("hosts", "GET", 2, "names=h1&limit=3", ""), None);
+        // Tags in a create body (2.39), nested in a list: the list is named.
+        let volume = r#"{"provisioned": 1048576, "tags": [{"key": "k", "value": "v"}]}"#;
+        assert_eq!(
+            refused_at("volumes", "POST", 38, "names=v1", volume),
+            Some("tags".into())
+        );
+        assert_eq!(refused_at("volumes", "POST", 39, "names=v1", volume), None);
+        // A nested field newer than its parent (EradicationConfig 2.26).
+        let delays = r#"{"eradication_config": {"disabled_delay": 86400000}}"#;
+        assert_eq!(
+            refused_at("arrays", "PATCH", 25, "", delays),
+            Some("eradication_config.disabled_delay".into())
+        );
+        assert_eq!(refused_at("arrays", "PATCH", 26, "", delays), None);
+        // A list body: each item's fields (volumes/batch tags' context 2.38).
+        let batch = r#"[{"name": "a", "provisioned": 1, "tags": [{"key": "k", "context": {"name": "x"}}]}]"#;
+        assert_eq!(
+            refused_at("volumes/batch", "POST", 37, "", batch),
+            Some("tags.context".into())
+        );
+        // Not JSON: left to the handler's own answer.
+        assert_eq!(refused_at("volumes", "POST", 2, "", "{not json"), None);
     }
 }

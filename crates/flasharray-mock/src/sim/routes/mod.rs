@@ -283,12 +283,16 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     }
 
     let body = read_body(state, body).await?;
+    let query = Query::parse(parts.uri.query());
+    // A parameter or body field newer than the version asked for is one the array
+    // does not have at that version (`sim/versions.rs`).
+    super::versions::refuse_later(&resource, parts.method.as_str(), minor, &query, &body)?;
     let call = Call {
         state,
         method: parts.method,
         resource,
         minor,
-        query: Query::parse(parts.uri.query()),
+        query,
         body,
     };
     // The array learns who calls from the session: a realm-scoped admin's requests
