@@ -82,6 +82,7 @@ pub mod files;
 pub mod lint;
 pub mod manifests;
 pub mod naming;
+pub mod orphans;
 pub mod pipeline;
 pub mod plan;
 pub mod preflight;

@@ -1,19 +1,21 @@
-//! The steps of a tenant's life that pxfa cannot do itself, as the plan prints them
-//! and `docs/lifecycle.md` repeats them.
+//! The drives a tenant has in use, and the steps of its life that pxfa cannot do
+//! itself as the plan lists them.
 //!
 //! Scale-in retains the removed workers' drives (they hold Portworx pools); taking a
 //! Portworx node out of the tenant cluster happens inside the tenant and on the
-//! management cluster, so the plan lists those steps per retained worker index.
+//! management cluster, so the plan lists those steps per retained worker index. The
+//! steps are the runbook's ([`crate::runbook`]), the one place they are written.
 
 use std::collections::BTreeMap;
 
 use flasharray::{FlashArray, Result, Size, TagResource};
 
-use super::observe::{Observed, TagIndex};
-use super::{lookup_tags, lookup_volumes};
+use super::{Observed, TagIndex};
+use super::{lookup_pods, lookup_tags, lookup_volumes};
 use crate::desired::{
     TAG_CAPACITY, TAG_DRIVE_SIZE, TAG_DRIVES_PER_NODE, TAG_METADATA_SIZE, TAG_NODE, TAG_ROLE,
 };
+use crate::runbook::steps::{DA_SCALE_IN, outline};
 use crate::sizing::DrivesInUse;
 
 /// Reads the drives tagged for `tenant` (two tag listings, one volume lookup) for
@@ -26,8 +28,23 @@ pub async fn read_drives_in_use(array: &dyn FlashArray, tenant: &str) -> Result<
     }
     let names = tags.owned_by(TagResource::Volume, tenant);
     let volumes = lookup_volumes(array, &names).await?;
+    let pods = lookup_pods(array, &tags.owned_by(TagResource::Pod, tenant)).await?;
     let out = count_drives(&tags, volumes.iter());
-    Ok(or_recorded(out, &tags, tenant))
+    Ok(or_recorded(
+        out,
+        &tags,
+        tenant,
+        pod_provisioned(pods.iter()),
+    ))
+}
+
+/// What the tenant's live pods provision, as the array reports it (every volume
+/// in them, tagged or not): with the recorded sizing, how many workers' drives
+/// the pod holds.
+fn pod_provisioned<'a>(pods: impl Iterator<Item = &'a flasharray::models::Pod>) -> Option<u64> {
+    pods.filter(|p| !p.destroyed)
+        .filter_map(|p| p.space.total_provisioned)
+        .reduce(u64::saturating_add)
 }
 
 /// `seen` (the drives on the array), or when no live drive of the tenant can be
@@ -35,9 +52,14 @@ pub async fn read_drives_in_use(array: &dyn FlashArray, tenant: &str) -> Result<
 /// and the others): a dynamic tenant applied without cluster access has drives
 /// nobody tagged, and a fresh division of the capacity would shrink them. Either
 /// way with the capacity the drives were sized for.
-fn or_recorded(seen: DrivesInUse, tags: &TagIndex, tenant: &str) -> DrivesInUse {
+fn or_recorded(
+    seen: DrivesInUse,
+    tags: &TagIndex,
+    tenant: &str,
+    pod_provisioned: Option<u64>,
+) -> DrivesInUse {
     let mut out = if seen.data.as_u64() == 0 && seen.drives_per_node == 0 {
-        recorded(tags, tenant).unwrap_or(seen)
+        recorded(tags, tenant, pod_provisioned).unwrap_or(seen)
     } else {
         seen
     };
@@ -45,8 +67,15 @@ fn or_recorded(seen: DrivesInUse, tags: &TagIndex, tenant: &str) -> DrivesInUse 
     out
 }
 
-/// The sizing in use recorded on the tenant's pod, when it carries all of it.
-fn recorded(tags: &TagIndex, tenant: &str) -> Option<DrivesInUse> {
+/// The sizing in use recorded on the tenant's pod, when it carries all of it. The
+/// drives themselves cannot be seen, so which workers hold drives is told by what
+/// the pod provisions: `pod_provisioned` over one worker's drives at the recorded
+/// sizes is the number of workers whose drives it holds, indexes `0..n` (pxfa
+/// removes the highest indexes first). After a scale-in, those past the desired
+/// workers are the retained drives, which the pod quota must still cover
+/// ([`crate::sizing::keep_drives_in_use`]); a volume that is not a drive only
+/// raises the quota, never lowers it.
+fn recorded(tags: &TagIndex, tenant: &str, pod_provisioned: Option<u64>) -> Option<DrivesInUse> {
     let pods = tags.owned_by(TagResource::Pod, tenant);
     let t = pods.iter().find_map(|p| {
         let t = tags.get(TagResource::Pod, p)?;
@@ -59,15 +88,20 @@ fn recorded(tags: &TagIndex, tenant: &str) -> Option<DrivesInUse> {
     if data.as_u64() == 0 || drives_per_node == 0 {
         return None;
     }
-    // Which worker indexes hold drives is not recorded (it would make every scale
-    // a tag write): the retained drives of removed workers are not added to the
-    // planned quota, and the plan never lowers a pod quota, so scale-in keeps it.
+    let worker = data
+        .as_u64()
+        .saturating_mul(u64::from(drives_per_node))
+        .saturating_add(metadata.as_u64());
+    let workers = pod_provisioned.map_or(0, |p| p / worker);
+    let per_worker = (0..u32::try_from(workers).unwrap_or(u32::MAX))
+        .map(|i| (i, Size::bytes(worker)))
+        .collect();
     Some(DrivesInUse {
         data,
         metadata,
         drives_per_node,
         capacity_before: None,
-        per_worker: BTreeMap::new(),
+        per_worker,
     })
 }
 
@@ -103,7 +137,20 @@ pub fn drives_in_use(observed: &Observed, tenant: &str) -> DrivesInUse {
             .values()
             .filter(|v| owned.contains(&v.name.to_ascii_lowercase())),
     );
-    or_recorded(out, &observed.tags, tenant)
+    let pods: std::collections::BTreeSet<String> = observed
+        .tags
+        .owned_by(TagResource::Pod, tenant)
+        .into_iter()
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
+    let provisioned = pod_provisioned(
+        observed
+            .pods
+            .iter()
+            .filter(|(k, _)| pods.contains(*k))
+            .map(|(_, p)| p),
+    );
+    or_recorded(out, &observed.tags, tenant, provisioned)
 }
 
 /// Largest data and metadata drive and data drives per node over `volumes`, by
@@ -139,31 +186,20 @@ fn count_drives<'a>(
 }
 
 /// What to do, in order, to retire worker `index` of `tenant` whose drives pxfa
-/// keeps. Sources: Portworx node labels and scale-down references [H]; Cluster API
-/// `delete-machine` annotation [M], honoured by HyperShift KubeVirt NodePools [L].
+/// keeps: a first line that says so and names the full runbook, then the
+/// runbook's own direct-access scale-in steps (Portworx's decommission procedure,
+/// one source: [`crate::runbook::steps::DA_SCALE_IN`], the step data alone, so
+/// that `plan` does not depend on the runbook's use of the tenant), each with where
+/// it runs and its command.
 pub fn decommission_steps(tenant: &str, index: u32) -> Vec<String> {
-    let w = format!("w{index:02}");
-    vec![
-        format!(
-            "worker {index} ({tenant}-{w}) drives are retained; to retire it: in the tenant, check the \
-             replicas of volumes on the node (`pxctl volume list --node <id>`) and raise \
-             replication elsewhere first"
-        ),
-        format!("worker {index}: `oc adm cordon` and `oc adm drain` the tenant node"),
-        format!(
-            "worker {index}: label the node `px/enabled=remove` and wait for `px/enabled=false`; if \
-             the node is offline, `pxctl cluster delete <node-id>`"
-        ),
-        format!(
-            "worker {index}: on the management cluster, annotate its Machine \
-             `cluster.x-k8s.io/delete-machine=yes` so the NodePool removes that VM"
-        ),
-        format!(
-            "worker {index}: once Portworx forgot the node, release the drives with \
-             `--release-removed-workers` (soft destroy, recoverable for the eradication delay), \
-             then delete the Released PVs"
-        ),
-    ]
+    let head = format!(
+        "worker {index} ({tenant}-w{index:02}) drives are retained; retire its Portworx node the way \
+         Portworx documents it, skipping what is done already (`pxfa runbook scale-in -f SPEC \
+         --worker {index}` prints every step with its check and source):"
+    );
+    std::iter::once(head)
+        .chain(outline(DA_SCALE_IN, tenant, index))
+        .collect()
 }
 
 #[cfg(test)]
@@ -193,37 +229,103 @@ mod tests {
             (TAG_DRIVES_PER_NODE, "1"),
             (TAG_METADATA_SIZE, "68719476736"),
         ];
-        let r = recorded(&pod_tags(&full), "tenant-demo").expect("complete");
+        let r = recorded(&pod_tags(&full), "tenant-demo", None).expect("complete");
         assert_eq!(r.data, Size::tib(4));
         assert_eq!(r.metadata, Size::gib(64));
         assert_eq!(r.drives_per_node, 1);
-        assert_eq!(recorded(&pod_tags(&full), "tenant-other"), None);
+        assert_eq!(recorded(&pod_tags(&full), "tenant-other", None), None);
         for missing in 0..full.len() {
             let mut some = full.to_vec();
             some.remove(missing);
-            assert_eq!(recorded(&pod_tags(&some), "tenant-demo"), None, "{some:?}");
+            assert_eq!(
+                recorded(&pod_tags(&some), "tenant-demo", None),
+                None,
+                "{some:?}"
+            );
         }
         let mut bad = full;
         bad[0].1 = "4Ti";
-        assert_eq!(recorded(&pod_tags(&bad), "tenant-demo"), None);
+        assert_eq!(recorded(&pod_tags(&bad), "tenant-demo", None), None);
         // Drives seen on the array win over the record.
         let seen = DrivesInUse {
             data: Size::tib(2),
             drives_per_node: 2,
             ..DrivesInUse::default()
         };
-        let out = or_recorded(seen.clone(), &pod_tags(&full), "tenant-demo");
+        let out = or_recorded(seen.clone(), &pod_tags(&full), "tenant-demo", None);
         assert_eq!((out.data, out.drives_per_node), (seen.data, 2));
-        let unseen = or_recorded(DrivesInUse::default(), &pod_tags(&full), "tenant-demo");
+        let unseen = or_recorded(
+            DrivesInUse::default(),
+            &pod_tags(&full),
+            "tenant-demo",
+            None,
+        );
         assert_eq!(unseen.data, Size::tib(4));
     }
 
     #[test]
-    fn steps_name_the_worker_and_the_release_flag() {
+    fn the_pods_provisioned_bytes_say_which_workers_hold_recorded_drives() {
+        let full = [
+            (TAG_DRIVE_SIZE, "4398046511104"),
+            (TAG_DRIVES_PER_NODE, "1"),
+            (TAG_METADATA_SIZE, "68719476736"),
+        ];
+        let worker = Size::tib(4).as_u64() + Size::gib(64).as_u64();
+        // Four workers' drives in the pod (one more than a 3-worker spec wants),
+        // and a little more that is no drive.
+        let r = recorded(&pod_tags(&full), "tenant-demo", Some(4 * worker + 1)).unwrap();
+        assert_eq!(r.per_worker.len(), 4);
+        assert_eq!(r.per_worker[&3], Size::bytes(worker));
+        assert!(
+            recorded(&pod_tags(&full), "tenant-demo", Some(0))
+                .unwrap()
+                .per_worker
+                .is_empty()
+        );
+        assert!(
+            recorded(&pod_tags(&full), "tenant-demo", None)
+                .unwrap()
+                .per_worker
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn steps_are_the_runbooks_decommission_for_the_worker() {
         let s = decommission_steps("tenant-demo", 3);
-        assert_eq!(s.len(), 5);
-        assert!(s.iter().all(|l| l.starts_with("worker 3")));
+        assert!(s.iter().all(|l| l.starts_with("worker 3")), "{s:#?}");
         assert!(s[0].contains("tenant-demo-w03"));
-        assert!(s[4].contains("--release-removed-workers"));
+        assert!(s[0].contains("pxfa runbook scale-in -f SPEC --worker 3"));
+        let book = crate::runbook::pieces(
+            crate::runbook::Operation::ScaleIn,
+            crate::spec::StorageMode::DirectAccess,
+        )
+        .unwrap();
+        let ids = |p: &[crate::runbook::Piece]| -> Vec<&str> {
+            p.iter().flat_map(|p| p.iter().map(|t| t.id)).collect()
+        };
+        assert_eq!(
+            ids(&book),
+            ids(DA_SCALE_IN),
+            "the runbook's scale-in is the plan's"
+        );
+        assert_eq!(s.len(), 1 + book.iter().map(|p| p.len()).sum::<usize>());
+        let pos = |needle: &str| {
+            s.iter()
+                .position(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle} in {s:#?}"))
+        };
+        // Portworx's order: KVDB check, maintenance, cluster delete (always), then
+        // the VM goes, replication is restored and the drives are released.
+        assert!(pos("kvdb members") < pos("maintenance --enter"));
+        assert!(pos("maintenance --enter") < pos("pxctl cluster delete <node-id-w03>"));
+        assert!(pos("pxctl cluster delete") < pos("delete-machine=yes"));
+        assert!(pos("ha-update") < pos("--release-removed-workers"));
+        assert!(!s.iter().any(|l| l.contains("if the node is offline")));
+        assert!(
+            !s.iter().any(|l| l.contains('{')),
+            "every word filled or a <hole>: {s:#?}"
+        );
+        assert!(s.iter().any(|l| l.contains("-n <hcp>")));
     }
 }

@@ -114,13 +114,7 @@ pub fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'static s
             vec![NODEPOOL_SCALE_OUT, CD_LABEL_NEW_NODE, NEW_NODE_JOINED]
         }
         (O::ScaleOut, S::KubevirtCsi) => vec![CSI_SCALE_OUT],
-        (O::ScaleIn, S::DirectAccess) => vec![
-            FIND_WORKER_VM,
-            DECOMMISSION_LIVE,
-            NODEPOOL_REMOVE_VM,
-            RESTORE_REPLICATION,
-            DA_RELEASE,
-        ],
+        (O::ScaleIn, S::DirectAccess) => DA_SCALE_IN.to_vec(),
         (O::ScaleIn, S::CloudDrive) => vec![
             CD_FIND_NODE,
             CD_DRIVESETS,
@@ -198,8 +192,8 @@ pub struct Step {
     pub source: Source,
     /// How sure it is.
     pub confidence: Confidence,
-    /// What `status`/`doctor` could check after this step once they read the
-    /// clusters (not built yet; see [`steps::VERIFIABLE`]).
+    /// What pxfa can check after this step once it reads the clusters (see
+    /// [`steps::VERIFIABLE`]; `pxfa status` checks those in [`steps::STATUS_CHECKS`]).
     pub verifiable_by: Option<&'static str>,
 }
 

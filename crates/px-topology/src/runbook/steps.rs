@@ -1083,12 +1083,74 @@ pub const ADOPT_AS_OLD_NODE: Unconfirmed = Unconfirmed {
     why: "[L] no Portworx document says Portworx takes a new VM as the old node from its local drives; the documented path is decommission, wipe, join as a new node",
 };
 
+// ---- the plan's next steps --------------------------------------------------------
+
+/// Direct-access scale-in: Portworx's decommission of each removed worker, the VM
+/// out of the NodePool, replication restored, the drives released. `pieces` and
+/// the plan's next steps for a retained worker both read it.
+pub const DA_SCALE_IN: &[Piece] = &[
+    FIND_WORKER_VM,
+    DECOMMISSION_LIVE,
+    NODEPOOL_REMOVE_VM,
+    RESTORE_REPLICATION,
+    DA_RELEASE,
+];
+
+/// `pieces` as one line per step for one worker, from the step data alone: what a
+/// plan lists as next steps, where only the tenant's name and the worker index are
+/// known. `{tenant}` and `{worker}` are filled; every other `{name}` becomes the
+/// operator's `<name>` (the whole runbook, `pxfa runbook`, fills them from the
+/// spec).
+pub fn outline(pieces: &[Piece], tenant: &str, worker: u32) -> Vec<String> {
+    let fill = |s: &str| {
+        let s = s
+            .replace("{tenant}", tenant)
+            .replace("{worker}", &format!("{worker:02}"));
+        unknown_words_as_holes(&s)
+    };
+    pieces
+        .iter()
+        .flat_map(|p| p.iter())
+        .map(|t| {
+            let mut line = format!("worker {worker}: {}", fill(t.title));
+            if !t.command.is_empty() {
+                let words: Vec<String> = t.command.iter().map(|w| fill(w)).collect();
+                line.push_str(&format!(" (on {}: `{}`)", t.on.as_str(), words.join(" ")));
+            }
+            line
+        })
+        .collect()
+}
+
+/// `{name}` words left in `s` as `<name>`.
+fn unknown_words_as_holes(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|c| open + c) else {
+            break;
+        };
+        let word = &rest[open + 1..close];
+        out.push_str(&rest[..open]);
+        if !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+            out.push('<');
+            out.push_str(word);
+            out.push('>');
+        } else {
+            out.push_str(&rest[open..=close]);
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 // ---- what pxfa itself could verify ----------------------------------------------------
 
-/// Steps whose outcome pxfa can read once it has the clusters (issue 24, item 2:
-/// `status`/`doctor` with kubeconfigs), by step id, with what it would check. Not
-/// built yet: the runbook lists them (`verifiableBy`) so that the checks have one
-/// place to come from.
+/// Steps whose outcome pxfa can read once it has the clusters, by step id, with
+/// what it checks: `pxfa status --kubeconfig` verifies those in [`STATUS_CHECKS`]
+/// (px-cluster's `status::runbook_checks`, which `doctor` can call too); the runbook
+/// lists every one (`verifiableBy`).
 pub const VERIFIABLE: &[(&str, &str)] = &[
     (
         "worker.find-vm",
@@ -1152,6 +1214,29 @@ pub const VERIFIABLE: &[(&str, &str)] = &[
         "no Released PV whose claim was in the hosted control plane namespace",
     ),
 ];
+
+/// The steps of [`VERIFIABLE`] that `pxfa status` checks when it reads the
+/// clusters (the management cluster; the node checks also the tenant cluster). The
+/// others need the array's or the tenant's state at one moment of the procedure.
+pub const STATUS_CHECKS: &[&str] = &[
+    "nodepool.scale-out",
+    "drives.status",
+    "replace.attach",
+    "add-pool.apply",
+    "worker.find-vm",
+    "nodepool.scale-in",
+    "grow.apply",
+    "release.pvs",
+    "delete.released-pvs",
+    "decommission.cluster-delete",
+    "decommission.offline-cluster-delete",
+    "node.joined",
+];
+
+/// Whether `pxfa status` checks the step `id` ([`STATUS_CHECKS`]).
+pub fn checked_by_status(id: &str) -> bool {
+    STATUS_CHECKS.contains(&id)
+}
 
 /// What pxfa could verify after the step `id`, if anything.
 pub fn verifiable(id: &str) -> Option<&'static str> {

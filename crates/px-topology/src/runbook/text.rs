@@ -172,7 +172,12 @@ fn markdown_steps(s: &mut String, list: &[super::Piece]) {
                 t.confidence.tag()
             );
             if let Some(v) = super::steps::verifiable(t.id) {
-                let _ = writeln!(s, "   — pxfa could verify (not built yet): {v}");
+                let by = if super::steps::checked_by_status(t.id) {
+                    "`pxfa status --kubeconfig` verifies"
+                } else {
+                    "pxfa could verify (not built yet)"
+                };
+                let _ = writeln!(s, "   — {by}: {v}");
             }
         }
     }

@@ -1,0 +1,585 @@
+//! The array's orphans: objects tagged for a tenant that does not exist, drive
+//! volumes no claim binds, hosts pxfa created whose initiators no node has, and the
+//! connections of pxfa's volumes to such hosts; and their cleanup.
+//!
+//! One read: every `pxfa.io` tag per kind, the tagged volumes and pods (destroyed
+//! ones included), every host (initiators), the connections of the tagged hosts and
+//! the array's eradication settings.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use flasharray::models::{Connection, Host, Pod, Volume};
+use flasharray::{
+    ConnectionTarget, ErrorKind, FlashArray, HostGroupName, HostName, ListParams, TagResource,
+    VolumeName,
+};
+use serde::Serialize;
+
+use super::{
+    CleanupItem, CleanupReport, ClusterFacts, Known, NotChecked, Orphan, OrphanKind, Target,
+};
+use crate::converge::{DestroyOptions, destroy};
+use crate::desired::{DesiredState, TAG_ROLE};
+use crate::plan::{Owner, owner};
+use crate::plan::{TagIndex, list_connections_of, lookup_pods, lookup_tags, lookup_volumes};
+
+/// The array's eradication settings: pxfa never eradicates, and says how long
+/// destroyed objects stay.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SafeMode {
+    /// True when SafeMode disables manual eradication (all or part).
+    pub enabled: bool,
+    /// The array's eradication delay, ms, when it says.
+    pub eradication_delay_ms: Option<u64>,
+}
+
+/// What the array holds of pxfa's, read once.
+#[derive(Debug, Default)]
+pub(super) struct Seen {
+    pub(super) tags: TagIndex,
+    volumes: BTreeMap<String, Volume>,
+    pods: BTreeMap<String, Pod>,
+    hosts: Vec<Host>,
+    connections: Vec<Connection>,
+    pub(super) safe_mode: SafeMode,
+}
+
+/// The names of `kind` pxfa made, with the tenant their tags name (`None`: a
+/// shared object, named as the index keys it). Tenant objects come through the
+/// ownership rule's `owned_by`, spelled as the array spells them.
+fn marked(tags: &TagIndex, kind: TagResource) -> Vec<(String, Option<String>)> {
+    let mut tenants = BTreeSet::new();
+    let mut out = Vec::new();
+    for key in tags.of(kind).keys() {
+        match owner(tags.get(kind, key), "") {
+            Owner::OtherTenant(t) => {
+                tenants.insert(t.to_string());
+            }
+            Owner::Shared => out.push((key.clone(), None)),
+            Owner::Tenant | Owner::Unmanaged => {}
+        }
+    }
+    for t in tenants {
+        out.extend(
+            tags.owned_by(kind, &t)
+                .into_iter()
+                .map(|n| (n, Some(t.clone()))),
+        );
+    }
+    out
+}
+
+/// Reads what the rules need.
+pub(super) async fn read(array: &dyn FlashArray) -> flasharray::Result<Seen> {
+    let mut tags = TagIndex::default();
+    for kind in [
+        TagResource::Volume,
+        TagResource::Host,
+        TagResource::HostGroup,
+        TagResource::Pod,
+    ] {
+        tags.insert(kind, &lookup_tags(array, kind, &[]).await?);
+    }
+    let names = |kind| -> Vec<String> { marked(&tags, kind).into_iter().map(|(n, _)| n).collect() };
+    let (volumes, pods, hosts, info) = futures_util::future::try_join4(
+        lookup_volumes(array, &names(TagResource::Volume)),
+        lookup_pods(array, &names(TagResource::Pod)),
+        array.list_hosts(&ListParams::all()),
+        array.get_array(),
+    )
+    .await?;
+    let connections = list_connections_of(array, &[], &names(TagResource::Host), &[]).await?;
+    let cfg = &info.eradication_config;
+    let safe_mode = SafeMode {
+        enabled: cfg
+            .manual_eradication
+            .as_ref()
+            .is_some_and(|m| !matches!(m, flasharray::models::ManualEradication::AllEnabled)),
+        eradication_delay_ms: cfg.eradication_delay,
+    };
+    Ok(Seen {
+        tags,
+        volumes: volumes
+            .into_iter()
+            .map(|v| (v.name.to_ascii_lowercase(), v))
+            .collect(),
+        pods: pods
+            .into_iter()
+            .map(|p| (p.name.to_ascii_lowercase(), p))
+            .collect(),
+        hosts,
+        connections,
+        safe_mode,
+    })
+}
+
+fn destroyed(seen: &Seen, kind: TagResource, name: &str) -> Option<Option<u64>> {
+    let key = name.to_ascii_lowercase();
+    match kind {
+        TagResource::Volume => seen
+            .volumes
+            .get(&key)
+            .filter(|v| v.destroyed)
+            .map(|v| v.time_remaining),
+        TagResource::Pod => seen
+            .pods
+            .get(&key)
+            .filter(|p| p.destroyed)
+            .map(|p| p.time_remaining),
+        _ => None,
+    }
+}
+
+fn label(kind: TagResource) -> &'static str {
+    match kind {
+        TagResource::Volume => "volume",
+        TagResource::Host => "host",
+        TagResource::HostGroup => "host group",
+        TagResource::Pod => "pod",
+    }
+}
+
+/// pxfa's destroyed volumes and pods: they wait for the array's eradication.
+pub(super) fn pending(seen: &Seen) -> Vec<super::PendingEradication> {
+    let mut out = Vec::new();
+    for kind in [TagResource::Pod, TagResource::Volume] {
+        for (name, tenant) in marked(&seen.tags, kind) {
+            if let Some(time_remaining_ms) = destroyed(seen, kind, &name) {
+                out.push(super::PendingEradication {
+                    object: format!("{} {name}", label(kind)),
+                    tenant,
+                    time_remaining_ms,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The array's orphans.
+pub(super) fn find(
+    seen: &Seen,
+    known: &Known,
+    facts: Option<&ClusterFacts>,
+    not_checked: &mut Vec<NotChecked>,
+) -> Vec<Orphan> {
+    let mut out = gone_tenants(seen, known);
+    if let Some(f) = facts {
+        out.extend(unbound_drives(seen, known, f));
+    }
+    match known.incomplete() {
+        Some(why) => not_checked.extend(
+            [
+                OrphanKind::HostWithoutNode,
+                OrphanKind::ConnectionToGoneHost,
+            ]
+            .map(|kind| NotChecked {
+                kind,
+                why: why.clone(),
+            }),
+        ),
+        None => out.extend(hosts_without_nodes(seen, known)),
+    }
+    out
+}
+
+/// Live objects tagged for a tenant that does not exist.
+fn gone_tenants(seen: &Seen, known: &Known) -> Vec<Orphan> {
+    let mut out = Vec::new();
+    for kind in [
+        TagResource::Pod,
+        TagResource::HostGroup,
+        TagResource::Host,
+        TagResource::Volume,
+    ] {
+        for (name, tenant) in marked(&seen.tags, kind) {
+            let Some(t) = tenant.filter(|t| !known.exists(t)) else {
+                continue;
+            };
+            let present = match kind {
+                TagResource::Volume => seen.volumes.contains_key(&name.to_ascii_lowercase()),
+                TagResource::Pod => seen.pods.contains_key(&name.to_ascii_lowercase()),
+                _ => true,
+            };
+            if !present || destroyed(seen, kind, &name).is_some() {
+                continue;
+            }
+            out.push(Orphan {
+                kind: OrphanKind::TenantGone,
+                layer: "array",
+                object: format!("{} {name}", label(kind)),
+                evidence: format!(
+                    "tagged pxfa.io managed-by=pxfa, tenant={t}; no tenant named {t} exists"
+                ),
+                tenant: Some(t.clone()),
+                cleanup: Target::GoneTenant { tenant: t },
+            });
+        }
+    }
+    out
+}
+
+/// The live drive volumes of existing tenants that no Bound claim binds: by the
+/// claim's PV name (dynamic, `is_fada_volume_for`) or by the claim's name (import
+/// names the claim after the volume).
+fn unbound_drives(seen: &Seen, known: &Known, facts: &ClusterFacts) -> Vec<Orphan> {
+    let mut out = Vec::new();
+    for d in tagged_drives(seen) {
+        if !d.live || !known.exists(&d.tenant) {
+            continue;
+        }
+        let role = seen
+            .tags
+            .get(TagResource::Volume, &d.name)
+            .and_then(|m| m.get(TAG_ROLE))
+            .map(String::as_str);
+        if !matches!(role, Some("px-data" | "px-metadata")) {
+            continue;
+        }
+        let bound = facts.claims.iter().any(|c| {
+            c.phase.as_deref() == Some("Bound") && d.backs(c.volume_name.as_deref(), Some(&c.key()))
+        });
+        if bound {
+            continue;
+        }
+        out.push(Orphan {
+            kind: OrphanKind::UnboundDrive,
+            layer: "array",
+            object: format!("volume {}", d.name),
+            evidence: format!(
+                "drive of tenant {} (role {}); no Bound claim on the management cluster binds it",
+                d.tenant,
+                role.unwrap_or_default()
+            ),
+            tenant: Some(d.tenant),
+            cleanup: Target::Volume { name: d.name },
+        });
+    }
+    out
+}
+
+/// Every initiator a node of a known tenant has (upper-cased).
+fn node_initiators(known: &Known) -> BTreeSet<String> {
+    known
+        .tenants
+        .iter()
+        .flat_map(|t| &t.desired.hosts)
+        .flat_map(|h| h.wwns.iter().chain(&h.iqns).chain(&h.nqns))
+        .map(|i| i.to_ascii_uppercase())
+        .collect()
+}
+
+/// Hosts pxfa made (shared, or of an existing tenant) whose initiators no node of
+/// any tenant has, and the private connections of pxfa's volumes to them.
+fn hosts_without_nodes(seen: &Seen, known: &Known) -> Vec<Orphan> {
+    let nodes = node_initiators(known);
+    let mut out = Vec::new();
+    for (name, tenant) in marked(&seen.tags, TagResource::Host) {
+        if tenant.as_ref().is_some_and(|t| !known.exists(t)) {
+            continue; // a gone tenant's host goes with the tenant
+        }
+        let Some(h) = seen
+            .hosts
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(&name))
+        else {
+            continue;
+        };
+        let name = h.name.clone();
+        let initiators: Vec<&String> = h.wwns.iter().chain(&h.iqns).chain(&h.nqns).collect();
+        if initiators
+            .iter()
+            .any(|i| nodes.contains(&i.to_ascii_uppercase()))
+        {
+            continue;
+        }
+        let shown: Vec<&str> = initiators.iter().map(|s| s.as_str()).collect();
+        for c in seen.connections.iter().filter(|c| {
+            c.host_group.name.is_none()
+                && c.host
+                    .name
+                    .as_deref()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(&name))
+        }) {
+            let Some(vol) = c.volume.name.clone() else {
+                continue;
+            };
+            let vt = match owner(seen.tags.get(TagResource::Volume, &vol), "") {
+                Owner::OtherTenant(t) => t.to_string(),
+                _ => continue, // not pxfa's volume: never listed
+            };
+            out.push(Orphan {
+                kind: OrphanKind::ConnectionToGoneHost,
+                layer: "array",
+                object: format!("connection {vol} -> {name}"),
+                evidence: format!(
+                    "volume of tenant {vt} connected to host {name}, whose node is gone (no node has {})",
+                    shown.join(", ")
+                ),
+                tenant: Some(vt),
+                cleanup: Target::Connection {
+                    volume: vol,
+                    host: name.clone(),
+                },
+            });
+        }
+        out.push(Orphan {
+            kind: OrphanKind::HostWithoutNode,
+            layer: "array",
+            object: format!("host {name}"),
+            evidence: format!(
+                "tagged pxfa.io managed-by=pxfa ({}); no node of any tenant has its initiators {}",
+                tenant
+                    .as_deref()
+                    .map_or("scope=shared".to_string(), |t| format!("tenant={t}")),
+                if shown.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    shown.join(", ")
+                }
+            ),
+            tenant,
+            cleanup: Target::Host { name },
+        });
+    }
+    out
+}
+
+fn item(object: &str, r: Result<String, String>) -> CleanupItem {
+    match r {
+        Ok(outcome) => CleanupItem {
+            object: object.to_string(),
+            outcome,
+            ok: true,
+        },
+        Err(e) => CleanupItem {
+            object: object.to_string(),
+            outcome: format!("failed: {e}"),
+            ok: false,
+        },
+    }
+}
+
+/// Cleans up the array's orphans in dependency order: gone tenants (their soft
+/// destroy), connections, unbound drives, hosts. Never eradicates.
+pub(super) async fn cleanup(array: &dyn FlashArray, orphans: &[Orphan]) -> CleanupReport {
+    let mut out = CleanupReport::default();
+    let mut gone: BTreeMap<&str, Vec<&Orphan>> = BTreeMap::new();
+    for o in orphans {
+        if let Target::GoneTenant { tenant } = &o.cleanup {
+            gone.entry(tenant.as_str()).or_default().push(o);
+        }
+    }
+    for (tenant, objects) in gone {
+        let r = destroy_tenant(array, tenant, &mut out.pending_eradication).await;
+        for o in objects {
+            out.items.push(item(&o.object, r.clone()));
+        }
+    }
+    for o in orphans {
+        let r = match &o.cleanup {
+            Target::Connection { volume, host } => disconnect(array, host, volume).await,
+            _ => continue,
+        };
+        out.items.push(item(&o.object, r));
+    }
+    for o in orphans {
+        let r = match &o.cleanup {
+            Target::Volume { name } => {
+                let r = destroy_volume(array, name).await;
+                if r.is_ok() {
+                    out.pending_eradication.push(o.object.clone());
+                }
+                r
+            }
+            _ => continue,
+        };
+        out.items.push(item(&o.object, r));
+    }
+    for o in orphans {
+        let r = match &o.cleanup {
+            Target::Host { name } => delete_host(array, name).await,
+            _ => continue,
+        };
+        out.items.push(item(&o.object, r));
+    }
+    out
+}
+
+/// A gone tenant's objects, by the same soft destroy `pxfa destroy` runs (never
+/// eradicating): every object tagged for it, disconnected and removed in order.
+async fn destroy_tenant(
+    array: &dyn FlashArray,
+    tenant: &str,
+    pending: &mut Vec<String>,
+) -> Result<String, String> {
+    let desired = DesiredState {
+        tenant: tenant.to_string(),
+        ..DesiredState::default()
+    };
+    let r = destroy(array, &desired, &DestroyOptions::default(), &|_| {})
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(f) = r.failed.first() {
+        return Err(format!(
+            "tenant {tenant}'s destroy: {} {}: {}",
+            f.change.kind.label(),
+            f.change.name,
+            f.error
+        ));
+    }
+    for c in &r.done {
+        if matches!(c.kind, crate::plan::Kind::Volume | crate::plan::Kind::Pod) {
+            pending.push(format!("{} {}", c.kind.label(), c.name));
+        }
+    }
+    Ok(format!(
+        "soft-destroyed with tenant {tenant} ({} changes; recoverable until eradicated)",
+        r.done.len()
+    ))
+}
+
+fn gone_ok(e: flasharray::Error) -> Result<(), String> {
+    if e.kind() == ErrorKind::NotFound {
+        Ok(())
+    } else {
+        Err(e.to_string())
+    }
+}
+
+async fn disconnect(array: &dyn FlashArray, host: &str, volume: &str) -> Result<String, String> {
+    let h = HostName::new(host).map_err(|e| e.to_string())?;
+    let v = VolumeName::new(volume).map_err(|e| e.to_string())?;
+    match array
+        .delete_connections(&ConnectionTarget::Host(h), &[v])
+        .await
+    {
+        Ok(()) => Ok("disconnected".into()),
+        Err(e) => gone_ok(e).map(|()| "already disconnected".into()),
+    }
+}
+
+/// Disconnects the volume from every host and group it is connected to, then
+/// destroys it (soft).
+async fn destroy_volume(array: &dyn FlashArray, name: &str) -> Result<String, String> {
+    let v = VolumeName::new(name).map_err(|e| e.to_string())?;
+    let rows = list_connections_of(array, &[name.to_string()], &[], &[])
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut targets: Vec<ConnectionTarget> = Vec::new();
+    for r in &rows {
+        if let Some(t) = crate::plan::row_target(r)
+            && !targets.contains(&t)
+        {
+            targets.push(t);
+        }
+    }
+    for t in targets {
+        if let Err(e) = array.delete_connections(&t, std::slice::from_ref(&v)).await {
+            gone_ok(e)?;
+        }
+    }
+    match array
+        .patch_volumes(
+            std::slice::from_ref(&v),
+            &flasharray::models::VolumePatch::destroy(),
+            false,
+        )
+        .await
+    {
+        Ok(_) => Ok("soft-destroyed (recoverable until eradicated)".into()),
+        Err(e) => gone_ok(e).map(|()| "already gone".into()),
+    }
+}
+
+/// Removes the host's private connections (only pxfa's volumes may have any left:
+/// a foreign volume's connection keeps the host) and its group membership, then
+/// deletes it.
+async fn delete_host(array: &dyn FlashArray, name: &str) -> Result<String, String> {
+    let h = HostName::new(name).map_err(|e| e.to_string())?;
+    let hosts = array
+        .list_hosts(&ListParams::names([name]))
+        .await
+        .or_else(|e| gone_ok(e).map(|()| Vec::new()))?;
+    let Some(host) = hosts.first() else {
+        return Ok("already gone".into());
+    };
+    let rows = list_connections_of(array, &[], &[name.to_string()], &[])
+        .await
+        .map_err(|e| e.to_string())?;
+    if rows.iter().any(|r| r.host_group.name.is_none()) {
+        return Err(
+            "still connected to volumes pxfa did not make; kept (disconnect them by hand first)"
+                .into(),
+        );
+    }
+    if let Some(g) = host.host_group.name.as_deref() {
+        let g = HostGroupName::new(g).map_err(|e| e.to_string())?;
+        if let Err(e) = array
+            .remove_host_group_members(&g, std::slice::from_ref(&h))
+            .await
+        {
+            gone_ok(e)?;
+        }
+    }
+    match array.delete_hosts(std::slice::from_ref(&h)).await {
+        Ok(()) => Ok("deleted (hosts hold no data)".into()),
+        Err(e) => gone_ok(e).map(|()| "already gone".into()),
+    }
+}
+
+/// A drive volume pxfa tagged, as the cluster rules link PVs and claims to it.
+#[derive(Debug, Clone)]
+pub(super) struct TaggedDrive {
+    /// The volume, as the array spells it.
+    pub(super) name: String,
+    /// The tenant its tags name.
+    pub(super) tenant: String,
+    /// Not destroyed.
+    pub(super) live: bool,
+    /// Its `claim` tag (`namespace/name`), for dynamic drives.
+    pub(super) claim: Option<String>,
+}
+
+impl TaggedDrive {
+    /// Whether the PV `pv` (bound to `claim`, `namespace/name`) is this volume: the
+    /// claim tag, the FADA volume name of the PV, or import's claim named like the
+    /// volume.
+    pub(super) fn backs(&self, pv: Option<&str>, claim: Option<&str>) -> bool {
+        let (pod, short) = match self.name.split_once("::") {
+            Some((p, s)) => (Some(p), s),
+            None => (None, self.name.as_str()),
+        };
+        let claim_name = claim.and_then(|c| c.split_once('/')).map(|(_, n)| n);
+        (claim.is_some() && self.claim.as_deref() == claim)
+            || pv.is_some_and(|pv| crate::plan::is_fada_volume_for(&self.name, pod, pv))
+            || claim_name.is_some_and(|n| n.eq_ignore_ascii_case(short))
+    }
+}
+
+/// Every volume tagged for a tenant, destroyed ones included (their tags stay until
+/// eradication).
+pub(super) fn tagged_drives(seen: &Seen) -> Vec<TaggedDrive> {
+    marked(&seen.tags, TagResource::Volume)
+        .into_iter()
+        .filter_map(|(name, tenant)| {
+            let tenant = tenant?;
+            let live = seen
+                .volumes
+                .get(&name.to_ascii_lowercase())
+                .is_some_and(|v| !v.destroyed);
+            let claim = seen
+                .tags
+                .get(TagResource::Volume, &name)
+                .and_then(|t| t.get(crate::desired::TAG_CLAIM))
+                .cloned();
+            Some(TaggedDrive {
+                name,
+                tenant,
+                live,
+                claim,
+            })
+        })
+        .collect()
+}

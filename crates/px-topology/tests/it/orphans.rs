@@ -1,0 +1,369 @@
+//! Issue #24 item 4, `pxfa orphans` on the brownfield array (MockArray and REST):
+//! tenant-demo applied (import, so pxfa's own drives), the seed's other pxfa tenant
+//! (tenant-blue) given no spec, a host pxfa tagged whose node is gone with one of
+//! tenant-demo's drives connected to it, and a management cluster (an in-memory
+//! `ClusterReader`) with one orphan of every cluster kind beside foreign look-alikes.
+//! Every kind is found, nothing foreign is listed, the scan writes nothing, the
+//! cleanup touches only what was listed, and a second scan is empty.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use flasharray::models::{HostPost, Tag};
+use flasharray::{ConnectionTarget, FlashArray, HostName, TagResource, VolumeName};
+use flasharray_mock::Seed;
+use flasharray_mock::foreign::ForeignView;
+use flasharray_mock::{OTHER_TENANT, blue_volume};
+use px_topology::Tenant;
+use px_topology::orphans::{
+    ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, HotplugPodFact, Known, OrphanKind,
+    PvFact, VmDiskFact, VmFact, cleanup, scan,
+};
+use px_topology::plan::PlanOptions;
+
+use super::worlds::{World, apply_step, import_tenant, world};
+
+const GONE_HOST: &str = "pxfa-gone-node";
+
+/// A management cluster in memory: the facts, and every removal it was asked for.
+struct FakeCluster {
+    facts: Mutex<ClusterFacts>,
+    removed: Mutex<Vec<ClusterTarget>>,
+}
+
+#[async_trait]
+impl ClusterReader for FakeCluster {
+    async fn facts(&self) -> Result<ClusterFacts, String> {
+        Ok(self.facts.lock().unwrap().clone())
+    }
+
+    async fn remove(&self, target: &ClusterTarget) -> Result<(), String> {
+        self.removed.lock().unwrap().push(target.clone());
+        let mut f = self.facts.lock().unwrap();
+        match target {
+            ClusterTarget::PersistentVolume { name } => f.pvs.retain(|p| &p.name != name),
+            ClusterTarget::PersistentVolumeClaim { namespace, name } => f
+                .claims
+                .retain(|c| !(&c.namespace == namespace && &c.name == name)),
+            ClusterTarget::VmDisk { vm, volume, .. } => {
+                for v in f.vms.iter_mut().filter(|v| &v.name == vm) {
+                    v.disks.retain(|d| &d.volume != volume);
+                }
+            }
+            ClusterTarget::Pod { namespace, name } => f
+                .hotplug_pods
+                .retain(|p| !(&p.namespace == namespace && &p.name == name)),
+        }
+        Ok(())
+    }
+}
+
+fn claim(ns: &str, name: &str, tenant: Option<&str>, pv: &str) -> ClaimFact {
+    ClaimFact {
+        namespace: ns.into(),
+        name: name.into(),
+        labels: tenant
+            .map(|t| {
+                [
+                    (
+                        "app.kubernetes.io/managed-by".to_string(),
+                        "pxfa".to_string(),
+                    ),
+                    ("pxfa.io/tenant".to_string(), t.to_string()),
+                ]
+                .into()
+            })
+            .unwrap_or_default(),
+        phase: Some("Bound".into()),
+        volume_name: Some(pv.into()),
+    }
+}
+
+/// tenant-demo's claims (all Bound but worker 2's first data drive, whose claim is
+/// gone), and one orphan of every cluster kind beside a foreign look-alike of each.
+fn cluster_of(t: &Tenant) -> (FakeCluster, String) {
+    let ns = t.spec.hcp_namespace();
+    let mut claims: Vec<ClaimFact> = t
+        .manifests()
+        .unwrap()
+        .into_iter()
+        .filter(|m| m.kind == "PersistentVolumeClaim" && m.name.contains("-w"))
+        .map(|m| claim(&ns, &m.name, Some("tenant-demo"), &format!("pv-{}", m.name)))
+        .collect();
+    let gone = claims
+        .iter()
+        .position(|c| c.name.contains("-w02-data0"))
+        .expect("worker 2's data claim");
+    let gone = claims.remove(gone).name;
+    let w01 = claims
+        .iter()
+        .find(|c| c.name.contains("-w01-data0"))
+        .unwrap()
+        .name
+        .clone();
+    claims.push(claim(
+        "clusters-blue",
+        "blue-w00-data0",
+        Some(OTHER_TENANT),
+        "pv-x",
+    ));
+    claims.push(claim("apps", "db", None, "pvc-foreign"));
+    let pv_of_blue = blue_volume(0).rsplit_once("-pvc-").unwrap().1.to_string();
+    let facts = ClusterFacts {
+        claims,
+        pvs: vec![
+            PvFact {
+                name: format!("pvc-{pv_of_blue}"),
+                phase: Some("Released".into()),
+                claim: Some("clusters-blue/blue-w00-data0".into()),
+            },
+            PvFact {
+                name: "pvc-foreign-released".into(),
+                phase: Some("Released".into()),
+                claim: Some("apps/old-db".into()),
+            },
+        ],
+        vms: vec![
+            VmFact {
+                namespace: ns.clone(),
+                name: "tenant-demo-workers-2".into(),
+                worker_index: Some("2".into()),
+                disks: vec![VmDiskFact {
+                    volume: "pxdata0".into(),
+                    claim: gone.clone(),
+                }],
+            },
+            VmFact {
+                namespace: "apps".into(),
+                name: "someone-elses-vm".into(),
+                worker_index: None,
+                disks: vec![VmDiskFact {
+                    volume: "pxdata0".into(),
+                    claim: "missing".into(),
+                }],
+            },
+        ],
+        hotplug_pods: vec![
+            HotplugPodFact {
+                namespace: ns.clone(),
+                name: "hp-volume-gone".into(),
+                owner_pod: Some("virt-launcher-gone".into()),
+                claims: vec![w01.clone()],
+            },
+            HotplugPodFact {
+                namespace: ns.clone(),
+                name: "hp-volume-running".into(),
+                owner_pod: Some("virt-launcher-w01".into()),
+                claims: vec![w01],
+            },
+            HotplugPodFact {
+                namespace: "apps".into(),
+                name: "hp-volume-foreign".into(),
+                owner_pod: None,
+                claims: vec!["db".into()],
+            },
+        ],
+        launcher_pods: BTreeSet::from([format!("{ns}/virt-launcher-w01")]),
+    };
+    let fake = FakeCluster {
+        facts: Mutex::new(facts),
+        removed: Mutex::new(Vec::new()),
+    };
+    (fake, gone)
+}
+
+/// A host pxfa tagged (shared) for a management node that is gone, with one of
+/// tenant-demo's drives privately connected to it.
+async fn gone_node_host(a: &dyn FlashArray, drive: &str) {
+    let h = HostName::new(GONE_HOST).unwrap();
+    a.create_hosts(
+        std::slice::from_ref(&h),
+        &HostPost::default().with_wwns(vec!["20000025B5FF0E01".into()]),
+    )
+    .await
+    .unwrap();
+    let tags: Vec<Tag> = [
+        ("managed-by", "pxfa"),
+        ("scope", "shared"),
+        ("role", "mgmt-host"),
+    ]
+    .iter()
+    .map(|(k, v)| Tag::new(GONE_HOST, "pxfa.io", *k, *v))
+    .collect();
+    a.set_tags(TagResource::Host, &tags).await.unwrap();
+    a.create_connections(
+        &ConnectionTarget::Host(h),
+        &[VolumeName::new(drive).unwrap()],
+        None,
+    )
+    .await
+    .unwrap();
+}
+
+async fn orphans_in(w: &World) {
+    let spec = import_tenant();
+    apply_step(w, &spec, PlanOptions::default()).await;
+    let t = Tenant::from_spec(spec, Path::new("spec.yaml")).unwrap();
+    let a = w.array();
+    let w02 = t
+        .desired
+        .volumes
+        .iter()
+        .find(|v| v.name.as_str().contains("-w02-data0"))
+        .unwrap()
+        .name
+        .to_string();
+    let w00 = t
+        .desired
+        .volumes
+        .iter()
+        .find(|v| v.name.as_str().contains("-w00-meta"))
+        .unwrap()
+        .name
+        .to_string();
+    gone_node_host(a, &w00).await;
+    let (cluster, _) = cluster_of(&t);
+    let known = Known {
+        tenants: vec![t],
+        unloaded: Vec::new(),
+    };
+
+    w.mock.reset_stats();
+    let before = ForeignView::read(a, OTHER_TENANT).await.unwrap();
+    let r = scan(a, Some(&cluster), &known).await.unwrap();
+    assert_eq!(
+        w.mock.stats().writes,
+        0,
+        "{}: the scan writes nothing",
+        w.name
+    );
+    assert!(cluster.removed.lock().unwrap().is_empty());
+    assert!(r.not_checked.is_empty(), "{:?}", r.not_checked);
+    for (kind, n) in r.counts() {
+        assert!(
+            n > 0,
+            "{}: {} found: {:#?}",
+            w.name,
+            kind.as_str(),
+            r.orphans
+        );
+    }
+    let listed: Vec<&str> = r.orphans.iter().map(|o| o.object.as_str()).collect();
+    // Exactly these, and nothing foreign (the seed's management volumes and hosts,
+    // ESX, analytics, old-scratch; the foreign PV, claim, VM and hotplug pod).
+    let expected: BTreeSet<String> = [
+        format!("pod {OTHER_TENANT}"),
+        format!("volume {w02}"),
+        format!("host {GONE_HOST}"),
+        format!("connection {w00} -> {GONE_HOST}"),
+        "PersistentVolume pvc-".to_string(),
+        "PersistentVolumeClaim clusters-blue/blue-w00-data0".to_string(),
+        "disk pxdata0".to_string(),
+        "Pod ".to_string() + &known.tenants[0].spec.hcp_namespace() + "/hp-volume-gone",
+    ]
+    .into();
+    for e in &expected {
+        assert!(
+            listed.iter().any(|l| l.contains(e.as_str())),
+            "{}: {e} in {listed:#?}",
+            w.name
+        );
+    }
+    let blue_volumes =
+        (0..6).filter(|i| listed.contains(&format!("volume {}", blue_volume(*i)).as_str()));
+    assert_eq!(blue_volumes.count(), 6, "{listed:#?}");
+    assert_eq!(listed.len(), expected.len() + 6, "{}: {listed:#?}", w.name);
+    for foreign in [
+        "px_5c1e7a3b-1f",
+        "px_5c1e7a3b-2a",
+        "esx",
+        "analytics",
+        "old-scratch",
+        "px-mgmt-worker",
+        "foreign",
+        "someone-elses",
+        "apps/",
+    ] {
+        assert!(
+            !listed.iter().any(|l| l.contains(foreign)),
+            "{}: {foreign} listed: {listed:#?}",
+            w.name
+        );
+    }
+    assert!(r.orphans.iter().all(|o| !o.evidence.is_empty()));
+    assert!(r.safe_mode.enabled, "the brownfield array runs SafeMode");
+
+    let done = cleanup(a, Some(&cluster), &r).await;
+    assert!(done.is_success(), "{}: {done:#?}", w.name);
+    assert_eq!(
+        w.mock
+            .stats()
+            .per_op
+            .keys()
+            .filter(|op| format!("{op:?}").contains("Eradicate"))
+            .count(),
+        0,
+        "never eradicates"
+    );
+    // Only listed objects changed.
+    let after = ForeignView::read(a, OTHER_TENANT).await.unwrap();
+    for change in after.changes_since(&before) {
+        assert!(
+            [w02.as_str(), w00.as_str(), GONE_HOST, &blue_volume(0)]
+                .iter()
+                .any(|n| change
+                    .to_ascii_lowercase()
+                    .contains(&n.to_ascii_lowercase())),
+            "{}: unlisted change {change}",
+            w.name
+        );
+    }
+    assert_eq!(cluster.removed.lock().unwrap().len(), 4, "{}", w.name);
+
+    let again = scan(a, Some(&cluster), &known).await.unwrap();
+    assert!(again.is_empty(), "{}: {:#?}", w.name, again.orphans);
+    assert!(
+        again
+            .pending_eradication
+            .iter()
+            .any(|p| p.object == format!("pod {OTHER_TENANT}")),
+        "{:#?}",
+        again.pending_eradication
+    );
+}
+
+#[tokio::test]
+async fn every_kind_found_nothing_foreign_zero_writes_and_clean_after_cleanup() {
+    for over_rest in [false, true] {
+        let w = world(Seed::brownfield(), over_rest).await;
+        orphans_in(&w).await;
+        w.close().await;
+    }
+}
+
+#[tokio::test]
+async fn without_a_cluster_the_array_kinds_only_and_a_tenant_given_is_kept() {
+    let w = world(Seed::brownfield(), false).await;
+    let spec = import_tenant();
+    apply_step(&w, &spec, PlanOptions::default()).await;
+    let t = Tenant::from_spec(spec, Path::new("spec.yaml")).unwrap();
+    let a = w.array();
+    // tenant-blue exists (as a tenant that could not be loaded): its objects are
+    // no orphans, and the host rules wait for its nodes.
+    let known = Known {
+        tenants: vec![t],
+        unloaded: vec![(OTHER_TENANT.into(), "invalid spec".into())],
+    };
+    let r = scan(a, None, &known).await.unwrap();
+    assert!(r.is_empty(), "{:#?}", r.orphans);
+    let skipped: BTreeSet<OrphanKind> = r.not_checked.iter().map(|n| n.kind).collect();
+    let rest: BTreeSet<OrphanKind> = OrphanKind::ALL
+        .into_iter()
+        .filter(|k| *k != OrphanKind::TenantGone)
+        .collect();
+    assert_eq!(skipped, rest);
+    assert!(r.checked == vec![OrphanKind::TenantGone], "{:?}", r.checked);
+    w.close().await;
+}
