@@ -19,7 +19,9 @@ pub mod connect;
 mod discovery;
 pub mod error;
 pub mod kinds;
+pub mod orphans;
 pub mod readiness;
+mod runbook_checks;
 pub mod site;
 pub mod status;
 pub mod token;
@@ -32,6 +34,7 @@ pub use error::{BoxError, Error, Result};
 /// The client every function here takes, re-exported so callers need no kube dependency
 /// of their own.
 pub use kube::Client;
+pub use orphans::ClusterOrphans;
 pub use readiness::{Pending, WaitOptions};
 pub use site::{read_management, read_site_facts, read_tenant};
 pub use status::{StatusDocument, StatusReport, cluster_status};

@@ -6,6 +6,7 @@ mod support;
 mod apply;
 mod bindings;
 mod crd_rbac;
+mod orphans;
 mod site;
 mod status;
 mod tenant;

@@ -1,0 +1,297 @@
+//! The management cluster's side of `pxfa orphans`: one read of what the orphan
+//! rules need (claims, PVs, VMs, KubeVirt's hotplug attachment and virt-launcher
+//! pods), the deletes of a cleanup, and the TenantStorage objects that say which
+//! tenants exist. The rules are px-topology's ([`px_topology::orphans`]); this
+//! module only reads and deletes.
+//!
+//! KubeVirt labels a hotplug attachment pod `kubevirt.io: hotplug-disk` and makes
+//! it owned by the VM's virt-launcher pod (`kubevirt.io: virt-launcher`), so an
+//! attachment pod whose owner is gone belongs to no running VM
+//! (kubevirt/kubevirt `pkg/virt-controller/services/template.go` [M];
+//! kubevirt/csi-driver#182 and #183 report such leftovers). A VM disk is removed
+//! with the VM's `removevolume` subresource, what `virtctl removevolume --persist`
+//! calls (<https://kubevirt.io/user-guide/storage/hotplug_volumes/>).
+
+use std::collections::BTreeSet;
+
+use async_trait::async_trait;
+use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Pod};
+use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams};
+use kube::{Client, ResourceExt};
+use px_topology::orphans::{
+    ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, HotplugPodFact, PvFact, VmDiskFact,
+    VmFact,
+};
+use serde_json::{Value, json};
+
+use crate::WORKER_INDEX_ANNOTATION;
+use crate::discovery::status_code;
+use crate::kinds::VIRTUAL_MACHINE;
+
+/// The label KubeVirt puts on its pods: `hotplug-disk` or `virt-launcher`.
+const KUBEVIRT_APP_LABEL: &str = "kubevirt.io";
+
+/// Reads and cleans the management cluster a client reaches.
+#[derive(Clone)]
+pub struct ClusterOrphans {
+    client: Client,
+}
+
+impl std::fmt::Debug for ClusterOrphans {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClusterOrphans")
+    }
+}
+
+impl ClusterOrphans {
+    /// Over the management cluster `client` reaches.
+    pub fn new(client: Client) -> Self {
+        ClusterOrphans { client }
+    }
+}
+
+fn err(what: &str, e: &kube::Error) -> String {
+    format!("cannot {what}: {e}")
+}
+
+/// A list that is empty when the kind is not served (no KubeVirt).
+async fn list_or_none<K>(api: Api<K>, lp: &ListParams, what: &str) -> Result<Vec<K>, String>
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    match api.list(lp).await {
+        Ok(l) => Ok(l.items),
+        Err(e) if status_code(&e) == Some(404) => Ok(Vec::new()),
+        Err(e) => Err(err(what, &e)),
+    }
+}
+
+fn claim_fact(c: PersistentVolumeClaim) -> ClaimFact {
+    ClaimFact {
+        namespace: c.namespace().unwrap_or_default(),
+        name: c.name_any(),
+        labels: c.labels().clone(),
+        phase: c.status.as_ref().and_then(|s| s.phase.clone()),
+        volume_name: c.spec.as_ref().and_then(|s| s.volume_name.clone()),
+    }
+}
+
+fn pv_fact(p: PersistentVolume) -> PvFact {
+    let claim = p.spec.as_ref().and_then(|s| s.claim_ref.as_ref()).map(|r| {
+        format!(
+            "{}/{}",
+            r.namespace.clone().unwrap_or_default(),
+            r.name.clone().unwrap_or_default()
+        )
+    });
+    PvFact {
+        name: p.name_any(),
+        phase: p.status.as_ref().and_then(|s| s.phase.clone()),
+        claim,
+    }
+}
+
+fn vm_fact(vm: &DynamicObject) -> VmFact {
+    let disks = vm.data["spec"]["template"]["spec"]["volumes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| {
+            Some(VmDiskFact {
+                volume: v["name"].as_str()?.to_string(),
+                claim: v["persistentVolumeClaim"]["claimName"]
+                    .as_str()?
+                    .to_string(),
+            })
+        })
+        .collect();
+    VmFact {
+        namespace: vm.namespace().unwrap_or_default(),
+        name: vm.name_any(),
+        worker_index: vm.annotations().get(WORKER_INDEX_ANNOTATION).cloned(),
+        disks,
+    }
+}
+
+fn hotplug_fact(p: &Pod) -> HotplugPodFact {
+    let owner_pod = p
+        .metadata
+        .owner_references
+        .iter()
+        .flatten()
+        .find(|o| o.kind == "Pod")
+        .map(|o| o.name.clone());
+    let claims = p
+        .spec
+        .iter()
+        .flat_map(|s| s.volumes.iter().flatten())
+        .filter_map(|v| v.persistent_volume_claim.as_ref())
+        .map(|c| c.claim_name.clone())
+        .collect();
+    HotplugPodFact {
+        namespace: p.namespace().unwrap_or_default(),
+        name: p.name_any(),
+        owner_pod,
+        claims,
+    }
+}
+
+#[async_trait]
+impl ClusterReader for ClusterOrphans {
+    async fn facts(&self) -> Result<ClusterFacts, String> {
+        let c = &self.client;
+        let all = ListParams::default();
+        let by_app =
+            |app: &str| ListParams::default().labels(&format!("{KUBEVIRT_APP_LABEL}={app}"));
+        let claims: Vec<PersistentVolumeClaim> = Api::all(c.clone())
+            .list(&all)
+            .await
+            .map_err(|e| err("list PersistentVolumeClaims", &e))?
+            .items;
+        let pvs: Vec<PersistentVolume> = Api::all(c.clone())
+            .list(&all)
+            .await
+            .map_err(|e| err("list PersistentVolumes", &e))?
+            .items;
+        let vms = list_or_none(
+            Api::<DynamicObject>::all_with(c.clone(), &VIRTUAL_MACHINE.resource()),
+            &all,
+            "list VirtualMachines",
+        )
+        .await?;
+        let hotplug = list_or_none(
+            Api::<Pod>::all(c.clone()),
+            &by_app("hotplug-disk"),
+            "list hotplug attachment pods",
+        )
+        .await?;
+        let launchers = list_or_none(
+            Api::<Pod>::all(c.clone()),
+            &by_app("virt-launcher"),
+            "list virt-launcher pods",
+        )
+        .await?;
+        Ok(ClusterFacts {
+            claims: claims.into_iter().map(claim_fact).collect(),
+            pvs: pvs.into_iter().map(pv_fact).collect(),
+            vms: vms.iter().map(vm_fact).collect(),
+            hotplug_pods: hotplug.iter().map(hotplug_fact).collect(),
+            launcher_pods: launchers
+                .iter()
+                .map(|p| format!("{}/{}", p.namespace().unwrap_or_default(), p.name_any()))
+                .collect::<BTreeSet<_>>(),
+        })
+    }
+
+    async fn remove(&self, target: &ClusterTarget) -> Result<(), String> {
+        let c = self.client.clone();
+        let dp = DeleteParams::default();
+        let gone = |r: Result<(), kube::Error>, what: String| match r {
+            Ok(()) => Ok(()),
+            Err(e) if status_code(&e) == Some(404) => Ok(()),
+            Err(e) => Err(err(&what, &e)),
+        };
+        match target {
+            ClusterTarget::PersistentVolume { name } => {
+                let r = Api::<PersistentVolume>::all(c).delete(name, &dp).await;
+                gone(r.map(|_| ()), format!("delete PersistentVolume {name}"))
+            }
+            ClusterTarget::PersistentVolumeClaim { namespace, name } => {
+                let r = Api::<PersistentVolumeClaim>::namespaced(c, namespace)
+                    .delete(name, &dp)
+                    .await;
+                gone(
+                    r.map(|_| ()),
+                    format!("delete PersistentVolumeClaim {namespace}/{name}"),
+                )
+            }
+            ClusterTarget::Pod { namespace, name } => {
+                let r = Api::<Pod>::namespaced(c, namespace).delete(name, &dp).await;
+                gone(r.map(|_| ()), format!("delete Pod {namespace}/{name}"))
+            }
+            ClusterTarget::VmDisk {
+                namespace,
+                vm,
+                volume,
+            } => {
+                let r = remove_volume(&c, namespace, vm, volume).await;
+                gone(
+                    r,
+                    format!("remove disk {volume} from VirtualMachine {namespace}/{vm}"),
+                )
+            }
+        }
+    }
+}
+
+/// The `removevolume` request body.
+fn remove_volume_body(volume: &str) -> Value {
+    json!({ "name": volume })
+}
+
+async fn remove_volume(
+    client: &Client,
+    namespace: &str,
+    vm: &str,
+    volume: &str,
+) -> Result<(), kube::Error> {
+    let uri = format!(
+        "/apis/subresources.kubevirt.io/v1/namespaces/{namespace}/virtualmachines/{vm}/removevolume"
+    );
+    let req = http::Request::put(uri)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(remove_volume_body(volume).to_string().into_bytes())
+        .map_err(kube::Error::HttpError)?;
+    client.request_text(req).await.map(|_| ())
+}
+
+/// The TenantStorage resource (`pxfa.io/v1alpha1`, `tenantstorages`).
+pub fn tenant_storage_resource() -> ApiResource {
+    use px_topology::crd::{GROUP, PLURAL, VERSION};
+    ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk(GROUP, VERSION, px_topology::spec::KIND),
+        PLURAL,
+    )
+}
+
+/// Every TenantStorage object on the cluster (every namespace): the tenants that
+/// exist. An empty list when the CRD is not installed.
+pub async fn tenant_storages(client: &Client) -> crate::Result<Vec<DynamicObject>> {
+    let api: Api<DynamicObject> = Api::all_with(client.clone(), &tenant_storage_resource());
+    match api.list(&ListParams::default()).await {
+        Ok(l) => Ok(l.items),
+        Err(e) if status_code(&e) == Some(404) => Ok(Vec::new()),
+        Err(e) => Err(crate::Error::kube("cannot list TenantStorage objects", e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remove_volume_names_the_disk() {
+        assert_eq!(remove_volume_body("pxdata0"), json!({"name": "pxdata0"}));
+    }
+
+    #[test]
+    fn a_vm_lists_its_claim_disks_and_pxfas_index() {
+        let vm: DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
+            "metadata": {"name": "w-0", "namespace": "ns", "annotations": {"pxfa.io/worker-index": "0"}},
+            "spec": {"template": {"spec": {"volumes": [
+                {"name": "rootdisk", "dataVolume": {"name": "root"}},
+                {"name": "pxdata0", "persistentVolumeClaim": {"claimName": "t-w00-data0"}}]}}}
+        }))
+        .unwrap();
+        let f = vm_fact(&vm);
+        assert_eq!(f.worker_index.as_deref(), Some("0"));
+        assert_eq!(
+            f.disks,
+            vec![VmDiskFact {
+                volume: "pxdata0".into(),
+                claim: "t-w00-data0".into()
+            }]
+        );
+    }
+}
