@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use px_cluster::StatusReport;
+use px_cluster::{StatusReport, WorkerDisks};
 use px_topology::plan::{Action, Kind, Plan};
 use px_topology::render::{Cluster, Form, Manifest};
 
@@ -92,6 +92,38 @@ pub(crate) enum Verdicts<'a> {
     Status(&'a StatusReport),
 }
 
+impl Verdicts<'_> {
+    /// An array object's style: by its action, or (status) fine when a no-op.
+    fn array_style(&self, action: Action) -> Style {
+        match self {
+            Verdicts::Plan => Style::of(action),
+            Verdicts::Status(_) if action == Action::NoOp => Style::Ok,
+            Verdicts::Status(_) => Style::Problem,
+        }
+    }
+
+    /// A cluster object's style: the status item of that kind (and name, when given).
+    fn status_of(&self, prefix: &str, name: &str) -> Style {
+        let Verdicts::Status(report) = self else {
+            return Style::Plain;
+        };
+        report
+            .layers
+            .iter()
+            .flat_map(|l| &l.items)
+            .find(|i| {
+                i.object.starts_with(prefix)
+                    && (name.is_empty() || i.object.ends_with(&format!("/{name}")))
+            })
+            .map_or(
+                Style::Plain,
+                |i| {
+                    if i.ok { Style::Ok } else { Style::Problem }
+                },
+            )
+    }
+}
+
 impl Graph {
     fn node(&mut self, key: &str, label: String, style: Style) {
         match self.nodes.get_mut(key) {
@@ -118,159 +150,12 @@ impl Graph {
         let mut g = Graph::default();
         let root = format!("tenant:{}", plan.tenant);
         g.node(&root, format!("tenant {}", plan.tenant), Style::Plain);
-        let array_style = |action: Action| match verdicts {
-            Verdicts::Plan => Style::of(action),
-            Verdicts::Status(_) if action == Action::NoOp => Style::Ok,
-            Verdicts::Status(_) => Style::Problem,
-        };
-        for c in &plan.changes {
-            let (prefix, label) = match c.kind {
-                Kind::Pod => ("pod", "pod"),
-                Kind::HostGroup => ("hostgroup", "host group"),
-                Kind::Host => ("host", "host"),
-                Kind::Volume => ("volume", "volume"),
-                _ => continue,
-            };
-            g.node(
-                &format!("{prefix}:{}", c.name),
-                format!("{label} {}", c.name),
-                array_style(c.action),
-            );
-        }
-        for c in &plan.changes {
-            let Some((left, right)) = c.name.split_once(" -> ") else {
-                continue;
-            };
-            match c.kind {
-                Kind::HostGroupMembership => {
-                    let group = format!("hostgroup:{right}");
-                    g.node(&group, format!("host group {right}"), Style::Plain);
-                    g.edge(&group, &format!("host:{left}"), None, array_style(c.action));
-                }
-                Kind::Connection => {
-                    let target = if g.nodes.contains_key(&format!("hostgroup:{right}")) {
-                        format!("hostgroup:{right}")
-                    } else if g.nodes.contains_key(&format!("host:{right}")) {
-                        format!("host:{right}")
-                    } else {
-                        // A shared management group the plan does not list on its own.
-                        let k = format!("hostgroup:{right}");
-                        g.node(&k, format!("host group {right}"), Style::Plain);
-                        k
-                    };
-                    let lun = c.details.get("lun").map(|l| format!("LUN {l}"));
-                    g.edge(
-                        &target,
-                        &format!("volume:{left}"),
-                        lun,
-                        array_style(c.action),
-                    );
-                }
-                _ => {}
-            }
-        }
-        // A volume inside a pod is `pod::name`.
-        let pod_volumes: Vec<(String, String)> = g
-            .order
-            .iter()
-            .filter_map(|k| {
-                let v = k.strip_prefix("volume:")?;
-                // `realm::pod::vol` is in pod `realm::pod`.
-                let (pod, _) = v.rsplit_once("::")?;
-                Some((format!("pod:{pod}"), k.clone()))
-            })
-            .collect();
-        for (pod, vol) in pod_volumes {
-            g.edge(&pod, &vol, None, Style::Plain);
-        }
-
-        let status_of = |prefix: &str, name: &str| -> Style {
-            let Verdicts::Status(report) = verdicts else {
-                return Style::Plain;
-            };
-            report
-                .layers
-                .iter()
-                .flat_map(|l| &l.items)
-                .find(|i| {
-                    i.object.starts_with(prefix)
-                        && (name.is_empty() || i.object.ends_with(&format!("/{name}")))
-                })
-                .map_or(
-                    Style::Plain,
-                    |i| {
-                        if i.ok { Style::Ok } else { Style::Problem }
-                    },
-                )
-        };
-        for m in manifests.iter().filter(|m| {
-            m.cluster == Cluster::Management
-                && m.kind == "PersistentVolumeClaim"
-                && m.form == Form::Resource
-        }) {
-            let key = format!("pvc:{}", m.name);
-            g.node(
-                &key,
-                format!("PVC {}", m.name),
-                status_of("PersistentVolumeClaim", &m.name),
-            );
-            // An import claim names its array volume (`<pod>::<volume>`); a dynamic
-            // claim's volume is made by Portworx when it binds, so it has no edge yet.
-            let annotations = &m.body["metadata"]["annotations"];
-            let imported = annotations[px_topology::spec::provisioning::IMPORT_ANNOTATION]
-                .as_str()
-                .or_else(|| annotations["pure_vol_name"].as_str());
-            if let Some(vol) = imported {
-                g.edge(&format!("volume:{vol}"), &key, None, Style::Plain);
-            }
-        }
-        let patches: Vec<&Manifest> = manifests
-            .iter()
-            .filter(|m| matches!(m.form, Form::JsonPatch { .. }) && m.kind == "VirtualMachine")
-            .collect();
-        let workers = px_cluster::worker_disks(&patches).unwrap_or_default();
-        for w in &workers {
-            let key = format!("worker:{:02}", w.index);
-            g.node(
-                &key,
-                format!("worker {:02} VM disks", w.index),
-                status_of(&format!("worker {:02}", w.index), ""),
-            );
-            for d in &w.disks {
-                g.edge(
-                    &format!("pvc:{}", d.claim),
-                    &key,
-                    Some(d.serial.clone()),
-                    Style::Plain,
-                );
-            }
-        }
-        for m in manifests
-            .iter()
-            .filter(|m| m.cluster == Cluster::Tenant && m.kind == "StorageCluster")
-        {
-            let key = format!("storagecluster:{}", m.name);
-            g.node(
-                &key,
-                format!("StorageCluster {}", m.name),
-                status_of("StorageCluster", &m.name),
-            );
-            if workers.is_empty() {
-                // Cloud drives: Portworx makes its drives in the tenant's pod itself.
-                let pods: Vec<String> = g
-                    .order
-                    .iter()
-                    .filter(|k| k.starts_with("pod:"))
-                    .cloned()
-                    .collect();
-                for p in pods {
-                    g.edge(&p, &key, Some("cloud drives".into()), Style::Plain);
-                }
-            }
-            for w in &workers {
-                g.edge(&format!("worker:{:02}", w.index), &key, None, Style::Plain);
-            }
-        }
+        g.array_objects(plan, verdicts);
+        g.links(plan, verdicts);
+        g.pods_hold_volumes();
+        g.claims(manifests, verdicts);
+        let workers = g.workers(manifests, verdicts);
+        g.storage_clusters(manifests, &workers, verdicts);
         // Everything without a parent hangs off the tenant, so the picture is one tree.
         let orphans: Vec<String> = g
             .order
@@ -282,6 +167,156 @@ impl Graph {
             g.edge(&root, &k, None, Style::Plain);
         }
         g
+    }
+
+    /// The plan's pods, host groups, hosts and volumes.
+    fn array_objects(&mut self, plan: &Plan, verdicts: &Verdicts<'_>) {
+        for c in &plan.changes {
+            let (prefix, label) = match c.kind {
+                Kind::Pod => ("pod", "pod"),
+                Kind::HostGroup => ("hostgroup", "host group"),
+                Kind::Host => ("host", "host"),
+                Kind::Volume => ("volume", "volume"),
+                _ => continue,
+            };
+            self.node(
+                &format!("{prefix}:{}", c.name),
+                format!("{label} {}", c.name),
+                verdicts.array_style(c.action),
+            );
+        }
+    }
+
+    /// The plan's memberships (group to host) and connections (host or group to
+    /// volume, with the LUN).
+    fn links(&mut self, plan: &Plan, verdicts: &Verdicts<'_>) {
+        for c in &plan.changes {
+            let Some((left, right)) = c.name.split_once(" -> ") else {
+                continue;
+            };
+            match c.kind {
+                Kind::HostGroupMembership => {
+                    let group = format!("hostgroup:{right}");
+                    self.node(&group, format!("host group {right}"), Style::Plain);
+                    let style = verdicts.array_style(c.action);
+                    self.edge(&group, &format!("host:{left}"), None, style);
+                }
+                Kind::Connection => {
+                    let target = if self.nodes.contains_key(&format!("hostgroup:{right}")) {
+                        format!("hostgroup:{right}")
+                    } else if self.nodes.contains_key(&format!("host:{right}")) {
+                        format!("host:{right}")
+                    } else {
+                        // A shared management group the plan does not list on its own.
+                        let k = format!("hostgroup:{right}");
+                        self.node(&k, format!("host group {right}"), Style::Plain);
+                        k
+                    };
+                    let lun = c.details.get("lun").map(|l| format!("LUN {l}"));
+                    let style = verdicts.array_style(c.action);
+                    self.edge(&target, &format!("volume:{left}"), lun, style);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A volume inside a pod is `pod::name`; `realm::pod::vol` is in pod `realm::pod`.
+    fn pods_hold_volumes(&mut self) {
+        let pod_volumes: Vec<(String, String)> = self
+            .order
+            .iter()
+            .filter_map(|k| {
+                let v = k.strip_prefix("volume:")?;
+                let (pod, _) = v.rsplit_once("::")?;
+                Some((format!("pod:{pod}"), k.clone()))
+            })
+            .collect();
+        for (pod, vol) in pod_volumes {
+            self.edge(&pod, &vol, None, Style::Plain);
+        }
+    }
+
+    /// The management cluster's claims, each from the array volume it imports.
+    fn claims(&mut self, manifests: &[Manifest], verdicts: &Verdicts<'_>) {
+        for m in manifests.iter().filter(|m| {
+            m.cluster == Cluster::Management
+                && m.kind == "PersistentVolumeClaim"
+                && m.form == Form::Resource
+        }) {
+            let key = format!("pvc:{}", m.name);
+            self.node(
+                &key,
+                format!("PVC {}", m.name),
+                verdicts.status_of("PersistentVolumeClaim", &m.name),
+            );
+            // An import claim names its array volume (`<pod>::<volume>`); a dynamic
+            // claim's volume is made by Portworx when it binds, so it has no edge yet.
+            let annotations = &m.body["metadata"]["annotations"];
+            let imported = annotations[px_topology::spec::provisioning::IMPORT_ANNOTATION]
+                .as_str()
+                .or_else(|| annotations["pure_vol_name"].as_str());
+            if let Some(vol) = imported {
+                self.edge(&format!("volume:{vol}"), &key, None, Style::Plain);
+            }
+        }
+    }
+
+    /// The worker VMs' disks, each from its claim (with the disk serial).
+    fn workers(&mut self, manifests: &[Manifest], verdicts: &Verdicts<'_>) -> Vec<WorkerDisks> {
+        let patches: Vec<&Manifest> = manifests
+            .iter()
+            .filter(|m| matches!(m.form, Form::JsonPatch { .. }) && m.kind == "VirtualMachine")
+            .collect();
+        let workers = px_cluster::worker_disks(&patches).unwrap_or_default();
+        for w in &workers {
+            let key = format!("worker:{:02}", w.index);
+            self.node(
+                &key,
+                format!("worker {:02} VM disks", w.index),
+                verdicts.status_of(&format!("worker {:02}", w.index), ""),
+            );
+            for d in &w.disks {
+                let claim = format!("pvc:{}", d.claim);
+                self.edge(&claim, &key, Some(d.serial.clone()), Style::Plain);
+            }
+        }
+        workers
+    }
+
+    /// The tenant's StorageCluster, from the workers' disks or (cloud drives) the pods.
+    fn storage_clusters(
+        &mut self,
+        manifests: &[Manifest],
+        workers: &[WorkerDisks],
+        verdicts: &Verdicts<'_>,
+    ) {
+        for m in manifests
+            .iter()
+            .filter(|m| m.cluster == Cluster::Tenant && m.kind == "StorageCluster")
+        {
+            let key = format!("storagecluster:{}", m.name);
+            self.node(
+                &key,
+                format!("StorageCluster {}", m.name),
+                verdicts.status_of("StorageCluster", &m.name),
+            );
+            if workers.is_empty() {
+                // Cloud drives: Portworx makes its drives in the tenant's pod itself.
+                let pods: Vec<String> = self
+                    .order
+                    .iter()
+                    .filter(|k| k.starts_with("pod:"))
+                    .cloned()
+                    .collect();
+                for p in pods {
+                    self.edge(&p, &key, Some("cloud drives".into()), Style::Plain);
+                }
+            }
+            for w in workers {
+                self.edge(&format!("worker:{:02}", w.index), &key, None, Style::Plain);
+            }
+        }
     }
 
     /// Graphviz DOT.

@@ -92,34 +92,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             initiators,
             personality,
             host_group,
-        } => {
-            let names = host_names(std::slice::from_ref(&name))?;
-            let ini = Initiators::parse(&initiators)?;
-            let group = host_group
-                .as_ref()
-                .map(|g| host_group_names(std::slice::from_ref(g)))
-                .transpose()?;
-            let mut body = HostPost::default()
-                .with_wwns(ini.wwns)
-                .with_iqns(ini.iqns)
-                .with_nqns(ini.nqns);
-            body.personality = personality.map(HostPersonality::from);
-            let mut out = array
-                .create_hosts(&names, &body)
-                .await
-                .with_context(|| format!("cannot create host {name}"))?;
-            if let Some(g) = group {
-                let patch = HostPatch::default().with_host_group(NameRef::new(g[0].as_str()));
-                out = array.patch_hosts(&names, &patch).await.with_context(|| {
-                    format!(
-                        "host {name} was created, but cannot be put into host group {}",
-                        g[0]
-                    )
-                })?;
-            }
-            p.done(format!("created host {name}"));
-            p.emit(&out, || table(p, &out))?;
-        }
+        } => create(ctx, &name, &initiators, personality, host_group.as_deref()).await?,
         HostCmd::Delete { names } => {
             check_selection("host delete", &names)?;
             let hnames = host_names(&names)?;
@@ -165,29 +138,71 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             p.done(format!("removed {what} from host {name}"));
             p.emit(&out, || table(p, &out))?;
         }
-        HostCmd::SetGroup { name, group, none } => {
-            let names = host_names(std::slice::from_ref(&name))?;
-            let target = match (group, none) {
-                (Some(g), false) => host_group_names(std::slice::from_ref(&g))?[0]
-                    .as_str()
-                    .to_string(),
-                (None, true) => String::new(),
-                _ => return Err(InvalidInput::error("give a host group, or --none")),
-            };
-            let patch = HostPatch::default().with_host_group(NameRef::new(target.clone()));
-            let out = array
-                .patch_hosts(&names, &patch)
-                .await
-                .with_context(|| format!("cannot change the host group of host {name}"))?;
-            if target.is_empty() {
-                p.done(format!("host {name} is in no host group now"));
-            } else {
-                p.done(format!("host {name} is in host group {target} now"));
-            }
-            p.emit(&out, || table(p, &out))?;
-        }
+        HostCmd::SetGroup { name, group, none } => set_group(ctx, &name, group, none).await?,
     }
     Ok(Outcome::Success)
+}
+
+/// `host create`: the host with its initiators, then (when asked) its group.
+async fn create(
+    ctx: &Ctx<'_>,
+    name: &str,
+    initiators: &InitiatorArgs,
+    personality: Option<String>,
+    host_group: Option<&str>,
+) -> Result<()> {
+    let array = ctx.array();
+    let p = ctx.printer;
+    let names = host_names(&[name.to_string()])?;
+    let ini = Initiators::parse(initiators)?;
+    let group = host_group
+        .map(|g| host_group_names(&[g.to_string()]))
+        .transpose()?;
+    let mut body = HostPost::default()
+        .with_wwns(ini.wwns)
+        .with_iqns(ini.iqns)
+        .with_nqns(ini.nqns);
+    body.personality = personality.map(HostPersonality::from);
+    let mut out = array
+        .create_hosts(&names, &body)
+        .await
+        .with_context(|| format!("cannot create host {name}"))?;
+    if let Some(g) = group {
+        let patch = HostPatch::default().with_host_group(NameRef::new(g[0].as_str()));
+        out = array.patch_hosts(&names, &patch).await.with_context(|| {
+            format!(
+                "host {name} was created, but cannot be put into host group {}",
+                g[0]
+            )
+        })?;
+    }
+    p.done(format!("created host {name}"));
+    p.emit(&out, || table(p, &out))
+}
+
+/// `host set-group`: into `group`, or out of any with `none`.
+async fn set_group(ctx: &Ctx<'_>, name: &str, group: Option<String>, none: bool) -> Result<()> {
+    let p = ctx.printer;
+    let names = host_names(&[name.to_string()])?;
+    let target = match (group, none) {
+        (Some(g), false) => host_group_names(std::slice::from_ref(&g))?[0]
+            .as_str()
+            .to_string(),
+        (None, true) => String::new(),
+        _ => return Err(InvalidInput::error("give a host group, or --none")),
+    };
+    let patch = HostPatch::default().with_host_group(NameRef::new(target.clone()));
+    let out = ctx
+        .array()
+        .patch_hosts(&names, &patch)
+        .await
+        .with_context(|| format!("cannot change the host group of host {name}"))?;
+    if target.is_empty() {
+        p.done(format!("host {name} is in no host group now"));
+    } else {
+        p.done(format!("host {name} is in host group {target} now"));
+    }
+    p.emit(&out, || table(p, &out))
 }
 
 /// The host list table.

@@ -8,7 +8,7 @@ use flasharray::models::HostGroupPost;
 use serde::Serialize;
 
 use super::{Ctx, describe, host_group_names, host_names, list_params};
-use crate::args::HostGroupCmd;
+use crate::args::{HostGroupCmd, ListArgs};
 use crate::confirm::{check_selection, confirm};
 use crate::exit::Outcome;
 use crate::output::list_or_dash;
@@ -21,62 +21,67 @@ struct GroupRow {
     hosts: Vec<String>,
 }
 
+/// `hostgroup list`: each group with its member hosts (one members listing).
+async fn list_groups(ctx: &Ctx<'_>, list: &ListArgs) -> Result<()> {
+    let array = ctx.array();
+    let p = ctx.printer;
+    host_group_names(&list.names)?;
+    let groups = array
+        .list_host_groups(&list_params(list, None))
+        .await
+        .context("cannot list host groups")?;
+    let members = if groups.is_empty() {
+        Vec::new()
+    } else {
+        array
+            .list_host_group_members(&MemberParams {
+                group_names: groups.iter().map(|g| g.name.clone()).collect(),
+                member_names: Vec::new(),
+            })
+            .await
+            .context("cannot list host group members")?
+    };
+    let mut by_group: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for m in members {
+        if let (Some(g), Some(h)) = (m.group.name, m.member.name) {
+            by_group.entry(g.to_ascii_lowercase()).or_default().push(h);
+        }
+    }
+    let rows: Vec<GroupRow> = groups
+        .into_iter()
+        .map(|g| GroupRow {
+            hosts: by_group
+                .remove(&g.name.to_ascii_lowercase())
+                .unwrap_or_default(),
+            group: g,
+        })
+        .collect();
+    p.emit_list(
+        "hostgroup",
+        &rows,
+        |r| r.group.name.clone(),
+        || {
+            let mut t = p.table(&["NAME", "HOSTS", "CONNECTIONS"]);
+            for r in &rows {
+                t.add_row(vec![
+                    r.group.name.clone(),
+                    list_or_dash(&r.hosts),
+                    r.group
+                        .connection_count
+                        .map_or_else(|| "-".into(), |c| c.to_string()),
+                ]);
+            }
+            t
+        },
+    )
+}
+
 /// Runs a `hostgroup` subcommand.
 pub(crate) async fn run(cmd: HostGroupCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
     let array = ctx.array();
     let p = ctx.printer;
     match cmd {
-        HostGroupCmd::List { list } => {
-            host_group_names(&list.names)?;
-            let groups = array
-                .list_host_groups(&list_params(&list, None))
-                .await
-                .context("cannot list host groups")?;
-            let members = if groups.is_empty() {
-                Vec::new()
-            } else {
-                array
-                    .list_host_group_members(&MemberParams {
-                        group_names: groups.iter().map(|g| g.name.clone()).collect(),
-                        member_names: Vec::new(),
-                    })
-                    .await
-                    .context("cannot list host group members")?
-            };
-            let mut by_group: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for m in members {
-                if let (Some(g), Some(h)) = (m.group.name, m.member.name) {
-                    by_group.entry(g.to_ascii_lowercase()).or_default().push(h);
-                }
-            }
-            let rows: Vec<GroupRow> = groups
-                .into_iter()
-                .map(|g| GroupRow {
-                    hosts: by_group
-                        .remove(&g.name.to_ascii_lowercase())
-                        .unwrap_or_default(),
-                    group: g,
-                })
-                .collect();
-            p.emit_list(
-                "hostgroup",
-                &rows,
-                |r| r.group.name.clone(),
-                || {
-                    let mut t = p.table(&["NAME", "HOSTS", "CONNECTIONS"]);
-                    for r in &rows {
-                        t.add_row(vec![
-                            r.group.name.clone(),
-                            list_or_dash(&r.hosts),
-                            r.group
-                                .connection_count
-                                .map_or_else(|| "-".into(), |c| c.to_string()),
-                        ]);
-                    }
-                    t
-                },
-            )?;
-        }
+        HostGroupCmd::List { list } => list_groups(ctx, &list).await?,
         HostGroupCmd::Create { names } => {
             let gnames = host_group_names(&names)?;
             let out = array

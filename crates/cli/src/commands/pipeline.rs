@@ -6,8 +6,10 @@
 
 use anyhow::Result;
 use px_topology::Tenant;
-use px_topology::converge::{self, ApplyOptions, ApplyReport};
-use px_topology::pipeline::{Applied, ApplyError, ClusterSide, ObserveError, Planned};
+use px_topology::converge::{self, ApplyOptions, ApplyReport, DestroyOptions, DestroyReport};
+use px_topology::pipeline::{
+    Applied, ApplyError, ClusterSide, DestroyPlanned, ObserveError, Planned,
+};
 use px_topology::plan::{self, Plan};
 
 use crate::args::GlobalArgs;
@@ -119,6 +121,18 @@ where
         ApplyError::TokenWouldBeLost(lost) => anyhow::Error::new(lost),
         ApplyError::Journal(e) => e.into(),
     })
+}
+
+/// The pipeline's destroy stage with progress on stderr: `destroy`.
+pub(crate) async fn run_destroy(
+    planned: DestroyPlanned<'_>,
+    opts: &DestroyOptions,
+    p: &Printer,
+) -> DestroyReport {
+    let progress = ChangeProgress::new(p, 0);
+    let report = planned.destroy(opts, &|ev| progress.event(ev)).await;
+    progress.finish();
+    report
 }
 
 /// One line per failed or skipped change, with the array's message and request id.

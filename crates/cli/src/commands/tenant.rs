@@ -10,8 +10,8 @@ use px_topology::Tenant;
 use px_topology::converge::{self, ApplyOptions, ApplyReport, Cancel};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{self, RenderOptions};
-use px_topology::pipeline::{Planned, Site};
-use px_topology::plan::{Plan, PlanOptions};
+use px_topology::pipeline::{DestroyPlanned, Planned, Site};
+use px_topology::plan::{DestroyPlan, DestroyScope, Plan, PlanOptions};
 use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::ArraySpaceInfo;
@@ -22,14 +22,14 @@ use crate::args::{ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, Pl
 use crate::confirm::confirm;
 use crate::exit::{InvalidInput, Outcome};
 use crate::graph::{Graph, Verdicts};
-use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
+use crate::output::{Printer, to_json, to_yaml};
 use crate::preflight::{self, Findings};
 use crate::session::Session;
 use crate::token_journal::FileVault;
 
 use super::pipeline::{
-    blocked_error, observe_error, report_text, require_realm_support, run_planned, warn_offline,
-    with_request_id,
+    blocked_error, observe_error, report_text, require_realm_support, run_destroy, run_planned,
+    warn_offline, with_request_id,
 };
 use super::token_delivery::CliClusters;
 
@@ -407,21 +407,16 @@ fn print_plan(plan: &Plan, t: &Tenant, p: &Printer) -> Result<()> {
 async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let opts = converge::DestroyOptions {
+    let scope = DestroyScope {
         eradicate: a.eradicate,
         delete_token: a.delete_token,
-        ..converge::DestroyOptions::default()
     };
-    let result = match require_realm_support(&session, &t).await {
-        Ok(()) => converge::preview_destroy(session.array.as_ref(), &t.desired, &opts)
-            .await
-            .map_err(anyhow::Error::new),
-        Err(e) => Err(e),
-    };
+    let result = plan_destroying(&session, &t, scope)
+        .await
+        .map(|planned| planned.plan().to_plan());
     session.close().await?;
-    let preview = result
+    let plan = result
         .with_context(|| format!("cannot plan destroying tenant {}", t.spec.tenant_name()))?;
-    let plan = preview.to_plan();
     print_plan(&plan, &t, p)?;
     if a.detailed_exitcode && plan.has_changes() {
         return Ok(Outcome::Changes);
@@ -476,7 +471,7 @@ async fn destroy_in(
     session: &Session,
     cancel: &Cancel,
 ) -> Result<Outcome> {
-    // Bad input first: a realm the array cannot have.
+    // Bad input first: a realm the array cannot have, an endpoint of another array.
     require_realm_support(session, t).await?;
     let mut f = Findings::default();
     if let Some(note) = preflight::endpoint(
@@ -497,9 +492,57 @@ async fn destroy_in(
         cancel: cancel.clone(),
     };
     // What goes, computed once: the prompt lists it and the destroy runs exactly it.
-    let preview = converge::preview_destroy(session.array.as_ref(), &t.desired, &opts)
+    let planned = plan_destroying(session, t, DestroyScope::from(&opts))
         .await
         .with_context(|| format!("cannot destroy tenant {}", t.spec.tenant_name()))?;
+    confirm(
+        g.yes,
+        &destroy_question(a, t, session, planned.plan()).await,
+    )?;
+    let report = run_destroy(planned, &opts, p).await;
+    p.emit_text(&report, &destroy_text(&report))?;
+    if report.interrupted {
+        p.warn(format!(
+            "interrupted: {} destroyed; run destroy again to continue (the calls in flight finished)",
+            report.done.len()
+        ));
+        return Ok(Outcome::Interrupted);
+    }
+    if !t.desired.drives.is_empty() && !report.done.is_empty() {
+        p.info(format!(
+            "the drive claims' PersistentVolumes on the management cluster are Released (reclaimPolicy Retain) and still name the destroyed volumes: once nothing needs recovering, delete the claims in {} and their Released PVs (`oc get pv | grep Released`), then the class {}",
+            t.spec.hcp_namespace(),
+            t.spec.fada_storage_class()
+        ));
+    }
+    if report.is_success() {
+        Ok(Outcome::Success)
+    } else {
+        Ok(Outcome::PartialFailure)
+    }
+}
+
+/// The destroy plan of `t` on the session's array: the pipeline's observation (the
+/// realm gate, one read of the array) and what removing the tenant takes.
+async fn plan_destroying<'a>(
+    session: &'a Session,
+    t: &Tenant,
+    scope: DestroyScope,
+) -> Result<DestroyPlanned<'a>> {
+    let observation = t
+        .observe(Site::array(session.array.as_ref()))
+        .await
+        .map_err(observe_error)?;
+    Ok(observation.plan_destroy(scope)?)
+}
+
+/// The confirmation prompt: what goes, how long it stays recoverable, what is kept.
+async fn destroy_question(
+    a: &DestroyArgs,
+    t: &Tenant,
+    session: &Session,
+    preview: &DestroyPlan,
+) -> String {
     let until = if a.eradicate {
         "; ERADICATED: irreversible".to_string()
     } else {
@@ -523,33 +566,7 @@ async fn destroy_in(
         ));
     }
     question.push_str("\nproceed");
-    confirm(g.yes, &question)?;
-    let progress = ChangeProgress::new(p, 0);
-    let report = converge::destroy_planned(session.array.as_ref(), &preview, &opts, &|ev| {
-        progress.event(ev)
-    })
-    .await;
-    progress.finish();
-    p.emit_text(&report, &destroy_text(&report))?;
-    if report.interrupted {
-        p.warn(format!(
-            "interrupted: {} destroyed; run destroy again to continue (the calls in flight finished)",
-            report.done.len()
-        ));
-        return Ok(Outcome::Interrupted);
-    }
-    if !t.desired.drives.is_empty() && !report.done.is_empty() {
-        p.info(format!(
-            "the drive claims' PersistentVolumes on the management cluster are Released (reclaimPolicy Retain) and still name the destroyed volumes: once nothing needs recovering, delete the claims in {} and their Released PVs (`oc get pv | grep Released`), then the class {}",
-            t.spec.hcp_namespace(),
-            t.spec.fada_storage_class()
-        ));
-    }
-    if report.is_success() {
-        Ok(Outcome::Success)
-    } else {
-        Ok(Outcome::PartialFailure)
-    }
+    question
 }
 
 /// The destroy report for humans: what went, what failed (with request ids), what

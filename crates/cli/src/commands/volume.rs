@@ -15,143 +15,28 @@ use crate::output::{
 
 /// Runs a `volume` subcommand.
 pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
-    let array = ctx.array();
     let p = ctx.printer;
     match cmd {
         VolumeCmd::List { list, destroyed } => {
             volume_names(&list.names)?;
-            let vols = array
+            let vols = ctx
+                .array()
                 .list_volumes(&list_params(&list, destroyed_filter(&destroyed)))
                 .await
                 .context("cannot list volumes")?;
             p.emit_list("volume", &vols, |v| v.name.clone(), || table(p, &vols))?;
         }
-        VolumeCmd::Get { name } => {
-            let names = volume_names(std::slice::from_ref(&name))?;
-            let vols = array
-                .list_volumes(&ListParams::names(&names))
-                .await
-                .with_context(|| format!("cannot read volume {name}"))?;
-            let v = vols
-                .into_iter()
-                .next()
-                .with_context(|| format!("volume {name} does not exist"))?;
-            p.emit(&v, || detail(p, &v))?;
-        }
-        VolumeCmd::Create { names, size } => {
-            let vnames = volume_names(&names)?;
-            let size = Size::parse_volume(&size)?;
-            let created = array
-                .create_volumes(
-                    &vnames,
-                    &VolumePost::default().with_provisioned(size.as_u64()),
-                )
-                .await
-                .with_context(|| format!("cannot create {}", describe("volume", &names)))?;
-            p.done(format!("created {} of {size}", describe("volume", &names)));
-            p.emit(&created, || table(p, &created))?;
-        }
+        VolumeCmd::Get { name } => get(ctx, &name).await?,
+        VolumeCmd::Create { names, size } => create(ctx, &names, &size).await?,
         VolumeCmd::Resize {
             names,
             size,
             truncate,
-        } => {
-            let vnames = volume_names(&names)?;
-            let size = Size::parse_volume(&size)?;
-            let current = array
-                .list_volumes(&ListParams::names(&vnames))
-                .await
-                .with_context(|| format!("cannot read {}", describe("volume", &names)))?;
-            let shrinking: Vec<String> = current
-                .iter()
-                .filter(|v| v.provisioned > size.as_u64())
-                .map(|v| format!("{} ({})", v.name, human_size(v.provisioned)))
-                .collect();
-            if !shrinking.is_empty() && !truncate {
-                return Err(InvalidInput::error(format!(
-                    "refusing to shrink {} to {size}: data beyond the new size would be lost; add --truncate if that is intended",
-                    shrinking.join(", ")
-                )));
-            }
-            if !shrinking.is_empty() {
-                confirm(
-                    ctx.yes,
-                    &format!(
-                        "shrink {} to {size}, losing data beyond it",
-                        shrinking.join(", ")
-                    ),
-                )?;
-            }
-            let patch = VolumePatch::default().with_provisioned(size.as_u64());
-            let out = array
-                .patch_volumes(&vnames, &patch, truncate)
-                .await
-                .with_context(|| format!("cannot resize {}", describe("volume", &names)))?;
-            p.done(format!("resized {} to {size}", describe("volume", &names)));
-            p.emit(&out, || table(p, &out))?;
-        }
-        VolumeCmd::Rename { name, new_name } => {
-            let old = volume_names(std::slice::from_ref(&name))?;
-            let new = volume_names(std::slice::from_ref(&new_name))?;
-            let patch = VolumePatch::default().with_name(new[0].as_str().to_string());
-            let out = array
-                .patch_volumes(&old, &patch, false)
-                .await
-                .with_context(|| format!("cannot rename volume {name} to {new_name}"))?;
-            p.done(format!("renamed volume {name} to {new_name}"));
-            p.emit(&out, || table(p, &out))?;
-        }
-        VolumeCmd::Destroy { names } => {
-            check_selection("volume destroy", &names)?;
-            let vnames = volume_names(&names)?;
-            confirm(
-                ctx.yes,
-                &format!(
-                    "destroy {} (recoverable until eradicated)",
-                    describe("volume", &names)
-                ),
-            )?;
-            let patch = VolumePatch::destroy();
-            let out = array
-                .patch_volumes(&vnames, &patch, false)
-                .await
-                .with_context(|| format!("cannot destroy {}", describe("volume", &names)))?;
-            p.done(format!(
-                "destroyed {}; `pxfa volume recover` brings them back until they are eradicated",
-                describe("volume", &names)
-            ));
-            p.emit(&out, || table(p, &out))?;
-        }
-        VolumeCmd::Recover { names } => {
-            let vnames = volume_names(&names)?;
-            let patch = VolumePatch::recover();
-            let out = array
-                .patch_volumes(&vnames, &patch, false)
-                .await
-                .with_context(|| format!("cannot recover {}", describe("volume", &names)))?;
-            p.done(format!("recovered {}", describe("volume", &names)));
-            p.emit(&out, || table(p, &out))?;
-        }
-        VolumeCmd::Eradicate { names } => {
-            check_selection("volume eradicate", &names)?;
-            let vnames = volume_names(&names)?;
-            confirm(
-                ctx.yes,
-                &format!("eradicate {} (irreversible)", describe("volume", &names)),
-            )?;
-            array
-                .eradicate_volumes(&vnames)
-                .await
-                .with_context(|| format!("cannot eradicate {}", describe("volume", &names)))?;
-            p.done(format!("eradicated {}", describe("volume", &names)));
-            p.emit(&serde_json::json!({ "eradicated": names }), || {
-                let mut t = p.table(&["ERADICATED"]);
-                for n in &names {
-                    t.add_row(vec![n.clone()]);
-                }
-                t
-            })?;
-        }
+        } => resize(ctx, &names, &size, truncate).await?,
+        VolumeCmd::Rename { name, new_name } => rename(ctx, &name, &new_name).await?,
+        VolumeCmd::Destroy { names } => destroy(ctx, &names).await?,
+        VolumeCmd::Recover { names } => recover(ctx, &names).await?,
+        VolumeCmd::Eradicate { names } => eradicate(ctx, &names).await?,
         VolumeCmd::Tag(args) => {
             let vnames = volume_names(&args.names)?;
             let names: Vec<String> = vnames.iter().map(|n| n.as_str().to_string()).collect();
@@ -159,6 +44,155 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Success)
+}
+
+/// `volume get`.
+async fn get(ctx: &Ctx<'_>, name: &str) -> Result<()> {
+    let p = ctx.printer;
+    let names = volume_names(&[name.to_string()])?;
+    let vols = ctx
+        .array()
+        .list_volumes(&ListParams::names(&names))
+        .await
+        .with_context(|| format!("cannot read volume {name}"))?;
+    let v = vols
+        .into_iter()
+        .next()
+        .with_context(|| format!("volume {name} does not exist"))?;
+    p.emit(&v, || detail(p, &v))
+}
+
+/// `volume create`.
+async fn create(ctx: &Ctx<'_>, names: &[String], size: &str) -> Result<()> {
+    let p = ctx.printer;
+    let vnames = volume_names(names)?;
+    let size = Size::parse_volume(size)?;
+    let created = ctx
+        .array()
+        .create_volumes(
+            &vnames,
+            &VolumePost::default().with_provisioned(size.as_u64()),
+        )
+        .await
+        .with_context(|| format!("cannot create {}", describe("volume", names)))?;
+    p.done(format!("created {} of {size}", describe("volume", names)));
+    p.emit(&created, || table(p, &created))
+}
+
+/// `volume resize`: a shrink only with `--truncate`, and confirmed.
+async fn resize(ctx: &Ctx<'_>, names: &[String], size: &str, truncate: bool) -> Result<()> {
+    let p = ctx.printer;
+    let array = ctx.array();
+    let vnames = volume_names(names)?;
+    let size = Size::parse_volume(size)?;
+    let current = array
+        .list_volumes(&ListParams::names(&vnames))
+        .await
+        .with_context(|| format!("cannot read {}", describe("volume", names)))?;
+    let shrinking: Vec<String> = current
+        .iter()
+        .filter(|v| v.provisioned > size.as_u64())
+        .map(|v| format!("{} ({})", v.name, human_size(v.provisioned)))
+        .collect();
+    if !shrinking.is_empty() && !truncate {
+        return Err(InvalidInput::error(format!(
+            "refusing to shrink {} to {size}: data beyond the new size would be lost; add --truncate if that is intended",
+            shrinking.join(", ")
+        )));
+    }
+    if !shrinking.is_empty() {
+        confirm(
+            ctx.yes,
+            &format!(
+                "shrink {} to {size}, losing data beyond it",
+                shrinking.join(", ")
+            ),
+        )?;
+    }
+    let patch = VolumePatch::default().with_provisioned(size.as_u64());
+    let out = array
+        .patch_volumes(&vnames, &patch, truncate)
+        .await
+        .with_context(|| format!("cannot resize {}", describe("volume", names)))?;
+    p.done(format!("resized {} to {size}", describe("volume", names)));
+    p.emit(&out, || table(p, &out))
+}
+
+/// `volume rename`.
+async fn rename(ctx: &Ctx<'_>, name: &str, new_name: &str) -> Result<()> {
+    let p = ctx.printer;
+    let old = volume_names(&[name.to_string()])?;
+    let new = volume_names(&[new_name.to_string()])?;
+    let patch = VolumePatch::default().with_name(new[0].as_str().to_string());
+    let out = ctx
+        .array()
+        .patch_volumes(&old, &patch, false)
+        .await
+        .with_context(|| format!("cannot rename volume {name} to {new_name}"))?;
+    p.done(format!("renamed volume {name} to {new_name}"));
+    p.emit(&out, || table(p, &out))
+}
+
+/// `volume destroy`: recoverable until eradicated, confirmed.
+async fn destroy(ctx: &Ctx<'_>, names: &[String]) -> Result<()> {
+    let p = ctx.printer;
+    check_selection("volume destroy", names)?;
+    let vnames = volume_names(names)?;
+    confirm(
+        ctx.yes,
+        &format!(
+            "destroy {} (recoverable until eradicated)",
+            describe("volume", names)
+        ),
+    )?;
+    let patch = VolumePatch::destroy();
+    let out = ctx
+        .array()
+        .patch_volumes(&vnames, &patch, false)
+        .await
+        .with_context(|| format!("cannot destroy {}", describe("volume", names)))?;
+    p.done(format!(
+        "destroyed {}; `pxfa volume recover` brings them back until they are eradicated",
+        describe("volume", names)
+    ));
+    p.emit(&out, || table(p, &out))
+}
+
+/// `volume recover`.
+async fn recover(ctx: &Ctx<'_>, names: &[String]) -> Result<()> {
+    let p = ctx.printer;
+    let vnames = volume_names(names)?;
+    let patch = VolumePatch::recover();
+    let out = ctx
+        .array()
+        .patch_volumes(&vnames, &patch, false)
+        .await
+        .with_context(|| format!("cannot recover {}", describe("volume", names)))?;
+    p.done(format!("recovered {}", describe("volume", names)));
+    p.emit(&out, || table(p, &out))
+}
+
+/// `volume eradicate`: irreversible, confirmed.
+async fn eradicate(ctx: &Ctx<'_>, names: &[String]) -> Result<()> {
+    let p = ctx.printer;
+    check_selection("volume eradicate", names)?;
+    let vnames = volume_names(names)?;
+    confirm(
+        ctx.yes,
+        &format!("eradicate {} (irreversible)", describe("volume", names)),
+    )?;
+    ctx.array()
+        .eradicate_volumes(&vnames)
+        .await
+        .with_context(|| format!("cannot eradicate {}", describe("volume", names)))?;
+    p.done(format!("eradicated {}", describe("volume", names)));
+    p.emit(&serde_json::json!({ "eradicated": names }), || {
+        let mut t = p.table(&["ERADICATED"]);
+        for n in names {
+            t.add_row(vec![n.clone()]);
+        }
+        t
+    })
 }
 
 /// Shows, sets or removes tags on objects of `kind`; shared with other resources.
