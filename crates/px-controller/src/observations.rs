@@ -32,7 +32,9 @@ use async_trait::async_trait;
 use flasharray::array::ItemStream;
 use flasharray::models::*;
 use flasharray::params::*;
-use flasharray::{FlashArray, HostGroupName, HostName, PodName, RealmName, Result, VolumeName};
+use flasharray::{
+    FlashArray, FlashArrayExt, HostGroupName, HostName, PodName, RealmName, Result, VolumeName,
+};
 use px_topology::desired::TAG_NAMESPACE;
 
 /// How long a listing answers reads when the controller is not told otherwise: a
@@ -78,7 +80,18 @@ enum Want {
 enum Answer<T> {
     Listing(Arc<Vec<T>>),
     Array,
+    /// The listing, once these names (written since it was taken) are read again.
+    Refresh(Vec<String>),
     List,
+}
+
+/// Most written names read again into a listing at once; more, and it lists again.
+const MOST_REFRESHED: usize = 50;
+
+/// The names of `marked` when every mark names one object by name.
+fn named_marks(marked: &HashMap<Key, u64>) -> Option<Vec<String>> {
+    let named = marked.keys().all(|(f, n)| *f == NAME && n != EVERY);
+    (named && marked.len() <= MOST_REFRESHED).then(|| marked.keys().map(|k| k.1.clone()).collect())
 }
 
 impl<T> Slot<T> {
@@ -108,7 +121,7 @@ impl<T> Slot<T> {
         };
         match want {
             Want::All if s.marked.is_empty() => Answer::Listing(items),
-            Want::All => Answer::List,
+            Want::All => named_marks(&s.marked).map_or(Answer::List, Answer::Refresh),
             Want::Keys(keys) if keys.iter().any(|k| is_marked(&s.marked, k)) => Answer::Array,
             Want::Keys(_) => Answer::Listing(items),
         }
@@ -125,6 +138,28 @@ impl<T> Slot<T> {
         s.items = Some(Arc::new(items));
         s.taken = Some(Instant::now());
         s.marked.retain(|_, seq| *seq > started);
+    }
+
+    /// `fetched` is what the array holds of `names` now, read from when the write
+    /// sequence was at `started`: it replaces the listing's items of those names.
+    fn merge(&self, names: &[String], fetched: Vec<T>, started: u64)
+    where
+        T: Keyed + Clone,
+    {
+        let mut s = self.lock();
+        let Some(items) = &s.items else {
+            return;
+        };
+        let read: HashSet<Key> = names.iter().map(|n| key(NAME, n)).collect();
+        let mut next: Vec<T> = items
+            .iter()
+            .filter(|i| !i.keys().iter().any(|k| read.contains(k)))
+            .cloned()
+            .collect();
+        next.extend(fetched);
+        s.items = Some(Arc::new(next));
+        s.marked
+            .retain(|k, seq| !(read.contains(k) && *seq <= started));
     }
 
     fn expire(&self) {
@@ -381,39 +416,51 @@ impl ObservationCache {
         r
     }
 
-    /// The listing answering `want`, listing again when it is missing, old or
-    /// marked for everything; `None` when the read must go to the array.
-    async fn listing<T, F, Fut>(
+    /// The listing answering `want`: as it is, with the names written since it was
+    /// taken read again (`refresh`; `Ok(None)` where a kind cannot), or listed again
+    /// when it is missing, old or marked for every name; `None` when the read must
+    /// go to the array.
+    async fn listing<T, L, LF, R, RF>(
         &self,
         slot: &Slot<T>,
         want: &Want,
-        list: F,
+        list: L,
+        refresh: R,
     ) -> Result<Option<Arc<Vec<T>>>>
     where
-        F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Vec<T>>>,
+        T: Keyed + Clone,
+        L: FnOnce() -> LF,
+        LF: Future<Output = Result<Vec<T>>>,
+        R: FnOnce(Vec<String>) -> RF,
+        RF: Future<Output = Result<Option<Vec<T>>>>,
     {
         if self.interval.is_zero() {
             return Ok(None);
         }
-        match slot.answer(want, self.interval) {
-            Answer::Listing(items) => return Ok(Some(items)),
-            Answer::Array => return Ok(None),
-            Answer::List => {}
+        let settled = |a: Answer<T>| match a {
+            Answer::Listing(items) => Some(Some(items)),
+            Answer::Array => Some(None),
+            Answer::Refresh(_) | Answer::List => None,
+        };
+        if let Some(answer) = settled(slot.answer(want, self.interval)) {
+            return Ok(answer);
         }
         let _one = slot.listing.lock().await;
-        match slot.answer(want, self.interval) {
-            Answer::Listing(items) => return Ok(Some(items)),
-            Answer::Array => return Ok(None),
-            Answer::List => {}
+        let answer = slot.answer(want, self.interval);
+        if let Answer::Refresh(names) = &answer {
+            let started = self.seq.load(Ordering::SeqCst);
+            // Names gone from the array may make the read fail: then list again.
+            if let Ok(Some(fetched)) = refresh(names.clone()).await {
+                slot.merge(names, fetched, started);
+                return Ok(settled(slot.answer(want, self.interval)).flatten());
+            }
+        } else if let Some(answer) = settled(answer) {
+            return Ok(answer);
         }
         let started = self.seq.load(Ordering::SeqCst);
         let items = list().await?;
         slot.install(items, started);
-        Ok(match slot.answer(want, self.interval) {
-            Answer::Listing(items) => Some(items),
-            Answer::Array | Answer::List => None,
-        })
+        Ok(settled(slot.answer(want, self.interval)).flatten())
     }
 
     /// A read of a named kind: from the listing when `want` is one the listing
@@ -432,10 +479,32 @@ impl ObservationCache {
         A: FnOnce() -> AF,
         AF: Future<Output = Result<Vec<T>>>,
     {
+        self.read_refreshing(slot, want, list, no_refresh, array)
+            .await
+    }
+
+    /// [`Self::read`], reading written names again into the listing with `refresh`.
+    async fn read_refreshing<T, L, LF, R, RF, A, AF>(
+        &self,
+        slot: &Slot<T>,
+        want: Option<Want>,
+        list: L,
+        refresh: R,
+        array: A,
+    ) -> Result<Vec<T>>
+    where
+        T: Keyed + Clone,
+        L: FnOnce() -> LF,
+        LF: Future<Output = Result<Vec<T>>>,
+        R: FnOnce(Vec<String>) -> RF,
+        RF: Future<Output = Result<Option<Vec<T>>>>,
+        A: FnOnce() -> AF,
+        AF: Future<Output = Result<Vec<T>>>,
+    {
         let Some(want) = want else {
             return array().await;
         };
-        match self.listing(slot, &want, list).await? {
+        match self.listing(slot, &want, list, refresh).await? {
             Some(items) => Ok(pick(&items, &want)),
             None => array().await,
         }
@@ -447,10 +516,15 @@ impl ObservationCache {
     async fn read_tokens(&self, admins: &[String]) -> Result<Option<Vec<AdminApiToken>>> {
         let want = Want::Keys(keys(NAME, admins));
         let known = self
-            .listing(&self.admins, &want, || async {
-                let all = self.inner.list_admins(&[]).await?;
-                Ok(all.into_iter().map(|a| a.name).collect())
-            })
+            .listing(
+                &self.admins,
+                &want,
+                || async {
+                    let all = self.inner.list_admins(&[]).await?;
+                    Ok(all.into_iter().map(|a| a.name).collect())
+                },
+                no_refresh,
+            )
             .await?;
         let Some(known) = known else {
             return Ok(None);
@@ -463,12 +537,20 @@ impl ObservationCache {
             return Ok(None);
         }
         let tokens = self
-            .listing(&self.tokens, &want, || {
-                self.inner.list_api_tokens(&[], false)
-            })
+            .listing(
+                &self.tokens,
+                &want,
+                || self.inner.list_api_tokens(&[], false),
+                no_refresh,
+            )
             .await?;
         Ok(tokens.map(|t| pick(&t, &want)))
     }
+}
+
+/// For the kinds whose written names are not read again: they list again.
+async fn no_refresh<T>(_names: Vec<String>) -> Result<Option<Vec<T>>> {
+    Ok(None)
 }
 
 /// What a write of named objects touches.
@@ -634,10 +716,15 @@ impl FlashArray for View {
             resource_names: Vec::new(),
             ..params.clone()
         };
-        c.read(
+        let of = |resource_names| TagParams {
+            resource_names,
+            ..all.clone()
+        };
+        c.read_refreshing(
             c.tag_slot(kind),
             self.want(want),
             || self.inner().list_tags(kind, &all),
+            |names| async move { self.inner().list_tags(kind, &of(names)).await.map(Some) },
             || self.inner().list_tags(kind, params),
         )
         .await
@@ -674,10 +761,11 @@ impl FlashArray for View {
     async fn list_hosts(&self, params: &ListParams) -> Result<Vec<Host>> {
         let c = &self.cache;
         let all = ListParams::all();
-        c.read(
+        c.read_refreshing(
             &c.hosts,
             self.want(want_of_list(params)),
             || self.inner().list_hosts(&all),
+            |names| async move { self.inner().lookup_hosts(&names).await.map(Some) },
             || self.inner().list_hosts(params),
         )
         .await
