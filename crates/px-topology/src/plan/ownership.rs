@@ -247,7 +247,6 @@ impl<'a> Claims<'a> {
         }
     }
 
-    /// Records a conflict.
     pub(crate) fn conflict(&mut self, kind: Kind, name: &str, reason: String, resolution: &str) {
         self.conflicts.push(Blocker {
             kind,
