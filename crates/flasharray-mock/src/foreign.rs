@@ -14,10 +14,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::seed::PXFA_TAG_NAMESPACE;
 use flasharray::models::Tag;
 use flasharray::{ConnectionParams, FlashArray, ListParams, Result, TagParams, TagResource};
 use serde_json::{Value, json};
+
+/// The tag namespace pxfa writes its ownership tags in (defined by px-topology, which
+/// the mock cannot depend on): [`ForeignView`] tells a tenant's own objects by it, and
+/// the brownfield seed's other pxfa tenant carries it.
+pub(crate) const PXFA_TAG_NAMESPACE: &str = "pxfa.io";
 
 /// Every object of an array that is not the tenant's, keyed `kind:name`
 /// (lower-case names, as the array compares them).

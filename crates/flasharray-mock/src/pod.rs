@@ -126,127 +126,143 @@ impl State {
                 "Invalid request: a new name must be given for one pod at a time.",
             ));
         }
+        // Every pod is checked before any is changed: a refusal changes nothing.
         let mut plan = Vec::new();
         for n in names {
-            let id = self.pod_id(n.as_str())?;
-            let p = self
-                .pods
-                .get(&id)
-                .ok_or_else(|| bad(n.as_str(), "Pod does not exist."))?;
-            let destroyed = p.destroyed_at.is_some();
-            let recovering = destroyed && patch.destroyed == Some(false);
-            if destroyed && !recovering {
-                return Err(bad(n.as_str(), "Pod has been destroyed."));
-            }
-            if let Some(q) = patch.quota_limit {
-                check_size(n.as_str(), "quota_limit", q)?;
-                let used = self.pod_provisioned(&id);
-                if q < used {
-                    return Err(bad(
-                        n.as_str(),
-                        format!(
-                            "Invalid value for quota_limit: {q} is below the {used} bytes the pod's volumes provision."
-                        ),
-                    ));
-                }
-            }
-            let new_name = match &patch.name {
-                Some(new) => {
-                    let pn = PodName::new(new.clone())
-                        .map_err(|e| bad(new, format!("Invalid pod name: {}.", e.reason)))?;
-                    if let Some(other) = self.pods.id_of(pn.as_str())
-                        && other != id
-                    {
-                        return Err(bad(new, "Pod already exists."));
-                    }
-                    Some(pn.as_str().to_string())
-                }
-                None => None,
-            };
-            if patch.destroyed == Some(true) {
-                let live: Vec<String> = self
-                    .pod_volumes(&id)
-                    .into_iter()
-                    .filter(|v| {
-                        self.volumes
-                            .get(v)
-                            .is_some_and(|r| r.destroyed_at.is_none())
-                    })
-                    .collect();
-                if !live.is_empty() && !destroy_contents {
-                    return Err(bad(
-                        n.as_str(),
-                        format!(
-                            "Pod is not empty: it holds {} live volume(s); destroy them first or set destroy_contents.",
-                            live.len()
-                        ),
-                    ));
-                }
-                if self.array.destroy_connected == DestroyConnected::Refuse
-                    && let Some(v) = live.iter().find(|v| self.has_connections(v))
-                {
-                    let vname = self.volumes.get(v).map_or("", |r| r.name.as_str());
-                    return Err(bad(
-                        vname,
-                        "Volume has connections; disconnect it from every host and host group first.",
-                    ));
-                }
-            }
-            plan.push((id, new_name));
+            plan.push(self.check_pod_patch(n, patch, destroy_contents)?);
         }
         let mut ids = Vec::new();
         for (id, new_name) in plan {
-            if patch.destroyed == Some(false) {
-                if let Some(p) = self.pods.get_mut(&id) {
-                    p.destroyed_at = None;
-                }
-                for v in self.pod_volumes(&id) {
-                    if let Some(r) = self.volumes.get_mut(&v)
-                        && r.destroyed_with_pod
-                    {
-                        r.destroyed_at = None;
-                        r.destroyed_with_pod = false;
-                    }
-                }
-            }
-            if let Some(new) = new_name {
-                self.pods.rename(&id, new.clone());
-                for v in self.pod_volumes(&id) {
-                    let short = self
-                        .volumes
-                        .get(&v)
-                        .map(|r| {
-                            r.name
-                                .split_once("::")
-                                .map_or(r.name.clone(), |(_, s)| s.to_string())
-                        })
-                        .unwrap_or_default();
-                    self.volumes.rename(&v, format!("{new}::{short}"));
-                }
-            }
-            if let Some(q) = patch.quota_limit
-                && let Some(p) = self.pods.get_mut(&id)
-            {
-                p.quota_limit = Some(q);
-            }
-            if patch.destroyed == Some(true) {
-                for v in self.pod_volumes(&id) {
-                    if self
-                        .volumes
-                        .get(&v)
-                        .is_some_and(|r| r.destroyed_at.is_none())
-                    {
-                        self.destroy_volume(&v, ctx.now, true);
-                    }
-                }
-                if let Some(p) = self.pods.get_mut(&id) {
-                    p.destroyed_at = Some(ctx.now);
-                }
-                self.note_destroyed(ctx.now);
-            }
+            self.apply_pod_patch(ctx, &id, new_name, patch);
             ids.push(id);
         }
         Ok(self.render_pods(&ids, ctx.now))
+    }
+
+    /// The pod's id and new name, if `patch` may be applied to it.
+    fn check_pod_patch(
+        &self,
+        n: &PodName,
+        patch: &PodPatch,
+        destroy_contents: bool,
+    ) -> Result<(String, Option<String>)> {
+        let id = self.pod_id(n.as_str())?;
+        let p = self
+            .pods
+            .get(&id)
+            .ok_or_else(|| bad(n.as_str(), "Pod does not exist."))?;
+        let destroyed = p.destroyed_at.is_some();
+        let recovering = destroyed && patch.destroyed == Some(false);
+        if destroyed && !recovering {
+            return Err(bad(n.as_str(), "Pod has been destroyed."));
+        }
+        if let Some(q) = patch.quota_limit {
+            check_size(n.as_str(), "quota_limit", q)?;
+            let used = self.pod_provisioned(&id);
+            if q < used {
+                return Err(bad(
+                    n.as_str(),
+                    format!(
+                        "Invalid value for quota_limit: {q} is below the {used} bytes the pod's volumes provision."
+                    ),
+                ));
+            }
+        }
+        let new_name = match &patch.name {
+            Some(new) => {
+                let pn = PodName::new(new.clone())
+                    .map_err(|e| bad(new, format!("Invalid pod name: {}.", e.reason)))?;
+                if let Some(other) = self.pods.id_of(pn.as_str())
+                    && other != id
+                {
+                    return Err(bad(new, "Pod already exists."));
+                }
+                Some(pn.as_str().to_string())
+            }
+            None => None,
+        };
+        if patch.destroyed == Some(true) {
+            let live: Vec<String> = self
+                .pod_volumes(&id)
+                .into_iter()
+                .filter(|v| {
+                    self.volumes
+                        .get(v)
+                        .is_some_and(|r| r.destroyed_at.is_none())
+                })
+                .collect();
+            if !live.is_empty() && !destroy_contents {
+                return Err(bad(
+                    n.as_str(),
+                    format!(
+                        "Pod is not empty: it holds {} live volume(s); destroy them first or set destroy_contents.",
+                        live.len()
+                    ),
+                ));
+            }
+            if self.array.destroy_connected == DestroyConnected::Refuse
+                && let Some(v) = live.iter().find(|v| self.has_connections(v))
+            {
+                let vname = self.volumes.get(v).map_or("", |r| r.name.as_str());
+                return Err(bad(
+                    vname,
+                    "Volume has connections; disconnect it from every host and host group first.",
+                ));
+            }
+        }
+        Ok((id, new_name))
+    }
+
+    /// Applies a checked `patch` to the pod `id`.
+    fn apply_pod_patch(&mut self, ctx: Ctx, id: &str, new_name: Option<String>, patch: &PodPatch) {
+        if patch.destroyed == Some(false) {
+            if let Some(p) = self.pods.get_mut(id) {
+                p.destroyed_at = None;
+            }
+            for v in self.pod_volumes(id) {
+                if let Some(r) = self.volumes.get_mut(&v)
+                    && r.destroyed_with_pod
+                {
+                    r.destroyed_at = None;
+                    r.destroyed_with_pod = false;
+                }
+            }
+        }
+        if let Some(new) = new_name {
+            self.pods.rename(id, new.clone());
+            for v in self.pod_volumes(id) {
+                let short = self
+                    .volumes
+                    .get(&v)
+                    .map(|r| {
+                        r.name
+                            .split_once("::")
+                            .map_or(r.name.clone(), |(_, s)| s.to_string())
+                    })
+                    .unwrap_or_default();
+                self.volumes.rename(&v, format!("{new}::{short}"));
+            }
+        }
+        if let Some(q) = patch.quota_limit
+            && let Some(p) = self.pods.get_mut(id)
+        {
+            p.quota_limit = Some(q);
+        }
+        if patch.destroyed == Some(true) {
+            for v in self.pod_volumes(id) {
+                if self
+                    .volumes
+                    .get(&v)
+                    .is_some_and(|r| r.destroyed_at.is_none())
+                {
+                    self.destroy_volume(&v, ctx.now, true);
+                }
+            }
+            if let Some(p) = self.pods.get_mut(id) {
+                p.destroyed_at = Some(ctx.now);
+            }
+            self.note_destroyed(ctx.now);
+        }
     }
 
     pub(crate) fn eradicate_pods(

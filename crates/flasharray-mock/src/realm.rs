@@ -18,14 +18,11 @@
 //!   only read. Hosts and host groups are outside every realm in the mock
 //!   (realm hosts, `realm::host`, come with REST 2.47 and are not modelled).
 
-use std::collections::BTreeMap;
-
 use flasharray::models::*;
 use flasharray::params::{ListParams, TagResource};
 use flasharray::{Error, PodName, RealmName, Result};
-use serde::{Deserialize, Serialize};
 
-use crate::state::{Ctx, State, bad};
+use crate::state::{Ctx, PolicyRec, RealmRec, State, bad};
 use crate::volume::{check_size, safemode_refusal};
 
 /// Roles a management access rule may name, and whether each may change things.
@@ -35,24 +32,6 @@ const ROLES: &[(&str, bool)] = &[
     ("storage", true),
     ("admin", true),
 ];
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct RealmRec {
-    pub id: String,
-    pub name: String,
-    pub quota_limit: Option<u64>,
-    pub created: u64,
-    pub destroyed_at: Option<u64>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct PolicyRec {
-    pub id: String,
-    pub name: String,
-    pub enabled: bool,
-    pub aggregation_strategy: String,
-    pub rules: Vec<ManagementAccessRule>,
-}
 
 /// What a caller may reach.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -701,8 +680,3 @@ impl State {
         Ok(())
     }
 }
-
-/// Realms and policies by lower-case name, for [`State`].
-pub(crate) type Realms = BTreeMap<String, RealmRec>;
-/// Management access policies by lower-case name.
-pub(crate) type Policies = BTreeMap<String, PolicyRec>;

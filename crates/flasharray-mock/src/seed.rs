@@ -18,12 +18,8 @@ use flasharray::{
     ConnectionTarget, HostGroupName, HostName, PodName, Result, Size, TagResource, VolumeName,
 };
 
+use crate::foreign::PXFA_TAG_NAMESPACE;
 use crate::state::{Ctx, State};
-
-/// The tag namespace pxfa writes its ownership tags in (defined by px-topology, which
-/// the mock cannot depend on): the brownfield seed's other pxfa tenant carries it, and
-/// [`crate::foreign::ForeignView`] tells a tenant's own objects by it.
-pub(crate) const PXFA_TAG_NAMESPACE: &str = "pxfa.io";
 
 /// The contents a [`crate::MockArrayBuilder`] starts the array with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

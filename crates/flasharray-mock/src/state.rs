@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use flasharray::Error;
+use flasharray::models::ManagementAccessRule;
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -323,10 +324,10 @@ pub(crate) struct State {
     pub admins: BTreeMap<String, AdminRec>,
     /// Realms by lower-case name.
     #[serde(default)]
-    pub realms: crate::realm::Realms,
+    pub realms: Realms,
     /// Management access policies by lower-case name.
     #[serde(default)]
-    pub access_policies: crate::realm::Policies,
+    pub access_policies: Policies,
     pub next_serial: u64,
     pub clock: Option<ClockSnapshot>,
     /// Earliest time a sweep can find something to eradicate; 0 means "scan at the
@@ -545,3 +546,28 @@ impl<R: Named> Table<R> {
         Ok(out)
     }
 }
+
+/// A realm.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct RealmRec {
+    pub id: String,
+    pub name: String,
+    pub quota_limit: Option<u64>,
+    pub created: u64,
+    pub destroyed_at: Option<u64>,
+}
+
+/// A management access policy.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct PolicyRec {
+    pub id: String,
+    pub name: String,
+    pub enabled: bool,
+    pub aggregation_strategy: String,
+    pub rules: Vec<ManagementAccessRule>,
+}
+
+/// Realms and policies by lower-case name, for the state.
+pub(crate) type Realms = BTreeMap<String, RealmRec>;
+/// Management access policies by lower-case name.
+pub(crate) type Policies = BTreeMap<String, PolicyRec>;

@@ -355,6 +355,50 @@ impl State {
         id
     }
 
+    /// Where a volume named `name` in `pod` ends up after `patch` (a rename, a move):
+    /// its pod id and its full name.
+    fn volume_destination(
+        &self,
+        name: &str,
+        pod: Option<String>,
+        patch: &VolumePatch,
+    ) -> Result<(Option<String>, String)> {
+        let (cur_pod_name, cur_short) = split(name);
+        let mut short = cur_short.to_string();
+        let mut pod_id = pod;
+        let mut pod_name = cur_pod_name.map(str::to_string);
+        if let Some(new) = &patch.name {
+            let (np, ns) = split(new);
+            if let Some(np) = np
+                && !cur_pod_name.is_some_and(|c| c.eq_ignore_ascii_case(np))
+            {
+                return Err(bad(
+                    new,
+                    "Invalid request: a rename cannot move a volume to another pod; set pod instead.",
+                ));
+            }
+            short = ns.to_string();
+        }
+        if let Some(target) = &patch.pod {
+            match target.name.as_deref().filter(|s| !s.is_empty()) {
+                Some(p) => {
+                    let id = self.live_pod(p)?;
+                    pod_name = self.pods.get(&id).map(|r| r.name.clone());
+                    pod_id = Some(id);
+                }
+                None => {
+                    pod_id = None;
+                    pod_name = None;
+                }
+            }
+        }
+        let full = match &pod_name {
+            Some(p) => format!("{p}::{short}"),
+            None => short.clone(),
+        };
+        Ok((pod_id, full))
+    }
+
     /// Resize, rename, move, QoS, destroy and recover; validated for every name
     /// before anything changes.
     pub(crate) fn patch_volumes(
@@ -413,40 +457,7 @@ impl State {
                     ));
                 }
             }
-            // Where the volume ends up and under which name.
-            let (cur_pod_name, cur_short) = split(&r.name);
-            let mut short = cur_short.to_string();
-            let mut pod_id = r.pod.clone();
-            let mut pod_name = cur_pod_name.map(str::to_string);
-            if let Some(new) = &patch.name {
-                let (np, ns) = split(new);
-                if let Some(np) = np
-                    && !cur_pod_name.is_some_and(|c| c.eq_ignore_ascii_case(np))
-                {
-                    return Err(bad(
-                        new,
-                        "Invalid request: a rename cannot move a volume to another pod; set pod instead.",
-                    ));
-                }
-                short = ns.to_string();
-            }
-            if let Some(target) = &patch.pod {
-                match target.name.as_deref().filter(|s| !s.is_empty()) {
-                    Some(p) => {
-                        let id = self.live_pod(p)?;
-                        pod_name = self.pods.get(&id).map(|r| r.name.clone());
-                        pod_id = Some(id);
-                    }
-                    None => {
-                        pod_id = None;
-                        pod_name = None;
-                    }
-                }
-            }
-            let full = match &pod_name {
-                Some(p) => format!("{p}::{short}"),
-                None => short.clone(),
-            };
+            let (pod_id, full) = self.volume_destination(&r.name, r.pod.clone(), patch)?;
             if patch.name.is_some() || patch.pod.is_some() {
                 let vn = VolumeName::new(full.clone())
                     .map_err(|e| bad(&full, format!("Invalid volume name: {}.", e.reason)))?;

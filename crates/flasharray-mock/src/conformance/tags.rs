@@ -75,7 +75,20 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
         left.iter().map(|t| t.key.as_str()).collect::<Vec<_>>(),
         ["managed-by"]
     );
-    // Destroyed: still listed; recovered: still there; eradicated: gone.
+    tags_follow_their_volume(a).await;
+    a.delete_hosts(&[h("h1")]).await.unwrap();
+    assert!(
+        a.list_tags(TagResource::Host, &TagParams::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// `v1` (one tag left on it, one more tag elsewhere, as the check above leaves
+/// them): destroyed, its tags are still listed; recovered, still there; eradicated,
+/// gone, and a new volume of the same name starts untagged.
+async fn tags_follow_their_volume(a: &dyn FlashArray) {
     let destroy = VolumePatch::destroy();
     a.patch_volumes(&vs(&["v1"]), &destroy, false)
         .await
@@ -124,13 +137,6 @@ pub async fn tags_upsert_filter_delete_and_follow_their_object(a: &dyn FlashArra
     assert!(
         fresh.is_empty(),
         "a new object does not inherit old tags: {fresh:?}"
-    );
-    a.delete_hosts(&[h("h1")]).await.unwrap();
-    assert!(
-        a.list_tags(TagResource::Host, &TagParams::default())
-            .await
-            .unwrap()
-            .is_empty()
     );
 }
 
