@@ -252,3 +252,36 @@ async fn doctor_yaml_drives_render_site() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn doctor_bad_kubeconfig_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.kubeconfig");
+    let out = pxfa(
+        &args(&[
+            "doctor",
+            "-f",
+            &fixture(),
+            "--kubeconfig",
+            missing.to_str().unwrap(),
+        ]),
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--kubeconfig") && stderr.contains("nope.kubeconfig"),
+        "{stderr}"
+    );
+    // Without any array or cluster, every layer is unknown: exit 3, nothing fails.
+    let out = pxfa(&args(&["doctor", "-f", &fixture(), "-o", "json"]), None);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["fail"], 0);
+    assert_eq!(report["summary"]["unknown"], 2);
+}

@@ -20,7 +20,7 @@ use secrecy::SecretString;
 
 use crate::args::{DoctorArgs, GlobalArgs, OutputFormat};
 use crate::config::{self, Target};
-use crate::exit::Outcome;
+use crate::exit::{InvalidInput, Outcome};
 use crate::output::{Printer, to_json, to_yaml};
 use crate::session::Session;
 
@@ -28,14 +28,18 @@ use crate::session::Session;
 pub(crate) async fn run(a: &DoctorArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     // Every input is checked before the first read: kubeconfigs, contexts, the array.
-    let management = match &a.kubeconfig {
-        Some(k) => Some(px_cluster::connect(k, a.context.as_deref()).await?),
-        None => None,
-    };
-    let tenant = match &a.tenant_kubeconfig {
-        Some(k) => Some(px_cluster::connect(k, a.tenant_context.as_deref()).await?),
-        None => None,
-    };
+    let management = connect(
+        "--kubeconfig",
+        a.kubeconfig.as_deref(),
+        a.context.as_deref(),
+    )
+    .await?;
+    let tenant = connect(
+        "--tenant-kubeconfig",
+        a.tenant_kubeconfig.as_deref(),
+        a.tenant_context.as_deref(),
+    )
+    .await?;
     let target = array_target(g, p)?;
     let admin_token = match &target {
         Some(Target::Rest(r)) => Some(r.token.clone()),
@@ -67,6 +71,22 @@ pub(crate) async fn run(a: &DoctorArgs, g: &GlobalArgs, p: &Printer) -> Result<O
             }
         )),
     }
+}
+
+/// A client for the kubeconfig given as `flag`; one that does not load (a file, a
+/// context) is bad input (exit 2).
+async fn connect(
+    flag: &str,
+    path: Option<&std::path::Path>,
+    context: Option<&str>,
+) -> Result<Option<px_cluster::Client>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    px_cluster::connect(path, context)
+        .await
+        .map(Some)
+        .map_err(|e| InvalidInput::error(format!("{flag}: {:#}", anyhow::Error::new(e))))
 }
 
 /// The array to check: `None` when none is configured at all (the array layer is
