@@ -19,6 +19,7 @@ mod input_safety;
 mod invalid_specs;
 mod lifecycle;
 mod logout;
+mod orphans;
 mod output;
 mod preflight;
 mod realm;

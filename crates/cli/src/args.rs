@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 mod doctor;
 mod global;
 pub(crate) mod help;
+mod orphans;
 mod resource;
 mod runbook;
 mod services;
@@ -19,6 +20,7 @@ mod tenant;
 
 pub(crate) use doctor::DoctorArgs;
 pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, SimSeed};
+pub(crate) use orphans::OrphansArgs;
 pub(crate) use resource::{
     ArrayCmd, ConnectionCmd, DestroyedArgs, HostCmd, HostGroupCmd, InitiatorArgs, ListArgs, PodCmd,
     ResourceCmd, TagArgs, TargetArgs, TokenCmd, VolumeCmd,
@@ -97,6 +99,12 @@ pub(crate) enum Command {
         after_help = "Examples:\n  pxfa doctor -f SPEC --kubeconfig mgmt.kubeconfig\n  pxfa doctor -f SPEC --tenant-kubeconfig tenant.kubeconfig   # $KUBECONFIG for the management cluster\n  pxfa doctor -f SPEC -o yaml > site.yaml && pxfa render -f SPEC --site site.yaml --out out/\n\nExit codes: 0 every check ok, 3 warnings or unknowns only, 1 any failure, 2 bad input."
     )]
     Doctor(DoctorArgs),
+    /// What pxfa made or manages that no tenant accounts for, on the array and the
+    /// management cluster, with the evidence; --cleanup removes it (soft).
+    #[command(
+        after_help = "Examples:\n  pxfa orphans -f tenants/                       # every tenant spec in the folder; array kinds only\n  pxfa orphans --kubeconfig mgmt.kubeconfig       # the TenantStorage objects are the tenants; every kind\n  pxfa orphans -f tenants/ --kubeconfig mgmt.kubeconfig -o json | jq '.orphans[].object'\n  pxfa orphans -f tenants/ --kubeconfig mgmt.kubeconfig --cleanup   # asks first; never eradicates"
+    )]
+    Orphans(OrphansArgs),
     /// Print the TenantStorage CustomResourceDefinition (pxfa.io/v1alpha1).
     #[command(after_help = "Examples:\n  pxfa crd | oc apply -f -")]
     Crd,

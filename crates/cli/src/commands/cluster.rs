@@ -168,6 +168,13 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
         let manifests = t.manifests()?;
         let clusters = cluster_status(&t.spec, &manifests, &management, tenant.as_ref()).await?;
         report.layers.extend(clusters.layers);
+        // The runbook steps pxfa can verify (#24): none for modes without worker drives.
+        let steps =
+            px_cluster::status::runbook_checks(&t.spec, &manifests, &management, tenant.as_ref())
+                .await?;
+        if !steps.items.is_empty() {
+            report.layers.push(steps);
+        }
     }
     let tenant = t.spec.tenant_name();
     let doc = StatusDocument::new(tenant, &report);

@@ -13,6 +13,7 @@ pub(crate) mod doctor;
 pub(crate) mod drives;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
+pub(crate) mod orphans;
 pub(crate) mod pipeline;
 pub(crate) mod pod;
 pub(crate) mod render;
@@ -125,6 +126,7 @@ async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcom
         Command::Crd => cluster::crd(printer),
         Command::Doctor(a) => doctor::run(&a, g, printer).await,
         Command::Runbook(a) => runbook::run(&a, printer),
+        Command::Orphans(a) => orphans::run(&a, g, printer).await,
         // Rotation opens its own session (with the tenant's token users on a
         // simulated array) and a tenant cluster client.
         Command::Resource(ResourceCmd::Token(TokenCmd::Rotate(a))) => {
