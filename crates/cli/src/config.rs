@@ -66,7 +66,7 @@ pub(crate) struct RestTarget {
     /// The API token; empty when an API client is the credential.
     pub(crate) token: SecretString,
     /// The API client (OAuth2), when it is the credential instead of a token.
-    pub(crate) api_client: Option<ApiClientCredential>,
+    pub(crate) api_client: Option<Box<ApiClientCredential>>,
     /// Where the credential came from.
     pub(crate) token_source: Source,
     /// CA bundle to trust.
@@ -146,7 +146,7 @@ pub(crate) fn resolve(
     let (token, api_client, token_source) = match api_client_wins(global, env)? {
         Some(source) => (
             SecretString::from(String::new()),
-            Some(api_client::load(global, env, warn)?),
+            Some(Box::new(api_client::load(global, env, warn)?)),
             source,
         ),
         None => {
@@ -675,6 +675,51 @@ mod tests {
             assert!(shown.contains('h'), "{input}: {shown}");
             assert_eq!(crate::exit::code_for(&e), 2, "{input}");
         }
+    }
+
+    #[test]
+    fn an_api_client_and_a_token_at_one_level_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let tok = private_file(dir.path(), "tok", "flag-token\n");
+        let tok = tok.to_str().unwrap();
+        let none = |_: &str| None;
+        let both = global(&["--array", "fa", "--api-token-file", tok, "--client-id", "c"]);
+        let e = resolve(&both, &none, &mut |_| {}).unwrap_err();
+        assert!(e.to_string().contains("both given"), "{e}");
+        assert_eq!(crate::exit::code_for(&e), 2);
+        let env = |k: &str| match k {
+            ENV_TOKEN => Some("env-token".to_string()),
+            api_client::ENV_CLIENT_ID => Some("c".to_string()),
+            _ => None,
+        };
+        let e = resolve(&global(&["--array", "fa"]), &env, &mut |_| {}).unwrap_err();
+        assert!(
+            e.to_string().contains("PUREFA_API and PUREFA_CLIENT_ID"),
+            "{e}"
+        );
+        // A flag beats the environment, either way round.
+        let Target::Rest(t) = resolve(
+            &global(&["--array", "fa", "--api-token-file", tok]),
+            &env,
+            &mut |_| {},
+        )
+        .unwrap() else {
+            panic!("a REST target")
+        };
+        assert!(t.api_client.is_none());
+        assert_eq!(t.token.expose_secret(), "flag-token");
+        let e = resolve(
+            &global(&["--array", "fa", "--client-id", "c"]),
+            &env,
+            &mut |_| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("--key-id (PUREFA_KEY_ID)") && e.contains("--private-key-file"),
+            "{e}"
+        );
+        assert!(!e.contains("--client-id (PUREFA_CLIENT_ID)"), "{e}");
     }
 
     #[test]

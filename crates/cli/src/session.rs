@@ -130,7 +130,7 @@ impl Session {
                 };
                 let b = RestArray::builder(t.url.as_str());
                 let mut b = match t.api_client {
-                    Some(client) => b.api_client(client),
+                    Some(client) => b.api_client(*client),
                     None => b.api_token(t.token),
                 }
                 .insecure(t.insecure)
