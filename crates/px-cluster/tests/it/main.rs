@@ -7,6 +7,7 @@ mod apply;
 mod bindings;
 mod crd_rbac;
 mod orphans;
+mod runbook_checks;
 mod site;
 mod status;
 mod tenant;
