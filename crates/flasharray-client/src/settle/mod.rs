@@ -57,6 +57,7 @@ mod links;
 mod named;
 mod tenancy;
 
+#[cfg(feature = "rest")]
 pub(crate) use named::{has_tags, same_opt};
 
 /// Attempts per write call: the first, plus re-sends after re-reading.
