@@ -24,6 +24,7 @@ mod output;
 mod preflight;
 mod realm;
 mod resources;
+mod rest_versions;
 mod runbook;
 mod safety;
 mod secrets;

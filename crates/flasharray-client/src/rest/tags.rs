@@ -37,6 +37,9 @@ pub(crate) fn tags_since(kind: TagResource) -> ApiVersion {
     ApiVersion { minor }
 }
 
+/// First version whose tag listings take `namespaces`.
+const NAMESPACES_SINCE: ApiVersion = ApiVersion { minor: 3 };
+
 /// Whether this session's array has `kind`'s tags.
 async fn has_tags(array: &RestArray, kind: TagResource) -> Result<bool> {
     Ok(array.transport.session().await?.version >= tags_since(kind))
@@ -65,14 +68,31 @@ pub(super) async fn list(
     if !has_tags(array, kind).await? {
         return Ok(Vec::new());
     }
-    let q = Query::new()
+    // `namespaces` came with REST 2.3 (the SDK's `FA_2_3` tag listings; `FA_2_2`
+    // has none): below it every namespace is listed and the wanted ones are kept
+    // here.
+    let by_array = array.transport.session().await?.version >= NAMESPACES_SINCE;
+    let mut q = Query::new()
         .csv("resource_names", &params.resource_names)
-        .csv("namespaces", &params.namespaces)
         .opt_flag("resource_destroyed", params.resource_destroyed);
-    array
+    if by_array {
+        q = q.csv("namespaces", &params.namespaces);
+    }
+    let tags: Vec<Tag> = array
         .transport
         .collect_pages(Pager::new(format!("{}/tags", kind.collection()), q, None))
-        .await
+        .await?;
+    if by_array || params.namespaces.is_empty() {
+        return Ok(tags);
+    }
+    Ok(tags
+        .into_iter()
+        .filter(|t| {
+            t.namespace
+                .as_ref()
+                .is_some_and(|ns| params.namespaces.contains(ns))
+        })
+        .collect())
 }
 
 /// Lost answer: tags the array now shows with the asked value are done; the others

@@ -585,6 +585,13 @@ pub(crate) fn endpoint_since(resource: &str) -> Option<u32> {
 /// Removes from every item of a `{"items": [...]}` answer on `resource` the fields
 /// its model does not have yet at `2.minor`.
 pub(crate) fn strip(resource: &str, minor: u32, value: &mut Value) {
+    // A listing whose `continuation_token` parameter came later cannot hand one
+    // out: the next page is then asked for by `offset` (`more_items_remaining`).
+    if parameter_since(resource, "GET", "continuation_token").is_some_and(|since| since > minor)
+        && let Some(token) = value.get_mut("continuation_token")
+    {
+        *token = Value::Null;
+    }
     let later: Vec<&str> = FIELDS
         .iter()
         .filter(|(r, _, since)| *r == resource && *since > minor)
@@ -761,6 +768,16 @@ mod tests {
         );
         strip("hosts", 15, &mut answer);
         assert_eq!(answer["items"][0], json!({"name": "h1"}));
+        // `continuation_token` on volumes/tags came with 2.3: none is handed out
+        // before (the client then pages by offset).
+        let page =
+            || json!({"items": [], "continuation_token": "t1", "more_items_remaining": true});
+        let mut old = page();
+        strip("volumes/tags", 2, &mut old);
+        assert_eq!(old["continuation_token"], Value::Null);
+        let mut new = page();
+        strip("volumes/tags", 3, &mut new);
+        assert_eq!(new["continuation_token"], "t1");
         // Errors and other shapes are left alone.
         let mut error = json!({"errors": [{"message": "x"}]});
         strip("hosts", 0, &mut error);

@@ -166,3 +166,48 @@ async fn tags_of_each_kind_only_from_their_version() {
         ["GET /api/2.34/volumes/tags", "GET /api/2.34/hosts/tags"]
     );
 }
+
+/// Tag listings take `namespaces` from REST 2.3 (and hand out continuation tokens
+/// from then): at 2.2 the client lists every namespace and keeps the ones asked
+/// for.
+#[tokio::test]
+async fn tag_namespaces_are_filtered_by_the_client_at_2_2() {
+    for minor in [2, 3] {
+        let s = at(minor).await;
+        let a: &dyn FlashArray = &s.array;
+        let items: Vec<VolumeBatchPost> = ["a", "b", "c"]
+            .iter()
+            .map(|n| VolumeBatchPost::new(VolumeName::new(*n).unwrap(), 1 << 30))
+            .collect();
+        a.create_volumes_batch(&items).await.unwrap();
+        let mut tags = Vec::new();
+        for n in ["a", "b", "c"] {
+            tags.push(flasharray::models::Tag::new(n, "pxfa.io", "tenant", "t1"));
+            tags.push(flasharray::models::Tag::new(n, "other.io", "owner", "x"));
+        }
+        a.set_tags(TagResource::Volume, &tags).await.unwrap();
+        let params = flasharray::TagParams {
+            namespaces: vec!["pxfa.io".into()],
+            ..Default::default()
+        };
+        let listed = s
+            .rest()
+            .list_tags(TagResource::Volume, &params)
+            .await
+            .unwrap();
+        assert_eq!(listed.len(), 3, "2.{minor}: {listed:?}");
+        assert!(
+            listed
+                .iter()
+                .all(|t| t.namespace.as_deref() == Some("pxfa.io")),
+            "2.{minor}"
+        );
+        let asked = s
+            .sim
+            .request_log()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/volumes/tags"))
+            .count();
+        assert_eq!(asked, 1, "2.{minor}");
+    }
+}
