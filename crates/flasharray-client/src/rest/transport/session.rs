@@ -10,7 +10,9 @@
 //!
 //! An access token whose lifetime the array stated (`expires_in`) is renewed once
 //! shortly before it ends ([`refresh_margin`]): the first call that finds it due
-//! leads the exchange while the others keep using the old token, still valid.
+//! leads the exchange while the others keep using the old token, still valid. A
+//! failed renewal fails only the call that led it; the next call tries again while
+//! the old token lasts, and a 401 on it is renewed like any refused session.
 //!
 //! Arrays may end sessions often. Each session has a generation; a call refused with
 //! 401 asks for a session newer than the one it failed on, so however many calls see
