@@ -721,6 +721,29 @@ pub(crate) fn guest_interface_of(vmi: &Value, nad: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_declarative_patch_appends_the_same_disk_as_addvolume() {
+        let d = DiskAttachment {
+            serial: "pxdata0".into(),
+            claim: "t-w00-data0".into(),
+            bus: DiskBus::Virtio,
+        };
+        let ops = template_patch(&d);
+        let body = add_volume_body(&d);
+        assert_eq!(ops[0]["path"], "/spec/template/spec/domain/devices/disks/-");
+        assert_eq!(ops[0]["value"], body["disk"]);
+        assert_eq!(ops[1]["path"], "/spec/template/spec/volumes/-");
+        assert_eq!(ops[1]["value"]["name"], "pxdata0");
+        assert_eq!(
+            ops[1]["value"]["persistentVolumeClaim"]["claimName"],
+            "t-w00-data0"
+        );
+        assert_eq!(
+            ops[1]["value"]["persistentVolumeClaim"]["hotpluggable"],
+            true
+        );
+    }
+
     fn vm(name: &str, created: &str, index: Option<u32>) -> VmInfo {
         VmInfo {
             name: name.into(),
