@@ -267,7 +267,10 @@ mod tests {
         let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
         let doc = serde_json::to_value(&r).unwrap();
         assert!(jsonschema::is_valid(&schema, &doc), "{doc}");
-        assert!(!jsonschema::is_valid(&schema, &serde_json::json!({"kind": "Status"})));
+        assert!(!jsonschema::is_valid(
+            &schema,
+            &serde_json::json!({"kind": "Status"})
+        ));
     }
 
     #[test]
