@@ -94,11 +94,12 @@ async fn at_2_39_the_tags_travel_in_the_create_body() {
     assert!(calls.iter().all(|r| !r.url.path().contains("/tags")));
 }
 
+// At 2.36 (host-group tags came with 2.34, creation tags with 2.39).
 #[tokio::test]
 async fn before_2_39_the_objects_are_tagged_in_a_second_call() {
-    let a = array_at(26).await;
+    let a = array_at(36).await;
     Mock::given(method("POST"))
-        .and(path("/api/2.26/volumes"))
+        .and(path("/api/2.36/volumes"))
         .and(query_param("names", "px-new-0,px-new-1"))
         .and(body_json(json!({"provisioned": 50 * G})))
         .respond_with(ok(fixture("volumes/created.json")))
@@ -106,14 +107,14 @@ async fn before_2_39_the_objects_are_tagged_in_a_second_call() {
         .mount(&a.server)
         .await;
     Mock::given(method("PUT"))
-        .and(path("/api/2.26/volumes/tags/batch"))
+        .and(path("/api/2.36/volumes/tags/batch"))
         .and(query_param("resource_names", "px-new-0,px-new-1"))
         .respond_with(ok(json!({"items": []})))
         .expect(1)
         .mount(&a.server)
         .await;
     Mock::given(method("POST"))
-        .and(path("/api/2.26/host-groups"))
+        .and(path("/api/2.36/host-groups"))
         .and(query_param("names", "hcp-mgmt"))
         .respond_with(ok(
             json!({"items": [fixture("host_groups/list.json")["items"][0]]}),
@@ -122,7 +123,7 @@ async fn before_2_39_the_objects_are_tagged_in_a_second_call() {
         .mount(&a.server)
         .await;
     Mock::given(method("PUT"))
-        .and(path("/api/2.26/host-groups/tags/batch"))
+        .and(path("/api/2.36/host-groups/tags/batch"))
         .and(query_param("resource_names", "hcp-mgmt"))
         .respond_with(ok(json!({"items": []})))
         .expect(1)
@@ -146,10 +147,10 @@ async fn before_2_39_the_objects_are_tagged_in_a_second_call() {
     assert_eq!(
         order,
         [
-            "POST /api/2.26/volumes",
-            "PUT /api/2.26/volumes/tags/batch",
-            "POST /api/2.26/host-groups",
-            "PUT /api/2.26/host-groups/tags/batch",
+            "POST /api/2.36/volumes",
+            "PUT /api/2.36/volumes/tags/batch",
+            "POST /api/2.36/host-groups",
+            "PUT /api/2.36/host-groups/tags/batch",
         ]
     );
     // The old array never sees `tags` in a create body (it would refuse the field).

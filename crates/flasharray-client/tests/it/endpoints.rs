@@ -36,7 +36,6 @@ async fn every_endpoint_with_its_query_and_body() {
     route(&a, "DELETE", "volumes", json!({})).await;
     route(&a, "GET", "volumes/tags", fixture("tags/list.json")).await;
     route(&a, "PUT", "volumes/tags/batch", items("tags/list.json")).await;
-    route(&a, "DELETE", "hosts/tags", json!({})).await;
     route(&a, "GET", "hosts", fixture("hosts/list.json")).await;
     route(&a, "POST", "hosts", items("hosts/list.json")).await;
     route(&a, "PATCH", "hosts", items("hosts/list.json")).await;
@@ -129,6 +128,8 @@ async fn every_endpoint_with_its_query_and_body() {
     )
     .await
     .unwrap();
+    // Host tags came with REST 2.34: at this array's 2.26 the delete has nothing
+    // to remove and sends nothing (#25; the list below has no /hosts/tags).
     c.delete_tags(
         TagResource::Host,
         &["h1".into()],
@@ -241,9 +242,8 @@ async fn every_endpoint_with_its_query_and_body() {
         "POST /volumes?names=tenant-a%3A%3Apx-0,px-1",
         "PATCH /volumes?names=px-1&truncate=true",
         "DELETE /volumes?names=px-1",
-        "GET /volumes/tags?resource_names=px-tenant-a-node0-disk0&namespaces=pxfa.io&resource_destroyed=false&limit=1000",
+        "GET /volumes/tags?resource_names=px-tenant-a-node0-disk0&resource_destroyed=false&namespaces=pxfa.io&limit=1000",
         "PUT /volumes/tags/batch?resource_names=px-tenant-a-node0-disk0",
-        "DELETE /hosts/tags?resource_names=h1&keys=tenant&namespaces=pxfa.io",
         "GET /hosts?limit=1000",
         "POST /hosts?names=hcp-mgmt-worker-01",
         "PATCH /hosts?names=hcp-mgmt-worker-01",
@@ -281,12 +281,12 @@ async fn every_endpoint_with_its_query_and_body() {
         json!([{"key": "tenant", "value": "tenant-a", "namespace": "pxfa.io", "copyable": false,
                 "resource": {"name": "px-tenant-a-node0-disk0"}}])
     );
-    assert_eq!(body(7), json!({"wwns": ["2100F4C7AA002706"]}));
-    assert_eq!(body(8), json!({"host_group": {"name": "hcp-mgmt"}}));
-    assert_eq!(body(16), json!({"lun": 10}));
-    assert_eq!(body(19), json!({"quota_limit": 4398046511104u64}));
-    assert_eq!(body(20), json!({"destroyed": true}));
-    assert!(reqs[24].body.is_empty());
+    assert_eq!(body(6), json!({"wwns": ["2100F4C7AA002706"]}));
+    assert_eq!(body(7), json!({"host_group": {"name": "hcp-mgmt"}}));
+    assert_eq!(body(15), json!({"lun": 10}));
+    assert_eq!(body(18), json!({"quota_limit": 4398046511104u64}));
+    assert_eq!(body(19), json!({"destroyed": true}));
+    assert!(reqs[23].body.is_empty());
 }
 
 #[tokio::test]

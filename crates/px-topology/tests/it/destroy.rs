@@ -34,7 +34,8 @@ async fn scale_in_retains_until_release_flag() {
     let text = p.to_text(false);
     assert!(text.contains("! retain volume t1::t1-w02-data0"), "{text}");
     assert!(text.contains("--release-removed-workers"), "{text}");
-    assert!(text.contains("px/enabled=remove"), "{text}");
+    // #24: the retirement steps are the runbook's decommission (px/enabled=false).
+    assert!(text.contains("px/enabled=false"), "{text}");
     a.reset_stats();
     let r = apply(&a, &fewer, &p, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
