@@ -132,9 +132,9 @@ fn find_use(code: &str) -> Option<(usize, usize)> {
         if let Some(tree) = body.strip_prefix("use ") {
             let start = offset + line.len() - tree.len();
             if let Some(len) = code[start..].find(';')
-                && code[start..start + len].chars().all(|c| {
-                    c.is_ascii_alphanumeric() || c.is_whitespace() || "_:{},*".contains(c)
-                })
+                && code[start..start + len]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c.is_whitespace() || "_:{},*".contains(c))
             {
                 return Some((offset, start + len));
             }
@@ -413,7 +413,10 @@ fn plan_has_no_import_circles() {
         .filter(|c| c.iter().any(|m| m.starts_with(&plan)))
         .map(|c| show(c))
         .collect();
-    assert!(circles.is_empty(), "import circles through plan: {circles:#?}");
+    assert!(
+        circles.is_empty(),
+        "import circles through plan: {circles:#?}"
+    );
 }
 
 #[test]

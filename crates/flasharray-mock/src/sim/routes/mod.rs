@@ -167,6 +167,38 @@ async fn read_body(state: &SimState, body: Incoming) -> Result<Bytes, Fail> {
     read.map_err(|e| bad_request(None, format!("Cannot read the request body: {e}")))
 }
 
+/// The fault a test queued for this request, if any: `Ok(true)` when the write is
+/// to be done and its answer lost, `Err` when the request is answered by the fault.
+fn injected_fault(
+    state: &SimState,
+    is_write: bool,
+    session: Option<&str>,
+    bearer: Option<&str>,
+) -> Result<bool, Fail> {
+    match state.faults.next(is_write) {
+        None => Ok(false),
+        Some(HttpFaultKind::ExpireSession) => {
+            if let Some(token) = session {
+                state.sessions.end(token);
+            }
+            if let Some(token) = bearer {
+                state.api_clients.end(token);
+            }
+            Err(unauthorized("Session expired."))
+        }
+        Some(HttpFaultKind::RateLimit { retry_after }) => Err(rate_limited(
+            retry_after.as_secs(),
+            "API rate limit exceeded",
+        )),
+        Some(HttpFaultKind::Busy) => Err(busy()),
+        Some(HttpFaultKind::Unavailable) => {
+            Err(unavailable("Service unavailable. Please retry later."))
+        }
+        Some(HttpFaultKind::DropWrite) => Err(Fail::Drop),
+        Some(HttpFaultKind::LoseAnswer) => Ok(true),
+    }
+}
+
 /// Answers one request (`Err(Fail::Drop)` closes the connection unanswered).
 pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Reply, Fail> {
     let (parts, body) = req.into_parts();
@@ -255,32 +287,12 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
             Err(refusal) => return Err(unauthorized(refusal.message())),
         },
     };
-    let is_write = parts.method != Method::GET;
-    let mut lose_answer = false;
-    match state.faults.next(is_write) {
-        None => {}
-        Some(HttpFaultKind::ExpireSession) => {
-            if let Some(token) = &session {
-                state.sessions.end(token);
-            }
-            if let Some(token) = &bearer {
-                state.api_clients.end(token);
-            }
-            return Err(unauthorized("Session expired."));
-        }
-        Some(HttpFaultKind::RateLimit { retry_after }) => {
-            return Err(rate_limited(
-                retry_after.as_secs(),
-                "API rate limit exceeded",
-            ));
-        }
-        Some(HttpFaultKind::Busy) => return Err(busy()),
-        Some(HttpFaultKind::Unavailable) => {
-            return Err(unavailable("Service unavailable. Please retry later."));
-        }
-        Some(HttpFaultKind::DropWrite) => return Err(Fail::Drop),
-        Some(HttpFaultKind::LoseAnswer) => lose_answer = true,
-    }
+    let lose_answer = injected_fault(
+        state,
+        parts.method != Method::GET,
+        session.as_deref(),
+        bearer.as_deref(),
+    )?;
 
     let body = read_body(state, body).await?;
     let query = Query::parse(parts.uri.query());
