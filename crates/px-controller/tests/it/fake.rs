@@ -590,6 +590,21 @@ impl World {
 
     /// The fake cluster around `obj` on `array`; readiness waits end after `wait_ms`.
     pub(crate) async fn start_on(obj: Value, array: MockArray, wait_ms: u64) -> World {
+        let pure =
+            json!({"FlashArrays": [{"MgmtEndPoint": "fa1-mgmt.example.net", "APIToken": TOKEN}]})
+                .to_string();
+        Self::start_with(obj, array, wait_ms, &[("pure.json", &pure)], None).await
+    }
+
+    /// As [`World::start_on`], with the array Secret's data and, when given, the
+    /// connector the pool builds clients with (else the one handing out `array`).
+    pub(crate) async fn start_with(
+        obj: Value,
+        array: MockArray,
+        wait_ms: u64,
+        creds: &[(&str, &str)],
+        connector: Option<Box<dyn Connector>>,
+    ) -> World {
         let fake = Fake::start().await;
         let store = Store::default();
         store.put(obj);
@@ -609,17 +624,9 @@ impl World {
             .with_priority(1)
             .mount(server)
             .await;
-        let pure =
-            json!({"FlashArrays": [{"MgmtEndPoint": "fa1-mgmt.example.net", "APIToken": TOKEN}]})
-                .to_string();
         Mock::given(method("GET"))
             .and(path(format!("/api/v1/namespaces/{NS}/secrets/{CREDS}")))
-            .respond_with(ResponseTemplate::new(200).set_body_json(secret(
-                NS,
-                CREDS,
-                &[],
-                &[("pure.json", &pure)],
-            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(secret(NS, CREDS, &[], creds)))
             .with_priority(1)
             .mount(server)
             .await;
@@ -715,13 +722,15 @@ impl World {
             .await;
 
         let built = Arc::new(AtomicUsize::new(0));
-        let connector = MockConnector {
-            array: array.clone(),
-            built: built.clone(),
-        };
+        let connector = connector.unwrap_or_else(|| {
+            Box::new(MockConnector {
+                array: array.clone(),
+                built: built.clone(),
+            })
+        });
         let ctx = px_controller::reconcile::context(
             fake.client().await,
-            ArrayPool::new(Box::new(connector), 4, Arc::new(Metrics::new())),
+            ArrayPool::new(connector, 4, Arc::new(Metrics::new())),
             support::fast_wait(wait_ms),
             Duration::from_secs(60),
             "test-replica",
