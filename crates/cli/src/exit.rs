@@ -96,7 +96,7 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
     }
     if array_errors().any(|e| e.kind() == flasharray::ErrorKind::Unauthorized) {
         return Some(
-            "the array refused the API token: check --api-token-file / PUREFA_API / pure.json, and that the token has not expired",
+            "the array refused the credential: check the API token (--api-token-file / PUREFA_API / pure.json) and that it has not expired, or the API client (--client-id, --key-id, --issuer, --username, the key; enabled on the array)",
         );
     }
     if transport_kind == Some(K::Dns) {

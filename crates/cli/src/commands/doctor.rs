@@ -41,8 +41,10 @@ pub(crate) async fn run(a: &DoctorArgs, g: &GlobalArgs, p: &Printer) -> Result<O
     )
     .await?;
     let target = array_target(g, p)?;
+    // An API client has no token to look for in the clusters: its key never leaves
+    // this host, and its access tokens live minutes.
     let admin_token = match &target {
-        Some(Target::Rest(r)) => Some(r.token.clone()),
+        Some(Target::Rest(r)) if r.api_client.is_none() => Some(r.token.clone()),
         _ => None,
     };
     let mut checks = match target {
