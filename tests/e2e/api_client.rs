@@ -167,6 +167,25 @@ fn apply_with_an_api_client_leaks_nothing_at_vvv() {
         .args(["plan", "--detailed-exitcode", "-f", spec_s])
         .assert()
         .code(0);
+    // And taken down by the API client, leaking nothing either.
+    let out = client_cmd(&sim, &id, &key_id, &key)
+        .args([
+            "-vvv",
+            "destroy",
+            "--allow-endpoint-mismatch",
+            "--yes",
+            "-f",
+            spec_s,
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert!(out.status.success(), "destroy: {stdout}\n{stderr}");
+    assert_no_secret(&sim, "destroy", &out);
+    sim.cmd()
+        .args(["plan", "--detailed-exitcode", "-f", spec_s])
+        .assert()
+        .code(predicates::ord::ne(0));
 }
 
 #[test]
