@@ -50,33 +50,42 @@ pub async fn on_delete(
         OnDelete::Eradicate => true,
     };
     let name = tenant.spec.tenant_name().to_string();
-    let destroyed = converge::destroy(
-        array,
-        &tenant.desired,
-        &DestroyOptions {
-            eradicate,
-            delete_token,
-            ..DestroyOptions::default()
-        },
-        &|_| {},
-    )
-    .await;
-    let report = match destroyed {
-        Ok(r) => r,
-        // Gone already (an earlier attempt destroyed everything, then failed later
-        // on): nothing left to do on the array.
-        Err(converge::DestroyError::NothingSelected { .. }) => DestroyReport::default(),
-        Err(e) => {
-            return Err(Error::new(
-                Reason::ArrayUnreachable,
-                format!("cannot destroy tenant {name}: {e}"),
-            ));
-        }
+    let opts = DestroyOptions {
+        eradicate,
+        delete_token,
+        ..DestroyOptions::default()
     };
+    let report = destroy_tenant(array, tenant, &opts).await.map_err(|e| {
+        Error::new(
+            Reason::ArrayUnreachable,
+            format!("cannot destroy tenant {name}: {e}"),
+        )
+    })?;
     if let Some(f) = report.failed.first() {
         return Err(Error::write_failed(&format!("destroying tenant {name}"), f));
     }
     Ok(Deleted::Destroyed(report))
+}
+
+/// The tenant pipeline's destroy: observe, plan the destroy, carry it out. Nothing
+/// selected means an earlier attempt destroyed everything and then failed later on;
+/// an array that cannot hold the tenant's objects (the realm or tag gate) holds none
+/// of them.
+async fn destroy_tenant(
+    array: &dyn FlashArray,
+    tenant: &Tenant,
+    opts: &DestroyOptions,
+) -> Result<DestroyReport, String> {
+    let observation = match tenant.observe(Site::array(array)).await {
+        Ok(observation) => observation,
+        Err(ObserveError::Realm(e)) if e.is_unsupported() => return Ok(DestroyReport::default()),
+        Err(e) => return Err(e.to_string()),
+    };
+    match observation.plan_destroy(opts) {
+        Ok(planned) => Ok(planned.destroy(opts, &|_| {}).await),
+        Err(converge::DestroyError::NothingSelected { .. }) => Ok(DestroyReport::default()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A dynamic tenant's drives whose claims are bound but that no reconcile tagged
