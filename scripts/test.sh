@@ -69,7 +69,10 @@ fi
 # build lock `cargo test` holds). Their output is printed after, in order.
 cargo build -q -p pxfa --bin pxfa
 cargo build -q -p flasharray-mock --example sim_serve
-python_log="$(mktemp)"
+# The SDK suite and the Ansible suite run beside each other too (each its own venv
+# and simulator on a free port): one after the other they were the step's long pole.
+sdk_log="$(mktemp)"
+ansible_log="$(mktemp)"
 (
   set -e
   export PXFA_PREBUILT=1
@@ -79,20 +82,27 @@ python_log="$(mktemp)"
   echo "    ($((SECONDS - s))s)"; s=$SECONDS
   echo "==> pxfa and Pure's SDK make the same end state (bench smoke: 3 workers, 1 ms)"
   bash scripts/bench-sdk.sh --smoke
-  echo "    ($((SECONDS - s))s)"; s=$SECONDS
+  echo "    ($((SECONDS - s))s)"
+) >"$sdk_log" 2>&1 &
+sdk_pid=$!
+(
+  set -e
+  export PXFA_PREBUILT=1
+  s=$SECONDS
   echo "==> Pure's Ansible collection (purestorage.flasharray) against the simulator"
   bash tests/ansible_compat/run.sh
   echo "    ($((SECONDS - s))s)"
-) >"$python_log" 2>&1 &
-python_pid=$!
+) >"$ansible_log" 2>&1 &
+ansible_pid=$!
 rust_ok=0
 cargo test --workspace || rust_ok=$?
 python_ok=0
-wait "$python_pid" || python_ok=$?
+wait "$sdk_pid" || python_ok=$?
+wait "$ansible_pid" || python_ok=$?
 
 step "Pure's SDK, the SDK bench smoke and Pure's Ansible collection (ran beside the Rust tests)"
-sed 's/^/  | /' "$python_log"
-rm -f "$python_log"
+sed 's/^/  | /' "$sdk_log" "$ansible_log"
+rm -f "$sdk_log" "$ansible_log"
 if [[ $rust_ok -ne 0 ]]; then
   echo "error: cargo test --workspace failed" >&2
   exit "$rust_ok"
