@@ -16,8 +16,10 @@ use crate::params::{ListParams, TagParams, TagResource};
 use crate::rest::RestArray;
 use crate::rest::paging::Pager;
 use crate::rest::query::Query;
-use crate::rest::reconcile::{Verdict, has_tags, json, require, same_opt, strings};
+use crate::rest::reconcile::{Verdict, has_tags, json, require, strings};
+// What a volume is called and shows after a patch: one rule, settle's.
 use crate::rest::session::ApiVersion;
+use crate::settle::{volume_matches as matches, volume_name_after as name_after};
 
 /// `GET /volumes`.
 pub(super) async fn list(array: &RestArray, params: &ListParams) -> Result<Vec<Volume>> {
@@ -216,38 +218,6 @@ pub(super) async fn eradicate(array: &RestArray, names: &[VolumeName]) -> Result
 /// `""` in a move means "out of any pod/group".
 pub(super) fn target_ref(r: &NameRef) -> Option<&str> {
     r.name.as_deref().filter(|s| !s.is_empty())
-}
-
-/// The name a volume has after `patch` (renames and moves change it).
-fn name_after(original: &str, patch: &VolumePatch) -> String {
-    let base = patch.name.as_deref().unwrap_or(original);
-    let short = base.rsplit("::").next().unwrap_or(base);
-    let pod_now = original.split_once("::").map(|(p, _)| p);
-    let pod = match &patch.pod {
-        Some(r) => target_ref(r),
-        None => match base.split_once("::") {
-            Some((p, _)) => Some(p),
-            None => pod_now,
-        },
-    };
-    match pod {
-        Some(p) => format!("{p}::{short}"),
-        None => short.to_string(),
-    }
-}
-
-fn matches(v: &Volume, patch: &VolumePatch) -> bool {
-    patch.provisioned.is_none_or(|p| p == v.provisioned)
-        && patch.destroyed.is_none_or(|d| d == v.destroyed)
-        && patch
-            .pod
-            .as_ref()
-            .is_none_or(|r| same_opt(target_ref(r), v.pod.name.as_deref()))
-        && patch.qos.as_ref().is_none_or(|q| {
-            q.bandwidth_limit
-                .is_none_or(|b| v.qos.bandwidth_limit == Some(b))
-                && q.iops_limit.is_none_or(|i| v.qos.iops_limit == Some(i))
-        })
 }
 
 #[cfg(test)]

@@ -55,6 +55,8 @@ use crate::error::Error;
 
 mod links;
 mod named;
+#[cfg(feature = "rest")]
+pub(crate) use named::{volume_matches, volume_name_after};
 mod tenancy;
 
 #[cfg(feature = "rest")]

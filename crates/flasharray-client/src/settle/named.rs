@@ -425,7 +425,7 @@ pub(crate) fn same_opt(a: Option<&str>, b: Option<&str>) -> bool {
 }
 
 /// The name a volume has after `patch` (renames and moves change it).
-fn volume_name_after(original: &str, patch: &VolumePatch) -> String {
+pub(crate) fn volume_name_after(original: &str, patch: &VolumePatch) -> String {
     let base = patch.name.as_deref().unwrap_or(original);
     let short = base.rsplit("::").next().unwrap_or(base);
     let pod_now = original.split_once("::").map(|(p, _)| p);
@@ -442,7 +442,8 @@ fn volume_name_after(original: &str, patch: &VolumePatch) -> String {
     }
 }
 
-fn volume_matches(v: &Volume, patch: &VolumePatch) -> bool {
+/// The volume shows every field `patch` sets.
+pub(crate) fn volume_matches(v: &Volume, patch: &VolumePatch) -> bool {
     patch.provisioned.is_none_or(|p| p == v.provisioned)
         && patch.destroyed.is_none_or(|d| d == v.destroyed)
         && patch
