@@ -42,13 +42,15 @@ pub(super) struct Seen {
     pods: BTreeMap<String, Pod>,
     hosts: Vec<Host>,
     connections: Vec<Connection>,
+    /// The realms gone tenants' pods live in.
+    realms: Vec<super::realm::RealmSeen>,
     pub(super) safe_mode: SafeMode,
 }
 
 /// The names of `kind` pxfa made, with the tenant their tags name (`None`: a
 /// shared object, named as the index keys it). Tenant objects come through the
 /// ownership rule's `owned_by`, spelled as the array spells them.
-fn marked(tags: &TagIndex, kind: TagResource) -> Vec<(String, Option<String>)> {
+pub(super) fn marked(tags: &TagIndex, kind: TagResource) -> Vec<(String, Option<String>)> {
     let mut tenants = BTreeSet::new();
     let mut out = Vec::new();
     for key in tags.of(kind).keys() {
@@ -70,8 +72,8 @@ fn marked(tags: &TagIndex, kind: TagResource) -> Vec<(String, Option<String>)> {
     out
 }
 
-/// Reads what the rules need.
-pub(super) async fn read(array: &dyn FlashArray) -> flasharray::Result<Seen> {
+/// Reads what the rules need (`known`: whose realms to read).
+pub(super) async fn read(array: &dyn FlashArray, known: &Known) -> flasharray::Result<Seen> {
     let mut tags = TagIndex::default();
     for kind in [
         TagResource::Volume,
@@ -90,6 +92,7 @@ pub(super) async fn read(array: &dyn FlashArray) -> flasharray::Result<Seen> {
     )
     .await?;
     let connections = list_connections_of(array, &[], &names(TagResource::Host), &[]).await?;
+    let realms = super::realm::read(array, &tags, known).await?;
     let cfg = &info.eradication_config;
     let safe_mode = SafeMode {
         enabled: cfg
@@ -110,6 +113,7 @@ pub(super) async fn read(array: &dyn FlashArray) -> flasharray::Result<Seen> {
             .collect(),
         hosts,
         connections,
+        realms,
         safe_mode,
     })
 }
@@ -140,9 +144,10 @@ fn label(kind: TagResource) -> &'static str {
     }
 }
 
-/// pxfa's destroyed volumes and pods: they wait for the array's eradication.
-pub(super) fn pending(seen: &Seen) -> Vec<super::PendingEradication> {
-    let mut out = Vec::new();
+/// pxfa's destroyed volumes and pods, and gone tenants' destroyed realms: they
+/// wait for the array's eradication.
+pub(super) fn pending(seen: &Seen, known: &Known) -> Vec<super::PendingEradication> {
+    let mut out = super::realm::pending(&seen.realms, &seen.tags, known);
     for kind in [TagResource::Pod, TagResource::Volume] {
         for (name, tenant) in marked(&seen.tags, kind) {
             if let Some(time_remaining_ms) = destroyed(seen, kind, &name) {
@@ -165,6 +170,7 @@ pub(super) fn find(
     not_checked: &mut Vec<NotChecked>,
 ) -> Vec<Orphan> {
     let mut out = gone_tenants(seen, known);
+    out.extend(super::realm::find(&seen.realms, &seen.tags, known));
     if let Some(f) = facts {
         out.extend(unbound_drives(seen, known, f));
     }
@@ -371,11 +377,32 @@ pub(super) async fn cleanup(array: &dyn FlashArray, orphans: &[Orphan]) -> Clean
             gone.entry(tenant.as_str()).or_default().push(o);
         }
     }
+    let mut failed = BTreeSet::new();
     for (tenant, objects) in gone {
         let r = destroy_tenant(array, tenant, &mut out.pending_eradication).await;
+        if r.is_err() {
+            failed.insert(tenant);
+        }
         for o in objects {
             out.items.push(item(&o.object, r.clone()));
         }
+    }
+    // A gone tenant's realm after its pods (the array refuses a realm with a live pod).
+    for o in orphans {
+        let Target::Realm { name, tenant } = &o.cleanup else {
+            continue;
+        };
+        let r = if failed.contains(tenant.as_str()) {
+            Err(format!(
+                "kept: tenant {tenant}'s destroy failed, its pods may be live"
+            ))
+        } else {
+            super::realm::destroy(array, name).await
+        };
+        if r.is_ok() {
+            out.pending_eradication.push(o.object.clone());
+        }
+        out.items.push(item(&o.object, r));
     }
     for o in orphans {
         let r = match &o.cleanup {

@@ -9,14 +9,18 @@
 //! are in `array`, the cluster rules in `cluster` (pure, over the [`ClusterFacts`]
 //! px-cluster reads through the [`ClusterReader`] seam).
 //!
-//! [`scan`] only reads. [`cleanup`] soft-destroys array volumes and pods (never
-//! eradicates: destroyed objects stay recoverable for the eradication delay, longer
-//! under SafeMode), deletes hosts (they hold no data) after disconnecting them, and
+//! A gone tenant's realm (realms carry no tags) is one when every pod in it is
+//! tagged for that tenant (`realm`).
+//!
+//! [`scan`] only reads. [`cleanup`] soft-destroys array volumes, pods and a gone
+//! tenant's realm (never eradicates: destroyed objects stay recoverable for the
+//! eradication delay, longer under SafeMode), deletes hosts (they hold no data) after disconnecting them, and
 //! deletes the Kubernetes leftovers. Destroyed objects pending eradication are no
 //! orphans: they are listed apart, so a scan after a cleanup is empty.
 
 mod array;
 mod cluster;
+mod realm;
 #[cfg(test)]
 mod tests;
 
@@ -113,6 +117,14 @@ pub enum Target {
     Host {
         /// The host.
         name: String,
+    },
+    /// A gone tenant's realm: soft-destroyed after the tenant's pods (see
+    /// `realm`: the array refuses a realm that holds a live pod).
+    Realm {
+        /// The realm.
+        name: String,
+        /// The gone tenant whose pods it holds.
+        tenant: String,
     },
     /// A private connection of a volume to a host.
     Connection {
@@ -314,7 +326,7 @@ pub async fn scan(
         Some(c) => Some(c.facts().await.map_err(ScanError::Cluster)?),
         None => None,
     };
-    let seen = array::read(array).await?;
+    let seen = array::read(array, known).await?;
     let mut not_checked = Vec::new();
     let mut orphans = array::find(&seen, known, facts.as_ref(), &mut not_checked);
     match &facts {
@@ -347,7 +359,7 @@ pub async fn scan(
             .collect(),
         not_checked,
         orphans,
-        pending_eradication: array::pending(&seen),
+        pending_eradication: array::pending(&seen, known),
         safe_mode: seen.safe_mode.clone(),
     })
 }

@@ -367,3 +367,117 @@ async fn without_a_cluster_the_array_kinds_only_and_a_tenant_given_is_kept() {
     assert!(r.checked == vec![OrphanKind::TenantGone], "{:?}", r.checked);
     w.close().await;
 }
+
+/// A gone realm tenant (cloud-drive-realm applied, then given no spec): its pod is
+/// a tenant-gone orphan and so is its realm, which holds only that pod; a realm
+/// holding an untagged pod beside a gone tenant's is never listed. The scan writes
+/// nothing; the cleanup soft-destroys the pod, then the realm (the array refuses a
+/// realm with a live pod, and the realm with the untagged pod stays live); a
+/// second scan is empty and lists the realm as pending eradication.
+#[tokio::test]
+async fn a_gone_tenants_realm_is_found_and_soft_destroyed_after_its_pod() {
+    use flasharray::models::{PodPost, RealmPatch, RealmPost};
+    use flasharray::{ListParams, PodName, RealmName};
+    const REALM: &str = "tenant-cdr-realm";
+    for over_rest in [false, true] {
+        let w = world(Seed::Empty, over_rest).await;
+        apply_step(
+            &w,
+            &crate::support::example("cloud-drive-realm"),
+            PlanOptions::default(),
+        )
+        .await;
+        let a = w.array();
+        // Another realm: a pod tagged for the same gone tenant beside one nobody tagged.
+        let mixed = RealmName::new("mixed-realm").unwrap();
+        a.create_realms(std::slice::from_ref(&mixed), &RealmPost::default())
+            .await
+            .unwrap();
+        let (tagged, untagged) = (
+            PodName::new("mixed-realm::cdr-extra").unwrap(),
+            PodName::new("mixed-realm::someone-else").unwrap(),
+        );
+        a.create_pods(&[tagged.clone(), untagged], &PodPost::default())
+            .await
+            .unwrap();
+        let tags: Vec<Tag> = [("managed-by", "pxfa"), ("tenant", "tenant-cdr")]
+            .iter()
+            .map(|(k, v)| Tag::new(tagged.as_str(), "pxfa.io", *k, *v))
+            .collect();
+        a.set_tags(TagResource::Pod, &tags).await.unwrap();
+        // The array's rule: a realm holding a live pod is not destroyed.
+        let refused = a
+            .patch_realms(
+                std::slice::from_ref(&mixed),
+                &RealmPatch::default().with_destroyed(true),
+                false,
+            )
+            .await;
+        assert!(refused.is_err(), "{}: {refused:?}", w.name);
+
+        w.mock.reset_stats();
+        let r = scan(a, None, &Known::default()).await.unwrap();
+        assert_eq!(
+            w.mock.stats().writes,
+            0,
+            "{}: a scan writes nothing",
+            w.name
+        );
+        let objects: BTreeSet<&str> = r.orphans.iter().map(|o| o.object.as_str()).collect();
+        assert!(
+            objects.contains(format!("realm {REALM}").as_str()),
+            "{objects:?}"
+        );
+        assert!(
+            objects.contains("pod tenant-cdr-realm::tenant-cdr"),
+            "{objects:?}"
+        );
+        assert!(
+            objects.contains("pod mixed-realm::cdr-extra"),
+            "{objects:?}"
+        );
+        assert!(
+            !objects
+                .iter()
+                .any(|o| o.contains("mixed-realm") && o.starts_with("realm")),
+            "{}: a realm holding an untagged pod is not pxfa's: {objects:?}",
+            w.name
+        );
+        let realm = r
+            .orphans
+            .iter()
+            .find(|o| o.object == format!("realm {REALM}"))
+            .unwrap();
+        assert_eq!(realm.kind, OrphanKind::TenantGone);
+        assert!(
+            realm.evidence.contains("tenant=tenant-cdr"),
+            "{}",
+            realm.evidence
+        );
+
+        let done = cleanup(a, None, &r).await;
+        assert!(done.is_success(), "{}: {done:#?}", w.name);
+        let realms = a.list_realms(&ListParams::all()).await.unwrap();
+        let state = |n: &str| realms.iter().find(|r| r.name == n).map(|r| r.destroyed);
+        assert_eq!(
+            state(REALM),
+            Some(true),
+            "{}: soft-destroyed, recoverable",
+            w.name
+        );
+        assert_eq!(state("mixed-realm"), Some(false), "{}: kept", w.name);
+
+        let again = scan(a, None, &Known::default()).await.unwrap();
+        assert!(again.is_empty(), "{}: {:#?}", w.name, again.orphans);
+        assert!(
+            again
+                .pending_eradication
+                .iter()
+                .any(|p| p.object == format!("realm {REALM}")),
+            "{}: {:?}",
+            w.name,
+            again.pending_eradication
+        );
+        w.close().await;
+    }
+}
