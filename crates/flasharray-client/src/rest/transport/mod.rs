@@ -42,6 +42,9 @@ pub(crate) struct Transport {
     credential: Credential,
     pub(crate) pinned: Option<ApiVersion>,
     pub(crate) retry: RetryConfig,
+    /// Items a listing asks for per request when its call sets no page size
+    /// ([`crate::rest::RestArrayBuilder::page_size`]).
+    pub(crate) page_size: u32,
     state: std::sync::Mutex<SessionState>,
 }
 
@@ -198,6 +201,7 @@ impl Transport {
             credential,
             pinned,
             retry,
+            page_size: paging::DEFAULT_PAGE_SIZE,
             state: std::sync::Mutex::new(SessionState::default()),
         }
     }

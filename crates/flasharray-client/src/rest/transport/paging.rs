@@ -1,11 +1,11 @@
 //! Following list answers page by page.
 //!
-//! Each request asks for `limit` = the page size ([`DEFAULT_PAGE_SIZE`] unless
-//! [`ListParams::page_size`] says otherwise). The next page is requested with the
-//! answer's `continuation_token`; arrays give no token when `sort` is set, and then,
-//! like Pure's SDK, the next page is asked for by `offset` as long as
-//! `more_items_remaining` is true. A token the array repeats is an error instead of an
-//! endless loop.
+//! Each request asks for `limit` = the page size ([`ListParams::page_size`], else the
+//! client's [`crate::rest::RestArrayBuilder::page_size`], else [`DEFAULT_PAGE_SIZE`]).
+//! The next page is requested with the answer's `continuation_token`; arrays give
+//! no token when `sort` is set, and then, like Pure's SDK, the next page is asked
+//! for by `offset` as long as `more_items_remaining` is true. A token the array
+//! repeats is an error instead of an endless loop.
 
 use futures_util::stream::{self, BoxStream, StreamExt};
 use reqwest::Method;
@@ -33,7 +33,8 @@ enum Next {
 pub(crate) struct Pager {
     path: String,
     query: Query,
-    page_size: u32,
+    /// `None`: the client's page size.
+    page_size: Option<u32>,
     remaining: Option<usize>,
     seen: u64,
     next: Next,
@@ -46,7 +47,7 @@ impl Pager {
         Pager {
             path: path.into(),
             query,
-            page_size: page_size.filter(|n| *n > 0).unwrap_or(DEFAULT_PAGE_SIZE),
+            page_size: page_size.filter(|n| *n > 0),
             remaining: None,
             seen: 0,
             next: Next::Start,
@@ -89,9 +90,10 @@ impl Transport {
         if pager.done() {
             return Ok(None);
         }
+        let page_size = u64::from(pager.page_size.unwrap_or(self.page_size));
         let limit = match pager.remaining {
-            Some(r) => (r as u64).min(u64::from(pager.page_size)),
-            None => u64::from(pager.page_size),
+            Some(r) => (r as u64).min(page_size),
+            None => page_size,
         };
         let mut query = pager.query.clone().number("limit", limit);
         let previous_token = match &pager.next {
