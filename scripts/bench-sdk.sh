@@ -37,7 +37,7 @@ flags=()
 # PXFA_PREBUILT: scripts/test.sh built the debug binaries already (see there).
 if [[ -z "${PXFA_PREBUILT:-}" || "$profile" == release ]]; then
     cargo build -q "${flags[@]}" -p pxfa --bin pxfa
-    cargo build -q "${flags[@]}" -p flasharray-mock --example sim_serve
+    cargo build -q "${flags[@]}" -p flasharray-sim --example sim_serve
 fi
 target="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
 

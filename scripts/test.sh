@@ -29,20 +29,25 @@ cargo clippy --workspace --all-targets -- -D warnings
 
 # Each crate alone: a missing feature fails at compile time, so checking is enough;
 # the tests themselves run once, below.
-for crate in flasharray flasharray-mock px-topology px-cluster pxfa; do
+for crate in flasharray flasharray-mock flasharray-sim px-topology px-cluster pxfa; do
   step "cargo check -p $crate --all-targets (on its own)"
   cargo check -q -p "$crate" --all-targets
 done
 
-step "network-free core: flasharray and flasharray-mock without default features"
+step "network-free core: flasharray without default features, and flasharray-mock"
 cargo check -q -p flasharray --no-default-features
-cargo check -q -p flasharray-mock --no-default-features
+cargo check -q -p flasharray-mock
 for crate in px-topology flasharray-mock; do
   if cargo tree -q -p "$crate" -e normal --no-default-features | grep -Eq '^[^a-z]*(reqwest|hyper-rustls) '; then
     echo "error: $crate pulls in the HTTP client stack as a normal dependency" >&2
     exit 1
   fi
 done
+# The HTTPS simulator is flasharray-sim; the in-memory array has no HTTP or TLS server.
+if cargo tree -q -p flasharray-mock -e normal | grep -Eq '^[^a-z]*(hyper|axum|rustls|tokio-rustls|rcgen) '; then
+  echo "error: flasharray-mock pulls in an HTTP or TLS stack (the simulator belongs in flasharray-sim)" >&2
+  exit 1
+fi
 
 step "one crypto provider (ring): aws-lc is not built"
 if cargo tree -q --workspace -e normal -i aws-lc-sys >/dev/null 2>&1; then
@@ -68,7 +73,7 @@ fi
 # against binaries built first (PXFA_PREBUILT tells them not to call cargo, whose
 # build lock `cargo test` holds). Their output is printed after, in order.
 cargo build -q -p pxfa --bin pxfa
-cargo build -q -p flasharray-mock --example sim_serve
+cargo build -q -p flasharray-sim --example sim_serve
 # The SDK suite and the Ansible suite run beside each other too (each its own venv
 # and simulator on a free port): one after the other they were the step's long pole.
 sdk_log="$(mktemp)"

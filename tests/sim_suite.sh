@@ -29,7 +29,7 @@ sim_suite_start() {
 
     # scripts/test.sh builds it before running the suites beside `cargo test`, whose
     # build lock a second cargo would wait for.
-    [[ -n "${PXFA_PREBUILT:-}" ]] || cargo build -q -p flasharray-mock --example sim_serve
+    [[ -n "${PXFA_PREBUILT:-}" ]] || cargo build -q -p flasharray-sim --example sim_serve
     bin="$(cargo metadata --format-version 1 --no-deps | "$venv/bin/python" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/sim_serve"
 
     work="$(mktemp -d)"

@@ -80,7 +80,7 @@ class Sim:
 
 
 def depth(requests):
-    """Dependent rounds in a request log (as flasharray_mock::sim::critical_path_depth)."""
+    """Dependent rounds in a request log (as flasharray_sim::critical_path_depth)."""
     ordered = sorted(requests, key=lambda r: r["start_ms"])
     depths = []
     for i, r in enumerate(ordered):

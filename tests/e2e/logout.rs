@@ -8,7 +8,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{RequestRecord, RunningSim, SimConfig, Simulator};
+use flasharray_sim::{RequestRecord, RunningSim, SimConfig, Simulator};
 
 use crate::harness::{direct_access_spec, pxfa};
 

@@ -4,7 +4,7 @@
 //! the realm tenant applies and re-plans with no changes.
 
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
+use flasharray_sim::{RunningSim, SimConfig, Simulator};
 
 use crate::harness::{example, pxfa};
 

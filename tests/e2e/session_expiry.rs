@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use flasharray::RestArray;
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{SimConfig, Simulator};
+use flasharray_sim::{SimConfig, Simulator};
 use px_topology::Tenant;
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::plan::{PlanOptions, observe, plan};

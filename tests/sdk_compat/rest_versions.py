@@ -10,7 +10,7 @@ model's fields at that version).
 
 prints, for the endpoints, models and operations the simulator serves, the first
 minor version that has each; test_versions.py checks the simulator's tables
-(crates/flasharray-mock/src/sim/versions.rs) against it.
+(crates/flasharray-sim/src/versions.rs) against it.
 """
 
 import importlib

@@ -2,7 +2,7 @@
 (run.sh runs this suite at the newest version, 2.36 and 2.26): it advertises
 REST 1.x and 2.0 to that version, serves each endpoint, model field, query
 parameter and request-body field only from the version that introduced it, and its
-tables of those versions (crates/flasharray-mock/src/sim/versions.rs) are the ones
+tables of those versions (crates/flasharray-sim/src/versions.rs) are the ones
 Pure's SDK gives."""
 
 import json
@@ -18,7 +18,7 @@ import rest_versions
 from conftest import REST_VERSION, TOP_REST_VERSION, minor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TABLE = os.path.join(HERE, "..", "..", "crates", "flasharray-mock", "src", "sim", "versions.rs")
+TABLE = os.path.join(HERE, "..", "..", "crates", "flasharray-sim", "src", "versions.rs")
 
 
 def _get(target, path, headers=None):

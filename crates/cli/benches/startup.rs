@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{SimConfig, Simulator};
+use flasharray_sim::{SimConfig, Simulator};
 
 const RUNS: usize = 11;
 const TOKEN: &str = "startup-bench-token-9d2e";

@@ -87,7 +87,7 @@ fn init_tracing(global: &args::GlobalArgs, color: bool, json: bool) {
         (false, _) => "trace",
     };
     let filter = format!(
-        "warn,pxfa={ours},flasharray={ours},flasharray_mock={ours},px_topology={ours},px_cluster={ours},px_controller={ours}"
+        "warn,pxfa={ours},flasharray={ours},flasharray_mock={ours},flasharray_sim={ours},px_topology={ours},px_cluster={ours},px_controller={ours}"
     );
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -40,7 +40,7 @@
 //! # let mock = flasharray_mock::MockArray::new();
 //! # let names = ["px-data-01", "px-data-02", "esx-ds01"].map(|n| VolumeName::new(n).unwrap());
 //! # mock.create_volumes(&names, &VolumePost::default().with_provisioned(1 << 40)).await?;
-//! # let sim = flasharray_mock::sim::Simulator::start(mock, flasharray_mock::sim::SimConfig::new(secret.into())).await?;
+//! # let sim = flasharray_sim::Simulator::start(mock, flasharray_sim::SimConfig::new(secret.into())).await?;
 //! # let (address, ca_pem) = (sim.url(), sim.cert_pem().as_bytes().to_vec());
 //! // The token comes from a file or the environment, never from argv or source.
 //! # let token = secret.to_string();

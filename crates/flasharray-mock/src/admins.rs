@@ -8,7 +8,7 @@ use crate::MockArray;
 use crate::state::bad;
 
 /// The admin that every array has and that cannot be deleted.
-pub(crate) const BUILTIN_ADMIN: &str = "pureuser";
+pub const BUILTIN_ADMIN: &str = "pureuser";
 
 /// Admin names: 1-32 letters, digits, `-`, `_` and `.`, starting with a letter or
 /// digit (Purity's rule for local users).
@@ -25,7 +25,7 @@ fn valid_admin_name(name: &str) -> bool {
 
 impl MockArray {
     /// Every local admin's name, the built-in one first.
-    pub(crate) fn admin_names(&self) -> Vec<String> {
+    pub fn admin_names(&self) -> Vec<String> {
         let state = self.lock();
         let mut names = vec![BUILTIN_ADMIN.to_string()];
         names.extend(
@@ -39,7 +39,7 @@ impl MockArray {
     }
 
     /// Creates a local admin; an existing name is refused.
-    pub(crate) fn create_admin(&self, name: &str) -> Result<()> {
+    pub fn create_admin(&self, name: &str) -> Result<()> {
         if !valid_admin_name(name) {
             return Err(bad(name, "Invalid admin name."));
         }
@@ -54,7 +54,7 @@ impl MockArray {
     }
 
     /// Deletes a local admin and its API token; `pureuser` cannot be deleted.
-    pub(crate) fn delete_admin(&self, name: &str) -> Result<()> {
+    pub fn delete_admin(&self, name: &str) -> Result<()> {
         let key = name.to_ascii_lowercase();
         if key == BUILTIN_ADMIN {
             return Err(bad(name, "The built-in admin cannot be deleted."));

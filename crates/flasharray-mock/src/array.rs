@@ -33,11 +33,11 @@ pub struct MockArray {
     caller: Option<Arc<str>>,
 }
 
-#[cfg(feature = "sim")]
 tokio::task_local! {
     /// The admin of the simulator session a request runs for; set by the simulator
-    /// around each request so that the one shared `MockArray` knows who is calling.
-    pub(crate) static SIM_CALLER: Arc<str>;
+    /// around each request ([`MockArray::calling_as`]) so that the one shared
+    /// `MockArray` knows who is calling.
+    static SESSION_CALLER: Arc<str>;
 }
 
 struct Inner {
@@ -133,7 +133,6 @@ impl MockArray {
     /// Counts a write made outside the trait (the simulator's admin and array
     /// settings calls), after it was applied, so that [`MockArray::generation`]
     /// (and the simulator's state file) sees it.
-    #[cfg(feature = "sim")]
     pub(crate) fn changed(&self) {
         self.inner.generation.fetch_add(1, Ordering::SeqCst);
     }
@@ -187,12 +186,19 @@ impl MockArray {
 
     /// Whether the caller may act on the whole array (no realm-scoped view); an
     /// unknown admin may not.
-    #[cfg(feature = "sim")]
-    pub(crate) fn caller_is_array_wide(&self) -> bool {
+    pub fn caller_is_array_wide(&self) -> bool {
         match self.caller() {
             None => true,
             Some(admin) => matches!(self.lock().scope_of(&admin), Ok(Scope::Array)),
         }
+    }
+
+    /// Runs `f` with `admin` as the caller of every view without an admin of its own
+    /// ([`MockArray::scoped`] views keep theirs): the simulator runs each request
+    /// of a session this way, so that the one shared array it serves applies the
+    /// session admin's realm scope.
+    pub async fn calling_as<F: std::future::Future>(admin: &str, f: F) -> F::Output {
+        SESSION_CALLER.scope(Arc::from(admin), f).await
     }
 
     /// Who is calling: the scoped view's admin, else the simulator session's.
@@ -200,8 +206,7 @@ impl MockArray {
         if let Some(c) = &self.caller {
             return Some(Arc::clone(c));
         }
-        #[cfg(feature = "sim")]
-        if let Ok(c) = SIM_CALLER.try_with(Arc::clone) {
+        if let Ok(c) = SESSION_CALLER.try_with(Arc::clone) {
             return Some(c);
         }
         None

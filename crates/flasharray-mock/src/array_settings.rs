@@ -14,13 +14,13 @@ pub(crate) const ERADICATION_DELAY_RANGE_MS: std::ops::RangeInclusive<u64> =
 
 /// What one `PATCH /arrays` changes; `None` leaves a setting as it is.
 #[derive(Debug, Default)]
-pub(crate) struct ArraySettings {
+pub struct ArraySettings {
     /// The new array name.
-    pub(crate) name: Option<String>,
+    pub name: Option<String>,
     /// The new eradication delay in force (`enabled_delay`), ms.
-    pub(crate) eradication_delay_ms: Option<u64>,
+    pub eradication_delay_ms: Option<u64>,
     /// The new `disabled_delay` (the delay under SafeMode), ms.
-    pub(crate) disabled_delay_ms: Option<u64>,
+    pub disabled_delay_ms: Option<u64>,
 }
 
 /// Array names: 1-56 letters, digits and `-`, starting with a letter or digit and
@@ -40,14 +40,14 @@ impl MockArray {
     /// directly rather than through `get_array`, whose space totals walk every
     /// volume and whose call counts and injected latency belong to the client's
     /// own calls.
-    pub(crate) fn identity(&self) -> (String, String) {
+    pub fn identity(&self) -> (String, String) {
         let state = self.lock();
         (state.array.id.clone(), state.array.name.clone())
     }
 
     /// The eradication delays, ms: (`enabled_delay`, the one in force;
     /// `disabled_delay`, the one under SafeMode).
-    pub(crate) fn eradication_delays(&self) -> (u64, u64) {
+    pub fn eradication_delays(&self) -> (u64, u64) {
         let state = self.lock();
         let enabled = state.array.eradication_delay_ms;
         (
@@ -58,7 +58,7 @@ impl MockArray {
 
     /// Applies `settings` after checking all of them, so a refused patch changes
     /// nothing.
-    pub(crate) fn patch_array_settings(&self, settings: &ArraySettings) -> Result<()> {
+    pub fn patch_array_settings(&self, settings: &ArraySettings) -> Result<()> {
         if let Some(name) = &settings.name
             && !valid_array_name(name)
         {

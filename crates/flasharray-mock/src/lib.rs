@@ -1,5 +1,4 @@
-//! An in-memory FlashArray with the real array's rules, fault injection, and an
-//! HTTPS simulator of the REST 2.x API.
+//! An in-memory FlashArray with the real array's rules and fault injection.
 //!
 //! [`MockArray`] implements [`flasharray::FlashArray`], so code written against the
 //! trait runs unchanged against it. It behaves like an array, not a dictionary:
@@ -9,8 +8,8 @@
 //! [`Faults`] injects latency, 429/500/503 answers, lost answers, dropped writes and
 //! SafeMode; [`CallStats`] counts round trips per [`Op`].
 //!
-//! Features: `sim` (default) adds the HTTPS simulator (module `sim`); without it the
-//! crate has no HTTP or TLS stack. `testing` adds the conformance checks
+//! The crate has no HTTP or TLS stack: the HTTPS simulator that serves a [`MockArray`]
+//! is the `flasharray-sim` crate. Feature `testing` adds the conformance checks
 //! (`conformance`) that hold any `FlashArray` to the rules below.
 //!
 //! Choices where the real array's behaviour is unconfirmed (tagged `[L]` in the reference),
@@ -69,11 +68,9 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
-// The simulator's `/admins` and `PATCH /arrays`; the in-memory API has no use for them.
-#[cfg(feature = "sim")]
+// Local admins and array-wide settings: the simulator's `/admins` and `PATCH /arrays`.
 mod admins;
 mod array;
-#[cfg(feature = "sim")]
 mod array_settings;
 mod builder;
 mod clock;
@@ -97,10 +94,9 @@ mod tag;
 mod token;
 mod volume;
 
-#[cfg(feature = "sim")]
-pub mod sim;
-
+pub use admins::BUILTIN_ADMIN;
 pub use array::MockArray;
+pub use array_settings::ArraySettings;
 pub use builder::{DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArrayBuilder};
 pub use clock::MockClock;
 pub use connection::{MAX_LUN, SHARED_LUN_START};

@@ -49,7 +49,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
+use flasharray_sim::{RunningSim, SimConfig, Simulator};
 use futures_util::StreamExt;
 use kube::api::{Api, DynamicObject, ListParams};
 use px_controller::reconcile::{context, tenant_storage_resource};

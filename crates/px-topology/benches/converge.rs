@@ -26,7 +26,7 @@ use flasharray::RestArray;
 use flasharray::models::{HostPost, PodPost, Tag, VolumePost};
 use flasharray::{FlashArray, ListParams, Size, TagResource};
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
+use flasharray_sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::desired::{DesiredState, TAG_NAMESPACE};
 use px_topology::plan::{PlanOptions, observe, plan};

@@ -159,7 +159,7 @@ pub(crate) struct GlobalArgs {
     /// newest REST version is 2.N (2.0 to 2.39), so that what that version lacks is
     /// refused as on such an array (realms before 2.36). Default: every feature.
     #[arg(long, global = true, value_name = "2.N", help_heading = "Array",
-          value_parser = flasharray_mock::sim::parse_rest_version)]
+          value_parser = flasharray_sim::parse_rest_version)]
     pub(crate) rest_version: Option<u32>,
 
     /// With `--array sim`: delay every call to the embedded array (tests of Ctrl-C).

@@ -6,7 +6,7 @@
 
 use anyhow::{Context, Result};
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{SimConfig, Simulator, parse_faults};
+use flasharray_sim::{SimConfig, Simulator, parse_faults};
 use secrecy::SecretString;
 
 use crate::args::{GlobalArgs, OutputFormat, SimServeArgs};

@@ -9,7 +9,7 @@ use flasharray::rest::RestArray;
 use flasharray::rest::oauth::{ApiClientCredential, ApiClientIdentity};
 use flasharray::{FlashArray, ListParams, VolumeName};
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
+use flasharray_sim::{RunningSim, SimConfig, Simulator};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "5c0ffee0-0000-4000-8000-000000000027";

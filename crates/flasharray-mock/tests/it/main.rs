@@ -1,11 +1,9 @@
 //! The integration tests of `flasharray-mock`, in one binary: the shared conformance
-//! checks (in memory and through the simulator), the rules only the mock can show,
-//! and the simulator's HTTP behaviour.
+//! checks in memory and the rules only the mock can show (the simulator's HTTP
+//! behaviour is tested in `flasharray-sim`).
 // A test scenario reads top to bottom; the 120-line rule is for library code.
 #![allow(clippy::too_many_lines)]
 
 mod conformance;
-#[cfg(feature = "sim")]
-mod http;
 mod rules;
 mod support;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use flasharray::models::VolumePost;
 use flasharray::{FlashArray, ListParams, VolumeName};
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{SimConfig, Simulator};
+use flasharray_sim::{SimConfig, Simulator};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use px_controller::arrays::{Connector, RestConnector, credentials_from_secret};

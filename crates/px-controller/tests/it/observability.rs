@@ -191,7 +191,7 @@ async fn json_logs_parse_and_hold_no_secret() {
     let sink = buf.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(
-            "warn,px_controller=trace,px_cluster=trace,px_topology=trace,flasharray=trace,flasharray_mock=trace",
+            "warn,px_controller=trace,px_cluster=trace,px_topology=trace,flasharray=trace,flasharray_mock=trace,flasharray_sim=trace",
         ))
         .event_format(JsonLines)
         .with_writer(move || sink.clone())

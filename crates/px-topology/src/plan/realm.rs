@@ -66,7 +66,7 @@ impl RealmGateError {
 }
 
 /// The first REST 2.N with each tagged kind's `/{kind}/tags` (py-pure-client's
-/// per-version clients; `flasharray_mock::sim::versions` holds the whole table).
+/// per-version clients; `flasharray_sim`'s `versions` holds the whole table).
 const TAGS_SINCE: [(&str, u32); 3] = [("pods", 39), ("host-groups", 34), ("hosts", 34)];
 
 /// The first tagged kind the tenant owns that `found` cannot tag.

@@ -6,7 +6,7 @@
 use flasharray::rest::RestArray;
 use flasharray::{FlashArray, ListParams};
 use flasharray_mock::foreign::ForeignView;
-use flasharray_mock::sim::{SimConfig, Simulator};
+use flasharray_sim::{SimConfig, Simulator};
 use flasharray_mock::{MockArray, OTHER_TENANT, Seed};
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::desired::DesiredState;

@@ -1,13 +1,13 @@
 //! Dependent rounds on the wire: `observe` and `apply` through the REST client and
 //! the HTTPS simulator, counted by the simulator's request log
-//! ([`flasharray_mock::sim::critical_path_depth`]).
+//! ([`flasharray_sim::critical_path_depth`]).
 
 use std::time::Duration;
 
 use flasharray::Size;
 use flasharray::rest::RestArray;
 use flasharray_mock::MockArray;
-use flasharray_mock::sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
+use flasharray_sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
 use px_topology::plan::{PlanOptions, RealmGateError, observe, plan, require_realm_support};
 
 use crate::support::tenant::{TENANT, array, converge, desired, quiet, tenant_state};

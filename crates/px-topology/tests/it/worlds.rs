@@ -10,7 +10,7 @@ use std::path::Path;
 use flasharray::FlashArray;
 use flasharray::rest::RestArray;
 use flasharray_mock::foreign::ForeignView;
-use flasharray_mock::sim::{RunningSim, SimConfig, Simulator};
+use flasharray_sim::{RunningSim, SimConfig, Simulator};
 use flasharray_mock::{MockArray, MockClock, Seed};
 use px_topology::Tenant;
 use px_topology::converge::{ApplyOptions, ApplyReport, apply};

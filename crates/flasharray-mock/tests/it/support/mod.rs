@@ -1,8 +1,4 @@
-//! What every test module shares: a mock on a manual clock, and (with the `sim`
-//! feature) a simulator with an HTTP client that trusts exactly its certificate.
-
-#[cfg(feature = "sim")]
-pub(crate) mod https;
+//! What every test module shares: a mock on a manual clock.
 
 use flasharray_mock::{MockArray, MockClock};
 
