@@ -341,13 +341,6 @@ macro_rules! for_each_method {
                 fn close(&self) -> () {
                     Ok(())
                 }
-
-                /// Whether the array settles its own writes whose answer was lost (see
-                /// [`crate::settle`]), so that a [`crate::Settling`] around it passes
-                /// writes through instead of settling them a second time.
-                fn settles_lost_answers(&self) -> bool {
-                    Ok(false)
-                }
             }
         }
     };

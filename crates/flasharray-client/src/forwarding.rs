@@ -262,10 +262,9 @@ mod tests {
                 "list_volumes (reached 2 times)",
                 "volume_stream (reached 0 times)",
                 "rest_minor_version (reached 0 times)",
-                "close (reached 0 times)",
-                "settles_lost_answers (reached 0 times)"
+                "close (reached 0 times)"
             ]
         );
-        assert_eq!(METHODS.len(), 45);
+        assert_eq!(METHODS.len(), 44);
     }
 }

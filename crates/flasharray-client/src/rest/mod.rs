@@ -2,11 +2,13 @@
 //!
 //! [`RestArray`] implements [`crate::FlashArray`] over HTTPS. It logs in lazily with
 //! an API token (see [`session`]), retries what is safe to retry (see [`retry`]),
-//! follows pages (see [`paging`]) and never replays a write whose answer was lost: it
-//! re-reads the objects and sends only what is still missing (see [`reconcile`] and
-//! the rules on each operation in its resource module). The [`transport`] does the
-//! sending; one module per resource (`volumes`, `hosts`, `host_groups`,
-//! `connections`, `pods`, `tags`, `tokens`, `array`) says what to send.
+//! follows pages (see [`paging`]) and sends each write once: a write whose answer was
+//! lost comes back as an error flagged [`crate::Error::maybe_applied`], and settling
+//! it (re-reading, sending only what is missing) is [`crate::Settling`]'s, the one
+//! layer for every array, which pxfa puts around every `RestArray` it writes through.
+//! The [`transport`] does the sending; one module per resource (`volumes`, `hosts`,
+//! `host_groups`, `connections`, `pods`, `tags`, `tokens`, `realms`, `array`) says
+//! what to send.
 //!
 //! # Creation tags
 //!
@@ -17,8 +19,8 @@
 //! client creates first and then sends `PUT /{kind}/tags/batch`. **A process killed
 //! between those two calls leaves an untagged object**; pxfa's next plan reports it as
 //! a conflict ("exists without pxfa's tags ... adopt it") instead of taking it over,
-//! and the admin resolves it with `apply --adopt`. A lost answer to the tag call
-//! itself is settled like any `set_tags`.
+//! and the admin resolves it with `apply --adopt`. A lost answer to either call is
+//! settled by [`crate::Settling`] (see its rule for creates before 2.39).
 //!
 //! `create_volumes_batch` gives each volume its own size and tags in one
 //! `POST /volumes/batch` from REST 2.32 ([`ApiVersion::VOLUME_BATCH`]); older arrays
@@ -27,13 +29,16 @@
 //!
 //! ```no_run
 //! # async fn demo() -> flasharray::Result<()> {
-//! use flasharray::{FlashArray, ListParams, rest::RestArray};
+//! use flasharray::{FlashArray, ListParams, Settling, rest::RestArray};
 //! use secrecy::SecretString;
 //!
-//! let array = RestArray::builder("array1.example.com")
-//!     .api_token(SecretString::from("…"))
-//!     .ca_file("/etc/pxfa/array-ca.pem")
-//!     .build()?;
+//! // Writes through `Settling` are settled after a lost answer.
+//! let array = Settling::new(
+//!     RestArray::builder("array1.example.com")
+//!         .api_token(SecretString::from("…"))
+//!         .ca_file("/etc/pxfa/array-ca.pem")
+//!         .build()?,
+//! );
 //! for v in array.list_volumes(&ListParams::all()).await? {
 //!     println!("{} {}", v.name, v.provisioned);
 //! }
@@ -63,11 +68,11 @@ pub mod oauth;
 mod pods;
 mod query;
 mod realms;
-pub mod reconcile;
 mod tags;
 mod tokens;
 pub mod transport;
 mod volumes;
+mod writes;
 
 pub use config::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, RestArrayBuilder, install_crypto_provider,
@@ -157,8 +162,7 @@ impl RestArray {
     }
 }
 
-/// The trait, one line per method: each resource module holds its endpoints and, for
-/// writes, what counts as "already done" when an answer is lost.
+/// The trait, one line per method: each resource module holds its endpoints.
 #[async_trait]
 impl FlashArray for RestArray {
     async fn list_volumes(&self, params: &ListParams) -> Result<Vec<Volume>> {
@@ -388,10 +392,5 @@ impl FlashArray for RestArray {
 
     async fn close(&self) -> Result<()> {
         self.transport.logout().await
-    }
-
-    /// The resource modules still settle their own writes (see [`reconcile`]).
-    async fn settles_lost_answers(&self) -> Result<bool> {
-        Ok(true)
     }
 }

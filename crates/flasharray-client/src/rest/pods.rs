@@ -1,14 +1,16 @@
 //! `/pods` and `/pods/arrays`: list, create (with creation tags), patch (destroy,
 //! recover, quota, rename), eradicate.
 
+use reqwest::Method;
+
 use crate::error::Result;
 use crate::models::{Member, Pod, PodPatch, PodPost};
 use crate::name::PodName;
-use crate::params::ListParams;
+use crate::params::{ListParams, TagResource};
 use crate::rest::RestArray;
 use crate::rest::paging::Pager;
 use crate::rest::query::Query;
-use crate::rest::reconcile::{json, require, strings};
+use crate::rest::writes::{json, one_if_renamed, require, strings};
 
 /// `GET /pods`.
 pub(super) async fn list(array: &RestArray, params: &ListParams) -> Result<Vec<Pod>> {
@@ -18,8 +20,7 @@ pub(super) async fn list(array: &RestArray, params: &ListParams) -> Result<Vec<P
         .await
 }
 
-/// Lost answer: a live pod with the asked quota is done; an absent one is created
-/// again; anything else is undecided.
+/// `POST /pods?names=...`.
 pub(super) async fn create(
     array: &RestArray,
     names: &[PodName],
@@ -27,24 +28,17 @@ pub(super) async fn create(
 ) -> Result<Vec<Pod>> {
     require("create pods", names)?;
     array
-        .create_tagged(
-            strings(names),
-            &body.tags,
-            |tags| {
-                json(&PodPost {
-                    tags: tags.to_vec(),
-                    ..body.clone()
-                })
-                .map(Some)
-            },
-            |p: &Pod| !p.destroyed && body.quota_limit.is_none_or(|q| p.quota_limit == Some(q)),
-            "exists but is not the one asked for",
-        )
+        .create_tagged(TagResource::Pod, &strings(names), &body.tags, |tags| {
+            json(&PodPost {
+                tags: tags.to_vec(),
+                ..body.clone()
+            })
+            .map(Some)
+        })
         .await
 }
 
-/// Lost answer: a pod showing the requested values (under its new name after a
-/// rename) is done; an unchanged one is patched again.
+/// `PATCH /pods?names=...[&destroy_contents=true]`; a rename names one pod.
 pub(super) async fn patch(
     array: &RestArray,
     names: &[PodName],
@@ -52,22 +46,19 @@ pub(super) async fn patch(
     destroy_contents: bool,
 ) -> Result<Vec<Pod>> {
     require("patch pods", names)?;
+    one_if_renamed("patch pods", "pod", names, patch.name.is_some())?;
     array
-        .patch_renaming(
-            strings(names),
-            patch.name.is_some(),
-            json(patch)?,
+        .named_write(
+            Method::PATCH,
+            "pods",
+            &strings(names),
             destroy_contents.then_some("destroy_contents"),
-            |n| patch.name.clone().unwrap_or_else(|| n.to_string()),
-            |p: &Pod| {
-                patch.destroyed.is_none_or(|d| d == p.destroyed)
-                    && patch.quota_limit.is_none_or(|q| p.quota_limit == Some(q))
-            },
+            Some(json(patch)?),
         )
         .await
 }
 
-/// Lost answer: a pod that no longer exists is done.
+/// `DELETE /pods?names=...[&eradicate_contents=true]`.
 pub(super) async fn eradicate(
     array: &RestArray,
     names: &[PodName],
@@ -75,11 +66,15 @@ pub(super) async fn eradicate(
 ) -> Result<()> {
     require("eradicate pods", names)?;
     array
-        .delete_until_gone::<Pod>(
-            strings(names),
+        .named_write::<()>(
+            Method::DELETE,
+            "pods",
+            &strings(names),
             eradicate_contents.then_some("eradicate_contents"),
+            None,
         )
         .await
+        .map(drop)
 }
 
 /// `GET /pods/arrays`.

@@ -9,17 +9,15 @@ use reqwest::Method;
 
 use crate::FlashArray;
 use crate::error::Result;
-use crate::ext::{FlashArrayExt, MAX_NAMES_PER_CALL, find};
-use crate::models::{NameRef, Tag, Volume, VolumeBatchPost, VolumePatch, VolumePost};
+use crate::ext::{MAX_NAMES_PER_CALL, find};
+use crate::models::{Tag, Volume, VolumeBatchPost, VolumePatch, VolumePost};
 use crate::name::VolumeName;
-use crate::params::{ListParams, TagParams, TagResource};
+use crate::params::{ListParams, TagResource};
 use crate::rest::RestArray;
 use crate::rest::paging::Pager;
 use crate::rest::query::Query;
-use crate::rest::reconcile::{Verdict, has_tags, json, require, strings};
-// What a volume is called and shows after a patch: one rule, settle's.
 use crate::rest::session::ApiVersion;
-use crate::settle::{volume_matches as matches, volume_name_after as name_after};
+use crate::rest::writes::{json, one_if_renamed, require, strings};
 
 /// `GET /volumes`.
 pub(super) async fn list(array: &RestArray, params: &ListParams) -> Result<Vec<Volume>> {
@@ -36,9 +34,7 @@ pub(super) fn stream(array: &RestArray, params: ListParams) -> BoxStream<'_, Res
         .page_stream(Pager::for_list("volumes", &params))
 }
 
-/// Lost answer: names that now exist, live and of the asked size, are done; absent
-/// names are created again; a same-named volume of another size or destroyed is
-/// undecided.
+/// `POST /volumes?names=...`.
 pub(super) async fn create(
     array: &RestArray,
     names: &[VolumeName],
@@ -46,27 +42,18 @@ pub(super) async fn create(
 ) -> Result<Vec<Volume>> {
     require("create volumes", names)?;
     array
-        .create_tagged(
-            strings(names),
-            &body.tags,
-            |tags| {
-                json(&VolumePost {
-                    tags: tags.to_vec(),
-                    ..body.clone()
-                })
-                .map(Some)
-            },
-            |v: &Volume| !v.destroyed && body.provisioned.is_none_or(|p| p == v.provisioned),
-            "exists but is not the one asked for",
-        )
+        .create_tagged(TagResource::Volume, &strings(names), &body.tags, |tags| {
+            json(&VolumePost {
+                tags: tags.to_vec(),
+                ..body.clone()
+            })
+            .map(Some)
+        })
         .await
 }
 
 /// `POST /volumes/batch` from REST 2.32 (chunks of [`MAX_NAMES_PER_CALL`] items, sent
 /// one after another so that a refusal stops the rest), else [`create_grouped`].
-///
-/// Lost answer: an item whose volume now exists, live, of its size and with its
-/// tags is done; absent items are sent again; anything else is undecided.
 pub(super) async fn create_batch(
     array: &RestArray,
     items: &[VolumeBatchPost],
@@ -77,77 +64,18 @@ pub(super) async fn create_batch(
     }
     let mut created = Vec::with_capacity(items.len());
     for chunk in items.chunks(MAX_NAMES_PER_CALL) {
-        let body = &json(chunk)?;
-        let mut made = array
-            .settle(
-                "POST volumes/batch",
-                chunk.to_vec(),
-                |pending| {
-                    Box::pin(async move {
-                        let body = if pending.len() == chunk.len() {
-                            body.clone()
-                        } else {
-                            json(&pending)?
-                        };
-                        array
-                            .transport
-                            .write(Method::POST, "volumes/batch", Query::new(), Some(body))
-                            .await?
-                            .items()
-                    })
-                },
-                |pending| Box::pin(settled(array, pending)),
+        let reply = array
+            .transport
+            .write(
+                Method::POST,
+                "volumes/batch",
+                Query::new(),
+                Some(json(chunk)?),
             )
             .await?;
-        created.append(&mut made);
+        created.append(&mut reply.items()?);
     }
     Ok(created)
-}
-
-/// Which items of a lost batch the array already shows complete.
-async fn settled(
-    array: &RestArray,
-    pending: Vec<VolumeBatchPost>,
-) -> Result<Verdict<VolumeBatchPost, Volume>> {
-    let names: Vec<String> = pending.iter().map(|i| i.name.to_string()).collect();
-    let found = array.lookup_volumes(&names).await?;
-    let have = if found.is_empty() {
-        Vec::new()
-    } else {
-        array
-            .list_tags(
-                TagResource::Volume,
-                &TagParams {
-                    resource_names: found.iter().map(|v| v.name.clone()).collect(),
-                    ..Default::default()
-                },
-            )
-            .await?
-    };
-    let mut done = Vec::new();
-    let mut rest = Vec::new();
-    for item in pending {
-        match find(&found, item.name.as_str()) {
-            Some(v)
-                if !v.destroyed
-                    && item.provisioned.is_none_or(|p| p == v.provisioned)
-                    && has_tags(&have, &v.name, &item.tags) =>
-            {
-                done.push(v.clone())
-            }
-            Some(_) => {
-                return Ok(Verdict::Undecided(format!(
-                    "volume {} exists but is not the one asked for",
-                    item.name
-                )));
-            }
-            None => rest.push(item),
-        }
-    }
-    Ok(Verdict::Known {
-        done,
-        pending: rest,
-    })
 }
 
 /// Before 2.32 (so before tags in create bodies too): one `POST /volumes` per size,
@@ -184,9 +112,7 @@ async fn create_grouped(array: &RestArray, items: &[VolumeBatchPost]) -> Result<
         .collect())
 }
 
-/// Lost answer: a volume that shows every requested value (under its new name after
-/// a rename or move) is done; one still unchanged under its old name is patched
-/// again; anything else is undecided.
+/// `PATCH /volumes?names=...[&truncate=true]`; a rename names one volume.
 pub(super) async fn patch(
     array: &RestArray,
     names: &[VolumeName],
@@ -194,47 +120,23 @@ pub(super) async fn patch(
     truncate: bool,
 ) -> Result<Vec<Volume>> {
     require("patch volumes", names)?;
+    one_if_renamed("patch volumes", "volume", names, patch.name.is_some())?;
     array
-        .patch_renaming(
-            strings(names),
-            patch.name.is_some(),
-            json(patch)?,
+        .named_write(
+            Method::PATCH,
+            "volumes",
+            &strings(names),
             truncate.then_some("truncate"),
-            |n| name_after(n, patch),
-            |v: &Volume| matches(v, patch),
+            Some(json(patch)?),
         )
         .await
 }
 
-/// Lost answer: a volume that no longer exists is done; one still listed is
-/// eradicated again.
+/// `DELETE /volumes?names=...`.
 pub(super) async fn eradicate(array: &RestArray, names: &[VolumeName]) -> Result<()> {
     require("eradicate volumes", names)?;
     array
-        .delete_until_gone::<Volume>(strings(names), None)
+        .named_write::<()>(Method::DELETE, "volumes", &strings(names), None, None)
         .await
-}
-
-/// `""` in a move means "out of any pod/group".
-pub(super) fn target_ref(r: &NameRef) -> Option<&str> {
-    r.name.as_deref().filter(|s| !s.is_empty())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_after_renames_and_moves() {
-        let p = |name: Option<&str>, pod: Option<&str>| VolumePatch {
-            name: name.map(str::to_string),
-            pod: pod.map(NameRef::new),
-            ..Default::default()
-        };
-        assert_eq!(name_after("v1", &p(Some("v2"), None)), "v2");
-        assert_eq!(name_after("pod1::v1", &p(Some("v2"), None)), "pod1::v2");
-        assert_eq!(name_after("v1", &p(None, Some("pod2"))), "pod2::v1");
-        assert_eq!(name_after("pod1::v1", &p(None, Some(""))), "v1");
-        assert_eq!(name_after("pod1::v1", &p(None, None)), "pod1::v1");
-    }
+        .map(drop)
 }

@@ -15,27 +15,34 @@
 //!   `maybe_applied`, and nothing more is sent.
 //!
 //! This happens at most [`WRITE_ROUNDS`] times per call. If the read itself fails,
-//! the original error is returned. Reads pass through untouched, and so does every
-//! call to an array that settles its own writes
-//! ([`FlashArray::settles_lost_answers`]), so that a write is never settled twice.
+//! the original error is returned. Reads pass through untouched.
+//!
+//! This is the only place where a lost answer is settled: the arrays themselves
+//! (`rest::RestArray`, the mock) send each write once and report a lost answer as
+//! an error. pxfa puts the layer where it builds an array (the CLI's session, the
+//! controller's pool) and px-topology's converge puts it around whatever array it is
+//! given, so layers can nest; they settle once. A `Settling` reached while the
+//! write of an outer `Settling` is being polled passes its writes through, so only
+//! the outermost layer re-reads and re-sends, and a write goes out at most
+//! [`WRITE_ROUNDS`] times however many layers there are (not their product).
 //!
 //! What counts as "already done", per operation:
 //!
 //! | operation | done when the re-read shows | undecided when |
 //! |---|---|---|
-//! | `create_volumes` | the name, live, of the asked size, with the asked tags | same name, other size, destroyed or without the tags |
-//! | `create_volumes_batch` | per item: the name, live, of its size, with its tags | same name, other size, destroyed or without its tags |
+//! | `create_volumes` | the name, live, of the asked size, with the asked tags (†) | same name, other size, destroyed or without the tags (†) |
+//! | `create_volumes_batch` | per item: the name, live, of its size, with its tags (‡) | same name, other size, destroyed or without its tags (‡) |
 //! | `patch_volumes` | every asked value, under the new name after rename/move | neither old nor new state |
 //! | `eradicate_volumes`, `delete_hosts`, `delete_host_groups`, `eradicate_pods` | the name is gone | – |
 //! | `set_tags` | the tag with the asked value | – |
 //! | `delete_tags` | no asked key left on the object | – |
-//! | `create_hosts` | the name with exactly the asked initiators and tags | same name, other initiators or without the tags |
+//! | `create_hosts` | the name with exactly the asked initiators and tags (†) | same name, other initiators or without the tags (†) |
 //! | `patch_hosts`, `patch_pods` | every asked value (new name after a rename) | neither old nor new state |
-//! | `create_host_groups` | the name exists with the asked tags | same name without the tags |
+//! | `create_host_groups` | the name exists with the asked tags (†) | same name without the tags (†) |
 //! | `add_host_group_members` / `remove_…` | the host is / is not listed in the group | – |
 //! | `create_connections` | the target sees the volume (on the asked LUN) | connected on another LUN |
 //! | `delete_connections` | the target no longer sees the volume | – |
-//! | `create_pods` | the name, live, with the asked quota and tags | same name, other quota, destroyed or without the tags |
+//! | `create_pods` | the name, live, with the asked quota and tags (†) | same name, other quota, destroyed or without the tags (†) |
 //! | `create_api_token` | the admin holds a token: it is read back (exposed) and returned, without its value when the array shows it only once | – |
 //! | `delete_api_token` | the admin holds no token | – |
 //! | `create_realms` | a live realm of the name | – |
@@ -44,9 +51,17 @@
 //! | `create_management_access_policies`, `create_admins` | the name exists | – |
 //!
 //! A same-named object without the creation tags is someone else's: pxfa never takes
-//! it over, and the caller hears the original error.
-
-use std::sync::OnceLock;
+//! it over, and the caller hears the original error. (†) That holds where the tags
+//! travel in the create call itself: arrays without a REST version (in memory) and
+//! REST 2.39 on (`rest::ApiVersion::TAGS_IN_CREATE`; ‡ `POST /volumes/batch`, from
+//! 2.32, `rest::ApiVersion::VOLUME_BATCH`). Below that the REST client creates, then
+//! tags in a second call, so the answer lost may be either call's: an object found
+//! without its tags counts as done, and its tags are put here (settled like
+//! `set_tags`).
+//!
+//! Token creation rests on a belief of low confidence: that an array refuses a
+//! second token while an admin holds one, so a token found after a lost answer is
+//! the one this call created.
 
 use futures_util::future::BoxFuture;
 
@@ -55,12 +70,8 @@ use crate::error::Error;
 
 mod links;
 mod named;
-#[cfg(feature = "rest")]
-pub(crate) use named::{volume_matches, volume_name_after};
+mod nesting;
 mod tenancy;
-
-#[cfg(feature = "rest")]
-pub(crate) use named::{has_tags, same_opt};
 
 /// Attempts per write call: the first, plus re-sends after re-reading.
 pub const WRITE_ROUNDS: u32 = 3;
@@ -69,26 +80,12 @@ pub const WRITE_ROUNDS: u32 = 3;
 #[derive(Debug, Clone)]
 pub struct Settling<A> {
     inner: A,
-    /// The inner array's [`FlashArray::settles_lost_answers`], asked once.
-    inner_settles: OnceLock<bool>,
 }
 
 impl<A: FlashArray> Settling<A> {
     /// Wraps `inner`.
     pub fn new(inner: A) -> Self {
-        Settling {
-            inner,
-            inner_settles: OnceLock::new(),
-        }
-    }
-
-    /// Whether the inner array settles its own writes (then they pass through).
-    async fn inner_settles(&self) -> bool {
-        if let Some(&s) = self.inner_settles.get() {
-            return s;
-        }
-        let s = self.inner.settles_lost_answers().await.unwrap_or(false);
-        *self.inner_settles.get_or_init(|| s)
+        Settling { inner }
     }
 
     /// The wrapped array.
@@ -230,13 +227,13 @@ macro_rules! read {
     };
 }
 
-/// A write: settled here unless the array settles its own.
+/// A write: settled here, unless an outer layer is settling it already.
 macro_rules! write {
     ($settling:ident, $name:ident($($arg:ident),*)) => {
-        if $settling.inner_settles().await {
+        if nesting::inside_a_settling_write() {
             $settling.inner.$name($($arg),*).await
         } else {
-            $settling.$name($($arg),*).await
+            nesting::settling_write($settling.$name($($arg),*)).await
         }
     };
 }
@@ -262,20 +259,9 @@ macro_rules! settling {
                 self.inner.$sname($($sarg),*)
             } )*
             $( async fn $pname(&self) -> Result<$pret> {
-                session!(self, $pname)
+                self.inner.$pname().await
             } )*
         }
-    };
-}
-
-/// The session methods pass through, but for the question this layer answers itself.
-macro_rules! session {
-    ($settling:ident, settles_lost_answers) => {{
-        $settling.inner_settles().await;
-        Ok(true)
-    }};
-    ($settling:ident, $pname:ident) => {
-        $settling.inner.$pname().await
     };
 }
 

@@ -49,20 +49,50 @@ pub(super) fn strings<N: AsRef<str>>(names: &[N]) -> Vec<String> {
     names.iter().map(|n| n.as_ref().to_string()).collect()
 }
 
-/// Whether `have` (a tag listing) shows every one of `tags` on the object `name`.
-pub(crate) fn has_tags(have: &[Tag], name: &str, tags: &[TagBody]) -> bool {
-    tags.iter().all(|t| {
-        have.iter().any(|h| {
-            h.resource
-                .name
-                .as_deref()
-                .is_some_and(|r| same_name(r, name))
-                && h.key == t.key
-                && h.value == t.value
-                && h.namespace.as_deref().unwrap_or("default")
-                    == t.namespace.as_deref().unwrap_or("default")
+/// An object a create made, with the tags it still lacks.
+type Made<T> = (T, Vec<Tag>);
+
+/// Objects a create answered: made whole.
+fn fully_made<T>(objects: Vec<T>) -> Vec<Made<T>> {
+    objects.into_iter().map(|o| (o, Vec::new())).collect()
+}
+
+/// The `tags` that `have` (a tag listing) does not show on the object `name`, as
+/// tags to put on it.
+fn missing_tags(have: &[Tag], name: &str, tags: &[TagBody]) -> Vec<Tag> {
+    tags.iter()
+        .filter(|t| {
+            !have.iter().any(|h| {
+                h.resource
+                    .name
+                    .as_deref()
+                    .is_some_and(|r| same_name(r, name))
+                    && h.key == t.key
+                    && h.value == t.value
+                    && h.namespace.as_deref().unwrap_or("default")
+                        == t.namespace.as_deref().unwrap_or("default")
+            })
         })
-    })
+        .map(|t| t.on(name.to_string()))
+        .collect()
+}
+
+/// The first REST minor version whose creates carry their tags: 2.39 for the
+/// named creates, 2.32 for `POST /volumes/batch` (the REST client's rule, one place).
+#[cfg(feature = "rest")]
+fn tags_in_create_since(batch: bool) -> u32 {
+    use crate::rest::ApiVersion;
+    if batch {
+        ApiVersion::VOLUME_BATCH.minor
+    } else {
+        ApiVersion::TAGS_IN_CREATE.minor
+    }
+}
+
+/// Without the REST client no array here creates in two calls.
+#[cfg(not(feature = "rest"))]
+fn tags_in_create_since(_: bool) -> u32 {
+    0
 }
 
 impl<A: FlashArray> Settling<A> {
@@ -198,24 +228,26 @@ impl<A: FlashArray> Settling<A> {
     }
 
     /// Per item: its volume now exists, live, of its size and with its tags: done;
-    /// absent: sent again; anything else: undecided.
+    /// absent: sent again; anything else: undecided. Tags missing where the batch
+    /// does not carry them (see the module text) are put afterwards.
     pub(super) async fn create_volumes_batch(
         &self,
         items: &[VolumeBatchPost],
     ) -> Result<Vec<Volume>> {
-        rounds(
+        let made = rounds(
             "create_volumes_batch",
             items.to_vec(),
-            |p| Box::pin(async move { self.inner.create_volumes_batch(&p).await }),
+            |p| Box::pin(async move { Ok(fully_made(self.inner.create_volumes_batch(&p).await?)) }),
             |p| Box::pin(self.batch_verdict(p)),
         )
-        .await
+        .await?;
+        self.put_missing_tags(TagResource::Volume, made).await
     }
 
     async fn batch_verdict(
         &self,
         pending: Vec<VolumeBatchPost>,
-    ) -> Result<Verdict<VolumeBatchPost, Volume>> {
+    ) -> Result<Verdict<VolumeBatchPost, Made<Volume>>> {
         let names: Vec<String> = pending.iter().map(|i| i.name.to_string()).collect();
         let found = self.inner.lookup_volumes(&names).await?;
         let have = self.tags_of(TagResource::Volume, &found).await?;
@@ -223,12 +255,9 @@ impl<A: FlashArray> Settling<A> {
         let mut rest = Vec::new();
         for item in pending {
             match find(&found, item.name.as_str()) {
-                Some(v)
-                    if !v.destroyed
-                        && item.provisioned.is_none_or(|p| p == v.provisioned)
-                        && has_tags(&have, &v.name, &item.tags) =>
-                {
-                    done.push(v.clone())
+                Some(v) if !v.destroyed && item.provisioned.is_none_or(|p| p == v.provisioned) => {
+                    let missing = missing_tags(&have, &v.name, &item.tags);
+                    done.push((v.clone(), missing));
                 }
                 Some(_) => {
                     return Ok(Verdict::Undecided(format!(
@@ -239,10 +268,7 @@ impl<A: FlashArray> Settling<A> {
                 None => rest.push(item),
             }
         }
-        Ok(Verdict::Known {
-            done,
-            pending: rest,
-        })
+        self.untagged_verdict("volume", true, done, rest).await
     }
 
     /// The tags of `objects`, none asked for when there are none.
@@ -262,7 +288,8 @@ impl<A: FlashArray> Settling<A> {
 
     /// A create: names that now exist, pass `is_asked` and carry `tags` are done;
     /// absent names are created again; a same-named object that fails `is_asked`
-    /// (`"{noun} {name} {mismatch}"`) or lacks the tags is undecided.
+    /// (`"{noun} {name} {mismatch}"`) or lacks the tags is undecided (but where the
+    /// create does not carry the tags, see the module text: those are put then).
     async fn create_named<'f, T, N>(
         &'f self,
         names: &[N],
@@ -275,50 +302,100 @@ impl<A: FlashArray> Settling<A> {
         T: Collection,
         N: AsRef<str> + Clone + Send + Sync + 'f,
     {
-        let probe = move |pending: Vec<N>| -> BoxFuture<'f, Result<Verdict<N, T>>> {
-            Box::pin(async move {
-                let found = T::lookup(&self.inner, &strings(&pending)).await?;
-                let mut done = Vec::new();
-                let mut rest = Vec::new();
-                for n in pending {
-                    match find(&found, n.as_ref()) {
-                        Some(o) if is_asked(o) => done.push(o.clone()),
-                        Some(_) => {
-                            let why = format!("{} {} {mismatch}", T::NOUN, n.as_ref());
-                            return Ok(Verdict::Undecided(why));
-                        }
-                        None => rest.push(n),
-                    }
-                }
-                let have = if tags.is_empty() {
-                    Vec::new()
-                } else {
-                    self.tags_of(T::KIND, &done).await?
-                };
-                if let Some(o) = done
-                    .iter()
-                    .find(|o| !has_tags(&have, o.object_name(), tags))
-                {
-                    let why = format!(
-                        "{} {} exists without the tags asked for",
-                        T::NOUN,
-                        o.object_name()
-                    );
-                    return Ok(Verdict::Undecided(why));
-                }
-                Ok(Verdict::Known {
-                    done,
-                    pending: rest,
-                })
-            })
-        };
-        rounds(
+        let write = &write;
+        let made = rounds(
             &format!("create {}", T::KIND.collection()),
             names.to_vec(),
-            write,
-            probe,
+            |p| {
+                let sent = write(p);
+                Box::pin(async move { Ok(fully_made(sent.await?)) })
+            },
+            move |p| Box::pin(self.create_verdict(p, tags, is_asked, mismatch)),
         )
-        .await
+        .await?;
+        self.put_missing_tags(T::KIND, made).await
+    }
+
+    /// The verdict of [`Self::create_named`]'s re-read.
+    async fn create_verdict<T, N>(
+        &self,
+        pending: Vec<N>,
+        tags: &[TagBody],
+        is_asked: &(impl Fn(&T) -> bool + Sync),
+        mismatch: &str,
+    ) -> Result<Verdict<N, Made<T>>>
+    where
+        T: Collection,
+        N: AsRef<str>,
+    {
+        let found = T::lookup(&self.inner, &strings(&pending)).await?;
+        let mut done = Vec::new();
+        let mut rest = Vec::new();
+        for n in pending {
+            match find(&found, n.as_ref()) {
+                Some(o) if is_asked(o) => done.push(o.clone()),
+                Some(_) => {
+                    let why = format!("{} {} {mismatch}", T::NOUN, n.as_ref());
+                    return Ok(Verdict::Undecided(why));
+                }
+                None => rest.push(n),
+            }
+        }
+        let have = if tags.is_empty() {
+            Vec::new()
+        } else {
+            self.tags_of(T::KIND, &done).await?
+        };
+        let done = done
+            .into_iter()
+            .map(|o| {
+                let missing = missing_tags(&have, o.object_name(), tags);
+                (o, missing)
+            })
+            .collect();
+        self.untagged_verdict(T::NOUN, false, done, rest).await
+    }
+
+    /// Objects found made but without some of their tags: undecided where the
+    /// create carries its tags (someone else's object), else done, their tags to be
+    /// put (see the module text).
+    async fn untagged_verdict<T: Named, N>(
+        &self,
+        noun: &str,
+        batch: bool,
+        done: Vec<Made<T>>,
+        pending: Vec<N>,
+    ) -> Result<Verdict<N, Made<T>>> {
+        if let Some((o, _)) = done.iter().find(|(_, missing)| !missing.is_empty())
+            && self.tags_travel_with_create(batch).await
+        {
+            let why = format!(
+                "{noun} {} exists without the tags asked for",
+                o.object_name()
+            );
+            return Ok(Verdict::Undecided(why));
+        }
+        Ok(Verdict::Known { done, pending })
+    }
+
+    /// Whether a create carries its tags in the one call: an array without a REST
+    /// version (in memory), or one whose REST version takes them (see the module
+    /// text); an array that cannot say is taken to.
+    async fn tags_travel_with_create(&self, batch: bool) -> bool {
+        match self.inner.rest_minor_version().await {
+            Ok(Some(minor)) => minor >= tags_in_create_since(batch),
+            Ok(None) | Err(_) => true,
+        }
+    }
+
+    /// Puts the tags a settled create found missing (through this layer), and
+    /// answers the objects.
+    async fn put_missing_tags<T>(&self, kind: TagResource, made: Vec<Made<T>>) -> Result<Vec<T>> {
+        let missing: Vec<Tag> = made.iter().flat_map(|(_, m)| m.iter().cloned()).collect();
+        if !missing.is_empty() {
+            self.set_tags(kind, &missing).await?;
+        }
+        Ok(made.into_iter().map(|(o, _)| o).collect())
     }
 
     /// A patch: an object showing every asked value under its name after the patch
@@ -338,7 +415,12 @@ impl<A: FlashArray> Settling<A> {
         let probe = move |pending: Vec<N>| -> BoxFuture<'f, Result<Verdict<N, T>>> {
             Box::pin(async move {
                 let mut lookup = strings(&pending);
-                lookup.extend(pending.iter().map(|n| name_after(n.as_ref())));
+                for n in &pending {
+                    let after = name_after(n.as_ref());
+                    if !same_name(&after, n.as_ref()) {
+                        lookup.push(after);
+                    }
+                }
                 let found = T::lookup(&self.inner, &lookup).await?;
                 let mut done = Vec::new();
                 let mut rest = Vec::new();
@@ -416,7 +498,7 @@ fn target_ref(r: &NameRef) -> Option<&str> {
 }
 
 /// Two optional names that are the same, as the array compares them.
-pub(crate) fn same_opt(a: Option<&str>, b: Option<&str>) -> bool {
+pub(super) fn same_opt(a: Option<&str>, b: Option<&str>) -> bool {
     match (a, b) {
         (Some(a), Some(b)) => same_name(a, b),
         (None, None) => true,
@@ -425,7 +507,7 @@ pub(crate) fn same_opt(a: Option<&str>, b: Option<&str>) -> bool {
 }
 
 /// The name a volume has after `patch` (renames and moves change it).
-pub(crate) fn volume_name_after(original: &str, patch: &VolumePatch) -> String {
+fn volume_name_after(original: &str, patch: &VolumePatch) -> String {
     let base = patch.name.as_deref().unwrap_or(original);
     let short = base.rsplit("::").next().unwrap_or(base);
     let pod_now = original.split_once("::").map(|(p, _)| p);
@@ -443,7 +525,7 @@ pub(crate) fn volume_name_after(original: &str, patch: &VolumePatch) -> String {
 }
 
 /// The volume shows every field `patch` sets.
-pub(crate) fn volume_matches(v: &Volume, patch: &VolumePatch) -> bool {
+fn volume_matches(v: &Volume, patch: &VolumePatch) -> bool {
     patch.provisioned.is_none_or(|p| p == v.provisioned)
         && patch.destroyed.is_none_or(|d| d == v.destroyed)
         && patch

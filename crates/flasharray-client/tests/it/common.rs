@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use flasharray::{RestArray, RestArrayBuilder, RetryConfig};
+use flasharray::{RestArray, RestArrayBuilder, RetryConfig, Settling};
 use secrecy::SecretString;
 use serde_json::Value;
 use wiremock::matchers::{any, header, method, path};
@@ -127,6 +127,11 @@ impl Array {
 
     pub(crate) fn client(&self) -> RestArray {
         self.builder().build().unwrap()
+    }
+
+    /// The client as pxfa writes through it: lost answers settled by [`Settling`].
+    pub(crate) fn settling(&self) -> Settling<RestArray> {
+        Settling::new(self.client())
     }
 
     /// Requests received, except version discovery and login.

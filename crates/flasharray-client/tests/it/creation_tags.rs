@@ -2,7 +2,7 @@
 //! before it; and a lost create is only settled when the re-read shows the tags.
 
 use flasharray::models::{HostGroupPost, TagBody, VolumeBatchPost, VolumePost};
-use flasharray::{ErrorKind, FlashArray, HostGroupName, VolumeName};
+use flasharray::{ErrorKind, FlashArray, HostGroupName, Settling, VolumeName};
 use serde_json::{Value, json};
 use wiremock::matchers::{body_json, header, method, path, query_param};
 use wiremock::{Mock, Request, ResponseTemplate};
@@ -206,7 +206,7 @@ async fn lost_create(tags_on_array: Value) -> (Array, flasharray::Result<()>) {
         .expect(1)
         .mount(&a.server)
         .await;
-    let c = a.builder().build().unwrap();
+    let c = Settling::new(a.builder().build().unwrap());
     let r = c.create_volumes(&names(), &body()).await.map(drop);
     (a, r)
 }
@@ -380,10 +380,56 @@ async fn a_lost_batch_resends_only_the_volumes_the_array_does_not_show_complete(
         .respond_with(ok(json!({"items": tags})))
         .mount(&a.server)
         .await;
-    let c = a.builder().build().unwrap();
+    let c = Settling::new(a.builder().build().unwrap());
     let made = c.create_volumes_batch(&items).await.unwrap();
     assert_eq!(
         made.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
         ["px-new-0", "px-new-1"]
+    );
+}
+
+/// Before 2.39 the create and its tags are two calls, so the answer lost may leave
+/// the volumes made and untagged: `Settling` takes them as done and puts their tags,
+/// without creating them again.
+#[tokio::test]
+async fn before_2_39_a_lost_create_found_untagged_is_tagged_not_recreated() {
+    let a = array_at(26).await;
+    Mock::given(method("POST"))
+        .and(path("/api/2.26/volumes"))
+        .respond_with(status(504, json!({"message": "Gateway Timeout"})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/2.26/volumes"))
+        .and(query_param("filter", "name=('px-new-0','px-new-1')"))
+        .respond_with(ok(fixture("volumes/existing_both.json")))
+        .mount(&a.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/2.26/volumes/tags"))
+        .respond_with(ok(json!({"items": []})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    Mock::given(method("PUT"))
+        .and(path("/api/2.26/volumes/tags/batch"))
+        .respond_with(ok(json!({"items": tag_rows(&["px-new-0", "px-new-1"])})))
+        .expect(1)
+        .mount(&a.server)
+        .await;
+    let c = Settling::new(a.builder().build().unwrap());
+    let made = c.create_volumes(&names(), &body()).await.unwrap();
+    assert_eq!(made.len(), 2);
+    let put = a
+        .api_requests()
+        .await
+        .into_iter()
+        .find(|r| r.method.as_str() == "PUT")
+        .unwrap();
+    assert_eq!(
+        body_of(&put).as_array().unwrap().len(),
+        4,
+        "both tags on both volumes"
     );
 }

@@ -1,10 +1,12 @@
-//! Writes whose answer is lost are verified by reading, never blindly replayed.
+//! Writes whose answer is lost are verified by reading, never blindly replayed: the
+//! REST client sends each write once, and `Settling` around it settles a lost answer.
 
 use std::io;
 use std::time::Duration;
 
 use flasharray::models::VolumePost;
-use flasharray::{ConnectionTarget, ErrorKind, FlashArray, VolumeName};
+use flasharray::settle::WRITE_ROUNDS;
+use flasharray::{ConnectionTarget, ErrorKind, FlashArray, Settling, VolumeName};
 use serde_json::json;
 use wiremock::matchers::{method, path, query_param};
 use wiremock::{Mock, Request, ResponseTemplate};
@@ -61,7 +63,11 @@ async fn gateway_timeout_after_create_creates_only_what_is_missing() {
         .expect(1)
         .mount(&a.server)
         .await;
-    let made = a.client().create_volumes(&names(), &body()).await.unwrap();
+    let made = a
+        .settling()
+        .create_volumes(&names(), &body())
+        .await
+        .unwrap();
     let got: Vec<_> = made.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(got, ["px-new-0", "px-new-1"]);
     assert_eq!(
@@ -85,7 +91,11 @@ async fn dropped_connection_after_create_is_resolved_by_reading() {
         .mount(&a.server)
         .await;
     get(&a, "volumes", fixture("volumes/existing_both.json")).await;
-    let made = a.client().create_volumes(&names(), &body()).await.unwrap();
+    let made = a
+        .settling()
+        .create_volumes(&names(), &body())
+        .await
+        .unwrap();
     assert_eq!(made.len(), 2);
 }
 
@@ -103,11 +113,12 @@ async fn timeout_after_create_is_resolved_by_reading() {
         .mount(&a.server)
         .await;
     get(&a, "volumes", fixture("volumes/existing_both.json")).await;
-    let c = a
-        .builder()
-        .request_timeout(Duration::from_millis(400))
-        .build()
-        .unwrap();
+    let c = Settling::new(
+        a.builder()
+            .request_timeout(Duration::from_millis(400))
+            .build()
+            .unwrap(),
+    );
     assert_eq!(c.create_volumes(&names(), &body()).await.unwrap().len(), 2);
 }
 
@@ -124,7 +135,11 @@ async fn a_conflicting_object_leaves_the_outcome_undecided() {
         .await;
     get(&a, "volumes", fixture("volumes/existing_other_size.json")).await;
     let one = vec!["px-new-0".parse().unwrap()];
-    let err = a.client().create_volumes(&one, &body()).await.unwrap_err();
+    let err = a
+        .settling()
+        .create_volumes(&one, &body())
+        .await
+        .unwrap_err();
     assert!(err.maybe_applied(), "{err:?}");
     assert_eq!(err.as_api().unwrap().status, 502);
 }
@@ -143,7 +158,7 @@ async fn lost_eradication_of_a_gone_volume_is_done() {
         .respond_with(status(400, fixture("errors/volume_not_found.json")))
         .mount(&a.server)
         .await;
-    a.client()
+    a.settling()
         .eradicate_volumes(&["old-scratch".parse().unwrap()])
         .await
         .unwrap();
@@ -161,7 +176,7 @@ async fn lost_connection_create_is_found_on_the_array() {
     get(&a, "connections", fixture("connections/list.json")).await;
     let target = ConnectionTarget::Host("hcp-mgmt-worker-01".parse().unwrap());
     let rows = a
-        .client()
+        .settling()
         .create_connections(
             &target,
             &["px-tenant-a-node0-disk0".parse().unwrap()],
@@ -194,7 +209,7 @@ async fn lost_patch_is_resent_only_when_not_applied() {
     get(&a, "volumes", fixture("volumes/existing_first.json")).await;
     let patch = flasharray::models::VolumePatch::default().with_provisioned(100 * G);
     let v = a
-        .client()
+        .settling()
         .patch_volumes(&["px-new-0".parse().unwrap()], &patch, false)
         .await
         .unwrap();
@@ -221,7 +236,7 @@ async fn a_lost_token_creation_returns_the_token_the_array_holds() {
         .mount(&a.server)
         .await;
     let t = a
-        .client()
+        .settling()
         .create_api_token("pxfa-tenant-a", Some(Duration::from_secs(86400)))
         .await
         .unwrap();
@@ -241,9 +256,48 @@ async fn writes_are_not_blindly_retried_on_other_errors() {
         .mount(&a.server)
         .await;
     let err = a
-        .client()
+        .settling()
         .create_volumes(&names(), &body())
         .await
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Other);
+}
+
+/// Every answer to the create is lost and the array never shows the volumes: the
+/// create goes out [`WRITE_ROUNDS`] times in all, through one layer or two (the
+/// CLI's session inside converge, say), never their product; the REST client alone
+/// sends it once and reports the lost answer.
+#[tokio::test]
+async fn a_lost_create_is_sent_at_most_write_rounds_times() {
+    async fn sent(write: impl AsyncFnOnce(&Array) -> flasharray::Error) -> usize {
+        let a = Array::start().await;
+        Mock::given(method("POST"))
+            .and(path(format!("{V}/volumes")))
+            .respond_with(status(504, json!({"message": "Gateway Timeout"})))
+            .mount(&a.server)
+            .await;
+        get(&a, "volumes", json!({"items": []})).await;
+        let err = write(&a).await;
+        assert!(err.maybe_applied(), "{err:?}");
+        a.count("POST", &format!("{V}/volumes")).await
+    }
+    let rounds = usize::try_from(WRITE_ROUNDS).unwrap();
+    let once = sent(async |a| {
+        let rest = a.client();
+        rest.create_volumes(&names(), &body()).await.unwrap_err()
+    })
+    .await;
+    assert_eq!(once, 1, "the REST client alone never re-sends");
+    let settled = sent(async |a| {
+        let c = a.settling();
+        c.create_volumes(&names(), &body()).await.unwrap_err()
+    })
+    .await;
+    assert_eq!(settled, rounds);
+    let nested = sent(async |a| {
+        let c = Settling::new(a.settling());
+        c.create_volumes(&names(), &body()).await.unwrap_err()
+    })
+    .await;
+    assert_eq!(nested, rounds, "two layers settle once");
 }

@@ -5,6 +5,10 @@
 //! without the fault: the object exists once, nothing is duplicated, nothing is left
 //! behind. A lost write is never sent again; a dropped one is sent once more.
 //!
+//! Layers nest without multiplying: with every send dropped, a write through two
+//! `Settling` layers (the CLI's session inside converge's) goes out
+//! [`WRITE_ROUNDS`] times, not their square, and the caller hears the lost answer.
+//!
 //! Unlike the other checks these need the mock's fault switches, so they build
 //! their own fresh mocks instead of taking one array.
 
@@ -14,6 +18,7 @@ use flasharray::models::{
     TagBody, VolumeBatchPost, VolumePatch,
 };
 use flasharray::params::{ConnectionParams, ListParams, TagParams, TagResource};
+use flasharray::settle::WRITE_ROUNDS;
 use flasharray::{ConnectionTarget, FlashArray, RealmName, Result, Settling};
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
@@ -59,7 +64,30 @@ pub async fn every_write_kind_is_settled() {
             let fault = if lose { "answer lost" } else { "write dropped" };
             assert_eq!(got, want, "{} with its {fault}", case.op);
         }
+        every_send_dropped_under_two_layers(case, fresh()).await;
     }
+}
+
+/// Drops every send of the write and writes through two nested layers: it goes out
+/// [`WRITE_ROUNDS`] times in all and fails flagged `maybe_applied`.
+async fn every_send_dropped_under_two_layers(case: &Case, mock: MockArray) {
+    (case.arrange)(&mock).await.expect("arrange");
+    mock.reset_stats();
+    for nth in 1..=u64::from(WRITE_ROUNDS * WRITE_ROUNDS) {
+        mock.faults().drop_write(nth);
+    }
+    let nested = Settling::new(Settling::new(mock.clone()));
+    let r = (case.act)(&nested).await;
+    mock.faults().clear();
+    let label = format!("{} (every send dropped, two layers)", case.op);
+    let err = r.expect_err(&label);
+    assert!(err.maybe_applied(), "{label}: {err}");
+    let sends = mock.stats().op(case.op);
+    assert_eq!(
+        sends,
+        u64::from(WRITE_ROUNDS),
+        "{label}: sent {sends} times"
+    );
 }
 
 /// Arranges, arms the fault, writes through `Settling`; the array's view after.
