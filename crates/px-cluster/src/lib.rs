@@ -24,6 +24,7 @@ pub mod readiness;
 mod runbook_checks;
 pub mod site;
 pub mod status;
+pub mod tenant_clusters;
 pub mod token;
 pub mod vms;
 
@@ -38,6 +39,10 @@ pub use orphans::ClusterOrphans;
 pub use readiness::{Pending, WaitOptions};
 pub use site::{read_management, read_site_facts, read_tenant};
 pub use status::{StatusDocument, StatusReport, cluster_status};
+pub use tenant_clusters::{
+    ClusterClients, ClustersReport, FileBackedTokenJournal, Notice, TenantClusters,
+    TenantClustersError, TenantClustersOptions, TokenJournalHooks,
+};
 pub use token::{RotateOptions, RotateReport, TokenProbe, rotate_token};
 pub use vms::{Assignment, GuestInterface, WorkerDisks, resolve_guest_interface, worker_disks};
 

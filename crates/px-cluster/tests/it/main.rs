@@ -13,5 +13,6 @@ mod runbook_checks;
 mod site;
 mod status;
 mod tenant;
+mod tenant_clusters;
 mod token;
 mod vms;
