@@ -412,6 +412,8 @@ async fn watch_and_reconcile(
     };
     let config = ControllerConfig::default().concurrency(opts.concurrency.max(1));
     let health = ctx.health.clone();
+    // Orphan counts only while this replica reconciles (aborted with it).
+    let _orphans = AbortOnDrop(tokio::spawn(crate::orphans::run(ctx.clone())));
     let state = Arc::new(State {
         ctx,
         opts,

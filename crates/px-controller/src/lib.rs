@@ -7,7 +7,8 @@
 //! [`logging`] (JSON log lines), [`policy`] (`spec.apply`), [`metered`] (array calls
 //! counted), [`observations`] (the per-array listings every drift check reads),
 //! [`arrays`] (one shared client and cache per array), [`events`] (Kubernetes
-//! Events), [`hosted`] (the tenant cluster's kubeconfig), [`journal`] (the token
+//! Events), [`orphans`] (orphan counts as gauges and Events, read-only),
+//! [`hosted`] (the tenant cluster's kubeconfig), [`journal`] (the token
 //! journal Secret), `report` (status and Events of one reconcile), [`context`] (what
 //! reconciles share), [`finalizer`] (adding it, the delete policy, removing it),
 //! [`reconcile`](mod@reconcile) (one object), [`leader`] (the Lease), [`controller`] (kube-runtime
@@ -35,6 +36,7 @@ pub mod logging;
 pub mod metered;
 pub mod metrics;
 pub mod observations;
+pub mod orphans;
 pub mod policy;
 pub mod reconcile;
 mod report;

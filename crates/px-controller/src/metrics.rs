@@ -25,6 +25,8 @@ struct Counters {
     errors: BTreeMap<String, u64>,
     array_calls: BTreeMap<(String, String), u64>,
     events: BTreeMap<String, u64>,
+    /// Orphans by (array, kind) as the last scan counted them (a gauge).
+    orphans: BTreeMap<(String, String), usize>,
     durations: Histogram,
 }
 
@@ -86,6 +88,23 @@ impl Metrics {
     /// One Kubernetes Event published (`Normal`/`Warning`) or `failed`.
     pub fn event(&self, outcome: &str) {
         self.with(|c| *c.events.entry(outcome.to_string()).or_insert(0) += 1);
+    }
+
+    /// The orphan counts of one scan of `array`, by kind (`crate::orphans`).
+    pub fn set_orphans<'a>(&self, array: &str, counts: impl IntoIterator<Item = (&'a str, usize)>) {
+        self.with(|c| {
+            for (kind, n) in counts {
+                c.orphans.insert((array.to_string(), kind.to_string()), n);
+            }
+        });
+    }
+
+    /// The orphans of `kind` on `array` at the last scan, when it was scanned.
+    pub fn orphans(&self, array: &str, kind: &str) -> Option<usize> {
+        self.counters
+            .lock()
+            .ok()
+            .and_then(|c| c.orphans.get(&(array.to_string(), kind.to_string())).copied())
     }
 
     /// Whether this replica leads.
@@ -207,6 +226,20 @@ impl Metrics {
         }
         family(
             &mut out,
+            "pxfa_controller_orphans",
+            "gauge",
+            "Objects pxfa made that no tenant accounts for, by array and kind, at the last scan (pxfa orphans).",
+        );
+        for ((a, k), n) in &c.orphans {
+            let _ = writeln!(
+                out,
+                "pxfa_controller_orphans{{array=\"{}\",kind=\"{}\"}} {n}",
+                escape(a),
+                escape(k)
+            );
+        }
+        family(
+            &mut out,
             "pxfa_controller_leader",
             "gauge",
             "Whether this replica holds the leader Lease (1) or not (0).",
@@ -245,7 +278,12 @@ mod tests {
         m.array_call("fa1", "ok");
         m.array_call("fa1", "unavailable");
         m.set_leader(true);
+        m.set_orphans("fa1", [("tenant-gone", 2), ("unbound-drive", 0)]);
         let text = m.render();
+        assert!(text.contains("# TYPE pxfa_controller_orphans gauge"));
+        assert!(text.contains("pxfa_controller_orphans{array=\"fa1\",kind=\"tenant-gone\"} 2"));
+        assert_eq!(m.orphans("fa1", "unbound-drive"), Some(0));
+        assert_eq!(m.orphans("fa2", "tenant-gone"), None);
         assert!(text.contains("# TYPE pxfa_controller_reconciles_total counter"));
         assert!(text.contains("pxfa_controller_reconciles_total{outcome=\"converged\"} 1"));
         assert!(

@@ -20,5 +20,6 @@ mod merge_patch;
 mod objects;
 mod observability;
 mod observations;
+mod orphans;
 mod reconcile;
 mod token_journal;
