@@ -14,14 +14,17 @@
 //! `POST /logout` in the background, bounded by [`LOGOUT_BOUND`]; [`Session::close`]
 //! at the very end waits for it at most [`LOGOUT_WAIT`], so a slow or stalled array
 //! delays the exit by a quarter second at worst, never the work.
+//!
+//! Either array is handed out inside [`Settling`], the one layer that settles a write
+//! whose answer was lost; no command writes around it.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use flasharray::FlashArray;
 use flasharray::rest::{RestArray, RetryConfig};
+use flasharray::{FlashArray, Settling};
 use flasharray_mock::MockArray;
 
 use crate::args::GlobalArgs;
@@ -48,7 +51,9 @@ pub(crate) const LOGOUT_WAIT: Duration = Duration::from_millis(250);
 /// An open array.
 #[derive(Debug)]
 pub(crate) struct Session {
-    /// The array, real or simulated.
+    /// The array, real or simulated, inside [`Settling`], so that every write a
+    /// command sends (the pipeline's and the resource commands' alike) is settled
+    /// once after a lost answer (converge's own layer around it passes through).
     pub(crate) array: Arc<dyn FlashArray>,
     /// What to show in messages (`https://fa1.example` or `embedded simulator`).
     pub(crate) label: String,
@@ -143,7 +148,7 @@ impl Session {
                     .build()
                     .with_context(|| format!("cannot set up the client for {}", t.url))?;
                 Ok(Session {
-                    array: Arc::new(array),
+                    array: Arc::new(Settling::new(array)),
                     label: t.url.as_str().trim_end_matches('/').to_string(),
                     url: Some(t.url.clone()),
                     sim: None,
@@ -170,7 +175,7 @@ impl Session {
     pub(crate) fn simulated(mock: MockArray, state_file: Option<PathBuf>) -> Session {
         let loaded = mock.generation();
         Session {
-            array: Arc::new(mock.clone()),
+            array: Arc::new(Settling::new(mock.clone())),
             label: "embedded simulated array".to_string(),
             url: None,
             sim: Some(SimSession {

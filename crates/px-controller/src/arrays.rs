@@ -99,7 +99,9 @@ impl Connector for RestConnector {
                 format!("cannot set up the client for array {}: {e}", creds.endpoint),
             )
         })?;
-        Ok(Arc::new(array))
+        // Lost answers are settled in one layer over the client (converge's own
+        // layer around the pool's array then passes through).
+        Ok(Arc::new(flasharray::Settling::new(array)))
     }
 }
 

@@ -317,8 +317,9 @@ pub(crate) async fn run(
             }),
         );
     }
-    // One layer settles a lost answer, for every array alike (flasharray::Settling);
-    // an array that settles its own writes gets them as they are.
+    // One layer settles a lost answer, for every array alike (flasharray::Settling).
+    // An array already inside one (the CLI's session, the controller's pool) is not
+    // settled twice: the inner layer passes the writes of this one through.
     let result = op
         .send(&Settling::new(array))
         .await
@@ -350,4 +351,33 @@ pub(crate) async fn run(
         );
     }
     (calls, result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flasharray::settle::WRITE_ROUNDS;
+    use flasharray_mock::MockArray;
+
+    /// The CLI and the controller hand converge an array already inside `Settling`;
+    /// converge's own layer around it must not settle a second time. Every send of
+    /// the create is dropped: it goes out `WRITE_ROUNDS` times, not their square.
+    #[tokio::test]
+    async fn an_array_inside_settling_is_settled_once() {
+        let mock = MockArray::new();
+        for nth in 1..=u64::from(WRITE_ROUNDS * WRITE_ROUNDS) {
+            mock.faults().drop_write(nth);
+        }
+        let op = Op::CreatePod {
+            name: PodName::new("pod1").unwrap(),
+            quota: None,
+            tags: Vec::new(),
+        };
+        let (_, result) = run(&Settling::new(mock.clone()), &op, None).await;
+        assert!(result.is_err(), "every send was dropped");
+        assert_eq!(
+            mock.stats().op(flasharray_mock::Op::CreatePods),
+            u64::from(WRITE_ROUNDS)
+        );
+    }
 }
