@@ -62,7 +62,7 @@ struct Slot<T> {
 }
 
 struct SlotState<T> {
-    items: Option<Arc<Vec<T>>>,
+    items: Option<Arc<Listed<T>>>,
     taken: Option<Instant>,
     /// Marked keys and the write sequence number of their last mark.
     marked: HashMap<Key, u64>,
@@ -76,9 +76,49 @@ enum Want {
     Keys(Vec<Key>),
 }
 
+/// A listing's items and where each key's items are, indexed once when it is taken
+/// or merged: a read of a few names looks at those, not at every item (each drift
+/// check makes several such reads, on listings that grow with the tenants).
+struct Listed<T> {
+    items: Vec<T>,
+    by_key: HashMap<Key, Vec<usize>>,
+}
+
+impl<T: Keyed> Listed<T> {
+    fn new(items: Vec<T>) -> Self {
+        let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            for k in item.keys() {
+                by_key.entry(k).or_default().push(i);
+            }
+        }
+        Listed { items, by_key }
+    }
+
+    /// The items `want` asks for, in listing order.
+    fn pick(&self, want: &Want) -> Vec<T>
+    where
+        T: Clone,
+    {
+        let keys = match want {
+            Want::All => return self.items.clone(),
+            Want::Keys(keys) => keys,
+        };
+        let mut at: Vec<usize> = keys
+            .iter()
+            .filter_map(|k| self.by_key.get(k))
+            .flatten()
+            .copied()
+            .collect();
+        at.sort_unstable();
+        at.dedup();
+        at.into_iter().map(|i| self.items[i].clone()).collect()
+    }
+}
+
 /// How a read is answered.
 enum Answer<T> {
-    Listing(Arc<Vec<T>>),
+    Listing(Arc<Listed<T>>),
     Array,
     /// The listing, once these names (written since it was taken) are read again.
     Refresh(Vec<String>),
@@ -133,9 +173,13 @@ impl<T> Slot<T> {
 
     /// A listing that started when the write sequence was at `started`: marks of
     /// writes that ended before it are answered by it.
-    fn install(&self, items: Vec<T>, started: u64) {
+    fn install(&self, items: Vec<T>, started: u64)
+    where
+        T: Keyed,
+    {
+        let listed = Arc::new(Listed::new(items));
         let mut s = self.lock();
-        s.items = Some(Arc::new(items));
+        s.items = Some(listed);
         s.taken = Some(Instant::now());
         s.marked.retain(|_, seq| *seq > started);
     }
@@ -152,12 +196,13 @@ impl<T> Slot<T> {
         };
         let read: HashSet<Key> = names.iter().map(|n| key(NAME, n)).collect();
         let mut next: Vec<T> = items
+            .items
             .iter()
             .filter(|i| !i.keys().iter().any(|k| read.contains(k)))
             .cloned()
             .collect();
         next.extend(fetched);
-        s.items = Some(Arc::new(next));
+        s.items = Some(Arc::new(Listed::new(next)));
         s.marked
             .retain(|k, seq| !(read.contains(k) && *seq <= started));
     }
@@ -269,20 +314,6 @@ impl Keyed for Connection {
         .into_iter()
         .filter_map(|(field, name)| name.as_deref().map(|n| key(field, n)))
         .collect()
-    }
-}
-
-fn pick<T: Keyed + Clone>(items: &[T], want: &Want) -> Vec<T> {
-    match want {
-        Want::All => items.to_vec(),
-        Want::Keys(keys) => {
-            let wanted: HashSet<&Key> = keys.iter().collect();
-            items
-                .iter()
-                .filter(|i| i.keys().iter().any(|k| wanted.contains(k)))
-                .cloned()
-                .collect()
-        }
     }
 }
 
@@ -426,7 +457,7 @@ impl ObservationCache {
         want: &Want,
         list: L,
         refresh: R,
-    ) -> Result<Option<Arc<Vec<T>>>>
+    ) -> Result<Option<Arc<Listed<T>>>>
     where
         T: Keyed + Clone,
         L: FnOnce() -> LF,
@@ -505,7 +536,7 @@ impl ObservationCache {
             return array().await;
         };
         match self.listing(slot, &want, list, refresh).await? {
-            Some(items) => Ok(pick(&items, &want)),
+            Some(listed) => Ok(listed.pick(&want)),
             None => array().await,
         }
     }
@@ -529,10 +560,9 @@ impl ObservationCache {
         let Some(known) = known else {
             return Ok(None);
         };
-        let known: HashSet<String> = known.iter().map(|n| n.to_ascii_lowercase()).collect();
         if !admins
             .iter()
-            .all(|a| known.contains(&a.to_ascii_lowercase()))
+            .all(|a| known.by_key.contains_key(&key(NAME, a)))
         {
             return Ok(None);
         }
@@ -544,7 +574,7 @@ impl ObservationCache {
                 no_refresh,
             )
             .await?;
-        Ok(tokens.map(|t| pick(&t, &want)))
+        Ok(tokens.map(|t| t.pick(&want)))
     }
 }
 
@@ -651,6 +681,64 @@ impl std::fmt::Debug for View {
     }
 }
 
+/// Expands the method table into the view: a read goes to [`cached_read!`], a write
+/// to the array through [`ObservationCache::write`] with what [`touches`] says it
+/// touched; the stream and the session methods go to the array as they are (a stream
+/// reads page by page: no listing holds it).
+macro_rules! view {
+    (
+        []
+        calls { $($(#[$cm:meta])* $kind:ident $op:ident $request:literal
+            fn $name:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;)* }
+        streams { $($(#[$sm:meta])* fn $sname:ident(&$sself:ident $(, $sarg:ident: $sty:ty)* $(,)?)
+            -> $sret:ty $sbody:block)* }
+        session { $($(#[$pm:meta])* fn $pname:ident(&$pself:ident) -> $pret:ty $pbody:block)* }
+    ) => {
+        #[async_trait]
+        impl FlashArray for View {
+            $( async fn $name(&self, $($arg: $ty),*) -> Result<$ret> {
+                let view = self;
+                view_call!($kind, view, $name($($arg),*))
+            } )*
+            $( fn $sname(&self, $($sarg: $sty),*) -> ItemStream<'_, $sret> {
+                self.inner().$sname($($sarg),*)
+            } )*
+            $( async fn $pname(&self) -> Result<$pret> {
+                self.inner().$pname().await
+            } )*
+        }
+    };
+}
+
+/// One call of the table, by its kind.
+macro_rules! view_call {
+    (read, $view:ident, $name:ident($($arg:ident),*)) => {
+        cached_read!($view, $name($($arg),*))
+    };
+    (write, $view:ident, $name:ident($($arg:ident),*)) => {{
+        let touched = touches::$name($($arg),*);
+        $view
+            .cache
+            .write(touched, $view.inner().$name($($arg),*))
+            .await
+    }};
+}
+
+/// The reads a listing answers, each by the view's inherent method of the same name;
+/// any other read goes to the array.
+macro_rules! cached_read {
+    ($view:ident, list_volumes($($a:ident),*)) => { $view.list_volumes($($a),*).await };
+    ($view:ident, list_tags($($a:ident),*)) => { $view.list_tags($($a),*).await };
+    ($view:ident, list_hosts($($a:ident),*)) => { $view.list_hosts($($a),*).await };
+    ($view:ident, list_host_groups($($a:ident),*)) => { $view.list_host_groups($($a),*).await };
+    ($view:ident, list_connections($($a:ident),*)) => { $view.list_connections($($a),*).await };
+    ($view:ident, list_pods($($a:ident),*)) => { $view.list_pods($($a),*).await };
+    ($view:ident, list_api_tokens($($a:ident),*)) => { $view.list_api_tokens($($a),*).await };
+    ($view:ident, $name:ident($($a:ident),*)) => { $view.inner().$name($($a),*).await };
+}
+
+flasharray::for_each_method!(view);
+
 impl View {
     fn want(&self, want: Option<Want>) -> Option<Want> {
         want.filter(|_| !self.fresh)
@@ -659,10 +747,7 @@ impl View {
     fn inner(&self) -> &dyn FlashArray {
         self.cache.inner.as_ref()
     }
-}
 
-#[async_trait]
-impl FlashArray for View {
     async fn list_volumes(&self, params: &ListParams) -> Result<Vec<Volume>> {
         let c = &self.cache;
         let all = ListParams::all();
@@ -673,33 +758,6 @@ impl FlashArray for View {
             || self.inner().list_volumes(params),
         )
         .await
-    }
-
-    async fn create_volumes(&self, names: &[VolumeName], body: &VolumePost) -> Result<Vec<Volume>> {
-        let call = self.inner().create_volumes(names, body);
-        self.cache.write(touched_volumes(names), call).await
-    }
-
-    async fn create_volumes_batch(&self, items: &[VolumeBatchPost]) -> Result<Vec<Volume>> {
-        let names: Vec<&str> = items.iter().map(|i| i.name.as_str()).collect();
-        let call = self.inner().create_volumes_batch(items);
-        self.cache.write(touched_volumes(&names), call).await
-    }
-
-    async fn patch_volumes(
-        &self,
-        names: &[VolumeName],
-        patch: &VolumePatch,
-        truncate: bool,
-    ) -> Result<Vec<Volume>> {
-        let touched = touched_volumes(&with_rename(strs(names), patch.name.as_ref()));
-        let call = self.inner().patch_volumes(names, patch, truncate);
-        self.cache.write(touched, call).await
-    }
-
-    async fn eradicate_volumes(&self, names: &[VolumeName]) -> Result<()> {
-        let call = self.inner().eradicate_volumes(names);
-        self.cache.write(touched_volumes(names), call).await
     }
 
     async fn list_tags(&self, kind: TagResource, params: &TagParams) -> Result<Vec<Tag>> {
@@ -730,34 +788,6 @@ impl FlashArray for View {
         .await
     }
 
-    async fn set_tags(&self, kind: TagResource, tags: &[Tag]) -> Result<Vec<Tag>> {
-        let touched = tags
-            .iter()
-            .filter_map(|t| t.resource.name.as_deref())
-            .map(|n| (Listing::Tags(kind), key(NAME, n)))
-            .collect();
-        self.cache
-            .write(touched, self.inner().set_tags(kind, tags))
-            .await
-    }
-
-    async fn delete_tags(
-        &self,
-        kind: TagResource,
-        resource_names: &[String],
-        keys: &[String],
-        namespaces: &[String],
-    ) -> Result<()> {
-        let touched = resource_names
-            .iter()
-            .map(|n| (Listing::Tags(kind), key(NAME, n)))
-            .collect();
-        let call = self
-            .inner()
-            .delete_tags(kind, resource_names, keys, namespaces);
-        self.cache.write(touched, call).await
-    }
-
     async fn list_hosts(&self, params: &ListParams) -> Result<Vec<Host>> {
         let c = &self.cache;
         let all = ListParams::all();
@@ -769,23 +799,6 @@ impl FlashArray for View {
             || self.inner().list_hosts(params),
         )
         .await
-    }
-
-    async fn create_hosts(&self, names: &[HostName], body: &HostPost) -> Result<Vec<Host>> {
-        let call = self.inner().create_hosts(names, body);
-        self.cache.write(touched_hosts(names), call).await
-    }
-
-    async fn patch_hosts(&self, names: &[HostName], patch: &HostPatch) -> Result<Vec<Host>> {
-        let touched = touched_hosts(&with_rename(strs(names), patch.name.as_ref()));
-        self.cache
-            .write(touched, self.inner().patch_hosts(names, patch))
-            .await
-    }
-
-    async fn delete_hosts(&self, names: &[HostName]) -> Result<()> {
-        let call = self.inner().delete_hosts(names);
-        self.cache.write(touched_hosts(names), call).await
     }
 
     async fn list_host_groups(&self, params: &ListParams) -> Result<Vec<HostGroup>> {
@@ -800,46 +813,6 @@ impl FlashArray for View {
         .await
     }
 
-    async fn create_host_groups(
-        &self,
-        names: &[HostGroupName],
-        body: &HostGroupPost,
-    ) -> Result<Vec<HostGroup>> {
-        let call = self.inner().create_host_groups(names, body);
-        self.cache.write(touched_groups(names), call).await
-    }
-
-    async fn delete_host_groups(&self, names: &[HostGroupName]) -> Result<()> {
-        let call = self.inner().delete_host_groups(names);
-        self.cache.write(touched_groups(names), call).await
-    }
-
-    async fn list_host_group_members(&self, params: &MemberParams) -> Result<Vec<Member>> {
-        self.inner().list_host_group_members(params).await
-    }
-
-    async fn add_host_group_members(
-        &self,
-        group: &HostGroupName,
-        hosts: &[HostName],
-    ) -> Result<Vec<Member>> {
-        let mut touched = touched_groups(&[group]);
-        touched.extend(touched_hosts(hosts));
-        let call = self.inner().add_host_group_members(group, hosts);
-        self.cache.write(touched, call).await
-    }
-
-    async fn remove_host_group_members(
-        &self,
-        group: &HostGroupName,
-        hosts: &[HostName],
-    ) -> Result<()> {
-        let mut touched = touched_groups(&[group]);
-        touched.extend(touched_hosts(hosts));
-        let call = self.inner().remove_host_group_members(group, hosts);
-        self.cache.write(touched, call).await
-    }
-
     async fn list_connections(&self, params: &ConnectionParams) -> Result<Vec<Connection>> {
         let c = &self.cache;
         let all = ConnectionParams::default();
@@ -850,29 +823,6 @@ impl FlashArray for View {
             || self.inner().list_connections(params),
         )
         .await
-    }
-
-    async fn create_connections(
-        &self,
-        target: &ConnectionTarget,
-        volumes: &[VolumeName],
-        lun: Option<u32>,
-    ) -> Result<Vec<Connection>> {
-        let call = self.inner().create_connections(target, volumes, lun);
-        self.cache
-            .write(touched_connections(target, volumes), call)
-            .await
-    }
-
-    async fn delete_connections(
-        &self,
-        target: &ConnectionTarget,
-        volumes: &[VolumeName],
-    ) -> Result<()> {
-        let call = self.inner().delete_connections(target, volumes);
-        self.cache
-            .write(touched_connections(target, volumes), call)
-            .await
     }
 
     async fn list_pods(&self, params: &ListParams) -> Result<Vec<Pod>> {
@@ -887,42 +837,6 @@ impl FlashArray for View {
         .await
     }
 
-    async fn create_pods(&self, names: &[PodName], body: &PodPost) -> Result<Vec<Pod>> {
-        let call = self.inner().create_pods(names, body);
-        self.cache.write(touched_pods(names, false), call).await
-    }
-
-    async fn patch_pods(
-        &self,
-        names: &[PodName],
-        patch: &PodPatch,
-        destroy_contents: bool,
-    ) -> Result<Vec<Pod>> {
-        let contents = destroy_contents || patch.destroyed.is_some() || patch.name.is_some();
-        let names_touched = with_rename(strs(names), patch.name.as_ref());
-        let call = self.inner().patch_pods(names, patch, destroy_contents);
-        self.cache
-            .write(touched_pods(&names_touched, contents), call)
-            .await
-    }
-
-    async fn eradicate_pods(&self, names: &[PodName], eradicate_contents: bool) -> Result<()> {
-        let call = self.inner().eradicate_pods(names, eradicate_contents);
-        self.cache.write(touched_pods(names, true), call).await
-    }
-
-    async fn list_pod_arrays(&self, pods: &[PodName]) -> Result<Vec<Member>> {
-        self.inner().list_pod_arrays(pods).await
-    }
-
-    async fn get_array(&self) -> Result<ArrayInfo> {
-        self.inner().get_array().await
-    }
-
-    async fn get_array_space(&self) -> Result<ArraySpace> {
-        self.inner().get_array_space().await
-    }
-
     async fn list_api_tokens(&self, admins: &[String], expose: bool) -> Result<Vec<AdminApiToken>> {
         if self.fresh || expose || admins.is_empty() {
             return self.inner().list_api_tokens(admins, expose).await;
@@ -932,97 +846,149 @@ impl FlashArray for View {
             None => self.inner().list_api_tokens(admins, expose).await,
         }
     }
+}
 
-    async fn create_api_token(
-        &self,
-        admin: &str,
-        timeout: Option<Duration>,
-    ) -> Result<AdminApiToken> {
-        let touched = vec![(Listing::Tokens, key(NAME, admin))];
-        let call = self.inner().create_api_token(admin, timeout);
-        self.cache.write(touched, call).await
+/// What each write of the method table touches, named after the write: a new write
+/// does not compile until it says so.
+mod touches {
+    use super::*;
+
+    type Touched = Vec<(Listing, Key)>;
+
+    pub(super) fn create_volumes(names: &[VolumeName], _: &VolumePost) -> Touched {
+        touched_volumes(names)
     }
 
-    async fn delete_api_token(&self, admin: &str) -> Result<()> {
-        let touched = vec![(Listing::Tokens, key(NAME, admin))];
-        self.cache
-            .write(touched, self.inner().delete_api_token(admin))
-            .await
+    pub(super) fn create_volumes_batch(items: &[VolumeBatchPost]) -> Touched {
+        let names: Vec<&str> = items.iter().map(|i| i.name.as_str()).collect();
+        touched_volumes(&names)
     }
 
-    async fn list_realms(&self, params: &ListParams) -> Result<Vec<Realm>> {
-        self.inner().list_realms(params).await
+    pub(super) fn patch_volumes(names: &[VolumeName], patch: &VolumePatch, _: bool) -> Touched {
+        touched_volumes(&with_rename(strs(names), patch.name.as_ref()))
     }
 
-    async fn create_realms(&self, names: &[RealmName], body: &RealmPost) -> Result<Vec<Realm>> {
-        self.inner().create_realms(names, body).await
+    pub(super) fn eradicate_volumes(names: &[VolumeName]) -> Touched {
+        touched_volumes(names)
     }
 
-    async fn patch_realms(
-        &self,
-        names: &[RealmName],
-        patch: &RealmPatch,
+    pub(super) fn set_tags(kind: TagResource, tags: &[Tag]) -> Touched {
+        tags.iter()
+            .filter_map(|t| t.resource.name.as_deref())
+            .map(|n| (Listing::Tags(kind), key(NAME, n)))
+            .collect()
+    }
+
+    pub(super) fn delete_tags(
+        kind: TagResource,
+        resource_names: &[String],
+        _: &[String],
+        _: &[String],
+    ) -> Touched {
+        resource_names
+            .iter()
+            .map(|n| (Listing::Tags(kind), key(NAME, n)))
+            .collect()
+    }
+
+    pub(super) fn create_hosts(names: &[HostName], _: &HostPost) -> Touched {
+        touched_hosts(names)
+    }
+
+    pub(super) fn patch_hosts(names: &[HostName], patch: &HostPatch) -> Touched {
+        touched_hosts(&with_rename(strs(names), patch.name.as_ref()))
+    }
+
+    pub(super) fn delete_hosts(names: &[HostName]) -> Touched {
+        touched_hosts(names)
+    }
+
+    pub(super) fn create_host_groups(names: &[HostGroupName], _: &HostGroupPost) -> Touched {
+        touched_groups(names)
+    }
+
+    pub(super) fn delete_host_groups(names: &[HostGroupName]) -> Touched {
+        touched_groups(names)
+    }
+
+    pub(super) fn add_host_group_members(group: &HostGroupName, hosts: &[HostName]) -> Touched {
+        let mut touched = touched_groups(&[group]);
+        touched.extend(touched_hosts(hosts));
+        touched
+    }
+
+    pub(super) fn remove_host_group_members(group: &HostGroupName, hosts: &[HostName]) -> Touched {
+        add_host_group_members(group, hosts)
+    }
+
+    pub(super) fn create_connections(
+        target: &ConnectionTarget,
+        volumes: &[VolumeName],
+        _: Option<u32>,
+    ) -> Touched {
+        touched_connections(target, volumes)
+    }
+
+    pub(super) fn delete_connections(target: &ConnectionTarget, volumes: &[VolumeName]) -> Touched {
+        touched_connections(target, volumes)
+    }
+
+    pub(super) fn create_pods(names: &[PodName], _: &PodPost) -> Touched {
+        touched_pods(names, false)
+    }
+
+    pub(super) fn patch_pods(
+        names: &[PodName],
+        patch: &PodPatch,
         destroy_contents: bool,
-    ) -> Result<Vec<Realm>> {
-        let call = self.inner().patch_realms(names, patch, destroy_contents);
-        self.cache.write(touched_everything(), call).await
+    ) -> Touched {
+        let contents = destroy_contents || patch.destroyed.is_some() || patch.name.is_some();
+        touched_pods(&with_rename(strs(names), patch.name.as_ref()), contents)
     }
 
-    async fn eradicate_realms(&self, names: &[RealmName], eradicate_contents: bool) -> Result<()> {
-        let call = self.inner().eradicate_realms(names, eradicate_contents);
-        self.cache.write(touched_everything(), call).await
+    pub(super) fn eradicate_pods(names: &[PodName], _: bool) -> Touched {
+        touched_pods(names, true)
     }
 
-    async fn list_management_access_policies(
-        &self,
-        names: &[String],
-    ) -> Result<Vec<ManagementAccessPolicy>> {
-        self.inner().list_management_access_policies(names).await
+    pub(super) fn create_api_token(admin: &str, _: Option<Duration>) -> Touched {
+        vec![(Listing::Tokens, key(NAME, admin))]
     }
 
-    async fn create_management_access_policies(
-        &self,
-        names: &[String],
-        body: &ManagementAccessPolicyPost,
-    ) -> Result<Vec<ManagementAccessPolicy>> {
-        self.inner()
-            .create_management_access_policies(names, body)
-            .await
+    pub(super) fn delete_api_token(admin: &str) -> Touched {
+        vec![(Listing::Tokens, key(NAME, admin))]
     }
 
-    async fn delete_management_access_policies(&self, names: &[String]) -> Result<()> {
-        self.inner().delete_management_access_policies(names).await
+    /// No listing holds realms.
+    pub(super) fn create_realms(_: &[RealmName], _: &RealmPost) -> Touched {
+        Vec::new()
     }
 
-    async fn list_admins(&self, names: &[String]) -> Result<Vec<Admin>> {
-        self.inner().list_admins(names).await
+    pub(super) fn patch_realms(_: &[RealmName], _: &RealmPatch, _: bool) -> Touched {
+        touched_everything()
     }
 
-    async fn create_admins(&self, names: &[String], body: &AdminPost) -> Result<Vec<Admin>> {
-        let call = self.inner().create_admins(names, body);
-        self.cache.write(touched_admins(names), call).await
+    pub(super) fn eradicate_realms(_: &[RealmName], _: bool) -> Touched {
+        touched_everything()
     }
 
-    async fn delete_admins(&self, names: &[String]) -> Result<()> {
-        let call = self.inner().delete_admins(names);
-        self.cache.write(touched_admins(names), call).await
+    /// No listing holds policies.
+    pub(super) fn create_management_access_policies(
+        _: &[String],
+        _: &ManagementAccessPolicyPost,
+    ) -> Touched {
+        Vec::new()
     }
 
-    /// A stream reads the array page by page: no listing holds it.
-    fn volume_stream(&self, params: ListParams) -> ItemStream<'_, Volume> {
-        self.inner().volume_stream(params)
+    pub(super) fn delete_management_access_policies(_: &[String]) -> Touched {
+        Vec::new()
     }
 
-    async fn close(&self) -> Result<()> {
-        self.inner().close().await
+    pub(super) fn create_admins(names: &[String], _: &AdminPost) -> Touched {
+        touched_admins(names)
     }
 
-    async fn rest_minor_version(&self) -> Result<Option<u32>> {
-        self.inner().rest_minor_version().await
-    }
-
-    async fn settles_lost_answers(&self) -> Result<bool> {
-        self.inner().settles_lost_answers().await
+    pub(super) fn delete_admins(names: &[String]) -> Touched {
+        touched_admins(names)
     }
 }
 
