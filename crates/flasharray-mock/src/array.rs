@@ -110,7 +110,7 @@ impl MockArray {
     /// ([`crate::MockArrayBuilder::rest_version`]): the simulator advertises 1.x and
     /// 2.0 to `2.N` and serves each endpoint and field only from the version that
     /// introduced it. `None`: the simulator's newest
-    /// ([`crate::sim::TOP_REST_VERSION`]).
+    /// (`flasharray_sim::TOP_REST_VERSION`).
     pub fn rest_version(&self) -> Option<u32> {
         let top = self.inner.rest_top.load(Ordering::SeqCst);
         (top != NO_REST_TOP).then_some(top)

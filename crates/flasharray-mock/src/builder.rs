@@ -83,7 +83,7 @@ impl MockArrayBuilder {
 
     /// The newest REST version the array answers as, `2.minor` (see
     /// [`MockArray::rest_version`]; parse a `2.N` text with
-    /// [`crate::sim::parse_rest_version`]). Default: the simulator's newest.
+    /// `flasharray_sim::parse_rest_version`). Default: the simulator's newest.
     pub fn rest_version(mut self, minor: u32) -> Self {
         self.rest_version = Some(minor);
         self

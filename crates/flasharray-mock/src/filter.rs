@@ -482,7 +482,8 @@ fn describe(t: &Tok) -> String {
 
 impl Filter {
     /// Longest filter accepted, in bytes. A filter reaches the simulator in the
-    /// request line, which is capped at 64 KiB (hyper's limit, `sim/guard.rs`), so
+    /// request line, which is capped at 64 KiB (hyper's limit, flasharray-sim's
+    /// `guard.rs`), so
     /// no filter an HTTP client can send is refused for its length alone; the
     /// embedded mock (`pxfa --array sim`) has no URL, and without this bound a
     /// many-megabyte filter would be copied into a char list of four times its

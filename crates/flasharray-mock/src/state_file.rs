@@ -1,6 +1,6 @@
 //! The mock's state in a file: what `pxfa sim serve --state` and `pxfa --array sim
 //! --sim-state` keep between runs, and what the simulator rewrites after every change
-//! ([`crate::sim::SimConfig::state_file`]).
+//! (`flasharray_sim::SimConfig::state_file`).
 //!
 //! The file is the JSON of [`MockArray::snapshot`] and holds the simulated admins'
 //! API tokens, so it is written owner-only (mode 0600) and atomically: a temporary

@@ -168,7 +168,7 @@ impl Query {
 }
 
 /// The answer to a query parameter the endpoint does not have (at the REST version
-/// asked, too: `sim/versions.rs`), naming it.
+/// asked, too: `versions.rs`), naming it.
 pub(crate) fn unknown_parameter(key: &str) -> Fail {
     bad_request(
         Some(key),

@@ -153,7 +153,7 @@ fn delays(call: &Call<'_>, config: &Value, settings: &mut ArraySettings) -> Resu
 }
 
 /// The array as JSON with both eradication delays (our model carries only the one
-/// in force; `sim/fields.rs` would copy it into both).
+/// in force; `fields.rs` would copy it into both).
 fn with_delays(call: &Call<'_>, info: &flasharray::models::ArrayInfo) -> Value {
     let mut value = serde_json::to_value(info).unwrap_or(Value::Null);
     let (enabled, disabled) = call.state.mock.eradication_delays();

@@ -249,7 +249,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     };
     let resource = resource.trim_end_matches('/').to_string();
     // A path newer than the version asked for is one the array does not have at
-    // that version (`sim/versions.rs`).
+    // that version (`versions.rs`).
     if super::versions::endpoint_since(&resource).is_some_and(|since| minor < since) {
         return Err(not_found(path));
     }
@@ -298,7 +298,7 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     let body = read_body(state, body).await?;
     let query = Query::parse(parts.uri.query());
     // A parameter or body field newer than the version asked for is one the array
-    // does not have at that version (`sim/versions.rs`).
+    // does not have at that version (`versions.rs`).
     super::versions::refuse_later(&resource, parts.method.as_str(), minor, &query, &body)?;
     let call = Call {
         state,
@@ -343,7 +343,7 @@ fn complete(call: &Call<'_>, mut reply: Reply) -> Reply {
 }
 
 /// Leaves out of the answer's items the fields their model has only from a later
-/// version than the one the client asked for (`sim/versions.rs`).
+/// version than the one the client asked for (`versions.rs`).
 fn to_version(call: &Call<'_>, mut reply: Reply) -> Reply {
     if let Some(value) = reply.json.as_mut() {
         super::versions::strip(&call.resource, call.minor, value);
