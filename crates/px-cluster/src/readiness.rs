@@ -1,5 +1,6 @@
 //! Waiting for the objects the next step depends on: the storage network (NNCP
-//! `Available`), the disk claims (PVC `Bound`) and the tenant's Portworx
+//! `Available`), the disk claims (PVC `Bound`), the tenant's Portworx operator (its
+//! Subscription's ClusterServiceVersion `Succeeded`) and the tenant's Portworx
 //! (StorageCluster phase `Online`). Polling with a deadline rather than watches keeps
 //! the fake API server in tests simple and costs one GET per object per interval.
 
@@ -13,7 +14,19 @@ use tokio::time::Instant;
 
 use crate::discovery::{Resources, object_path, status_code};
 use crate::error::chain_text;
-use crate::kinds::{NNCP, PVC, STORAGE_CLUSTER, STORAGE_NODE};
+use crate::kinds::{Kind, NNCP, PVC, STORAGE_CLUSTER, STORAGE_NODE};
+
+/// OLM's Subscription, as the tenant bundle renders it for the Portworx operator.
+const SUBSCRIPTION: &str = "Subscription";
+/// OLM's ClusterServiceVersion: what a Subscription installed. `status.phase`
+/// `Succeeded` is OLM's "the operator is installed and running" (OpenShift
+/// "Installing from OperatorHub using the CLI": `oc get csv` shows Succeeded).
+const CSV: Kind = Kind {
+    group: "operators.coreos.com",
+    version: "v1alpha1",
+    kind: "ClusterServiceVersion",
+    plural: "clusterserviceversions",
+};
 
 /// How long and how often to wait.
 #[derive(Debug, Clone, Copy)]
@@ -59,10 +72,14 @@ pub(crate) struct WaitTarget {
 /// Whether pxfa waits for objects of `kind` on `cluster`: only where a later step
 /// builds on them. Management claims must be bound before their disks are hotplugged;
 /// the tenant's validation claim may use a WaitForFirstConsumer class and nothing
-/// follows it, so it is not waited for.
+/// follows it, so it is not waited for. The tenant's operator Subscription is waited
+/// for because the StorageCluster of the next step needs the operator's CRD and
+/// controller.
 pub(crate) fn waits_for(cluster: Cluster, kind: &str) -> bool {
     if kind == NNCP.kind || kind == STORAGE_CLUSTER.kind {
         true
+    } else if kind == SUBSCRIPTION {
+        cluster == Cluster::Tenant
     } else if kind == PVC.kind {
         cluster == Cluster::Management
     } else {
@@ -126,9 +143,44 @@ pub(crate) async fn check(resources: &Resources, t: &WaitTarget) -> Result<(), S
         .await
         .map_err(|e| chain_text(&e))?;
     match api.get(&t.name).await {
+        Ok(obj) if t.kind == SUBSCRIPTION => {
+            let csv = installed_csv(&to_value(&obj))?;
+            csv_succeeded(resources, t.namespace.as_deref(), &csv).await
+        }
         Ok(obj) => readiness(&t.kind, &to_value(&obj)),
         Err(e) if status_code(&e) == Some(404) => Err("not found".to_string()),
         Err(e) => Err(format!("cannot read it: {e}")),
+    }
+}
+
+/// The CSV a Subscription installed (`status.installedCSV`), or what OLM is doing
+/// instead (`status.state`, e.g. `UpgradePending` while the install plan runs).
+fn installed_csv(sub: &Value) -> Result<String, String> {
+    match sub.pointer("/status/installedCSV").and_then(Value::as_str) {
+        Some(csv) if !csv.is_empty() => Ok(csv.to_string()),
+        _ => Err(match sub.pointer("/status/state").and_then(Value::as_str) {
+            Some(state) if !state.is_empty() => format!("no installed CSV yet (state {state})"),
+            _ => "no installed CSV yet".to_string(),
+        }),
+    }
+}
+
+/// `Ok` when the CSV's phase is `Succeeded`. Read as a fixed kind, not by discovery:
+/// OLM serves it wherever a Subscription exists.
+async fn csv_succeeded(
+    resources: &Resources,
+    namespace: Option<&str>,
+    csv: &str,
+) -> Result<(), String> {
+    let ar = CSV.resource();
+    let api: kube::Api<DynamicObject> = match namespace {
+        Some(ns) => kube::Api::namespaced_with(resources.client().clone(), ns, &ar),
+        None => kube::Api::default_namespaced_with(resources.client().clone(), &ar),
+    };
+    match api.get(csv).await {
+        Ok(obj) => phase(&to_value(&obj), &["Succeeded"]).map_err(|s| format!("CSV {csv}: {s}")),
+        Err(e) if status_code(&e) == Some(404) => Err(format!("CSV {csv} not found yet")),
+        Err(e) => Err(format!("cannot read CSV {csv}: {e}")),
     }
 }
 
@@ -186,6 +238,24 @@ pub(crate) fn to_value(obj: &DynamicObject) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn subscription_waits_on_the_tenant_for_its_installed_csv() {
+        assert!(waits_for(Cluster::Tenant, "Subscription"));
+        assert!(!waits_for(Cluster::Management, "Subscription"));
+        assert_eq!(
+            installed_csv(&json!({"status": {"state": "UpgradePending"}})),
+            Err("no installed CSV yet (state UpgradePending)".to_string())
+        );
+        assert_eq!(
+            installed_csv(&json!({})),
+            Err("no installed CSV yet".to_string())
+        );
+        assert_eq!(
+            installed_csv(&json!({"status": {"installedCSV": "portworx-operator.v25.2.0"}})),
+            Ok("portworx-operator.v25.2.0".to_string())
+        );
+    }
 
     #[test]
     fn nncp_needs_available_true() {

@@ -8,6 +8,7 @@ mod support;
 mod apply;
 mod bindings;
 mod crd_rbac;
+mod operator_wait;
 mod orphans;
 mod runbook_checks;
 mod site;
