@@ -20,7 +20,7 @@ use px_topology::spec::StorageMode;
 use crate::ATTACHED_VM_ANNOTATION;
 use crate::discovery::status_code;
 use crate::error::{Error, Result};
-use crate::kinds::STORAGE_NODE;
+use crate::kinds::{STORAGE_CLUSTER, STORAGE_NODE};
 use crate::readiness::{readiness, to_value};
 use crate::status::{Item, Layer};
 use crate::vms::{VmInfo, discover_vms};
@@ -65,50 +65,71 @@ fn item(id: &str, ok: bool, state: String) -> Item {
     }
 }
 
-/// The runbook steps' checks for the tenant of `spec`, rendered as `manifests`
-/// (direct-access: the others keep no worker index pxfa could check). The node
-/// checks need `tenant`; without it they are left out.
+/// The runbook steps' checks for the tenant of `spec`, rendered as `manifests`:
+/// direct-access by worker index, cloud-drive and kubevirt-csi by the NodePool's
+/// VMs, the StorageNodes and the tenant StorageCluster ([`cloud_drive`],
+/// [`kubevirt_csi`]). The node and StorageCluster checks need `tenant`; without it
+/// they are left out.
 pub async fn runbook_checks(
     spec: &TenantStorage,
     manifests: &[Manifest],
     management: &Client,
     tenant: Option<&Client>,
 ) -> Result<Layer> {
-    let mut layer = Layer {
-        name: "runbook steps".into(),
-        items: Vec::new(),
+    let items = match spec.mode() {
+        StorageMode::DirectAccess => direct_access(spec, manifests, management, tenant).await?,
+        StorageMode::CloudDrive => cloud_drive(spec, management, tenant).await?,
+        StorageMode::KubevirtCsi => kubevirt_csi(spec, management).await?,
     };
-    if spec.mode() != StorageMode::DirectAccess {
-        return Ok(layer);
-    }
+    Ok(Layer {
+        name: "runbook steps".into(),
+        items,
+    })
+}
+
+async fn direct_access(
+    spec: &TenantStorage,
+    manifests: &[Manifest],
+    management: &Client,
+    tenant: Option<&Client>,
+) -> Result<Vec<Item>> {
+    let mut items = Vec::new();
     let r = read(spec, management, tenant).await?;
     let replicas = spec.spec.hosted_cluster.replicas;
-    layer.items.push(scale_in(&r.vms, replicas));
-    layer.items.push(find_vm(&r, replicas));
-    layer.items.push(grow(&r, manifests));
-    let released = released_pvs(management, &spec.hcp_namespace()).await?;
-    for id in ["release.pvs", "delete.released-pvs"] {
-        layer.items.push(item(
-            id,
-            released.is_empty(),
-            if released.is_empty() {
-                "no Released PV of the hosted control plane namespace".into()
-            } else {
-                format!("Released: {}", released.join(", "))
-            },
-        ));
-    }
+    items.push(scale_in(&r.vms, replicas));
+    items.push(find_vm(&r, replicas));
+    items.push(grow(&r, manifests));
+    items.extend(no_released_pvs(management, spec, &["release.pvs", "delete.released-pvs"]).await?);
     if let Some(nodes) = &r.nodes {
         let (ok, state) = removed_nodes_gone(&r, nodes, replicas);
         for id in [
             "decommission.cluster-delete",
             "decommission.offline-cluster-delete",
         ] {
-            layer.items.push(item(id, ok, state.clone()));
+            items.push(item(id, ok, state.clone()));
         }
-        layer.items.push(joined(nodes, replicas));
+        items.push(joined(nodes, replicas));
     }
-    Ok(layer)
+    Ok(items)
+}
+
+/// One item per step `ids`: no Released PV whose claim was in the hosted control
+/// plane namespace.
+async fn no_released_pvs(
+    management: &Client,
+    spec: &TenantStorage,
+    ids: &[&str],
+) -> Result<Vec<Item>> {
+    let released = released_pvs(management, &spec.hcp_namespace()).await?;
+    let state = if released.is_empty() {
+        "no Released PV of the hosted control plane namespace".to_string()
+    } else {
+        format!("Released: {}", released.join(", "))
+    };
+    Ok(ids
+        .iter()
+        .map(|id| item(id, released.is_empty(), state.clone()))
+        .collect())
 }
 
 async fn read(spec: &TenantStorage, management: &Client, tenant: Option<&Client>) -> Result<Read> {
@@ -248,6 +269,142 @@ fn grow(r: &Read, manifests: &[Manifest]) -> Item {
     )
 }
 
+/// Cloud-drive: the NodePool's size after a scale-in, the StorageNodes against
+/// the NodePool's VMs (a removed node gone from the Portworx cluster), the nodes
+/// Online, and the tenant StorageCluster's delete strategy.
+async fn cloud_drive(
+    spec: &TenantStorage,
+    management: &Client,
+    tenant: Option<&Client>,
+) -> Result<Vec<Item>> {
+    let replicas = spec.spec.hosted_cluster.replicas;
+    let vms = discover_vms(management, &spec.hcp_namespace(), &spec.node_pool()).await?;
+    let mut items = vec![nodepool_size("nodepool.mark-node-machine", &vms, replicas)];
+    let Some(t) = tenant else {
+        return Ok(items);
+    };
+    let nodes = storage_nodes(t, &spec.spec.portworx.namespace).await?;
+    items.push(nodes_are_vms(&nodes, &vms, replicas));
+    items.push(joined(&nodes, replicas));
+    items.push(delete_strategy(t, spec).await?);
+    Ok(items)
+}
+
+/// Kubevirt-csi (no Portworx in the tenant): the NodePool's size after a
+/// scale-out, a scale-in or a replaced VM, and the infra PVs after a delete.
+async fn kubevirt_csi(spec: &TenantStorage, management: &Client) -> Result<Vec<Item>> {
+    let replicas = spec.spec.hosted_cluster.replicas;
+    let vms = discover_vms(management, &spec.hcp_namespace(), &spec.node_pool()).await?;
+    let mut items: Vec<Item> = [
+        "csi.scale-out",
+        "nodepool.mark-node-machine",
+        "csi.delete-machine",
+    ]
+    .iter()
+    .map(|id| nodepool_size(id, &vms, replicas))
+    .collect();
+    items.extend(no_released_pvs(management, spec, &["delete.csi-pvs"]).await?);
+    Ok(items)
+}
+
+/// The NodePool has as many VMs as the spec's replicas (no worker index to check
+/// outside direct-access).
+fn nodepool_size(id: &str, vms: &[VmInfo], replicas: u32) -> Item {
+    item(
+        id,
+        vms.len() == replicas as usize,
+        format!(
+            "{} VM(s) in the NodePool; the spec has {replicas}",
+            vms.len()
+        ),
+    )
+}
+
+/// `cloud.cluster-delete`: every StorageNode is a VM of the NodePool (a tenant
+/// node carries its VM's name [M]) and there are no more than the workers: a
+/// removed node still listed was not deleted from the Portworx cluster.
+fn nodes_are_vms(nodes: &[(String, bool)], vms: &[VmInfo], replicas: u32) -> Item {
+    let names: BTreeSet<&str> = vms.iter().map(|v| v.name.as_str()).collect();
+    let strangers: Vec<&str> = nodes
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !names.contains(n))
+        .collect();
+    let ok = strangers.is_empty() && nodes.len() <= replicas as usize;
+    let state = if ok {
+        format!(
+            "{} StorageNode(s), each a VM of the NodePool; {replicas} workers",
+            nodes.len()
+        )
+    } else if strangers.is_empty() {
+        format!("{} StorageNode(s) for {replicas} workers", nodes.len())
+    } else {
+        format!(
+            "StorageNodes that are no VM of the NodePool (still in the Portworx cluster): {}",
+            strangers.join(", ")
+        )
+    };
+    item("cloud.cluster-delete", ok, state)
+}
+
+/// The delete strategy the Portworx operator reads
+/// (<https://docs.portworx.com/portworx-enterprise/reference/crd/storage-cluster>):
+/// with `UninstallAndDelete` it deletes the cloud drives with the StorageCluster.
+const UNINSTALL_AND_DELETE: &str = "UninstallAndDelete";
+
+/// `delete.delete-strategy`: the tenant StorageCluster is never deleted without
+/// `UninstallAndDelete` (its drives and hosts would stay on the array). Before a
+/// delete any strategy is fine and the state says what to set; a StorageCluster
+/// already gone is done.
+async fn delete_strategy(tenant: &Client, spec: &TenantStorage) -> Result<Item> {
+    let ns = &spec.spec.portworx.namespace;
+    let name = spec.portworx_cluster_name();
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(tenant.clone(), ns, &STORAGE_CLUSTER.resource());
+    let stc = api
+        .get_opt(&name)
+        .await
+        .map_err(|e| Error::kube(format!("cannot read StorageCluster {ns}/{name}"), e))?;
+    let id = "delete.delete-strategy";
+    let Some(stc) = stc else {
+        return Ok(item(
+            id,
+            true,
+            format!("StorageCluster {ns}/{name} is gone"),
+        ));
+    };
+    let strategy = stc
+        .data
+        .pointer("/spec/deleteStrategy/type")
+        .and_then(|v| v.as_str());
+    let safe = strategy == Some(UNINSTALL_AND_DELETE);
+    let deleting = stc.metadata.deletion_timestamp.is_some();
+    let shown = strategy.unwrap_or("not set (Uninstall)");
+    Ok(match (safe, deleting) {
+        (true, _) => item(
+            id,
+            true,
+            format!(
+                "deleteStrategy {UNINSTALL_AND_DELETE}: the operator deletes the drives with the StorageCluster"
+            ),
+        ),
+        (false, false) => item(
+            id,
+            true,
+            format!(
+                "deleteStrategy {shown}: set {UNINSTALL_AND_DELETE} before deleting the tenant (pxfa runbook delete)"
+            ),
+        ),
+        (false, true) => item(
+            id,
+            false,
+            format!(
+                "StorageCluster {ns}/{name} is being deleted with deleteStrategy {shown}: its FlashArray drives and hosts stay behind (pxfa orphans finds them)"
+            ),
+        ),
+    })
+}
+
 /// The Released PVs whose claim was in `ns`.
 async fn released_pvs(management: &Client, ns: &str) -> Result<Vec<String>> {
     let api: Api<PersistentVolume> = Api::all(management.clone());
@@ -327,6 +484,12 @@ mod tests {
             "decommission.cluster-delete",
             "decommission.offline-cluster-delete",
             "node.joined",
+            "nodepool.mark-node-machine",
+            "cloud.cluster-delete",
+            "delete.delete-strategy",
+            "csi.scale-out",
+            "csi.delete-machine",
+            "delete.csi-pvs",
         ];
         let by_layers: Vec<&str> = BY_LAYERS.iter().map(|(id, _)| *id).collect();
         let all: BTreeSet<&str> = built.iter().chain(&by_layers).copied().collect();

@@ -144,3 +144,212 @@ async fn each_verifiable_step_is_ok_only_when_the_clusters_show_it() {
     assert!(gone.state.contains(&vm(9)), "{gone:?}");
     assert!(gone.problem.as_deref().unwrap().contains("StorageNodes"));
 }
+
+/// Which steps of `layer` are ok, by id.
+fn oks(layer: &px_cluster::status::Layer) -> BTreeMap<String, bool> {
+    layer
+        .items
+        .iter()
+        .map(|i| {
+            (
+                i.object.trim_start_matches("runbook step ").to_string(),
+                i.ok,
+            )
+        })
+        .collect()
+}
+
+fn want(pairs: &[(&str, bool)]) -> BTreeMap<String, bool> {
+    pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+/// Mounts the NodePool's VMs (`count`, named `{nodepool}-{i}`), the PVs, and on the
+/// tenant side the StorageNodes and the tenant StorageCluster.
+async fn mount_mode_site(
+    fake: &Fake,
+    spec: &px_topology::TenantStorage,
+    count: u32,
+    pvs: Vec<Value>,
+    nodes: &[(String, &str)],
+    stc: Option<Value>,
+) {
+    let ns = spec.hcp_namespace();
+    let vms: Vec<Value> = (0..count)
+        .map(|i| {
+            vm_json(
+                &format!("{}-{i}", spec.node_pool()),
+                "2026-01-01T00:00:00Z",
+                None,
+                json!([]),
+            )
+        })
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "/apis/kubevirt.io/v1/namespaces/{ns}/virtualmachines"
+        )))
+        .respond_with(list("VirtualMachine", vms))
+        .mount(&fake.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/api/v1/persistentvolumes"))
+        .respond_with(list("PersistentVolume", pvs))
+        .mount(&fake.server)
+        .await;
+    let px = &spec.spec.portworx.namespace;
+    let nodes: Vec<Value> = nodes
+        .iter()
+        .map(|(name, phase)| {
+            json!({"apiVersion": "core.libopenstorage.org/v1", "kind": "StorageNode",
+                   "metadata": {"name": name, "namespace": px}, "status": {"phase": phase}})
+        })
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "/apis/core.libopenstorage.org/v1/namespaces/{px}/storagenodes"
+        )))
+        .respond_with(list("StorageNode", nodes))
+        .mount(&fake.server)
+        .await;
+    let stc_path = format!(
+        "/apis/core.libopenstorage.org/v1/namespaces/{px}/storageclusters/{}",
+        spec.portworx_cluster_name()
+    );
+    let answer = match stc {
+        Some(s) => ResponseTemplate::new(200).set_body_json(s),
+        None => ResponseTemplate::new(404).set_body_json(json!({
+            "kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404})),
+    };
+    Mock::given(method("GET"))
+        .and(path(stc_path))
+        .respond_with(answer)
+        .mount(&fake.server)
+        .await;
+}
+
+fn storage_cluster(
+    spec: &px_topology::TenantStorage,
+    strategy: Option<&str>,
+    deleting: bool,
+) -> Value {
+    let mut s = json!({"apiVersion": "core.libopenstorage.org/v1", "kind": "StorageCluster",
+        "metadata": {"name": spec.portworx_cluster_name(), "namespace": spec.spec.portworx.namespace},
+        "spec": {}});
+    if let Some(t) = strategy {
+        s["spec"]["deleteStrategy"] = json!({"type": t});
+    }
+    if deleting {
+        s["metadata"]["deletionTimestamp"] = json!("2026-01-02T00:00:00Z");
+    }
+    s
+}
+
+/// Cloud-drive: the NodePool's size, the StorageNodes against its VMs, Online
+/// nodes and the delete strategy, each ok exactly when the clusters show it.
+#[tokio::test]
+async fn cloud_drive_steps_follow_the_nodepool_the_storage_nodes_and_the_delete_strategy() {
+    let spec = cloud_drive_spec();
+    let replicas = spec.spec.hosted_cluster.replicas;
+    let vm = |i: u32| format!("{}-{i}", spec.node_pool());
+    let manifests = rendered(&spec);
+
+    // As the runbook leaves it: replicas VMs, each an Online StorageNode, and the
+    // strategy set before the delete.
+    let fake = Fake::start().await;
+    let online: Vec<(String, &str)> = (0..replicas).map(|i| (vm(i), "Online")).collect();
+    let stc = storage_cluster(&spec, Some("UninstallAndDelete"), false);
+    mount_mode_site(&fake, &spec, replicas, Vec::new(), &online, Some(stc)).await;
+    let client = fake.client().await;
+    let layer = px_cluster::status::runbook_checks(&spec, &manifests, &client, Some(&client))
+        .await
+        .unwrap();
+    let all_ok = [
+        ("nodepool.mark-node-machine", true),
+        ("cloud.cluster-delete", true),
+        ("node.joined", true),
+        ("delete.delete-strategy", true),
+    ];
+    assert_eq!(oks(&layer), want(&all_ok), "{:#?}", layer.items);
+
+    // Mid-way: a VM too many, a removed node still a StorageNode, nodes
+    // offline (two), and the StorageCluster being deleted with the default strategy.
+    let fake = Fake::start().await;
+    let mut nodes: Vec<(String, &str)> = (0..replicas).map(|i| (vm(i), "Online")).collect();
+    nodes[0].1 = "Offline";
+    nodes[1].1 = "Offline";
+    nodes.push(("removed-node".to_string(), "Online"));
+    let stc = storage_cluster(&spec, None, true);
+    mount_mode_site(&fake, &spec, replicas + 1, Vec::new(), &nodes, Some(stc)).await;
+    let client = fake.client().await;
+    let layer = px_cluster::status::runbook_checks(&spec, &manifests, &client, Some(&client))
+        .await
+        .unwrap();
+    let all_bad = [
+        ("nodepool.mark-node-machine", false),
+        ("cloud.cluster-delete", false),
+        ("node.joined", false),
+        ("delete.delete-strategy", false),
+    ];
+    assert_eq!(oks(&layer), want(&all_bad), "{:#?}", layer.items);
+    let find = |id: &str| layer.items.iter().find(|i| i.object.ends_with(id)).unwrap();
+    assert!(find("cloud.cluster-delete").state.contains("removed-node"));
+    assert!(
+        find("delete.delete-strategy")
+            .state
+            .contains("being deleted")
+    );
+
+    // Without the tenant cluster only the NodePool is checked; a StorageCluster
+    // that is gone has nothing left to strategise.
+    let layer = px_cluster::status::runbook_checks(&spec, &manifests, &client, None)
+        .await
+        .unwrap();
+    assert_eq!(oks(&layer), want(&[("nodepool.mark-node-machine", false)]));
+    let fake = Fake::start().await;
+    mount_mode_site(&fake, &spec, replicas, Vec::new(), &online, None).await;
+    let client = fake.client().await;
+    let layer = px_cluster::status::runbook_checks(&spec, &manifests, &client, Some(&client))
+        .await
+        .unwrap();
+    assert_eq!(oks(&layer), want(&all_ok), "{:#?}", layer.items);
+}
+
+/// Kubevirt-csi: the NodePool's size after scale-out, scale-in or a replaced VM,
+/// and no Released infra PV of the hosted control plane namespace after a delete.
+#[tokio::test]
+async fn kubevirt_csi_steps_follow_the_nodepool_and_the_infra_pvs() {
+    let spec = kubevirt_csi_spec();
+    let replicas = spec.spec.hosted_cluster.replicas;
+    let manifests = rendered(&spec);
+    let released = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pvc-guest"},
+        "spec": {"claimRef": {"namespace": spec.hcp_namespace(), "name": "guest-db"}},
+        "status": {"phase": "Released"}});
+    let elsewhere = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-apps"},
+        "spec": {"claimRef": {"namespace": "apps", "name": "db"}}, "status": {"phase": "Released"}});
+    for (count, pvs, ok) in [
+        (replicas, vec![elsewhere.clone()], true),
+        (replicas - 1, vec![released, elsewhere], false),
+    ] {
+        let fake = Fake::start().await;
+        mount_mode_site(&fake, &spec, count, pvs, &[], None).await;
+        let client = fake.client().await;
+        let layer = px_cluster::status::runbook_checks(&spec, &manifests, &client, Some(&client))
+            .await
+            .unwrap();
+        let expected = [
+            ("csi.scale-out", ok),
+            ("nodepool.mark-node-machine", ok),
+            ("csi.delete-machine", ok),
+            ("delete.csi-pvs", ok),
+        ];
+        assert_eq!(oks(&layer), want(&expected), "{:#?}", layer.items);
+        if !ok {
+            let pvs = layer
+                .items
+                .iter()
+                .find(|i| i.object.ends_with("delete.csi-pvs"))
+                .unwrap();
+            assert!(pvs.state.contains("pvc-guest") && !pvs.state.contains("pv-apps"));
+        }
+    }
+}

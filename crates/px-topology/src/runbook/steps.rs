@@ -1203,7 +1203,7 @@ pub const VERIFIABLE: &[(&str, &str)] = &[
     ),
     (
         "delete.delete-strategy",
-        "the tenant StorageCluster's spec.deleteStrategy.type is UninstallAndDelete",
+        "the tenant StorageCluster's spec.deleteStrategy.type is UninstallAndDelete (status shows it; a StorageCluster deleted without it is a problem)",
     ),
     (
         "delete.pxfa-destroy",
@@ -1211,6 +1211,22 @@ pub const VERIFIABLE: &[(&str, &str)] = &[
     ),
     (
         "delete.released-pvs",
+        "no Released PV whose claim was in the hosted control plane namespace",
+    ),
+    (
+        "nodepool.mark-node-machine",
+        "VMs of the NodePool equal spec.hostedCluster.replicas",
+    ),
+    (
+        "csi.scale-out",
+        "VMs of the NodePool equal spec.hostedCluster.replicas",
+    ),
+    (
+        "csi.delete-machine",
+        "VMs of the NodePool equal spec.hostedCluster.replicas (a new VM in the old one's place)",
+    ),
+    (
+        "delete.csi-pvs",
         "no Released PV whose claim was in the hosted control plane namespace",
     ),
 ];
@@ -1231,6 +1247,12 @@ pub const STATUS_CHECKS: &[&str] = &[
     "decommission.cluster-delete",
     "decommission.offline-cluster-delete",
     "node.joined",
+    "nodepool.mark-node-machine",
+    "cloud.cluster-delete",
+    "delete.delete-strategy",
+    "csi.scale-out",
+    "csi.delete-machine",
+    "delete.csi-pvs",
 ];
 
 /// Whether `pxfa status` checks the step `id` ([`STATUS_CHECKS`]).
