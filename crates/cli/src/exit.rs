@@ -61,7 +61,7 @@ pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
             || cause.is::<px_topology::spec::SpecError>()
             || cause.is::<px_topology::spec::SpecErrors>()
             || cause.is::<px_topology::TenantError>()
-            || cause.is::<px_topology::lint::LintError>()
+            || cause.is::<px_topology::LintError>()
             || cause
                 .downcast_ref::<px_topology::render::RenderError>()
                 .is_some_and(px_topology::render::RenderError::is_invalid_input)

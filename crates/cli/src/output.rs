@@ -264,9 +264,9 @@ pub(crate) fn local_time_opt(ms: Option<u64>) -> String {
 }
 
 /// A duration in ms in pxfa's one format (`23h 59m`, `1d 2h`; see
-/// [`px_topology::duration`]).
+/// [`px_topology::human_ms`]).
 pub(crate) fn human_ms(ms: u64) -> String {
-    px_topology::duration::human_ms(ms)
+    px_topology::human_ms(ms)
 }
 
 /// `used` of `total` as a ten-cell bar with the percentage: `[#######...]  72%`.

@@ -79,7 +79,7 @@ pub fn tenant_storage_crd() -> Value {
 }
 
 /// Condition types the controller writes into `status.conditions`.
-pub const CONDITION_TYPES: [&str; 7] = [
+pub(crate) const CONDITION_TYPES: [&str; 7] = [
     "Valid",
     "ArrayReady",
     "ManagementApplied",
@@ -96,7 +96,7 @@ pub const APPROVE_ANNOTATION: &str = "pxfa.io/approve-apply";
 /// The schema of `status`, as the controller writes it (see px-controller's
 /// `status` module): observed generation, conditions, array object counts and the
 /// last plan's summary.
-pub fn status_schema() -> Value {
+pub(crate) fn status_schema() -> Value {
     let count = json!({"type": "integer", "format": "int64"});
     json!({
         "type": "object",
@@ -139,7 +139,7 @@ pub fn status_schema() -> Value {
 /// The OpenAPI v3 schema of `spec`, made structural: subschemas inlined, no `$schema`
 /// or `title`, `nullable` instead of `null` types, no unsigned-integer formats (the API
 /// server knows only `int32`/`int64`).
-pub fn spec_schema() -> Value {
+pub(crate) fn spec_schema() -> Value {
     let generator = SchemaSettings::openapi3()
         .with(|s| {
             s.inline_subschemas = true;

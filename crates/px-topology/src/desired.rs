@@ -17,17 +17,17 @@ use serde::Serialize;
 /// client: the client knows tags, not whose they are).
 pub const TAG_NAMESPACE: &str = "pxfa.io";
 /// Tag key marking pxfa's objects; value [`MANAGED_BY_VALUE`].
-pub const TAG_MANAGED_BY: &str = "managed-by";
+pub(crate) const TAG_MANAGED_BY: &str = "managed-by";
 /// Value of [`TAG_MANAGED_BY`].
-pub const MANAGED_BY_VALUE: &str = "pxfa";
+pub(crate) const MANAGED_BY_VALUE: &str = "pxfa";
 /// Tag key naming the owning tenant.
 pub const TAG_TENANT: &str = "tenant";
 /// Tag key for shared objects; value [`SCOPE_SHARED`].
-pub const TAG_SCOPE: &str = "scope";
+pub(crate) const TAG_SCOPE: &str = "scope";
 /// Value of [`TAG_SCOPE`] on shared objects.
 pub const SCOPE_SHARED: &str = "shared";
 /// Tag key for the object's role (`px-data`, `px-metadata`, `mgmt-host`, ...).
-pub const TAG_ROLE: &str = "role";
+pub(crate) const TAG_ROLE: &str = "role";
 /// Tag key for the worker index a volume belongs to.
 pub const TAG_NODE: &str = "node-index";
 /// Tag key for the disk index on that worker.
@@ -35,7 +35,7 @@ pub const TAG_DISK: &str = "disk-index";
 /// Tag key naming the management claim (`namespace/name`) a dynamically provisioned
 /// drive was created for. That the array accepts `/` in a tag value is what the mock
 /// models; a real array's character rules for tag values are unconfirmed [L].
-pub const TAG_CLAIM: &str = "claim";
+pub(crate) const TAG_CLAIM: &str = "claim";
 /// Tag key on a direct-access tenant's pod: the `spec.storage.capacity` (bytes) its
 /// drives were last sized for, so that a later plan can tell a capacity decrease
 /// from a scale-out (both give a smaller fresh drive size).
@@ -46,11 +46,11 @@ pub const TAG_CAPACITY: &str = "capacity";
 /// (dynamic drives nobody tagged: no cluster access), so that a scale-out never
 /// re-divides the capacity into smaller drives. A scale-out or scale-in does not
 /// change them (no tag write); a capacity growth does.
-pub const TAG_DRIVE_SIZE: &str = "drive-size";
+pub(crate) const TAG_DRIVE_SIZE: &str = "drive-size";
 /// Tag key on a direct-access tenant's pod: data drives per worker in use.
-pub const TAG_DRIVES_PER_NODE: &str = "drives-per-node";
+pub(crate) const TAG_DRIVES_PER_NODE: &str = "drives-per-node";
 /// Tag key on a direct-access tenant's pod: the metadata drive size (bytes) in use.
-pub const TAG_METADATA_SIZE: &str = "metadata-size";
+pub(crate) const TAG_METADATA_SIZE: &str = "metadata-size";
 
 /// Who an object belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// `d` as `1d 2h`, `23h 59m`, `5m 30s`, `45s`; below a minute the seconds round up,
 /// so that something about to happen never reads `0s`.
-pub fn human(d: Duration) -> String {
+pub(crate) fn human(d: Duration) -> String {
     let secs = if d < Duration::from_secs(60) {
         d.as_millis().div_ceil(1000) as u64
     } else {

@@ -47,7 +47,7 @@ impl InputKind {
 }
 
 /// How long pxfa waits for a pipe's writer to finish (`--api-token-file <(cmd)`).
-pub const PIPE_DEADLINE: Duration = Duration::from_secs(5);
+pub(crate) const PIPE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Why a local file cannot be used. The message never quotes the file's content.
 #[derive(Debug)]

@@ -77,26 +77,28 @@ pub mod converge;
 pub mod crd;
 pub mod desired;
 pub mod driver;
-pub mod duration;
+mod duration;
 pub mod files;
 pub mod lint;
 pub mod manifests;
-pub mod naming;
+mod naming;
 pub mod orphans;
 pub mod pipeline;
 pub mod plan;
 pub mod preflight;
-pub mod pure_json;
+mod pure_json;
 pub mod render;
 pub mod runbook;
 pub mod site;
 pub mod sizing;
 pub mod spec;
-pub mod tenant;
+mod tenant;
 pub mod vault;
 
+pub use duration::human_ms;
 pub use lint::{
-    Finding, Severity, lint_manifests, lint_path, lint_paths, lint_spec, nodiscard_needed,
+    Finding, LintError, RULES as LINT_RULES, Rule, Severity, lint_manifests, lint_path, lint_paths,
+    lint_spec, nodiscard_needed, rule as lint_rule,
 };
 pub use pipeline::{
     Applied, ApplyError, ArrayOnly, ClusterSide, Delivery, Observation, ObserveError, Planned, Site,

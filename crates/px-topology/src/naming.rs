@@ -22,7 +22,7 @@ const HASH_HEX: usize = 8;
 
 /// What a tenant volume holds on its worker VM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DiskRole {
+pub(crate) enum DiskRole {
     /// A Portworx storage-pool drive, `d` counting from 0.
     Data(u32),
     /// The PX-StoreV2 system metadata device (one per worker).
@@ -31,7 +31,7 @@ pub enum DiskRole {
 
 impl DiskRole {
     /// The value of the `role` tag on the array (`px-data` / `px-metadata`).
-    pub fn tag(self) -> &'static str {
+    pub(crate) fn tag(self) -> &'static str {
         match self {
             DiskRole::Data(_) => "px-data",
             DiskRole::Metadata => "px-metadata",
@@ -43,7 +43,7 @@ impl DiskRole {
     /// The serial is the same on every VM, so one cluster-wide StorageCluster can list
     /// the same `/dev/disk/by-id/...` path for all nodes; virtio-blk keeps at most 20
     /// serial characters, which these names respect for any realistic disk count.
-    pub fn serial(self) -> String {
+    pub(crate) fn serial(self) -> String {
         match self {
             DiskRole::Data(d) => format!("pxdata{d}"),
             DiskRole::Metadata => "pxmeta".to_string(),
@@ -51,7 +51,7 @@ impl DiskRole {
     }
 
     /// The `disk-index` tag value: the data index, or `meta`.
-    pub fn index_tag(self) -> String {
+    pub(crate) fn index_tag(self) -> String {
         match self {
             DiskRole::Data(d) => d.to_string(),
             DiskRole::Metadata => "meta".to_string(),
@@ -79,7 +79,7 @@ fn fnv1a64(s: &str) -> u64 {
 }
 
 /// The stable hash suffix used when `s` must be shortened.
-pub fn short_hash(s: &str) -> String {
+pub(crate) fn short_hash(s: &str) -> String {
     let full = format!("{:016x}", fnv1a64(s));
     full[..HASH_HEX].to_string()
 }
@@ -87,7 +87,7 @@ pub fn short_hash(s: &str) -> String {
 /// `<stem>-<suffix>` if it fits in `limit` characters, otherwise
 /// `<cut stem>-<hash of stem>-<suffix>`; the cut never leaves a trailing `-`/`_`,
 /// so the result still starts and ends with an alphanumeric character.
-pub fn fit(stem: &str, suffix: &str, limit: usize) -> String {
+pub(crate) fn fit(stem: &str, suffix: &str, limit: usize) -> String {
     let joined = if suffix.is_empty() {
         stem.to_string()
     } else {
@@ -117,7 +117,7 @@ pub fn fit(stem: &str, suffix: &str, limit: usize) -> String {
 ///
 /// The same string names the management-cluster PVC bound to that volume, so an
 /// admin can go from `oc get pvc` to `purevol list` without a lookup table.
-pub fn worker_volume_short(tenant: &str, worker: u32, role: DiskRole) -> String {
+pub(crate) fn worker_volume_short(tenant: &str, worker: u32, role: DiskRole) -> String {
     fit(
         tenant,
         &format!("w{worker:02}-{}", role.name_part()),
@@ -126,7 +126,7 @@ pub fn worker_volume_short(tenant: &str, worker: u32, role: DiskRole) -> String 
 }
 
 /// The full array name of a tenant worker volume, `pod::vol` when the tenant has a pod.
-pub fn worker_volume(
+pub(crate) fn worker_volume(
     tenant: &str,
     pod: Option<&PodName>,
     worker: u32,
@@ -140,12 +140,12 @@ pub fn worker_volume(
 }
 
 /// Name of the ConfigMap that carries the tenant MachineConfig (multipath + udev).
-pub fn multipath_config_map(tenant: &str) -> String {
+pub(crate) fn multipath_config_map(tenant: &str) -> String {
     fit(tenant, "px-multipath", 253)
 }
 
 /// Name of the per-node NodeNetworkConfigurationPolicy: `<bridge>-<node>`.
-pub fn nncp(bridge: &str, node: &str) -> String {
+pub(crate) fn nncp(bridge: &str, node: &str) -> String {
     let node = node.replace('.', "-");
     fit(&format!("{bridge}-{node}"), "", 253)
 }

@@ -33,13 +33,13 @@ use crate::lint::{Finding, Severity, spec_rules};
 use crate::spec::{SpecError, StorageMode, TenantStorage, limits};
 
 /// Smallest drive PX-StoreV2 accepts.
-pub const MIN_DRIVE: Size = limits::MIN_DRIVE;
+pub(crate) const MIN_DRIVE: Size = limits::MIN_DRIVE;
 /// Smallest drive PX-StoreV2 recommends.
-pub const RECOMMENDED_DRIVE: Size = Size::gib(128);
+pub(crate) const RECOMMENDED_DRIVE: Size = Size::gib(128);
 /// Smallest metadata device.
-pub const MIN_METADATA: Size = limits::MIN_METADATA;
+pub(crate) const MIN_METADATA: Size = limits::MIN_METADATA;
 /// Pod quota headroom over the provisioned total, in percent.
-pub const POD_QUOTA_HEADROOM_PERCENT: u64 = limits::POD_QUOTA_HEADROOM_PERCENT;
+pub(crate) const POD_QUOTA_HEADROOM_PERCENT: u64 = limits::POD_QUOTA_HEADROOM_PERCENT;
 
 /// What the sizing needs to know about the array's space (from `get_array_space`).
 #[derive(Debug, Clone, PartialEq, Serialize)]

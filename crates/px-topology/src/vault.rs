@@ -32,10 +32,10 @@ use crate::plan::{Observed, TokenJournal, TokenState};
 
 /// How long before the recorded intent a token's `created_at` may lie and still be
 /// this run's: the array's clock and this machine's may differ.
-pub const CLOCK_SKEW_MS: u64 = 10 * 60 * 1000;
+pub(crate) const CLOCK_SKEW_MS: u64 = 10 * 60 * 1000;
 /// How long after the intent the creating call may still have landed: request
 /// timeout and retries, plus the clock skew.
-pub const CREATE_WINDOW_MS: u64 = 20 * 60 * 1000;
+pub(crate) const CREATE_WINDOW_MS: u64 = 20 * 60 * 1000;
 
 /// Where an entry stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,7 +150,7 @@ pub enum VaultStep {
 
 /// Runs after a vault step took effect; a test kills the process there (panics the
 /// task the apply runs in).
-pub type CrashHook = Box<dyn Fn(VaultStep) + Send + Sync>;
+pub(crate) type CrashHook = Box<dyn Fn(VaultStep) + Send + Sync>;
 
 /// An in-memory vault for tests, with a hook after every step. Clones share the
 /// entries, as a file on disk would be shared by two runs.

@@ -17,10 +17,11 @@ use super::schedule::{self, Graph, NodeOutcome, RunResult};
 use super::{FailedChange, Outcome, ProgressEvent, SkippedChange};
 use crate::desired::DesiredState;
 // The destroy plan is the plan's (`plan/destroy.rs`); these paths stay converge's too.
+use crate::plan::DestroyPlan;
 use crate::plan::{
     Blocker, Change, DestroyScope, Kind, Removal, lookup_pods, lookup_volumes, observe,
 };
-pub use crate::plan::{DestroyError, DestroyPlan, plan_destroy};
+pub use crate::plan::{DestroyError, plan_destroy};
 
 /// Switches of [`destroy`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,7 +116,7 @@ pub async fn destroy(
 }
 
 /// Carries out a [`DestroyPlan`]: exactly its calls, in dependent rounds.
-pub async fn destroy_planned(
+pub(crate) async fn destroy_planned(
     array: &dyn FlashArray,
     plan: &DestroyPlan,
     opts: &DestroyOptions,

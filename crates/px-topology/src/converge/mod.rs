@@ -24,12 +24,12 @@ use std::sync::Arc;
 use flasharray::FlashArray;
 use serde::Serialize;
 
+pub(crate) use destroy::destroy_planned;
 pub use destroy::{
-    DestroyError, DestroyOptions, DestroyPlan, DestroyReport, PendingEradication, destroy,
-    destroy_planned, plan_destroy, preview_destroy,
+    DestroyError, DestroyOptions, DestroyReport, destroy, plan_destroy, preview_destroy,
 };
 pub use schedule::Cancel;
-pub use writes::WriteCounts;
+pub(crate) use writes::WriteCounts;
 
 use crate::desired::DesiredState;
 use crate::driver::ArrayFacts;

@@ -19,8 +19,7 @@ pub use finding::{Finding, Rule, Severity};
 pub use load::{LintError, lint_path, lint_paths};
 pub use manifest_rules::lint_manifests;
 pub use nodiscard::{
-    OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION, nodiscard_needed, nodiscard_needed_for,
-    nodiscard_reason,
+    OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION, nodiscard_needed, nodiscard_reason,
 };
 pub use spec_rules::lint_spec;
 

@@ -54,7 +54,7 @@ pub fn nodiscard_reason(virt: Option<Version>, ocp: Option<Version>) -> Option<S
 }
 
 /// Typed form of [`nodiscard_needed`].
-pub fn nodiscard_needed_for(virt: Option<Version>, ocp: Option<Version>) -> bool {
+pub(super) fn nodiscard_needed_for(virt: Option<Version>, ocp: Option<Version>) -> bool {
     nodiscard_reason(virt, ocp).is_some()
 }
 

@@ -16,14 +16,14 @@ use super::{RenderError, quantity, step};
 use crate::spec::TenantStorage;
 
 /// HyperShift's etcd volume size for a managed etcd ([H] HostedCluster API default).
-pub const ETCD_SIZE: &str = "8Gi";
+pub(crate) const ETCD_SIZE: &str = "8Gi";
 /// The guest cluster network `hcp create cluster kubevirt` uses by default: it must
 /// not overlap the management cluster's own networks ([M] HyperShift KubeVirt docs).
-pub const CLUSTER_NETWORK: &str = "10.132.0.0/14";
+pub(crate) const CLUSTER_NETWORK: &str = "10.132.0.0/14";
 /// The guest service network `hcp create cluster kubevirt` uses by default.
-pub const SERVICE_NETWORK: &str = "172.31.0.0/16";
+pub(crate) const SERVICE_NETWORK: &str = "172.31.0.0/16";
 /// The key of a `kubernetes.io/dockerconfigjson` Secret.
-pub const DOCKER_CONFIG_KEY: &str = ".dockerconfigjson";
+pub(crate) const DOCKER_CONFIG_KEY: &str = ".dockerconfigjson";
 
 /// What the HostedCluster's KubeVirt CSI driver gives the guest (immutable).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +84,7 @@ fn release_image(spec: &TenantStorage) -> Result<&str, RenderError> {
 
 /// The namespace of the HostedCluster, NodePool and pull secret (`clusters` by
 /// default; shared by tenants, so it carries no tenant label).
-pub fn namespace(spec: &TenantStorage) -> Manifest {
+pub(crate) fn namespace(spec: &TenantStorage) -> Manifest {
     let body = json!({
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -101,7 +101,7 @@ pub fn namespace(spec: &TenantStorage) -> Manifest {
 /// The pull secret the HostedCluster refers to. Filled only from a file the admin
 /// gave (`pull_secret`); otherwise a template the API server refuses until the
 /// placeholder is replaced (a `kubernetes.io/dockerconfigjson` Secret must hold JSON).
-pub fn pull_secret(spec: &TenantStorage, pull_secret: Option<&SecretString>) -> Manifest {
+pub(crate) fn pull_secret(spec: &TenantStorage, pull_secret: Option<&SecretString>) -> Manifest {
     let (text, filled) = match pull_secret {
         Some(s) => (s.expose_secret().to_string(), true),
         None => (
@@ -141,7 +141,7 @@ pub fn pull_secret(spec: &TenantStorage, pull_secret: Option<&SecretString>) -> 
 /// The key HyperShift reads the workers' SSH public key from in the Secret named by
 /// `spec.sshKey` (`hcp create cluster --ssh-key` writes it there; HyperShift's
 /// `hostedcluster_controller.go` reads `id_rsa.pub`).
-pub const SSH_PUBLIC_KEY_KEY: &str = "id_rsa.pub";
+pub(crate) const SSH_PUBLIC_KEY_KEY: &str = "id_rsa.pub";
 
 /// The Secret the HostedCluster's `spec.sshKey` names (`hostedCluster.sshKeySecret`),
 /// as a template whose `id_rsa.pub` is a placeholder: pxfa holds no key. HyperShift
@@ -151,7 +151,7 @@ pub const SSH_PUBLIC_KEY_KEY: &str = "id_rsa.pub";
 /// `sshKeySecret` (no `spec.sshKey` either). A public key is no credential, but the
 /// template must never replace a working Secret: `pxfa apply --kubeconfig` leaves it
 /// to the admin, as it does the pull-secret template.
-pub fn ssh_key_secret(spec: &TenantStorage) -> Option<Manifest> {
+pub(crate) fn ssh_key_secret(spec: &TenantStorage) -> Option<Manifest> {
     let name = spec.spec.hosted_cluster.ssh_key_secret.as_ref()?;
     let ns = &spec.spec.hosted_cluster.namespace;
     let create = [
@@ -196,7 +196,7 @@ pub fn ssh_key_secret(spec: &TenantStorage) -> Option<Manifest> {
 /// The HostedCluster: release, pull secret, optional SSH key, managed etcd on
 /// `etcdStorageClass`, the API server on a LoadBalancer (MetalLB) and HyperShift's
 /// defaults for the other services, KubeVirt with `storage`.
-pub fn hosted_cluster(
+pub(crate) fn hosted_cluster(
     spec: &TenantStorage,
     storage: &GuestStorage,
 ) -> Result<Manifest, RenderError> {

@@ -23,7 +23,7 @@ use crate::spec::{Protocol, TenantStorage};
 /// requires (defaults, the PURE/FlashArray SCSI and NVMe device stanzas, the
 /// blacklist exception for SCSI/WWN identities, and Portworx's own `pxd` devices
 /// blacklisted).
-pub const MULTIPATH_CONF: &str = r#"defaults {
+pub(crate) const MULTIPATH_CONF: &str = r#"defaults {
     user_friendly_names no
     find_multipaths yes
     polling_interval 10
@@ -74,7 +74,7 @@ blacklist {
 /// `/etc/udev/rules.d/99-pure-storage.rules`: Pure's published Linux recommendations
 /// (no I/O scheduler and no entropy collection on FlashArray devices, completions on
 /// the submitting CPU, 60 s SCSI timeout).
-pub const UDEV_RULES: &str = r#"# Pure Storage FlashArray recommended settings (written by pxfa).
+pub(crate) const UDEV_RULES: &str = r#"# Pure Storage FlashArray recommended settings (written by pxfa).
 # No I/O scheduler for non-rotating FlashArray devices.
 ACTION=="add|change", KERNEL=="sd*[!0-9]", SUBSYSTEM=="block", ENV{ID_VENDOR}=="PURE", ATTR{queue/scheduler}="none"
 ACTION=="add|change", KERNEL=="dm-[0-9]*", SUBSYSTEM=="block", ENV{DM_NAME}=="3624a937*", ATTR{queue/scheduler}="none"
@@ -91,7 +91,7 @@ ACTION=="add|change", SUBSYSTEMS=="scsi", ATTRS{model}=="FlashArray      ", ATTR
 /// `/lib/udev/rules.d/90-scsi-ua.rules` (same name in `/etc` replaces it) with the
 /// `CAPACITY_DATA_HAS_CHANGED` rescan active, as Portworx's FlashArray preparation
 /// page asks for Red Hat systems: a resized FlashArray volume is then seen at once.
-pub const SCSI_UA_RULES: &str = r#"# SCSI unit attentions (written by pxfa; replaces /lib/udev/rules.d/90-scsi-ua.rules).
+pub(crate) const SCSI_UA_RULES: &str = r#"# SCSI unit attentions (written by pxfa; replaces /lib/udev/rules.d/90-scsi-ua.rules).
 # CAPACITY_DATA_HAS_CHANGED is active, as Portworx requires for FlashArray.
 ACTION!="change", GOTO="scsi_ua_end"
 SUBSYSTEM!="scsi", GOTO="scsi_ua_end"
@@ -104,7 +104,7 @@ LABEL="scsi_ua_end"
 "#;
 
 /// First-boot script giving this VM its own iSCSI initiator name.
-pub const UNIQUE_IQN_SCRIPT: &str = r#"#!/bin/sh
+pub(crate) const UNIQUE_IQN_SCRIPT: &str = r#"#!/bin/sh
 # Written by pxfa. Cloned worker VMs must not share an iSCSI initiator name: the
 # array would see one host. Runs once per VM (the marker file stays).
 set -eu
@@ -114,7 +114,7 @@ touch /etc/iscsi/.pxfa-unique-initiator
 "#;
 
 /// First-boot script giving this VM its own NVMe host NQN and host id.
-pub const UNIQUE_NQN_SCRIPT: &str = r#"#!/bin/sh
+pub(crate) const UNIQUE_NQN_SCRIPT: &str = r#"#!/bin/sh
 # Written by pxfa. Cloned worker VMs must not share an NVMe host NQN: the array
 # would see one host. Runs once per VM (the marker file stays).
 set -eu
@@ -126,7 +126,7 @@ touch /etc/nvme/.pxfa-unique-hostnqn
 "#;
 
 /// `/etc/modules-load.d/nvme_tcp.conf`: the NVMe/TCP initiator loaded at boot.
-pub const NVME_TCP_MODULE: &str = "nvme_tcp\n";
+pub(crate) const NVME_TCP_MODULE: &str = "nvme_tcp\n";
 
 const IQN_SCRIPT_PATH: &str = "/etc/pxfa/unique-iscsi-initiator.sh";
 const NQN_SCRIPT_PATH: &str = "/etc/pxfa/unique-nvme-hostnqn.sh";
@@ -190,7 +190,7 @@ fn worker_machine_config(name: &str, config: Value, kernel_args: &[&str]) -> Val
 /// files, multipathd, and per protocol: iscsid and a unique initiator name (iSCSI);
 /// `nvme_tcp` loaded, a unique host NQN and dm-multipath managing the paths
 /// (NVMe/TCP).
-pub fn machine_config(protocol: Protocol) -> Value {
+pub(crate) fn machine_config(protocol: Protocol) -> Value {
     let mut files = flasharray_host_files();
     let mut units = vec![json!({"name": "multipathd.service", "enabled": true})];
     let mut kernel_args = Vec::new();
@@ -234,13 +234,13 @@ pub fn machine_config(protocol: Protocol) -> Value {
 }
 
 /// Name of the management nodes' MachineConfig.
-pub const MANAGEMENT_MACHINE_CONFIG: &str = "99-worker-pxfa-flasharray";
+pub(crate) const MANAGEMENT_MACHINE_CONFIG: &str = "99-worker-pxfa-flasharray";
 
 /// The management workers' MachineConfig: the FlashArray host files, iscsid and
 /// multipathd, the same for every tenant (the management Portworx's own protocol is
 /// not in a tenant's spec, and iscsid idles without iSCSI targets). The management
 /// nodes keep their own initiator names, which the array's hosts already know.
-pub fn management_machine_config() -> Manifest {
+pub(crate) fn management_machine_config() -> Manifest {
     let config = json!({
         "ignition": {"version": IGNITION_VERSION},
         "storage": {"files": flasharray_host_files()},
@@ -269,7 +269,7 @@ pub fn management_machine_config() -> Manifest {
 }
 
 /// The ConfigMap carrying the MachineConfig, in the NodePool namespace.
-pub fn multipath_config_map(
+pub(crate) fn multipath_config_map(
     spec: &TenantStorage,
     protocol: Protocol,
 ) -> Result<Manifest, RenderError> {

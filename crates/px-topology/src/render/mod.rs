@@ -8,7 +8,7 @@
 //! same inputs give the same bytes, so the files can be reviewed and diffed in git.
 
 pub mod hosted_cluster;
-pub mod machineconfig;
+pub(crate) mod machineconfig;
 pub mod management;
 mod manifest;
 pub mod shell;
@@ -23,51 +23,51 @@ use flasharray::size::{GIB, MIB};
 
 pub use manifest::{Cluster, Form, Manifest};
 pub(crate) use write::HEADER_MARK;
-pub use write::{README, WriteOutcome, check_out_dir, readme, to_yaml, write_dir};
+pub use write::{check_out_dir, to_yaml, write_dir};
 
 /// Apply steps. Files are numbered by their rank among the steps actually present,
 /// so the numbers in a directory are always 01, 02, ... without gaps.
-pub mod step {
+pub(crate) mod step {
     /// Cluster-wide settings: the MultiClusterEngine components (HyperShift on) and
     /// the ingress wildcard policy.
-    pub const MCE: u32 = 10;
+    pub(crate) const MCE: u32 = 10;
     /// Operator instances (NMState, MetalLB) that the later objects need.
-    pub const OPERATORS: u32 = 15;
+    pub(crate) const OPERATORS: u32 = 15;
     /// MetalLB pool and advertisement.
-    pub const METALLB: u32 = 20;
+    pub(crate) const METALLB: u32 = 20;
     /// The management nodes' multipath/udev MachineConfig (rolls the nodes).
-    pub const NODE_CONFIG: u32 = 25;
+    pub(crate) const NODE_CONFIG: u32 = 25;
     /// Storage network on the management nodes.
-    pub const NNCP: u32 = 30;
+    pub(crate) const NNCP: u32 = 30;
     /// Management StorageClasses (VM root disks, FADA).
-    pub const STORAGE_CLASS: u32 = 40;
+    pub(crate) const STORAGE_CLASS: u32 = 40;
     /// The HostedCluster's namespace and pull secret.
-    pub const HC_NAMESPACE: u32 = 45;
+    pub(crate) const HC_NAMESPACE: u32 = 45;
     /// The HostedCluster.
-    pub const HOSTED_CLUSTER: u32 = 50;
+    pub(crate) const HOSTED_CLUSTER: u32 = 50;
     /// MachineConfig ConfigMaps referenced by the NodePool.
-    pub const MACHINE_CONFIG: u32 = 60;
+    pub(crate) const MACHINE_CONFIG: u32 = 60;
     /// The storage NAD, in the HCP namespace (after the HostedCluster exists).
-    pub const NAD: u32 = 70;
+    pub(crate) const NAD: u32 = 70;
     /// Management PVCs for tenant disks, in the HCP namespace.
-    pub const CLAIMS: u32 = 80;
+    pub(crate) const CLAIMS: u32 = 80;
     /// The NodePool (creates the VMs).
-    pub const NODE_POOL: u32 = 90;
+    pub(crate) const NODE_POOL: u32 = 90;
     /// Disk hotplug patches (after the VMs exist).
-    pub const VM_DISKS: u32 = 100;
+    pub(crate) const VM_DISKS: u32 = 100;
     /// Tenant: Portworx namespace.
-    pub const T_NAMESPACE: u32 = 10;
+    pub(crate) const T_NAMESPACE: u32 = 10;
     /// Tenant: px-pure-secret.
-    pub const T_SECRET: u32 = 20;
+    pub(crate) const T_SECRET: u32 = 20;
     /// Tenant: the Portworx operator (OperatorGroup and OLM Subscription), before the
     /// StorageCluster whose CRD it brings.
-    pub const T_OPERATOR: u32 = 25;
+    pub(crate) const T_OPERATOR: u32 = 25;
     /// Tenant: StorageCluster.
-    pub const T_STORAGE_CLUSTER: u32 = 30;
+    pub(crate) const T_STORAGE_CLUSTER: u32 = 30;
     /// Tenant: application StorageClass.
-    pub const T_STORAGE_CLASS: u32 = 40;
+    pub(crate) const T_STORAGE_CLASS: u32 = 40;
     /// Tenant: validation PVC.
-    pub const T_VALIDATE: u32 = 50;
+    pub(crate) const T_VALIDATE: u32 = 50;
 }
 
 /// Why rendering failed.
@@ -143,7 +143,7 @@ impl RenderError {
 }
 
 /// A size as a Kubernetes quantity: `Gi` when whole, else `Mi`, else bytes.
-pub fn quantity(size: Size) -> String {
+pub(crate) fn quantity(size: Size) -> String {
     let b = size.as_u64();
     if b != 0 && b.is_multiple_of(GIB) {
         format!("{}Gi", b / GIB)

@@ -16,7 +16,7 @@ fn safe_char(c: char) -> bool {
 /// `word` as one POSIX shell word: unchanged when it is non-empty and plain safe
 /// characters (not starting with `=`), else in single quotes, each `'` written as
 /// `'\''`.
-pub fn quote(word: &str) -> Cow<'_, str> {
+pub(crate) fn quote(word: &str) -> Cow<'_, str> {
     if !word.is_empty() && !word.starts_with('=') && word.chars().all(safe_char) {
         return Cow::Borrowed(word);
     }

@@ -16,7 +16,7 @@ pub const VALIDATION_PVC: &str = "pxfa-validate";
 /// How Portworx in the tenant gets its drives; the StorageCluster has either
 /// `cloudStorage` or `storage`, never both (`storage` would silently win).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PortworxDrives {
+pub(crate) enum PortworxDrives {
     /// FlashArray Cloud Drives: Portworx creates the volumes itself.
     Cloud {
         /// `size=<GiB>[,pod=<pod>]`, one entry per drive per node.
@@ -36,7 +36,7 @@ pub enum PortworxDrives {
 }
 
 /// The Portworx namespace in the tenant.
-pub fn namespace(spec: &TenantStorage) -> Manifest {
+pub(crate) fn namespace(spec: &TenantStorage) -> Manifest {
     let body = json!({
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -54,14 +54,14 @@ pub fn namespace(spec: &TenantStorage) -> Manifest {
 /// libopenstorage/operator `deploy/olm-catalog/portworx`).
 pub const PORTWORX_OLM_PACKAGE: &str = "portworx-certified";
 /// The catalog that ships it.
-pub const PORTWORX_OLM_CATALOG: &str = "certified-operators";
+pub(crate) const PORTWORX_OLM_CATALOG: &str = "certified-operators";
 
 /// The OperatorGroup and Subscription that install the Portworx operator into the
 /// Portworx namespace from OperatorHub, as OpenShift's "Installing from OperatorHub
 /// using the CLI" does for a single-namespace operator (Portworx's OpenShift install
 /// picks "A specific namespace on the cluster"). No channel: OLM uses the package's
 /// default channel. Automatic install-plan approval, so the bundle applies as is.
-pub fn portworx_operator(spec: &TenantStorage) -> Vec<Manifest> {
+pub(crate) fn portworx_operator(spec: &TenantStorage) -> Vec<Manifest> {
     let ns = &spec.spec.portworx.namespace;
     let group = json!({
         "apiVersion": "operators.coreos.com/v1",
@@ -161,7 +161,7 @@ pub fn pure_secret(spec: &TenantStorage, token: Option<&SecretString>) -> Manife
 }
 
 /// The tenant StorageCluster.
-pub fn storage_cluster(
+pub(crate) fn storage_cluster(
     spec: &TenantStorage,
     drives: &PortworxDrives,
     env: &[(&str, String)],
@@ -234,7 +234,7 @@ pub fn storage_cluster(
 }
 
 /// The tenant's application StorageClass, replicated `replication` times.
-pub fn app_storage_class(spec: &TenantStorage) -> Manifest {
+pub(crate) fn app_storage_class(spec: &TenantStorage) -> Manifest {
     let default = spec.spec.storage.default_storage_class;
     let mut meta = json!({"name": spec.app_storage_class(), "labels": labels(spec)});
     if default {
@@ -266,11 +266,11 @@ pub fn app_storage_class(spec: &TenantStorage) -> Manifest {
 }
 
 /// The annotation that makes a StorageClass the cluster's default (Kubernetes).
-pub const DEFAULT_CLASS_ANNOTATION: &str = "storageclass.kubernetes.io/is-default-class";
+pub(crate) const DEFAULT_CLASS_ANNOTATION: &str = "storageclass.kubernetes.io/is-default-class";
 
 /// A 1Gi ReadWriteOnce PVC of `class` in `namespace`: `Bound` proves the storage
 /// path end to end; delete it afterwards.
-pub fn validation_pvc(spec: &TenantStorage, class: &str, namespace: &str) -> Manifest {
+pub(crate) fn validation_pvc(spec: &TenantStorage, class: &str, namespace: &str) -> Manifest {
     let body = json!({
         "apiVersion": "v1",
         "kind": "PersistentVolumeClaim",

@@ -17,7 +17,7 @@ use crate::pure_json::PureJson;
 pub(crate) const HEADER_MARK: &str = "# Apply to: ";
 
 /// Name of the apply listing.
-pub const README: &str = "README.txt";
+pub(super) const README: &str = "README.txt";
 
 /// The header lines of one manifest, before they are written as comments.
 fn header_lines(m: &Manifest, total_steps: u32) -> Vec<String> {
@@ -142,7 +142,7 @@ fn steps(manifests: &[Manifest], cluster: Cluster) -> u32 {
 }
 
 /// The apply listing: every file, per cluster, in order, with why.
-pub fn readme(manifests: &[Manifest]) -> String {
+pub(super) fn readme(manifests: &[Manifest]) -> String {
     let mut out = String::new();
     out.push_str("pxfa manifests\n==============\n\n");
     out.push_str(

@@ -9,7 +9,7 @@
 //! paths from the rendered tenant StorageCluster. `docs/lifecycle.md` carries
 //! [`reference_markdown`] between markers, and a test keeps it current.
 
-pub mod sources;
+pub(crate) mod sources;
 pub mod steps;
 mod text;
 
@@ -18,7 +18,8 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-pub use sources::{Confidence, SOURCES, Source};
+pub(crate) use sources::SOURCES;
+pub use sources::{Confidence, Source};
 pub use steps::{Piece, StepTemplate, Where};
 pub use text::{BEGIN_MARKER, END_MARKER, reference_markdown, to_text};
 
@@ -31,10 +32,10 @@ use crate::spec::StorageMode;
 use steps::*;
 
 /// The runbook's document version.
-pub const API_VERSION: &str = "pxfa.io/v1alpha1";
+pub(crate) const API_VERSION: &str = "pxfa.io/v1alpha1";
 
 /// Portworx needs at least this many storage nodes (Portworx system requirements).
-pub const MIN_PORTWORX_NODES: u32 = 3;
+pub(crate) const MIN_PORTWORX_NODES: u32 = 3;
 
 /// A day-2 operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,7 +106,7 @@ pub struct NoRunbook(pub String);
 
 /// Which pieces, in which order, make `op` for `mode`; `Err` says plainly why the
 /// operation does not apply.
-pub fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'static str> {
+pub(crate) fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'static str> {
     use Operation as O;
     use StorageMode as S;
     Ok(match (op, mode) {
@@ -163,7 +164,7 @@ pub fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'static s
 }
 
 /// The [L] alternatives documented beside `op` for `mode`, never in its steps.
-pub fn unconfirmed(op: Operation, mode: StorageMode) -> Vec<Unconfirmed> {
+pub(crate) fn unconfirmed(op: Operation, mode: StorageMode) -> Vec<Unconfirmed> {
     match (op, mode) {
         (Operation::ReplaceVm, StorageMode::DirectAccess) => vec![ADOPT_AS_OLD_NODE],
         _ => Vec::new(),
@@ -270,7 +271,7 @@ pub fn build(
 /// direct-access only; scale-in removes the highest indexes (default the last one)
 /// and keeps at least [`MIN_PORTWORX_NODES`]; replace-vm takes exactly one; grow and
 /// add-pool default to every worker.
-pub fn choose_workers(
+pub(crate) fn choose_workers(
     tenant: &Tenant,
     op: Operation,
     given: &[u32],

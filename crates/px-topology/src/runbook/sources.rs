@@ -40,7 +40,7 @@ pub struct Source {
 }
 
 /// Every page the runbook cites.
-pub const SOURCES: &[Source] = &[
+pub(crate) const SOURCES: &[Source] = &[
     Source {
         key: "px-decommission",
         title: "Portworx: Decommission a node",
@@ -129,6 +129,6 @@ pub const SOURCES: &[Source] = &[
 ];
 
 /// The page `key` names; every key a step uses is in [`SOURCES`] (a test says so).
-pub fn source(key: &str) -> Option<&'static Source> {
+pub(crate) fn source(key: &str) -> Option<&'static Source> {
     SOURCES.iter().find(|s| s.key == key)
 }

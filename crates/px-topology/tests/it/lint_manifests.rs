@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use px_topology::lint::{Severity, lint_manifests, lint_path};
+use px_topology::{Severity, lint_manifests, lint_path};
 use serde_json::{Value, json};
 
 fn good() -> Vec<Value> {
@@ -389,7 +389,7 @@ fn lint_paths_relates_objects_across_inputs() {
     let b = dir.path().join("rest.yaml");
     std::fs::write(&a, serde_saphyr::to_string_multiple(&secret).unwrap()).unwrap();
     std::fs::write(&b, serde_saphyr::to_string_multiple(&rest).unwrap()).unwrap();
-    let f = px_topology::lint::lint_paths([&a, &b]).unwrap();
+    let f = px_topology::lint_paths([&a, &b]).unwrap();
     assert_eq!(
         f.iter().map(|f| f.rule).collect::<Vec<_>>(),
         vec!["PXFA014"],

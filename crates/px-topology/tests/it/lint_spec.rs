@@ -4,8 +4,8 @@
 use std::collections::BTreeSet;
 
 use flasharray::Size;
-use px_topology::lint::{Severity, lint_path, lint_spec};
 use px_topology::spec::{StorageMode, TenantStorage, Version, load_spec};
+use px_topology::{Severity, lint_path, lint_spec};
 
 fn example(name: &str) -> String {
     format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -173,7 +173,7 @@ fn docs_list_every_rule_with_its_severity() {
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
-    for r in px_topology::lint::RULES {
+    for r in px_topology::LINT_RULES {
         let row = docs
             .lines()
             .find(|l| l.starts_with(&format!("| {} |", r.id)))
@@ -204,7 +204,7 @@ fn every_rule_id_in_the_code_is_in_the_catalogue() {
         for (i, _) in text.match_indices("\"PXFA") {
             let id = &text[i + 1..i + 8];
             assert!(
-                px_topology::lint::rule(id).is_some(),
+                px_topology::lint_rule(id).is_some(),
                 "{f}: {id} is not in RULES"
             );
             seen += 1;

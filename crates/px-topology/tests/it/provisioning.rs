@@ -2,10 +2,10 @@
 //! the validation of its combinations, and what each strategy renders and plans.
 
 use px_topology::driver::driver_for;
-use px_topology::lint::{Severity, lint_spec};
 use px_topology::render::Cluster;
 use px_topology::spec::provisioning::{IMPORT_ANNOTATION, Strategy, table_markdown};
 use px_topology::spec::{Attach, Provisioning, TenantStorage, Version, parse_spec};
+use px_topology::{Severity, lint_spec};
 
 use crate::support;
 

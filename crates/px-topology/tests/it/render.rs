@@ -803,7 +803,7 @@ fn write_dir_removes_only_its_own_stale_files() {
 
 #[test]
 fn rendered_manifests_pass_pxfa_lint() {
-    use px_topology::lint::lint_manifests;
+    use px_topology::lint_manifests;
     for (mode, spec) in support::example_specs() {
         let ms = render_default(&spec);
         let docs: Vec<serde_json::Value> = ms
@@ -982,7 +982,7 @@ fn which_jq() -> Result<std::path::PathBuf, ()> {
 
 #[test]
 fn every_load_balancer_published_tenant_gets_metallb_unless_an_external_one_is_stated() {
-    use px_topology::lint::lint_spec;
+    use px_topology::lint_spec;
     for (mode, spec) in support::example_specs() {
         let ms = render_default(&spec);
         let hc = find(&ms, "HostedCluster")[0];
@@ -1027,8 +1027,8 @@ fn every_load_balancer_published_tenant_gets_metallb_unless_an_external_one_is_s
 
 #[test]
 fn disk_patch_headers_say_what_the_stated_hotplug_gate_does() {
-    use px_topology::lint::{lint_manifests, lint_spec};
     use px_topology::spec::HotplugGate;
+    use px_topology::{lint_manifests, lint_spec};
     let da = example("direct-access");
     assert_eq!(da.spec.management.hotplug_gate, HotplugGate::HotplugVolumes);
     let patches = |spec: &TenantStorage| -> Vec<Manifest> {
@@ -1139,7 +1139,7 @@ fn direct_access_claims_are_live_migratable_only_with_the_ga_fa_fb_driver() {
 
 #[test]
 fn storage_nad_states_the_migration_caveat_and_the_reconciler() {
-    use px_topology::lint::lint_spec;
+    use px_topology::lint_spec;
     let mut cd = example("cloud-drive");
     let nad_text = |spec: &TenantStorage| {
         find(&render_default(spec), "NetworkAttachmentDefinition")[0]
