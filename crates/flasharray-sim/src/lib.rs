@@ -76,7 +76,7 @@ use secrecy::SecretString;
 pub use faults::{FaultTrigger, HttpFault, HttpFaultKind, parse_faults};
 pub use server::{RunningSim, Simulator};
 pub use stats::{RequestRecord, SimStats, critical_path_depth, stats_json};
-pub use versions::{OLDEST_MINOR, parse_rest_version, top_minor, versions_up_to};
+pub use versions::{parse_rest_version, versions_up_to};
 
 #[cfg(doc)]
 use flasharray_mock::MockArray;

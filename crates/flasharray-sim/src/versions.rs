@@ -21,7 +21,7 @@ use super::query::{Query, unknown_parameter};
 use super::response::{Fail, bad_request};
 
 /// The oldest REST 2.x version the simulator can be asked to be: 2.0, the first.
-pub const OLDEST_MINOR: u32 = 0;
+pub(crate) const OLDEST_MINOR: u32 = 0;
 
 /// Endpoint (path after `/api/2.N/`) and the first minor version that has it.
 pub(crate) const ENDPOINTS: &[(&str, u32)] = &[
@@ -725,7 +725,7 @@ pub fn parse_rest_version(text: &str) -> Result<u32, String> {
 }
 
 /// The minor of [`super::TOP_REST_VERSION`].
-pub fn top_minor() -> u32 {
+pub(crate) fn top_minor() -> u32 {
     super::TOP_REST_VERSION
         .strip_prefix("2.")
         .and_then(|m| m.parse().ok())
