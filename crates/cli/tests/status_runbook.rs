@@ -1,0 +1,370 @@
+//! `pxfa status --kubeconfig`'s runbook section through the binary (#24 item 2):
+//! the embedded simulated array holding the tenant (a state file) and a fake API
+//! server (px-cluster's test support, shared by path) holding the NodePool's VMs,
+//! the PVs and, for cloud-drive, the tenant's StorageNodes and StorageCluster.
+//! Each runbook step status verifies is ok exactly when the clusters show it, the
+//! text output names the layer, and status writes nothing on either side.
+// A test scenario reads top to bottom; the 120-line rule is for library code.
+#![allow(clippy::too_many_lines)]
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../px-cluster/tests/it/support.rs"]
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::Fake;
+
+fn example(mode: &str) -> PathBuf {
+    PathBuf::from(format!(
+        "{}/../../examples/tenant-{mode}.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+}
+
+fn pxfa(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pxfa"))
+        .args(args)
+        .env_remove("PUREFA_URL")
+        .env_remove("PUREFA_API")
+        .env_remove("KUBECONFIG")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run pxfa")
+}
+
+fn list(kind: &str, items: Vec<Value>) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "apiVersion": "v1", "kind": format!("{kind}List"), "metadata": {}, "items": items}))
+}
+
+/// The clusters as a test sets them up.
+struct Site {
+    /// Namespace of the hosted control plane and the NodePool's name.
+    hcp: String,
+    node_pool: String,
+    vms: usize,
+    /// PVs: (name, claim namespace, phase).
+    pvs: Vec<(String, String, &'static str)>,
+    /// Tenant side (cloud-drive): Portworx namespace, StorageCluster name, the
+    /// StorageNodes (name, phase) and the delete strategy.
+    tenant: Option<(
+        String,
+        String,
+        Vec<(String, &'static str)>,
+        Option<&'static str>,
+    )>,
+}
+
+async fn mount(fake: &Fake, site: &Site) {
+    let vms: Vec<Value> = (0..site.vms)
+        .map(|i| {
+            json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
+                   "metadata": {"name": format!("{}-{i}", site.node_pool), "namespace": site.hcp},
+                   "spec": {"template": {"spec": {"volumes": []}}}})
+        })
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "/apis/kubevirt.io/v1/namespaces/{}/virtualmachines",
+            site.hcp
+        )))
+        .respond_with(list("VirtualMachine", vms))
+        .mount(&fake.server)
+        .await;
+    let pvs: Vec<Value> = site
+        .pvs
+        .iter()
+        .map(|(name, ns, phase)| {
+            json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+                   "spec": {"claimRef": {"namespace": ns, "name": "c"}}, "status": {"phase": phase}})
+        })
+        .collect();
+    Mock::given(method("GET"))
+        .and(path("/api/v1/persistentvolumes"))
+        .respond_with(list("PersistentVolume", pvs))
+        .mount(&fake.server)
+        .await;
+    let Some((px, stc, nodes, strategy)) = &site.tenant else {
+        return;
+    };
+    let nodes: Vec<Value> = nodes
+        .iter()
+        .map(|(n, phase)| {
+            json!({"apiVersion": "core.libopenstorage.org/v1", "kind": "StorageNode",
+                   "metadata": {"name": n, "namespace": px}, "status": {"phase": phase}})
+        })
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "/apis/core.libopenstorage.org/v1/namespaces/{px}/storagenodes"
+        )))
+        .respond_with(list("StorageNode", nodes))
+        .mount(&fake.server)
+        .await;
+    let mut body = json!({"apiVersion": "core.libopenstorage.org/v1", "kind": "StorageCluster",
+        "metadata": {"name": stc, "namespace": px}, "spec": {}});
+    if let Some(t) = strategy {
+        body["spec"]["deleteStrategy"] = json!({"type": t});
+    }
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "/apis/core.libopenstorage.org/v1/namespaces/{px}/storageclusters/{stc}"
+        )))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .mount(&fake.server)
+        .await;
+}
+
+/// Applies `spec` to a fresh simulated array (state file in `dir`) and returns
+/// the state file's path.
+fn applied(dir: &Path, spec: &Path) -> String {
+    let state = dir.join("state.json").to_str().unwrap().to_string();
+    let spec = spec.to_str().unwrap();
+    // A cloud-drive tenant's new token is shown once: into a 0600 file under `dir`.
+    let out_dir = dir.join("out").to_str().unwrap().to_string();
+    let out = pxfa(&[
+        "--array",
+        "sim",
+        "--sim-state",
+        &state,
+        "--yes",
+        "apply",
+        "-f",
+        spec,
+        "--out",
+        &out_dir,
+        "--include-secrets",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    state
+}
+
+/// `pxfa status` with the fake as the management (and, with `tenant`, the
+/// tenant) cluster: the runbook layer's steps by id, the text output, the
+/// non-GET requests the fake saw, and whether the array state changed.
+async fn status(
+    site: Site,
+    mode: &str,
+    tenant: bool,
+) -> (BTreeMap<String, (bool, String)>, String, usize, bool) {
+    let fake = Fake::start().await;
+    mount(&fake, &site).await;
+    let dir = tempfile::tempdir().unwrap();
+    let spec = example(mode);
+    let state = applied(dir.path(), &spec);
+    // A tenant that needs nothing on the array leaves no state file: none after either.
+    let before = std::fs::read(&state).ok();
+    let kubeconfig = fake.kubeconfig.to_str().unwrap().to_string();
+    let run = |format: &'static str| {
+        let (state, spec, kubeconfig) = (state.clone(), spec.clone(), kubeconfig.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut a = vec![
+                "--array",
+                "sim",
+                "--sim-state",
+                &state,
+                "status",
+                "-f",
+                spec.to_str().unwrap(),
+                "--kubeconfig",
+                &kubeconfig,
+                "--context",
+                "fake",
+                "-o",
+                format,
+            ];
+            if tenant {
+                a.extend([
+                    "--tenant-kubeconfig",
+                    &kubeconfig,
+                    "--tenant-context",
+                    "fake",
+                ]);
+            }
+            pxfa(&a)
+        })
+    };
+    let json_out = run("json").await.unwrap();
+    let text_out = run("table").await.unwrap();
+    let doc: Value = serde_json::from_slice(&json_out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "status -o json: {e}: {}",
+            String::from_utf8_lossy(&json_out.stderr)
+        )
+    });
+    let layer = doc["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "runbook steps")
+        .unwrap_or_else(|| panic!("no runbook layer: {doc:#}"))
+        .clone();
+    let steps = layer["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["object"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches("runbook step ")
+                    .to_string(),
+                (
+                    i["ok"].as_bool().unwrap(),
+                    i["state"].as_str().unwrap().to_string(),
+                ),
+            )
+        })
+        .collect();
+    let writes = fake
+        .server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method.as_str() != "GET")
+        .count();
+    let unchanged = std::fs::read(&state).ok() == before;
+    (
+        steps,
+        String::from_utf8(text_out.stdout).unwrap(),
+        writes,
+        unchanged,
+    )
+}
+
+fn oks(steps: &BTreeMap<String, (bool, String)>) -> BTreeMap<&str, bool> {
+    steps.iter().map(|(k, (ok, _))| (k.as_str(), *ok)).collect()
+}
+
+#[tokio::test]
+async fn kubevirt_csi_status_verifies_the_nodepool_and_the_infra_pvs() {
+    let spec = example("kubevirt-csi");
+    let tenant: px_topology::TenantStorage =
+        px_topology::parse_valid_spec(&std::fs::read_to_string(&spec).unwrap()).unwrap();
+    let replicas = tenant.spec.hosted_cluster.replicas as usize;
+    let site = |vms: usize, released_here: bool| Site {
+        hcp: tenant.hcp_namespace(),
+        node_pool: tenant.node_pool(),
+        vms,
+        pvs: [
+            ("pv-apps".to_string(), "apps".to_string(), "Released"),
+            (
+                "pv-guest".to_string(),
+                tenant.hcp_namespace(),
+                if released_here { "Released" } else { "Bound" },
+            ),
+        ]
+        .into(),
+        tenant: None,
+    };
+    let (steps, text, writes, unchanged) =
+        status(site(replicas, false), "kubevirt-csi", false).await;
+    assert_eq!(
+        oks(&steps),
+        [
+            ("csi.delete-machine", true),
+            ("csi.scale-out", true),
+            ("delete.csi-pvs", true),
+            ("nodepool.mark-node-machine", true),
+        ]
+        .into(),
+        "{steps:#?}"
+    );
+    assert!(text.contains("runbook step csi.scale-out"), "{text}");
+    assert_eq!(writes, 0, "status wrote to the cluster");
+    assert!(unchanged, "status changed the array");
+
+    let (steps, text, writes, unchanged) =
+        status(site(replicas + 1, true), "kubevirt-csi", false).await;
+    assert!(oks(&steps).values().all(|ok| !ok), "{steps:#?}");
+    assert!(
+        steps["csi.scale-out"]
+            .1
+            .contains(&format!("{} VM(s)", replicas + 1)),
+        "{steps:#?}"
+    );
+    let pvs = &steps["delete.csi-pvs"].1;
+    assert!(
+        pvs.contains("pv-guest") && !pvs.contains("pv-apps"),
+        "{pvs}"
+    );
+    assert!(text.contains("see pxfa runbook"), "{text}");
+    assert_eq!(writes, 0);
+    assert!(unchanged);
+}
+
+#[tokio::test]
+async fn cloud_drive_status_verifies_the_storage_nodes_and_the_delete_strategy() {
+    let spec = example("cloud-drive");
+    let tenant: px_topology::TenantStorage =
+        px_topology::parse_valid_spec(&std::fs::read_to_string(&spec).unwrap()).unwrap();
+    let replicas = tenant.spec.hosted_cluster.replicas as usize;
+    let node_pool = tenant.node_pool();
+    let vm = |i: usize| format!("{node_pool}-{i}");
+    let site = |nodes: Vec<(String, &'static str)>, strategy| Site {
+        hcp: tenant.hcp_namespace(),
+        node_pool: node_pool.clone(),
+        vms: replicas,
+        pvs: Vec::new(),
+        tenant: Some((
+            tenant.spec.portworx.namespace.clone(),
+            tenant.portworx_cluster_name(),
+            nodes,
+            strategy,
+        )),
+    };
+    let online: Vec<(String, &'static str)> = (0..replicas).map(|i| (vm(i), "Online")).collect();
+    let (steps, _, writes, unchanged) = status(
+        site(online.clone(), Some("UninstallAndDelete")),
+        "cloud-drive",
+        true,
+    )
+    .await;
+    assert_eq!(
+        oks(&steps),
+        [
+            ("cloud.cluster-delete", true),
+            ("delete.delete-strategy", true),
+            ("node.joined", true),
+            ("nodepool.mark-node-machine", true),
+        ]
+        .into(),
+        "{steps:#?}"
+    );
+    assert!(
+        steps["delete.delete-strategy"]
+            .1
+            .contains("UninstallAndDelete")
+    );
+    assert_eq!(writes, 0);
+    assert!(unchanged);
+
+    // A removed node still in the Portworx cluster.
+    let mut nodes = online;
+    nodes.push(("removed-node".into(), "Online"));
+    let (steps, _, writes, _) = status(site(nodes, None), "cloud-drive", true).await;
+    assert!(!steps["cloud.cluster-delete"].0, "{steps:#?}");
+    assert!(steps["cloud.cluster-delete"].1.contains("removed-node"));
+    assert!(
+        steps["delete.delete-strategy"].0,
+        "no delete under way: {steps:#?}"
+    );
+    assert!(
+        steps["delete.delete-strategy"]
+            .1
+            .contains("set UninstallAndDelete")
+    );
+    assert_eq!(writes, 0);
+}
