@@ -79,7 +79,7 @@ pub mod conformance;
 mod connection;
 pub mod fada;
 mod faults;
-pub mod filter;
+mod filter;
 pub mod foreign;
 mod host;
 pub mod listing;
