@@ -67,6 +67,8 @@ const NNS: Kind = kind(
     "nodenetworkstates",
 );
 const DAEMON_SET: Kind = kind("apps", "v1", "DaemonSet", "daemonsets");
+const DEPLOYMENT: Kind = kind("apps", "v1", "Deployment", "deployments");
+const NETWORK_OPERATOR: Kind = kind("operator.openshift.io", "v1", "Network", "networks");
 const STORAGE_CLASS: Kind = kind("storage.k8s.io", "v1", "StorageClass", "storageclasses");
 const MACHINE_CONFIG: Kind = kind(
     "machineconfiguration.openshift.io",
@@ -86,6 +88,12 @@ const PVC: Kind = kind("", "v1", "PersistentVolumeClaim", "persistentvolumeclaim
 
 /// OpenShift Virtualization's namespace.
 const CNV_NAMESPACE: &str = "openshift-cnv";
+/// The HyperConverged feature gate that deploys OpenShift Virtualization's IPAM
+/// controller (kubevirt/hyperconverged-cluster-operator docs/cluster-configuration.md),
+/// and the controller's Deployment (kubevirt/ipam-extensions), read when the gate is
+/// not set: a release that deploys it without the gate still runs it.
+const IPAM_GATE: &str = "/spec/featureGates/deployKubevirtIpamController";
+const IPAM_DEPLOYMENT: &str = "kubevirt-ipam-controller-manager";
 /// The annotation that turns on Portworx's FA/FB driver (portworx-enterprise/platform/
 /// configure-portworx-components/enable-fa-fb-driver).
 const FA_FB_ANNOTATION: &str = "portworx.io/pure-csi-integration";
@@ -164,6 +172,10 @@ pub async fn read_management(
         )
         .await
         .map(|_| ()),
+        network_type: get(client, &NETWORK_OPERATOR, None, "cluster")
+            .await
+            .map(|n| text(&n, "/spec/defaultNetwork/type").unwrap_or_default()),
+        ipam_controller: ipam_controller(client).await,
         portworx,
         storage_classes: names(client, &STORAGE_CLASS).await,
         machine_configs: names(client, &MACHINE_CONFIG).await,
@@ -203,6 +215,32 @@ async fn virtualization_version(client: &Client) -> Read<String> {
             .unwrap_or_default()
             .to_string()
     })
+}
+
+/// OpenShift Virtualization's IPAM controller: the HyperConverged gate says so, or
+/// its Deployment is there. Missing when OpenShift Virtualization is not installed.
+async fn ipam_controller(client: &Client) -> Read<bool> {
+    let hco = get(
+        client,
+        &HYPERCONVERGED,
+        Some(CNV_NAMESPACE),
+        "kubevirt-hyperconverged",
+    )
+    .await;
+    match hco {
+        Read::Found(h) if h.pointer(IPAM_GATE).and_then(Value::as_bool) == Some(true) => {
+            Read::Found(true)
+        }
+        Read::Found(_) => {
+            match get(client, &DEPLOYMENT, Some(CNV_NAMESPACE), IPAM_DEPLOYMENT).await {
+                Read::Found(_) => Read::Found(true),
+                Read::Missing => Read::Found(false),
+                Read::Unreadable(why) => Read::Unreadable(why),
+            }
+        }
+        Read::Missing => Read::Missing,
+        Read::Unreadable(why) => Read::Unreadable(why),
+    }
 }
 
 async fn feature_gates(client: &Client) -> Read<Vec<String>> {

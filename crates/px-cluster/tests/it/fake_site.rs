@@ -17,6 +17,10 @@ pub(crate) struct SiteSpec {
     pub(crate) portworx: &'static str,
     pub(crate) fa_fb: bool,
     pub(crate) secrets: bool,
+    /// `spec.defaultNetwork.type` of the Network operator config.
+    pub(crate) network_type: &'static str,
+    /// HyperConverged `spec.featureGates.deployKubevirtIpamController`.
+    pub(crate) ipam_gate: bool,
 }
 
 /// A site where everything the direct-access fixture needs is there.
@@ -30,6 +34,17 @@ pub(crate) fn complete() -> SiteSpec {
         portworx: "3.7.0",
         fa_fb: true,
         secrets: true,
+        network_type: "OVNKubernetes",
+        ipam_gate: false,
+    }
+}
+
+/// The complete site with OpenShift Virtualization's IPAM controller on: storage
+/// addresses can survive live migration.
+pub(crate) fn persistent_ips() -> SiteSpec {
+    SiteSpec {
+        ipam_gate: true,
+        ..complete()
     }
 }
 
@@ -77,7 +92,19 @@ pub(crate) async fn mount(server: &MockServer, s: &SiteSpec) {
     .await;
     get_json(server, "/apis/hco.kubevirt.io/v1beta1/namespaces/openshift-cnv/hyperconvergeds/kubevirt-hyperconverged",
         object("hco.kubevirt.io/v1beta1", "HyperConverged", "kubevirt-hyperconverged",
-            json!({"status": {"versions": [{"name": "operator", "version": s.virtualization}]}}))).await;
+            json!({"spec": {"featureGates": {"deployKubevirtIpamController": s.ipam_gate}},
+                   "status": {"versions": [{"name": "operator", "version": s.virtualization}]}}))).await;
+    get_json(
+        server,
+        "/apis/operator.openshift.io/v1/networks/cluster",
+        object(
+            "operator.openshift.io/v1",
+            "Network",
+            "cluster",
+            json!({"spec": {"defaultNetwork": {"type": s.network_type}}}),
+        ),
+    )
+    .await;
     get_json(server, "/apis/kubevirt.io/v1/namespaces/openshift-cnv/kubevirts/kubevirt-kubevirt-hyperconverged",
         object("kubevirt.io/v1", "KubeVirt", "kubevirt-kubevirt-hyperconverged",
             json!({"spec": {"configuration": {"developerConfiguration": {"featureGates": s.gates}}}}))).await;

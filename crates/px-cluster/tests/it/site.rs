@@ -8,7 +8,7 @@ use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, ResponseTemplate};
 
-use crate::fake_site::{SiteSpec, complete, mount};
+use crate::fake_site::{SiteSpec, complete, mount, persistent_ips};
 use crate::support::*;
 
 /// Reads the fake site for `spec`; the checks by name, the facts, and the number of
@@ -204,6 +204,7 @@ async fn uplink_at_1500_fails_and_is_refused() {
 async fn portworx_3_6_2_without_the_driver_gives_rwo_claims() {
     let mut spec = direct_access_spec();
     spec.spec.portworx.version = "3.6.2".parse().unwrap();
+    spec.spec.management.portworx_version = None;
     spec.spec.management.fa_fb_driver = false;
     spec.spec.storage.provisioning = px_topology::spec::Provisioning::Auto;
     let (checks, facts, _) = doctor(
@@ -306,4 +307,142 @@ async fn an_unreadable_site_is_unknown_not_failed() {
         assert!(c.found.contains("forbidden"), "{c:?}");
     }
     assert_eq!(SiteFacts::from_management(&view, "x"), SiteFacts::default());
+}
+
+/// The storage NAD and the NNCPs' OVN bridge mappings of a rendered bundle.
+fn storage_network(spec: &TenantStorage) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let manifests = rendered(spec);
+    let nad = manifests
+        .iter()
+        .find(|m| m.kind == "NetworkAttachmentDefinition")
+        .expect("a NAD");
+    let config: serde_json::Value =
+        serde_json::from_str(nad.body["spec"]["config"].as_str().unwrap()).unwrap();
+    let mappings = manifests
+        .iter()
+        .filter(|m| m.kind == "NodeNetworkConfigurationPolicy")
+        .map(|m| m.body["spec"]["desiredState"]["ovn"]["bridge-mappings"].clone())
+        .collect();
+    (config, mappings)
+}
+
+#[tokio::test]
+async fn persistent_ips_render_localnet_where_the_site_keeps_addresses() {
+    let mut spec = direct_access_spec();
+    spec.spec.network.as_mut().unwrap().persistent_ips = true;
+    let (checks, facts, writes) = doctor(&persistent_ips(), &spec).await;
+    assert_eq!(writes, 0);
+    assert_eq!(
+        status(&checks, "storage-address-persistence"),
+        CheckStatus::Ok
+    );
+    assert!(
+        !checks.iter().any(|(n, _)| n == "whereabouts-reconciler"),
+        "no whereabouts check without whereabouts: {checks:?}"
+    );
+    assert_eq!(facts.ovn_kubernetes, Some(true));
+    assert_eq!(facts.ipam_controller, Some(true));
+    let resolved = site::resolve(&spec, &facts).expect("the site supports it");
+    let (config, mappings) = storage_network(&resolved);
+    assert_eq!(config["type"], "ovn-k8s-cni-overlay");
+    assert_eq!(config["topology"], "localnet");
+    assert_eq!(config["allowPersistentIPs"], true);
+    assert_eq!(config["vlanID"], 400);
+    assert!(!mappings.is_empty());
+    for m in &mappings {
+        assert_eq!(m[0]["localnet"], config["name"], "{m}");
+        assert_eq!(m[0]["state"], "present");
+    }
+}
+
+#[tokio::test]
+async fn persistent_ips_are_refused_where_the_site_cannot_keep_them() {
+    let mut spec = direct_access_spec();
+    spec.spec.network.as_mut().unwrap().persistent_ips = true;
+    for site_spec in [
+        complete(),
+        SiteSpec {
+            network_type: "OpenShiftSDN",
+            ..persistent_ips()
+        },
+        SiteSpec {
+            virtualization: "4.17.5",
+            ..persistent_ips()
+        },
+    ] {
+        let (checks, facts, _) = doctor(&site_spec, &spec).await;
+        assert_eq!(
+            status(&checks, "storage-address-persistence"),
+            CheckStatus::Fail
+        );
+        let err = site::resolve(&spec, &facts).unwrap_err();
+        assert!(
+            err.0
+                .iter()
+                .any(|c| c.field == "spec.network.persistentIps"),
+            "{err}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn whereabouts_tenant_on_a_persistent_ip_site_is_told_and_kept() {
+    let spec = direct_access_spec();
+    let (checks, facts, _) = doctor(&persistent_ips(), &spec).await;
+    assert_eq!(
+        status(&checks, "storage-address-persistence"),
+        CheckStatus::Warn
+    );
+    // Never switched over from the site: the NNCPs are shared by the whole network.
+    let resolved = site::resolve(&spec, &facts).unwrap();
+    let (config, mappings) = storage_network(&resolved);
+    assert_eq!(config["ipam"]["type"], "whereabouts");
+    assert!(mappings.iter().all(serde_json::Value::is_null));
+}
+
+/// The site's Portworx is the management's: a tenant Portworx of another minor is the
+/// spec's choice, and the live-migration rule follows the management release.
+#[tokio::test]
+async fn tenant_portworx_of_another_minor_than_the_management_is_not_refused() {
+    let mut spec = direct_access_spec();
+    spec.spec.portworx.version = "3.6.2".parse().unwrap();
+    spec.spec.management.portworx_version = None;
+    spec.spec.management.fa_fb_driver = false;
+    let (_, facts, _) = doctor(&complete(), &spec).await;
+    assert_eq!(facts.portworx_version, Some("3.7.0".parse().unwrap()));
+    let resolved = site::resolve(&spec, &facts).expect("3.6.2 in the tenant, 3.7 managing");
+    assert_eq!(resolved.spec.portworx.version, "3.6.2".parse().unwrap());
+    let (_, modes) = bundle(&resolved);
+    assert!(
+        !modes.is_empty() && modes.iter().all(|m| m == "ReadWriteMany"),
+        "{modes:?}"
+    );
+    // The other way round: 3.7 in the tenant, 3.6.2 managing without the driver.
+    let mut newer = direct_access_spec();
+    newer.spec.management.portworx_version = None;
+    newer.spec.management.fa_fb_driver = false;
+    newer.spec.storage.provisioning = px_topology::spec::Provisioning::Auto;
+    let (_, facts, _) = doctor(
+        &SiteSpec {
+            portworx: "3.6.2",
+            fa_fb: false,
+            ..complete()
+        },
+        &newer,
+    )
+    .await;
+    let resolved = site::resolve(&newer, &facts).expect("3.7 in the tenant, 3.6.2 managing");
+    let (headers, modes) = bundle(&resolved);
+    assert!(modes.iter().all(|m| m == "ReadWriteOnce"), "{modes:?}");
+    assert!(headers.contains("management Portworx"), "{headers}");
+    // A stated management release the site contradicts is refused.
+    let mut stated = direct_access_spec();
+    stated.spec.management.portworx_version = Some("3.8.0".parse().unwrap());
+    let err = site::resolve(&stated, &facts).unwrap_err();
+    assert!(
+        err.0
+            .iter()
+            .any(|c| c.field == "spec.management.portworxVersion"),
+        "{err}"
+    );
 }

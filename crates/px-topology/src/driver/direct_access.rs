@@ -377,27 +377,32 @@ const FA_FB_DRIVER_GA: crate::spec::Version = crate::spec::Version::new(3, 7, 0)
 /// Whether the drive claims may be ReadWriteMany raw block, which KubeVirt needs to
 /// live-migrate the worker VMs. Portworx documents multi-node read-write raw-block
 /// FADA for KubeVirt live migration only with the FA/FB driver, GA from 3.7; on 3.6
-/// it is Early Access. Read like the provisioning table: `management.faFbDriver` and
-/// `portworx.version` (pxfa assumes the management Portworx runs the same release).
-/// Otherwise the claims are ReadWriteOnce and the worker VMs do not live-migrate.
+/// it is Early Access. Read like the provisioning table, from the management
+/// Portworx, which attaches the drives: `management.faFbDriver` and its release
+/// ([`TenantStorage::management_portworx_version`]), never the tenant's own
+/// `portworx.version`. Otherwise the claims are ReadWriteOnce and the worker VMs do
+/// not live-migrate.
 pub(crate) fn live_migratable_drives(spec: &TenantStorage) -> bool {
     spec.spec.management.fa_fb_driver
-        && spec.spec.portworx.version.at_least(&FA_FB_DRIVER_GA) == Some(true)
+        && spec
+            .management_portworx_version()
+            .at_least(&FA_FB_DRIVER_GA)
+            == Some(true)
 }
 
 /// The header lines that say, plainly, whether the worker VMs can live-migrate with
 /// their drives, and why.
 fn migration_lines(spec: &TenantStorage) -> Vec<String> {
-    let v = spec.spec.portworx.version;
+    let v = spec.management_portworx_version();
     if live_migratable_drives(spec) {
         return vec![format!(
-            "Drives are ReadWriteMany raw block, so the worker VMs live-migrate: Portworx {v} with the \
-             FA/FB driver (management.faFbDriver), GA from 3.7."
+            "Drives are ReadWriteMany raw block, so the worker VMs live-migrate: the management Portworx {v} \
+             runs the FA/FB driver (management.faFbDriver), GA from 3.7."
         )];
     }
     let why = if spec.spec.management.fa_fb_driver {
         format!(
-            "the FA/FB driver of Portworx {v} is Early Access (\"should not be used in production\"; GA in 3.7)"
+            "the FA/FB driver of the management Portworx {v} is Early Access (\"should not be used in production\"; GA in 3.7)"
         )
     } else {
         "the management Portworx does not run the FA/FB driver (management.faFbDriver false)"

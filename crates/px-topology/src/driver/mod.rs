@@ -15,6 +15,8 @@ use serde::Serialize;
 
 pub use cloud_drive::CloudDrive;
 pub use direct_access::DirectAccess;
+#[cfg(test)]
+pub(crate) use direct_access::live_migratable_drives;
 pub use kubevirt_csi::KubevirtCsi;
 
 use crate::desired::{DesiredRealm, DesiredRealmUser, DesiredState};

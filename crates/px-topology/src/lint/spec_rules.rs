@@ -67,7 +67,7 @@ fn whereabouts_reconciler(spec: &TenantStorage, out: &mut Vec<Finding>) {
             .spec
             .network
             .as_ref()
-            .is_some_and(|n| n.whereabouts_reconciler)
+            .is_some_and(|n| n.whereabouts_reconciler || n.persistent_ips)
     {
         return;
     }

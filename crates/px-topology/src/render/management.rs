@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::manifest::{Cluster, Form, Manifest};
 use super::{RenderError, quantity, step};
-use crate::spec::{NetworkSpec, TenantStorage};
+use crate::spec::{Ipv4Cidr, NetworkSpec, TenantStorage};
 
 /// Portworx CSI provisioner name.
 pub const PX_PROVISIONER: &str = "pxd.portworx.com";
@@ -16,9 +16,12 @@ pub const PX_PROVISIONER: &str = "pxd.portworx.com";
 /// object with this name: the operator would fight over it.
 pub const OPERATOR_KUBEVIRT_CLASS: &str = "px-rwx-block-kubevirt";
 
-/// One NodeNetworkConfigurationPolicy per management node: the VLAN sub-interface on
-/// the uplink, and a linux bridge carrying the node's static storage address (the
-/// address differs per node, hence one policy each).
+/// One NodeNetworkConfigurationPolicy per management node: the uplink with its MTU,
+/// and either a linux bridge on the VLAN sub-interface carrying the node's static
+/// storage address, or (with `network.persistentIps`) an OVS bridge on the uplink
+/// with the OVN bridge mapping of the tenant's localnet network and the node's
+/// address on an OVS internal interface. The address differs per node, hence one
+/// policy each.
 pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, RenderError> {
     let Some(net) = spec
         .spec
@@ -51,36 +54,11 @@ pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, Rend
             "state": "up",
             "mtu": uplink_mtu,
         });
-        let (port_iface, mut interfaces) = match net.vlan {
-            Some(vlan) => {
-                let sub = format!("{}.{vlan}", net.uplink);
-                let vlan_iface = json!({
-                    "name": sub,
-                    "type": "vlan",
-                    "state": "up",
-                    "mtu": net.mtu,
-                    "vlan": {"base-iface": net.uplink, "id": vlan},
-                    "ipv4": {"enabled": false},
-                });
-                (sub, vec![uplink, vlan_iface])
-            }
-            None => (net.uplink.clone(), vec![uplink]),
+        let desired = if net.persistent_ips {
+            ovs_bridge_state(spec, net, uplink, addr)
+        } else {
+            json!({"interfaces": linux_bridge_interfaces(net, uplink, addr)})
         };
-        interfaces.push(json!({
-            "name": net.bridge,
-            "type": "linux-bridge",
-            "state": "up",
-            "mtu": net.mtu,
-            "ipv4": {
-                "enabled": true,
-                "dhcp": false,
-                "address": [{"ip": addr.addr.to_string(), "prefix-length": addr.prefix}],
-            },
-            "bridge": {
-                "options": {"stp": {"enabled": false}},
-                "port": [{"name": port_iface}],
-            },
-        }));
         let body = json!({
             "apiVersion": "nmstate.io/v1",
             "kind": "NodeNetworkConfigurationPolicy",
@@ -90,25 +68,145 @@ pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, Rend
             },
             "spec": {
                 "nodeSelector": {"kubernetes.io/hostname": node.name},
-                "desiredState": {"interfaces": interfaces},
+                "desiredState": desired,
             },
         });
-        out.push(Manifest::resource(
+        let m = Manifest::resource(
             Cluster::Management,
             step::NNCP,
             body,
-            &[
-                "Storage network on one management node: linux bridge on the VLAN uplink, with the node's static address.",
-                "Shared by every tenant on this management cluster; re-applying it is harmless.",
-            ],
-        ).note(format!(
+            if net.persistent_ips {
+                &[
+                    "Storage network on one management node: OVS bridge on the uplink, mapped to the tenant's",
+                    "OVN-Kubernetes localnet network, with the node's static address on an OVS internal port.",
+                    "Shared by every tenant on this management cluster; re-applying it is harmless.",
+                ]
+            } else {
+                &[
+                    "Storage network on one management node: linux bridge on the VLAN uplink, with the node's static address.",
+                    "Shared by every tenant on this management cluster; re-applying it is harmless.",
+                ]
+            },
+        )
+        .note(format!(
             "Declares uplink {} ({}) at MTU {uplink_mtu} (spec.network.uplinkMtu, a statement about the site: \
              its switch port must carry it); nmstate rolls the whole policy back if the uplink cannot take it.",
             net.uplink,
             net.uplink_type.as_str()
-        )));
+        ));
+        out.push(if net.persistent_ips {
+            m.note(format!(
+                "ovn.bridge-mappings entries are kept per entry (state: present): another tenant's mapping \
+                 on {} stays on the node when this policy is re-applied without it. The bridge is OVS, not a \
+                 linux bridge: every tenant on this storage network must set network.persistentIps alike.",
+                net.bridge
+            ))
+        } else {
+            m
+        });
     }
     Ok(out)
+}
+
+/// The linux-bridge layout: the uplink, its VLAN sub-interface (when tagged), and the
+/// bridge with the node's address.
+fn linux_bridge_interfaces(net: &NetworkSpec, uplink: Value, addr: Ipv4Cidr) -> Vec<Value> {
+    let (port_iface, mut interfaces) = match net.vlan {
+        Some(vlan) => {
+            let sub = format!("{}.{vlan}", net.uplink);
+            let vlan_iface = json!({
+                "name": sub,
+                "type": "vlan",
+                "state": "up",
+                "mtu": net.mtu,
+                "vlan": {"base-iface": net.uplink, "id": vlan},
+                "ipv4": {"enabled": false},
+            });
+            (sub, vec![uplink, vlan_iface])
+        }
+        None => (net.uplink.clone(), vec![uplink]),
+    };
+    interfaces.push(json!({
+        "name": net.bridge,
+        "type": "linux-bridge",
+        "state": "up",
+        "mtu": net.mtu,
+        "ipv4": {
+            "enabled": true,
+            "dhcp": false,
+            "address": [{"ip": addr.addr.to_string(), "prefix-length": addr.prefix}],
+        },
+        "bridge": {
+            "options": {"stp": {"enabled": false}},
+            "port": [{"name": port_iface}],
+        },
+    }));
+    interfaces
+}
+
+/// The OVS layout for an OVN-Kubernetes localnet network, as OpenShift's "OVN-Kubernetes
+/// additional network mapping" on a dedicated NIC has it: an OVS bridge with the uplink
+/// as its port (`allow-extra-patch-ports`, so OVN's patch ports survive nmstate) and
+/// `ovn.bridge-mappings` naming the localnet network; OVN tags the VMs' traffic with the
+/// NAD's `vlanID`. The node keeps its own address on an OVS internal interface, an access
+/// port on the storage VLAN (nmstate "OVS bridge with internal interface").
+/// <https://docs.openshift.com/container-platform/4.18/networking/multiple_networks/secondary_networks/creating-secondary-nwt-ovnk.html>
+fn ovs_bridge_state(
+    spec: &TenantStorage,
+    net: &NetworkSpec,
+    uplink: Value,
+    addr: Ipv4Cidr,
+) -> Value {
+    let host = ovs_host_interface(net);
+    let mut host_port = json!({"name": host});
+    if let Some(vlan) = net.vlan {
+        host_port["vlan"] = json!({"mode": "access", "tag": vlan});
+    }
+    json!({
+        "interfaces": [
+            uplink,
+            {
+                "name": net.bridge,
+                "type": "ovs-bridge",
+                "state": "up",
+                "bridge": {
+                    "allow-extra-patch-ports": true,
+                    "options": {"stp": false},
+                    "port": [{"name": net.uplink}, host_port],
+                },
+            },
+            {
+                "name": host,
+                "type": "ovs-interface",
+                "state": "up",
+                "mtu": net.mtu,
+                "ipv4": {
+                    "enabled": true,
+                    "dhcp": false,
+                    "address": [{"ip": addr.addr.to_string(), "prefix-length": addr.prefix}],
+                },
+            },
+        ],
+        "ovn": {"bridge-mappings": [{
+            "localnet": localnet_name(spec, net),
+            "bridge": net.bridge,
+            "state": "present",
+        }]},
+    })
+}
+
+/// The OVS internal interface that carries the node's storage address: the bridge
+/// name with `-ip`, kept within Linux's 15-character interface names.
+fn ovs_host_interface(net: &NetworkSpec) -> String {
+    let stem: String = net.bridge.chars().take(12).collect();
+    format!("{stem}-ip")
+}
+
+/// The localnet network's name: the NAD config's `name` and the bridge mapping's
+/// `localnet`. One per tenant: OVN-Kubernetes requires every NAD of one network name
+/// to carry the same configuration, and each tenant has its own `vmRange`.
+pub fn localnet_name(spec: &TenantStorage, net: &NetworkSpec) -> String {
+    format!("{}-{}", spec.tenant_name(), net.nad_name)
 }
 
 /// Whether the management nodes need the storage bridge (NNCPs, and the NMState
@@ -124,15 +222,20 @@ pub fn management_bridge_needed(spec: &TenantStorage) -> bool {
 }
 
 /// The NetworkAttachmentDefinition the worker VMs use for the storage network:
-/// bridge CNI on the node bridge, whereabouts handing out `vmRange`.
-/// `None` when the worker VMs stay off the storage network
+/// bridge CNI on the node bridge with whereabouts handing out `vmRange`, or (with
+/// `network.persistentIps`) an OVN-Kubernetes localnet network whose addresses
+/// survive live migration. `None` when the worker VMs stay off the storage network
 /// ([`TenantStorage::workers_on_storage_network`]).
 pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
     if !spec.workers_on_storage_network() {
         return None;
     }
     let net = spec.spec.network.as_ref()?;
-    let config = nad_config(net);
+    let config = if net.persistent_ips {
+        localnet_config(spec, net)
+    } else {
+        nad_config(net)
+    };
     let body = json!({
         "apiVersion": "k8s.cni.cncf.io/v1",
         "kind": "NetworkAttachmentDefinition",
@@ -143,6 +246,9 @@ pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
         },
         "spec": {"config": config},
     });
+    if net.persistent_ips {
+        return Some(localnet_attachment(body));
+    }
     let m = Manifest::resource(
         Cluster::Management,
         step::NAD,
@@ -160,7 +266,9 @@ pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
         "CAVEAT, live migration: whereabouts gives the migration target pod a NEW address while the guest \
          keeps its old one, which returns to the pool and can be handed to another VM (duplicate IP on the \
          storage VLAN; kubevirt/kubevirt#14320). After migrating a worker, check its storage address \
-         against `oc get ippools.whereabouts.cni.cncf.io -n openshift-multus -o yaml`.",
+         against `oc get ippools.whereabouts.cni.cncf.io -n openshift-multus -o yaml`. Where the site runs \
+         OVN-Kubernetes and OpenShift Virtualization 4.18+ with its IPAM controller, network.persistentIps \
+         keeps the address instead (pxfa doctor: storage-address-persistence).",
     );
     Some(if net.whereabouts_reconciler {
         m.note(
@@ -177,8 +285,103 @@ pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
     })
 }
 
-/// The CNI configuration string of the NAD, pretty-printed so it reads well as a
-/// YAML block scalar.
+/// The localnet NAD's manifest, with its header.
+fn localnet_attachment(body: Value) -> Manifest {
+    Manifest::resource(
+        Cluster::Management,
+        step::NAD,
+        body,
+        &[
+            "Storage network for the tenant's worker VMs: OVN-Kubernetes localnet on the storage bridge's mapping,",
+            "with persistent IPs; needs the HostedCluster. Lives in the hosted control plane namespace, which",
+            "HyperShift creates with the HostedCluster; the VMs retry until it exists.",
+        ],
+    )
+    .note(
+        "allowPersistentIPs: OpenShift Virtualization's IPAM controller keeps each worker VM's address in an \
+         IPAMClaim named after the VM, so the address survives live migration and restarts and is released \
+         only when the VM is deleted (k8snetworkplumbingwg/ipamclaims; kubevirt/ipam-extensions). Needs \
+         OpenShift Virtualization 4.18+ and HyperConverged spec.featureGates.deployKubevirtIpamController \
+         (network.persistentIps, checked by pxfa doctor).",
+    )
+    .note(
+        "Addresses come from vmRange only: excludeSubnets covers the rest of the subnet (the gateway and the \
+         management nodes' addresses among it).",
+    )
+}
+
+/// The OVN-Kubernetes localnet CNI configuration (OpenShift "Configuration for an
+/// OVN-Kubernetes additional network", topology `localnet`): the network `name` is
+/// the bridge mapping's `localnet`, `subnets` the storage subnet with everything
+/// outside `vmRange` excluded, `vlanID` the storage VLAN (OVN tags the VMs' traffic).
+fn localnet_config(spec: &TenantStorage, net: &NetworkSpec) -> String {
+    let mut cfg = serde_json::Map::new();
+    cfg.insert("cniVersion".into(), json!("0.3.1"));
+    cfg.insert("name".into(), json!(localnet_name(spec, net)));
+    cfg.insert("type".into(), json!("ovn-k8s-cni-overlay"));
+    cfg.insert("topology".into(), json!("localnet"));
+    cfg.insert(
+        "netAttachDefName".into(),
+        json!(format!("{}/{}", spec.hcp_namespace(), net.nad_name)),
+    );
+    cfg.insert("subnets".into(), json!(net.subnet.to_string()));
+    let excluded: Vec<String> = outside_range(net).iter().map(ToString::to_string).collect();
+    if !excluded.is_empty() {
+        cfg.insert("excludeSubnets".into(), json!(excluded.join(",")));
+    }
+    if let Some(vlan) = net.vlan {
+        cfg.insert("vlanID".into(), json!(vlan));
+    }
+    cfg.insert("mtu".into(), json!(net.mtu));
+    cfg.insert("allowPersistentIPs".into(), json!(true));
+    // A Value built by json! always serialises.
+    serde_json::to_string_pretty(&Value::Object(cfg)).unwrap_or_default()
+}
+
+/// The prefixes that cover the storage subnet outside `vmRange`, smallest set.
+fn outside_range(net: &NetworkSpec) -> Vec<Ipv4Cidr> {
+    let first = u32::from(net.subnet.network());
+    let last = first | !net.subnet.mask();
+    let start = u32::from(net.vm_range.start);
+    let end = u32::from(net.vm_range.end);
+    let mut out = Vec::new();
+    if start > first {
+        out.extend(cover(first, start - 1));
+    }
+    if end < last {
+        out.extend(cover(end + 1, last));
+    }
+    out
+}
+
+/// The fewest prefixes whose union is `from..=to`.
+fn cover(mut from: u32, to: u32) -> Vec<Ipv4Cidr> {
+    let mut out = Vec::new();
+    loop {
+        // The largest block aligned at `from` that does not pass `to`.
+        let mut size: u64 = if from == 0 {
+            1 << 32
+        } else {
+            1 << from.trailing_zeros()
+        };
+        while u64::from(from) + size - 1 > u64::from(to) {
+            size >>= 1;
+        }
+        let prefix = 32 - size.trailing_zeros() as u8;
+        out.push(Ipv4Cidr {
+            addr: std::net::Ipv4Addr::from(from),
+            prefix,
+        });
+        let next = u64::from(from) + size;
+        if next > u64::from(to) {
+            return out;
+        }
+        from = next as u32;
+    }
+}
+
+/// The bridge CNI configuration string of the NAD, pretty-printed so it reads well
+/// as a YAML block scalar.
 fn nad_config(net: &NetworkSpec) -> String {
     let mut ipam = serde_json::Map::new();
     ipam.insert("type".into(), json!("whereabouts"));
@@ -612,4 +815,48 @@ pub fn labels(spec: &TenantStorage) -> Value {
         "app.kubernetes.io/managed-by": "pxfa",
         "pxfa.io/tenant": spec.tenant_name(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cidrs(v: &[Ipv4Cidr]) -> Vec<String> {
+        v.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn cover_is_the_fewest_aligned_prefixes() {
+        let ip = |s: &str| u32::from(s.parse::<std::net::Ipv4Addr>().unwrap());
+        assert_eq!(
+            cidrs(&cover(ip("10.40.0.0"), ip("10.40.0.199"))),
+            ["10.40.0.0/25", "10.40.0.128/26", "10.40.0.192/29"]
+        );
+        assert_eq!(
+            cidrs(&cover(ip("10.40.0.7"), ip("10.40.0.7"))),
+            ["10.40.0.7/32"]
+        );
+        assert_eq!(cidrs(&cover(0, u32::MAX)), ["0.0.0.0/0"]);
+    }
+
+    #[test]
+    fn only_the_vm_range_is_left_to_hand_out() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/tenants/valid-full.yaml"
+        ))
+        .unwrap();
+        let t = crate::parse_valid_spec(&text).unwrap();
+        let net = t.spec.network.as_ref().unwrap();
+        let out = outside_range(net);
+        let inside = |ip: std::net::Ipv4Addr| out.iter().any(|c| c.contains(ip));
+        assert!(!inside(net.vm_range.start) && !inside(net.vm_range.end));
+        let before = std::net::Ipv4Addr::from(u32::from(net.vm_range.start) - 1);
+        let after = std::net::Ipv4Addr::from(u32::from(net.vm_range.end) + 1);
+        assert!(inside(net.subnet.network()) && inside(before) && inside(after));
+        for n in &t.spec.management.nodes {
+            assert!(inside(n.storage_address.unwrap().addr), "{}", n.name);
+        }
+        assert!(ovs_host_interface(net).len() <= 15);
+    }
 }

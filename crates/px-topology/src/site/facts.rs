@@ -46,7 +46,21 @@ pub struct SiteFacts {
     /// whereabouts' IP reconciler runs (`openshift-multus/whereabouts-reconciler`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub whereabouts_reconciler: Option<bool>,
+    /// The default network is OVN-Kubernetes (Network.operator.openshift.io
+    /// `cluster` `spec.defaultNetwork.type`), which serves `localnet` secondary
+    /// networks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ovn_kubernetes: Option<bool>,
+    /// OpenShift Virtualization's IPAM controller runs, which keeps a VM's address on
+    /// a network with `allowPersistentIPs` across live migration (IPAMClaims).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipam_controller: Option<bool>,
 }
+
+/// The first OpenShift Virtualization release whose VMs keep their address on an
+/// OVN-Kubernetes `localnet` secondary network across live migration (persistent IPs
+/// with IPAMClaims); layer2 networks had it first.
+pub const PERSISTENT_IPS_SINCE: Version = Version::new(4, 18, 0);
 
 /// MetalLB as read from the management cluster.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -88,9 +102,55 @@ impl SiteFacts {
                 Read::Missing => Some(false),
                 Read::Unreadable(_) => None,
             },
+            ovn_kubernetes: view.network_type.found().map(|t| t == OVN_KUBERNETES),
+            ipam_controller: match &view.ipam_controller {
+                Read::Found(on) => Some(*on),
+                Read::Missing => Some(false),
+                Read::Unreadable(_) => None,
+            },
+        }
+    }
+
+    /// Whether a storage address survives live migration here (`network.persistentIps`
+    /// is possible): OVN-Kubernetes, the IPAM controller, and OpenShift
+    /// Virtualization at [`PERSISTENT_IPS_SINCE`] or later. `Some(false)` as soon as
+    /// one of them is read and says no, `Some(true)` when all three were read and
+    /// say yes, `None` otherwise; the reason names what says no.
+    pub fn persistent_ips(&self) -> (Option<bool>, String) {
+        let old = self
+            .virtualization_version
+            .filter(|v| v.at_least(&PERSISTENT_IPS_SINCE) == Some(false));
+        if self.ovn_kubernetes == Some(false) {
+            return (
+                Some(false),
+                "the default network is not OVNKubernetes".into(),
+            );
+        }
+        if self.ipam_controller == Some(false) {
+            return (
+                Some(false),
+                "OpenShift Virtualization's IPAM controller is off".into(),
+            );
+        }
+        if let Some(v) = old {
+            return (
+                Some(false),
+                format!("OpenShift Virtualization {v} is below {PERSISTENT_IPS_SINCE}"),
+            );
+        }
+        let all_read = self.ovn_kubernetes.is_some()
+            && self.ipam_controller.is_some()
+            && self.virtualization_version.is_some();
+        if all_read {
+            (Some(true), "OVN-Kubernetes and the IPAM controller".into())
+        } else {
+            (None, "not read".into())
         }
     }
 }
+
+/// `spec.defaultNetwork.type` of OVN-Kubernetes.
+const OVN_KUBERNETES: &str = "OVNKubernetes";
 
 /// The gate that decides: `HotplugVolumes` takes precedence over
 /// `DeclarativeHotplugVolumes` (kubevirt/user-guide hotplug_volumes.md).

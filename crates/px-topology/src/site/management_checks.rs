@@ -197,6 +197,9 @@ fn network(spec: &TenantStorage, view: &ManagementView) -> Vec<Check> {
     }];
     out.push(uplink_mtu(net, view));
     if spec.workers_on_storage_network() {
+        out.push(address_persistence(spec, net, view));
+    }
+    if spec.workers_on_storage_network() && !net.persistent_ips {
         let c = m(
             "whereabouts-reconciler",
             "DaemonSet openshift-multus/whereabouts-reconciler",
@@ -212,6 +215,55 @@ fn network(spec: &TenantStorage, view: &ManagementView) -> Vec<Check> {
         });
     }
     out
+}
+
+/// Whether the worker VMs' storage addresses can survive live migration here
+/// (OVN-Kubernetes localnet with persistent IPs), against `network.persistentIps`.
+fn address_persistence(
+    spec: &TenantStorage,
+    net: &crate::spec::NetworkSpec,
+    view: &ManagementView,
+) -> Check {
+    let c = m(
+        "storage-address-persistence",
+        "Network.operator.openshift.io cluster spec.defaultNetwork.type; HyperConverged \
+         spec.featureGates.deployKubevirtIpamController (or Deployment \
+         openshift-cnv/kubevirt-ipam-controller-manager); OpenShift Virtualization version",
+    );
+    let facts = super::SiteFacts::from_management(view, &spec.hcp_namespace());
+    match (facts.persistent_ips(), net.persistent_ips) {
+        ((Some(true), _), true) => c.ok("OVN-Kubernetes localnet with persistent IPs (IPAMClaims)"),
+        ((Some(true), _), false) => c.warn(
+            "the site keeps VM addresses across live migration, but this tenant's storage network uses \
+             whereabouts, which does not (kubevirt/kubevirt#14320)",
+            "set spec.network.persistentIps: true (for a storage network no whereabouts tenant shares: \
+             its NNCPs become an OVS bridge)",
+        ),
+        ((Some(false), why), true) => c.fail(
+            format!("spec.network.persistentIps is set, but {why}"),
+            "turn on HyperConverged spec.featureGates.deployKubevirtIpamController on OpenShift \
+             Virtualization 4.18+ with OVN-Kubernetes, or set spec.network.persistentIps: false",
+        ),
+        ((Some(false), why), false) => c.ok(format!(
+            "whereabouts ({why}); the NAD header states the live-migration caveat"
+        )),
+        ((None, _), _) => c.unknown(
+            unread(&view.network_type)
+                .or_else(|| unread(&view.ipam_controller))
+                .or_else(|| unread(&view.virtualization_version))
+                .unwrap_or("the network type or the IPAM controller not found")
+                .to_string(),
+            READ_FIX,
+        ),
+    }
+}
+
+/// Why a read failed, if it did.
+fn unread<T>(r: &Read<T>) -> Option<&str> {
+    match r {
+        Read::Unreadable(why) => Some(why),
+        _ => None,
+    }
 }
 
 fn uplink_mtu(net: &crate::spec::NetworkSpec, view: &ManagementView) -> Check {

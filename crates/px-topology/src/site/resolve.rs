@@ -10,7 +10,7 @@
 use std::fmt;
 
 use super::facts::SiteFacts;
-use crate::spec::{HotplugGate, StorageMode, TenantStorage, Version};
+use crate::spec::{HotplugGate, TenantStorage, Version};
 
 /// Where each fact is read, for the messages.
 const FROM_CLUSTER_VERSION: &str = "ClusterVersion version status.desired.version";
@@ -22,6 +22,8 @@ const FROM_STORAGE_CLUSTER: &str = "the management StorageCluster";
 const FROM_NNS: &str = "NodeNetworkState status.currentState.interfaces[].mtu";
 const FROM_WHEREABOUTS: &str = "DaemonSet openshift-multus/whereabouts-reconciler";
 const FROM_METALLB: &str = "the metallb.io API";
+const FROM_PERSISTENT_IPS: &str = "Network.operator.openshift.io cluster spec.defaultNetwork.type, \
+                                   HyperConverged spec.featureGates.deployKubevirtIpamController";
 
 /// A spec field that says something the site does not.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,8 +161,10 @@ fn hotplug(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction
     }
 }
 
-/// The management Portworx: its FA/FB driver, and (direct-access) its release, which
-/// the live-migration and provisioning rules read as `portworx.version`.
+/// The management Portworx: its FA/FB driver and its release. The release is
+/// `management.portworxVersion`, which direct-access's live-migration and
+/// provisioning rules read; the tenant's own `portworx.version` is the spec's to
+/// choose and is never compared with the site.
 fn portworx(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction>) {
     if let Some(fact) = facts.fa_fb_driver {
         if t.spec.management.fa_fb_driver && !fact {
@@ -175,18 +179,14 @@ fn portworx(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradictio
             t.spec.management.fa_fb_driver = fact;
         }
     }
-    if let Some(fact) = facts.portworx_version
-        && t.mode() == StorageMode::DirectAccess
-    {
-        let s = t.spec.portworx.version;
-        if (s.major, s.minor) != (fact.major, fact.minor) {
-            bad.push(Contradiction {
-                field: "spec.portworx.version",
-                stated: format!(
-                    "{s} (direct-access reads it as the management Portworx's release)"
-                ),
+    if let Some(fact) = facts.portworx_version {
+        match t.spec.management.portworx_version {
+            Some(s) if differs(&s, &fact) => bad.push(Contradiction {
+                field: "spec.management.portworxVersion",
+                stated: s.to_string(),
                 fact: format!("{fact} ({FROM_STORAGE_CLUSTER})"),
-            });
+            }),
+            _ => t.spec.management.portworx_version = Some(fact),
         }
     }
 }
@@ -214,6 +214,15 @@ fn network(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction
     let Some(n) = t.spec.network.as_mut() else {
         return;
     };
+    // Only refused, never switched on from the site: the NNCPs are shared by every
+    // tenant on the storage network (see NetworkSpec::persistent_ips).
+    if let (true, (Some(false), why)) = (n.persistent_ips, facts.persistent_ips()) {
+        bad.push(Contradiction {
+            field: "spec.network.persistentIps",
+            stated: "true (storage addresses that survive live migration)".into(),
+            fact: format!("{why} ({FROM_PERSISTENT_IPS})"),
+        });
+    }
     if let Some(fact) = facts.whereabouts_reconciler {
         if n.whereabouts_reconciler && !fact {
             bad.push(Contradiction {
@@ -250,6 +259,7 @@ fn network(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction
 mod tests {
     use super::*;
     use crate::site::facts::LoadBalancerFact;
+    use crate::spec::StorageMode;
 
     fn spec() -> TenantStorage {
         let text = std::fs::read_to_string(concat!(
@@ -295,11 +305,13 @@ mod tests {
             load_balancer: Some(LoadBalancerFact::default()),
             ..Default::default()
         };
+        t.spec.management.portworx_version = Some(Version::new(3, 7, 0));
         let err = resolve(&t, &facts).unwrap_err();
         let fields: Vec<&str> = err.0.iter().map(|c| c.field).collect();
         assert!(fields.contains(&"spec.management.faFbDriver"), "{err}");
         assert!(fields.contains(&"spec.management.hotplugGate"), "{err}");
-        assert!(fields.contains(&"spec.portworx.version"), "{err}");
+        assert!(fields.contains(&"spec.management.portworxVersion"), "{err}");
+        assert!(!fields.contains(&"spec.portworx.version"), "{err}");
         assert!(fields.contains(&"spec.network.uplinkMtu"), "{err}");
         assert!(fields.contains(&"spec.management.metallb"), "{err}");
         // Without a stated uplink MTU, the network's own MTU is what contradicts.
@@ -308,5 +320,77 @@ mod tests {
         assert!(err.0.iter().any(|c| c.field == "spec.network.mtu"), "{err}");
         let text = err.to_string();
         assert!(text.contains("pure-csi-integration"), "{text}");
+    }
+
+    #[test]
+    fn persistent_ips_are_refused_where_the_site_cannot_keep_them() {
+        let mut t = spec();
+        t.spec.network.as_mut().unwrap().persistent_ips = true;
+        // The versions come from the site below.
+        t.spec.management.virtualization_version = None;
+        t.spec.hosted_cluster.virtualization_version = None;
+        let supported = SiteFacts {
+            virtualization_version: Some(Version::new(4, 18, 3)),
+            ovn_kubernetes: Some(true),
+            ipam_controller: Some(true),
+            ..Default::default()
+        };
+        assert_eq!(supported.persistent_ips().0, Some(true));
+        assert!(resolve(&t, &supported).is_ok());
+        for facts in [
+            SiteFacts {
+                ipam_controller: Some(false),
+                ..supported.clone()
+            },
+            SiteFacts {
+                ovn_kubernetes: Some(false),
+                ..supported.clone()
+            },
+            SiteFacts {
+                virtualization_version: Some(Version::new(4, 17, 9)),
+                ..supported.clone()
+            },
+        ] {
+            let err = resolve(&t, &facts).unwrap_err();
+            assert_eq!(err.0[0].field, "spec.network.persistentIps", "{err}");
+        }
+        // A supporting site does not switch an unstated network over.
+        t.spec.network.as_mut().unwrap().persistent_ips = false;
+        let r = resolve(&t, &supported).unwrap();
+        assert!(!r.spec.network.unwrap().persistent_ips);
+        assert_eq!(SiteFacts::default().persistent_ips().0, None);
+    }
+
+    /// The site's management Portworx release is the management's, not the tenant's:
+    /// a tenant on another minor resolves, and the live-migration rule follows the
+    /// management release both ways.
+    #[test]
+    fn management_portworx_release_is_not_the_tenants() {
+        let mut t = spec();
+        assert_eq!(t.mode(), StorageMode::DirectAccess);
+        t.spec.management.fa_fb_driver = true;
+        t.spec.management.portworx_version = None;
+        let at = |tenant: Version, management: Version| {
+            let mut t = t.clone();
+            t.spec.portworx.version = tenant;
+            let facts = SiteFacts {
+                portworx_version: Some(management),
+                fa_fb_driver: Some(true),
+                ..Default::default()
+            };
+            resolve(&t, &facts).expect("a tenant release of another minor is no contradiction")
+        };
+        let r = at(Version::new(3, 7, 0), Version::new(3, 6, 2));
+        assert_eq!(r.spec.portworx.version, Version::new(3, 7, 0));
+        assert_eq!(r.management_portworx_version(), Version::new(3, 6, 2));
+        assert!(!crate::driver::live_migratable_drives(&r));
+        let r = at(Version::new(3, 6, 2), Version::new(3, 7, 0));
+        assert_eq!(r.spec.portworx.version, Version::new(3, 6, 2));
+        assert!(crate::driver::live_migratable_drives(&r));
+        // Nothing read and nothing stated: the tenant's release stands in.
+        t.spec.portworx.version = Version::new(3, 7, 0);
+        assert!(crate::driver::live_migratable_drives(&t));
+        t.spec.management.portworx_version = Some(Version::new(3, 6, 2));
+        assert!(!crate::driver::live_migratable_drives(&t));
     }
 }

@@ -128,6 +128,14 @@ pub struct ManagementView {
     pub uplinks: Read<Vec<UplinkView>>,
     /// DaemonSet `openshift-multus/whereabouts-reconciler`.
     pub whereabouts_reconciler: Read<()>,
+    /// Network.operator.openshift.io `cluster` `spec.defaultNetwork.type`
+    /// (`OVNKubernetes`).
+    pub network_type: Read<String>,
+    /// OpenShift Virtualization's IPAM controller, which keeps a VM's address in an
+    /// IPAMClaim across live migration: HyperConverged
+    /// `spec.featureGates.deployKubevirtIpamController`, or its Deployment
+    /// `openshift-cnv/kubevirt-ipam-controller-manager` found running.
+    pub ipam_controller: Read<bool>,
     /// StorageClusters of every namespace.
     pub portworx: Read<Vec<StorageClusterView>>,
     /// StorageClass names.
@@ -156,6 +164,8 @@ impl ManagementView {
             nmstate: u(why),
             uplinks: u(why),
             whereabouts_reconciler: u(why),
+            network_type: u(why),
+            ipam_controller: u(why),
             portworx: u(why),
             storage_classes: u(why),
             machine_configs: u(why),

@@ -335,6 +335,16 @@ impl TenantStorage {
         self.spec.management.openshift_version
     }
 
+    /// The management Portworx's release: `management.portworxVersion` (stated, or
+    /// read from the site), else `portworx.version`. The one rule for which release
+    /// decides what the management Portworx does with a direct-access tenant's drives.
+    pub fn management_portworx_version(&self) -> Version {
+        self.spec
+            .management
+            .portworx_version
+            .unwrap_or(self.spec.portworx.version)
+    }
+
     /// The pull-secret Secret's name (default `<hostedCluster.name>-pull-secret`).
     pub fn pull_secret_name(&self) -> String {
         self.spec

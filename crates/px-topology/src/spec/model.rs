@@ -557,6 +557,14 @@ pub struct ManagementSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub virtualization_version: Option<Version>,
+    /// A statement about the site: the management Portworx's release (its
+    /// StorageCluster). Direct-access reads it, not `portworx.version` (the tenant's
+    /// own Portworx), for the FA/FB live-migration rule and the provisioning table,
+    /// because the management Portworx creates and attaches the drives. Absent and not
+    /// read from the site: taken to be `portworx.version`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
+    pub portworx_version: Option<Version>,
 }
 
 /// One management worker node.
@@ -626,6 +634,18 @@ pub struct NetworkSpec {
     /// returned (lint PXFA031 when the workers join the network).
     #[serde(default)]
     pub whereabouts_reconciler: bool,
+    /// A statement about the site, and a choice: the worker VMs' storage addresses
+    /// survive live migration. The management cluster's default network is
+    /// OVN-Kubernetes and OpenShift Virtualization (4.18 or later) runs its IPAM
+    /// controller (HyperConverged `spec.featureGates.deployKubevirtIpamController`),
+    /// which keeps a VM's address in an IPAMClaim. pxfa then renders the storage NAD
+    /// as an OVN-Kubernetes `localnet` network with `allowPersistentIPs` and the
+    /// NNCPs as an OVS bridge with the matching OVN bridge mapping, instead of a
+    /// linux bridge with whereabouts. Off by default: the NNCPs are shared by every
+    /// tenant on the storage network, so switching an existing network from a linux
+    /// bridge to OVS is a decision for the whole site, not one tenant.
+    #[serde(default)]
+    pub persistent_ips: bool,
     /// The storage subnet.
     #[schemars(with = "String")]
     pub subnet: Ipv4Cidr,

@@ -172,7 +172,7 @@ impl TenantStorage {
     /// The resolved provisioning strategy of a direct-access tenant.
     pub fn provisioning(&self) -> Result<Resolved, Refusal> {
         resolve(
-            self.spec.portworx.version,
+            self.management_portworx_version(),
             self.spec.management.fa_fb_driver,
             self.spec.storage.provisioning,
         )

@@ -681,6 +681,19 @@ fn network(t: &TenantStorage, n: &NetworkSpec, e: &mut Errors) {
             );
         }
     }
+    if n.persistent_ips
+        && let Some(v) = t.virtualization_version()
+        && v.at_least(&crate::site::facts::PERSISTENT_IPS_SINCE) == Some(false)
+    {
+        e.push(
+            "spec.network.persistentIps",
+            format!(
+                "OpenShift Virtualization {v} keeps no VM address across live migration on an \
+                 OVN-Kubernetes localnet network ({} or later); leave persistentIps off",
+                crate::site::facts::PERSISTENT_IPS_SINCE
+            ),
+        );
+    }
     let subnet = n.subnet;
     if subnet.addr != subnet.network() {
         e.push(

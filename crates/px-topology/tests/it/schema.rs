@@ -399,7 +399,17 @@ fn every_rendered_manifest_validates() {
     let crds = load_crds(&dir);
     let mut failures = Vec::new();
     let mut checked_crd = 0;
-    for (mode, spec) in support::example_specs() {
+    // Every example, and cloud-drive on an OVN-Kubernetes localnet network with
+    // persistent IPs (the OVS NNCPs and the localnet NAD).
+    let mut specs = support::example_specs();
+    let mut localnet = specs
+        .iter()
+        .find(|(m, _)| *m == "cloud-drive")
+        .map(|(_, s)| s.clone())
+        .expect("the cloud-drive example");
+    localnet.spec.network.as_mut().unwrap().persistent_ips = true;
+    specs.push(("cloud-drive (persistentIps)", localnet));
+    for (mode, spec) in specs {
         let manifests = support::rendered(&spec);
         assert!(!manifests.is_empty());
         for m in &manifests {
