@@ -16,7 +16,7 @@ mod fake_site;
 
 use serde_json::Value;
 
-use crate::fake_site::{SiteSpec, complete, mount};
+use crate::fake_site::{SiteSpec, complete, mount, persistent_ips};
 use crate::support::Fake;
 
 fn fixture() -> String {
@@ -253,6 +253,77 @@ async fn doctor_yaml_drives_render_site() {
         None,
     );
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `network.persistentIps` through doctor's report: refused (exit 2, nothing written)
+/// for a site whose IPAM controller is off, an OVN-Kubernetes localnet bundle that
+/// lints clean for a site that keeps the addresses.
+#[tokio::test]
+async fn render_site_refuses_or_renders_persistent_ips() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("spec.yaml");
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    assert!(text.contains("persistentIps: false"));
+    std::fs::write(
+        &spec,
+        text.replace("persistentIps: false", "persistentIps: true"),
+    )
+    .unwrap();
+    let render = |site_file: &std::path::Path, out_dir: &std::path::Path| {
+        pxfa(
+            &args(&[
+                "render",
+                "-f",
+                spec.to_str().unwrap(),
+                "--site",
+                site_file.to_str().unwrap(),
+                "--out",
+                out_dir.to_str().unwrap(),
+            ]),
+            None,
+        )
+    };
+    let (_, yaml, _, _) = doctor(complete(), "yaml").await;
+    let refused_site = dir.path().join("site-off.yaml");
+    std::fs::write(&refused_site, &yaml).unwrap();
+    let refused_out = dir.path().join("refused");
+    let out = render(&refused_site, &refused_out);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("spec.network.persistentIps"), "{err}");
+    assert!(!refused_out.exists(), "nothing written on a refusal");
+
+    let (_, yaml, _, _) = doctor(persistent_ips(), "yaml").await;
+    let site_file = dir.path().join("site-on.yaml");
+    std::fs::write(&site_file, &yaml).unwrap();
+    let out_dir = dir.path().join("out");
+    let out = render(&site_file, &out_dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let nad = std::fs::read_dir(out_dir.join("management"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("networkattachmentdefinition"))
+        .expect("a NAD");
+    let text = std::fs::read_to_string(nad).unwrap();
+    assert!(text.contains("\"topology\": \"localnet\""), "{text}");
+    assert!(text.contains("\"allowPersistentIPs\": true"), "{text}");
+    let lint = pxfa(
+        &args(&[
+            "lint",
+            out_dir.join("management").to_str().unwrap(),
+            out_dir.join("tenant").to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert!(
+        lint.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lint.stdout)
+    );
 }
 
 #[test]
