@@ -37,7 +37,7 @@ impl ClaimBindings {
 
 /// The PV a claim is bound to: its `spec.volumeName` once `status.phase` is
 /// `Bound`; `None` before (a claim can name a volume while still `Pending`).
-pub fn bound_volume(pvc: &PersistentVolumeClaim) -> Option<String> {
+pub(crate) fn bound_volume(pvc: &PersistentVolumeClaim) -> Option<String> {
     let phase = pvc.status.as_ref()?.phase.as_deref()?;
     if phase != "Bound" {
         return None;

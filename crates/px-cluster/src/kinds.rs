@@ -7,7 +7,7 @@ use kube::discovery::ApiResource;
 
 /// A kind with its REST resource name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Kind {
+pub(crate) struct Kind {
     /// API group (`""` for core).
     pub group: &'static str,
     /// API version.
@@ -20,18 +20,18 @@ pub struct Kind {
 
 impl Kind {
     /// The group/version/kind.
-    pub fn gvk(&self) -> GroupVersionKind {
+    pub(crate) fn gvk(&self) -> GroupVersionKind {
         GroupVersionKind::gvk(self.group, self.version, self.kind)
     }
 
     /// The resource for a dynamic `Api`.
-    pub fn resource(&self) -> ApiResource {
+    pub(crate) fn resource(&self) -> ApiResource {
         ApiResource::from_gvk_with_plural(&self.gvk(), self.plural)
     }
 }
 
 /// KubeVirt's `VirtualMachine`: worker VMs of the NodePool.
-pub const VIRTUAL_MACHINE: Kind = Kind {
+pub(crate) const VIRTUAL_MACHINE: Kind = Kind {
     group: "kubevirt.io",
     version: "v1",
     kind: "VirtualMachine",
@@ -39,7 +39,7 @@ pub const VIRTUAL_MACHINE: Kind = Kind {
 };
 
 /// KubeVirt's `VirtualMachineInstance`: the running VMs, with guest interface names.
-pub const VIRTUAL_MACHINE_INSTANCE: Kind = Kind {
+pub(crate) const VIRTUAL_MACHINE_INSTANCE: Kind = Kind {
     group: "kubevirt.io",
     version: "v1",
     kind: "VirtualMachineInstance",
@@ -47,7 +47,7 @@ pub const VIRTUAL_MACHINE_INSTANCE: Kind = Kind {
 };
 
 /// Portworx's `StorageNode` in the tenant.
-pub const STORAGE_NODE: Kind = Kind {
+pub(crate) const STORAGE_NODE: Kind = Kind {
     group: "core.libopenstorage.org",
     version: "v1",
     kind: "StorageNode",
@@ -55,7 +55,7 @@ pub const STORAGE_NODE: Kind = Kind {
 };
 
 /// Portworx's `StorageCluster` in the tenant.
-pub const STORAGE_CLUSTER: Kind = Kind {
+pub(crate) const STORAGE_CLUSTER: Kind = Kind {
     group: "core.libopenstorage.org",
     version: "v1",
     kind: "StorageCluster",
@@ -63,7 +63,7 @@ pub const STORAGE_CLUSTER: Kind = Kind {
 };
 
 /// nmstate's `NodeNetworkConfigurationPolicy` on the management cluster.
-pub const NNCP: Kind = Kind {
+pub(crate) const NNCP: Kind = Kind {
     group: "nmstate.io",
     version: "v1",
     kind: "NodeNetworkConfigurationPolicy",
@@ -71,7 +71,7 @@ pub const NNCP: Kind = Kind {
 };
 
 /// Core `PersistentVolumeClaim`.
-pub const PVC: Kind = Kind {
+pub(crate) const PVC: Kind = Kind {
     group: "",
     version: "v1",
     kind: "PersistentVolumeClaim",

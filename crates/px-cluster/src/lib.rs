@@ -13,14 +13,14 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
-pub mod apply;
-pub mod bindings;
+mod apply;
+mod bindings;
 pub mod connect;
 mod discovery;
-pub mod error;
-pub mod kinds;
+mod error;
+mod kinds;
 pub mod orphans;
-pub mod readiness;
+mod readiness;
 mod runbook_checks;
 pub mod site;
 pub mod status;
@@ -28,7 +28,7 @@ pub mod tenant_clusters;
 pub mod token;
 pub mod vms;
 
-pub use apply::{ApplyOptions, ApplyReport, Conflict, apply_manifests, cluster_bundle};
+pub use apply::{ApplyOptions, ApplyReport, Conflict, Skipped, apply_manifests, cluster_bundle};
 pub use bindings::{BindingWait, ClaimBindings, wait_for_bindings};
 pub use connect::{client_from_config, connect, probe};
 pub use error::{BoxError, Error, Result};
