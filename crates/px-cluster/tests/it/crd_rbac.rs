@@ -108,6 +108,12 @@ fn shipped_rbac_grants_everything_pxfa_does() {
         (&management, "", "persistentvolumeclaims", "patch"),
         (&tenant, "", "secrets", "update"),
         (&tenant, "core.libopenstorage.org", "storagenodes", "list"),
+        (
+            &tenant,
+            "operators.coreos.com",
+            "clusterserviceversions",
+            "get",
+        ),
     ] {
         assert!(
             allows(rules, group, resource, verb),
