@@ -1,140 +1,103 @@
-//! The controller's cluster side of the tenant pipeline
-//! ([`px_topology::pipeline::ClusterSide`]): the token journal's Secret around the
-//! array apply, the manifests server-side applied to the management cluster and
-//! (through the HostedCluster's kubeconfig) the tenant cluster.
+//! The controller's adapter over the tenant pipeline's cluster side
+//! ([`px_cluster::TenantClusters`], the same the CLI's `apply` runs): the token
+//! journal's Secret around the array apply ([`ControllerTokenJournal`]), the
+//! management cluster and (through the HostedCluster's kubeconfig) the tenant
+//! cluster, notices as log lines and failures as the reconcile's errors. The drives
+//! are not tagged here: the array lease ends before the clusters, and the next
+//! reconcile's observation tags the drives whose claims bound.
 
-use async_trait::async_trait;
-use px_cluster::{ApplyOptions as ClusterApplyOptions, ApplyReport, WaitOptions, apply_manifests};
-use px_topology::Tenant;
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::pipeline::{ApplyError, ClusterSide, Delivery};
-use px_topology::plan::Plan;
-use px_topology::render::Cluster;
-use tokio::sync::Mutex;
+use px_cluster::{
+    ClusterClients, Notice, TenantClusters, TenantClustersError, TenantClustersOptions, WaitOptions,
+};
+use px_topology::pipeline::ApplyError;
 
 use crate::error::{Error, Reason};
-use crate::journal::ReconcileJournal;
+use crate::token_journal::ControllerTokenJournal;
 
 /// One reconcile's clusters and token journal.
 pub(crate) struct Clusters<'a> {
-    /// The management cluster.
-    pub(crate) management: &'a kube::Client,
-    /// The tenant cluster, or why there is none yet.
-    pub(crate) tenant: Result<kube::Client, Error>,
-    /// How long readiness waits may take.
-    pub(crate) wait: WaitOptions,
-    /// The object's token journal.
-    pub(crate) journal: Mutex<ReconcileJournal>,
-    /// `TenantStorage ns/name`, for messages.
-    pub(crate) id: &'a str,
+    /// The pipeline's cluster side.
+    pub(crate) side: TenantClusters<'a, ControllerTokenJournal>,
+    /// Why there is no tenant cluster yet, if there is none.
+    pub(crate) tenant_missing: Option<Error>,
 }
 
-impl Clusters<'_> {
+impl<'a> Clusters<'a> {
+    /// The cluster side of `TenantStorage` `id`: the pull-secret template and the
+    /// rebooting management MachineConfig stay with the admin (as in the CLI without
+    /// `--apply-node-config`), and a field another manager owns is a conflict.
+    pub(crate) fn new(
+        management: &kube::Client,
+        tenant: Result<kube::Client, Error>,
+        wait: WaitOptions,
+        journal: ControllerTokenJournal,
+        id: &'a str,
+    ) -> Self {
+        let (tenant, tenant_missing) = match tenant {
+            Ok(c) => (Some(c), None),
+            Err(e) => (None, Some(e)),
+        };
+        let clients = ClusterClients {
+            management: management.clone(),
+            tenant,
+        };
+        let options = TenantClustersOptions {
+            wait,
+            ..TenantClustersOptions::default()
+        };
+        let side = TenantClusters::new(
+            Some(clients),
+            options,
+            journal,
+            Box::new(move |n| log_notice(id, &n)),
+        );
+        Clusters {
+            side,
+            tenant_missing,
+        }
+    }
+
     /// The reconcile's error for a refused or failed apply.
-    pub(crate) fn apply_error(&self, e: ApplyError<Error>) -> Error {
+    pub(crate) fn apply_error(&self, e: ApplyError<TenantClustersError<Error>>) -> Error {
         match e {
             ApplyError::TokenWouldBeLost(lost) => {
                 let why = self
-                    .tenant
+                    .tenant_missing
                     .as_ref()
-                    .err()
                     .map(|e| e.message.clone())
                     .unwrap_or_default();
                 Error::new(Reason::TenantKubeconfigMissing, format!("{lost}: {why}"))
             }
-            ApplyError::Journal(e) => e,
+            ApplyError::Journal(e) => cluster_error(e),
         }
     }
 }
 
-#[async_trait]
-impl ClusterSide for Clusters<'_> {
-    type Error = Error;
-    type Report = ApplyReport;
-
-    // The tenant cluster is where a new API token is kept.
-    fn keeps_new_token(&self) -> bool {
-        self.tenant.is_ok()
+/// The reconcile's error for a failed run on the clusters.
+pub(crate) fn cluster_error(e: TenantClustersError<Error>) -> Error {
+    match e {
+        TenantClustersError::Journal(e) => e,
+        TenantClustersError::Render(e) => Error::new(
+            Reason::Internal,
+            format!("cannot render the manifests: {e}"),
+        ),
+        TenantClustersError::Clusters(e) => Error::new(Reason::ClusterApplyFailed, e.to_string()),
+        other => Error::new(Reason::Internal, other.to_string()),
     }
+}
 
-    // The journal Secret of a tenant with nothing pending goes too.
-    fn drops_stale_entries(&self) -> bool {
-        true
-    }
-
-    async fn before_apply(&self, plan: &Plan) -> Result<(), Error> {
-        self.journal.lock().await.before_apply(plan).await
-    }
-
-    async fn after_apply(&self) -> Result<(), Error> {
-        self.journal.lock().await.after_apply(self.id).await
-    }
-
-    async fn apply_manifests(
-        &self,
-        tenant: &Tenant,
-        facts: &ArrayFacts,
-    ) -> Result<Delivery<ApplyReport>, Error> {
-        let manifests = render(
-            &tenant.spec,
-            &tenant.sizing,
-            facts,
-            RenderOptions {
-                include_secrets: true,
-                ..RenderOptions::default()
-            },
-        )
-        .map_err(|e| {
-            Error::new(
-                Reason::Internal,
-                format!("cannot render the manifests: {e}"),
-            )
-        })?;
-        // The pull-secret template and the rebooting management MachineConfig stay
-        // with the admin, as in the CLI without --apply-node-config.
-        let (manifests, skipped) = px_cluster::cluster_bundle(&tenant.spec, manifests, false);
-        for s in &skipped {
-            tracing::info!(tenant = %self.id, "not applied: {s}");
-        }
-        let tenant_client = self.tenant.as_ref().ok();
-        let opts = ClusterApplyOptions {
-            force_conflicts: false,
-            wait: self.wait,
-            apply_secrets: facts.api_token.is_some(),
-            adopt_replaced_vms: false,
-        };
-        let applied = apply_manifests(
-            &tenant.spec,
-            &manifests,
-            self.management,
-            tenant_client,
-            &opts,
-        )
-        .await
-        .map_err(|e| Error::new(Reason::ClusterApplyFailed, e.to_string()))?;
-        // A conflict stops the reconcile before the journal may let go.
-        let clear = applied.conflicts.is_empty();
-        // The tenant's px-pure-secret holds the token now (even if the tenant is
-        // not ready yet).
-        let tenant_secrets: Vec<_> = manifests
-            .iter()
-            .filter(|m| m.secret && m.cluster == Cluster::Tenant)
-            .collect();
-        let token_kept = clear
-            && tenant_client.is_some()
-            && facts.api_token.is_some()
-            && !tenant_secrets.is_empty()
-            && tenant_secrets.iter().all(|m| applied.was_applied(m));
-        let complete = clear && tenant_client.is_some() && applied.complete();
-        Ok(Delivery {
-            report: applied,
-            token_kept,
-            complete,
-        })
-    }
-
-    async fn token_delivered(&self, _user: &str) {
-        self.journal.lock().await.let_go(self.id).await;
+/// What the cluster side reports, as log lines of the object.
+fn log_notice(id: &str, n: &Notice<'_>) {
+    match n {
+        Notice::NotApplied(s) => tracing::info!(tenant = %id, "not applied: {s}"),
+        Notice::GuestInterfaceReplaced { specified, found } => tracing::warn!(
+            tenant = %id,
+            "the worker VMs name the storage interface {found}, not {specified} (spec.network.guestInterface); using {found}"
+        ),
+        Notice::GuestInterfaceUnknown { specified, error } => tracing::warn!(
+            tenant = %id,
+            "cannot discover the guest storage interface, using {specified}: {error}"
+        ),
+        other => tracing::debug!(tenant = %id, "{other:?}"),
     }
 }

@@ -30,7 +30,7 @@ pub struct Context {
     pub health: Arc<Health>,
     /// The token journals of this process, by `namespace/name`: what the converge
     /// engine journals into (synchronously, see `px_topology::vault`). The durable
-    /// copy is the object's journal Secret ([`crate::journal`]), read back into this
+    /// copy is the object's journal Secret ([`crate::token_journal`]), read back into this
     /// map at every reconcile, so a killed process or a new leader loses nothing.
     pub journals: std::sync::Mutex<std::collections::HashMap<String, Arc<MemVault>>>,
 }

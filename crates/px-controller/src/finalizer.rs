@@ -17,9 +17,9 @@ use serde_json::json;
 use crate::arrays::read_credentials;
 use crate::context::{Context, Outcome};
 use crate::error::{Error, Reason};
-use crate::journal::{self, SecretJournal};
 use crate::report::{announce_transitions, write_status};
 use crate::status::{ConditionType as C, TenantStatus};
+use crate::token_journal::{SecretTokenJournal, undelivered_token};
 
 /// The finalizer the controller puts on every object it reconciled.
 pub const FINALIZER: &str = "pxfa.io/tenant-storage";
@@ -220,10 +220,9 @@ pub(crate) async fn delete(
         // goes with the tenant, and then the journal. With onDelete keep the array
         // user and token stay, and so does the journal Secret still holding the
         // token (docs/controller.md).
-        let mut journal = SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any());
-        let undelivered = !keep
-            && journal::undelivered_token(&mut journal, lease.fresh.as_ref(), &tenant.desired)
-                .await?;
+        let mut journal = SecretTokenJournal::new(ctx.client.clone(), &ns, &obj.name_any());
+        let undelivered =
+            !keep && undelivered_token(&mut journal, lease.fresh.as_ref(), &tenant.desired).await?;
         let deleted = on_delete(lease.fresh.as_ref(), &tenant, undelivered).await?;
         if matches!(deleted, Deleted::Destroyed(_)) {
             journal.remove().await?;

@@ -8,7 +8,7 @@
 //! counted), [`observations`] (the per-array listings every drift check reads),
 //! [`arrays`] (one shared client and cache per array), [`events`] (Kubernetes
 //! Events), [`orphans`] (orphan counts as gauges and Events, read-only),
-//! [`hosted`] (the tenant cluster's kubeconfig), [`journal`] (the token
+//! [`hosted`] (the tenant cluster's kubeconfig), [`token_journal`] (the token
 //! journal Secret), `report` (status and Events of one reconcile), [`context`] (what
 //! reconciles share), [`finalizer`] (adding it, the delete policy, removing it),
 //! [`reconcile`](mod@reconcile) (one object), [`leader`] (the Lease), [`controller`] (kube-runtime
@@ -30,7 +30,7 @@ pub mod events;
 pub mod finalizer;
 pub mod health;
 pub mod hosted;
-pub mod journal;
+pub mod token_journal;
 pub mod leader;
 pub mod logging;
 pub mod metered;

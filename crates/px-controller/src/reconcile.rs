@@ -20,7 +20,7 @@ use std::path::Path;
 
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use px_cluster::ApplyReport as ClusterReport;
+use px_cluster::ClustersReport;
 use px_topology::Tenant;
 use px_topology::converge::{ApplyOptions, ApplyReport};
 use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
@@ -28,19 +28,18 @@ use px_topology::pipeline::{Delivery, ObserveError, Planned, Site};
 use px_topology::plan::{Action as PlanAction, Plan, PlanOptions};
 use px_topology::spec::{self, API_VERSION, KIND};
 use serde_json::{Value, json};
-use tokio::sync::Mutex;
 
 pub use crate::context::{Context, Outcome, context};
 
 use crate::arrays::read_credentials;
-use crate::clusters::Clusters;
+use crate::clusters::{Clusters, cluster_error};
 use crate::error::{Error, Reason};
 use crate::finalizer;
 use crate::hosted::tenant_cluster;
-use crate::journal::{ReconcileJournal, SecretJournal};
 use crate::policy::{self, Decision};
 use crate::report::{announce_transitions, array_state, write_status};
 use crate::status::{ConditionType as C, PlanSummary, TenantStatus, now};
+use crate::token_journal::{ControllerTokenJournal, SecretTokenJournal};
 
 /// The `ApiResource` of TenantStorage.
 pub fn tenant_storage_resource() -> ApiResource {
@@ -188,8 +187,8 @@ async fn converge_tenant(
         let mut all = ctx.journals.lock().unwrap_or_else(|p| p.into_inner());
         all.entry(id.to_string()).or_default().clone()
     };
-    let secret = SecretJournal::new(ctx.client.clone(), &ns, &obj.name_any());
-    let journal = ReconcileJournal::open(vault, secret, &tenant.desired, id).await?;
+    let secret = SecretTokenJournal::new(ctx.client.clone(), &ns, &obj.name_any());
+    let journal = ControllerTokenJournal::open(vault, secret, &tenant.desired, id).await?;
     // Dynamic drives not found by their tags: through the claims on this cluster
     // (the management Portworx creates a drive when its claim binds); unbound ones
     // stay pending and a later reconcile tags them.
@@ -218,15 +217,10 @@ async fn converge_tenant(
     status.last_plan = Some(PlanSummary::of(plan, false));
 
     // The tenant cluster is where a new API token is kept; found before any write.
-    let clusters = Clusters {
-        management: &ctx.client,
-        tenant: tenant_cluster(&ctx.client, planned.tenant()).await,
-        wait: ctx.wait,
-        journal: Mutex::new(journal),
-        id,
-    };
+    let tenant_client = tenant_cluster(&ctx.client, planned.tenant()).await;
+    let clusters = Clusters::new(&ctx.client, tenant_client, ctx.wait, journal, id);
     let applied = planned
-        .apply(&clusters, ApplyOptions::default(), &|_| {})
+        .apply(&clusters.side, ApplyOptions::default(), &|_| {})
         .await
         .map_err(|e| clusters.apply_error(e))?;
     let report = applied.report();
@@ -255,11 +249,14 @@ async fn converge_tenant(
     }
     drop(lease);
 
-    let (delivery, journal) = applied.to_clusters(&clusters).await?;
+    let (delivery, journal) = applied
+        .to_clusters(&clusters.side)
+        .await
+        .map_err(cluster_error)?;
     if let Some(Err(e)) = journal {
         tracing::warn!(tenant = %id, "token journal: {e}");
     }
-    let tenant_missing = clusters.tenant.is_err();
+    let tenant_missing = clusters.tenant_missing.is_some();
     cluster_conditions(&delivery, tenant_missing, id, status, stamp)?;
     // Drives still waiting for their claims keep it in progress: the requeue soon
     // after tags them (a converged object would wait for its drift check).
@@ -492,13 +489,13 @@ async fn announce_applied(
 /// `ManagementApplied` and `TenantApplied` from what the clusters made of the
 /// manifests; a conflict on the management cluster is the reconcile's error.
 fn cluster_conditions(
-    delivery: &Delivery<ClusterReport>,
+    delivery: &Delivery<ClustersReport>,
     tenant_missing: bool,
     id: &str,
     status: &mut TenantStatus,
     stamp: &str,
 ) -> Result<(), Error> {
-    let applied = &delivery.report;
+    let applied = &delivery.report.applied;
     if let Some(c) = applied.conflicts.first() {
         status.set(
             C::ManagementApplied,

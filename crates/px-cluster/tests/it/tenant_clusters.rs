@@ -439,3 +439,70 @@ async fn failed_drive_tagging_leaves_the_run_incomplete() {
     );
     assert!(d.complete);
 }
+
+#[tokio::test]
+async fn the_storage_nic_the_worker_vms_report_is_rendered_for_both_adapters() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/tenant-cloud-drive.yaml"
+    ))
+    .unwrap();
+    let spec = px_topology::parse_valid_spec(&text).expect("valid example");
+    let (ns, nad) = (
+        spec.hcp_namespace(),
+        spec.spec.network.as_ref().unwrap().nad_name.clone(),
+    );
+    let management = Fake::start().await;
+    let vmi = json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance",
+           "metadata": {"name": format!("{}-abcde", spec.node_pool()), "namespace": ns},
+           "spec": {"networks": [{"name": "storage", "multus": {"networkName": format!("{ns}/{nad}")}}]},
+           "status": {"interfaces": [{"name": "storage", "interfaceName": "enp7s0"}]}});
+    Mock::given(method("GET"))
+        .and(path_regex("/virtualmachineinstances$"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstanceList", "metadata": {},
+            "items": [vmi]})))
+        .mount(&management.server)
+        .await;
+    let manifests = rendered(&spec);
+    mount_ready_management(&management.server, &manifests).await;
+    let tenant_fake = Fake::start().await;
+    tenant_cluster(&tenant_fake, &manifests, true).await;
+    let tenant = Tenant::from_spec(spec, "tenant-cloud-drive.yaml".as_ref()).expect("tenant");
+    let notices = Mutex::new(Vec::new());
+    let side = TenantClusters::new(
+        Some(ClusterClients {
+            management: management.client().await,
+            tenant: Some(tenant_fake.client().await),
+        }),
+        options(),
+        FileBackedTokenJournal,
+        Box::new(|n: Notice<'_>| {
+            if let Notice::GuestInterfaceReplaced { specified, found } = n {
+                notices
+                    .lock()
+                    .unwrap()
+                    .push(format!("{specified} -> {found}"));
+            }
+        }),
+    );
+    let delivery =
+        px_topology::pipeline::ClusterSide::apply_manifests(&side, &tenant, &ArrayFacts::default())
+            .await
+            .expect("clusters");
+    assert!(delivery.complete, "{:#?}", delivery.report);
+    assert_eq!(*notices.lock().unwrap(), ["enp2s0 -> enp7s0"]);
+    let applied: Vec<String> = tenant_fake
+        .requests("PATCH", "/storageclusters/")
+        .await
+        .iter()
+        .map(|r| String::from_utf8_lossy(&r.body).to_string())
+        .collect();
+    assert!(!applied.is_empty());
+    assert!(
+        applied
+            .iter()
+            .all(|b| b.contains("enp7s0") && !b.contains("enp2s0")),
+        "{applied:?}"
+    );
+}

@@ -21,17 +21,21 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use async_trait::async_trait;
+
 use flasharray::FlashArray;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams, Preconditions};
+use px_cluster::TokenJournalHooks;
 use px_topology::desired::DesiredState;
 use px_topology::plan::{Action, Kind, Plan, TokenJournal, read_token_state};
 use px_topology::vault::{
     JournalEntry, JournalState, MemVault, TokenVault, VaultError, classify, now_ms,
 };
 use secrecy::{ExposeSecret, SecretString};
+use tokio::sync::Mutex;
 
 use crate::error::{Error, Reason};
 
@@ -50,7 +54,7 @@ pub fn secret_name(tenant_storage: &str) -> String {
 /// read: a create fails if the Secret appeared meanwhile, a replace or delete if its
 /// `resourceVersion` changed (another replica, during a Lease handover, wrote it),
 /// so two writers cannot silently undo each other.
-pub struct SecretJournal {
+pub struct SecretTokenJournal {
     api: Api<Secret>,
     namespace: String,
     tenant_storage: String,
@@ -59,11 +63,11 @@ pub struct SecretJournal {
     seen: Option<String>,
 }
 
-impl SecretJournal {
+impl SecretTokenJournal {
     /// The journal of TenantStorage `namespace/tenant_storage`; call
-    /// [`SecretJournal::load`] before writing.
-    pub fn new(client: kube::Client, namespace: &str, tenant_storage: &str) -> SecretJournal {
-        SecretJournal {
+    /// [`SecretTokenJournal::load`] before writing.
+    pub fn new(client: kube::Client, namespace: &str, tenant_storage: &str) -> SecretTokenJournal {
+        SecretTokenJournal {
             api: Api::namespaced(client, namespace),
             namespace: namespace.to_string(),
             tenant_storage: tenant_storage.to_string(),
@@ -208,17 +212,24 @@ impl SecretJournal {
 
 /// The token journal of one reconcile: this process's [`MemVault`] (the converge
 /// engine's, which the pipeline reads and writes), made durable by the object's
-/// [`SecretJournal`] at the three points in the module text. Inert when the desired
-/// state wants no token.
-pub struct ReconcileJournal {
+/// [`SecretTokenJournal`] at the three points in the module text, as the hooks of
+/// the cluster side ([`TokenJournalHooks`]). Inert when the desired state wants no
+/// token.
+pub struct ControllerTokenJournal {
     vault: Arc<MemVault>,
-    secret: SecretJournal,
     user: Option<String>,
-    /// What the Secret holds, as far as this reconcile knows.
-    durable: Option<JournalEntry>,
+    /// `TenantStorage ns/name`, for messages.
+    id: String,
+    durable: Mutex<Durable>,
 }
 
-impl ReconcileJournal {
+/// The Secret and what it holds, as far as this reconcile knows.
+struct Durable {
+    secret: SecretTokenJournal,
+    entry: Option<JournalEntry>,
+}
+
+impl ControllerTokenJournal {
     /// Reads the Secret back into `vault` (unless `vault` holds a newer entry), for
     /// the pipeline's observation to read. `id` names the object in errors. A Secret
     /// holding another array user's entry (the spec's `tokenUser` changed while a
@@ -226,15 +237,15 @@ impl ReconcileJournal {
     /// undelivered, and overwriting the entry would forget it.
     pub async fn open(
         vault: Arc<MemVault>,
-        mut secret: SecretJournal,
+        mut secret: SecretTokenJournal,
         desired: &DesiredState,
         id: &str,
-    ) -> Result<ReconcileJournal, Error> {
+    ) -> Result<ControllerTokenJournal, Error> {
         let user = desired.api_token.as_ref().map(|t| t.admin.clone());
-        let mut durable = None;
+        let mut entry = None;
         if let Some(user) = &user {
-            durable = secret.load().await?;
-            if let Some(e) = durable
+            entry = secret.load().await?;
+            if let Some(e) = entry
                 .as_ref()
                 .filter(|e| !e.user.eq_ignore_ascii_case(user))
             {
@@ -253,24 +264,35 @@ impl ReconcileJournal {
                     ),
                 ));
             }
-            seed(&vault, user, durable.clone()).map_err(|e| internal(id, e))?;
+            seed(&vault, user, entry.clone()).map_err(|e| internal(id, e))?;
         }
-        Ok(ReconcileJournal {
+        Ok(ControllerTokenJournal {
             vault,
-            secret,
             user,
-            durable,
+            id: id.to_string(),
+            durable: Mutex::new(Durable { secret, entry }),
         })
     }
 
-    /// The vault the pipeline reads and the apply journals into.
+    /// The journal the pipeline reads and the apply journals into.
     pub fn vault(&self) -> Arc<dyn TokenVault> {
         self.vault.clone()
+    }
+}
+
+#[async_trait]
+impl TokenJournalHooks for ControllerTokenJournal {
+    type Error = Error;
+
+    // A Secret of a tenant with nothing pending goes too: it would otherwise stay
+    // beside the object forever.
+    fn drops_stale_entries(&self) -> bool {
+        true
     }
 
     /// Write-ahead, durably: when `plan` creates a token, its intent is in the
     /// Secret before the apply starts, or the apply does not start.
-    pub async fn before_apply(&mut self, plan: &Plan) -> Result<(), Error> {
+    async fn before_apply(&self, plan: &Plan) -> Result<(), Error> {
         let Some(user) = &self.user else {
             return Ok(());
         };
@@ -288,26 +310,28 @@ impl ReconcileJournal {
             created_at: None,
             token: None,
         };
-        self.secret.store(&intent).await?;
-        self.durable = Some(intent);
+        let mut durable = self.durable.lock().await;
+        durable.secret.store(&intent).await?;
+        durable.entry = Some(intent);
         Ok(())
     }
 
     /// However the apply ended, a token it created goes to the Secret before
     /// anything else; the caller delivers it only when this succeeds (else the next
     /// reconcile of this process writes it again from memory).
-    pub async fn after_apply(&mut self, id: &str) -> Result<(), Error> {
+    async fn after_apply(&self) -> Result<(), Error> {
         let Some(user) = self.user.clone() else {
             return Ok(());
         };
-        let held = self.vault.load(&user).map_err(|e| internal(id, e))?;
+        let held = self.vault.load(&user).map_err(|e| internal(&self.id, e))?;
         let Some(entry) = held.filter(|e| e.state == JournalState::Created) else {
             return Ok(());
         };
-        if same(Some(&entry), self.durable.as_ref()) {
+        let mut durable = self.durable.lock().await;
+        if same(Some(&entry), durable.entry.as_ref()) {
             return Ok(());
         }
-        self.secret.store(&entry).await.map_err(|err| {
+        durable.secret.store(&entry).await.map_err(|err| {
             Error::new(
                 err.reason,
                 format!(
@@ -316,7 +340,7 @@ impl ReconcileJournal {
                 ),
             )
         })?;
-        self.durable = Some(entry);
+        durable.entry = Some(entry);
         Ok(())
     }
 
@@ -324,14 +348,15 @@ impl ReconcileJournal {
     /// nothing was pending; the vault is told already): the Secret goes. A Secret
     /// left behind is read again by the next reconcile: a delivered token is
     /// delivered again (the same value), a stale entry ignored.
-    pub async fn let_go(&mut self, id: &str) {
+    async fn token_delivered(&self, _user: &str) {
         if self.user.is_none() {
             return;
         }
+        let mut durable = self.durable.lock().await;
         // A no-op when the last read found no Secret.
-        match self.secret.remove().await {
-            Ok(()) => self.durable = None,
-            Err(e) => tracing::warn!(tenant = %id, "{}", e.message),
+        match durable.secret.remove().await {
+            Ok(()) => durable.entry = None,
+            Err(e) => tracing::warn!(tenant = %self.id, "{}", e.message),
         }
     }
 }
@@ -340,9 +365,9 @@ impl ReconcileJournal {
 /// user undelivered (created and journaled, or created by an interrupted apply).
 /// Such a token is pxfa's and nobody has it, so the destroy deletes it with the
 /// tenant instead of leaving a credential behind that no one can use or revoke by
-/// name. Reads `journal` (so that a later [`SecretJournal::remove`] is fenced).
+/// name. Reads `journal` (so that a later [`SecretTokenJournal::remove`] is fenced).
 pub async fn undelivered_token(
-    journal: &mut SecretJournal,
+    journal: &mut SecretTokenJournal,
     array: &dyn FlashArray,
     desired: &DesiredState,
 ) -> Result<bool, Error> {
