@@ -20,7 +20,7 @@ pub(crate) const OUT_SUBDIR: &str = ".pxfa";
 
 /// The journal of one array.
 #[derive(Debug)]
-pub(crate) struct FileVault {
+pub(crate) struct FileTokenJournal {
     /// Where entries are written (first of `dirs`).
     dirs: Vec<PathBuf>,
     /// Names the array in file names (`sim`, or the address's host and port).
@@ -31,7 +31,7 @@ pub(crate) struct FileVault {
 
 /// The journals this process has locked: from their first use to the end of the
 /// process (one command), so two runs never interleave one journal while any number
-/// of [`FileVault`]s of this process share it.
+/// of [`FileTokenJournal`]s of this process share it.
 static HELD: std::sync::Mutex<Vec<FileLock>> = std::sync::Mutex::new(Vec::new());
 
 /// `$XDG_STATE_HOME/pxfa`, else `$HOME/.local/state/pxfa`; `None` without either.
@@ -61,10 +61,10 @@ fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> VaultError {
     VaultError(format!("{what} {}: {e}", path.display()))
 }
 
-impl FileVault {
+impl FileTokenJournal {
     /// A journal for `array` writing to the first of `dirs` and reading all of them.
-    pub(crate) fn new(array: &str, dirs: Vec<PathBuf>) -> FileVault {
-        FileVault {
+    pub(crate) fn new(array: &str, dirs: Vec<PathBuf>) -> FileTokenJournal {
+        FileTokenJournal {
             dirs,
             array: file_part(array),
             read_only: false,
@@ -72,7 +72,7 @@ impl FileVault {
     }
 
     /// The same journal for a command that only reads it (`plan`): no lock taken.
-    pub(crate) fn read_only(mut self) -> FileVault {
+    pub(crate) fn read_only(mut self) -> FileTokenJournal {
         self.read_only = true;
         self
     }
@@ -207,7 +207,7 @@ fn parse(text: &str, user: &str) -> Option<JournalEntry> {
     })
 }
 
-impl TokenVault for FileVault {
+impl TokenVault for FileTokenJournal {
     fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), VaultError> {
         self.write(
             user,
@@ -297,7 +297,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("out").join(OUT_SUBDIR);
         let state = tmp.path().join("state");
-        let v = FileVault::new("https://fa1:8443", vec![out.clone(), state.clone()]);
+        let v = FileTokenJournal::new("https://fa1:8443", vec![out.clone(), state.clone()]);
         v.record_intent("px-User", 7).unwrap();
         let e = v.load("px-user").unwrap().unwrap();
         assert_eq!(e.state, JournalState::Creating);
@@ -324,23 +324,23 @@ mod tests {
                 .unwrap();
             assert_eq!(mode(&file.path()), 0o600);
         }
-        // A second vault reading only the state folder does not see the --out entry;
+        // A second journal reading only the state folder does not see the --out entry;
         // one reading both does.
         assert!(
-            FileVault::new("https://fa1:8443", vec![state.clone()])
+            FileTokenJournal::new("https://fa1:8443", vec![state.clone()])
                 .load("px-user")
                 .unwrap()
                 .is_none()
         );
         assert!(
-            FileVault::new("https://fa1:8443", vec![state, out.clone()])
+            FileTokenJournal::new("https://fa1:8443", vec![state, out.clone()])
                 .load("px-user")
                 .unwrap()
                 .is_some()
         );
         // Another array's journal is another file.
         assert!(
-            FileVault::new("sim", vec![out.clone()])
+            FileTokenJournal::new("sim", vec![out.clone()])
                 .load("px-user")
                 .unwrap()
                 .is_none()
@@ -358,7 +358,7 @@ mod tests {
         let open = tmp.path().join("open");
         std::fs::create_dir(&open).unwrap();
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let e = FileVault::new("sim", vec![open.clone()])
+        let e = FileTokenJournal::new("sim", vec![open.clone()])
             .record_intent("u", 1)
             .unwrap_err();
         assert!(e.to_string().contains("open to other users"), "{e}");

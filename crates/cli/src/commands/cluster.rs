@@ -1,74 +1,37 @@
-//! The cluster commands: `apply --kubeconfig` (after the array), `status`, `token
-//! rotate` and `crd`. The work is in [`px_cluster`]; this is options and output.
+//! The cluster commands: `apply --kubeconfig`'s output (after the array), `status`,
+//! `token rotate` and `crd`. The work is in [`px_cluster`]; this is options and
+//! output.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use async_trait::async_trait;
 use flasharray::{FlashArray, RestArray};
 use px_cluster::status::{Item, Layer};
+use px_cluster::tenant_clusters::Notices;
 use px_cluster::{
-    ApplyOptions, ApplyReport, BoxError, GuestInterface, RotateOptions, StatusDocument,
-    StatusReport, TokenProbe, WaitOptions, apply_manifests, cluster_bundle, cluster_status,
-    connect, resolve_guest_interface, rotate_token,
+    ApplyReport, BoxError, Notice, RotateOptions, StatusDocument, StatusReport, TokenProbe,
+    cluster_status, connect, rotate_token,
 };
 use px_topology::Tenant;
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
+use px_topology::converge::ProgressEvent;
 use px_topology::pipeline::Site;
 use px_topology::plan::{self, Action, PlanOptions};
 use px_topology::spec::StorageMode;
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::args::{GlobalArgs, KubeArgs, OutputFormat, StatusArgs, TokenRotateArgs};
+use crate::args::{GlobalArgs, OutputFormat, StatusArgs, TokenRotateArgs};
 use crate::config::{self, Target};
 use crate::exit::Outcome;
 use crate::graph::{Graph, Verdicts};
-use crate::output::{Printer, to_json, to_yaml};
+use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
 use crate::session::Session;
 
-/// After a successful array apply: the clusters.
-pub(crate) async fn apply_to_clusters(
-    k: &KubeArgs,
-    p: &Printer,
-    t: &Tenant,
-    facts: &ArrayFacts,
-) -> Result<Outcome> {
-    let Some(kubeconfig) = &k.kubeconfig else {
-        return Ok(Outcome::Success);
-    };
-    let management = connect(kubeconfig, k.context.as_deref()).await?;
-    let tenant = match &k.tenant_kubeconfig {
-        Some(path) => Some(connect(path, k.tenant_context.as_deref()).await?),
-        None => None,
-    };
-    let mut spec = t.spec.clone();
-    guest_interface(&management, &mut spec, p).await;
-    // The token goes only to the API server (TLS), never to a file or the output.
-    let manifests = render(
-        &spec,
-        &t.sizing,
-        facts,
-        RenderOptions {
-            include_secrets: true,
-            ..RenderOptions::default()
-        },
-    )?;
-    let (manifests, skipped) = cluster_bundle(&spec, manifests, k.apply_node_config);
-    for s in &skipped {
-        p.warn(format!("not applied: {s}"));
-    }
-    let opts = ApplyOptions {
-        force_conflicts: k.force_conflicts,
-        wait: WaitOptions {
-            timeout: k.wait_timeout,
-            ..WaitOptions::default()
-        },
-        apply_secrets: facts.api_token.is_some(),
-        adopt_replaced_vms: k.adopt_replaced_vms,
-    };
-    let report = apply_manifests(&spec, &manifests, &management, tenant.as_ref(), &opts).await?;
-    let text = apply_text(&report);
+/// The clusters' part of `apply`'s output: what the apply did on them, and a
+/// warning when they are not finished.
+pub(crate) fn clusters_outcome(p: &Printer, report: &ApplyReport) -> Result<Outcome> {
+    let text = apply_text(report);
     match p.format {
         OutputFormat::Table => p.stdout(&text)?,
         // stdout already holds the array report as one document.
@@ -85,29 +48,70 @@ pub(crate) async fn apply_to_clusters(
     }
 }
 
-/// Puts the guest's own name for the storage NIC into the spec when the VMs report
-/// it (see [`resolve_guest_interface`]); a failure to ask is a warning, not an error.
-async fn guest_interface(
-    management: &px_cluster::Client,
-    spec: &mut px_topology::TenantStorage,
-    p: &Printer,
-) {
-    let specified = spec
-        .spec
-        .network
-        .as_ref()
-        .map(|n| n.guest_interface.clone())
-        .unwrap_or_default();
-    match resolve_guest_interface(management, spec).await {
-        Ok(GuestInterface::Replaced { specified, found }) => p.warn(format!(
+/// Shows the cluster side's notices ([`px_cluster::TenantClusters`],
+/// [`px_cluster::tenant_clusters::tag_bound_drives`]) on stderr, the drive
+/// tagging's progress included.
+pub(crate) fn notices(p: &Printer) -> Notices<'_> {
+    let progress: Mutex<Option<ChangeProgress>> = Mutex::new(None);
+    Box::new(move |n| show_notice(p, &progress, n))
+}
+
+fn show_notice(p: &Printer, progress: &Mutex<Option<ChangeProgress>>, n: Notice<'_>) {
+    match n {
+        Notice::GuestInterfaceReplaced { specified, found } => p.warn(format!(
             "the worker VMs name the storage interface {found}, not {specified} (spec.network.guestInterface); using {found}"
         )),
-        Ok(_) => {}
-        Err(e) => p.warn(format!(
-            "cannot discover the guest storage interface, using {specified}: {:#}",
-            anyhow::Error::new(e)
+        Notice::GuestInterfaceUnknown { specified, error } => p.warn(format!(
+            "cannot discover the guest storage interface, using {specified}: {}",
+            chain(error)
         )),
+        Notice::NotApplied(s) => p.warn(format!("not applied: {s}")),
+        Notice::ClaimsUnbound(w) => {
+            let names: Vec<String> = w.unbound.iter().map(ToString::to_string).collect();
+            p.warn(format!(
+                "{} drive claim(s) not bound after {}: {}; their drives stay pending and the next `pxfa apply --kubeconfig` tags them",
+                w.unbound.len(),
+                humantime::format_duration(std::time::Duration::from_secs(w.waited.as_secs())),
+                names.join(", ")
+            ));
+        }
+        Notice::BindingsUnreadable(e) => p.warn(format!("cannot read the drive claims: {e}")),
+        Notice::ClaimsUnreadable(e) => p.warn(format!(
+            "cannot read which drive claims are bound, their drives stay pending: {e}"
+        )),
+        Notice::DrivesPending(n) => p.warn(format!(
+            "{n} drive(s) pending: their claims are not bound yet; the next `pxfa apply` that can read them tags them"
+        )),
+        Notice::DrivesTagging { changes } => {
+            *lock(progress) = Some(ChangeProgress::new(p, changes));
+        }
+        Notice::DriveProgress(ev) => {
+            let last = matches!(ev, ProgressEvent::RoundFinished { round, rounds } if round == rounds);
+            let mut bar = lock(progress);
+            if let Some(b) = bar.as_ref() {
+                b.event(ev.clone());
+            }
+            if last && let Some(b) = bar.take() {
+                b.finish();
+            }
+        }
+        _ => {}
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `error: cause: cause`, as anyhow's `{:#}` shows a chain.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        s.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    s
 }
 
 fn apply_text(r: &ApplyReport) -> String {
@@ -309,7 +313,7 @@ pub(crate) async fn token_rotate(
     // Journaled in the state folder, so a killed rotation resumes where it stopped.
     let mut opts = opts;
     opts.vault = crate::token_journal::default_state_dir(&env).map(|dir| {
-        std::sync::Arc::new(crate::token_journal::FileVault::new(
+        std::sync::Arc::new(crate::token_journal::FileTokenJournal::new(
             &session.array_key(),
             vec![dir],
         )) as std::sync::Arc<dyn px_topology::vault::TokenVault>

@@ -4,7 +4,7 @@
 //!
 //! With `--kubeconfig` the claims are read on the management cluster
 //! ([`px_cluster::ClaimBindings`]) after its manifests are applied, within
-//! `--wait-timeout`. With `--array sim` there is no cluster: a simulated management
+//! `--wait-timeout`, by the cluster side ([`px_cluster::TenantClusters`]). With `--array sim` there is no cluster: a simulated management
 //! Portworx ([`flasharray_mock::SimFada`]) binds the claims and creates the volumes
 //! as Portworx would, so the flow converges; the output says so. Claims that are not
 //! bound stay pending, and the next apply tags their drives.
@@ -16,12 +16,13 @@ use async_trait::async_trait;
 use flasharray::{FlashArray, PodName};
 use flasharray_mock::SimFada;
 use flasharray_mock::fada::SimClaim;
+use px_cluster::tenant_clusters::{DriveTagging, DriveTaggingError, tag_bound_drives};
 use px_topology::Tenant;
+use px_topology::converge::ApplyReport;
 use px_topology::desired::DriveClaim;
-use px_topology::pipeline::{ArrayOnly, Site};
-use px_topology::plan::{Binding, DriveLocator, LocateError, PlanOptions};
+use px_topology::plan::{Binding, DriveLocator, LocateError};
 
-use super::pipeline::{observe_error, report_text, run_planned};
+use super::pipeline::{observe_error, report_text};
 use crate::args::{KubeArgs, OutputFormat};
 use crate::exit::Outcome;
 use crate::output::Printer;
@@ -121,9 +122,10 @@ pub(crate) async fn simulate_management_portworx(
 }
 
 /// After the claims had their chance to bind: the pipeline again, with `locator`
-/// and no journal, to tag the drives found. Nothing to tag is success; a plan that
-/// cannot be applied (a claim matching several volumes) is the error that names the
-/// blocker.
+/// and no journal, to tag the drives found
+/// ([`px_cluster::tenant_clusters::tag_bound_drives`]). Nothing to tag is success; a
+/// plan that cannot be applied (a claim matching several volumes) is the error that
+/// names the blocker.
 pub(crate) async fn tag_found_drives(
     session: &Session,
     t: &Tenant,
@@ -131,36 +133,22 @@ pub(crate) async fn tag_found_drives(
     concurrency: usize,
     p: &Printer,
 ) -> Result<Outcome> {
-    let site = Site {
-        claims: Some(locator),
-        ..Site::array(session.array.as_ref())
-    };
-    let observation = t.observe(site).await.map_err(observe_error)?;
-    if let Some(e) = observation.claims_unreadable() {
-        p.warn(format!(
-            "cannot read which drive claims are bound, their drives stay pending: {e}"
-        ));
-    }
-    let planned = observation.plan(&PlanOptions::default());
-    let plan = planned.plan();
-    if !plan.is_applicable() {
-        return Err(super::pipeline::blocked_error(plan));
-    }
-    if plan.summary.pending > 0 {
-        p.warn(format!(
-            "{} drive(s) pending: their claims are not bound yet; the next `pxfa apply` that can read them tags them",
-            plan.summary.pending
-        ));
-    }
-    if !plan.has_changes() {
-        return Ok(Outcome::Success);
-    }
-    let opts = px_topology::converge::ApplyOptions {
+    let drives = DriveTagging {
+        array: session.array.as_ref(),
         concurrency,
-        ..Default::default()
     };
-    let applied = run_planned(planned, &ArrayOnly, opts, p).await?;
-    let report = applied.report();
+    let notices = super::cluster::notices(p);
+    let tagged = tag_bound_drives(drives, t, locator, &*notices)
+        .await
+        .map_err(drive_tagging_error)?;
+    drives_outcome(p, tagged.as_ref())
+}
+
+/// What the drive tagging did, when it wrote: `Drives found: ...`.
+pub(crate) fn drives_outcome(p: &Printer, report: Option<&ApplyReport>) -> Result<Outcome> {
+    let Some(report) = report else {
+        return Ok(Outcome::Success);
+    };
     let text = format!("Drives found: {}", report_text(report));
     if matches!(p.format, OutputFormat::Table | OutputFormat::Wide) {
         p.stdout(&text)?;
@@ -174,35 +162,12 @@ pub(crate) async fn tag_found_drives(
     })
 }
 
-/// With `--kubeconfig`, after the management manifests: waits (bounded by
-/// `--wait-timeout`) for the claims to bind, then tags their drives.
-pub(crate) async fn tag_after_binding(
-    session: &Session,
-    t: &Tenant,
-    k: &KubeArgs,
-    concurrency: usize,
-    p: &Printer,
-) -> Result<Outcome> {
-    let Some(locator) = locator_for(session, t, Some(k)).await? else {
-        return Ok(Outcome::Success);
-    };
-    let claims: Vec<DriveClaim> = t.desired.drives.iter().map(|d| d.claim.clone()).collect();
-    let wait = px_cluster::WaitOptions {
-        timeout: k.wait_timeout,
-        ..px_cluster::WaitOptions::default()
-    };
-    match px_cluster::wait_for_bindings(locator.as_ref(), &claims, wait).await {
-        Ok(w) if !w.unbound.is_empty() => {
-            let names: Vec<String> = w.unbound.iter().map(ToString::to_string).collect();
-            p.warn(format!(
-                "{} drive claim(s) not bound after {}: {}; their drives stay pending and the next `pxfa apply --kubeconfig` tags them",
-                w.unbound.len(),
-                humantime::format_duration(std::time::Duration::from_secs(w.waited.as_secs())),
-                names.join(", ")
-            ));
-        }
-        Ok(_) => {}
-        Err(e) => p.warn(format!("cannot read the drive claims: {e}")),
+/// A drive tagging that did not start: a realm the array cannot have is bad input
+/// (exit 2), a blocked plan names its blockers.
+pub(crate) fn drive_tagging_error(e: DriveTaggingError) -> anyhow::Error {
+    match e {
+        DriveTaggingError::Observe(e) => observe_error(e),
+        DriveTaggingError::Blocked(plan) => super::pipeline::blocked_error(&plan),
+        e => anyhow::Error::new(e),
     }
-    tag_found_drives(session, t, locator.as_ref(), concurrency, p).await
 }

@@ -31,7 +31,7 @@ use px_topology::vault::{TokenVault, classify, now_ms};
 use secrecy::SecretString;
 
 use crate::confirm::confirm;
-use crate::token_journal::{FileVault, OUT_SUBDIR};
+use crate::token_journal::{FileTokenJournal, OUT_SUBDIR};
 
 const USER_ANNOTATION: &str = px_cluster::token::TOKEN_USER_ANNOTATION;
 const SWITCHED_ANNOTATION: &str = px_cluster::token::SWITCHED_AT_ANNOTATION;
@@ -62,8 +62,8 @@ fn unix_now() -> u64 {
 }
 
 impl Rotator<'_> {
-    fn vault(&self) -> FileVault {
-        FileVault::new(&self.array_key, vec![self.out.join(OUT_SUBDIR)])
+    fn vault(&self) -> FileTokenJournal {
+        FileTokenJournal::new(&self.array_key, vec![self.out.join(OUT_SUBDIR)])
     }
 
     /// The rendered px-pure-secret for `token` (the tenant manifests' own file name

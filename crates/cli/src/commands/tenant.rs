@@ -25,13 +25,12 @@ use crate::graph::{Graph, Verdicts};
 use crate::output::{Printer, to_json, to_yaml};
 use crate::preflight::{self, Findings};
 use crate::session::Session;
-use crate::token_journal::FileVault;
+use crate::token_journal::FileTokenJournal;
 
 use super::pipeline::{
     blocked_error, observe_error, report_text, require_realm_support, run_destroy, run_planned,
     warn_offline, with_request_id,
 };
-use super::token_delivery::CliClusters;
 
 /// `lint`: findings per file; exit 1 when any is an error.
 pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
@@ -126,7 +125,7 @@ async fn plan_with_space<'a>(
 /// Where this apply keeps a token it creates: `--out DIR --include-secrets` or the
 /// tenant cluster's px-pure-secret. Without either, px-topology's rule refuses.
 fn keep_new_token(planned: &Planned<'_>, a: &ApplyArgs, f: &mut Findings) {
-    if let Err(lost) = planned.refuse_losing_a_new_token(CliClusters::keeps_token(a)) {
+    if let Err(lost) = planned.refuse_losing_a_new_token(super::token_delivery::keeps_token(a)) {
         f.input(format!(
             "{lost}. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
              or with --tenant-kubeconfig to write it into the tenant cluster, \
@@ -178,7 +177,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     let session = Session::open(g, p, &t.token_users())?;
     let locator = super::drives::locator_for(&session, &t, None).await?;
     let vault = super::token_delivery::journal(&t, &session, None, None)
-        .map(|v| Arc::new(FileVault::read_only(v)) as Arc<dyn TokenVault>);
+        .map(|v| Arc::new(FileTokenJournal::read_only(v)) as Arc<dyn TokenVault>);
     let site = Site {
         array: session.array.as_ref(),
         claims: locator.as_deref(),
@@ -276,7 +275,7 @@ async fn apply_in(
     let locator = super::drives::locator_for(session, t, Some(&a.kube))
         .await
         .unwrap_or(None);
-    let vault: Option<Arc<FileVault>> =
+    let vault: Option<Arc<FileTokenJournal>> =
         super::token_delivery::journal(t, session, a.out.as_deref(), a.state_dir.as_deref())
             .map(Arc::new);
     if let Some(v) = &vault {
@@ -300,7 +299,7 @@ async fn apply_in(
         cancel: cancel.clone(),
         ..ApplyOptions::default()
     };
-    let clusters = CliClusters::new(a, p, session);
+    let clusters = super::token_delivery::cluster_side(a, p, session).await?;
     let applied = run_planned(planned, &clusters, opts, p).await?;
     let report = applied.report();
     // The last array call has returned: the logout runs while the report, the
@@ -315,7 +314,7 @@ async fn apply_in(
     let done = super::token_delivery::Done {
         applied: &applied,
         clusters: &clusters,
-        vault: vault.as_deref(),
+        journal: vault.as_deref(),
         interrupted,
     };
     super::token_delivery::after_apply(a, p, session, locator.as_deref(), done).await

@@ -4,13 +4,18 @@
 //! (`crate::token_journal`) lets go of it, or reported when the token user holds a
 //! token pxfa has no copy of.
 
+use std::convert::Infallible;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use async_trait::async_trait;
+use px_cluster::tenant_clusters::DriveTagging;
+use px_cluster::{
+    ClusterClients, FileBackedTokenJournal, TenantClusters, TenantClustersError,
+    TenantClustersOptions, WaitOptions,
+};
 use px_topology::Tenant;
 use px_topology::driver::ArrayFacts;
-use px_topology::pipeline::{Applied, ClusterSide, Delivery};
+use px_topology::pipeline::Applied;
 use px_topology::plan::DriveLocator;
 
 use super::render::{render_options, write_manifests};
@@ -18,7 +23,7 @@ use crate::args::ApplyArgs;
 use crate::exit::Outcome;
 use crate::output::Printer;
 use crate::session::Session;
-use crate::token_journal::{self, FileVault};
+use crate::token_journal::{self, FileTokenJournal};
 
 /// The token journal of this tenant on this array (none when the tenant has no
 /// token): written to `--out DIR/.pxfa/` when given, else to the state folder; read
@@ -28,7 +33,7 @@ pub(super) fn journal(
     session: &Session,
     out: Option<&Path>,
     state_dir: Option<&Path>,
-) -> Option<FileVault> {
+) -> Option<FileTokenJournal> {
     t.desired.api_token.as_ref()?;
     let env = |k: &str| std::env::var(k).ok();
     let state = state_dir
@@ -39,58 +44,68 @@ pub(super) fn journal(
         .into_iter()
         .chain(state)
         .collect();
-    Some(FileVault::new(&session.array_key(), dirs))
+    Some(FileTokenJournal::new(&session.array_key(), dirs))
 }
 
-/// `apply`'s cluster side of the pipeline: with `--kubeconfig`, the manifests onto
-/// the clusters and then the dynamic drives their claims bound, tagged. The token
-/// journal is a file, durable by itself: no hooks around the array apply.
-pub(super) struct CliClusters<'a> {
-    a: &'a ApplyArgs,
+/// `apply`'s cluster side of the pipeline ([`px_cluster::TenantClusters`], the same
+/// the controller runs): with `--kubeconfig`, the manifests onto the clusters and
+/// then the dynamic drives their claims bound, tagged. The token journal is a file,
+/// durable by itself: no hooks around the array apply.
+pub(super) type CliClusters<'a> = TenantClusters<'a, FileBackedTokenJournal>;
+
+/// Where this apply keeps a token it creates: `--out DIR --include-secrets` or the
+/// tenant cluster's px-pure-secret.
+pub(super) fn keeps_token(a: &ApplyArgs) -> bool {
+    (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some()
+}
+
+/// The cluster side of `a`: the clusters of `--kubeconfig` and `--tenant-kubeconfig`
+/// (already checked before the first array write), the switches, and the drive
+/// tagging on the session's array.
+pub(super) async fn cluster_side<'a>(
+    a: &ApplyArgs,
     p: &'a Printer,
     session: &'a Session,
+) -> Result<CliClusters<'a>> {
+    let k = &a.kube;
+    let clients = match &k.kubeconfig {
+        Some(path) => Some(ClusterClients {
+            management: px_cluster::connect(path, k.context.as_deref()).await?,
+            tenant: match &k.tenant_kubeconfig {
+                Some(path) => Some(px_cluster::connect(path, k.tenant_context.as_deref()).await?),
+                None => None,
+            },
+        }),
+        None => None,
+    };
+    let options = TenantClustersOptions {
+        wait: WaitOptions {
+            timeout: k.wait_timeout,
+            ..WaitOptions::default()
+        },
+        force_conflicts: k.force_conflicts,
+        apply_node_config: k.apply_node_config,
+        adopt_replaced_vms: k.adopt_replaced_vms,
+        keeps_token_elsewhere: a.include_secrets && a.out.is_some(),
+    };
+    let side = TenantClusters::new(
+        clients,
+        options,
+        FileBackedTokenJournal,
+        super::cluster::notices(p),
+    );
+    Ok(side.tagging_drives(DriveTagging {
+        array: session.array.as_ref(),
+        concurrency: a.concurrency as usize,
+    }))
 }
 
-impl<'a> CliClusters<'a> {
-    pub(super) fn new(a: &'a ApplyArgs, p: &'a Printer, session: &'a Session) -> Self {
-        CliClusters { a, p, session }
-    }
-
-    /// Where this apply keeps a token it creates: `--out DIR --include-secrets` or
-    /// the tenant cluster's px-pure-secret.
-    pub(super) fn keeps_token(a: &ApplyArgs) -> bool {
-        (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some()
-    }
-}
-
-#[async_trait]
-impl ClusterSide for CliClusters<'_> {
-    type Error = anyhow::Error;
-    type Report = Outcome;
-
-    fn keeps_new_token(&self) -> bool {
-        Self::keeps_token(self.a)
-    }
-
-    async fn apply_manifests(&self, t: &Tenant, facts: &ArrayFacts) -> Result<Delivery<Outcome>> {
-        let a = self.a;
-        let clusters = super::cluster::apply_to_clusters(&a.kube, self.p, t, facts).await?;
-        // The claims were applied and waited for: tag the drives they bound.
-        let drives = super::drives::tag_after_binding(
-            self.session,
-            t,
-            &a.kube,
-            a.concurrency as usize,
-            self.p,
-        )
-        .await?;
-        let outcome = worse(clusters, drives);
-        let tenant_done = a.kube.tenant_kubeconfig.is_some() && outcome == Outcome::Success;
-        Ok(Delivery {
-            report: outcome,
-            token_kept: tenant_done && facts.api_token.is_some(),
-            complete: tenant_done,
-        })
+/// A run on the clusters that failed: a drive tagging that could not start as the
+/// drive commands say it, the rest as it is.
+fn cluster_side_error(e: TenantClustersError<Infallible>) -> anyhow::Error {
+    match e {
+        TenantClustersError::Drives(e) => super::drives::drive_tagging_error(e),
+        e => anyhow::Error::new(e),
     }
 }
 
@@ -101,7 +116,7 @@ pub(super) struct Done<'a, 'b> {
     /// The cluster side.
     pub(super) clusters: &'a CliClusters<'a>,
     /// The token journal, when the tenant has a token.
-    pub(super) vault: Option<&'a FileVault>,
+    pub(super) journal: Option<&'a FileTokenJournal>,
     /// A Ctrl-C stopped the run: the clusters are skipped.
     pub(super) interrupted: bool,
 }
@@ -119,7 +134,7 @@ pub(super) async fn after_apply(
     let Done {
         applied,
         clusters,
-        vault,
+        journal,
         interrupted,
     } = done;
     let (t, report) = (applied.tenant(), applied.report());
@@ -134,7 +149,7 @@ pub(super) async fn after_apply(
         mut without_copy,
     } = write_out(a, p, t, &facts, unknown)?;
     if interrupted {
-        if let (Some(_), Some(user)) = (&vault, &token_user) {
+        if let (Some(_), Some(user)) = (&journal, &token_user) {
             if delivered {
                 applied.token_delivered(clusters).await?;
             } else if facts.api_token.is_some() {
@@ -164,25 +179,29 @@ pub(super) async fn after_apply(
     // Whether the pipeline let the journal go already.
     let mut let_go = false;
     if report.is_success() && a.kube.kubeconfig.is_some() {
-        let (delivery, journal) = applied.to_clusters(clusters).await?;
+        let (delivery, journal) = applied
+            .to_clusters(clusters)
+            .await
+            .map_err(cluster_side_error)?;
         if let Some(result) = journal {
             result?;
             let_go = true;
         }
-        outcome = delivery.report;
-        if let Some(kubeconfig) = &a.kube.tenant_kubeconfig
+        let on_clusters = super::cluster::clusters_outcome(p, &delivery.report.applied)?;
+        let drives = super::drives::drives_outcome(p, delivery.report.drives.as_ref())?;
+        outcome = worse(on_clusters, drives);
+        if delivery.token_kept {
+            delivered = true;
+        } else if let Some(tenant) = clusters.tenant_cluster()
             && outcome == Outcome::Success
+            && facts.api_token.is_none()
+            && unknown
+            && !copy
         {
-            if facts.api_token.is_some() {
-                delivered = true;
-            } else if unknown && !copy {
-                let tenant =
-                    px_cluster::connect(kubeconfig, a.kube.tenant_context.as_deref()).await?;
-                if px_cluster::token::pure_secret_holds_real_token(&tenant, &t.spec).await? {
-                    copy = true;
-                } else {
-                    without_copy.push("the tenant cluster's px-pure-secret".to_string());
-                }
+            if px_cluster::token::pure_secret_holds_real_token(tenant, &t.spec).await? {
+                copy = true;
+            } else {
+                without_copy.push("the tenant cluster's px-pure-secret".to_string());
             }
         }
     }
@@ -199,7 +218,7 @@ pub(super) async fn after_apply(
             ));
         }
     }
-    if let (Some(v), Some(user)) = (&vault, &token_user) {
+    if let (Some(v), Some(user)) = (&journal, &token_user) {
         if delivered {
             if !let_go {
                 applied.token_delivered(clusters).await?;
