@@ -64,6 +64,10 @@ pub struct Options {
     pub namespace: Option<String>,
     /// Leader election (`None`: this is the only replica and always reconciles).
     pub leader: Option<LeaseConfig>,
+    /// Whether the leader takes the orphan counts every drift interval
+    /// ([`crate::orphans`]; read-only; default on). Off for a caller that measures
+    /// the drift checks' array calls alone.
+    pub orphan_counts: bool,
 }
 
 impl Default for Options {
@@ -74,6 +78,7 @@ impl Default for Options {
             in_progress_interval: Duration::from_secs(15),
             namespace: None,
             leader: None,
+            orphan_counts: true,
         }
     }
 }
@@ -413,7 +418,9 @@ async fn watch_and_reconcile(
     let config = ControllerConfig::default().concurrency(opts.concurrency.max(1));
     let health = ctx.health.clone();
     // Orphan counts only while this replica reconciles (aborted with it).
-    let _orphans = AbortOnDrop(tokio::spawn(crate::orphans::run(ctx.clone())));
+    let _orphans = opts
+        .orphan_counts
+        .then(|| AbortOnDrop(tokio::spawn(crate::orphans::run(ctx.clone()))));
     let state = Arc::new(State {
         ctx,
         opts,
