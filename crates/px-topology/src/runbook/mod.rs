@@ -388,6 +388,8 @@ struct Vars {
     data_devices: Vec<String>,
     /// `{claims}`: each worker's management claims, data drives then metadata.
     claims: BTreeMap<u32, Vec<String>>,
+    /// The tenant's storage mode (what pxfa can verify depends on it).
+    mode: StorageMode,
 }
 
 impl Vars {
@@ -421,6 +423,7 @@ impl Vars {
             data_devices,
             scalar,
             claims,
+            mode: s.mode(),
         }
     }
 
@@ -436,7 +439,7 @@ impl Vars {
             check: fill(t.check),
             source: *sources::source(t.source).unwrap_or(&SOURCES[0]),
             confidence: t.confidence,
-            verifiable_by: steps::verifiable(t.id),
+            verifiable_by: steps::verifiable_in(t.id, self.mode),
         }
     }
 

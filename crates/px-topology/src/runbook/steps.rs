@@ -1260,6 +1260,19 @@ pub fn checked_by_status(id: &str) -> bool {
     STATUS_CHECKS.contains(&id)
 }
 
+/// Steps shared by several modes whose [`VERIFIABLE`] words hold for
+/// direct-access alone: a cloud-drive scale-out has no claims pxfa renders and no
+/// worker index (its new node's join is `node.joined`).
+const DIRECT_ACCESS_ONLY: &[&str] = &["nodepool.scale-out"];
+
+/// What pxfa could verify after the step `id` in `mode`, if anything.
+pub fn verifiable_in(id: &str, mode: crate::spec::StorageMode) -> Option<&'static str> {
+    if mode != crate::spec::StorageMode::DirectAccess && DIRECT_ACCESS_ONLY.contains(&id) {
+        return None;
+    }
+    verifiable(id)
+}
+
 /// What pxfa could verify after the step `id`, if anything.
 pub fn verifiable(id: &str) -> Option<&'static str> {
     VERIFIABLE

@@ -236,3 +236,15 @@ fn every_verifiable_step_exists() {
         );
     }
 }
+
+#[test]
+fn a_check_worded_for_direct_access_is_not_claimed_for_other_modes() {
+    use crate::spec::StorageMode;
+    let id = "nodepool.scale-out";
+    assert!(super::steps::verifiable_in(id, StorageMode::DirectAccess).is_some());
+    assert!(super::steps::verifiable_in(id, StorageMode::CloudDrive).is_none());
+    assert_eq!(
+        super::steps::verifiable_in("node.joined", StorageMode::CloudDrive),
+        super::steps::verifiable("node.joined")
+    );
+}

@@ -140,7 +140,7 @@ pub fn reference_markdown() -> String {
                 }
                 Ok(list) => {
                     let _ = writeln!(s, "\n");
-                    markdown_steps(&mut s, &list);
+                    markdown_steps(&mut s, &list, mode);
                     for u in unconfirmed(op, mode) {
                         let _ = writeln!(s, "   * Off by default: {} — {}", u.what, u.why);
                     }
@@ -152,7 +152,7 @@ pub fn reference_markdown() -> String {
     s
 }
 
-fn markdown_steps(s: &mut String, list: &[super::Piece]) {
+fn markdown_steps(s: &mut String, list: &[super::Piece], mode: StorageMode) {
     let mut n = 0;
     for piece in list {
         for t in piece.iter() {
@@ -171,7 +171,7 @@ fn markdown_steps(s: &mut String, list: &[super::Piece]) {
                 src.url,
                 t.confidence.tag()
             );
-            if let Some(v) = super::steps::verifiable(t.id) {
+            if let Some(v) = super::steps::verifiable_in(t.id, mode) {
                 let by = if super::steps::checked_by_status(t.id) {
                     "`pxfa status --kubeconfig` verifies"
                 } else {
