@@ -506,3 +506,108 @@ async fn the_storage_nic_the_worker_vms_report_is_rendered_for_both_adapters() {
         "{applied:?}"
     );
 }
+
+#[tokio::test]
+async fn the_drives_of_claims_bound_on_the_management_cluster_are_tagged_once() {
+    use flasharray_mock::SimFada;
+    use flasharray_mock::fada::SimClaim;
+    use px_cluster::ClaimBindings;
+    use px_cluster::tenant_clusters::{DriveTagging, tag_bound_drives};
+
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/tenant-direct-access.yaml"
+    ))
+    .unwrap();
+    let spec = px_topology::parse_valid_spec(&text).expect("valid example");
+    let tenant = Tenant::from_spec(spec, "tenant-direct-access.yaml".as_ref()).expect("tenant");
+    assert!(
+        !tenant.desired.drives.is_empty(),
+        "the example's drives are dynamic"
+    );
+    let array = MockArray::new();
+    array.add_admin(&tenant.spec.token_user());
+    // The array part: the pod; the drives stay pending until their claims bind.
+    let side = TenantClusters::new(
+        None,
+        TenantClustersOptions {
+            keeps_token_elsewhere: true,
+            ..options()
+        },
+        FileBackedTokenJournal,
+        Box::new(|_| {}),
+    );
+    let planned = tenant
+        .observe(Site::array(&array))
+        .await
+        .expect("observe")
+        .plan(&PlanOptions::default());
+    let applied = planned
+        .apply(&side, ApplyOptions::default(), &|_| {})
+        .await
+        .expect("apply");
+    assert!(applied.report().is_success(), "{:#?}", applied.report());
+    // The management Portworx creates a volume per claim and binds the claims.
+    let pod = tenant.desired.drives[0].pod.clone();
+    let claims: Vec<SimClaim> = tenant
+        .desired
+        .drives
+        .iter()
+        .map(|d| SimClaim {
+            namespace: d.claim.namespace.clone(),
+            name: d.claim.name.clone(),
+            size: d.size,
+        })
+        .collect();
+    SimFada::new()
+        .provision(&array, pod.as_ref(), &claims)
+        .await
+        .expect("provision");
+    let keys: Vec<(String, String)> = claims
+        .iter()
+        .map(|c| (c.namespace.clone(), c.name.clone()))
+        .collect();
+    let bindings = SimFada::new()
+        .bound(&array, pod.as_ref(), &keys)
+        .await
+        .expect("bindings");
+    assert_eq!(bindings.len(), claims.len());
+    let management = Fake::start().await;
+    for b in &bindings {
+        Mock::given(method("GET"))
+            .and(path_regex(format!(
+                "^/api/v1/namespaces/{}/persistentvolumeclaims/{}$",
+                b.namespace, b.name
+            )))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": b.name, "namespace": b.namespace},
+                "spec": {"volumeName": b.pv},
+                "status": {"phase": "Bound"}})))
+            .mount(&management.server)
+            .await;
+    }
+    let locator = ClaimBindings::new(management.client().await);
+    let drives = DriveTagging {
+        array: &array,
+        concurrency: 4,
+    };
+    let shown = Mutex::new(Vec::new());
+    let notices = |n: Notice<'_>| {
+        if let Notice::DrivesTagging { changes } = n {
+            shown.lock().unwrap().push(changes);
+        }
+    };
+    let tagged = tag_bound_drives(drives, &tenant, &locator, &notices)
+        .await
+        .expect("tagging")
+        .expect("the found drives were tagged");
+    assert!(tagged.is_success(), "{tagged:#?}");
+    assert_eq!(tagged.applied.len(), claims.len());
+    assert_eq!(*shown.lock().unwrap(), [claims.len()]);
+    // Tagged once: the next run finds nothing to do.
+    let again = tag_bound_drives(drives, &tenant, &locator, &notices)
+        .await
+        .expect("tagging again");
+    assert!(again.is_none(), "{again:#?}");
+}
