@@ -51,14 +51,20 @@ struct Site {
     vms: usize,
     /// PVs: (name, claim namespace, phase).
     pvs: Vec<(String, String, &'static str)>,
-    /// Tenant side (cloud-drive): Portworx namespace, StorageCluster name, the
-    /// StorageNodes (name, phase) and the delete strategy.
-    tenant: Option<(
-        String,
-        String,
-        Vec<(String, &'static str)>,
-        Option<&'static str>,
-    )>,
+    /// Tenant side (cloud-drive only).
+    tenant: Option<TenantSide>,
+}
+
+/// A cloud-drive tenant's Portworx as the fake tenant cluster shows it.
+struct TenantSide {
+    /// Portworx namespace.
+    px: String,
+    /// StorageCluster name.
+    stc: String,
+    /// StorageNodes: (name, phase).
+    nodes: Vec<(String, &'static str)>,
+    /// The StorageCluster's delete strategy.
+    strategy: Option<&'static str>,
 }
 
 async fn mount(fake: &Fake, site: &Site) {
@@ -90,7 +96,13 @@ async fn mount(fake: &Fake, site: &Site) {
         .respond_with(list("PersistentVolume", pvs))
         .mount(&fake.server)
         .await;
-    let Some((px, stc, nodes, strategy)) = &site.tenant else {
+    let Some(TenantSide {
+        px,
+        stc,
+        nodes,
+        strategy,
+    }) = &site.tenant
+    else {
         return;
     };
     let nodes: Vec<Value> = nodes
@@ -318,12 +330,12 @@ async fn cloud_drive_status_verifies_the_storage_nodes_and_the_delete_strategy()
         node_pool: node_pool.clone(),
         vms: replicas,
         pvs: Vec::new(),
-        tenant: Some((
-            tenant.spec.portworx.namespace.clone(),
-            tenant.portworx_cluster_name(),
+        tenant: Some(TenantSide {
+            px: tenant.spec.portworx.namespace.clone(),
+            stc: tenant.portworx_cluster_name(),
             nodes,
             strategy,
-        )),
+        }),
     };
     let online: Vec<(String, &'static str)> = (0..replicas).map(|i| (vm(i), "Online")).collect();
     let (steps, _, writes, unchanged) = status(

@@ -30,7 +30,6 @@ pub mod events;
 pub mod finalizer;
 pub mod health;
 pub mod hosted;
-pub mod token_journal;
 pub mod leader;
 pub mod logging;
 pub mod metered;
@@ -41,6 +40,7 @@ pub mod policy;
 pub mod reconcile;
 mod report;
 pub mod status;
+pub mod token_journal;
 
 pub use arrays::{ArrayPool, Connector, Credentials, RestConnector};
 pub use controller::{Backoff, Options, run};

@@ -101,10 +101,11 @@ impl Metrics {
 
     /// The orphans of `kind` on `array` at the last scan, when it was scanned.
     pub fn orphans(&self, array: &str, kind: &str) -> Option<usize> {
-        self.counters
-            .lock()
-            .ok()
-            .and_then(|c| c.orphans.get(&(array.to_string(), kind.to_string())).copied())
+        self.counters.lock().ok().and_then(|c| {
+            c.orphans
+                .get(&(array.to_string(), kind.to_string()))
+                .copied()
+        })
     }
 
     /// Whether this replica leads.

@@ -6,8 +6,8 @@
 use flasharray::rest::RestArray;
 use flasharray::{FlashArray, ListParams};
 use flasharray_mock::foreign::ForeignView;
-use flasharray_sim::{SimConfig, Simulator};
 use flasharray_mock::{MockArray, OTHER_TENANT, Seed};
+use flasharray_sim::{SimConfig, Simulator};
 use px_topology::converge::{ApplyOptions, apply};
 use px_topology::desired::DesiredState;
 use px_topology::plan::{Action, Kind, Plan, PlanOptions, observe, plan};

@@ -10,8 +10,8 @@ use flasharray::rest::RestArray;
 use flasharray::{FlashArray, ListParams, PodName, Size};
 use flasharray_mock::fada::SimClaim;
 use flasharray_mock::foreign::ForeignView;
-use flasharray_sim::{SimConfig, Simulator};
 use flasharray_mock::{MockArray, Seed, SimFada};
+use flasharray_sim::{SimConfig, Simulator};
 use px_topology::converge::{ApplyOptions, DestroyOptions, apply, destroy};
 use px_topology::desired::{DesiredState, DriveClaim};
 use px_topology::plan::{

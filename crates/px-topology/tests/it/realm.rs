@@ -11,8 +11,8 @@ use flasharray::models::{
 use flasharray::rest::RestArray;
 use flasharray::{ErrorKind, FlashArray, ListParams, PodName, RealmName, Size, VolumeName};
 use flasharray_mock::foreign::ForeignView;
-use flasharray_sim::{SimConfig, Simulator};
 use flasharray_mock::{MGMT_CLUSTER_PREFIX, MockArray, OTHER_TENANT, Seed};
+use flasharray_sim::{SimConfig, Simulator};
 use px_topology::converge::{
     ApplyOptions, ApplyReport, DestroyOptions, apply, destroy, plan_destroy,
 };
