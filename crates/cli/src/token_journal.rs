@@ -1,4 +1,4 @@
-//! The token journal on disk ([`px_topology::vault::TokenVault`]): one JSON file per
+//! The token journal on disk ([`px_topology::token_journal::TokenJournal`]): one JSON file per
 //! array and user, `pxfa-token-<array>-<user>.json`, mode 0600 in a 0700 folder,
 //! replaced atomically with the folder fsynced (`secret_file::write_private`).
 //!
@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use px_topology::files::{self, FileLock};
-use px_topology::vault::{JournalEntry, JournalState, TokenVault, VaultError};
+use px_topology::token_journal::{JournalEntry, JournalError, JournalState, TokenJournal};
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::json;
 
@@ -57,8 +57,8 @@ fn file_part(s: &str) -> String {
         .collect()
 }
 
-fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> VaultError {
-    VaultError(format!("{what} {}: {e}", path.display()))
+fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> JournalError {
+    JournalError(format!("{what} {}: {e}", path.display()))
 }
 
 impl FileTokenJournal {
@@ -80,7 +80,7 @@ impl FileTokenJournal {
     /// Locks the journal of this array in `dir` (an existing folder) unless this
     /// process already does ([`HELD`]); a second pxfa on the same journal waits,
     /// then refuses.
-    fn hold(&self, dir: &Path) -> Result<(), VaultError> {
+    fn hold(&self, dir: &Path) -> Result<(), JournalError> {
         if self.read_only {
             return Ok(());
         }
@@ -100,7 +100,7 @@ impl FileTokenJournal {
                 p.display()
             );
         })
-        .map_err(|e| VaultError(e.to_string()))?;
+        .map_err(|e| JournalError(e.to_string()))?;
         locks.push(lock);
         Ok(())
     }
@@ -124,7 +124,7 @@ impl FileTokenJournal {
     /// or a real folder of the user running pxfa that only they can enter. `apply`
     /// runs this before its first array write, so a folder pxfa cannot use never
     /// surfaces after the array changed.
-    pub(crate) fn check(&self) -> Result<(), VaultError> {
+    pub(crate) fn check(&self) -> Result<(), JournalError> {
         let Some(dir) = self.dir() else {
             return Ok(());
         };
@@ -141,7 +141,7 @@ impl FileTokenJournal {
                 .permissions()
                 .mode();
             if mode & 0o077 != 0 {
-                return Err(VaultError(format!(
+                return Err(JournalError(format!(
                     "{} is open to other users (mode {:o}); the token journal needs an owner-only folder \
                      (chmod 700 it, or name another with --state-dir)",
                     dir.display(),
@@ -152,9 +152,9 @@ impl FileTokenJournal {
         Ok(())
     }
 
-    fn prepare(&self) -> Result<&Path, VaultError> {
+    fn prepare(&self) -> Result<&Path, JournalError> {
         let dir = self.dir().ok_or_else(|| {
-            VaultError("no folder for the token journal (set --state-dir)".into())
+            JournalError("no folder for the token journal (set --state-dir)".into())
         })?;
         // A missing folder is created owner-only. An existing one (a `--state-dir`
         // the admin named, or an `--out` folder's `.pxfa/`) must be a real folder of
@@ -176,7 +176,7 @@ impl FileTokenJournal {
         Ok(dir)
     }
 
-    fn write(&self, user: &str, value: &serde_json::Value) -> Result<(), VaultError> {
+    fn write(&self, user: &str, value: &serde_json::Value) -> Result<(), JournalError> {
         let dir = self.prepare()?;
         let path = self.file_in(dir, user);
         let bytes = serde_json::to_vec_pretty(value).map_err(|e| err("cannot encode", &path, e))?;
@@ -207,8 +207,8 @@ fn parse(text: &str, user: &str) -> Option<JournalEntry> {
     })
 }
 
-impl TokenVault for FileTokenJournal {
-    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), VaultError> {
+impl TokenJournal for FileTokenJournal {
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
         self.write(
             user,
             &json!({"v": 1, "array": self.array, "user": user, "state": "creating",
@@ -221,10 +221,10 @@ impl TokenVault for FileTokenJournal {
         user: &str,
         created_at: Option<u64>,
         token: &SecretString,
-    ) -> Result<(), VaultError> {
+    ) -> Result<(), JournalError> {
         let intent_at_ms = self
             .load(user)?
-            .map_or_else(px_topology::vault::now_ms, |e| e.intent_at_ms);
+            .map_or_else(px_topology::token_journal::now_ms, |e| e.intent_at_ms);
         self.write(
             user,
             &json!({"v": 1, "array": self.array, "user": user, "state": "created",
@@ -233,7 +233,7 @@ impl TokenVault for FileTokenJournal {
         )
     }
 
-    fn delivered(&self, user: &str) -> Result<(), VaultError> {
+    fn delivered(&self, user: &str) -> Result<(), JournalError> {
         for dir in &self.dirs {
             let path = self.file_in(dir, user);
             match std::fs::remove_file(&path) {
@@ -264,7 +264,7 @@ impl TokenVault for FileTokenJournal {
         Ok(())
     }
 
-    fn load(&self, user: &str) -> Result<Option<JournalEntry>, VaultError> {
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
         for dir in &self.dirs {
             if files::check_own_dir(dir).map_err(|e| err("cannot use", dir, e))? {
                 self.hold(dir)?;

@@ -61,7 +61,7 @@ pub struct TenantClustersOptions {
 }
 
 /// Where the token journal's durable copy lives, around the array apply (see
-/// [`px_topology::vault`] for the journal's states). The pipeline reads and writes
+/// [`px_topology::token_journal`] for the journal's states). The pipeline reads and writes
 /// the journal itself ([`Site::journal`]); these hooks add a copy kept outside it.
 #[async_trait]
 pub trait TokenJournalHooks: Send + Sync {

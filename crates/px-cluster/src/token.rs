@@ -29,9 +29,9 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, PostParams};
-use px_topology::plan::{TokenJournal, TokenState};
+use px_topology::plan::{JournalVerdict, TokenState};
 use px_topology::spec::StorageMode;
-use px_topology::vault::{TokenVault, VaultError, classify, now_ms};
+use px_topology::token_journal::{JournalError, TokenJournal, classify, now_ms};
 use px_topology::{PureJson, TenantStorage};
 use secrecy::SecretString;
 use serde::Serialize;
@@ -64,11 +64,11 @@ pub struct RotateOptions {
     /// Time between writing a new token to the secret and deleting the old one, so
     /// that Portworx has re-read the secret.
     pub grace: Duration,
-    /// The token journal (`px_topology::vault`): every new token is journaled from
+    /// The token journal (`px_topology::token_journal`): every new token is journaled from
     /// just before its creation until the secret is confirmed, so that a run killed
     /// in between is finished by the next one (the journaled token written, or the
     /// undelivered one deleted) instead of starting that switch over.
-    pub vault: Option<Arc<dyn TokenVault>>,
+    pub journal: Option<Arc<dyn TokenJournal>>,
 }
 
 impl RotateOptions {
@@ -79,7 +79,7 @@ impl RotateOptions {
             alternate_user: format!("{}-alt", spec.token_user()),
             lifetime: None,
             grace: Duration::from_secs(360),
-            vault: None,
+            journal: None,
         }
     }
 }
@@ -274,10 +274,10 @@ impl Rotation<'_> {
     /// reached the journal is deleted (nobody can hold it).
     /// True when it delivered a token.
     async fn finish_journal(&mut self, user: &str) -> Result<bool> {
-        let Some(vault) = self.opts.vault.clone() else {
+        let Some(token_journal) = self.opts.journal.clone() else {
             return Ok(false);
         };
-        let Some(entry) = vault.load(user).map_err(journal_error)? else {
+        let Some(entry) = token_journal.load(user).map_err(journal_error)? else {
             return Ok(false);
         };
         let mut delivered = false;
@@ -299,7 +299,7 @@ impl Rotation<'_> {
             TokenState::NoToken
         };
         match classify(Some(&entry), state, token.and_then(|t| t.created_at)) {
-            TokenJournal::PendingDelivery => {
+            JournalVerdict::PendingDelivery => {
                 let value = entry.token.ok_or_else(|| {
                     Error::State(format!("the token journal of {user} holds no token"))
                 })?;
@@ -309,7 +309,7 @@ impl Rotation<'_> {
                 self.deliver(user, &value).await?;
                 delivered = true;
             }
-            TokenJournal::Interrupted => {
+            JournalVerdict::Interrupted => {
                 self.array.delete_api_token(user).await.map_err(|e| {
                     Error::array(
                         format!("cannot delete the undelivered API token of {user}"),
@@ -320,15 +320,15 @@ impl Rotation<'_> {
                     "deleted the token of {user} an interrupted run created and never delivered"
                 ));
             }
-            TokenJournal::None | TokenJournal::Stale => {}
+            JournalVerdict::None | JournalVerdict::Stale => {}
         }
-        vault.delivered(user).map_err(journal_error)?;
+        token_journal.delivered(user).map_err(journal_error)?;
         Ok(delivered)
     }
 
     /// New token for `user`, verified, written and confirmed.
     async fn switch_to(&mut self, user: &str) -> Result<()> {
-        if let Some(v) = &self.opts.vault {
+        if let Some(v) = &self.opts.journal {
             v.record_intent(user, now_ms()).map_err(journal_error)?;
         }
         let created = self
@@ -348,14 +348,14 @@ impl Rotation<'_> {
                 "the array created a token for {user} but did not return it"
             ))
         })?;
-        if let Some(v) = &self.opts.vault {
+        if let Some(v) = &self.opts.journal {
             // No await since the answer.
             v.record_token(user, created.api_token.created_at, &token)
                 .map_err(journal_error)?;
         }
         self.step(format!("created a new token for {user}"));
         self.deliver(user, &token).await?;
-        if let Some(v) = &self.opts.vault {
+        if let Some(v) = &self.opts.journal {
             v.delivered(user).map_err(journal_error)?;
         }
         Ok(())
@@ -432,7 +432,7 @@ impl Rotation<'_> {
     }
 }
 
-fn journal_error(e: VaultError) -> Error {
+fn journal_error(e: JournalError) -> Error {
     Error::State(e.to_string())
 }
 

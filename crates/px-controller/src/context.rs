@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use px_cluster::WaitOptions;
-use px_topology::vault::MemVault;
+use px_topology::token_journal::MemTokenJournal;
 
 use crate::arrays::ArrayPool;
 use crate::events::Events;
@@ -29,10 +29,10 @@ pub struct Context {
     /// Probe state; reconciles run only while it says this replica leads.
     pub health: Arc<Health>,
     /// The token journals of this process, by `namespace/name`: what the converge
-    /// engine journals into (synchronously, see `px_topology::vault`). The durable
+    /// engine journals into (synchronously, see `px_topology::token_journal`). The durable
     /// copy is the object's journal Secret ([`crate::token_journal`]), read back into this
     /// map at every reconcile, so a killed process or a new leader loses nothing.
-    pub journals: std::sync::Mutex<std::collections::HashMap<String, Arc<MemVault>>>,
+    pub journals: std::sync::Mutex<std::collections::HashMap<String, Arc<MemTokenJournal>>>,
 }
 
 /// What the reconcile ended with; the controller turns it into a requeue.

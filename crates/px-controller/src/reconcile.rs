@@ -183,12 +183,12 @@ async fn converge_tenant(
     // A token an earlier reconcile created and did not deliver: this process's
     // journal, and the object's journal Secret (another replica's, or this one's
     // before a restart).
-    let vault = {
+    let token_journal = {
         let mut all = ctx.journals.lock().unwrap_or_else(|p| p.into_inner());
         all.entry(id.to_string()).or_default().clone()
     };
     let secret = SecretTokenJournal::new(ctx.client.clone(), &ns, &obj.name_any());
-    let journal = ControllerTokenJournal::open(vault, secret, &tenant.desired, id).await?;
+    let journal = ControllerTokenJournal::open(token_journal, secret, &tenant.desired, id).await?;
     // Dynamic drives not found by their tags: through the claims on this cluster
     // (the management Portworx creates a drive when its claim binds); unbound ones
     // stay pending and a later reconcile tags them.
@@ -196,7 +196,7 @@ async fn converge_tenant(
     let site = Site {
         array: array.as_ref(),
         claims: Some(&claims),
-        journal: Some(journal.vault()),
+        journal: Some(journal.token_journal()),
     };
     let planned = match observe_and_plan(tenant, site, fresh.as_ref(), id).await {
         Ok(p) => p,

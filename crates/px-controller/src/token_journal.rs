@@ -3,20 +3,20 @@
 //! leader change between the array creating it and the tenant's px-pure-secret
 //! receiving it (the array shows a token's value only in the answer that creates it).
 //!
-//! The converge engine journals into a [`MemVault`] (its calls are synchronous, so
+//! The converge engine journals into a [`MemTokenJournal`] (its calls are synchronous, so
 //! that no await falls between the create answer and the record); this module makes
 //! that durable around it:
 //!
 //! 1. before the apply, when the plan creates a token, the *intent* is written here
 //!    (the apply does not start unless it is);
-//! 2. after the apply, however it ended, a token the [`MemVault`] holds is written
+//! 2. after the apply, however it ended, a token the [`MemTokenJournal`] holds is written
 //!    here (the reconcile fails unless it is, and the next one tries again);
 //! 3. once the tenant cluster holds the px-pure-secret, the Secret is deleted.
 //!
 //! A run killed between 1 and 2 leaves `creating`: the next reconcile (any replica)
 //! sees a token created in the intent's window and replaces it (its value never left
 //! the array). Killed after 2, it leaves `created`: the next reconcile delivers that
-//! token, with no array write. See [`px_topology::vault`] for the table.
+//! token, with no array write. See [`px_topology::token_journal`] for the table.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -30,9 +30,9 @@ use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams, Preconditions};
 use px_cluster::TokenJournalHooks;
 use px_topology::desired::DesiredState;
-use px_topology::plan::{Action, Kind, Plan, TokenJournal, read_token_state};
-use px_topology::vault::{
-    JournalEntry, JournalState, MemVault, TokenVault, VaultError, classify, now_ms,
+use px_topology::plan::{Action, JournalVerdict, Kind, Plan, read_token_state};
+use px_topology::token_journal::{
+    JournalEntry, JournalError, JournalState, MemTokenJournal, TokenJournal, classify, now_ms,
 };
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
@@ -210,13 +210,13 @@ impl SecretTokenJournal {
     }
 }
 
-/// The token journal of one reconcile: this process's [`MemVault`] (the converge
+/// The token journal of one reconcile: this process's [`MemTokenJournal`] (the converge
 /// engine's, which the pipeline reads and writes), made durable by the object's
 /// [`SecretTokenJournal`] at the three points in the module text, as the hooks of
 /// the cluster side ([`TokenJournalHooks`]). Inert when the desired state wants no
 /// token.
 pub struct ControllerTokenJournal {
-    vault: Arc<MemVault>,
+    token_journal: Arc<MemTokenJournal>,
     user: Option<String>,
     /// `TenantStorage ns/name`, for messages.
     id: String,
@@ -230,13 +230,13 @@ struct Durable {
 }
 
 impl ControllerTokenJournal {
-    /// Reads the Secret back into `vault` (unless `vault` holds a newer entry), for
+    /// Reads the Secret back into `token_journal` (unless `token_journal` holds a newer entry), for
     /// the pipeline's observation to read. `id` names the object in errors. A Secret
     /// holding another array user's entry (the spec's `tokenUser` changed while a
     /// token of the old one was in flight) stops the reconcile: that token may be
     /// undelivered, and overwriting the entry would forget it.
     pub async fn open(
-        vault: Arc<MemVault>,
+        token_journal: Arc<MemTokenJournal>,
         mut secret: SecretTokenJournal,
         desired: &DesiredState,
         id: &str,
@@ -264,10 +264,10 @@ impl ControllerTokenJournal {
                     ),
                 ));
             }
-            seed(&vault, user, entry.clone()).map_err(|e| internal(id, e))?;
+            seed(&token_journal, user, entry.clone()).map_err(|e| internal(id, e))?;
         }
         Ok(ControllerTokenJournal {
-            vault,
+            token_journal,
             user,
             id: id.to_string(),
             durable: Mutex::new(Durable { secret, entry }),
@@ -275,8 +275,8 @@ impl ControllerTokenJournal {
     }
 
     /// The journal the pipeline reads and the apply journals into.
-    pub fn vault(&self) -> Arc<dyn TokenVault> {
-        self.vault.clone()
+    pub fn token_journal(&self) -> Arc<dyn TokenJournal> {
+        self.token_journal.clone()
     }
 }
 
@@ -323,7 +323,10 @@ impl TokenJournalHooks for ControllerTokenJournal {
         let Some(user) = self.user.clone() else {
             return Ok(());
         };
-        let held = self.vault.load(&user).map_err(|e| internal(&self.id, e))?;
+        let held = self
+            .token_journal
+            .load(&user)
+            .map_err(|e| internal(&self.id, e))?;
         let Some(entry) = held.filter(|e| e.state == JournalState::Created) else {
             return Ok(());
         };
@@ -345,7 +348,7 @@ impl TokenJournalHooks for ControllerTokenJournal {
     }
 
     /// The pipeline let go of the token (the tenant's px-pure-secret holds it, or
-    /// nothing was pending; the vault is told already): the Secret goes. A Secret
+    /// nothing was pending; the token journal is told already): the Secret goes. A Secret
     /// left behind is read again by the next reconcile: a delivered token is
     /// delivered again (the same value), a stale entry ignored.
     async fn token_delivered(&self, _user: &str) {
@@ -390,7 +393,7 @@ pub async fn undelivered_token(
     })?;
     Ok(matches!(
         classify(Some(&entry), state, created_at),
-        TokenJournal::PendingDelivery | TokenJournal::Interrupted
+        JournalVerdict::PendingDelivery | JournalVerdict::Interrupted
     ))
 }
 
@@ -481,22 +484,22 @@ fn same(a: Option<&JournalEntry>, b: Option<&JournalEntry>) -> bool {
     }
 }
 
-/// Puts the durable entry into this process's vault unless the vault holds a newer
+/// Puts the durable entry into this process's token journal unless that journal holds a newer
 /// one of the same user (a token this process created whose write to the Secret
-/// failed). Returns what the vault holds for `user` afterwards.
+/// failed). Returns what the token journal holds for `user` afterwards.
 fn seed(
-    vault: &MemVault,
+    token_journal: &MemTokenJournal,
     user: &str,
     durable: Option<JournalEntry>,
-) -> Result<Option<JournalEntry>, VaultError> {
-    let local = vault.load(user)?;
+) -> Result<Option<JournalEntry>, JournalError> {
+    let local = token_journal.load(user)?;
     let chosen = match (local, durable) {
         (None, None) => None,
         (Some(e), None) | (None, Some(e)) => Some(e),
         (Some(l), Some(d)) => Some(newer(l, d)),
     };
     if let Some(e) = &chosen {
-        vault.restore(e.clone());
+        token_journal.restore(e.clone());
     }
     Ok(chosen)
 }
@@ -548,7 +551,7 @@ mod tests {
 
     #[test]
     fn seeding_keeps_the_newer_entry() {
-        let v = MemVault::new();
+        let v = MemTokenJournal::new();
         // Nothing anywhere.
         assert!(seed(&v, "pxfa-t", None).unwrap().is_none());
         // A new process: the Secret's entry.

@@ -93,7 +93,7 @@ pub mod site;
 pub mod sizing;
 pub mod spec;
 mod tenant;
-pub mod vault;
+pub mod token_journal;
 
 pub use duration::human_ms;
 pub use lint::{

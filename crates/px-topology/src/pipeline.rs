@@ -8,7 +8,7 @@
 //!
 //! * [`Tenant::observe`]: the realm version gate, one read of the array
 //!   ([`crate::plan::observe`]), the token journal's entry
-//!   ([`crate::vault::read_journal`]), the dynamic drives found through their claims
+//!   ([`crate::token_journal::read_journal`]), the dynamic drives found through their claims
 //!   ([`crate::plan::locate_drives`]) and the tenant re-sized so that the drives in
 //!   use keep their size (`Tenant::keeping_drives_in_use`): an [`Observation`].
 //! * [`Observation::plan`]: the diff plus the sizing's refusals and notes
@@ -69,13 +69,13 @@ use crate::converge::{
 };
 use crate::driver::ArrayFacts;
 use crate::plan::{
-    self, Action, DestroyError, DestroyPlan, DestroyScope, DriveLocator, Kind, LocateError,
-    Observed, Plan, PlanOptions, RealmGateError, TokenJournal, TokenState,
+    self, Action, DestroyError, DestroyPlan, DestroyScope, DriveLocator, JournalVerdict, Kind,
+    LocateError, Observed, Plan, PlanOptions, RealmGateError, TokenState,
 };
 use crate::preflight::{self, Finding, PreflightOptions};
 use crate::sizing::ArraySpaceInfo;
 use crate::tenant::{NewTokenWouldBeLost, Tenant, TenantError, refuse_losing_a_new_token};
-use crate::vault::{TokenVault, VaultError, read_journal};
+use crate::token_journal::{JournalError, TokenJournal, read_journal};
 
 /// Where a tenant is made true: the array, and who can say more than the array.
 #[derive(Clone)]
@@ -86,9 +86,9 @@ pub struct Site<'a> {
     /// simulated management Portworx); without one, untagged dynamic drives stay
     /// pending.
     pub claims: Option<&'a dyn DriveLocator>,
-    /// The token journal (see [`crate::vault`]): read by the observation, written by
+    /// The token journal (see [`crate::token_journal`]): read by the observation, written by
     /// the apply.
-    pub journal: Option<Arc<dyn TokenVault>>,
+    pub journal: Option<Arc<dyn TokenJournal>>,
 }
 
 impl<'a> Site<'a> {
@@ -121,7 +121,7 @@ pub enum ObserveError {
     },
     /// The token journal could not be read.
     #[error(transparent)]
-    Journal(VaultError),
+    Journal(JournalError),
     /// The tenant could not be re-sized to the drives in use.
     #[error(transparent)]
     Tenant(TenantError),
@@ -302,7 +302,7 @@ impl<'a> Planned<'a> {
 
     /// The third stage: refuses a new token `clusters` cannot keep, has `clusters`
     /// make the journal's intent durable, applies the plan on the array (journaling
-    /// into the site's journal; `opts.vault` is replaced by it) and has `clusters`
+    /// into the site's journal; `opts.journal` is replaced by it) and has `clusters`
     /// make a created token durable, however the apply ended.
     pub async fn apply<C: ClusterSide + ?Sized>(
         self,
@@ -316,7 +316,7 @@ impl<'a> Planned<'a> {
             .before_apply(&self.plan)
             .await
             .map_err(ApplyError::Journal)?;
-        opts.vault = self.site.journal.clone();
+        opts.journal = self.site.journal.clone();
         let report = converge::apply(
             self.site.array,
             &self.tenant.desired,
@@ -471,7 +471,7 @@ impl Applied<'_> {
             && self.report.facts.api_token.is_none()
             && matches!(
                 self.observed.token_journal,
-                TokenJournal::None | TokenJournal::Stale
+                JournalVerdict::None | JournalVerdict::Stale
             )
     }
 
@@ -488,7 +488,7 @@ impl Applied<'_> {
         !creates
             && matches!(
                 self.observed.token_journal,
-                TokenJournal::None | TokenJournal::Stale
+                JournalVerdict::None | JournalVerdict::Stale
             )
     }
 
@@ -496,7 +496,7 @@ impl Applied<'_> {
     pub async fn token_delivered<C: ClusterSide + ?Sized>(
         &self,
         clusters: &C,
-    ) -> Result<(), VaultError> {
+    ) -> Result<(), JournalError> {
         let Some(user) = self.tenant.desired.api_token.as_ref().map(|t| &t.admin) else {
             return Ok(());
         };
@@ -517,7 +517,7 @@ impl Applied<'_> {
     pub async fn to_clusters<C: ClusterSide + ?Sized>(
         &self,
         clusters: &C,
-    ) -> Result<(Delivery<C::Report>, Option<Result<(), VaultError>>), C::Error> {
+    ) -> Result<(Delivery<C::Report>, Option<Result<(), JournalError>>), C::Error> {
         let delivery = clusters
             .apply_manifests(&self.tenant, &self.facts())
             .await?;

@@ -312,11 +312,11 @@ pub(crate) async fn token_rotate(
     let tenant = connect(kubeconfig, a.tenant_context.as_deref()).await?;
     // Journaled in the state folder, so a killed rotation resumes where it stopped.
     let mut opts = opts;
-    opts.vault = crate::token_journal::default_state_dir(&env).map(|dir| {
+    opts.journal = crate::token_journal::default_state_dir(&env).map(|dir| {
         std::sync::Arc::new(crate::token_journal::FileTokenJournal::new(
             &session.array_key(),
             vec![dir],
-        )) as std::sync::Arc<dyn px_topology::vault::TokenVault>
+        )) as std::sync::Arc<dyn px_topology::token_journal::TokenJournal>
     });
     let result = rotate_token(
         session.array.as_ref(),

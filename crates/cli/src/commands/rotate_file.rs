@@ -25,9 +25,9 @@ use px_cluster::{RotateOptions, TokenProbe};
 use px_topology::Tenant;
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{RenderOptions, render};
-use px_topology::plan::{TokenJournal, TokenState};
+use px_topology::plan::{JournalVerdict, TokenState};
 use px_topology::render::{Cluster, to_yaml};
-use px_topology::vault::{TokenVault, classify, now_ms};
+use px_topology::token_journal::{TokenJournal, classify, now_ms};
 use secrecy::SecretString;
 
 use crate::confirm::confirm;
@@ -62,7 +62,7 @@ fn unix_now() -> u64 {
 }
 
 impl Rotator<'_> {
-    fn vault(&self) -> FileTokenJournal {
+    fn token_journal(&self) -> FileTokenJournal {
         FileTokenJournal::new(&self.array_key, vec![self.out.join(OUT_SUBDIR)])
     }
 
@@ -188,8 +188,8 @@ impl Rotator<'_> {
     /// Creates `user`'s token (journaled), verifies it, writes the file, and lets the
     /// journal go.
     async fn switch_to(&self, user: &str, steps: &mut Vec<String>) -> Result<PathBuf> {
-        let vault = self.vault();
-        vault.record_intent(user, now_ms())?;
+        let token_journal = self.token_journal();
+        token_journal.record_intent(user, now_ms())?;
         let created = self
             .array
             .create_api_token(user, self.opts.lifetime)
@@ -198,7 +198,7 @@ impl Rotator<'_> {
         let Some(token) = created.api_token.token else {
             bail!("the array created a token for {user} but did not return it");
         };
-        vault.record_token(user, created.api_token.created_at, &token)?;
+        token_journal.record_token(user, created.api_token.created_at, &token)?;
         steps.push(format!("created a new token for {user}"));
         self.probe
             .verify(user, &token)
@@ -206,7 +206,7 @@ impl Rotator<'_> {
             .map_err(|e| anyhow::anyhow!("the new token of {user} does not log in: {e}"))?;
         steps.push(format!("verified the new token of {user} (logged in)"));
         let path = self.write_file(user, &token)?;
-        vault.delivered(user)?;
+        token_journal.delivered(user)?;
         let apply = px_topology::render::shell::join(&[
             "oc".to_string(),
             "apply".to_string(),
@@ -259,8 +259,8 @@ impl Rotator<'_> {
     /// A journal entry left by a killed run: write its token, or replace the token it
     /// proves undelivered. Returns the file written, if any.
     async fn finish_journal(&self, user: &str, steps: &mut Vec<String>) -> Result<Option<PathBuf>> {
-        let vault = self.vault();
-        let Some(entry) = vault.load(user)? else {
+        let token_journal = self.token_journal();
+        let Some(entry) = token_journal.load(user)? else {
             return Ok(None);
         };
         let (has, created_at) = self.token_of(user).await?;
@@ -270,29 +270,29 @@ impl Rotator<'_> {
             TokenState::NoToken
         };
         match classify(Some(&entry), state, created_at) {
-            TokenJournal::PendingDelivery => {
+            JournalVerdict::PendingDelivery => {
                 let token = entry.token.context("journal entry without its token")?;
                 let path = self.write_file(user, &token)?;
-                vault.delivered(user)?;
+                token_journal.delivered(user)?;
                 steps.push(format!(
                     "wrote the journaled token of {user} (an earlier run was interrupted) to {}: apply it to the tenant cluster",
                     path.display()
                 ));
                 Ok(Some(path))
             }
-            TokenJournal::Interrupted => {
+            JournalVerdict::Interrupted => {
                 self.array
                     .delete_api_token(user)
                     .await
                     .with_context(|| format!("cannot delete the undelivered token of {user}"))?;
-                vault.delivered(user)?;
+                token_journal.delivered(user)?;
                 steps.push(format!(
                     "deleted the token of {user} an interrupted run created and never delivered"
                 ));
                 Ok(None)
             }
-            TokenJournal::None | TokenJournal::Stale => {
-                vault.delivered(user)?;
+            JournalVerdict::None | JournalVerdict::Stale => {
+                token_journal.delivered(user)?;
                 Ok(None)
             }
         }

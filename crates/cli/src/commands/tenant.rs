@@ -15,7 +15,7 @@ use px_topology::plan::{DestroyPlan, DestroyScope, Plan, PlanOptions};
 use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::ArraySpaceInfo;
-use px_topology::vault::TokenVault;
+use px_topology::token_journal::TokenJournal;
 use serde::Serialize;
 
 use crate::args::{ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs};
@@ -176,12 +176,12 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     let t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let locator = super::drives::locator_for(&session, &t, None).await?;
-    let vault = super::token_delivery::journal(&t, &session, None, None)
-        .map(|v| Arc::new(FileTokenJournal::read_only(v)) as Arc<dyn TokenVault>);
+    let token_journal = super::token_delivery::journal(&t, &session, None, None)
+        .map(|v| Arc::new(FileTokenJournal::read_only(v)) as Arc<dyn TokenJournal>);
     let site = Site {
         array: session.array.as_ref(),
         claims: locator.as_deref(),
-        journal: vault,
+        journal: token_journal,
     };
     let opts = PlanOptions {
         adopt: a.adopt,
@@ -275,16 +275,16 @@ async fn apply_in(
     let locator = super::drives::locator_for(session, t, Some(&a.kube))
         .await
         .unwrap_or(None);
-    let vault: Option<Arc<FileTokenJournal>> =
+    let token_journal: Option<Arc<FileTokenJournal>> =
         super::token_delivery::journal(t, session, a.out.as_deref(), a.state_dir.as_deref())
             .map(Arc::new);
-    if let Some(v) = &vault {
+    if let Some(v) = &token_journal {
         v.check().map_err(|e| InvalidInput::error(e.to_string()))?;
     }
     let site = Site {
         array: session.array.as_ref(),
         claims: locator.as_deref(),
-        journal: vault.clone().map(|v| v as Arc<dyn TokenVault>),
+        journal: token_journal.clone().map(|v| v as Arc<dyn TokenJournal>),
     };
     let opts = PlanOptions {
         adopt: a.adopt,
@@ -314,7 +314,7 @@ async fn apply_in(
     let done = super::token_delivery::Done {
         applied: &applied,
         clusters: &clusters,
-        journal: vault.as_deref(),
+        journal: token_journal.as_deref(),
         interrupted,
     };
     super::token_delivery::after_apply(a, p, session, locator.as_deref(), done).await

@@ -19,7 +19,7 @@ use px_topology::driver::ArrayFacts;
 use px_topology::pipeline::{ApplyError, Site};
 use px_topology::plan::{Action, Kind, Plan, PlanOptions};
 use px_topology::render::{Cluster, Manifest};
-use px_topology::vault::{MemVault, TokenVault};
+use px_topology::token_journal::{MemTokenJournal, TokenJournal};
 use secrecy::SecretString;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path_regex};
@@ -165,7 +165,7 @@ fn options() -> TenantClustersOptions {
 #[tokio::test]
 async fn a_new_token_reaches_the_tenant_cluster_and_the_journal_lets_go() {
     let w = World::start(true).await;
-    let journal = Arc::new(MemVault::new());
+    let journal = Arc::new(MemTokenJournal::new());
     let notices = Mutex::new(Vec::new());
     let notify = |n: Notice<'_>| notices.lock().unwrap().push(format!("{n:?}"));
     let side = TenantClusters::new(
@@ -175,7 +175,7 @@ async fn a_new_token_reaches_the_tenant_cluster_and_the_journal_lets_go() {
         Box::new(notify),
     );
     let site = Site {
-        journal: Some(journal.clone() as Arc<dyn TokenVault>),
+        journal: Some(journal.clone() as Arc<dyn TokenJournal>),
         ..Site::array(&w.array)
     };
     let planned = w
@@ -231,7 +231,7 @@ async fn a_new_token_reaches_the_tenant_cluster_and_the_journal_lets_go() {
 #[tokio::test]
 async fn a_tenant_cluster_still_installing_keeps_the_token_but_is_not_complete() {
     let w = World::start(false).await;
-    let journal = Arc::new(MemVault::new());
+    let journal = Arc::new(MemTokenJournal::new());
     let side = TenantClusters::new(
         Some(w.clients(true).await),
         options(),
@@ -239,7 +239,7 @@ async fn a_tenant_cluster_still_installing_keeps_the_token_but_is_not_complete()
         Box::new(|_| {}),
     );
     let site = Site {
-        journal: Some(journal.clone() as Arc<dyn TokenVault>),
+        journal: Some(journal.clone() as Arc<dyn TokenJournal>),
         ..Site::array(&w.array)
     };
     let planned = w

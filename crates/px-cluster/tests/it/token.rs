@@ -201,7 +201,7 @@ fn rotate_opts() -> RotateOptions {
         alternate_user: ALTERNATE.into(),
         lifetime: None,
         grace: Duration::ZERO,
-        vault: None,
+        journal: None,
     }
 }
 
@@ -442,20 +442,20 @@ async fn pure_secret_copy_is_recognised() {
 /// not created again, and the end state is the usual one.
 #[tokio::test]
 async fn rotation_killed_after_a_token_creation_resumes_from_the_journal() {
-    use px_topology::vault::{MemVault, VaultStep};
+    use px_topology::token_journal::{JournalStep, MemTokenJournal};
     for nth in [1usize, 2] {
         let r = rotation_setup().await;
         let client = r.fake.client().await;
-        let vault = MemVault::new();
+        let token_journal = MemTokenJournal::new();
         let count = Arc::new(AtomicUsize::new(0));
         let c = count.clone();
-        vault.set_hook(Box::new(move |step| {
-            if step == VaultStep::Token && c.fetch_add(1, Ordering::SeqCst) + 1 == nth {
+        token_journal.set_hook(Box::new(move |step| {
+            if step == JournalStep::Token && c.fetch_add(1, Ordering::SeqCst) + 1 == nth {
                 panic!("killed after journaling token {nth}");
             }
         }));
         let opts = RotateOptions {
-            vault: Some(Arc::new(vault.clone())),
+            journal: Some(Arc::new(token_journal.clone())),
             ..rotate_opts()
         };
         let (mock, cl, o) = (r.mock.clone(), client.clone(), opts.clone());
@@ -471,7 +471,7 @@ async fn rotation_killed_after_a_token_creation_resumes_from_the_journal() {
             .await;
         assert!(killed.is_err(), "run {nth} was not killed");
         assert_tenant_works(&r);
-        vault.clear_hook();
+        token_journal.clear_hook();
         let report = rotate_token(&r.mock, &r.probe, &client, &cloud_drive_spec(), &opts)
             .await
             .unwrap_or_else(|e| panic!("re-run after kill {nth}: {e:#}"));

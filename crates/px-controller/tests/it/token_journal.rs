@@ -473,11 +473,11 @@ async fn a_pending_delivery_needs_no_second_approval() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_returning_leader_does_not_replace_the_token_another_delivered() {
     use px_controller::ConditionType as C;
-    use px_topology::vault::{MemVault, TokenVault, now_ms};
+    use px_topology::token_journal::{MemTokenJournal, TokenJournal, now_ms};
 
     let w = World::start(cloud_drive_object()).await;
     let a = w.replica("replica-a", Duration::from_secs(2)).await;
-    let stale = Arc::new(MemVault::new());
+    let stale = Arc::new(MemTokenJournal::new());
     stale.record_intent(USER, now_ms()).unwrap();
     a.journals
         .lock()

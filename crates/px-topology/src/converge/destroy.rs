@@ -126,7 +126,7 @@ pub(crate) async fn destroy_planned(
     let ctx = schedule::RunContext {
         concurrency: opts.concurrency,
         cancel: &opts.cancel,
-        vault: None,
+        journal: None,
     };
     let run = schedule::run(array, &graph, &plan.changes, &ctx, progress).await;
     let mut report = DestroyReport {

@@ -34,7 +34,7 @@ pub(crate) use writes::WriteCounts;
 use crate::desired::DesiredState;
 use crate::driver::ArrayFacts;
 use crate::plan::{Action, Change, Kind, Plan};
-use crate::vault::TokenVault;
+use crate::token_journal::TokenJournal;
 use rounds::build_graph;
 
 /// Switches of [`apply`].
@@ -49,10 +49,10 @@ pub struct ApplyOptions {
     /// Raised (first Ctrl-C): start no more calls; the ones in flight finish and the
     /// report says [`ApplyReport::interrupted`].
     pub cancel: Cancel,
-    /// The token journal (see [`crate::vault`]): a token creation is journaled here,
+    /// The token journal (see [`crate::token_journal`]): a token creation is journaled here,
     /// and a pending delivery is read from it. Without one a token lives only in the
     /// report until the caller delivers it.
-    pub vault: Option<Arc<dyn TokenVault>>,
+    pub journal: Option<Arc<dyn TokenJournal>>,
 }
 
 impl Default for ApplyOptions {
@@ -61,7 +61,7 @@ impl Default for ApplyOptions {
             concurrency: 8,
             read_existing_token: false,
             cancel: Cancel::default(),
-            vault: None,
+            journal: None,
         }
     }
 }
@@ -242,7 +242,7 @@ pub async fn apply(
     let ctx = schedule::RunContext {
         concurrency: opts.concurrency,
         cancel: &opts.cancel,
-        vault: opts.vault.as_deref(),
+        journal: opts.journal.as_deref(),
     };
     let run = schedule::run(array, &graph, &plan.changes, &ctx, progress).await;
     report.rounds = run.rounds;
@@ -286,7 +286,7 @@ pub async fn apply(
         }
     }
     report.facts.api_token = run.output.token;
-    deliver_pending(desired, plan, opts.vault.as_deref(), &mut report);
+    deliver_pending(desired, plan, opts.journal.as_deref(), &mut report);
     if report.facts.api_token.is_none()
         && opts.read_existing_token
         && let Some(t) = &desired.api_token
@@ -326,7 +326,7 @@ pub async fn apply(
 fn deliver_pending(
     desired: &DesiredState,
     plan: &Plan,
-    vault: Option<&dyn TokenVault>,
+    journal: Option<&dyn TokenJournal>,
     report: &mut ApplyReport,
 ) {
     let Some(t) = &desired.api_token else {
@@ -339,7 +339,7 @@ fn deliver_pending(
     else {
         return;
     };
-    let loaded = match vault {
+    let loaded = match journal {
         Some(v) => v.load(&t.admin).map_err(|e| e.to_string()),
         None => Err("no token journal was given".to_string()),
     };

@@ -19,7 +19,7 @@ use flasharray::{
 use secrecy::SecretString;
 
 use super::realm_ops::RealmOp;
-use crate::vault::TokenVault;
+use crate::token_journal::TokenJournal;
 
 /// One REST write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,19 +290,19 @@ impl Op {
 /// Sends `op` through [`Settling`], which settles a lost answer (re-reads, sends only
 /// what is missing). Returns the writes pxfa asked for (one; re-reads and re-sends
 /// are the settling layer's) alongside the outcome. A token creation is journaled
-/// in `vault` (see [`crate::vault`]): intent before the send, the token as soon as
+/// in `token_journal` (see [`crate::token_journal`]): intent before the send, the token as soon as
 /// the send (or the settling layer's re-read) returns it, with no await in between.
 pub(crate) async fn run(
     array: &dyn FlashArray,
     op: &Op,
-    vault: Option<&dyn TokenVault>,
+    token_journal: Option<&dyn TokenJournal>,
 ) -> (usize, std::result::Result<Output, Failure>) {
-    let journal = match (op, vault) {
+    let journal = match (op, token_journal) {
         (Op::CreateToken { admin, .. }, Some(v)) => Some((admin.as_str(), v)),
         _ => None,
     };
     if let Some((admin, v)) = journal
-        && let Err(e) = v.record_intent(admin, crate::vault::now_ms())
+        && let Err(e) = v.record_intent(admin, crate::token_journal::now_ms())
     {
         let message = format!(
             "{}: not sent, because the intent could not be recorded ({e}); the array shows a token only once",

@@ -727,7 +727,7 @@ impl Builder<'_> {
     }
 
     /// The tenant's API token.
-    /// A replaced token (an interrupted apply's, see `crate::vault`) is deleted
+    /// A replaced token (an interrupted apply's, see `crate::token_journal`) is deleted
     /// first: an admin holds at most one token.
     fn tokens(&mut self) {
         let mut deleted = Vec::new();

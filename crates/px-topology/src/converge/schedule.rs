@@ -55,7 +55,7 @@ pub(crate) struct RunContext<'a> {
     /// Raised: start nothing more.
     pub cancel: &'a Cancel,
     /// Where a token creation is journaled.
-    pub vault: Option<&'a dyn crate::vault::TokenVault>,
+    pub journal: Option<&'a dyn crate::token_journal::TokenJournal>,
 }
 
 /// An operation and what it waits for.
@@ -202,7 +202,7 @@ pub(crate) async fn run(
                 if ctx.cancel.is_cancelled() {
                     return (i, None);
                 }
-                (i, Some(ops::run(array, op, ctx.vault).await))
+                (i, Some(ops::run(array, op, ctx.journal).await))
             }
         }))
         .buffer_unordered(ctx.concurrency.max(1));

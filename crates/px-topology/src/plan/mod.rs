@@ -54,5 +54,5 @@ pub(crate) use ownership::lookup_tags;
 pub(crate) use ownership::{Owner, owner};
 pub(crate) use pods::lookup_pods;
 pub use realm::{RealmGateError, RealmState, require_realm_support};
-pub use token::{TokenJournal, TokenState, read_token_state};
+pub use token::{JournalVerdict, TokenState, read_token_state};
 pub(crate) use volumes::lookup_volumes;

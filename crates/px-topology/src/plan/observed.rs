@@ -8,7 +8,7 @@ use flasharray::models::{Connection, Host, HostGroup, Pod, Volume};
 use super::drives::ObservedDrives;
 use super::ownership::TagIndex;
 use super::realm::RealmState;
-use super::token::{TokenJournal, TokenState};
+use super::token::{JournalVerdict, TokenState};
 
 /// What the array holds of a tenant's objects, keyed by lower-cased name.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -36,7 +36,7 @@ pub struct Observed {
     /// When the admin's token was created (ms since the epoch, the array's clock).
     pub token_created_at: Option<u64>,
     /// What the token journal says about that token.
-    pub token_journal: TokenJournal,
+    pub token_journal: JournalVerdict,
     /// The desired realm, its pods, policy and admin (read in round 1).
     pub realm: RealmState,
     /// Objects tagged for this tenant that the desired state no longer names.

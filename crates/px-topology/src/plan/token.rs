@@ -1,6 +1,6 @@
 //! The tenant's API token: whether its admin has one, and its part of the plan.
 //!
-//! Tokens carry no tags, so the token journal (`crate::vault`) is what tells a
+//! Tokens carry no tags, so the token journal (`crate::token_journal`) is what tells a
 //! token pxfa created from one someone else did.
 
 use flasharray::{ErrorKind, FlashArray, Result};
@@ -22,10 +22,10 @@ pub enum TokenState {
     HasToken,
 }
 
-/// What the token journal (`crate::vault`) says about the observed token; filled in
-/// by `vault::read_journal`, [`TokenJournal::None`] when no journal was read.
+/// What the token journal (`crate::token_journal`) says about the observed token; filled in
+/// by `token_journal::read_journal`, [`JournalVerdict::None`] when no journal was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TokenJournal {
+pub enum JournalVerdict {
     /// No entry (or no journal read).
     #[default]
     None,
@@ -74,7 +74,7 @@ pub async fn read_token_state(
 /// `creates_admin`: the plan creates the realm user, which has no token yet.
 pub(crate) fn plan_token(
     desired: &DesiredState,
-    (token, journal): (TokenState, TokenJournal),
+    (token, journal): (TokenState, JournalVerdict),
     creates_admin: bool,
 ) -> std::result::Result<Vec<Change>, Blocker> {
     let Some(t) = &desired.api_token else {
@@ -107,7 +107,7 @@ pub(crate) fn plan_token(
         TokenState::NoToken => vec![create("the admin has no API token")],
         TokenState::HasToken => match journal {
             // The token journal holds it: delivered by apply, no array write.
-            TokenJournal::PendingDelivery => vec![Change::new(
+            JournalVerdict::PendingDelivery => vec![Change::new(
                 Action::Update,
                 Kind::ApiToken,
                 &t.admin,
@@ -115,7 +115,7 @@ pub(crate) fn plan_token(
             )],
             // Created by an apply that died before the answer reached the journal:
             // nobody has the value, so it is replaced (delete, then create).
-            TokenJournal::Interrupted => vec![
+            JournalVerdict::Interrupted => vec![
                 Change::new(
                     Action::Delete,
                     Kind::ApiToken,
@@ -125,7 +125,7 @@ pub(crate) fn plan_token(
                 .with(payload.clone()),
                 create("replaces the token an interrupted apply created"),
             ],
-            TokenJournal::None | TokenJournal::Stale => vec![Change::new(
+            JournalVerdict::None | JournalVerdict::Stale => vec![Change::new(
                 Action::NoOp,
                 Kind::ApiToken,
                 &t.admin,

@@ -14,7 +14,7 @@ use px_topology::converge::ApplyOptions;
 use px_topology::driver::ArrayFacts;
 use px_topology::pipeline::{ApplyError, ClusterSide, Delivery, Site};
 use px_topology::plan::{Plan, PlanOptions};
-use px_topology::vault::{MemVault, TokenVault};
+use px_topology::token_journal::{MemTokenJournal, TokenJournal};
 
 /// Records what the pipeline asked of the clusters, in order.
 #[derive(Default)]
@@ -87,8 +87,8 @@ fn cloud_drive() -> (Tenant, MockArray) {
 #[tokio::test]
 async fn a_tenant_goes_through_every_stage_and_its_token_reaches_the_clusters() {
     let (tenant, array) = cloud_drive();
-    let vault = MemVault::new();
-    let journal: Arc<dyn TokenVault> = Arc::new(vault.clone());
+    let token_journal = MemTokenJournal::new();
+    let journal: Arc<dyn TokenJournal> = Arc::new(token_journal.clone());
     let site = Site {
         array: &array,
         claims: None,
@@ -117,7 +117,7 @@ async fn a_tenant_goes_through_every_stage_and_its_token_reaches_the_clusters() 
     assert!(applied.facts().api_token.is_some());
     let user = tenant.token_users()[0].clone();
     assert!(
-        vault.load(&user).unwrap().is_some(),
+        token_journal.load(&user).unwrap().is_some(),
         "journaled until delivered"
     );
     let (delivery, journal_error) = applied.to_clusters(&clusters).await.unwrap();
@@ -132,7 +132,10 @@ async fn a_tenant_goes_through_every_stage_and_its_token_reaches_the_clusters() 
             format!("delivered {user}"),
         ]
     );
-    assert!(vault.load(&user).unwrap().is_none(), "the journal let go");
+    assert!(
+        token_journal.load(&user).unwrap().is_none(),
+        "the journal let go"
+    );
     // Nothing left to do.
     let again = tenant
         .observe(site)

@@ -1,8 +1,8 @@
-//! The token write-ahead journal (`px_topology::vault`): a cloud-drive apply killed
+//! The token write-ahead journal (`px_topology::token_journal`): a cloud-drive apply killed
 //! at any point between creating the tenant's token and delivering it loses nothing.
 //! Each case kills the first run at one point (after every array write, after every
-//! vault step, and between the apply and the delivery), then runs observe, journal,
-//! plan, apply and delivery again with the same array and vault.
+//! token_journal step, and between the apply and the delivery), then runs observe, journal,
+//! plan, apply and delivery again with the same array and token_journal.
 
 use crate::support as examples;
 
@@ -13,8 +13,8 @@ use flasharray::FlashArray;
 use flasharray_mock::MockArray;
 use px_topology::converge::{ApplyOptions, Cancel, ProgressEvent, apply};
 use px_topology::desired::DesiredState;
-use px_topology::plan::{Action, Kind, Plan, PlanOptions, TokenJournal, observe, plan};
-use px_topology::vault::{MemVault, TokenVault, VaultStep, read_journal};
+use px_topology::plan::{Action, JournalVerdict, Kind, Plan, PlanOptions, observe, plan};
+use px_topology::token_journal::{JournalStep, MemTokenJournal, TokenJournal, read_journal};
 use secrecy::{ExposeSecret, SecretString};
 
 fn quiet(_: ProgressEvent) {}
@@ -52,37 +52,46 @@ impl Store {
     }
 }
 
-async fn journal_plan(a: &MockArray, d: &DesiredState, vault: &MemVault) -> (Plan, TokenJournal) {
+async fn journal_plan(
+    a: &MockArray,
+    d: &DesiredState,
+    token_journal: &MemTokenJournal,
+) -> (Plan, JournalVerdict) {
     let mut obs = observe(a, d).await.expect("observe");
-    read_journal(vault, d, &mut obs).expect("journal");
+    read_journal(token_journal, d, &mut obs).expect("journal");
     (plan(d, &obs, &PlanOptions::default()), obs.token_journal)
 }
 
-fn opts(vault: &MemVault) -> ApplyOptions {
+fn opts(token_journal: &MemTokenJournal) -> ApplyOptions {
     ApplyOptions {
-        vault: Some(Arc::new(vault.clone())),
+        journal: Some(Arc::new(token_journal.clone())),
         ..ApplyOptions::default()
     }
 }
 
 /// One run: plan with the journal, apply, deliver, mark delivered. Returns whether
 /// it ran to its end.
-async fn run(a: &MockArray, d: &DesiredState, vault: &MemVault, store: &Store) -> bool {
-    let (p, _) = journal_plan(a, d, vault).await;
-    let (a2, d2, o) = (a.clone(), d.clone(), opts(vault));
-    // A spawned task: a vault crash hook panics it, which ends every call of the
+async fn run(
+    a: &MockArray,
+    d: &DesiredState,
+    token_journal: &MemTokenJournal,
+    store: &Store,
+) -> bool {
+    let (p, _) = journal_plan(a, d, token_journal).await;
+    let (a2, d2, o) = (a.clone(), d.clone(), opts(token_journal));
+    // A spawned task: a token journal crash hook panics it, which ends every call of the
     // apply at that instant, as a killed process would.
     let task = tokio::spawn(async move {
         tokio::time::timeout(Duration::from_secs(3600), apply(&a2, &d2, &p, &o, &quiet)).await
     });
     let report = match task.await {
         Ok(Ok(r)) => r,
-        // Killed by a vault crash (panic) or by the stalled array (timeout).
+        // Killed by a token journal crash (panic) or by the stalled array (timeout).
         Ok(Err(_)) | Err(_) => return false,
     };
     if let Some(t) = &report.facts.api_token {
         store.put(t);
-        let v = vault.clone();
+        let v = token_journal.clone();
         let user = admin(d);
         if tokio::spawn(async move { v.delivered(&user) })
             .await
@@ -96,38 +105,38 @@ async fn run(a: &MockArray, d: &DesiredState, vault: &MemVault, store: &Store) -
 
 enum Kill {
     AfterWrite(u64),
-    AfterVault(VaultStep),
+    AfterJournal(JournalStep),
     BeforeDelivery,
 }
 
 async fn killed_then_rerun(d: &DesiredState, kill: Kill, label: &str) {
     let a = array_for(d);
-    let vault = MemVault::new();
+    let token_journal = MemTokenJournal::new();
     let store = Store::default();
     let user = admin(d);
     match kill {
         Kill::AfterWrite(n) => {
             a.faults().stall_after_write(n);
-            run(&a, d, &vault, &store).await;
+            run(&a, d, &token_journal, &store).await;
             assert!(a.faults().stalled(), "{label}: the write never happened");
         }
-        Kill::AfterVault(step) => {
-            vault.crash_after(step);
-            run(&a, d, &vault, &store).await;
+        Kill::AfterJournal(step) => {
+            token_journal.crash_after(step);
+            run(&a, d, &token_journal, &store).await;
         }
         Kill::BeforeDelivery => {
-            let (p, _) = journal_plan(&a, d, &vault).await;
-            let r = apply(&a, d, &p, &opts(&vault), &quiet).await;
+            let (p, _) = journal_plan(&a, d, &token_journal).await;
+            let r = apply(&a, d, &p, &opts(&token_journal), &quiet).await;
             assert!(r.is_success(), "{label}: {r:?}");
         }
     }
     a.faults().clear();
-    vault.clear_hook();
+    token_journal.clear_hook();
     let delivered_first = store.get();
     let created_first = token_created_at(&a, &user).await;
 
     // Never "no changes" while nobody holds the array's token.
-    let (p2, journal) = journal_plan(&a, d, &vault).await;
+    let (p2, journal) = journal_plan(&a, d, &token_journal).await;
     if delivered_first.is_none() && created_first.is_some() {
         assert!(
             p2.changes
@@ -139,7 +148,7 @@ async fn killed_then_rerun(d: &DesiredState, kill: Kill, label: &str) {
     }
     assert!(!p2.is_blocked(), "{label}: {}", p2.to_text(false));
     assert!(
-        run(&a, d, &vault, &store).await,
+        run(&a, d, &token_journal, &store).await,
         "{label}: the rerun did not end"
     );
 
@@ -165,10 +174,10 @@ async fn killed_then_rerun(d: &DesiredState, kill: Kill, label: &str) {
         );
     }
     assert!(
-        vault.load(&user).unwrap().is_none(),
+        token_journal.load(&user).unwrap().is_none(),
         "{label}: journal left"
     );
-    let (p3, _) = journal_plan(&a, d, &vault).await;
+    let (p3, _) = journal_plan(&a, d, &token_journal).await;
     assert!(!p3.has_changes(), "{label}: {}", p3.to_text(false));
 }
 
@@ -187,17 +196,21 @@ async fn cloud_drive_token_survives_a_kill_at_every_step() {
     // How many writes a fault-free apply makes.
     let a = array_for(&d);
     a.reset_stats();
-    let vault = MemVault::new();
-    assert!(run(&a, &d, &vault, &Store::default()).await);
+    let token_journal = MemTokenJournal::new();
+    assert!(run(&a, &d, &token_journal, &Store::default()).await);
     let writes = a.stats().writes;
     assert!(writes >= 2, "{writes}");
     for n in 1..=writes {
         killed_then_rerun(&d, Kill::AfterWrite(n), &format!("killed after write {n}")).await;
     }
-    for step in [VaultStep::Intent, VaultStep::Token, VaultStep::Delivered] {
+    for step in [
+        JournalStep::Intent,
+        JournalStep::Token,
+        JournalStep::Delivered,
+    ] {
         killed_then_rerun(
             &d,
-            Kill::AfterVault(step),
+            Kill::AfterJournal(step),
             &format!("killed after {step:?}"),
         )
         .await;
@@ -214,17 +227,17 @@ async fn an_undelivered_token_is_replaced_and_the_plan_says_so() {
     // token creation is one of them; find the position that kills right after it.
     for n in 1..=8 {
         let a = array_for(&d);
-        let vault = MemVault::new();
+        let token_journal = MemTokenJournal::new();
         a.faults().stall_after_write(n);
-        run(&a, &d, &vault, &Store::default()).await;
+        run(&a, &d, &token_journal, &Store::default()).await;
         a.faults().clear();
         let created = token_created_at(&a, &admin(&d)).await;
-        let entry = vault.load(&admin(&d)).unwrap();
+        let entry = token_journal.load(&admin(&d)).unwrap();
         if created.is_none() || entry.as_ref().is_some_and(|e| e.token.is_some()) {
             continue;
         }
-        let (p2, journal) = journal_plan(&a, &d, &vault).await;
-        assert_eq!(journal, TokenJournal::Interrupted);
+        let (p2, journal) = journal_plan(&a, &d, &token_journal).await;
+        assert_eq!(journal, JournalVerdict::Interrupted);
         let token_changes: Vec<_> = p2
             .changes
             .iter()
@@ -248,15 +261,15 @@ async fn an_undelivered_token_is_replaced_and_the_plan_says_so() {
 async fn a_cancelled_apply_starts_nothing_more() {
     let d = cloud_drive();
     let a = array_for(&d);
-    let vault = MemVault::new();
-    let (p, _) = journal_plan(&a, &d, &vault).await;
+    let token_journal = MemTokenJournal::new();
+    let (p, _) = journal_plan(&a, &d, &token_journal).await;
     let cancel = Cancel::new();
     let c2 = cancel.clone();
     // One call at a time; cancel when the first change ends.
     let o = ApplyOptions {
         concurrency: 1,
         cancel: cancel.clone(),
-        ..opts(&vault)
+        ..opts(&token_journal)
     };
     let r = apply(&a, &d, &p, &o, &move |ev| {
         if matches!(ev, ProgressEvent::ChangeFinished { .. }) {
@@ -275,11 +288,11 @@ async fn a_cancelled_apply_starts_nothing_more() {
     let store = Store::default();
     if let Some(t) = &r.facts.api_token {
         store.put(t);
-        vault.delivered(&admin(&d)).unwrap();
+        token_journal.delivered(&admin(&d)).unwrap();
     }
-    assert!(run(&a, &d, &vault, &store).await);
+    assert!(run(&a, &d, &token_journal, &store).await);
     assert!(store.get().is_some());
-    let (p3, _) = journal_plan(&a, &d, &vault).await;
+    let (p3, _) = journal_plan(&a, &d, &token_journal).await;
     assert!(!p3.has_changes(), "{}", p3.to_text(false));
 }
 
@@ -293,11 +306,11 @@ async fn a_token_whose_answer_was_lost_is_a_failure_then_replaced() {
     let mut seen = false;
     for n in 1..=8 {
         let a = array_for(&d);
-        let vault = MemVault::new();
-        let (p, _) = journal_plan(&a, &d, &vault).await;
+        let token_journal = MemTokenJournal::new();
+        let (p, _) = journal_plan(&a, &d, &token_journal).await;
         a.faults().fail_write_after_effect(n);
         a.faults().withhold_token_values(true);
-        let r = apply(&a, &d, &p, &opts(&vault), &quiet).await;
+        let r = apply(&a, &d, &p, &opts(&token_journal), &quiet).await;
         a.faults().clear();
         let on_array = token_created_at(&a, &user).await.is_some();
         if !on_array || r.facts.api_token.is_some() {
@@ -315,10 +328,10 @@ async fn a_token_whose_answer_was_lost_is_a_failure_then_replaced() {
                 .any(|f| f.change.kind == Kind::ApiToken && f.error.contains("lost")),
             "{r:?}"
         );
-        let (_, journal) = journal_plan(&a, &d, &vault).await;
-        assert_eq!(journal, TokenJournal::Interrupted, "n={n}");
+        let (_, journal) = journal_plan(&a, &d, &token_journal).await;
+        assert_eq!(journal, JournalVerdict::Interrupted, "n={n}");
         let store = Store::default();
-        assert!(run(&a, &d, &vault, &store).await);
+        assert!(run(&a, &d, &token_journal, &store).await);
         let held = store.get().expect("delivered");
         assert_eq!(a.api_token_owner(&held).as_deref(), Some(user.as_str()));
     }

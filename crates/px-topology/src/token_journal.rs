@@ -2,7 +2,7 @@
 //! the answer that creates it, so a run killed between creating the token and
 //! delivering it (to a file or a cluster secret) would leave a token nobody has.
 //!
-//! The converge engine writes to a [`TokenVault`] around the one call that creates a
+//! The converge engine writes to a [`TokenJournal`] around the one call that creates a
 //! token: *intent* before `POST /admins/api-tokens`, the *token* right after its
 //! answer (no other await in between), and the caller marks it *delivered* once a
 //! durable copy exists (the entry then goes). The next run reads the entry back
@@ -16,8 +16,8 @@
 //! | `created`, same `created_at` | that token | deliver it from the journal, no array write |
 //! | anything else | | stale: ignored, overwritten by the next intent |
 //!
-//! The planner does no I/O: the vault is the caller's (a 0600 file in the CLI,
-//! [`MemVault`] in tests and in the controller, which copies it to a Secret before and
+//! The planner does no I/O: the token journal is the caller's (a 0600 file in the CLI,
+//! [`MemTokenJournal`] in tests and in the controller, which copies it to a Secret before and
 //! after the apply).
 
 use std::collections::BTreeMap;
@@ -28,7 +28,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use secrecy::SecretString;
 
 use crate::desired::DesiredState;
-use crate::plan::{Observed, TokenJournal, TokenState};
+use crate::plan::{JournalVerdict, Observed, TokenState};
 
 /// How long before the recorded intent a token's `created_at` may lie and still be
 /// this run's: the array's clock and this machine's may differ.
@@ -65,25 +65,25 @@ pub struct JournalEntry {
 /// intent cannot be recorded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("token journal: {0}")]
-pub struct VaultError(pub String);
+pub struct JournalError(pub String);
 
 /// Durable storage of the journal, one entry per array user. Every method is
 /// synchronous so that recording the token right after the create answer involves no
 /// await (a cancelled future cannot fall between the two).
-pub trait TokenVault: Send + Sync + fmt::Debug {
+pub trait TokenJournal: Send + Sync + fmt::Debug {
     /// Before the create call: `user` is about to get a token (the plan saw none).
-    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), VaultError>;
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError>;
     /// The array's answer: the token and its creation time.
     fn record_token(
         &self,
         user: &str,
         created_at: Option<u64>,
         token: &SecretString,
-    ) -> Result<(), VaultError>;
+    ) -> Result<(), JournalError>;
     /// A durable copy exists elsewhere: the entry is removed.
-    fn delivered(&self, user: &str) -> Result<(), VaultError>;
+    fn delivered(&self, user: &str) -> Result<(), JournalError>;
     /// The entry of `user`, if any.
-    fn load(&self, user: &str) -> Result<Option<JournalEntry>, VaultError>;
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError>;
 }
 
 /// This machine's clock in ms since the epoch.
@@ -99,15 +99,15 @@ pub fn classify(
     entry: Option<&JournalEntry>,
     token: TokenState,
     created_at: Option<u64>,
-) -> TokenJournal {
+) -> JournalVerdict {
     let Some(e) = entry else {
-        return TokenJournal::None;
+        return JournalVerdict::None;
     };
     match (e.state, token) {
         (JournalState::Created, TokenState::HasToken)
             if e.token.is_some() && e.created_at.is_some() && e.created_at == created_at =>
         {
-            TokenJournal::PendingDelivery
+            JournalVerdict::PendingDelivery
         }
         (JournalState::Creating, TokenState::HasToken)
             if created_at.is_some_and(|c| {
@@ -115,9 +115,9 @@ pub fn classify(
                     && c <= e.intent_at_ms.saturating_add(CREATE_WINDOW_MS)
             }) =>
         {
-            TokenJournal::Interrupted
+            JournalVerdict::Interrupted
         }
-        _ => TokenJournal::Stale,
+        _ => JournalVerdict::Stale,
     }
 }
 
@@ -125,61 +125,61 @@ pub fn classify(
 /// it means for the plan (see [`classify`]). Nothing is read when the desired state
 /// wants no token.
 pub fn read_journal(
-    vault: &dyn TokenVault,
+    token_journal: &dyn TokenJournal,
     desired: &DesiredState,
     observed: &mut Observed,
-) -> Result<(), VaultError> {
+) -> Result<(), JournalError> {
     let Some(t) = &desired.api_token else {
         return Ok(());
     };
-    let entry = vault.load(&t.admin)?;
+    let entry = token_journal.load(&t.admin)?;
     observed.token_journal = classify(entry.as_ref(), observed.token, observed.token_created_at);
     Ok(())
 }
 
-/// A vault step, for [`MemVault::crash_after`].
+/// A token_journal step, for [`MemTokenJournal::crash_after`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VaultStep {
-    /// [`TokenVault::record_intent`].
+pub enum JournalStep {
+    /// [`TokenJournal::record_intent`].
     Intent,
-    /// [`TokenVault::record_token`].
+    /// [`TokenJournal::record_token`].
     Token,
-    /// [`TokenVault::delivered`].
+    /// [`TokenJournal::delivered`].
     Delivered,
 }
 
-/// Runs after a vault step took effect; a test kills the process there (panics the
+/// Runs after a token journal step took effect; a test kills the process there (panics the
 /// task the apply runs in).
-pub(crate) type CrashHook = Box<dyn Fn(VaultStep) + Send + Sync>;
+pub(crate) type CrashHook = Box<dyn Fn(JournalStep) + Send + Sync>;
 
-/// An in-memory vault for tests, with a hook after every step. Clones share the
+/// An in-memory token journal for tests, with a hook after every step. Clones share the
 /// entries, as a file on disk would be shared by two runs.
 #[derive(Clone, Default)]
-pub struct MemVault {
+pub struct MemTokenJournal {
     entries: Arc<Mutex<BTreeMap<String, JournalEntry>>>,
     hook: Arc<Mutex<Option<CrashHook>>>,
 }
 
-impl fmt::Debug for MemVault {
+impl fmt::Debug for MemTokenJournal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MemVault")
+        f.debug_struct("MemTokenJournal")
             .field("entries", &self.lock().len())
             .finish_non_exhaustive()
     }
 }
 
-impl MemVault {
-    /// An empty vault.
+impl MemTokenJournal {
+    /// An empty token_journal.
     pub fn new() -> Self {
-        MemVault::default()
+        MemTokenJournal::default()
     }
 
     /// Panics right after `step` took effect, once: what a killed process leaves.
-    pub fn crash_after(&self, step: VaultStep) {
+    pub fn crash_after(&self, step: JournalStep) {
         let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
         self.set_hook(Box::new(move |s| {
             if s == step && !fired.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                panic!("killed after vault step {s:?}");
+                panic!("killed after token_journal step {s:?}");
             }
         }));
     }
@@ -190,7 +190,7 @@ impl MemVault {
     }
 
     /// Puts `entry` in place as it is: the caller's durable copy of the journal (the
-    /// controller's journal Secret) read back into this process. Not a vault step.
+    /// controller's journal Secret) read back into this process. Not a token journal step.
     pub fn restore(&self, entry: JournalEntry) {
         self.lock().insert(entry.user.to_ascii_lowercase(), entry);
     }
@@ -204,15 +204,15 @@ impl MemVault {
         self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn after(&self, step: VaultStep) {
+    fn after(&self, step: JournalStep) {
         if let Some(h) = self.hook.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             h(step);
         }
     }
 }
 
-impl TokenVault for MemVault {
-    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), VaultError> {
+impl TokenJournal for MemTokenJournal {
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
         self.lock().insert(
             user.to_ascii_lowercase(),
             JournalEntry {
@@ -223,7 +223,7 @@ impl TokenVault for MemVault {
                 token: None,
             },
         );
-        self.after(VaultStep::Intent);
+        self.after(JournalStep::Intent);
         Ok(())
     }
 
@@ -232,7 +232,7 @@ impl TokenVault for MemVault {
         user: &str,
         created_at: Option<u64>,
         token: &SecretString,
-    ) -> Result<(), VaultError> {
+    ) -> Result<(), JournalError> {
         {
             let mut m = self.lock();
             let intent_at_ms = m
@@ -249,17 +249,17 @@ impl TokenVault for MemVault {
                 },
             );
         }
-        self.after(VaultStep::Token);
+        self.after(JournalStep::Token);
         Ok(())
     }
 
-    fn delivered(&self, user: &str) -> Result<(), VaultError> {
+    fn delivered(&self, user: &str) -> Result<(), JournalError> {
         self.lock().remove(&user.to_ascii_lowercase());
-        self.after(VaultStep::Delivered);
+        self.after(JournalStep::Delivered);
         Ok(())
     }
 
-    fn load(&self, user: &str) -> Result<Option<JournalEntry>, VaultError> {
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
         Ok(self.lock().get(&user.to_ascii_lowercase()).cloned())
     }
 }
@@ -283,45 +283,48 @@ mod tests {
         use JournalState::*;
         use TokenState::*;
         let at = 100 * CREATE_WINDOW_MS;
-        assert_eq!(classify(None, HasToken, Some(at)), TokenJournal::None);
+        assert_eq!(classify(None, HasToken, Some(at)), JournalVerdict::None);
         let creating = entry(Creating, at, None);
         assert_eq!(
             classify(Some(&creating), NoToken, None),
-            TokenJournal::Stale
+            JournalVerdict::Stale
         );
         for c in [at - CLOCK_SKEW_MS, at, at + CREATE_WINDOW_MS] {
             assert_eq!(
                 classify(Some(&creating), HasToken, Some(c)),
-                TokenJournal::Interrupted,
+                JournalVerdict::Interrupted,
                 "{c}"
             );
         }
         for c in [at - CLOCK_SKEW_MS - 1, at + CREATE_WINDOW_MS + 1] {
             assert_eq!(
                 classify(Some(&creating), HasToken, Some(c)),
-                TokenJournal::Stale
+                JournalVerdict::Stale
             );
         }
         // No creation time on the array: nothing proves the token is ours.
         assert_eq!(
             classify(Some(&creating), HasToken, None),
-            TokenJournal::Stale
+            JournalVerdict::Stale
         );
         let created = entry(Created, at, Some(at + 5));
         assert_eq!(
             classify(Some(&created), HasToken, Some(at + 5)),
-            TokenJournal::PendingDelivery
+            JournalVerdict::PendingDelivery
         );
         assert_eq!(
             classify(Some(&created), HasToken, Some(at + 6)),
-            TokenJournal::Stale
+            JournalVerdict::Stale
         );
-        assert_eq!(classify(Some(&created), NoToken, None), TokenJournal::Stale);
+        assert_eq!(
+            classify(Some(&created), NoToken, None),
+            JournalVerdict::Stale
+        );
     }
 
     #[test]
     fn entries_hide_the_token() {
-        let v = MemVault::new();
+        let v = MemTokenJournal::new();
         v.record_intent("U", 1).unwrap();
         v.record_token("u", Some(2), &SecretString::from("very-secret"))
             .unwrap();
