@@ -228,7 +228,6 @@ pub(crate) fn to_json<T: Serialize>(v: &T) -> Result<String> {
     Ok(serde_json::to_string_pretty(v)?)
 }
 
-/// YAML.
 pub(crate) fn to_yaml<T: Serialize>(v: &T) -> Result<String> {
     let s = serde_saphyr::to_string(v)?;
     Ok(s.trim_end_matches('\n').to_string())

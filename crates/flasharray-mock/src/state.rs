@@ -547,7 +547,6 @@ impl<R: Named> Table<R> {
     }
 }
 
-/// A realm.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RealmRec {
     pub id: String,

@@ -61,11 +61,8 @@ pub struct Pending {
 pub(crate) struct WaitTarget {
     /// `apiVersion` of the object.
     pub(crate) api_version: String,
-    /// Its kind.
     pub(crate) kind: String,
-    /// Its namespace.
     pub(crate) namespace: Option<String>,
-    /// Its name.
     pub(crate) name: String,
 }
 

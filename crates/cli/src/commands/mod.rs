@@ -46,7 +46,6 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// The array.
     pub(crate) fn array(&self) -> &dyn flasharray::FlashArray {
         self.session.array.as_ref()
     }

@@ -168,7 +168,6 @@ async fn apply_preflight(
     f.refuse()
 }
 
-/// `plan`.
 pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     if a.destroy {
         return plan_destroy(a, g, p).await;

@@ -63,7 +63,6 @@ impl Query {
         }
     }
 
-    /// A number.
     pub(crate) fn number(mut self, key: &str, value: u64) -> Self {
         self.pairs.push((key.to_string(), value.to_string()));
         self

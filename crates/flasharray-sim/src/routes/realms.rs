@@ -16,7 +16,6 @@ fn with_paging(keys: &[&'static str]) -> Vec<&'static str> {
     v
 }
 
-/// `/realms`.
 pub(super) async fn realms(call: &Call<'_>) -> Result<Reply, Fail> {
     let array = &call.state.array;
     match call.method {

@@ -14,7 +14,6 @@ pub(super) fn size_schema(_: &mut SchemaGenerator) -> Schema {
     })
 }
 
-/// An optional [`size_schema`].
 pub(super) fn optional_size_schema(g: &mut SchemaGenerator) -> Schema {
     let mut s = size_schema(g);
     s.insert("nullable".into(), Value::Bool(true));
