@@ -106,6 +106,21 @@ fn shipped_rbac_grants_everything_pxfa_does() {
             "update",
         ),
         (&management, "", "persistentvolumeclaims", "patch"),
+        // The site facts doctor and apply read, the PVs status checks.
+        (&management, "config.openshift.io", "clusterversions", "get"),
+        (&management, "operator.openshift.io", "networks", "get"),
+        (&management, "hco.kubevirt.io", "hyperconvergeds", "list"),
+        (&management, "kubevirt.io", "kubevirts", "list"),
+        (&management, "metallb.io", "ipaddresspools", "list"),
+        (&management, "nmstate.io", "nodenetworkstates", "list"),
+        (&management, "apps", "deployments", "get"),
+        (
+            &management,
+            "core.libopenstorage.org",
+            "storageclusters",
+            "list",
+        ),
+        (&management, "", "persistentvolumes", "list"),
         (&tenant, "", "secrets", "update"),
         (&tenant, "core.libopenstorage.org", "storagenodes", "list"),
         (
