@@ -70,6 +70,14 @@ pub(crate) struct ControllerRunArgs {
     /// How often a converged object is checked for drift.
     #[arg(long, default_value = "5m", value_parser = humantime::parse_duration)]
     pub(crate) drift_interval: std::time::Duration,
+    /// How long an array's listings answer the drift checks before they are read
+    /// again (the per-array observation cache); 0s: every read goes to the array.
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    pub(crate) listing_interval: std::time::Duration,
+    /// Count what pxfa made that no tenant accounts for, per array every drift
+    /// interval, as metrics and Warning Events (read-only; see `pxfa orphans`).
+    #[arg(long, default_value_t = true, action = ArgAction::Set, value_name = "BOOL")]
+    pub(crate) orphan_counts: bool,
     /// How long one reconcile waits for cluster objects to become ready.
     #[arg(long, default_value = "2m", value_parser = humantime::parse_duration)]
     pub(crate) wait_timeout: std::time::Duration,
@@ -110,4 +118,29 @@ pub(crate) enum LogFormat {
     Text,
     /// One JSON object per line (timestamp, level, target, message, fields, spans).
     Json,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::args::{Cli, Command};
+
+    fn run_args(extra: &[&str]) -> super::ControllerRunArgs {
+        let argv = [&["pxfa", "controller", "run"][..], extra].concat();
+        match Cli::try_parse_from(argv).expect("parses").command {
+            Command::Controller(super::ControllerCmd::Run(a)) => a,
+            _ => panic!("not controller run"),
+        }
+    }
+
+    #[test]
+    fn cache_and_orphan_counts_have_documented_defaults_and_switches() {
+        let d = run_args(&[]);
+        assert_eq!(d.listing_interval, std::time::Duration::from_secs(60));
+        assert!(d.orphan_counts);
+        let a = run_args(&["--listing-interval", "0s", "--orphan-counts", "false"]);
+        assert_eq!(a.listing_interval, std::time::Duration::ZERO);
+        assert!(!a.orphan_counts);
+    }
 }

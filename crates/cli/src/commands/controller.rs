@@ -42,7 +42,8 @@ pub(crate) async fn run(a: &ControllerRunArgs, p: &Printer) -> Result<Outcome> {
     let metrics = std::sync::Arc::new(Metrics::new());
     let ctx = px_controller::reconcile::context(
         client,
-        ArrayPool::new(Box::new(RestConnector), a.per_array as usize, metrics),
+        ArrayPool::new(Box::new(RestConnector), a.per_array as usize, metrics)
+            .with_listing_interval(a.listing_interval),
         WaitOptions {
             timeout: a.wait_timeout,
             ..WaitOptions::default()
@@ -59,6 +60,7 @@ pub(crate) async fn run(a: &ControllerRunArgs, p: &Printer) -> Result<Outcome> {
         backoff: Backoff::default(),
         namespace: a.namespace.clone(),
         leader,
+        orphan_counts: a.orphan_counts,
         ..Options::default()
     };
     p.info(format!(
