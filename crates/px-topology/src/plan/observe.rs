@@ -2,7 +2,8 @@
 //!
 //! Round 1 (concurrent): the desired pod, host groups, hosts and volumes by name,
 //! every `pxfa.io` tag per resource kind (ownership of the desired objects *and* the
-//! tenant's orphans in one call per kind), the token admin, the desired realm with
+//! tenant's orphans in one call per kind; the observation keeps only the tags its
+//! plan can need, see `TagIndex::insert_relevant`), the token admin, the desired realm with
 //! its pods, policy and admin, and the connections of the desired volumes and of
 //! the desired tenant-scoped hosts and groups. Every
 //! read tolerates missing names (membership filters), so a fresh array costs no
@@ -13,6 +14,8 @@
 
 use std::collections::BTreeSet;
 
+use flasharray::models::Tag;
+
 use flasharray::models::Connection;
 use flasharray::{FlashArray, ListParams, Result, TagResource};
 use futures_util::future::{try_join_all, try_join3, try_join4};
@@ -22,7 +25,7 @@ use super::drives::{DriveLocator, LocateError, by_tags, locate_bound};
 use super::host_groups::{lookup_host_groups, read_members};
 use super::hosts::lookup_hosts;
 use super::observed::{Orphans, keyed};
-use super::ownership::lookup_tags;
+use super::ownership::{TagIndex, lookup_tags};
 use super::pods::lookup_pods;
 use super::realm::read_realm;
 use super::token::read_token_state;
@@ -68,6 +71,18 @@ impl Names {
                 .collect(),
         }
     }
+
+    /// The desired names of `kind`, lower-cased: whose tags the plan reads whoever
+    /// owns them.
+    fn lowered(&self, kind: TagResource) -> BTreeSet<String> {
+        let names = match kind {
+            TagResource::Volume => &self.volumes,
+            TagResource::Host => &self.hosts,
+            TagResource::HostGroup => &self.groups,
+            TagResource::Pod => &self.pods,
+        };
+        names.iter().map(|n| n.to_ascii_lowercase()).collect()
+    }
 }
 
 /// Reads what `desired` depends on. Read-only; see the module text for the rounds.
@@ -99,7 +114,7 @@ async fn first_round(
             TagResource::HostGroup,
             TagResource::Pod,
         ]
-        .map(|k| async move { lookup_tags(array, k, &[]).await.map(|t| (k, t)) }),
+        .map(|k| relevant_tags(array, k, &desired.tenant, names)),
     );
     let token = read_token_state(array, desired);
     let all_hosts = async {
@@ -137,10 +152,24 @@ async fn first_round(
         rounds: 1,
         ..Observed::default()
     };
-    for (kind, t) in tags {
-        obs.tags.insert(kind, &t);
+    for t in tags {
+        obs.tags.merge(t);
     }
     Ok((obs, rows))
+}
+
+/// Every `pxfa.io` tag of `kind`, indexed as soon as it is read so that only what
+/// this tenant's plan can need outlives the call (the listing grows with tenants).
+async fn relevant_tags(
+    array: &dyn FlashArray,
+    kind: TagResource,
+    tenant: &str,
+    names: &Names,
+) -> Result<TagIndex> {
+    let all: Vec<Tag> = lookup_tags(array, kind, &[]).await?;
+    let mut index = TagIndex::default();
+    index.insert_relevant(kind, all, tenant, &names.lowered(kind));
+    Ok(index)
 }
 
 /// Round 2, only when the tags of round 1 name orphans or the desired dynamic
@@ -209,5 +238,29 @@ pub async fn locate_drives(
     observed: &mut Observed,
     locator: &dyn DriveLocator,
 ) -> std::result::Result<(), LocateError> {
-    locate_bound(array, desired, &mut observed.drives, locator).await
+    locate_bound(array, desired, &mut observed.drives, locator).await?;
+    tags_of_located(array, observed).await?;
+    Ok(())
+}
+
+/// The tags of the volumes found through their claims that the observation left
+/// out (another tenant's: the drive plan refuses to retag them and says whose they
+/// are). One read by name, only when tags were left out and such a volume lacks them.
+async fn tags_of_located(array: &dyn FlashArray, observed: &mut Observed) -> Result<()> {
+    let kind = TagResource::Volume;
+    if !observed.tags.left_out(kind) {
+        return Ok(());
+    }
+    let unknown: BTreeSet<String> = (observed.drives.bound.values())
+        .flat_map(|b| &b.matches)
+        .filter(|v| observed.tags.get(kind, &v.name).is_none())
+        .map(|v| v.name.clone())
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let names: Vec<String> = unknown.into_iter().collect();
+    let tags = lookup_tags(array, kind, &names).await?;
+    observed.tags.insert(kind, &tags);
+    Ok(())
 }

@@ -24,7 +24,9 @@ pub struct Observed {
     pub all_hosts: Vec<Host>,
     /// Volumes (desired and orphaned), destroyed ones included.
     pub volumes: BTreeMap<String, Volume>,
-    /// Every `pxfa.io` tag on the array, by kind and object.
+    /// pxfa's `pxfa.io` tags by kind and object: of every object but those of other
+    /// tenants whose names the desired state does not use (see
+    /// `TagIndex::insert_relevant`).
     pub tags: TagIndex,
     /// Connections of the existing tenant volumes, hosts and host groups (one row per
     /// host, as the array lists them), without duplicates.

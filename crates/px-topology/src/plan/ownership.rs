@@ -17,7 +17,7 @@
 //! Realms, access policies and admins carry no tags: `realm.rs` decides theirs from
 //! what they hold, with [`is_tenants`] for the pods inside a realm.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use flasharray::models::Tag;
 use flasharray::{FlashArray, Result, TagParams, TagResource};
@@ -42,6 +42,9 @@ pub struct TagIndex {
     pub pods: BTreeMap<String, BTreeMap<String, String>>,
     /// The object names as the array spells them, by kind slot and lower-cased name.
     spelled: BTreeMap<(u8, String), String>,
+    /// By kind slot: whether [`TagIndex::insert_relevant`] left other tenants'
+    /// objects out, so that a name missing here may still be another tenant's.
+    left_out: [bool; 4],
 }
 
 fn kind_slot(kind: TagResource) -> u8 {
@@ -97,6 +100,64 @@ impl TagIndex {
         }
     }
 
+    /// Adds the tags read from the array that a plan for `tenant` can need: those of
+    /// every object except another tenant's whose name `names` (lower-cased) lacks.
+    ///
+    /// Another tenant's object matters to this tenant's plan only when it takes a
+    /// name the plan uses (a conflict); elsewhere it reads as not this tenant's and
+    /// not pxfa's to change, exactly as an object with no tags does, so leaving it
+    /// out keeps every decision while an observation no longer holds a copy of
+    /// every tenant's tags. Where a name is learned later (drives found through
+    /// their claims), [`TagIndex::left_out`] says to read its tags.
+    pub(crate) fn insert_relevant(
+        &mut self,
+        kind: TagResource,
+        tags: Vec<Tag>,
+        tenant: &str,
+        names: &BTreeSet<String>,
+    ) {
+        let others = others_objects(&tags, tenant, names);
+        if others.is_empty() {
+            self.insert(kind, &tags);
+            return;
+        }
+        self.left_out[usize::from(kind_slot(kind))] = true;
+        let kept: Vec<Tag> = tags
+            .into_iter()
+            .filter(|t| {
+                let name = t.resource.name.as_deref().unwrap_or_default();
+                !others.contains(name.to_ascii_lowercase().as_str())
+            })
+            .collect();
+        self.insert(kind, &kept);
+    }
+
+    /// Takes in `other`'s tags (an index of other kinds, read at the same time).
+    pub(crate) fn merge(&mut self, other: TagIndex) {
+        let TagIndex {
+            volumes,
+            hosts,
+            host_groups,
+            pods,
+            spelled,
+            left_out,
+        } = other;
+        self.volumes.extend(volumes);
+        self.hosts.extend(hosts);
+        self.host_groups.extend(host_groups);
+        self.pods.extend(pods);
+        self.spelled.extend(spelled);
+        for (mine, theirs) in self.left_out.iter_mut().zip(left_out) {
+            *mine |= theirs;
+        }
+    }
+
+    /// Whether tags of other tenants' objects of `kind` were left out
+    /// ([`TagIndex::insert_relevant`]).
+    pub(crate) fn left_out(&self, kind: TagResource) -> bool {
+        self.left_out[usize::from(kind_slot(kind))]
+    }
+
     /// Names (as spelled on the array) of the objects of `kind` tagged for `tenant`.
     pub fn owned_by(&self, kind: TagResource, tenant: &str) -> Vec<String> {
         self.of(kind)
@@ -115,6 +176,33 @@ impl TagIndex {
     pub(crate) fn is_tenants(&self, kind: TagResource, name: &str, tenant: &str) -> bool {
         is_tenants(self.get(kind, name), tenant)
     }
+}
+
+/// The lower-cased names of the objects among `tags` that another tenant owns
+/// ([`owner`]: pxfa's `managed-by` and another `tenant`), except those in `names`.
+fn others_objects(tags: &[Tag], tenant: &str, names: &BTreeSet<String>) -> HashSet<String> {
+    // Per object: (managed by pxfa, tagged for another tenant).
+    let mut seen: HashMap<String, (bool, bool)> = HashMap::new();
+    for t in tags {
+        if t.namespace.as_deref() != Some(TAG_NAMESPACE) {
+            continue;
+        }
+        let Some(name) = t.resource.name.as_deref() else {
+            continue;
+        };
+        let managed = t.key == TAG_MANAGED_BY && t.value == MANAGED_BY_VALUE;
+        let other = t.key == TAG_TENANT && t.value != tenant;
+        if !(managed || other) {
+            continue;
+        }
+        let e = seen.entry(name.to_ascii_lowercase()).or_default();
+        e.0 |= managed;
+        e.1 |= other;
+    }
+    seen.into_iter()
+        .filter(|(name, (managed, other))| *managed && *other && !names.contains(name))
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// pxfa's tags of `kind`: of the given objects, or of every object when `resources`
@@ -307,5 +395,90 @@ impl<'a> Claims<'a> {
                 true
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tagged(name: &str, pairs: &[(&str, &str)]) -> Vec<Tag> {
+        (pairs.iter())
+            .map(|(k, v)| Tag::new(name, TAG_NAMESPACE, *k, *v))
+            .collect()
+    }
+
+    fn ours(name: &str, tenant: &str) -> Vec<Tag> {
+        tagged(
+            name,
+            &[(TAG_MANAGED_BY, MANAGED_BY_VALUE), (TAG_TENANT, tenant)],
+        )
+    }
+
+    #[test]
+    fn only_other_tenants_objects_the_plan_does_not_name_are_left_out() {
+        let kind = TagResource::Volume;
+        let listing: Vec<Tag> = [
+            ours("Red-1", "red"),
+            ours("blue-1", "blue"),
+            ours("Blue-Taken", "blue"),
+            tagged(
+                "mgmt",
+                &[
+                    (TAG_MANAGED_BY, MANAGED_BY_VALUE),
+                    (TAG_SCOPE, SCOPE_SHARED),
+                ],
+            ),
+            // Not pxfa's (no managed-by): unmanaged, whatever its tenant tag says.
+            tagged("loose", &[(TAG_TENANT, "blue")]),
+        ]
+        .concat();
+        let names: BTreeSet<String> = ["blue-taken".to_string()].into();
+        let mut index = TagIndex::default();
+        index.insert_relevant(kind, listing.clone(), "red", &names);
+        assert!(index.left_out(kind));
+        assert!(!index.left_out(TagResource::Host));
+        assert_eq!(index.get(kind, "blue-1"), None);
+        assert_eq!(
+            owner(index.get(kind, "blue-taken"), "red"),
+            Owner::OtherTenant("blue")
+        );
+        assert_eq!(owner(index.get(kind, "mgmt"), "red"), Owner::Shared);
+        assert!(index.get(kind, "loose").is_some());
+        assert_eq!(index.owned_by(kind, "red"), ["Red-1"]);
+
+        // The decisions the plan makes from it are those of the full index.
+        let mut full = TagIndex::default();
+        full.insert(kind, &listing);
+        for name in ["red-1", "blue-1", "blue-taken", "mgmt", "loose", "none"] {
+            assert_eq!(
+                index.is_tenants(kind, name, "red"),
+                full.is_tenants(kind, name, "red")
+            );
+            assert_eq!(
+                is_pxfas(index.get(kind, name), "red"),
+                is_pxfas(full.get(kind, name), "red"),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_listing_of_this_tenant_and_shared_objects_is_kept_whole() {
+        let listing = [
+            ours("red-1", "red"),
+            tagged("mgmt", &[(TAG_SCOPE, SCOPE_SHARED)]),
+        ]
+        .concat();
+        let mut index = TagIndex::default();
+        index.insert_relevant(TagResource::Pod, listing.clone(), "red", &BTreeSet::new());
+        let mut full = TagIndex::default();
+        full.insert(TagResource::Pod, &listing);
+        assert_eq!(index, full);
+        assert!(!index.left_out(TagResource::Pod));
+
+        let mut merged = TagIndex::default();
+        merged.merge(index);
+        assert_eq!(merged, full);
     }
 }
