@@ -207,26 +207,7 @@ async fn mount_clusters(server: &MockServer, kubeconfig: String) {
         .with_priority(1)
         .mount(server)
         .await;
-    // The tenant's Portworx operator is installed at once: apply waits for its
-    // Subscription's CSV to be Succeeded before the StorageCluster.
-    Mock::given(method("GET"))
-        .and(path_regex(r"/subscriptions/[^/]+$"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
-            "metadata": {"name": "portworx-certified", "namespace": "portworx"},
-            "status": {"installedCSV": "portworx-operator.v25.2.0"}})))
-        .with_priority(1)
-        .mount(server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path_regex(r"/clusterserviceversions/[^/]+$"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
-            "metadata": {"name": "portworx-operator.v25.2.0", "namespace": "portworx"},
-            "status": {"phase": "Succeeded"}})))
-        .with_priority(1)
-        .mount(server)
-        .await;
+    objects::mount_installed_operator(server).await;
     // The worker VMs of each tenant's NodePool.
     Mock::given(method("GET"))
         .and(path_regex(
