@@ -279,7 +279,8 @@ pub struct TransportError {
 }
 
 impl TransportError {
-    /// True for a timeout.
+    /// True when the request or its answer outlasted the configured timeout; a write may
+    /// then have been applied (`maybe_applied`).
     pub fn is_timeout(&self) -> bool {
         self.kind == TransportErrorKind::Timeout
     }

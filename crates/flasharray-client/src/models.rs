@@ -11,6 +11,11 @@
 //! calls, a test faking one) with `Default` and field assignment, and a request body
 //! with its `with_*` setters (`VolumePost::default().with_provisioned(GIB)`) or its
 //! constructors (`VolumePatch::destroy()`).
+//!
+//! What a field means (units, when it is `null`, the REST version that added it) follows
+//! the field descriptions of Pure's SDK models (py-pure-client, `FA_2_39`,
+//! <https://github.com/PureStorage-OpenConnect/py-pure-client>) and the shapes real arrays
+//! answer with; `docs/realms.md` lists what stays uncertain.
 
 use secrecy::{ExposeSecret, SecretString};
 use serde::{Deserialize, Serialize, Serializer};
@@ -22,7 +27,8 @@ use serde::{Deserialize, Serialize, Serializer};
 pub struct Reference {
     /// Object id, if the object kind has ids.
     pub id: Option<String>,
-    /// Object name.
+    /// Object name; `null` in an unset reference, such as the `pod` of a volume outside any
+    /// pod.
     pub name: Option<String>,
 }
 
@@ -71,13 +77,15 @@ impl NameRef {
 #[serde(default)]
 #[non_exhaustive]
 pub struct Space {
-    /// Data reduction ratio.
+    /// Data reduction ratio: host-mapped sectors over the physical space they take after
+    /// compression and deduplication, without thin-provisioning savings (`5.0` reads 5:1).
     pub data_reduction: Option<f64>,
-    /// Shared bytes.
+    /// Physical bytes of deduplicated data shared with other volumes or snapshots.
     pub shared: Option<u64>,
-    /// Snapshot bytes.
+    /// Physical bytes held only by snapshots.
     pub snapshots: Option<u64>,
-    /// System bytes.
+    /// Physical bytes of the array's own metadata (array-level space only; `null` on
+    /// volumes).
     pub system: Option<u64>,
     /// Thin provisioning savings, 0–1.
     pub thin_provisioning: Option<f64>,
@@ -85,9 +93,11 @@ pub struct Space {
     pub total_physical: Option<u64>,
     /// Provisioned bytes; `null` means unlimited.
     pub total_provisioned: Option<u64>,
-    /// Total reduction ratio.
+    /// Data reduction with thin-provisioning savings: provisioned sectors over physical
+    /// space (`10.0` reads 10:1).
     pub total_reduction: Option<f64>,
-    /// Unique bytes.
+    /// Physical bytes of data no other volume or snapshot shares; excludes shared, snapshot
+    /// and metadata space.
     pub unique: Option<u64>,
     /// Virtual (logical written) bytes.
     pub r#virtual: Option<u64>,
@@ -95,7 +105,7 @@ pub struct Space {
     pub total_used: Option<u64>,
     /// Used provisioned bytes (2.26+).
     pub used_provisioned: Option<u64>,
-    /// Replication bytes (pods and arrays).
+    /// Physical bytes of replication data (pods and arrays; `null` on volumes).
     pub replication: Option<u64>,
 }
 
@@ -117,7 +127,8 @@ pub struct Qos {
 pub struct PriorityAdjustment {
     /// `+`, `-` or `=`.
     pub priority_adjustment_operator: Option<String>,
-    /// Adjustment value.
+    /// The amount the operator applies: added or subtracted for `+`/`-`, the priority
+    /// itself for `=`.
     pub priority_adjustment_value: Option<i64>,
 }
 
@@ -130,12 +141,14 @@ impl Default for PriorityAdjustment {
     }
 }
 
-/// A volume.
+/// A volume (`GET /volumes`). A destroyed volume stays listed, with `destroyed` and
+/// `time_remaining`, until it is eradicated.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
 pub struct Volume {
-    /// UUID.
+    /// Globally unique id the array assigns; it never changes, even when the volume is
+    /// renamed.
     pub id: Option<String>,
     /// Full name (`pod::vol` for volumes in a pod).
     pub name: String,
@@ -145,33 +158,39 @@ pub struct Volume {
     pub created: Option<u64>,
     /// True while pending eradication.
     pub destroyed: bool,
-    /// Host encryption key status.
+    /// `none`, `detected` or `fetched`: the state of the volume's host-side encryption key,
+    /// as the array reports it (read-only).
     pub host_encryption_key_status: Option<HostEncryptionKeyStatus>,
     /// Size in bytes.
     pub provisioned: u64,
-    /// QoS limits.
+    /// Bandwidth and IOPS limits; both `null` when unlimited.
     pub qos: Qos,
     /// 24 upper-case hex characters.
     pub serial: Option<String>,
-    /// Space accounting.
+    /// Space the volume takes (bytes and reduction ratios).
     pub space: Space,
     /// Milliseconds until eradication, while destroyed.
     pub time_remaining: Option<u64>,
     /// The pod the volume is in.
     pub pod: Reference,
-    /// The copy source.
+    /// The volume this one was copied from; unset for a volume created empty.
     pub source: Reference,
     /// Regular volume or protocol endpoint.
     pub subtype: Option<VolumeSubtype>,
-    /// The volume group the volume is in.
+    /// The volume group holding the volume (names `vg/vol`); `{"id": null, "name": null}`
+    /// when in none.
     pub volume_group: Reference,
-    /// Promoted or demoted.
+    /// `promoted` (takes writes; the state of a new volume) or `demoted` (read-only;
+    /// ActiveDR).
     pub promotion_status: Option<PromotionStatus>,
-    /// Promoted or demoted.
+    /// The state asked for with `PATCH`; `promotion_status` follows once the array has
+    /// promoted or demoted the volume.
     pub requested_promotion_state: Option<PromotionStatus>,
-    /// Effective priority.
+    /// Effective priority: the sum of the relative `priority_adjustment`s that apply, or
+    /// the value an `=` adjustment sets (2.10+; read-only).
     pub priority: Option<i64>,
-    /// Priority adjustment.
+    /// How this volume's priority differs from its container's (2.10+); `+0` when never
+    /// set.
     pub priority_adjustment: PriorityAdjustment,
 }
 
@@ -180,12 +199,12 @@ pub struct Volume {
 #[serde(default)]
 #[non_exhaustive]
 pub struct Chap {
-    /// Host user.
+    /// User name the host presents to the array in CHAP; `null` when CHAP is off.
     pub host_user: Option<String>,
     /// Host password (masked by the array on GET).
     #[serde(serialize_with = "ser_masked")]
     pub host_password: Option<SecretString>,
-    /// Target user.
+    /// User name the array presents to the host in mutual CHAP; `null` when unused.
     pub target_user: Option<String>,
     /// Target password (masked by the array on GET).
     #[serde(serialize_with = "ser_masked")]
@@ -242,9 +261,9 @@ pub struct PortConnectivity {
 #[serde(default)]
 #[non_exhaustive]
 pub struct Host {
-    /// Name.
+    /// Host name, unique on the array (hosts are addressed by name only).
     pub name: String,
-    /// CHAP settings.
+    /// CHAP credentials for iSCSI; all four fields `null` without CHAP.
     pub chap: Chap,
     /// Number of connections (private and shared).
     pub connection_count: Option<u64>,
@@ -258,9 +277,10 @@ pub struct Host {
     pub wwns: Vec<String>,
     /// Personality; `null` (the Linux default) when unset.
     pub personality: Option<HostPersonality>,
-    /// Port connectivity.
+    /// Whether the host reaches the array over both controllers (read-only).
     pub port_connectivity: PortConnectivity,
-    /// Preferred arrays.
+    /// Arrays that expose active/optimized paths to this host in a stretched pod (the
+    /// others expose non-optimized ones). Cannot be set on a host that is in a host group.
     pub preferred_arrays: Vec<Reference>,
     /// Space of the connected volumes.
     pub space: Space,
@@ -275,7 +295,7 @@ pub struct Host {
 #[serde(default)]
 #[non_exhaustive]
 pub struct HostGroup {
-    /// Name.
+    /// Host group name, unique on the array (groups are addressed by name only).
     pub name: String,
     /// Number of volumes connected to the group.
     pub connection_count: Option<u64>,
@@ -292,9 +312,9 @@ pub struct HostGroup {
 #[serde(default)]
 #[non_exhaustive]
 pub struct Member {
-    /// The group.
+    /// The host group or pod (by name; hosts' groups have no id).
     pub group: Reference,
-    /// The member.
+    /// The host in the group, or the array a pod is stretched to.
     pub member: Reference,
 }
 
@@ -312,7 +332,7 @@ pub struct Connection {
     pub lun: Option<u32>,
     /// Protocol endpoint (vVols), usually unset.
     pub protocol_endpoint: Reference,
-    /// The volume.
+    /// The connected volume (`pod::vol` inside a pod).
     pub volume: Reference,
     /// NVMe namespace id (2.27+).
     pub nsid: Option<u32>,
@@ -323,19 +343,22 @@ pub struct Connection {
 #[serde(default)]
 #[non_exhaustive]
 pub struct PodArray {
-    /// Array id.
+    /// Id of the array; the local array's matches `GET /arrays`.
     pub id: Option<String>,
     /// Array name.
     pub name: Option<String>,
     /// When the pod was frozen, ms since epoch.
     pub frozen_at: Option<u64>,
-    /// Mediator status.
+    /// Whether this array reaches the pod's mediator: `online`, `unreachable`, `flummoxed`
+    /// (a wrong mediator) or `unknown`. Only an `online` mediator can decide a failover.
     pub mediator_status: Option<String>,
-    /// Pre-elected flag.
+    /// True on the one array chosen to stay online if the arrays lose each other while
+    /// neither reaches the mediator; set by the array, never by users.
     pub pre_elected: Option<bool>,
-    /// Resync progress.
+    /// Resync progress of this array, 0.0–1.0; `null` when in sync.
     pub progress: Option<f64>,
-    /// `online`, `resyncing`, ...
+    /// This array's state in the pod: `online`, `resyncing`, `offline`, `suspended` (Purity
+    /// 6.6+) or `unknown`.
     pub status: Option<String>,
 }
 
@@ -353,25 +376,27 @@ pub struct EradicationConfig {
 #[serde(default)]
 #[non_exhaustive]
 pub struct Pod {
-    /// UUID.
+    /// Globally unique id the array assigns; kept across renames.
     pub id: Option<String>,
-    /// Name.
+    /// Pod name, unique on the array; volumes in it are named `pod::vol`.
     pub name: String,
     /// The arrays the pod is on.
     pub arrays: Vec<PodArray>,
     /// True while pending eradication.
     pub destroyed: bool,
-    /// Failover preferences.
+    /// Arrays of a stretched pod that stay online first when the arrays lose each other;
+    /// empty when none is preferred.
     pub failover_preferences: Vec<Reference>,
-    /// Deprecated footprint.
+    /// Most space the pod would take on any one array, bytes; deprecated for
+    /// `space.footprint`.
     pub footprint: Option<u64>,
     /// Mediator, `purestorage` by default.
     pub mediator: Option<String>,
-    /// Mediator version.
+    /// Version the mediator reports; `null` when unknown.
     pub mediator_version: Option<String>,
-    /// Clone origin.
+    /// The pod this one was cloned from; unset for a pod created empty.
     pub source: Reference,
-    /// Space accounting.
+    /// Space of every volume in the pod.
     pub space: Space,
     /// Milliseconds until eradication, while destroyed.
     pub time_remaining: Option<u64>,
@@ -381,11 +406,12 @@ pub struct Pod {
     pub link_target_count: Option<u64>,
     /// Promoted or demoted.
     pub promotion_status: Option<PromotionStatus>,
-    /// Requested promotion state.
+    /// The state asked for with `PATCH`; `promotion_status` follows when the promotion or
+    /// demotion is done (demoting leaves a destroyed `<pod>.undo-demote`).
     pub requested_promotion_state: Option<PromotionStatus>,
-    /// Number of arrays.
+    /// Number of arrays the pod is on (2 or more when stretched).
     pub array_count: Option<u64>,
-    /// Eradication settings.
+    /// Whether its destroyed contents may be eradicated by hand (2.13+).
     pub eradication_config: EradicationConfig,
     /// Quota in bytes, `null` when unlimited (2.23+).
     pub quota_limit: Option<u64>,
@@ -398,9 +424,11 @@ pub struct Pod {
 pub struct Tag {
     /// Namespace; pxfa uses `pxfa.io`.
     pub namespace: Option<String>,
-    /// Key.
+    /// Key (1–63 characters), unique per object and namespace: `PUT /{kind}/tags/batch`
+    /// with an existing key replaces the value.
     pub key: String,
-    /// Value.
+    /// Value, free text of up to 256 characters; `GET /{kind}/tags` selects by object and
+    /// namespace, not by value.
     pub value: String,
     /// Whether the tag follows copies.
     pub copyable: Option<bool>,
@@ -443,9 +471,9 @@ pub struct TagBody {
     /// Namespace; the array uses `default` when none is given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
-    /// Key.
+    /// Key (1–63 characters), unique per object and namespace.
     pub key: String,
-    /// Value.
+    /// Value, free text of up to 256 characters.
     pub value: String,
     /// Whether the tag follows copies.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -499,7 +527,7 @@ pub struct ArrayEradicationConfig {
 #[serde(default)]
 #[non_exhaustive]
 pub struct ArrayInfo {
-    /// UUID.
+    /// Globally unique id of the array.
     pub id: Option<String>,
     /// Array name.
     pub name: String,
@@ -509,21 +537,22 @@ pub struct ArrayInfo {
     pub version: Option<String>,
     /// Login banner.
     pub banner: Option<String>,
-    /// Usable capacity, bytes.
+    /// Usable capacity, bytes; `null` for a user without the right to see it.
     pub capacity: Option<u64>,
-    /// Parity.
+    /// Data redundancy, 0.0–1.0; below 1.0 the array is rebuilding it.
     pub parity: Option<f64>,
-    /// Space accounting.
+    /// Space of the whole array.
     pub space: Space,
     /// GUI idle timeout, ms.
     pub idle_timeout: Option<u64>,
-    /// NTP servers.
+    /// NTP servers the array syncs with; empty when none (or not visible to the user).
     pub ntp_servers: Vec<String>,
-    /// SCSI timeout, ms.
+    /// SCSI timeout, ms (the array's default is 60 s).
     pub scsi_timeout: Option<u64>,
-    /// Console lock.
+    /// True when the physical console is locked; `null` for a user without the right to see
+    /// it.
     pub console_lock_enabled: Option<bool>,
-    /// Eradication settings.
+    /// The delay and SafeMode settings for eradicating destroyed objects.
     pub eradication_config: ArrayEradicationConfig,
 }
 
@@ -532,7 +561,7 @@ pub struct ArrayInfo {
 #[serde(default)]
 #[non_exhaustive]
 pub struct ArraySpace {
-    /// UUID.
+    /// Globally unique id of the array.
     pub id: Option<String>,
     /// Array name.
     pub name: String,
@@ -540,7 +569,7 @@ pub struct ArraySpace {
     pub capacity: u64,
     /// Parity, 0–1.
     pub parity: Option<f64>,
-    /// Space accounting.
+    /// Space of the whole array at `time`.
     pub space: Space,
     /// Sample time, ms since epoch.
     pub time: Option<u64>,

@@ -39,9 +39,10 @@ pub struct NameError {
 pub enum NameKind {
     /// A volume; `_` allowed, optionally `pod::vol`.
     Volume,
-    /// A host.
+    /// A host; letters, digits and `-` (no `_`, no `realm::` prefix: realm hosts are not
+    /// modelled).
     Host,
-    /// A host group.
+    /// A host group; letters, digits and `-`.
     HostGroup,
     /// A pod; optionally `realm::pod`.
     Pod,

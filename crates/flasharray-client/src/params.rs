@@ -72,7 +72,8 @@ pub struct ListParams {
 }
 
 impl ListParams {
-    /// Everything.
+    /// No selection: every object, live and destroyed (add [`ListParams::destroyed`] to
+    /// pick one).
     pub fn all() -> Self {
         Self::default()
     }
@@ -101,7 +102,8 @@ impl ListParams {
         self
     }
 
-    /// Sets the page size.
+    /// Items per REST call for this listing, over the client's page size; `0` keeps the
+    /// client's.
     pub fn page_size(mut self, n: u32) -> Self {
         self.page_size = Some(n);
         self
@@ -118,9 +120,9 @@ pub struct ConnectionParams {
     pub host_group_names: Vec<String>,
     /// Only connections of these volumes.
     pub volume_names: Vec<String>,
-    /// Filter expression.
+    /// Array filter expression on connection rows, e.g. `lun>10`.
     pub filter: Option<String>,
-    /// Sort keys.
+    /// Sort keys; a trailing `-` sorts descending (`lun-`).
     pub sort: Vec<String>,
     /// Items per REST call.
     pub page_size: Option<u32>,
@@ -130,9 +132,11 @@ pub struct ConnectionParams {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MemberParams {
-    /// Groups.
+    /// Only rows of these groups (host groups, or pods for `/pods/arrays`); empty for every
+    /// group.
     pub group_names: Vec<String>,
-    /// Members.
+    /// Only rows of these members (hosts, or arrays for `/pods/arrays`); empty for every
+    /// member.
     pub member_names: Vec<String>,
 }
 

@@ -140,7 +140,8 @@ impl MockArrayBuilder {
         self
     }
 
-    /// Builds the array.
+    /// The array: the built-in `pureuser` plus the builder's admins, seeded as asked, on
+    /// the system clock unless another was set.
     pub fn build(self) -> MockArray {
         let clock = self.clock.unwrap_or_else(MockClock::system);
         // Every FlashArray has the built-in `pureuser`; builder admins come on top.

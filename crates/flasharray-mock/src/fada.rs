@@ -24,11 +24,12 @@ use crate::seed::MGMT_CLUSTER_PREFIX;
 /// A management claim the simulated Portworx provisions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimClaim {
-    /// Namespace.
+    /// The claim's namespace on the management cluster; with `name` it fixes the claim uid,
+    /// so the same claim always gets the same volume.
     pub namespace: String,
-    /// Name.
+    /// The claim's name within `namespace`.
     pub name: String,
-    /// Requested size.
+    /// Requested size; the volume is provisioned at exactly this size.
     pub size: Size,
 }
 

@@ -14,7 +14,7 @@ use crate::filter::Filter;
 pub struct SortKey {
     /// Dotted field path (`name`, `space.total_provisioned`).
     pub field: String,
-    /// Descending order.
+    /// True for a key written with a `-` (`name-` or `-name`).
     pub descending: bool,
 }
 

@@ -10,7 +10,7 @@ use crate::op::Op;
 /// Faulted calls count too: they were round trips.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallStats {
-    /// Every call.
+    /// Every call, faulted ones included: `reads + writes`.
     pub calls: u64,
     /// Calls that only read.
     pub reads: u64,

@@ -96,7 +96,8 @@ impl SimState {
     }
 }
 
-/// Starts simulators.
+/// The entry point: [`Simulator::start`] serves an array over HTTPS and hands back the
+/// [`RunningSim`]; the type itself holds nothing.
 #[derive(Debug)]
 pub struct Simulator;
 

@@ -43,7 +43,8 @@ pub struct VolumePost {
     /// Size in bytes; the array defaults to 1 MiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provisioned: Option<u64>,
-    /// Copy source.
+    /// Copy an existing volume or snapshot (`src.snap1`) into the new volume; the array
+    /// refuses an existing target name unless the call overwrites.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<NameRef>,
     /// Tags every created volume carries from its first moment (REST 2.39+; the REST
@@ -90,7 +91,7 @@ setters!(VolumeBatchPost {
 #[serde(default)]
 #[non_exhaustive]
 pub struct VolumePatch {
-    /// New name.
+    /// Rename; inside a pod, the short name (the pod is implied).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// New size; shrinking needs `truncate`.
@@ -102,7 +103,7 @@ pub struct VolumePatch {
     /// Move into a pod (`""` moves out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pod: Option<NameRef>,
-    /// QoS limits.
+    /// New bandwidth and IOPS limits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos: Option<Qos>,
 }
@@ -112,16 +113,16 @@ pub struct VolumePatch {
 #[serde(default)]
 #[non_exhaustive]
 pub struct HostPost {
-    /// iSCSI initiators.
+    /// iSCSI initiators (IQNs); an initiator belongs to at most one host.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub iqns: Vec<String>,
-    /// NVMe initiators.
+    /// NVMe initiators (NQNs); an initiator belongs to at most one host.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub nqns: Vec<String>,
-    /// FC initiators.
+    /// Fibre Channel initiators (WWNs); an initiator belongs to at most one host.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub wwns: Vec<String>,
-    /// Host personality.
+    /// How the array tunes itself for the host's OS; leave unset for Linux.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub personality: Option<HostPersonality>,
     /// Tags every created host carries from its first moment (REST 2.39+).
@@ -145,7 +146,7 @@ pub struct HostGroupPost {
 #[serde(default)]
 #[non_exhaustive]
 pub struct HostPatch {
-    /// New name.
+    /// New name; the host keeps its initiators, connections and group.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Replace the IQN list.
@@ -157,28 +158,28 @@ pub struct HostPatch {
     /// Replace the WWN list.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wwns: Option<Vec<String>>,
-    /// Add IQNs.
+    /// IQNs to add, keeping the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub add_iqns: Vec<String>,
-    /// Add NQNs.
+    /// NQNs to add, keeping the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub add_nqns: Vec<String>,
-    /// Add WWNs.
+    /// WWNs to add, keeping the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub add_wwns: Vec<String>,
-    /// Remove IQNs.
+    /// IQNs to remove, keeping the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub remove_iqns: Vec<String>,
-    /// Remove NQNs.
+    /// NQNs to remove, keeping the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub remove_nqns: Vec<String>,
-    /// Remove WWNs.
+    /// WWNs to remove, keeping the others.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub remove_wwns: Vec<String>,
     /// Move into a host group (`""` moves out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_group: Option<NameRef>,
-    /// Personality.
+    /// New personality (see [`HostPersonality`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub personality: Option<HostPersonality>,
 }
@@ -201,13 +202,15 @@ pub struct PodPost {
 #[serde(default)]
 #[non_exhaustive]
 pub struct PodPatch {
-    /// New name.
+    /// Rename; the pod's volumes follow (`new::vol`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Destroy or recover.
+    /// Destroy (`true`; refused while the pod holds volumes) or recover (`false`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub destroyed: Option<bool>,
-    /// Quota in bytes.
+    /// New quota in bytes (2.23+). A quota below what the pod's volumes provision is
+    /// refused (the array's `ignore_usage` query, which this client does not send, would
+    /// allow it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota_limit: Option<u64>,
 }

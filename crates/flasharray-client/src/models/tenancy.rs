@@ -13,21 +13,21 @@ use super::*;
 #[serde(default)]
 #[non_exhaustive]
 pub struct Realm {
-    /// UUID.
+    /// Globally unique id the array assigns; kept across renames.
     pub id: Option<String>,
-    /// Name.
+    /// Realm name, unique on the array; its pods are named `realm::pod`.
     pub name: String,
     /// Creation time, ms since epoch.
     pub created: Option<u64>,
     /// True while pending eradication.
     pub destroyed: bool,
-    /// Eradication settings.
+    /// Whether its destroyed contents may be eradicated by hand.
     pub eradication_config: EradicationConfig,
-    /// QoS limits.
+    /// Bandwidth and IOPS limits for everything in the realm; both `null` when unlimited.
     pub qos: Qos,
     /// Quota in bytes, `null` when unlimited.
     pub quota_limit: Option<u64>,
-    /// Space accounting.
+    /// Space of every pod and volume in the realm.
     pub space: Space,
     /// Milliseconds until eradication, while destroyed.
     pub time_remaining: Option<u64>,
@@ -41,7 +41,7 @@ pub struct RealmPost {
     /// Quota in bytes (1 MiB – 4 PiB, multiple of 512).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota_limit: Option<u64>,
-    /// QoS limits.
+    /// Bandwidth and IOPS limits for everything in the realm.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub qos: Option<Qos>,
 }
@@ -51,7 +51,8 @@ pub struct RealmPost {
 #[serde(default)]
 #[non_exhaustive]
 pub struct RealmPatch {
-    /// New name.
+    /// New name. Whether the realm's pods (`realm::pod`) are renamed with it is not
+    /// documented [L]; pxfa never renames a realm.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Destroy (`true`, refused while not empty unless `destroy_contents`) or recover.
@@ -68,7 +69,7 @@ pub struct ReferenceWithType {
     /// Object id. Left out when unset: the array takes `id` or `name`, not both.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    /// Object name.
+    /// Object name; sent instead of `id` in request bodies.
     pub name: Option<String>,
     /// The endpoint name of the kind: `realms`, `arrays`, `pods`, ...
     pub resource_type: Option<String>,
@@ -123,9 +124,9 @@ impl ManagementAccessRule {
 #[serde(default)]
 #[non_exhaustive]
 pub struct ManagementAccessPolicy {
-    /// UUID.
+    /// Globally unique id the array assigns.
     pub id: Option<String>,
-    /// Name.
+    /// Policy name, unique on the array; admins attach it by name.
     pub name: String,
     /// `least-common-permissions` or `all-permissions`.
     pub aggregation_strategy: Option<AggregationStrategy>,
@@ -241,7 +242,8 @@ impl Serialize for ApiToken {
 pub struct AdminApiToken {
     /// Admin user name.
     pub name: String,
-    /// The token.
+    /// The admin's token; its secret part is shown only when the call asked to expose it
+    /// (`expose_api_token=true`).
     pub api_token: ApiToken,
 }
 

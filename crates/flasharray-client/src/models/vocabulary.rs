@@ -71,7 +71,8 @@ macro_rules! vocabulary {
 }
 
 vocabulary!(
-    /// A volume's `subtype`.
+    /// A volume's `subtype`: an ordinary volume, or a vVols protocol endpoint, which holds
+    /// no data and through which a host reaches its vVols.
     VolumeSubtype {
         /// An ordinary volume.
         Regular = "regular",

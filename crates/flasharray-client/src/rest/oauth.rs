@@ -119,7 +119,8 @@ impl ApiClientCredential {
         })
     }
 
-    /// The identity.
+    /// Who the credential signs as (client, key id, issuer, user); the key itself is never
+    /// exposed.
     pub fn identity(&self) -> &ApiClientIdentity {
         &self.identity
     }
