@@ -2,8 +2,9 @@
 //!
 //! Array answers keep their HTTP status, every `{context, message}` pair and the
 //! request id, and are classified into an [`ErrorKind`] by a single table of message
-//! patterns ([`classify`]), so that callers branch on meaning, not on strings. No
-//! variant ever holds a token: request ids and object names only.
+//! patterns (`classify`; sources in `docs/error-table.md`), so that callers branch on
+//! meaning, not on strings. No variant ever holds a token: request ids and object names
+//! only.
 
 use std::fmt;
 use std::time::Duration;
@@ -77,7 +78,7 @@ impl fmt::Display for ErrorKind {
 /// Message fragments seen on real arrays (and used verbatim by the mock), checked in
 /// order; the first match wins. Matching ignores case. Sources and confidence are in
 /// `docs/error-table.md`.
-pub const MESSAGE_PATTERNS: &[(&str, ErrorKind)] = &[
+pub(crate) const MESSAGE_PATTERNS: &[(&str, ErrorKind)] = &[
     ("server is busy", ErrorKind::Busy),
     ("cannot eradicate", ErrorKind::EradicationRefused),
     ("safemode", ErrorKind::EradicationRefused),
@@ -106,7 +107,7 @@ pub const MESSAGE_PATTERNS: &[(&str, ErrorKind)] = &[
 ];
 
 /// Classifies an array answer by status, then by message.
-pub fn classify(status: u16, message: &str) -> ErrorKind {
+pub(crate) fn classify(status: u16, message: &str) -> ErrorKind {
     match status {
         401 => return ErrorKind::Unauthorized,
         403 => return ErrorKind::Forbidden,

@@ -5,13 +5,14 @@
 //! `flasharray-mock` crate. Code written against [`DynFlashArray`] runs unchanged
 //! against either.
 //!
-//! * [`name`], [`size`] and [`wwn`]: validated names (1–63 characters,
+//! * [`name`], [`size`] and [`Wwn`]: validated names (1–63 characters,
 //!   case-insensitive, `pod::vol`), sizes (`500GiB`, `2Ti`, `64G`; multiples of 512,
 //!   1 MiB – 4 PiB) and Fibre Channel WWNs.
 //! * [`models`]: the array's objects, with every field real arrays send.
 //! * [`error`]: one error enum; array answers classified by one table of messages.
 //! * [`params`]: selections for list calls.
-//! * [`ext`]: conveniences every [`FlashArray`] gets ([`FlashArrayExt`]).
+//! * [`FlashArrayExt`]: conveniences every [`FlashArray`] gets (membership filters
+//!   within the array's limits, [`MAX_NAMES_PER_CALL`], [`MAX_FILTER_BYTES`]).
 //! * [`settle`]: [`Settling`], the one layer that settles writes whose answer was
 //!   lost, over any array.
 //! * `redact` (feature `rest`): array addresses shown without user-info or query
@@ -72,7 +73,7 @@ struct ReadmeDoctests;
 
 pub mod array;
 pub mod error;
-pub mod ext;
+mod ext;
 pub mod forwarding;
 pub mod models;
 pub mod name;
@@ -83,7 +84,7 @@ pub mod redact;
 pub mod rest;
 pub mod settle;
 pub mod size;
-pub mod wwn;
+mod wwn;
 
 pub use array::{DynFlashArray, FlashArray};
 pub use error::{ApiError, Error, ErrorKind, Result, TransportError, TransportErrorKind};

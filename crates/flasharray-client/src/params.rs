@@ -23,7 +23,8 @@ pub const MAX_FILTER_TERMS: usize = 1024;
 /// (quoted text does not count towards the nesting). The REST client refuses such a
 /// filter before sending it; the mock's parser enforces the same bounds, and the
 /// number of terms, as it parses.
-pub fn filter_bound_problem(filter: &str) -> Option<String> {
+#[cfg_attr(not(feature = "rest"), allow(dead_code))] // only the REST client sends filters
+pub(crate) fn filter_bound_problem(filter: &str) -> Option<String> {
     if filter.len() > MAX_FILTER_LEN {
         return Some(format!(
             "the filter is {} bytes, more than the {MAX_FILTER_LEN} a filter may have",
@@ -209,7 +210,8 @@ impl std::fmt::Display for ConnectionTarget {
 
 /// One page of a list answer, as the REST API shapes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Page<T> {
+#[cfg_attr(not(feature = "rest"), allow(dead_code))] // only the REST client pages
+pub(crate) struct Page<T> {
     /// Items of this page.
     pub items: Vec<T>,
     /// Token for the next page, if any.

@@ -3,7 +3,7 @@
 //! An address is echoed in errors and log lines, and users paste whatever they have:
 //! `https://user:password@fa1`, `fa1/?api_token=…`. Only the parts that identify the
 //! array (scheme, host, port, path) are ever shown; user-info and query values become
-//! `***`, and the fragment is dropped ([`SafeUrl`]) or masked ([`redact_addr`]).
+//! `***`, and the fragment is dropped (`SafeUrl`) or masked ([`redact_addr`]).
 
 use std::fmt;
 
@@ -15,7 +15,7 @@ const MASK: &str = "***";
 /// A parsed URL shown as `scheme://***@host:port/path?key=***&…`: user-info and
 /// query values masked, fragment dropped.
 #[derive(Clone, Copy)]
-pub struct SafeUrl<'a>(pub &'a Url);
+pub(crate) struct SafeUrl<'a>(pub(crate) &'a Url);
 
 impl fmt::Display for SafeUrl<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -33,7 +33,7 @@ pub const SECTOR: u64 = 512;
 /// (Go, Java) hold sizes in `i64`, so anything larger cannot reach a manifest or the
 /// array intact; refusing it at parse time keeps later arithmetic far from `u64`
 /// overflow.
-pub const MAX_PARSED: u64 = i64::MAX as u64;
+pub(crate) const MAX_PARSED: u64 = i64::MAX as u64;
 
 /// Why a size was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -52,7 +52,7 @@ pub struct RealmPost {
 #[non_exhaustive]
 pub struct RealmPatch {
     /// New name. Whether the realm's pods (`realm::pod`) are renamed with it is not
-    /// documented [L]; pxfa never renames a realm.
+    /// documented (low confidence); pxfa never renames a realm.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Destroy (`true`, refused while not empty unless `destroy_contents`) or recover.

@@ -1,12 +1,13 @@
 //! The FlashArray REST 2.x client.
 //!
 //! [`RestArray`] implements [`crate::FlashArray`] over HTTPS. It logs in lazily with
-//! an API token (see [`session`]), retries what is safe to retry (see [`retry`]),
-//! follows pages (see [`paging`]) and sends each write once: a write whose answer was
+//! an API token, negotiating the REST version ([`ApiVersion`]), retries what is safe to
+//! retry ([`RetryConfig`]), follows pages ([`DEFAULT_PAGE_SIZE`] items each unless asked
+//! otherwise) and sends each write once: a write whose answer was
 //! lost comes back as an error flagged [`crate::Error::maybe_applied`], and settling
 //! it (re-reading, sending only what is missing) is [`crate::Settling`]'s, the one
 //! layer for every array, which pxfa puts around every `RestArray` it writes through.
-//! The [`transport`] does the sending; one module per resource (`volumes`, `hosts`,
+//! The private `transport` module does the sending; one module per resource (`volumes`, `hosts`,
 //! `host_groups`, `connections`, `pods`, `tags`, `tokens`, `realms`, `array`) says
 //! what to send.
 //!
@@ -70,17 +71,17 @@ mod query;
 mod realms;
 mod tags;
 mod tokens;
-pub mod transport;
+mod transport;
 mod volumes;
 mod writes;
 
 pub use config::{
     DEFAULT_CONNECT_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, RestArrayBuilder, install_crypto_provider,
 };
-pub use tags::MAX_TAGS_PER_BATCH;
-pub use transport::paging::{self, DEFAULT_PAGE_SIZE};
-pub use transport::retry::{self, RetryConfig};
-pub use transport::session::{self, ApiVersion};
+pub use transport::paging::DEFAULT_PAGE_SIZE;
+pub use transport::retry::RetryConfig;
+pub use transport::session::ApiVersion;
+pub(crate) use transport::{paging, retry, session};
 
 use query::Query;
 use transport::Transport;

@@ -19,7 +19,7 @@ use crate::rest::session::ApiVersion;
 use crate::rest::writes::{json, require};
 
 /// Most tags one `PUT /{kind}/tags/batch` may carry.
-pub const MAX_TAGS_PER_BATCH: usize = 30;
+pub(crate) const MAX_TAGS_PER_BATCH: usize = 30;
 
 /// Tag batches sent at the same time when a call holds more than one.
 const TAG_BATCHES_IN_FLIGHT: usize = 8;

@@ -12,10 +12,10 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-pub mod paging;
+pub(crate) mod paging;
 pub(crate) mod resolve;
-pub mod retry;
-pub mod session;
+pub(crate) mod retry;
+pub(crate) mod session;
 
 use backon::{ExponentialBuilder, Retryable};
 use bytes::Bytes;
