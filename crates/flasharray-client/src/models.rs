@@ -380,7 +380,8 @@ pub struct Pod {
     pub id: Option<String>,
     /// Pod name, unique on the array; volumes in it are named `pod::vol`.
     pub name: String,
-    /// The arrays the pod is on.
+    /// The arrays the pod is on, each with its sync and mediator state; one entry until the
+    /// pod is stretched.
     pub arrays: Vec<PodArray>,
     /// True while pending eradication.
     pub destroyed: bool,
