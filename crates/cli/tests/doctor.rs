@@ -6,41 +6,19 @@
 // A test scenario reads top to bottom; the 120-line rule is for library code.
 #![allow(clippy::too_many_lines)]
 
-#[allow(dead_code, unreachable_pub)]
-#[path = "../../px-cluster/tests/it/support.rs"]
-mod support;
-
-#[allow(dead_code, unreachable_pub)]
-#[path = "../../px-cluster/tests/it/fake_site.rs"]
-mod fake_site;
+mod fake_sites;
 
 use serde_json::Value;
 
-use crate::fake_site::{SiteSpec, complete, mount, persistent_ips};
-use crate::support::Fake;
+use crate::fake_sites::fake_site::{SiteSpec, complete, mount, persistent_ips};
+use crate::fake_sites::support::Fake;
+use crate::fake_sites::{applied, pxfa, pxfa_with_kubeconfig_env, writes};
 
 fn fixture() -> String {
-    format!(
-        "{}/../../fixtures/tenants/valid-full.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn pxfa(args: &[String], kubeconfig_env: Option<&std::path::Path>) -> std::process::Output {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_pxfa"));
-    c.args(args)
-        .env_remove("PUREFA_URL")
-        .env_remove("PUREFA_API")
-        .env_remove("KUBECONFIG")
-        .env("NO_COLOR", "1");
-    if let Some(k) = kubeconfig_env {
-        c.env("KUBECONFIG", k);
-    }
-    c.output().expect("run pxfa")
-}
-
-fn args(list: &[&str]) -> Vec<String> {
-    list.iter().map(|s| s.to_string()).collect()
+    fake_sites::fixture("valid-full.yaml")
+        .to_str()
+        .unwrap()
+        .to_string()
 }
 
 /// Runs doctor on `site` with `$KUBECONFIG`; the exit code, the report, the
@@ -49,33 +27,15 @@ async fn doctor(site: SiteSpec, format: &str) -> (Option<i32>, String, usize, bo
     let fake = Fake::start().await;
     mount(&fake.server, &site).await;
     let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state.json");
-    let s = state.to_str().unwrap().to_string();
     // An array that already holds the tenant, so that the checks have something to read.
-    let out = pxfa(
-        &args(&[
-            "--array",
-            "sim",
-            "--sim-state",
-            &s,
-            "--yes",
-            "apply",
-            "-f",
-            &fixture(),
-        ]),
-        None,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let state = applied(dir.path(), std::path::Path::new(&fixture()));
+    let s = state.to_str().unwrap().to_string();
     let before = std::fs::read(&state).unwrap();
     let kubeconfig = fake.kubeconfig.clone();
     let format = format.to_string();
     let out = tokio::task::spawn_blocking(move || {
-        pxfa(
-            &args(&[
+        pxfa_with_kubeconfig_env(
+            &[
                 "--array",
                 "sim",
                 "--sim-state",
@@ -85,20 +45,13 @@ async fn doctor(site: SiteSpec, format: &str) -> (Option<i32>, String, usize, bo
                 &fixture(),
                 "-o",
                 &format,
-            ]),
-            Some(&kubeconfig),
+            ],
+            &kubeconfig,
         )
     })
     .await
     .unwrap();
-    let writes = fake
-        .server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.method.as_str() != "GET")
-        .count();
+    let writes = writes(&fake).await;
     let unchanged = std::fs::read(&state).unwrap() == before;
     (
         out.status.code(),
@@ -201,18 +154,15 @@ async fn doctor_yaml_drives_render_site() {
     std::fs::write(&site_file, &yaml).unwrap();
     let out_dir = dir.path().join("out");
     // The fixture states hotplug-volumes, the default; the site's declarative gate wins.
-    let out = pxfa(
-        &args(&[
-            "render",
-            "-f",
-            &fixture(),
-            "--site",
-            site_file.to_str().unwrap(),
-            "--out",
-            out_dir.to_str().unwrap(),
-        ]),
-        None,
-    );
+    let out = pxfa(&[
+        "render",
+        "-f",
+        &fixture(),
+        "--site",
+        site_file.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -225,14 +175,11 @@ async fn doctor_yaml_drives_render_site() {
         .expect("a VM disk patch");
     let text = std::fs::read_to_string(patch).unwrap();
     assert!(text.contains("declarative-hotplug-volumes"), "{text}");
-    let lint = pxfa(
-        &args(&[
-            "lint",
-            out_dir.join("management").to_str().unwrap(),
-            out_dir.join("tenant").to_str().unwrap(),
-        ]),
-        None,
-    );
+    let lint = pxfa(&[
+        "lint",
+        out_dir.join("management").to_str().unwrap(),
+        out_dir.join("tenant").to_str().unwrap(),
+    ]);
     assert!(
         lint.status.success(),
         "{}",
@@ -240,18 +187,15 @@ async fn doctor_yaml_drives_render_site() {
     );
     // A report that is not one is bad input.
     std::fs::write(&site_file, "kind: Status\n").unwrap();
-    let out = pxfa(
-        &args(&[
-            "render",
-            "-f",
-            &fixture(),
-            "--site",
-            site_file.to_str().unwrap(),
-            "--out",
-            out_dir.to_str().unwrap(),
-        ]),
-        None,
-    );
+    let out = pxfa(&[
+        "render",
+        "-f",
+        &fixture(),
+        "--site",
+        site_file.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -270,18 +214,15 @@ async fn render_site_refuses_or_renders_persistent_ips() {
     )
     .unwrap();
     let render = |site_file: &std::path::Path, out_dir: &std::path::Path| {
-        pxfa(
-            &args(&[
-                "render",
-                "-f",
-                spec.to_str().unwrap(),
-                "--site",
-                site_file.to_str().unwrap(),
-                "--out",
-                out_dir.to_str().unwrap(),
-            ]),
-            None,
-        )
+        pxfa(&[
+            "render",
+            "-f",
+            spec.to_str().unwrap(),
+            "--site",
+            site_file.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
     };
     let (_, yaml, _, _) = doctor(complete(), "yaml").await;
     let refused_site = dir.path().join("site-off.yaml");
@@ -311,14 +252,11 @@ async fn render_site_refuses_or_renders_persistent_ips() {
     let text = std::fs::read_to_string(nad).unwrap();
     assert!(text.contains("\"topology\": \"localnet\""), "{text}");
     assert!(text.contains("\"allowPersistentIPs\": true"), "{text}");
-    let lint = pxfa(
-        &args(&[
-            "lint",
-            out_dir.join("management").to_str().unwrap(),
-            out_dir.join("tenant").to_str().unwrap(),
-        ]),
-        None,
-    );
+    let lint = pxfa(&[
+        "lint",
+        out_dir.join("management").to_str().unwrap(),
+        out_dir.join("tenant").to_str().unwrap(),
+    ]);
     assert!(
         lint.status.success(),
         "{}",
@@ -330,16 +268,13 @@ async fn render_site_refuses_or_renders_persistent_ips() {
 fn doctor_bad_kubeconfig_is_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.kubeconfig");
-    let out = pxfa(
-        &args(&[
-            "doctor",
-            "-f",
-            &fixture(),
-            "--kubeconfig",
-            missing.to_str().unwrap(),
-        ]),
-        None,
-    );
+    let out = pxfa(&[
+        "doctor",
+        "-f",
+        &fixture(),
+        "--kubeconfig",
+        missing.to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
@@ -347,7 +282,7 @@ fn doctor_bad_kubeconfig_is_bad_input() {
         "{stderr}"
     );
     // Without any array or cluster, every layer is unknown: exit 3, nothing fails.
-    let out = pxfa(&args(&["doctor", "-f", &fixture(), "-o", "json"]), None);
+    let out = pxfa(&["doctor", "-f", &fixture(), "-o", "json"]);
     assert_eq!(
         out.status.code(),
         Some(3),

@@ -7,41 +7,16 @@
 // A test scenario reads top to bottom; the 120-line rule is for library code.
 #![allow(clippy::too_many_lines)]
 
-#[allow(dead_code, unreachable_pub)]
-#[path = "../../px-cluster/tests/it/support.rs"]
-mod support;
+mod fake_sites;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use crate::support::Fake;
-
-fn example(mode: &str) -> PathBuf {
-    PathBuf::from(format!(
-        "{}/../../examples/tenant-{mode}.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-}
-
-fn pxfa(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_pxfa"))
-        .args(args)
-        .env_remove("PUREFA_URL")
-        .env_remove("PUREFA_API")
-        .env_remove("KUBECONFIG")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run pxfa")
-}
-
-fn list(kind: &str, items: Vec<Value>) -> ResponseTemplate {
-    ResponseTemplate::new(200).set_body_json(json!({
-        "apiVersion": "v1", "kind": format!("{kind}List"), "metadata": {}, "items": items}))
-}
+use crate::fake_sites::support::Fake;
+use crate::fake_sites::{applied, example, list, pxfa, writes};
 
 /// The clusters as a test sets them up.
 struct Site {
@@ -133,34 +108,6 @@ async fn mount(fake: &Fake, site: &Site) {
         .await;
 }
 
-/// Applies `spec` to a fresh simulated array (state file in `dir`) and returns
-/// the state file's path.
-fn applied(dir: &Path, spec: &Path) -> String {
-    let state = dir.join("state.json").to_str().unwrap().to_string();
-    let spec = spec.to_str().unwrap();
-    // A cloud-drive tenant's new token is shown once: into a 0600 file under `dir`.
-    let out_dir = dir.join("out").to_str().unwrap().to_string();
-    let out = pxfa(&[
-        "--array",
-        "sim",
-        "--sim-state",
-        &state,
-        "--yes",
-        "apply",
-        "-f",
-        spec,
-        "--out",
-        &out_dir,
-        "--include-secrets",
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    state
-}
-
 /// `pxfa status` with the fake as the management (and, with `tenant`, the
 /// tenant) cluster: the runbook layer's steps by id, the text output, the
 /// non-GET requests the fake saw, and whether the array state changed.
@@ -173,7 +120,7 @@ async fn status(
     mount(&fake, &site).await;
     let dir = tempfile::tempdir().unwrap();
     let spec = example(mode);
-    let state = applied(dir.path(), &spec);
+    let state = applied(dir.path(), &spec).to_str().unwrap().to_string();
     // A tenant that needs nothing on the array leaves no state file: none after either.
     let before = std::fs::read(&state).ok();
     let kubeconfig = fake.kubeconfig.to_str().unwrap().to_string();
@@ -239,14 +186,7 @@ async fn status(
             )
         })
         .collect();
-    let writes = fake
-        .server
-        .received_requests()
-        .await
-        .unwrap()
-        .iter()
-        .filter(|r| r.method.as_str() != "GET")
-        .count();
+    let writes = writes(&fake).await;
     let unchanged = std::fs::read(&state).ok() == before;
     (
         steps,
