@@ -13,7 +13,6 @@ use std::time::Duration;
 use anyhow::Result;
 use url::Url;
 
-use crate::args::KubeArgs;
 use crate::exit::InvalidInput;
 
 /// How long `apply --kubeconfig` waits for the site's facts.
@@ -71,51 +70,26 @@ impl Findings {
     }
 }
 
-/// Checks the kubeconfigs and contexts `apply` will use after the array, without
-/// contacting the clusters.
-pub(crate) async fn kubeconfigs(k: &KubeArgs, f: &mut Findings) {
-    let pairs = [
-        (
-            "--kubeconfig",
-            k.kubeconfig.as_deref(),
-            k.context.as_deref(),
-        ),
-        (
-            "--tenant-kubeconfig",
-            k.tenant_kubeconfig.as_deref(),
-            k.tenant_context.as_deref(),
-        ),
-    ];
-    for (flag, path, context) in pairs {
-        let Some(path) = path else { continue };
-        if let Err(e) = px_cluster::probe(path, context).await {
-            f.input(format!("{flag}: {:#}", anyhow::Error::new(e)));
-        }
-    }
-}
-
 /// `apply --kubeconfig`: the tenant with the management cluster's site facts in
 /// place of the spec's unstated defaults (`px_topology::site::resolve`), read before
 /// the array is opened; a spec field the site contradicts is refused here (exit 2),
-/// so nothing is written. A kubeconfig that does not load is left to [`kubeconfigs`],
-/// which refuses it with the precise reason.
+/// so nothing is written. `management` is the client of `--kubeconfig` when it loaded;
+/// one that did not is refused by the preflight with the precise reason
+/// (`commands::kube_clients`).
 pub(crate) async fn site_resolved(
     t: px_topology::Tenant,
-    k: &KubeArgs,
+    management: Option<&px_cluster::Client>,
     spec_path: &std::path::Path,
     p: &crate::output::Printer,
 ) -> Result<px_topology::Tenant> {
-    let Some(path) = &k.kubeconfig else {
-        return Ok(t);
-    };
-    let Ok(client) = px_cluster::connect(path, k.context.as_deref()).await else {
+    let Some(client) = management else {
         return Ok(t);
     };
     // A cluster that does not answer leaves the spec's statements in place; the apply
     // itself then reports the cluster.
     let Ok(facts) = tokio::time::timeout(
         SITE_READ_TIMEOUT,
-        px_cluster::read_site_facts(&client, &t.spec),
+        px_cluster::read_site_facts(client, &t.spec),
     )
     .await
     else {

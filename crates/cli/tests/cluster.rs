@@ -2,38 +2,17 @@
 //! an in-process fake Kubernetes API server, and `status` without a cluster. The
 //! cluster logic itself is tested in px-cluster.
 
-// The fake API server is px-cluster's test support, shared by path rather than
-// copied; this binary uses only part of it.
-#[allow(dead_code, unreachable_pub)]
-#[path = "../../px-cluster/tests/it/support.rs"]
-mod support;
+mod fake_sites;
 
 use serde_json::Value;
 
-use crate::support::{Fake, direct_access_spec, mount_ready_management, rendered};
-
-fn pxfa_bin(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_pxfa"))
-        .args(args)
-        .env_remove("PUREFA_URL")
-        .env_remove("PUREFA_API")
-        .env_remove("KUBECONFIG")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run pxfa")
-}
-
-fn fixture_path(name: &str) -> String {
-    format!(
-        "{}/../../fixtures/tenants/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
+use crate::fake_sites::support::{Fake, direct_access_spec, mount_ready_management, rendered};
+use crate::fake_sites::{command, fixture, pxfa};
 
 #[test]
 fn crd_command_prints_the_crd() {
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-    let out = pxfa_bin(&["crd"]);
+    let out = pxfa(&["crd"]);
     assert!(
         out.status.success(),
         "{}",
@@ -50,9 +29,9 @@ async fn apply_with_kubeconfig_finishes_on_the_management_cluster() {
     let spec = direct_access_spec();
     mount_ready_management(&fake.server, &rendered(&spec)).await;
     let kubeconfig = fake.kubeconfig.to_str().unwrap().to_string();
-    let spec_file = fixture_path("valid-full.yaml");
+    let spec_file = fixture("valid-full.yaml").to_str().unwrap().to_string();
     let out = tokio::task::spawn_blocking(move || {
-        pxfa_bin(&[
+        pxfa(&[
             "--array",
             "sim",
             "--yes",
@@ -80,11 +59,63 @@ async fn apply_with_kubeconfig_finishes_on_the_management_cluster() {
     assert!(!fake.requests("PUT", "/addvolume").await.is_empty());
 }
 
+/// A kubeconfig that can be read only once (a pipe: `vault read ... | pxfa apply
+/// --kubeconfig /dev/stdin`, or `--kubeconfig <(...)`): apply reads it once and
+/// passes the client on, so the site facts, the preflight and the clusters all
+/// have it. Read twice, the second read found the pipe drained and the preflight
+/// refused the kubeconfig (exit 2).
+#[tokio::test]
+async fn apply_reads_a_piped_kubeconfig_once() {
+    use std::io::Write;
+    use std::process::Stdio;
+
+    let fake = Fake::start().await;
+    let spec = direct_access_spec();
+    mount_ready_management(&fake.server, &rendered(&spec)).await;
+    let kubeconfig = std::fs::read(&fake.kubeconfig).unwrap();
+    let spec_file = fixture("valid-full.yaml").to_str().unwrap().to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = command(&[
+            "--array",
+            "sim",
+            "--yes",
+            "apply",
+            "-f",
+            &spec_file,
+            "--kubeconfig",
+            "/dev/stdin",
+            "--context",
+            "fake",
+            "--wait-timeout",
+            "5s",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pxfa");
+        // Written once and closed: what a pipe from another command gives.
+        child.stdin.take().unwrap().write_all(&kubeconfig).unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert!(
+        stderr.contains("site facts from the management cluster"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("clusters: done"), "{stdout}");
+    assert!(!fake.requests("PUT", "/addvolume").await.is_empty());
+}
+
 #[tokio::test]
 async fn status_without_kubeconfig_shows_the_array_layer_only() {
-    let spec_file = fixture_path("valid-full.yaml");
+    let spec_file = fixture("valid-full.yaml").to_str().unwrap().to_string();
     let out = tokio::task::spawn_blocking(move || {
-        pxfa_bin(&["--array", "sim", "-o", "json", "status", "-f", &spec_file])
+        pxfa(&["--array", "sim", "-o", "json", "status", "-f", &spec_file])
     })
     .await
     .unwrap();

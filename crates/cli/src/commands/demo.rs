@@ -75,7 +75,7 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     }
     // Dynamic provisioning: the management Portworx creates the drives when the
     // claims bind; here a simulated one does, and pxfa finds and tags them.
-    if let Some(locator) = super::drives::locator_for(session, t, None).await? {
+    if let Some(locator) = super::drives::locator_for(session, t, None) {
         super::drives::simulate_management_portworx(session, t, p).await?;
         if super::drives::tag_found_drives(session, t, locator.as_ref(), 8, p).await?
             != Outcome::Success

@@ -23,7 +23,7 @@ use px_topology::desired::DriveClaim;
 use px_topology::plan::{Binding, DriveLocator, LocateError};
 
 use super::pipeline::{observe_error, report_text};
-use crate::args::{KubeArgs, OutputFormat};
+use crate::args::OutputFormat;
 use crate::exit::Outcome;
 use crate::output::Printer;
 use crate::session::Session;
@@ -63,29 +63,27 @@ fn drive_pod(t: &Tenant) -> Option<PodName> {
 }
 
 /// Who can say which of the tenant's claims are bound: the management cluster when
-/// `kube` names one, the simulated Portworx on `--array sim`, else nobody (untagged
-/// drives are then pending). `None` as well for tenants without dynamic drives.
-pub(crate) async fn locator_for(
+/// apply has its client (`management`), the simulated Portworx on `--array sim`,
+/// else nobody (untagged drives are then pending). `None` as well for tenants
+/// without dynamic drives.
+pub(crate) fn locator_for(
     session: &Session,
     t: &Tenant,
-    kube: Option<&KubeArgs>,
-) -> Result<Option<Box<dyn DriveLocator>>> {
+    management: Option<&px_cluster::Client>,
+) -> Option<Box<dyn DriveLocator>> {
     if t.desired.drives.is_empty() {
-        return Ok(None);
+        return None;
     }
-    if let Some(k) = kube
-        && let Some(kubeconfig) = &k.kubeconfig
-    {
-        let client = px_cluster::connect(kubeconfig, k.context.as_deref()).await?;
-        return Ok(Some(Box::new(px_cluster::ClaimBindings::new(client))));
+    if let Some(client) = management {
+        return Some(Box::new(px_cluster::ClaimBindings::new(client.clone())));
     }
     if session.is_simulated() {
-        return Ok(Some(Box::new(SimLocator {
+        return Some(Box::new(SimLocator {
             array: session.array.clone(),
             pod: drive_pod(t),
-        })));
+        }));
     }
-    Ok(None)
+    None
 }
 
 /// `--array sim`: the simulated management Portworx binds every claim, creating the

@@ -13,6 +13,7 @@ pub(crate) mod doctor;
 pub(crate) mod drives;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
+pub(crate) mod kube_clients;
 pub(crate) mod orphans;
 pub(crate) mod pipeline;
 pub(crate) mod pod;

@@ -27,6 +27,7 @@ use crate::preflight::{self, Findings};
 use crate::session::Session;
 use crate::token_journal::FileTokenJournal;
 
+use super::kube_clients::KubeClients;
 use super::pipeline::{
     blocked_error, observe_error, report_text, require_realm_support, run_destroy, run_planned,
     warn_offline, with_request_id,
@@ -139,6 +140,7 @@ fn keep_new_token(planned: &Planned<'_>, a: &ApplyArgs, f: &mut Findings) {
 /// error naming all findings, or `Ok`.
 async fn apply_preflight(
     a: &ApplyArgs,
+    kube: &KubeClients,
     p: &Printer,
     session: &Session,
     planned: &Planned<'_>,
@@ -146,7 +148,7 @@ async fn apply_preflight(
 ) -> Result<()> {
     let t = planned.tenant();
     let mut f = Findings::default();
-    preflight::kubeconfigs(&a.kube, &mut f).await;
+    kube.check(&mut f);
 
     if let Some(note) = preflight::endpoint(
         t.spec.spec.array.endpoint.as_deref(),
@@ -174,7 +176,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     }
     let t = Tenant::load(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
-    let locator = super::drives::locator_for(&session, &t, None).await?;
+    let locator = super::drives::locator_for(&session, &t, None);
     let token_journal = super::token_delivery::journal(&t, &session, None, None)
         .map(|v| Arc::new(FileTokenJournal::read_only(v)) as Arc<dyn TokenJournal>);
     let site = Site {
@@ -245,8 +247,10 @@ pub(crate) async fn apply(
     cancel: &Cancel,
 ) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
+    // Each kubeconfig is read once, here; the preflight refuses one that did not load.
+    let kube = KubeClients::load(&a.kube).await;
     // The site's facts (with --kubeconfig) before anything else: a contradiction exits 2.
-    let t = preflight::site_resolved(t, &a.kube, &a.file, p).await?;
+    let t = preflight::site_resolved(t, kube.management(), &a.file, p).await?;
     // The output folder is checked before the array is even opened: a link, a file
     // or another user's folder there must not surface after the array changed.
     if let Some(out) = &a.out {
@@ -254,7 +258,7 @@ pub(crate) async fn apply(
             .map_err(|e| InvalidInput::error(format!("--out: {e}")))?;
     }
     let session = Session::open(g, p, &t.token_users())?;
-    let result = apply_in(a, g, p, &t, &session, cancel).await;
+    let result = apply_in(a, &kube, g, p, &t, &session, cancel).await;
     let closed = session.close().await;
     let outcome = result?;
     closed?;
@@ -263,17 +267,16 @@ pub(crate) async fn apply(
 
 async fn apply_in(
     a: &ApplyArgs,
+    kube: &KubeClients,
     g: &GlobalArgs,
     p: &Printer,
     t: &Tenant,
     session: &Session,
     cancel: &Cancel,
 ) -> Result<Outcome> {
-    // A kubeconfig that does not load gives no locator here: the preflight below
+    // A kubeconfig that did not load gives no locator here: the preflight below
     // refuses it (exit 2, before any write) with the precise reason.
-    let locator = super::drives::locator_for(session, t, Some(&a.kube))
-        .await
-        .unwrap_or(None);
+    let locator = super::drives::locator_for(session, t, kube.management());
     let token_journal: Option<Arc<FileTokenJournal>> =
         super::token_delivery::journal(t, session, a.out.as_deref(), a.state_dir.as_deref())
             .map(Arc::new);
@@ -292,13 +295,13 @@ async fn apply_in(
         recover_released: a.recover_released,
     };
     let (planned, space) = plan_with_space(session, t, site, opts, p).await?;
-    approve(a, g, p, session, &planned, space).await?;
+    approve(a, kube, g, p, session, &planned, space).await?;
     let opts = ApplyOptions {
         concurrency: a.concurrency as usize,
         cancel: cancel.clone(),
         ..ApplyOptions::default()
     };
-    let clusters = super::token_delivery::cluster_side(a, p, session).await?;
+    let clusters = super::token_delivery::cluster_side(a, kube.cluster_clients()?, p, session);
     let applied = run_planned(planned, &clusters, opts, p).await?;
     let report = applied.report();
     // The last array call has returned: the logout runs while the report, the
@@ -323,6 +326,7 @@ async fn apply_in(
 /// plan refused, the preflight, the refusals left out, the prompt.
 async fn approve(
     a: &ApplyArgs,
+    kube: &KubeClients,
     g: &GlobalArgs,
     p: &Printer,
     session: &Session,
@@ -339,7 +343,7 @@ async fn approve(
     if !plan.is_applicable() {
         return Err(blocked_error(plan));
     }
-    apply_preflight(a, p, session, planned, space).await?;
+    apply_preflight(a, kube, p, session, planned, space).await?;
     if !plan.refusals.is_empty() {
         p.warn(format!(
             "{} change(s) refused and left out (see `x refused` above); --allow-shrink allows shrinking volumes",

@@ -59,25 +59,16 @@ pub(super) fn keeps_token(a: &ApplyArgs) -> bool {
     (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some()
 }
 
-/// The cluster side of `a`: the clusters of `--kubeconfig` and `--tenant-kubeconfig`
-/// (already checked before the first array write), the switches, and the drive
-/// tagging on the session's array.
-pub(super) async fn cluster_side<'a>(
+/// The cluster side of `a`: `clients`, the clusters of `--kubeconfig` and
+/// `--tenant-kubeconfig` (read once and checked before the first array write), the
+/// switches, and the drive tagging on the session's array.
+pub(super) fn cluster_side<'a>(
     a: &ApplyArgs,
+    clients: Option<ClusterClients>,
     p: &'a Printer,
     session: &'a Session,
-) -> Result<CliClusters<'a>> {
+) -> CliClusters<'a> {
     let k = &a.kube;
-    let clients = match &k.kubeconfig {
-        Some(path) => Some(ClusterClients {
-            management: px_cluster::connect(path, k.context.as_deref()).await?,
-            tenant: match &k.tenant_kubeconfig {
-                Some(path) => Some(px_cluster::connect(path, k.tenant_context.as_deref()).await?),
-                None => None,
-            },
-        }),
-        None => None,
-    };
     let options = TenantClustersOptions {
         wait: WaitOptions {
             timeout: k.wait_timeout,
@@ -94,10 +85,10 @@ pub(super) async fn cluster_side<'a>(
         FileBackedTokenJournal,
         super::cluster::notices(p),
     );
-    Ok(side.tagging_drives(DriveTagging {
+    side.tagging_drives(DriveTagging {
         array: session.array.as_ref(),
         concurrency: a.concurrency as usize,
-    }))
+    })
 }
 
 /// A run on the clusters that failed: a drive tagging that could not start as the
