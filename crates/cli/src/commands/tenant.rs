@@ -11,7 +11,7 @@ use px_topology::converge::{self, ApplyOptions, ApplyReport, Cancel};
 use px_topology::driver::ArrayFacts;
 use px_topology::manifests::{self, RenderOptions};
 use px_topology::pipeline::{DestroyPlanned, Planned, Site};
-use px_topology::plan::{DestroyPlan, DestroyScope, Plan, PlanOptions};
+use px_topology::plan::{DestroyError, DestroyPlan, DestroyScope, Plan, PlanOptions};
 use px_topology::preflight::PreflightOptions;
 use px_topology::render;
 use px_topology::sizing::ArraySpaceInfo;
@@ -413,9 +413,16 @@ async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outco
         eradicate: a.eradicate,
         delete_token: a.delete_token,
     };
+    // Nothing tagged for the tenant stays an error here (a preview of nothing); the
+    // destroy itself succeeds then (`nothing_to_destroy`).
     let result = plan_destroying(&session, &t, scope)
         .await
-        .map(|planned| planned.plan().to_plan());
+        .and_then(|planned| {
+            let planned = planned.ok_or_else(|| DestroyError::NothingSelected {
+                tenant: t.spec.tenant_name().to_string(),
+            })?;
+            Ok(planned.plan().to_plan())
+        });
     session.close().await?;
     let plan = result
         .with_context(|| format!("cannot plan destroying tenant {}", t.spec.tenant_name()))?;
@@ -497,6 +504,9 @@ async fn destroy_in(
     let planned = plan_destroying(session, t, DestroyScope::from(&opts))
         .await
         .with_context(|| format!("cannot destroy tenant {}", t.spec.tenant_name()))?;
+    let Some(planned) = planned else {
+        return nothing_to_destroy(t, session, p);
+    };
     confirm(
         g.yes,
         &destroy_question(a, t, session, planned.plan()).await,
@@ -525,17 +535,46 @@ async fn destroy_in(
 }
 
 /// The destroy plan of `t` on the session's array: the pipeline's observation (the
-/// realm gate, one read of the array) and what removing the tenant takes.
+/// realm gate, one read of the array) and what removing the tenant takes; `None`
+/// when nothing on the array is tagged for the tenant.
 async fn plan_destroying<'a>(
     session: &'a Session,
     t: &Tenant,
     scope: DestroyScope,
-) -> Result<DestroyPlanned<'a>> {
+) -> Result<Option<DestroyPlanned<'a>>> {
     let observation = t
         .observe(Site::array(session.array.as_ref()))
         .await
         .map_err(observe_error)?;
-    Ok(observation.plan_destroy(scope)?)
+    match observation.plan_destroy(scope) {
+        Ok(planned) => Ok(Some(planned)),
+        Err(DestroyError::NothingSelected { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `destroy` with nothing on the array tagged for the tenant: there is nothing to
+/// remove, so the tenant is as destroy leaves it and the command succeeds with an
+/// empty report, as a second destroy of a tenant does (an idempotent destroy, like
+/// `kubectl delete --ignore-not-found`). Stderr says why, since a wrong array or
+/// tenant name looks the same from here.
+fn nothing_to_destroy(t: &Tenant, session: &Session, p: &Printer) -> Result<Outcome> {
+    let report = converge::DestroyReport::default();
+    p.emit_text(&report, &destroy_text(&report))?;
+    let tenant = t.spec.tenant_name();
+    if t.desired.is_empty() {
+        p.info(format!(
+            "tenant {tenant} puts nothing on the array ({} mode): nothing to destroy on {}",
+            t.spec.mode(),
+            session.label
+        ));
+    } else {
+        p.warn(format!(
+            "nothing on {} is tagged for tenant {tenant}: nothing to destroy (already destroyed and eradicated, or never applied to this array)",
+            session.label
+        ));
+    }
+    Ok(Outcome::Success)
 }
 
 /// The confirmation prompt: what goes, how long it stays recoverable, what is kept.
