@@ -1,9 +1,10 @@
 //! `pxfa status --kubeconfig`'s runbook section through the binary (#24 item 2):
 //! the embedded simulated array holding the tenant (a state file) and a fake API
 //! server (px-cluster's test support, shared by path) holding the NodePool's VMs,
-//! the PVs and, for cloud-drive, the tenant's StorageNodes and StorageCluster.
-//! Each runbook step status verifies is ok exactly when the clusters show it, the
-//! text output names the layer, and status writes nothing on either side.
+//! the PVs, for direct-access the drive claims, and for cloud-drive and
+//! direct-access the tenant's StorageNodes and StorageCluster. Each runbook step
+//! status verifies is ok exactly when the clusters show it, the text output names
+//! the layer, and status writes nothing on either side.
 // A test scenario reads top to bottom; the 120-line rule is for library code.
 #![allow(clippy::too_many_lines)]
 
@@ -15,8 +16,8 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use crate::fake_sites::support::Fake;
-use crate::fake_sites::{applied, example, list, pxfa, writes};
+use crate::fake_sites::support::{Fake, rendered};
+use crate::fake_sites::{applied, example, list, pxfa, spec_of, writes};
 
 /// The clusters as a test sets them up.
 struct Site {
@@ -24,13 +25,17 @@ struct Site {
     hcp: String,
     node_pool: String,
     vms: usize,
+    /// The VMs carry pxfa's worker index (direct-access).
+    indexed: bool,
     /// PVs: (name, claim namespace, phase).
     pvs: Vec<(String, String, &'static str)>,
-    /// Tenant side (cloud-drive only).
+    /// The drive claims in the hosted control plane namespace (direct-access).
+    claims: Vec<Value>,
+    /// Tenant side (cloud-drive and direct-access).
     tenant: Option<TenantSide>,
 }
 
-/// A cloud-drive tenant's Portworx as the fake tenant cluster shows it.
+/// A tenant's Portworx as the fake tenant cluster shows it.
 struct TenantSide {
     /// Portworx namespace.
     px: String,
@@ -45,8 +50,14 @@ struct TenantSide {
 async fn mount(fake: &Fake, site: &Site) {
     let vms: Vec<Value> = (0..site.vms)
         .map(|i| {
+            let annotations = if site.indexed {
+                json!({"pxfa.io/worker-index": i.to_string()})
+            } else {
+                json!({})
+            };
             json!({"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
-                   "metadata": {"name": format!("{}-{i}", site.node_pool), "namespace": site.hcp},
+                   "metadata": {"name": format!("{}-{i}", site.node_pool), "namespace": site.hcp,
+                                "annotations": annotations},
                    "spec": {"template": {"spec": {"volumes": []}}}})
         })
         .collect();
@@ -71,6 +82,16 @@ async fn mount(fake: &Fake, site: &Site) {
         .respond_with(list("PersistentVolume", pvs))
         .mount(&fake.server)
         .await;
+    if !site.claims.is_empty() {
+        Mock::given(method("GET"))
+            .and(path(format!(
+                "/api/v1/namespaces/{}/persistentvolumeclaims",
+                site.hcp
+            )))
+            .respond_with(list("PersistentVolumeClaim", site.claims.clone()))
+            .mount(&fake.server)
+            .await;
+    }
     let Some(TenantSide {
         px,
         stc,
@@ -210,6 +231,7 @@ async fn kubevirt_csi_status_verifies_the_nodepool_and_the_infra_pvs() {
         hcp: tenant.hcp_namespace(),
         node_pool: tenant.node_pool(),
         vms,
+        indexed: false,
         pvs: [
             ("pv-apps".to_string(), "apps".to_string(), "Released"),
             (
@@ -219,6 +241,7 @@ async fn kubevirt_csi_status_verifies_the_nodepool_and_the_infra_pvs() {
             ),
         ]
         .into(),
+        claims: Vec::new(),
         tenant: None,
     };
     let (steps, text, writes, unchanged) =
@@ -269,7 +292,9 @@ async fn cloud_drive_status_verifies_the_storage_nodes_and_the_delete_strategy()
         hcp: tenant.hcp_namespace(),
         node_pool: node_pool.clone(),
         vms: replicas,
+        indexed: false,
         pvs: Vec::new(),
+        claims: Vec::new(),
         tenant: Some(TenantSide {
             px: tenant.spec.portworx.namespace.clone(),
             stc: tenant.portworx_cluster_name(),
@@ -319,4 +344,117 @@ async fn cloud_drive_status_verifies_the_storage_nodes_and_the_delete_strategy()
             .contains("set UninstallAndDelete")
     );
     assert_eq!(writes, 0);
+}
+
+/// Direct-access (no CLI e2e before): the NodePool's VMs by worker index, the
+/// drive claims recording them, the claims' sizes against the plan, Released PVs of
+/// the hosted control plane namespace, and the StorageNodes against the workers.
+/// First a tenant as the runbooks leave it (every step ok), then one a step was
+/// missed on: a growth not applied, a Released PV left, a removed worker whose VM
+/// is still a StorageNode.
+#[tokio::test]
+async fn direct_access_status_verifies_workers_claims_and_storage_nodes() {
+    let spec_path = example("direct-access");
+    let tenant = spec_of(&spec_path);
+    let replicas = tenant.spec.hosted_cluster.replicas;
+    let node_pool = tenant.node_pool();
+    let vm = |i: u32| format!("{node_pool}-{i}");
+    // The drive claims as rendered, each recording its worker's VM.
+    let claims: Vec<Value> = rendered(&tenant)
+        .iter()
+        .filter(|m| m.kind == "PersistentVolumeClaim")
+        .filter_map(|m| {
+            let index = m.body["metadata"]["labels"]["pxfa.io/node-index"].as_str()?;
+            let mut c = m.body.clone();
+            c["metadata"]["annotations"] =
+                json!({"pxfa.io/attached-vm": vm(index.parse().unwrap())});
+            Some(c)
+        })
+        .collect();
+    assert!(claims.len() >= replicas as usize, "{claims:#?}");
+    let site = |claims: Vec<Value>, pvs, extra_node: Option<String>| Site {
+        hcp: tenant.hcp_namespace(),
+        node_pool: node_pool.clone(),
+        vms: replicas as usize,
+        indexed: true,
+        pvs,
+        claims,
+        tenant: Some(TenantSide {
+            px: tenant.spec.portworx.namespace.clone(),
+            stc: tenant.portworx_cluster_name(),
+            nodes: (0..replicas)
+                .map(vm)
+                .chain(extra_node)
+                .map(|n| (n, "Online"))
+                .collect(),
+            strategy: None,
+        }),
+    };
+    let apps_pv = ("pv-apps".to_string(), "apps".to_string(), "Released");
+    let (steps, text, writes, unchanged) = status(
+        site(claims.clone(), vec![apps_pv.clone()], None),
+        "direct-access",
+        true,
+    )
+    .await;
+    let all_ok: BTreeMap<&str, bool> = [
+        "decommission.cluster-delete",
+        "decommission.offline-cluster-delete",
+        "delete.released-pvs",
+        "grow.apply",
+        "node.joined",
+        "nodepool.scale-in",
+        "release.pvs",
+        "worker.find-vm",
+    ]
+    .into_iter()
+    .map(|id| (id, true))
+    .collect();
+    assert_eq!(oks(&steps), all_ok, "{steps:#?}");
+    assert!(text.contains("runbook step worker.find-vm"), "{text}");
+    assert_eq!(writes, 0, "status wrote to the cluster");
+    assert!(unchanged, "status changed the array");
+
+    // A growth not applied yet: one data claim asks 1Gi, less than the plan.
+    let mut grown = claims;
+    let data = grown
+        .iter_mut()
+        .find(|c| c["metadata"]["name"].as_str().unwrap().contains("-data"))
+        .expect("a data claim");
+    data["spec"]["resources"]["requests"]["storage"] = json!("1Gi");
+    // A removed worker (the index past the last): its claim records a VM that is
+    // still a StorageNode.
+    let mut removed = grown[0].clone();
+    removed["metadata"]["name"] = json!("removed-worker-data0");
+    removed["metadata"]["labels"]["pxfa.io/node-index"] = json!(replicas.to_string());
+    removed["metadata"]["annotations"] = json!({"pxfa.io/attached-vm": vm(9)});
+    grown.push(removed);
+    let released = ("pv-old".to_string(), tenant.hcp_namespace(), "Released");
+    let (steps, text, writes, unchanged) = status(
+        site(grown, vec![apps_pv, released], Some(vm(9))),
+        "direct-access",
+        true,
+    )
+    .await;
+    let mut want = all_ok;
+    for id in [
+        "grow.apply",
+        "release.pvs",
+        "delete.released-pvs",
+        "decommission.cluster-delete",
+        "decommission.offline-cluster-delete",
+    ] {
+        want.insert(id, false);
+    }
+    assert_eq!(oks(&steps), want, "{steps:#?}");
+    assert!(steps["grow.apply"].1.contains("1Gi"), "{steps:#?}");
+    let pvs = &steps["release.pvs"].1;
+    assert!(pvs.contains("pv-old") && !pvs.contains("pv-apps"), "{pvs}");
+    assert!(
+        steps["decommission.cluster-delete"].1.contains(&vm(9)),
+        "{steps:#?}"
+    );
+    assert!(text.contains("see pxfa runbook"), "{text}");
+    assert_eq!(writes, 0);
+    assert!(unchanged);
 }
