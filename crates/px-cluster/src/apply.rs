@@ -23,7 +23,7 @@ pub struct ApplyOptions {
     /// Take over fields another manager owns (`force=true`) instead of reporting the
     /// conflict.
     pub force_conflicts: bool,
-    /// Readiness waits.
+    /// How long and how often to wait for each step's objects to become ready.
     pub wait: WaitOptions,
     /// Apply manifests that carry credentials. Off when the rendered secret holds a
     /// placeholder: applying it would replace a working secret with a template.

@@ -85,7 +85,7 @@ pub struct BindingWait {
 /// Asks `locator` until every claim is bound or `wait.timeout` has passed (one
 /// round of reads per `wait.interval`); unbound claims at the deadline are
 /// reported, not an error: their drives stay pending and the next apply tags them.
-pub async fn wait_for_bindings(
+pub(crate) async fn wait_for_bindings(
     locator: &dyn DriveLocator,
     claims: &[DriveClaim],
     wait: WaitOptions,

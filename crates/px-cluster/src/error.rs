@@ -57,7 +57,8 @@ pub enum Error {
     Apply {
         /// `Kind namespace/name`.
         object: String,
-        /// Why.
+        /// Why the object could not be sent: its kind did not resolve on the cluster
+        /// (typically [`Error::NotServed`]).
         #[source]
         source: Box<Error>,
     },

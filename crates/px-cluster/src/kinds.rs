@@ -10,11 +10,9 @@ use kube::discovery::ApiResource;
 pub(crate) struct Kind {
     /// API group (`""` for core).
     pub group: &'static str,
-    /// API version.
     pub version: &'static str,
-    /// Kind.
     pub kind: &'static str,
-    /// Plural resource name.
+    /// REST resource name (`virtualmachines`).
     pub plural: &'static str,
 }
 

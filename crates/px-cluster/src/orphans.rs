@@ -246,7 +246,7 @@ async fn remove_volume(
 }
 
 /// The TenantStorage resource (`pxfa.io/v1alpha1`, `tenantstorages`).
-pub fn tenant_storage_resource() -> ApiResource {
+pub(crate) fn tenant_storage_resource() -> ApiResource {
     use px_topology::crd::{GROUP, PLURAL, VERSION};
     ApiResource::from_gvk_with_plural(
         &GroupVersionKind::gvk(GROUP, VERSION, px_topology::spec::KIND),

@@ -33,7 +33,7 @@ const CSV: Kind = Kind {
 pub struct WaitOptions {
     /// Give up after this long (per step).
     pub timeout: Duration,
-    /// Time between polls.
+    /// Pause between two reads of a pending object.
     pub interval: Duration,
 }
 

@@ -37,11 +37,11 @@ pub struct Item {
 pub struct Layer {
     /// The layer's name.
     pub name: String,
-    /// Its objects.
+    /// The layer's objects, each with its state and whether pxfa wants it so.
     pub items: Vec<Item>,
 }
 
-/// Every layer.
+/// What `pxfa status` found, layer by layer; healthy when every item is ok.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct StatusReport {
     /// Layers from the array up to the tenant.
@@ -71,7 +71,7 @@ pub struct StatusDocument<'a> {
     /// Always `Status`.
     #[schemars(schema_with = "kind_schema")]
     pub kind: &'static str,
-    /// The tenant.
+    /// The tenant's name, as in its spec.
     pub tenant: &'a str,
     /// True when every item of every layer is as wanted.
     pub healthy: bool,

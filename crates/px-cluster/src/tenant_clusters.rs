@@ -117,7 +117,7 @@ pub enum Notice<'n> {
     GuestInterfaceUnknown {
         /// What the spec says.
         specified: &'n str,
-        /// Why.
+        /// The error reading the VMs.
         error: &'n Error,
     },
     /// A manifest of the bundle left to the admin, with the reason.
@@ -133,7 +133,8 @@ pub enum Notice<'n> {
     DrivesPending(usize),
     /// The drive tagging writes on the array: `changes` changes.
     DrivesTagging {
-        /// How many.
+        /// The plan's actionable changes (tags to put or remove), counted before the
+        /// first write.
         changes: usize,
     },
     /// The drive tagging's progress on the array.

@@ -39,7 +39,7 @@ use crate::{ATTACHED_VM_ANNOTATION, BOOKKEEPING_MANAGER, WORKER_INDEX_ANNOTATION
 pub struct DiskAttachment {
     /// Disk and volume name in the VM, and the disk serial (`pxdata0`, `pxmeta`).
     pub serial: String,
-    /// The management PVC.
+    /// The management PVC that backs the disk (in the hosted control plane namespace).
     pub claim: String,
     /// The disk bus, as the spec chose it.
     pub bus: DiskBus,
@@ -52,14 +52,14 @@ pub struct WorkerDisks {
     pub index: u32,
     /// The hosted control plane namespace holding the VMs and claims.
     pub namespace: String,
-    /// Its disks.
+    /// The worker's disks, in the order the patches list them.
     pub disks: Vec<DiskAttachment>,
 }
 
 /// A worker VM as pxfa sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VmInfo {
-    /// VM name.
+pub(crate) struct VmInfo {
+    /// The VirtualMachine's name in the hosted control plane namespace.
     pub name: String,
     /// Creation time (RFC 3339), for a deterministic order of new VMs.
     pub created: String,
@@ -72,7 +72,7 @@ pub struct VmInfo {
 /// One worker's VM and its disks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Assignment {
-    /// Worker index.
+    /// Worker index (`w00` is 0), as recorded on the VM.
     pub index: u32,
     /// The VM carrying it.
     pub vm: String,
@@ -173,7 +173,7 @@ pub fn worker_disks(patches: &[&Manifest]) -> Result<Vec<WorkerDisks>> {
 /// Label HyperShift puts on a NodePool's machines. \[L\] Whether it reaches the
 /// KubeVirt VMs is unconfirmed, so it is used when present and the name prefix
 /// `<nodePool>-` otherwise.
-pub const NODE_POOL_LABEL: &str = "hypershift.openshift.io/nodePool";
+pub(crate) const NODE_POOL_LABEL: &str = "hypershift.openshift.io/nodePool";
 
 /// The objects that belong to `node_pool`: by [`NODE_POOL_LABEL`] when any object in
 /// the namespace carries it (a prefix would also match a pool named
@@ -251,7 +251,7 @@ pub(crate) async fn discover_vms(
 }
 
 /// The VM chosen per worker index, and the indices left waiting with the reason.
-pub type Choice = (BTreeMap<u32, String>, Vec<(u32, String)>);
+pub(crate) type Choice = (BTreeMap<u32, String>, Vec<(u32, String)>);
 
 /// Chooses a VM per worker index. Pure: `recorded` is the VM each index's claims name
 /// (from a previous run), if any.
@@ -260,7 +260,7 @@ pub type Choice = (BTreeMap<u32, String>, Vec<(u32, String)>);
 /// existing VM goes to that VM; an index whose recorded VM is gone waits for the admin
 /// unless `adopt` is set; remaining VMs, oldest first (then by name), take the free
 /// indices in ascending order. Two VMs recording the same index is an error.
-pub fn assign(
+pub(crate) fn assign(
     vms: &[VmInfo],
     indices: &[u32],
     recorded: &BTreeMap<u32, String>,
