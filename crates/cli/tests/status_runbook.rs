@@ -4,7 +4,8 @@
 //! the PVs, for direct-access the drive claims, and for cloud-drive and
 //! direct-access the tenant's StorageNodes and StorageCluster. Each runbook step
 //! status verifies is ok exactly when the clusters show it, the text output names
-//! the layer, and status writes nothing on either side.
+//! the layer, and status writes nothing on either side. `release.drives`, which
+//! rests on the array alone, shows in status's array layer.
 // A test scenario reads top to bottom; the 120-line rule is for library code.
 #![allow(clippy::too_many_lines)]
 
@@ -457,4 +458,67 @@ async fn direct_access_status_verifies_workers_claims_and_storage_nodes() {
     assert!(text.contains("see pxfa runbook"), "{text}");
     assert_eq!(writes, 0);
     assert!(unchanged);
+}
+
+/// `release.drives` (soft-destroy the removed workers' retained drives) rests on
+/// the array alone, and status's array layer shows it without a cluster and without
+/// writing: after a scale-in the removed worker's live drives are problems ("needs
+/// retain", naming the worker), and once `apply --release-removed-workers` has
+/// destroyed them the tenant is healthy.
+#[test]
+fn release_drives_shows_in_the_array_layer() {
+    let dir = tempfile::tempdir().unwrap();
+    let three = example("direct-access");
+    let text = std::fs::read_to_string(&three).unwrap();
+    assert!(text.contains("replicas: 3"), "{text}");
+    let four = dir.path().join("four.yaml");
+    std::fs::write(&four, text.replace("replicas: 3", "replicas: 4")).unwrap();
+    let state = applied(dir.path(), &four);
+    let state = state.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let mut all = vec!["--array", "sim", "--sim-state", state, "--yes"];
+        all.extend(args);
+        all.extend(["-f", three.to_str().unwrap()]);
+        let out = pxfa(&all);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let status = || {
+        let before = std::fs::read(state).unwrap();
+        let out = run(&["-o", "json", "status"]);
+        assert_eq!(std::fs::read(state).unwrap(), before, "status wrote");
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let removed: Vec<Value> = doc["layers"][0]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| {
+                i["problem"]
+                    .as_str()
+                    .is_some_and(|p| p.contains("drive of worker 3"))
+            })
+            .cloned()
+            .collect();
+        (doc["healthy"].as_bool().unwrap(), removed)
+    };
+    // Scale-in to 3 workers: worker 3's drives are retained, live.
+    run(&["apply"]);
+    let (healthy, removed) = status();
+    assert!(!healthy);
+    assert!(!removed.is_empty());
+    assert!(
+        removed
+            .iter()
+            .all(|i| i["ok"] == false && i["state"] == "needs retain"),
+        "{removed:#?}"
+    );
+    // The runbook's release.drives step.
+    run(&["apply", "--release-removed-workers"]);
+    let (healthy, removed) = status();
+    assert!(healthy, "{removed:#?}");
+    assert!(removed.is_empty(), "{removed:#?}");
 }
