@@ -16,7 +16,10 @@
 //! delays the exit by a quarter second at worst, never the work.
 //!
 //! Either array is handed out inside [`Settling`], the one layer that settles a write
-//! whose answer was lost; no command writes around it.
+//! whose answer was lost: the session is where a command's array is built, and
+//! every write a command makes (converge's, the orphan clean-up's, the token
+//! rotation's, the resource commands') goes through it. Nothing below adds a second
+//! layer (converge writes through the array it is given), so a write is settled once.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -53,7 +56,7 @@ pub(crate) const LOGOUT_WAIT: Duration = Duration::from_millis(250);
 pub(crate) struct Session {
     /// The array, real or simulated, inside [`Settling`], so that every write a
     /// command sends (the pipeline's and the resource commands' alike) is settled
-    /// once after a lost answer (converge's own layer around it passes through).
+    /// once after a lost answer.
     pub(crate) array: Arc<dyn FlashArray>,
     /// What to show in messages (`https://fa1.example` or `embedded simulator`).
     pub(crate) label: String,
@@ -148,7 +151,7 @@ impl Session {
                     .build()
                     .with_context(|| format!("cannot set up the client for {}", t.url))?;
                 Ok(Session {
-                    array: Arc::new(Settling::new(array)),
+                    array: settled(array),
                     label: t.url.as_str().trim_end_matches('/').to_string(),
                     url: Some(t.url.clone()),
                     sim: None,
@@ -175,7 +178,7 @@ impl Session {
     pub(crate) fn simulated(mock: MockArray, state_file: Option<PathBuf>) -> Session {
         let loaded = mock.generation();
         Session {
-            array: Arc::new(Settling::new(mock.clone())),
+            array: settled(mock.clone()),
             label: "embedded simulated array".to_string(),
             url: None,
             sim: Some(SimSession {
@@ -229,6 +232,11 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// The one [`Settling`] layer, around whichever array a session opens.
+fn settled(array: impl FlashArray + 'static) -> Arc<dyn FlashArray> {
+    Arc::new(Settling::new(array))
 }
 
 impl Drop for Session {
@@ -310,4 +318,46 @@ pub(crate) fn save_sim_state(mock: &MockArray, path: &Path) -> Result<()> {
     flasharray_mock::state_file::save_state(mock, path)
         .map(|_| ())
         .with_context(|| format!("cannot save simulator state {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flasharray::PodName;
+    use flasharray::models::PodPost;
+    use flasharray::settle::WRITE_ROUNDS;
+
+    /// Drops every send of a pod's creation (more than two layers could make) and
+    /// creates it through the session: how often it went out, and the outcome.
+    async fn create_with_sends_dropped(drops: u64) -> (u64, flasharray::Result<()>) {
+        let mock = MockArray::new();
+        let session = Session::simulated(mock.clone(), None);
+        for nth in 1..=drops {
+            mock.faults().drop_write(nth);
+        }
+        let pod = PodName::new("pod1").unwrap();
+        let r = session
+            .array
+            .create_pods(&[pod], &PodPost::default())
+            .await
+            .map(|_| ());
+        (mock.stats().op(flasharray_mock::Op::CreatePods), r)
+    }
+
+    /// A dropped create is settled (sent again) by the session's layer.
+    #[tokio::test]
+    async fn a_lost_write_through_the_session_is_settled() {
+        let (sends, r) = create_with_sends_dropped(1).await;
+        assert!(r.is_ok(), "{r:?}");
+        assert_eq!(sends, 2);
+    }
+
+    /// One layer, not two: with every send dropped the create goes out
+    /// `WRITE_ROUNDS` times, not their square.
+    #[tokio::test]
+    async fn the_session_settles_once() {
+        let (sends, r) = create_with_sends_dropped(u64::from(WRITE_ROUNDS * WRITE_ROUNDS)).await;
+        assert!(r.unwrap_err().maybe_applied());
+        assert_eq!(sends, u64::from(WRITE_ROUNDS));
+    }
 }

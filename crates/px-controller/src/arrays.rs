@@ -75,7 +75,8 @@ impl std::fmt::Debug for Credentials {
 
 /// Builds an array client from credentials: REST in production, a mock in tests.
 pub trait Connector: Send + Sync {
-    /// A client for `creds`.
+    /// A bare client for `creds`: the pool puts the one `flasharray::Settling`
+    /// layer around it, so a connector must not (see [`ArrayPool::acquire`]).
     fn connect(&self, creds: &Credentials) -> Result<Arc<dyn FlashArray>, Error>;
 }
 
@@ -114,9 +115,7 @@ impl Connector for RestConnector {
                 format!("cannot set up the client for array {}: {e}", creds.endpoint),
             )
         })?;
-        // Lost answers are settled in one layer over the client (converge's own
-        // layer around the pool's array then passes through).
-        Ok(Arc::new(flasharray::Settling::new(array)))
+        Ok(Arc::new(array))
     }
 }
 
@@ -189,7 +188,8 @@ impl ArrayPool {
         self.len() == 0
     }
 
-    /// The shared client for `creds`, waiting for a permit on its array.
+    /// The shared client for `creds` (its writes settled: see [`Connector::connect`]),
+    /// waiting for a permit on its array.
     pub async fn acquire(&self, creds: &Credentials) -> Result<Lease, Error> {
         let key = key_of(creds);
         let (cache, permits) = {
@@ -202,7 +202,7 @@ impl ArrayPool {
             } else {
                 // Counted below the cache: the metrics count the array's calls.
                 let array: Arc<dyn FlashArray> = Arc::new(Metered::new(
-                    self.connector.connect(creds)?,
+                    settled(self.connector.connect(creds)?),
                     &creds.endpoint,
                     self.metrics.clone(),
                 ));
@@ -229,6 +229,15 @@ impl ArrayPool {
             _permit: permit,
         })
     }
+}
+
+/// The one `flasharray::Settling` layer of the controller, around whatever the
+/// connector built: every write of a reconcile (converge's, the orphan passes', the
+/// token rotation's) goes through a [`Lease`], and converge adds no layer of its
+/// own, so a write whose answer was lost is settled once. Inside the metering: a
+/// settled write counts as one call, with its settled outcome.
+fn settled(array: Arc<dyn FlashArray>) -> Arc<dyn FlashArray> {
+    Arc::new(flasharray::Settling::new(array))
 }
 
 fn key_of(creds: &Credentials) -> u64 {
@@ -387,4 +396,65 @@ fn api_client_from_secret(
     let credential = ApiClientCredential::from_pem(identity, pem, password.as_ref())
         .map_err(|e| format!("private-key: {e}"))?;
     Ok(Some(ArrayCredential::ApiClient(credential, h.finish())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flasharray::PodName;
+    use flasharray::models::PodPost;
+    use flasharray::settle::WRITE_ROUNDS;
+    use flasharray_mock::MockArray;
+
+    /// Hands out one in-memory array, bare, as a connector must.
+    struct Bare(MockArray);
+
+    impl Connector for Bare {
+        fn connect(&self, _: &Credentials) -> Result<Arc<dyn FlashArray>, Error> {
+            Ok(Arc::new(self.0.clone()))
+        }
+    }
+
+    /// Creates a pod through the lease's `which` array with its first `drops`
+    /// sends dropped: how often the create went out, and whether it succeeded.
+    async fn create_with_sends_dropped(
+        drops: u64,
+        which: fn(&Lease) -> &Arc<dyn FlashArray>,
+    ) -> (u64, bool) {
+        let mock = MockArray::new();
+        let pool = ArrayPool::new(Box::new(Bare(mock.clone())), 1, Arc::default());
+        let creds = Credentials {
+            endpoint: "fa1".into(),
+            credential: ArrayCredential::Token(SecretString::from("t")),
+            ca_pem: None,
+        };
+        let lease = pool.acquire(&creds).await.expect("lease");
+        for nth in 1..=drops {
+            mock.faults().drop_write(nth);
+        }
+        let pod = PodName::new("pod1").unwrap();
+        let r = which(&lease).create_pods(&[pod], &PodPost::default()).await;
+        (mock.stats().op(flasharray_mock::Op::CreatePods), r.is_ok())
+    }
+
+    /// The pool settles a lost write once, whatever the connector built: a dropped
+    /// create is sent again and succeeds; with every send dropped it goes out
+    /// `WRITE_ROUNDS` times (one layer, not none and not two), through either array.
+    #[tokio::test]
+    async fn the_pool_settles_every_array_once() {
+        let every = u64::from(WRITE_ROUNDS * WRITE_ROUNDS);
+        fn fresh(l: &Lease) -> &Arc<dyn FlashArray> {
+            &l.fresh
+        }
+        fn cached(l: &Lease) -> &Arc<dyn FlashArray> {
+            &l.array
+        }
+        for which in [fresh, cached] {
+            assert_eq!(create_with_sends_dropped(1, which).await, (2, true));
+            assert_eq!(
+                create_with_sends_dropped(every, which).await,
+                (u64::from(WRITE_ROUNDS), false)
+            );
+        }
+    }
 }

@@ -19,12 +19,13 @@
 //!
 //! This is the only place where a lost answer is settled: the arrays themselves
 //! (`rest::RestArray`, the mock) send each write once and report a lost answer as
-//! an error. pxfa puts the layer where it builds an array (the CLI's session, the
-//! controller's pool) and px-topology's converge puts it around whatever array it is
-//! given, so layers can nest; they settle once. A `Settling` reached while the
-//! write of an outer `Settling` is being polled passes its writes through, so only
-//! the outermost layer re-reads and re-sends, and a write goes out at most
-//! [`WRITE_ROUNDS`] times however many layers there are (not their product).
+//! an error, and nothing above (px-topology's converge, its orphan clean-up, the
+//! token rotation) settles again: they write through the array they are given.
+//! So the layer goes on exactly once, where an array is built: pxfa's CLI session
+//! and the controller's array pool, which every write of a command or a reconcile
+//! goes through. Wrap an array once: each layer settles on its own, so a
+//! `Settling` inside another would send a write up to [`WRITE_ROUNDS`] squared
+//! times.
 //!
 //! What counts as "already done", per operation:
 //!
@@ -70,7 +71,6 @@ use crate::error::Error;
 
 mod links;
 mod named;
-mod nesting;
 mod tenancy;
 
 /// Attempts per write call: the first, plus re-sends after re-reading.
@@ -227,14 +227,10 @@ macro_rules! read {
     };
 }
 
-/// A write: settled here, unless an outer layer is settling it already.
+/// A write: settled here.
 macro_rules! write {
     ($settling:ident, $name:ident($($arg:ident),*)) => {
-        if nesting::inside_a_settling_write() {
-            $settling.inner.$name($($arg),*).await
-        } else {
-            nesting::settling_write($settling.$name($($arg),*)).await
-        }
+        $settling.$name($($arg),*).await
     };
 }
 

@@ -5,9 +5,9 @@
 //! without the fault: the object exists once, nothing is duplicated, nothing is left
 //! behind. A lost write is never sent again; a dropped one is sent once more.
 //!
-//! Layers nest without multiplying: with every send dropped, a write through two
-//! `Settling` layers (the CLI's session inside converge's) goes out
-//! [`WRITE_ROUNDS`] times, not their square, and the caller hears the lost answer.
+//! The re-sends are bounded: with every send dropped, a write through the one
+//! `Settling` layer goes out [`WRITE_ROUNDS`] times, and the caller hears the lost
+//! answer.
 //!
 //! Unlike the other checks these need the mock's fault switches, so they build
 //! their own fresh mocks instead of taking one array.
@@ -64,22 +64,23 @@ pub async fn every_write_kind_is_settled() {
             let fault = if lose { "answer lost" } else { "write dropped" };
             assert_eq!(got, want, "{} with its {fault}", case.op);
         }
-        every_send_dropped_under_two_layers(case, fresh()).await;
+        every_send_dropped(case, fresh()).await;
     }
 }
 
-/// Drops every send of the write and writes through two nested layers: it goes out
-/// [`WRITE_ROUNDS`] times in all and fails flagged `maybe_applied`.
-async fn every_send_dropped_under_two_layers(case: &Case, mock: MockArray) {
+/// Drops every send of the write (more than it may make) and writes through
+/// `Settling`: it goes out [`WRITE_ROUNDS`] times in all and fails flagged
+/// `maybe_applied`.
+async fn every_send_dropped(case: &Case, mock: MockArray) {
     (case.arrange)(&mock).await.expect("arrange");
     mock.reset_stats();
     for nth in 1..=u64::from(WRITE_ROUNDS * WRITE_ROUNDS) {
         mock.faults().drop_write(nth);
     }
-    let nested = Settling::new(Settling::new(mock.clone()));
-    let r = (case.act)(&nested).await;
+    let settling = Settling::new(mock.clone());
+    let r = (case.act)(&settling).await;
     mock.faults().clear();
-    let label = format!("{} (every send dropped, two layers)", case.op);
+    let label = format!("{} (every send dropped)", case.op);
     let err = r.expect_err(&label);
     assert!(err.maybe_applied(), "{label}: {err}");
     let sends = mock.stats().op(case.op);

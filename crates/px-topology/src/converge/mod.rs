@@ -4,9 +4,13 @@
 //! dependent rounds (pod, then host groups and hosts, then volumes and memberships,
 //! then tags and connections). Independent operations of a round run concurrently
 //! up to [`ApplyOptions::concurrency`]; a failed operation does not stop independent
-//! ones, but the operations that need its result are skipped with a reason. Every
-//! operation goes through `flasharray::Settling`: after a lost answer it re-reads the
-//! affected objects before anything is sent again, so no object is ever created twice.
+//! ones, but the operations that need its result are skipped with a reason.
+//!
+//! Hand [`apply`] and [`destroy`] an array wrapped in `flasharray::Settling` (once):
+//! after a lost answer it re-reads the affected objects before anything is sent
+//! again, so no object is ever created twice. Converge adds no layer of its own (the
+//! CLI's session and the controller's pool wrap every array they hand out), so over
+//! a bare array a write whose answer was lost is reported as failed, not settled.
 //!
 //! Nothing here prints or exits: results come back as reports, and progress through
 //! a callback the CLI can draw bars from.
@@ -213,8 +217,9 @@ impl ApplyReport {
     }
 }
 
-/// Carries out `plan` on `array`. A blocked plan changes nothing: every change comes
-/// back skipped. Refused changes are not in the plan's changes and are not applied.
+/// Carries out `plan` on `array` (inside `flasharray::Settling`: see the module
+/// text). A blocked plan changes nothing: every change comes back skipped. Refused
+/// changes are not in the plan's changes and are not applied.
 pub async fn apply(
     array: &dyn FlashArray,
     desired: &DesiredState,

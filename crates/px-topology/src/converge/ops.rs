@@ -2,9 +2,11 @@
 //!
 //! A write whose answer was lost (`Error::maybe_applied`) may or may not have taken
 //! effect. Sending it again blindly could duplicate a create or fail on "already
-//! exists"; [`run`] sends every operation through [`flasharray::Settling`], the one
-//! layer that re-reads the affected objects and sends only what is still missing
-//! (its rules are in `flasharray::settle`).
+//! exists". Settling that is [`flasharray::Settling`]'s (its rules are in
+//! `flasharray::settle`), the one layer, which the caller puts around the array it
+//! hands converge (the CLI's session, the controller's pool): [`run`] sends each
+//! operation once through that array and adds no layer of its own, so a write is
+//! settled once, whoever calls.
 
 use std::time::Duration;
 
@@ -13,8 +15,8 @@ use flasharray::models::{
     VolumePatch,
 };
 use flasharray::{
-    ConnectionTarget, Error, FlashArray, HostGroupName, HostName, PodName, Result, Settling,
-    TagResource, VolumeName,
+    ConnectionTarget, Error, FlashArray, HostGroupName, HostName, PodName, Result, TagResource,
+    VolumeName,
 };
 use secrecy::SecretString;
 
@@ -287,8 +289,8 @@ impl Op {
     }
 }
 
-/// Sends `op` through [`Settling`], which settles a lost answer (re-reads, sends only
-/// what is missing). Returns the writes pxfa asked for (one; re-reads and re-sends
+/// Sends `op` through `array`, which is expected inside [`flasharray::Settling`] (see
+/// the module text). Returns the writes pxfa asked for (one; re-reads and re-sends
 /// are the settling layer's) alongside the outcome. A token creation is journaled
 /// in `token_journal` (see [`crate::token_journal`]): intent before the send, the token as soon as
 /// the send (or the settling layer's re-read) returns it, with no await in between.
@@ -317,11 +319,8 @@ pub(crate) async fn run(
             }),
         );
     }
-    // One layer settles a lost answer, for every array alike (flasharray::Settling).
-    // An array already inside one (the CLI's session, the controller's pool) is not
-    // settled twice: the inner layer passes the writes of this one through.
     let result = op
-        .send(&Settling::new(array))
+        .send(array)
         .await
         .map_err(|e| Failure::new(&e, format!("{}: {e}", op.describe())));
     let calls = 1;
@@ -356,28 +355,45 @@ pub(crate) async fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flasharray::Settling;
     use flasharray::settle::WRITE_ROUNDS;
     use flasharray_mock::MockArray;
 
-    /// The CLI and the controller hand converge an array already inside `Settling`;
-    /// converge's own layer around it must not settle a second time. Every send of
-    /// the create is dropped: it goes out `WRITE_ROUNDS` times, not their square.
-    #[tokio::test]
-    async fn an_array_inside_settling_is_settled_once() {
-        let mock = MockArray::new();
-        for nth in 1..=u64::from(WRITE_ROUNDS * WRITE_ROUNDS) {
-            mock.faults().drop_write(nth);
-        }
-        let op = Op::CreatePod {
+    fn create_pod() -> Op {
+        Op::CreatePod {
             name: PodName::new("pod1").unwrap(),
             quota: None,
             tags: Vec::new(),
-        };
-        let (_, result) = run(&Settling::new(mock.clone()), &op, None).await;
+        }
+    }
+
+    /// Drops every send (more than two layers could make) of the pod's creation and
+    /// runs it on `array`; how often it went out.
+    async fn sends_with_every_send_dropped(mock: &MockArray, array: &dyn FlashArray) -> u64 {
+        for nth in 1..=u64::from(WRITE_ROUNDS * WRITE_ROUNDS) {
+            mock.faults().drop_write(nth);
+        }
+        let (_, result) = run(array, &create_pod(), None).await;
         assert!(result.is_err(), "every send was dropped");
-        assert_eq!(
-            mock.stats().op(flasharray_mock::Op::CreatePods),
-            u64::from(WRITE_ROUNDS)
-        );
+        mock.stats().op(flasharray_mock::Op::CreatePods)
+    }
+
+    /// The CLI and the controller hand converge an array inside `Settling`; it is
+    /// settled there once: every send of the create is dropped and it goes out
+    /// `WRITE_ROUNDS` times, not their square.
+    #[tokio::test]
+    async fn an_array_inside_settling_is_settled_once() {
+        let mock = MockArray::new();
+        let sends = sends_with_every_send_dropped(&mock, &Settling::new(mock.clone())).await;
+        assert_eq!(sends, u64::from(WRITE_ROUNDS));
+    }
+
+    /// Converge adds no layer of its own: over a bare array a lost create is sent
+    /// once and reported.
+    #[tokio::test]
+    async fn converge_settles_nothing_itself() {
+        let mock = MockArray::new();
+        let sends = sends_with_every_send_dropped(&mock, &mock).await;
+        assert_eq!(sends, 1);
     }
 }

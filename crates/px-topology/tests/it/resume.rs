@@ -99,7 +99,9 @@ async fn resume_after(
     let a = array();
     let p = plan_for(&a, d, PlanOptions::default()).await;
     inject(&a);
-    let first = apply(&a, d, &p, &ApplyOptions::default(), &quiet).await;
+    // Settled by the one layer a caller puts around the array.
+    let settling = flasharray::Settling::new(&a);
+    let first = apply(&settling, d, &p, &ApplyOptions::default(), &quiet).await;
     a.faults().clear();
     // Whatever the first attempt managed, a new plan and apply must converge.
     let p2 = plan_for(&a, d, PlanOptions::default()).await;
@@ -273,7 +275,8 @@ async fn lost_answer_is_reconciled_within_the_same_apply() {
     // The first write is the pod or another round-1 create; its answer is lost.
     a.faults().fail_write_after_effect(1);
     a.faults().drop_write(6);
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let settling = flasharray::Settling::new(&a);
+    let r = apply(&settling, &d, &p, &ApplyOptions::default(), &quiet).await;
     assert!(
         r.is_success(),
         "re-read, then resend only what is missing: {r:?}"

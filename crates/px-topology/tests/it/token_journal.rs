@@ -310,7 +310,9 @@ async fn a_token_whose_answer_was_lost_is_a_failure_then_replaced() {
         let (p, _) = journal_plan(&a, &d, &token_journal).await;
         a.faults().fail_write_after_effect(n);
         a.faults().withhold_token_values(true);
-        let r = apply(&a, &d, &p, &opts(&token_journal), &quiet).await;
+        // Settled by the one layer a caller puts around the array.
+        let settling = flasharray::Settling::new(&a);
+        let r = apply(&settling, &d, &p, &opts(&token_journal), &quiet).await;
         a.faults().clear();
         let on_array = token_created_at(&a, &user).await.is_some();
         if !on_array || r.facts.api_token.is_some() {
