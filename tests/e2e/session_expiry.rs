@@ -10,9 +10,7 @@ use std::time::Duration;
 use flasharray::RestArray;
 use flasharray_mock::MockArray;
 use flasharray_sim::{SimConfig, Simulator};
-use px_topology::Tenant;
-use px_topology::converge::{ApplyOptions, apply};
-use px_topology::plan::{PlanOptions, observe, plan};
+use px_topology::{ApplyOptions, PlanOptions, Tenant, apply, observe, plan};
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 

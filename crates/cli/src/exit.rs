@@ -63,8 +63,8 @@ pub(crate) fn code_for(err: &anyhow::Error) -> u8 {
             || cause.is::<px_topology::TenantError>()
             || cause.is::<px_topology::LintError>()
             || cause
-                .downcast_ref::<px_topology::render::RenderError>()
-                .is_some_and(px_topology::render::RenderError::is_invalid_input)
+                .downcast_ref::<px_topology::RenderError>()
+                .is_some_and(px_topology::RenderError::is_invalid_input)
             || cause
                 .downcast_ref::<flasharray::Error>()
                 .is_some_and(flasharray::Error::is_invalid_input)

@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use px_cluster::{StatusReport, WorkerDisks};
-use px_topology::plan::{Action, Kind, Plan};
-use px_topology::render::{Cluster, Form, Manifest};
+use px_topology::{Action, Cluster, Form, Kind, Manifest, Plan};
 
 /// How a node or edge is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -342,8 +342,8 @@ impl ChangeProgress {
     }
 
     /// Handles one event from the converge engine.
-    pub(crate) fn event(&self, ev: px_topology::converge::ProgressEvent) {
-        use px_topology::converge::{Outcome, ProgressEvent};
+    pub(crate) fn event(&self, ev: px_topology::ProgressEvent) {
+        use px_topology::{Outcome, ProgressEvent};
         match ev {
             ProgressEvent::ChangeStarted { change, .. } => {
                 if let Some(b) = &self.bar {

@@ -6,8 +6,7 @@ use std::collections::BTreeMap;
 
 use kube::Client;
 use kube::api::{Patch, PatchParams};
-use px_topology::TenantStorage;
-use px_topology::render::{Cluster, Form, Manifest};
+use px_topology::{Cluster, Form, Manifest, TenantStorage};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 //! management cluster's side of px-topology's [`DriveLocator`] seam. With dynamic
 //! provisioning the management Portworx creates each drive's array volume when its
 //! claim binds; the bound PV's name (the claim's `spec.volumeName`) is what the plan
-//! finds the array volume by (`px_topology::plan::is_fada_volume_for`).
+//! finds the array volume by (`px_topology::is_fada_volume_for`).
 
 use std::time::Duration;
 
@@ -10,8 +10,7 @@ use async_trait::async_trait;
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use kube::Client;
 use kube::api::Api;
-use px_topology::desired::DriveClaim;
-use px_topology::plan::{Binding, DriveLocator, LocateError};
+use px_topology::{Binding, DriveClaim, DriveLocator, LocateError};
 use tokio::time::Instant;
 
 use crate::readiness::WaitOptions;

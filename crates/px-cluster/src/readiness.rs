@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use kube::api::DynamicObject;
-use px_topology::render::Cluster;
+use px_topology::Cluster;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::time::Instant;

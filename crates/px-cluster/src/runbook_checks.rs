@@ -1,5 +1,5 @@
 //! The runbook steps `pxfa status` verifies once it reads the clusters
-//! ([`px_topology::runbook::steps::STATUS_CHECKS`]): one [`Item`] per step, named by
+//! ([`px_topology::runbook::STATUS_CHECKS`]): one [`Item`] per step, named by
 //! its id, so that an operator following `pxfa runbook` sees whether the step took.
 //! `doctor` can call [`runbook_checks`] as it is. Reads only.
 //!
@@ -12,10 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim};
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::{Client, ResourceExt};
-use px_topology::TenantStorage;
-use px_topology::render::{Cluster, Form, Manifest};
-use px_topology::runbook::steps::verifiable;
+use px_topology::runbook::verifiable;
 use px_topology::spec::StorageMode;
+use px_topology::{Cluster, Form, Manifest, TenantStorage};
 
 use crate::ATTACHED_VM_ANNOTATION;
 use crate::discovery::status_code;
@@ -493,7 +492,7 @@ mod tests {
         ];
         let by_layers: Vec<&str> = BY_LAYERS.iter().map(|(id, _)| *id).collect();
         let all: BTreeSet<&str> = built.iter().chain(&by_layers).copied().collect();
-        let listed: BTreeSet<&str> = px_topology::runbook::steps::STATUS_CHECKS
+        let listed: BTreeSet<&str> = px_topology::runbook::STATUS_CHECKS
             .iter()
             .copied()
             .collect();

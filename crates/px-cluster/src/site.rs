@@ -10,14 +10,13 @@
 use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams};
-use px_topology::PureJson;
-use px_topology::TenantStorage;
-use px_topology::render::tenant::{PORTWORX_OLM_PACKAGE, VALIDATION_PVC};
-use px_topology::render::{Cluster, Manifest};
-use px_topology::site::views::{
-    CredentialView, MetallbView, ObjectRead, PoolView, StorageClusterView, UplinkView,
+use px_topology::site::{
+    CredentialView, ManagementView, MetallbView, ObjectRead, PoolView, Read, SiteFacts,
+    StorageClusterView, TenantView, UplinkView,
 };
-use px_topology::site::{ManagementView, Read, SiteFacts, TenantView};
+use px_topology::{
+    Cluster, Manifest, PORTWORX_OLM_PACKAGE, PureJson, TenantStorage, VALIDATION_PVC,
+};
 use secrecy::SecretString;
 use serde_json::Value;
 

@@ -6,8 +6,7 @@
 use kube::Client;
 use kube::ResourceExt;
 use kube::api::{Api, DynamicObject, ListParams};
-use px_topology::TenantStorage;
-use px_topology::render::{Cluster, Form, Manifest};
+use px_topology::{Cluster, Form, Manifest, TenantStorage};
 use schemars::JsonSchema;
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! The tenant pipeline's cluster side ([`px_topology::pipeline::ClusterSide`]),
+//! The tenant pipeline's cluster side ([`px_topology::ClusterSide`]),
 //! written once for the CLI's `apply` and the controller's reconcile: the manifests
 //! rendered with the array's facts, the part of the bundle pxfa applies
 //! ([`cluster_bundle`]) server-side applied to the management cluster and, when
@@ -18,14 +18,11 @@ use std::convert::Infallible;
 
 use async_trait::async_trait;
 use flasharray::FlashArray;
-use px_topology::Tenant;
-use px_topology::converge::{self, ProgressEvent};
-use px_topology::desired::DriveClaim;
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::pipeline::{ApplyError, ArrayOnly, ClusterSide, Delivery, ObserveError, Site};
-use px_topology::plan::{DriveLocator, LocateError, Plan, PlanOptions};
-use px_topology::render::{Cluster, Manifest, RenderError};
+use px_topology::{
+    ApplyError, ArrayFacts, ArrayOnly, Cluster, ClusterSide, Delivery, DriveClaim, DriveLocator,
+    LocateError, Manifest, ObserveError, Plan, PlanOptions, ProgressEvent, RenderError,
+    RenderOptions, Site, Tenant, render,
+};
 
 use crate::apply::{ApplyOptions, ApplyReport, apply_manifests, cluster_bundle};
 use crate::bindings::{BindingWait, ClaimBindings, wait_for_bindings};
@@ -159,7 +156,7 @@ pub struct ClustersReport {
     /// The server-side apply of the manifests.
     pub applied: ApplyReport,
     /// The tagging of the drives found through their bound claims, when it wrote.
-    pub drives: Option<converge::ApplyReport>,
+    pub drives: Option<px_topology::ApplyReport>,
 }
 
 /// Why tagging the drives of bound claims stopped; nothing was written.
@@ -277,7 +274,7 @@ impl<'a, J: TokenJournalHooks> TenantClusters<'a, J> {
         d: DriveTagging<'_>,
         management: &kube::Client,
         t: &Tenant,
-    ) -> Result<Option<converge::ApplyReport>, DriveTaggingError> {
+    ) -> Result<Option<px_topology::ApplyReport>, DriveTaggingError> {
         if t.desired.drives.is_empty() {
             return Ok(None);
         }
@@ -301,7 +298,7 @@ pub async fn tag_bound_drives(
     t: &Tenant,
     locator: &dyn DriveLocator,
     notices: &(dyn Fn(Notice<'_>) + Send + Sync),
-) -> Result<Option<converge::ApplyReport>, DriveTaggingError> {
+) -> Result<Option<px_topology::ApplyReport>, DriveTaggingError> {
     let site = Site {
         claims: Some(locator),
         ..Site::array(d.array)
@@ -324,7 +321,7 @@ pub async fn tag_bound_drives(
     notices(Notice::DrivesTagging {
         changes: plan.actionable().count(),
     });
-    let opts = converge::ApplyOptions {
+    let opts = px_topology::ApplyOptions {
         concurrency: d.concurrency,
         ..Default::default()
     };
@@ -361,7 +358,7 @@ pub fn delivery(
     let drives_done = report
         .drives
         .as_ref()
-        .is_none_or(converge::ApplyReport::is_success);
+        .is_none_or(px_topology::ApplyReport::is_success);
     let complete = tenant_given && applied.complete() && drives_done;
     Delivery {
         report,

@@ -29,10 +29,9 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, PostParams};
-use px_topology::plan::{JournalVerdict, TokenState};
 use px_topology::spec::StorageMode;
 use px_topology::token_journal::{JournalError, TokenJournal, classify, now_ms};
-use px_topology::{PureJson, TenantStorage};
+use px_topology::{JournalVerdict, PureJson, TenantStorage, TokenState};
 use secrecy::SecretString;
 use serde::Serialize;
 

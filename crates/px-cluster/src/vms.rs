@@ -22,9 +22,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
-use px_topology::TenantStorage;
-use px_topology::render::Manifest;
 use px_topology::spec::{DiskBus, HotplugGate, Protocol, StorageMode};
+use px_topology::{Manifest, TenantStorage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -831,7 +830,7 @@ mod tests {
             disk["disk"] = json!({"bus": b});
         }
         Manifest {
-            cluster: px_topology::render::Cluster::Management,
+            cluster: px_topology::Cluster::Management,
             order: 90,
             file_name: "90-vm-np-w02.yaml".into(),
             kind: "VirtualMachine".into(),
@@ -844,7 +843,7 @@ mod tests {
             ]),
             secret: false,
             purpose: Vec::new(),
-            form: px_topology::render::Form::JsonPatch {
+            form: px_topology::Form::JsonPatch {
                 target: "VirtualMachine np-w02".into(),
             },
         }

@@ -9,7 +9,7 @@
 use px_cluster::{
     ClusterClients, Notice, TenantClusters, TenantClustersError, TenantClustersOptions, WaitOptions,
 };
-use px_topology::pipeline::ApplyError;
+use px_topology::ApplyError;
 
 use crate::error::{Error, Reason};
 use crate::token_journal::ControllerTokenJournal;

@@ -67,7 +67,7 @@ impl Error {
 
     /// A change the array refused or lost (`ArrayWriteFailed`): `context: <change>
     /// failed: <error>`, with its request id.
-    pub fn write_failed(context: &str, f: &px_topology::converge::FailedChange) -> Self {
+    pub fn write_failed(context: &str, f: &px_topology::FailedChange) -> Self {
         Error::new(
             Reason::ArrayWriteFailed,
             with_request_id(

@@ -7,9 +7,10 @@
 use flasharray::FlashArray;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use px_topology::Tenant;
-use px_topology::converge::{self, ApplyOptions, DestroyOptions, DestroyReport};
-use px_topology::pipeline::{ApplyError, ArrayOnly, ObserveError, Site};
+use px_topology::{
+    ApplyError, ApplyOptions, ArrayOnly, DestroyError, DestroyOptions, DestroyReport, ObserveError,
+    Site, Tenant,
+};
 
 use px_topology::spec::OnDelete;
 use serde_json::json;
@@ -83,7 +84,7 @@ async fn destroy_tenant(
     };
     match observation.plan_destroy(opts) {
         Ok(planned) => Ok(planned.destroy(opts, &|_| {}).await),
-        Err(converge::DestroyError::NothingSelected { .. }) => Ok(DestroyReport::default()),
+        Err(DestroyError::NothingSelected { .. }) => Ok(DestroyReport::default()),
         Err(e) => Err(e.to_string()),
     }
 }

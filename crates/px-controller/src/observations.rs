@@ -35,7 +35,7 @@ use flasharray::params::*;
 use flasharray::{
     FlashArray, FlashArrayExt, HostGroupName, HostName, PodName, RealmName, Result, VolumeName,
 };
-use px_topology::desired::TAG_NAMESPACE;
+use px_topology::TAG_NAMESPACE;
 
 /// How long a listing answers reads when the controller is not told otherwise: a
 /// drift check sees the array as it was at most this long ago, and a resync pass

@@ -21,12 +21,12 @@ use std::path::Path;
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use px_cluster::ClustersReport;
-use px_topology::Tenant;
-use px_topology::converge::{ApplyOptions, ApplyReport};
 use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
-use px_topology::pipeline::{Delivery, ObserveError, Planned, Site};
-use px_topology::plan::{Action as PlanAction, Plan, PlanOptions};
 use px_topology::spec::{self, API_VERSION, KIND};
+use px_topology::{
+    Action as PlanAction, ApplyOptions, ApplyReport, Delivery, ObserveError, Plan, PlanOptions,
+    Planned, Site, Tenant,
+};
 use serde_json::{Value, json};
 
 pub use crate::context::{Context, Outcome, context};

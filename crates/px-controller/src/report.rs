@@ -3,7 +3,7 @@
 
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use px_topology::plan::{Action, Plan};
+use px_topology::{Action, Plan};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Reason};

@@ -85,7 +85,7 @@ pub struct PlanSummary {
 
 impl PlanSummary {
     /// The summary of a plan; `pending` lists its actionable changes when `waiting`.
-    pub fn of(plan: &px_topology::plan::Plan, waiting: bool) -> Self {
+    pub fn of(plan: &px_topology::Plan, waiting: bool) -> Self {
         PlanSummary {
             create: plan.summary.create as u64,
             update: plan.summary.update as u64,

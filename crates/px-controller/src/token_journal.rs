@@ -29,11 +29,10 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams, Preconditions};
 use px_cluster::TokenJournalHooks;
-use px_topology::desired::DesiredState;
-use px_topology::plan::{Action, JournalVerdict, Kind, Plan, read_token_state};
 use px_topology::token_journal::{
     JournalEntry, JournalError, JournalState, MemTokenJournal, TokenJournal, classify, now_ms,
 };
+use px_topology::{Action, DesiredState, JournalVerdict, Kind, Plan, read_token_state};
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 

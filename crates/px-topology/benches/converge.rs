@@ -27,9 +27,7 @@ use flasharray::models::{HostPost, PodPost, Tag, VolumePost};
 use flasharray::{FlashArray, ListParams, Size, TagResource};
 use flasharray_mock::MockArray;
 use flasharray_sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
-use px_topology::converge::{ApplyOptions, apply};
-use px_topology::desired::{DesiredState, TAG_NAMESPACE};
-use px_topology::plan::{PlanOptions, observe, plan};
+use px_topology::{ApplyOptions, DesiredState, PlanOptions, TAG_NAMESPACE, apply, observe, plan};
 
 // The tenant the integration tests provision; the bench uses only part of the file.
 #[allow(dead_code)]

@@ -24,7 +24,7 @@ pub(crate) const MANAGED_BY_VALUE: &str = "pxfa";
 pub const TAG_TENANT: &str = "tenant";
 /// Tag key for shared objects; value [`SCOPE_SHARED`].
 pub(crate) const TAG_SCOPE: &str = "scope";
-/// Value of [`TAG_SCOPE`] on shared objects.
+/// Value of `TAG_SCOPE` on shared objects.
 pub const SCOPE_SHARED: &str = "shared";
 /// Tag key for the object's role (`px-data`, `px-metadata`, `mgmt-host`, ...).
 pub(crate) const TAG_ROLE: &str = "role";
@@ -82,7 +82,7 @@ pub fn ownership_tags(tenant: &str, scope: Scope, role: &str) -> BTreeMap<String
 /// A pod for the tenant's volumes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DesiredPod {
-    /// Pod name.
+    /// The pod's array name, derived from the tenant (see `naming`).
     pub name: PodName,
     /// Quota; `None` for unlimited.
     pub quota: Option<Size>,
@@ -106,7 +106,7 @@ pub struct DesiredVolume {
 pub struct DriveClaim {
     /// Namespace (the hosted control plane namespace).
     pub namespace: String,
-    /// Claim name.
+    /// The claim's name within that namespace.
     pub name: String,
 }
 
@@ -162,7 +162,7 @@ pub struct DesiredHost {
 /// A host group.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DesiredHostGroup {
-    /// Group name.
+    /// The host group's array name: the tenant's, or the shared group's.
     pub name: HostGroupName,
     /// Tenant-owned or shared.
     pub scope: Scope,
@@ -201,7 +201,7 @@ pub struct DesiredApiToken {
 /// realm that holds anything else.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DesiredRealm {
-    /// Realm name.
+    /// The realm's array name, from `spec.array.realm`.
     pub name: RealmName,
     /// The realm-scoped user of the tenant's Portworx (cloud-drive only).
     pub user: Option<DesiredRealmUser>,
@@ -231,13 +231,14 @@ pub struct DesiredState {
     pub realm: Option<DesiredRealm>,
     /// The tenant's pod, if any.
     pub pod: Option<DesiredPod>,
-    /// Host groups.
+    /// The host groups the management hosts join.
     pub host_groups: Vec<DesiredHostGroup>,
-    /// Hosts.
+    /// One host per management node that attaches the tenant's volumes.
     pub hosts: Vec<DesiredHost>,
-    /// Volumes.
+    /// The volumes pxfa creates and sizes itself; the dynamically provisioned ones are
+    /// `drives`.
     pub volumes: Vec<DesiredVolume>,
-    /// Connections.
+    /// The volume-to-host or volume-to-host-group connections the volumes need.
     pub connections: Vec<DesiredConnection>,
     /// Drives the management Portworx creates (dynamic provisioning); pxfa finds and
     /// tags them.

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | an input is opened non-blocking and must be a regular file or a pipe | a FIFO with no writer blocked `open` forever; `/dev/zero` never ends |
 //! | an input is read up to its kind's cap, one byte more tells it is too large | a huge or endless file exhausted memory (4 GB in 3 s) |
-//! | a pipe (`<(cmd)`) is read for at most [`PIPE_DEADLINE`] | a writer that never writes must not hang pxfa |
+//! | a pipe (`<(cmd)`) is read for at most `PIPE_DEADLINE` | a writer that never writes must not hang pxfa |
 //! | a folder pxfa writes into is a real folder owned by the user running pxfa | a symlinked `OUT/.pxfa` sent the token journal elsewhere |
 //! | pxfa sets the mode only of a folder it creates | it must never chmod somebody else's folder |
 //! | a file is created with `O_NOFOLLOW` and `O_EXCL` | a planted symlink at a temporary name would be followed |

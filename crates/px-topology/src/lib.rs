@@ -9,6 +9,13 @@
 //! [`flasharray::FlashArray`] (the REST client, or `flasharray_mock::MockArray` in
 //! tests), and Kubernetes is the `px-cluster` crate's business.
 //!
+//! Everything a caller uses is at the crate root: the tenant and its pipeline
+//! ([`Tenant::observe`] → [`Observation`] → [`Planned`] → [`Applied`]), the plan and
+//! converge steps beneath it ([`observe`], [`plan()`], [`apply`], [`destroy`]), sizing,
+//! rendering ([`render()`]) and lint. Seven modules stay public as namespaces: [`spec`],
+//! [`site`], [`orphans`], [`runbook`], [`token_journal`], [`files`] and [`crd`].
+//! `public-api.txt` lists every exported path, and a test holds the crate to it.
+//!
 //! # Plan and apply a tenant
 //!
 //! Against an in-memory array, the same way `pxfa apply` does against a real one:
@@ -17,9 +24,7 @@
 //!
 //! ```
 //! use flasharray_mock::MockArray;
-//! use px_topology::converge::{ApplyOptions, apply};
-//! use px_topology::plan::{PlanOptions, observe, plan};
-//! use px_topology::{Tenant, parse_valid_spec};
+//! use px_topology::{ApplyOptions, PlanOptions, Tenant, apply, observe, parse_valid_spec, plan};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -43,13 +48,10 @@
 //! # Render a tenant
 //!
 //! Every manifest of both clusters, from the spec alone. Secrets are templates
-//! unless [`manifests::RenderOptions::include_secrets`] is set.
+//! unless [`RenderOptions::include_secrets`] is set.
 //!
 //! ```
-//! use px_topology::driver::ArrayFacts;
-//! use px_topology::manifests::{RenderOptions, render};
-//! use px_topology::render::Cluster;
-//! use px_topology::{Tenant, parse_valid_spec};
+//! use px_topology::{ArrayFacts, Cluster, RenderOptions, Tenant, parse_valid_spec, render};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let yaml = include_str!("../../../examples/tenant-cloud-drive.yaml");
@@ -73,37 +75,79 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
-pub mod converge;
+// Modules are private: what a user needs is re-exported flat below. The seven public
+// modules are namespaces, each kept for the reason on its line.
+mod converge;
+// The TenantStorage CRD: `crd::GROUP`, `crd::PLURAL` read only with the module name.
 pub mod crd;
-pub mod desired;
-pub mod driver;
+mod desired;
+mod driver;
 mod duration;
+// The CLI's file rules (`files::read_input`, `files::FileLock`): generic names.
 pub mod files;
-pub mod lint;
-pub mod manifests;
+mod lint;
+mod manifests;
 mod naming;
+// `pxfa orphans`: `orphans::scan`, `orphans::Known`, `orphans::Target` name orphan things.
 pub mod orphans;
-pub mod pipeline;
-pub mod plan;
-pub mod preflight;
+mod pipeline;
+mod plan;
+mod preflight;
 mod pure_json;
-pub mod render;
+mod render;
+// `pxfa runbook`: `runbook::build`, `runbook::Operation`, `runbook::STATUS_CHECKS`.
 pub mod runbook;
+// The site views, facts and checks: `site::Check`, `site::Summary`, `site::resolve`.
 pub mod site;
-pub mod sizing;
+mod sizing;
+// The spec's data model: dozens of section types and enums, plus its limits tables.
 pub mod spec;
 mod tenant;
+// The token journal: `token_journal::classify`, `token_journal::now_ms`, its entries.
 pub mod token_journal;
 
+pub use converge::{
+    ApplyOptions, ApplyReport, Cancel, DestroyOptions, DestroyReport, FailedChange, Outcome,
+    PartialChange, ProgressEvent, SkippedChange, WriteCounts, apply, destroy, preview_destroy,
+};
+pub use desired::{
+    DesiredApiToken, DesiredConnection, DesiredDrive, DesiredHost, DesiredHostGroup, DesiredPod,
+    DesiredRealm, DesiredRealmUser, DesiredState, DesiredVolume, DriveClaim, SCOPE_SHARED, Scope,
+    TAG_CAPACITY, TAG_DISK, TAG_NAMESPACE, TAG_NODE, TAG_TENANT, ownership_tags,
+};
+pub use driver::{ArrayFacts, DriverError, StorageDriver, driver_for};
 pub use duration::human_ms;
 pub use lint::{
     Finding, LintError, RULES as LINT_RULES, Rule, Severity, lint_manifests, lint_path, lint_paths,
     lint_spec, nodiscard_needed, rule as lint_rule,
 };
+pub use manifests::{RenderOptions, render};
 pub use pipeline::{
-    Applied, ApplyError, ArrayOnly, ClusterSide, Delivery, Observation, ObserveError, Planned, Site,
+    Applied, ApplyError, ArrayOnly, ClusterSide, Delivery, DestroyPlanned, Observation,
+    ObserveError, Planned, Site,
 };
+pub use plan::lifecycle::read_drives_in_use;
+// `Summary` is the plan's counts per action; the alias keeps it apart from the
+// site report's `site::Summary` (the JSON schema keeps the type's own name).
+pub use plan::Summary as ActionCounts;
+pub use plan::{
+    Action, Binding, Blocker, BoundDrive, Change, DestroyError, DestroyPlan, DestroyScope, Detail,
+    DriveLocator, HostOwner, JournalVerdict, Kind, LocateError, NodeHost, Observed, ObservedDrives,
+    Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState, TagIndex, TokenState,
+    is_fada_volume_for, locate_drives, observe, plan, plan_destroy, plan_drive_adoption,
+    read_token_state, require_realm_support,
+};
+pub use preflight::{PreflightFinding, PreflightOptions, new_bytes, preflight};
 pub use pure_json::{FlashArrayEntry, PureJson, PureJsonError};
-pub use sizing::{ArraySpaceInfo, Sizing};
+pub use render::hosted_cluster::{GuestStorage, hcp_create_command};
+pub use render::management::{mce_components_patch, mce_guard_program};
+pub use render::shell::join as shell_join;
+pub use render::tenant::{PORTWORX_OLM_PACKAGE, VALIDATION_PVC, pure_secret};
+pub use render::{
+    Cluster, Form, Manifest, RenderError, WriteOutcome, check_out_dir, to_yaml, write_dir,
+};
+pub use sizing::{
+    ArrayHeadroom, ArraySpaceInfo, DrivesInUse, Growth, Sizing, keep_drives_in_use, size,
+};
 pub use spec::{SpecError, SpecErrors, TenantStorage, load_spec, parse_spec, parse_valid_spec};
-pub use tenant::{NewTokenWouldBeLost, Tenant, TenantError, refuse_losing_a_new_token};
+pub use tenant::{NewTokenWouldBeLost, Tenant, TenantError};

@@ -37,10 +37,7 @@
 //!
 //! ```
 //! use flasharray_mock::MockArray;
-//! use px_topology::converge::ApplyOptions;
-//! use px_topology::pipeline::{ArrayOnly, Site};
-//! use px_topology::plan::PlanOptions;
-//! use px_topology::{Tenant, parse_valid_spec};
+//! use px_topology::{ApplyOptions, ArrayOnly, PlanOptions, Site, Tenant, parse_valid_spec};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -72,7 +69,7 @@ use crate::plan::{
     self, Action, DestroyError, DestroyPlan, DestroyScope, DriveLocator, JournalVerdict, Kind,
     LocateError, Observed, Plan, PlanOptions, RealmGateError, TokenState,
 };
-use crate::preflight::{self, Finding, PreflightOptions};
+use crate::preflight::{self, PreflightFinding, PreflightOptions};
 use crate::sizing::ArraySpaceInfo;
 use crate::tenant::{NewTokenWouldBeLost, Tenant, TenantError, refuse_losing_a_new_token};
 use crate::token_journal::{JournalError, TokenJournal, read_journal};
@@ -80,7 +77,7 @@ use crate::token_journal::{JournalError, TokenJournal, read_journal};
 /// Where a tenant is made true: the array, and who can say more than the array.
 #[derive(Clone)]
 pub struct Site<'a> {
-    /// The array.
+    /// The array the tenant's objects are read from and written to.
     pub array: &'a dyn FlashArray,
     /// Who says which drive claims are bound (the management cluster, or a
     /// simulated management Portworx); without one, untagged dynamic drives stay
@@ -283,7 +280,7 @@ impl<'a> Planned<'a> {
         &self,
         space: Option<&ArraySpaceInfo>,
         opts: PreflightOptions,
-    ) -> Vec<Finding> {
+    ) -> Vec<PreflightFinding> {
         preflight::preflight(&self.plan, &self.observed, space, opts)
     }
 

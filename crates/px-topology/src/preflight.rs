@@ -15,7 +15,7 @@ use crate::sizing::ArraySpaceInfo;
 
 /// One reason not to start an apply.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
+pub struct PreflightFinding {
     /// What was checked: `space` or `pod-quota`.
     pub check: &'static str,
     /// What is wrong and what to do about it.
@@ -36,7 +36,7 @@ pub fn preflight(
     observed: &Observed,
     space: Option<&ArraySpaceInfo>,
     opts: PreflightOptions,
-) -> Vec<Finding> {
+) -> Vec<PreflightFinding> {
     let mut out = Vec::new();
     if let Some(space) = space {
         out.extend(free_space(plan, observed, space, opts));
@@ -89,13 +89,13 @@ fn free_space(
     observed: &Observed,
     space: &ArraySpaceInfo,
     opts: PreflightOptions,
-) -> Option<Finding> {
+) -> Option<PreflightFinding> {
     let new = new_bytes(plan, observed);
     let free = space.capacity.as_u64().saturating_sub(space.used.as_u64());
     if new <= free || opts.allow_overcommit {
         return None;
     }
-    Some(Finding {
+    Some(PreflightFinding {
         check: "space",
         message: format!(
             "the plan provisions {} on array {}, which has {} free (capacity {}, used {}), assuming no data reduction; \
@@ -111,7 +111,7 @@ fn free_space(
 
 /// Refuses when a pod's volumes after the plan exceed its quota after the plan: the
 /// creates would fail half way. No override: raise the quota or shrink the tenant.
-fn pod_quotas(plan: &Plan, observed: &Observed) -> Vec<Finding> {
+fn pod_quotas(plan: &Plan, observed: &Observed) -> Vec<PreflightFinding> {
     // Quota after the plan, by pod key: observed, then what the plan sets.
     let mut quota: BTreeMap<String, (String, Option<u64>)> = observed
         .pods
@@ -171,7 +171,7 @@ fn pod_quotas(plan: &Plan, observed: &Observed) -> Vec<Finding> {
             .map(|(_, s)| *s)
             .fold(0u64, u64::saturating_add);
         if after > *limit {
-            out.push(Finding {
+            out.push(PreflightFinding {
                 check: "pod-quota",
                 message: format!(
                     "pod {pod} would hold {} of volumes, over its quota of {}; the creates would fail half way. \

@@ -44,7 +44,7 @@ pub(crate) const POD_QUOTA_HEADROOM_PERCENT: u64 = limits::POD_QUOTA_HEADROOM_PE
 /// What the sizing needs to know about the array's space (from `get_array_space`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ArraySpaceInfo {
-    /// Array name.
+    /// The array's name, as `get_array_space` reports it.
     pub name: String,
     /// Usable capacity.
     pub capacity: Size,
@@ -92,16 +92,16 @@ pub struct ArrayHeadroom {
 /// The pool sizing of one tenant. Sizes are bytes in JSON.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Sizing {
-    /// Tenant name.
+    /// The tenant sized (`metadata.name`).
     pub tenant: String,
-    /// Storage mode.
+    /// The spec's storage mode, which decides the pool layout.
     pub mode: StorageMode,
     /// Whether the tenant has a Portworx pool at all (false for kubevirt-csi, where
     /// every size below is zero).
     pub has_pool: bool,
     /// Usable capacity asked for.
     pub usable_capacity: Size,
-    /// Portworx replication.
+    /// Portworx's replication factor (`spec.storage.replication`, 1 to 3).
     pub replication: u8,
     /// capacity × replication.
     pub raw_capacity: Size,
@@ -127,7 +127,7 @@ pub struct Sizing {
     pub metadata_provisioned: Size,
     /// Everything provisioned on the array for this tenant's pools.
     pub total_provisioned: Size,
-    /// Quota for the tenant's pod: total + [`POD_QUOTA_HEADROOM_PERCENT`], whole GiB.
+    /// Quota for the tenant's pod: total + `POD_QUOTA_HEADROOM_PERCENT`, whole GiB.
     pub pod_quota: Size,
     /// Usable capacity Portworx will actually offer: nodes × pool ÷ replication
     /// (>= the request; the difference is rounding).

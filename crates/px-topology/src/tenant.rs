@@ -17,9 +17,10 @@ use crate::spec::{self, SpecError, SpecErrors, TenantStorage};
 /// A loaded tenant: spec, sizing and the array objects it needs.
 #[derive(Debug, Clone)]
 pub struct Tenant {
-    /// The validated spec.
+    /// The spec as loaded, already validated (every later stage reads it).
     pub spec: TenantStorage,
-    /// The pool sizing.
+    /// The Portworx pool sizing computed from the spec (before the drives in use are
+    /// kept).
     pub sizing: Sizing,
     /// What the array must hold.
     pub desired: DesiredState,
@@ -211,7 +212,10 @@ pub struct NewTokenWouldBeLost {
 /// `plan` creates one and `kept` is false (the caller has nowhere to put it: no
 /// secret file, no tenant cluster), the tenant would end up with a token nobody can
 /// read: refuse before changing anything.
-pub fn refuse_losing_a_new_token(plan: &Plan, kept: bool) -> Result<(), NewTokenWouldBeLost> {
+pub(crate) fn refuse_losing_a_new_token(
+    plan: &Plan,
+    kept: bool,
+) -> Result<(), NewTokenWouldBeLost> {
     let created = plan
         .changes
         .iter()

@@ -169,7 +169,7 @@ impl fmt::Debug for MemTokenJournal {
 }
 
 impl MemTokenJournal {
-    /// An empty token_journal.
+    /// An empty journal held in memory: nothing in it outlives the process.
     pub fn new() -> Self {
         MemTokenJournal::default()
     }

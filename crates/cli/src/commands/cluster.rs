@@ -14,11 +14,8 @@ use px_cluster::{
     ApplyReport, BoxError, Notice, RotateOptions, StatusDocument, StatusReport, TokenProbe,
     cluster_status, connect, rotate_token,
 };
-use px_topology::Tenant;
-use px_topology::converge::ProgressEvent;
-use px_topology::pipeline::Site;
-use px_topology::plan::{self, Action, PlanOptions};
 use px_topology::spec::StorageMode;
+use px_topology::{Action, Plan, PlanOptions, ProgressEvent, Site, Tenant};
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::args::{GlobalArgs, OutputFormat, StatusArgs, TokenRotateArgs};
@@ -202,7 +199,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
 
 /// The array's layer of the status: the pipeline's first two stages (the drives in
 /// use keep their size, as `plan` and `apply` see them), read only.
-async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, plan::Plan)> {
+async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
     let (_, _, plan) = t
         .observe(Site::array(session.array.as_ref()))
         .await

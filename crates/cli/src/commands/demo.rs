@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use flasharray::{ConnectionParams, ListParams};
-use px_topology::plan::PlanOptions;
+use px_topology::PlanOptions;
 
 use px_topology::Tenant;
 
@@ -56,7 +56,7 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     p.stdout(&t.sizing.explain().join("\n"))?;
 
     heading(p, 2, "Plan")?;
-    let observed = px_topology::plan::observe(array, &t.desired)
+    let observed = px_topology::observe(array, &t.desired)
         .await
         .context("cannot read the simulated array")?;
     let plan = t.plan(&observed, &PlanOptions::default());
@@ -103,7 +103,7 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     }
 
     heading(p, 5, "Apply again")?;
-    let observed = px_topology::plan::observe(array, &t.desired).await?;
+    let observed = px_topology::observe(array, &t.desired).await?;
     let again = t.plan(&observed, &PlanOptions::default());
     let second = run_apply(session, t, &again, &Default::default(), p).await;
     p.stdout(&format!(
@@ -113,17 +113,17 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     ))?;
 
     heading(p, 6, "Manifests")?;
-    let facts = px_topology::driver::ArrayFacts {
+    let facts = px_topology::ArrayFacts {
         volume_serials: report.facts.volume_serials.clone(),
         api_token: None,
     };
-    let manifests = px_topology::manifests::render(
+    let manifests = px_topology::render(
         &t.spec,
         &t.sizing,
         &facts,
-        px_topology::manifests::RenderOptions::default(),
+        px_topology::RenderOptions::default(),
     )?;
-    let files = px_topology::render::write_dir(&manifests, &a.out)
+    let files = px_topology::write_dir(&manifests, &a.out)
         .with_context(|| format!("cannot write manifests to {}", a.out.display()))?
         .written;
     let shown = std::fs::canonicalize(&a.out).unwrap_or_else(|_| a.out.clone());

@@ -7,15 +7,11 @@ use std::collections::BTreeSet;
 
 use anyhow::Result;
 use flasharray::{FlashArray, ListParams};
-use px_topology::Tenant;
-use px_topology::pipeline::{ObserveError, Site};
-use px_topology::plan::PlanOptions;
-use px_topology::plan::RealmGateError;
 use px_topology::site::{
     self, ArrayView, Check, CheckStatus, Layer, ManagementView, SiteFacts, SiteReport,
 };
-use px_topology::sizing::ArraySpaceInfo;
 use px_topology::spec::realm::REALM_MIN_REST_MINOR;
+use px_topology::{ArraySpaceInfo, ObserveError, PlanOptions, RealmGateError, Site, Tenant};
 use secrecy::SecretString;
 
 use crate::args::{DoctorArgs, GlobalArgs, OutputFormat};

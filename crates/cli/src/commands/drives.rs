@@ -17,10 +17,7 @@ use flasharray::{FlashArray, PodName};
 use flasharray_mock::SimFada;
 use flasharray_mock::fada::SimClaim;
 use px_cluster::tenant_clusters::{DriveTagging, DriveTaggingError, tag_bound_drives};
-use px_topology::Tenant;
-use px_topology::converge::ApplyReport;
-use px_topology::desired::DriveClaim;
-use px_topology::plan::{Binding, DriveLocator, LocateError};
+use px_topology::{ApplyReport, Binding, DriveClaim, DriveLocator, LocateError, Tenant};
 
 use super::pipeline::{observe_error, report_text};
 use crate::args::OutputFormat;

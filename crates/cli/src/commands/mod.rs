@@ -29,7 +29,7 @@ pub(crate) mod volume;
 
 use anyhow::Result;
 use flasharray::{HostGroupName, HostName, PodName, VolumeName};
-use px_topology::converge::Cancel;
+use px_topology::Cancel;
 
 use crate::args::{Cli, Command, ControllerCmd, ListArgs, ResourceCmd, SimCmd, TokenCmd};
 use crate::exit::{InvalidInput, Outcome};

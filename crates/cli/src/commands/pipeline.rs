@@ -5,12 +5,10 @@
 //! another.
 
 use anyhow::Result;
-use px_topology::Tenant;
-use px_topology::converge::{self, ApplyOptions, ApplyReport, DestroyOptions, DestroyReport};
-use px_topology::pipeline::{
-    Applied, ApplyError, ClusterSide, DestroyPlanned, ObserveError, Planned,
+use px_topology::{
+    Applied, ApplyError, ApplyOptions, ApplyReport, ClusterSide, DestroyOptions, DestroyPlanned,
+    DestroyReport, ObserveError, Plan, Planned, Tenant, apply,
 };
-use px_topology::plan::{self, Plan};
 
 use crate::args::GlobalArgs;
 use crate::exit::InvalidInput;
@@ -33,7 +31,7 @@ pub(crate) fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
 /// cannot hold: `spec.array.realm` (realms need 2.36), or objects pxfa tags (pods
 /// 2.39, hosts and host groups 2.34).
 pub(crate) async fn require_realm_support(session: &Session, t: &Tenant) -> Result<()> {
-    match plan::require_realm_support(session.array.as_ref(), &t.desired).await {
+    match px_topology::require_realm_support(session.array.as_ref(), &t.desired).await {
         Ok(()) => Ok(()),
         Err(e) if e.is_unsupported() => Err(InvalidInput::error(e.to_string())),
         Err(e) => Err(anyhow::Error::new(e)),
@@ -60,7 +58,7 @@ pub(crate) fn with_request_id(error: &str, request_id: Option<&str>) -> String {
 /// The error of a plan with conflicts or refusals: each with its resolution; exit 1,
 /// nothing changed.
 pub(crate) fn blocked_error(plan: &Plan) -> anyhow::Error {
-    let line = |what: &str, b: &px_topology::plan::Blocker| {
+    let line = |what: &str, b: &px_topology::Blocker| {
         let mut l = format!("{what} {} {}: {}", b.kind.label(), b.name, b.reason);
         if !b.resolution.is_empty() {
             l.push_str(&format!(" (to resolve: {})", b.resolution));
@@ -91,7 +89,7 @@ pub(crate) async fn run_apply(
 ) -> ApplyReport {
     let total = plan.actionable().count();
     let progress = ChangeProgress::new(p, total);
-    let report = converge::apply(session.array.as_ref(), &t.desired, plan, opts, &|ev| {
+    let report = apply(session.array.as_ref(), &t.desired, plan, opts, &|ev| {
         progress.event(ev)
     })
     .await;

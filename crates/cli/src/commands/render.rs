@@ -4,9 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{self, RenderOptions};
-use px_topology::{Tenant, render};
+use px_topology::{ArrayFacts, RenderOptions, Tenant, hcp_create_command, shell_join, write_dir};
 use serde::Serialize;
 
 use super::pipeline::warn_offline;
@@ -89,12 +87,12 @@ pub(super) fn write_manifests(
     p: &Printer,
 ) -> Result<Vec<PathBuf>> {
     let include_secrets = opts.include_secrets;
-    let manifests = manifests::render(&t.spec, &t.sizing, facts, opts)
+    let manifests = px_topology::render(&t.spec, &t.sizing, facts, opts)
         .with_context(|| format!("cannot render the manifests of {}", t.spec.tenant_name()))?;
-    let storage = px_topology::driver::driver_for(&t.spec).guest_storage(&t.spec);
-    let hcp = render::hosted_cluster::hcp_create_command(&t.spec, &storage)
+    let storage = px_topology::driver_for(&t.spec).guest_storage(&t.spec);
+    let hcp = hcp_create_command(&t.spec, &storage)
         .with_context(|| format!("cannot render the hcp command of {}", t.spec.tenant_name()))?;
-    let outcome = render::write_dir(&manifests, dir)
+    let outcome = write_dir(&manifests, dir)
         .with_context(|| format!("cannot write manifests to {}", dir.display()))?;
     for kept in &outcome.kept {
         p.warn(format!(
@@ -121,7 +119,7 @@ pub(super) fn write_manifests(
     ));
     p.info(format!(
         "the same HostedCluster with hcp (storageDriver aside, see its file): {}",
-        render::shell::join(&hcp)
+        shell_join(&hcp)
     ));
     let text = written.files.join("\n");
     p.emit_text(&written, &text)?;

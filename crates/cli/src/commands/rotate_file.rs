@@ -22,12 +22,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use flasharray::FlashArray;
 use px_cluster::{RotateOptions, TokenProbe};
-use px_topology::Tenant;
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::plan::{JournalVerdict, TokenState};
-use px_topology::render::{Cluster, to_yaml};
 use px_topology::token_journal::{TokenJournal, classify, now_ms};
+use px_topology::{
+    ArrayFacts, Cluster, JournalVerdict, RenderOptions, Tenant, TokenState, render, to_yaml,
+};
 use secrecy::SecretString;
 
 use crate::confirm::confirm;
@@ -71,7 +69,7 @@ impl Rotator<'_> {
     fn secret_manifest(
         &self,
         token: Option<&SecretString>,
-    ) -> Result<(px_topology::render::Manifest, u32)> {
+    ) -> Result<(px_topology::Manifest, u32)> {
         let t = self.tenant;
         let facts = ArrayFacts {
             api_token: token.cloned(),
@@ -207,7 +205,7 @@ impl Rotator<'_> {
         steps.push(format!("verified the new token of {user} (logged in)"));
         let path = self.write_file(user, &token)?;
         token_journal.delivered(user)?;
-        let apply = px_topology::render::shell::join(&[
+        let apply = px_topology::shell_join(&[
             "oc".to_string(),
             "apply".to_string(),
             "-f".to_string(),

@@ -2,8 +2,7 @@
 //! `--on-array`) against the drives in use and the array's space.
 
 use anyhow::{Context, Result};
-use px_topology::sizing::ArraySpaceInfo;
-use px_topology::{Tenant, plan};
+use px_topology::{ArraySpaceInfo, Tenant, read_drives_in_use};
 
 use super::pipeline::warn_offline;
 use crate::args::{GlobalArgs, SizeArgs};
@@ -33,7 +32,7 @@ pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
 /// numbers): the drives' share of the pod quota, usable space of raw space, and —
 /// when the array's space is known (`--on-array`) — the array filled as if the
 /// tenant wrote every byte it provisions.
-fn capacity_bars(s: &px_topology::sizing::Sizing) -> Vec<String> {
+fn capacity_bars(s: &px_topology::Sizing) -> Vec<String> {
     use crate::output::capacity_bar;
     let mut lines = Vec::new();
     if s.pod_quota.as_u64() > 0 {
@@ -73,24 +72,18 @@ fn capacity_bars(s: &px_topology::sizing::Sizing) -> Vec<String> {
 }
 
 /// The tenant's sizing against the array: its space and the drives in use.
-async fn sized_on_array(
-    t: &Tenant,
-    g: &GlobalArgs,
-    p: &Printer,
-) -> Result<px_topology::sizing::Sizing> {
+async fn sized_on_array(t: &Tenant, g: &GlobalArgs, p: &Printer) -> Result<px_topology::Sizing> {
     let session = Session::open(g, p, &t.token_users())?;
     let array = session.array.as_ref();
     let (in_use, space) = tokio::join!(
-        plan::lifecycle::read_drives_in_use(array, t.spec.tenant_name()),
+        read_drives_in_use(array, t.spec.tenant_name()),
         array.get_array_space()
     );
     session.close().await?;
     let in_use = in_use
         .with_context(|| format!("cannot read the drives of tenant {}", t.spec.tenant_name()))?;
     let space = space.context("cannot read the array's space")?;
-    let fresh = px_topology::sizing::size(&t.spec, Some(ArraySpaceInfo::from(&space)))
+    let fresh = px_topology::size(&t.spec, Some(ArraySpaceInfo::from(&space)))
         .map_err(|e| InvalidInput::error(e.to_string()))?;
-    Ok(px_topology::sizing::keep_drives_in_use(
-        &t.spec, fresh, &in_use,
-    ))
+    Ok(px_topology::keep_drives_in_use(&t.spec, fresh, &in_use))
 }

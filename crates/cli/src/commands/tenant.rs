@@ -6,16 +6,12 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use px_topology::Tenant;
-use px_topology::converge::{self, ApplyOptions, ApplyReport, Cancel};
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{self, RenderOptions};
-use px_topology::pipeline::{DestroyPlanned, Planned, Site};
-use px_topology::plan::{DestroyError, DestroyPlan, DestroyScope, Plan, PlanOptions};
-use px_topology::preflight::PreflightOptions;
-use px_topology::render;
-use px_topology::sizing::ArraySpaceInfo;
 use px_topology::token_journal::TokenJournal;
+use px_topology::{
+    ApplyOptions, ApplyReport, ArrayFacts, ArraySpaceInfo, Cancel, DestroyError, DestroyOptions,
+    DestroyPlan, DestroyPlanned, DestroyReport, DestroyScope, Manifest, Plan, PlanOptions, Planned,
+    PreflightOptions, RenderOptions, Site, Tenant, render,
+};
 use serde::Serialize;
 
 use crate::args::{ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs};
@@ -38,13 +34,13 @@ pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome>
     warn_offline("lint", g, p);
     let mut all = Vec::new();
     for f in a.all_files() {
-        let findings = px_topology::lint::lint_path(f)
-            .with_context(|| format!("cannot lint {}", f.display()))?;
+        let findings =
+            px_topology::lint_path(f).with_context(|| format!("cannot lint {}", f.display()))?;
         all.extend(findings);
     }
     let errors = all
         .iter()
-        .filter(|f| f.severity == px_topology::lint::Severity::Error)
+        .filter(|f| f.severity == px_topology::Severity::Error)
         .count();
     let text = if all.is_empty() {
         "no findings".to_string()
@@ -82,8 +78,8 @@ pub(crate) fn plan_text(plan: &Plan, p: &Printer) -> String {
 }
 
 /// The manifests a picture needs (no secrets, no array facts).
-fn picture_manifests(t: &Tenant) -> Result<Vec<render::Manifest>> {
-    manifests::render(
+fn picture_manifests(t: &Tenant) -> Result<Vec<Manifest>> {
+    render(
         &t.spec,
         &t.sizing,
         &ArrayFacts::default(),
@@ -235,7 +231,7 @@ async fn plan_outcome(
 /// What `apply -o json` prints.
 #[derive(Serialize)]
 struct ApplyOut<'a> {
-    plan: px_topology::plan::PlanDocument<'a>,
+    plan: px_topology::PlanDocument<'a>,
     report: &'a ApplyReport,
 }
 
@@ -254,7 +250,7 @@ pub(crate) async fn apply(
     // The output folder is checked before the array is even opened: a link, a file
     // or another user's folder there must not surface after the array changed.
     if let Some(out) = &a.out {
-        px_topology::render::check_out_dir(out, &[crate::token_journal::OUT_SUBDIR])
+        px_topology::check_out_dir(out, &[crate::token_journal::OUT_SUBDIR])
             .map_err(|e| InvalidInput::error(format!("--out: {e}")))?;
     }
     let session = Session::open(g, p, &t.token_users())?;
@@ -494,7 +490,7 @@ async fn destroy_in(
         p.info(note);
     }
     f.refuse()?;
-    let opts = converge::DestroyOptions {
+    let opts = DestroyOptions {
         eradicate: a.eradicate,
         delete_token: a.delete_token,
         concurrency: a.concurrency as usize,
@@ -559,7 +555,7 @@ async fn plan_destroying<'a>(
 /// `kubectl delete --ignore-not-found`). Stderr says why, since a wrong array or
 /// tenant name looks the same from here.
 fn nothing_to_destroy(t: &Tenant, session: &Session, p: &Printer) -> Result<Outcome> {
-    let report = converge::DestroyReport::default();
+    let report = DestroyReport::default();
     p.emit_text(&report, &destroy_text(&report))?;
     let tenant = t.spec.tenant_name();
     if t.desired.is_empty() {
@@ -612,7 +608,7 @@ async fn destroy_question(
 
 /// The destroy report for humans: what went, what failed (with request ids), what
 /// stays pending eradication, and what was kept because pxfa does not own it.
-pub(crate) fn destroy_text(r: &converge::DestroyReport) -> String {
+pub(crate) fn destroy_text(r: &DestroyReport) -> String {
     let mut s = format!(
         "Destroyed {} of {} object(s) in {} round(s) with {} call(s); {} failed, {} skipped.",
         r.done.len(),

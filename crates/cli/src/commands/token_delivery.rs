@@ -13,10 +13,7 @@ use px_cluster::{
     ClusterClients, FileBackedTokenJournal, TenantClusters, TenantClustersError,
     TenantClustersOptions, WaitOptions,
 };
-use px_topology::Tenant;
-use px_topology::driver::ArrayFacts;
-use px_topology::pipeline::Applied;
-use px_topology::plan::DriveLocator;
+use px_topology::{Applied, ArrayFacts, DriveLocator, Tenant};
 
 use super::render::{render_options, write_manifests};
 use crate::args::ApplyArgs;

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use px_cluster::{ApplyOptions, apply_manifests};
-use px_topology::render::{Cluster, Form, Manifest};
+use px_topology::{Cluster, Form, Manifest};
 use serde_json::json;
 use wiremock::matchers::{body_json, header, method, path, query_param, query_param_is_missing};
 use wiremock::{Mock, Request, ResponseTemplate};

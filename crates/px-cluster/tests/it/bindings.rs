@@ -2,8 +2,7 @@
 //! cluster: bound ones map to their PV, pending and missing ones are left out.
 
 use px_cluster::ClaimBindings;
-use px_topology::desired::DriveClaim;
-use px_topology::plan::DriveLocator;
+use px_topology::{DriveClaim, DriveLocator};
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};

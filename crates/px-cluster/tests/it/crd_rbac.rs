@@ -1,6 +1,6 @@
 //! The CRD pxfa ships, and that the shipped RBAC grants every request pxfa makes.
 
-use px_topology::render::{Cluster, Form};
+use px_topology::{Cluster, Form};
 use serde_json::Value;
 
 use crate::support::*;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use px_cluster::{ApplyOptions, apply_manifests};
-use px_topology::render::{Cluster, Manifest};
+use px_topology::{Cluster, Manifest};
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, Request, ResponseTemplate};

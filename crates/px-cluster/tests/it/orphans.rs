@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use flasharray_mock::{MockArray, OTHER_TENANT, Seed, blue_volume};
 use px_cluster::ClusterOrphans;
+use px_topology::Cluster;
 use px_topology::orphans::{Known, OrphanKind, cleanup, scan};
-use px_topology::render::Cluster;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, ResponseTemplate};

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use px_topology::render::Cluster;
+use px_topology::Cluster;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};

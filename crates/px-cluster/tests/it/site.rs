@@ -57,8 +57,7 @@ fn bundle(spec: &TenantStorage) -> (String, Vec<String>) {
     let modes = manifests
         .iter()
         .filter(|m| {
-            m.kind == "PersistentVolumeClaim"
-                && m.cluster == px_topology::render::Cluster::Management
+            m.kind == "PersistentVolumeClaim" && m.cluster == px_topology::Cluster::Management
         })
         .map(|m| {
             m.body["spec"]["accessModes"][0]

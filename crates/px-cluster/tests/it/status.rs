@@ -1,6 +1,6 @@
 //! The cross-layer status view.
 
-use px_topology::render::{Cluster, Manifest};
+use px_topology::{Cluster, Manifest};
 use serde_json::json;
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, ResponseTemplate};

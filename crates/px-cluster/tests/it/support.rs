@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use px_cluster::{Client, WaitOptions, connect};
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::render::{Cluster, Form, Manifest};
-use px_topology::{TenantStorage, parse_valid_spec};
+use px_topology::{
+    Cluster, Form, Manifest, RenderOptions, TenantStorage, parse_valid_spec, render,
+};
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path};
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
@@ -106,7 +106,7 @@ pub(crate) fn cloud_drive_spec() -> TenantStorage {
 }
 
 pub(crate) fn rendered(spec: &TenantStorage) -> Vec<Manifest> {
-    let sizing = px_topology::sizing::size(spec, None).expect("sizing");
+    let sizing = px_topology::size(spec, None).expect("sizing");
     render(spec, &sizing, &Default::default(), RenderOptions::default()).expect("render")
 }
 

@@ -1,7 +1,7 @@
 //! A whole rendered tenant applied in order, and a refused secret.
 
 use px_cluster::{ApplyOptions, apply_manifests};
-use px_topology::render::{Cluster, Form};
+use px_topology::{Cluster, Form};
 use secrecy::SecretString;
 use serde_json::json;
 use wiremock::matchers::{method, path};
@@ -76,7 +76,7 @@ async fn a_refused_secret_never_shows_its_value() {
     fake.core_discovery().await;
     let spec = cloud_drive_spec();
     let token = SecretString::from("6f1e0c6a-9d3f-4d10-8bbf-2b8c3e1f0a11");
-    let secret = px_topology::render::tenant::pure_secret(&spec, Some(&token));
+    let secret = px_topology::pure_secret(&spec, Some(&token));
     Mock::given(method("PATCH"))
         .and(path("/api/v1/namespaces/portworx/secrets/px-pure-secret"))
         .respond_with(ResponseTemplate::new(422).set_body_json(json!({

@@ -13,13 +13,11 @@ use px_cluster::{
     ApplyReport, ClusterClients, ClustersReport, FileBackedTokenJournal, Notice, TenantClusters,
     TenantClustersOptions, TokenJournalHooks,
 };
-use px_topology::Tenant;
-use px_topology::converge::ApplyOptions;
-use px_topology::driver::ArrayFacts;
-use px_topology::pipeline::{ApplyError, Site};
-use px_topology::plan::{Action, Kind, Plan, PlanOptions};
-use px_topology::render::{Cluster, Manifest};
 use px_topology::token_journal::{MemTokenJournal, TokenJournal};
+use px_topology::{
+    Action, ApplyError, ApplyOptions, ArrayFacts, Cluster, Kind, Manifest, Plan, PlanOptions, Site,
+    Tenant,
+};
 use secrecy::SecretString;
 use serde_json::{Value, json};
 use wiremock::matchers::{header, method, path_regex};
@@ -323,7 +321,7 @@ async fn a_token_kept_elsewhere_is_not_delivered_by_a_run_without_the_tenant_clu
 fn tenant_secret() -> Manifest {
     let spec = cloud_drive_spec();
     let token = SecretString::from("not-a-real-token");
-    px_topology::render::tenant::pure_secret(&spec, Some(&token))
+    px_topology::pure_secret(&spec, Some(&token))
 }
 
 fn facts_with_token() -> ArrayFacts {
@@ -410,8 +408,8 @@ async fn failed_drive_tagging_leaves_the_run_incomplete() {
         .await
         .expect("observe")
         .plan(&PlanOptions::default());
-    let failed = px_topology::converge::ApplyReport {
-        skipped: vec![px_topology::converge::SkippedChange {
+    let failed = px_topology::ApplyReport {
+        skipped: vec![px_topology::SkippedChange {
             change: planned.plan().changes[0].clone(),
             reason: "an earlier change failed".to_string(),
         }],
@@ -487,7 +485,7 @@ async fn the_storage_nic_the_worker_vms_report_is_rendered_for_both_adapters() {
         }),
     );
     let delivery =
-        px_topology::pipeline::ClusterSide::apply_manifests(&side, &tenant, &ArrayFacts::default())
+        px_topology::ClusterSide::apply_manifests(&side, &tenant, &ArrayFacts::default())
             .await
             .expect("clusters");
     assert!(delivery.complete, "{:#?}", delivery.report);

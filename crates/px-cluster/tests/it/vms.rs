@@ -3,7 +3,7 @@
 
 use px_cluster::vms::{AttachOptions, attach_workers, discover_guest_interface};
 use px_cluster::worker_disks;
-use px_topology::render::{Form, Manifest};
+use px_topology::{Form, Manifest};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, ResponseTemplate};

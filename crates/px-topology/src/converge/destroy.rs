@@ -21,7 +21,7 @@ use crate::plan::DestroyPlan;
 use crate::plan::{
     Blocker, Change, DestroyScope, Kind, Removal, lookup_pods, lookup_volumes, observe,
 };
-pub use crate::plan::{DestroyError, plan_destroy};
+use crate::plan::{DestroyError, plan_destroy};
 
 /// Switches of [`destroy`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,9 +52,9 @@ impl Default for DestroyOptions {
 /// An object left destroyed because eradication was refused (SafeMode).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PendingEradication {
-    /// Object kind.
+    /// The kind of object left destroyed (a volume or the pod).
     pub kind: Kind,
-    /// Object name.
+    /// Its array name.
     pub name: String,
     /// Milliseconds until the array eradicates it by itself, when known.
     pub time_remaining_ms: Option<u64>,
@@ -67,11 +67,11 @@ pub struct PendingEradication {
 pub struct DestroyReport {
     /// Everything destroy set out to do, in order.
     pub changes: Vec<Change>,
-    /// Changes done.
+    /// The changes the array carried out.
     pub done: Vec<Change>,
-    /// Changes that failed.
+    /// The changes the array refused or that failed, with the error.
     pub failed: Vec<FailedChange>,
-    /// Changes not attempted.
+    /// The changes not attempted because one they depend on failed, with the reason.
     pub skipped: Vec<SkippedChange>,
     /// Eradications SafeMode refused: the objects stay destroyed until the array
     /// eradicates them.

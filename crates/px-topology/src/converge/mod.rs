@@ -29,11 +29,9 @@ use flasharray::FlashArray;
 use serde::Serialize;
 
 pub(crate) use destroy::destroy_planned;
-pub use destroy::{
-    DestroyError, DestroyOptions, DestroyReport, destroy, plan_destroy, preview_destroy,
-};
+pub use destroy::{DestroyOptions, DestroyReport, destroy, preview_destroy};
 pub use schedule::Cancel;
-pub(crate) use writes::WriteCounts;
+pub use writes::WriteCounts;
 
 use crate::desired::DesiredState;
 use crate::driver::ArrayFacts;

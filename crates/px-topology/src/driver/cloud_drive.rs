@@ -18,7 +18,7 @@ use crate::spec::{Protocol, TenantStorage};
 
 /// The Cloud Drive driver.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CloudDrive;
+pub(crate) struct CloudDrive;
 
 /// The tenant's pod: `storage.pod`, else the tenant name; inside the realm when the
 /// spec has one (`<realm>::<pod>`).

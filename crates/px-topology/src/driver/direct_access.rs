@@ -33,7 +33,7 @@ const SERIAL_ANNOTATION: &str = "pxfa.io/array-serial";
 
 /// The Direct Access driver.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct DirectAccess;
+pub(crate) struct DirectAccess;
 
 /// One tenant volume: which worker, which disk, its array name and size.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ const VALIDATION_NAMESPACE: &str = "default";
 
 /// The KubeVirt CSI driver.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct KubevirtCsi;
+pub(crate) struct KubevirtCsi;
 
 impl StorageDriver for KubevirtCsi {
     fn mode(&self) -> &'static str {

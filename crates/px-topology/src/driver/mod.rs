@@ -13,11 +13,11 @@ use flasharray::name::NameError;
 use secrecy::SecretString;
 use serde::Serialize;
 
-pub use cloud_drive::CloudDrive;
-pub use direct_access::DirectAccess;
+pub(crate) use cloud_drive::CloudDrive;
+pub(crate) use direct_access::DirectAccess;
 #[cfg(test)]
 pub(crate) use direct_access::live_migratable_drives;
-pub use kubevirt_csi::KubevirtCsi;
+pub(crate) use kubevirt_csi::KubevirtCsi;
 
 use crate::desired::{DesiredRealm, DesiredRealmUser, DesiredState};
 use crate::render::hosted_cluster::GuestStorage;

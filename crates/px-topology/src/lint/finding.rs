@@ -54,7 +54,7 @@ impl Rule {
 pub struct Finding {
     /// Rule id (`PXFA001`).
     pub rule: &'static str,
-    /// Severity.
+    /// The rule's severity: an error fails `pxfa lint`, a warning does not.
     pub severity: Severity,
     /// What it is about: a spec field path (`spec.hostedCluster.cores`) or a manifest
     /// (`NodePool/clusters/tenant1-workers`).

@@ -16,18 +16,18 @@ use super::spec_rules::{PX_STOREV2_MIN_CORES, PX_STOREV2_MIN_MEMORY, PX_STOREV2_
 use crate::spec::{DEFAULT_PORTWORX_VERSION, Version};
 
 /// The Portworx CSI provisioner.
-pub const PORTWORX_PROVISIONER: &str = "pxd.portworx.com";
+pub(crate) const PORTWORX_PROVISIONER: &str = "pxd.portworx.com";
 /// The KubeVirt CSI provisioner (guest side of kubevirt-csi).
-pub const KUBEVIRT_CSI_PROVISIONER: &str = "csi.kubevirt.io";
+pub(crate) const KUBEVIRT_CSI_PROVISIONER: &str = "csi.kubevirt.io";
 /// StorageClass names that hold VM root disks even when no NodePool names them.
 const KNOWN_ROOT_DISK_CLASSES: [&str; 2] = ["px-rwx-block-kubevirt", "pxfa-vm-rootdisk"];
 
 /// The longest disk serial QEMU accepts: a longer one makes it refuse the disk and
 /// KubeVirt retry without end (kubevirt/kubevirt PR 18734).
-pub const MAX_DISK_SERIAL: usize = 36;
+pub(crate) const MAX_DISK_SERIAL: usize = 36;
 /// virtio-blk exposes at most 20 serial characters, so a longer serial would not
 /// be the `/dev/disk/by-id/virtio-<serial>` name the StorageCluster lists.
-pub const MAX_VIRTIO_SERIAL: usize = 20;
+pub(crate) const MAX_VIRTIO_SERIAL: usize = 20;
 
 /// PXFA030: a VirtualMachine disk (in an object, or added by a JSON patch) whose
 /// serial QEMU refuses.

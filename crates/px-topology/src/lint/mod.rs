@@ -9,18 +9,17 @@
 mod finding;
 mod load;
 mod manifest_doc;
-pub mod manifest_rules;
+pub(crate) mod manifest_rules;
 mod network_rules;
 mod nodiscard;
 mod rendered;
-pub mod spec_rules;
+pub(crate) mod spec_rules;
 
 pub use finding::{Finding, Rule, Severity};
 pub use load::{LintError, lint_path, lint_paths};
 pub use manifest_rules::lint_manifests;
-pub use nodiscard::{
-    OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION, nodiscard_needed, nodiscard_reason,
-};
+pub use nodiscard::nodiscard_needed;
+pub(crate) use nodiscard::{OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION, nodiscard_reason};
 pub use spec_rules::lint_spec;
 
 /// Every rule, in id order.

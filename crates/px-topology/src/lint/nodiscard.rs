@@ -10,16 +10,16 @@ use crate::spec::Version;
 /// StorageClass annotation recording the management cluster's OpenShift
 /// Virtualization version that pxfa decided `nodiscard` for, so that `pxfa lint`
 /// on the rendered files alone agrees with the renderer.
-pub const VIRT_VERSION_ANNOTATION: &str = "pxfa.io/openshift-virtualization-version";
+pub(crate) const VIRT_VERSION_ANNOTATION: &str = "pxfa.io/openshift-virtualization-version";
 /// StorageClass annotation recording the management cluster's OpenShift version,
 /// likewise.
-pub const OCP_VERSION_ANNOTATION: &str = "pxfa.io/management-openshift-version";
+pub(crate) const OCP_VERSION_ANNOTATION: &str = "pxfa.io/management-openshift-version";
 
 const LAST_BAD_VIRT: Version = Version::new(4, 18, 4);
 const FIRST_GOOD_OCP_420: Version = Version::new(4, 20, 27);
 
 /// Why `nodiscard` is needed for these versions, or `None` when it is not.
-pub fn nodiscard_reason(virt: Option<Version>, ocp: Option<Version>) -> Option<String> {
+pub(crate) fn nodiscard_reason(virt: Option<Version>, ocp: Option<Version>) -> Option<String> {
     let virt_reason = match virt {
         None => Some("the OpenShift Virtualization version is unknown".to_string()),
         Some(v) => match v.compare(&LAST_BAD_VIRT) {

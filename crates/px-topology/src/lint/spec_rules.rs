@@ -11,11 +11,11 @@ use super::nodiscard::nodiscard_reason;
 use crate::spec::{DEFAULT_PORTWORX_VERSION, HotplugGate, StorageMode, TenantStorage, VolumeMode};
 
 /// PX-StoreV2 minimum vCPU cores.
-pub const PX_STOREV2_MIN_CORES: u32 = 8;
+pub(crate) const PX_STOREV2_MIN_CORES: u32 = 8;
 /// PX-StoreV2 minimum memory.
-pub const PX_STOREV2_MIN_MEMORY: Size = Size::gib(8);
+pub(crate) const PX_STOREV2_MIN_MEMORY: Size = Size::gib(8);
 /// Root disk PX-StoreV2 needs when `/var` and `/opt` live on it.
-pub const PX_STOREV2_MIN_ROOT: Size = Size::gib(128);
+pub(crate) const PX_STOREV2_MIN_ROOT: Size = Size::gib(128);
 
 /// Every spec rule that fires on `spec`.
 pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
@@ -201,7 +201,7 @@ fn provisioning(spec: &TenantStorage, out: &mut Vec<Finding>) {
 }
 
 /// PX-StoreV2 node checks (cores, memory, root disk); shared with sizing.
-pub fn px_storev2_nodes(spec: &TenantStorage) -> Vec<Finding> {
+pub(crate) fn px_storev2_nodes(spec: &TenantStorage) -> Vec<Finding> {
     let mut out = Vec::new();
     if !spec.mode().runs_portworx() {
         return out;

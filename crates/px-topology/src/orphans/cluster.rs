@@ -24,11 +24,11 @@ const TENANT_LABEL: &str = "pxfa.io/tenant";
 /// A PersistentVolumeClaim.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ClaimFact {
-    /// Namespace.
+    /// The claim's namespace (a hosted control plane namespace for pxfa's claims).
     pub namespace: String,
-    /// Name.
+    /// The claim's name within it.
     pub name: String,
-    /// Labels.
+    /// Its labels, where pxfa's `pxfa.io/tenant` mark is read.
     pub labels: BTreeMap<String, String>,
     /// `status.phase`.
     pub phase: Option<String>,
@@ -53,7 +53,7 @@ impl ClaimFact {
 /// A PersistentVolume.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct PvFact {
-    /// Name.
+    /// The PV's name (cluster-scoped).
     pub name: String,
     /// `status.phase`.
     pub phase: Option<String>,
@@ -73,9 +73,9 @@ pub struct VmDiskFact {
 /// A KubeVirt VirtualMachine.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct VmFact {
-    /// Namespace.
+    /// The VM's namespace (the hosted control plane namespace of its cluster).
     pub namespace: String,
-    /// Name.
+    /// The VM's name within it.
     pub name: String,
     /// The worker index pxfa recorded on it, when it did.
     pub worker_index: Option<String>,
@@ -86,9 +86,9 @@ pub struct VmFact {
 /// A KubeVirt hotplug attachment pod (`kubevirt.io: hotplug-disk`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct HotplugPodFact {
-    /// Namespace.
+    /// The pod's namespace (that of the VM it serves).
     pub namespace: String,
-    /// Name.
+    /// The pod's name within it.
     pub name: String,
     /// The virt-launcher pod that owns it.
     pub owner_pod: Option<String>,
@@ -99,11 +99,11 @@ pub struct HotplugPodFact {
 /// What px-cluster read of the management cluster, once.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ClusterFacts {
-    /// Every claim.
+    /// Every claim of the management cluster, in every namespace.
     pub claims: Vec<ClaimFact>,
-    /// Every PV.
+    /// Every PV of the management cluster.
     pub pvs: Vec<PvFact>,
-    /// Every VM.
+    /// Every KubeVirt VirtualMachine of the management cluster.
     pub vms: Vec<VmFact>,
     /// Every hotplug attachment pod.
     pub hotplug_pods: Vec<HotplugPodFact>,

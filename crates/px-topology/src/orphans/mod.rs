@@ -4,7 +4,7 @@
 //! The tenants that exist are given ([`Known`]: the specs, or the TenantStorage
 //! objects). Only what carries pxfa's marks is ever listed: on the array the
 //! `pxfa.io` ownership tags (read by the plan's one ownership rule,
-//! [`crate::plan::ownership`]); on the cluster pxfa's labels and annotations, or
+//! `ownership`); on the cluster pxfa's labels and annotations, or
 //! the link to a volume pxfa tagged. The kinds are [`OrphanKind`]; the array rules
 //! are in `array`, the cluster rules in `cluster` (pure, over the [`ClusterFacts`]
 //! px-cluster reads through the [`ClusterReader`] seam).
@@ -35,9 +35,9 @@ pub use array::SafeMode;
 pub use cluster::{ClaimFact, ClusterFacts, HotplugPodFact, PvFact, VmDiskFact, VmFact};
 
 /// The document's `apiVersion`.
-pub const API_VERSION: &str = "pxfa.io/v1alpha1";
+pub(crate) const API_VERSION: &str = "pxfa.io/v1alpha1";
 /// The document's `kind`.
-pub const KIND: &str = "Orphans";
+pub(crate) const KIND: &str = "Orphans";
 
 /// What kind of leftover an orphan is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -205,9 +205,9 @@ pub struct PendingEradication {
 /// A kind the scan could not check, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct NotChecked {
-    /// The kind.
+    /// The kind of orphan that was not looked for.
     pub kind: OrphanKind,
-    /// Why.
+    /// Why not: what could not be read (a cluster not given, a listing refused).
     pub why: String,
 }
 

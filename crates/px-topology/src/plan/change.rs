@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Most names sent in one REST call: the client's bound, which its lookups use too.
-pub const MAX_NAMES_PER_CALL: usize = flasharray::MAX_NAMES_PER_CALL;
+pub(crate) const MAX_NAMES_PER_CALL: usize = flasharray::MAX_NAMES_PER_CALL;
 
 /// What a change does to its object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]

@@ -12,9 +12,9 @@ use serde::Serialize;
 use super::change::{Blocker, Change, Plan, Summary};
 
 /// `apiVersion` of the plan document.
-pub const PLAN_API_VERSION: &str = "pxfa.io/v1alpha1";
+pub(super) const PLAN_API_VERSION: &str = "pxfa.io/v1alpha1";
 /// `kind` of the plan document.
-pub const PLAN_KIND: &str = "Plan";
+pub(super) const PLAN_KIND: &str = "Plan";
 
 /// A [`Plan`] with its `apiVersion` and `kind`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]

@@ -123,7 +123,7 @@ fn capacity_before(tags: &TagIndex, tenant: &str) -> Option<Size> {
 /// the desired names and the orphans, with their tags, or when none can be seen, the
 /// sizing recorded on the tenant's pod. No further array call, so the plan keeps its
 /// read rounds.
-pub fn drives_in_use(observed: &Observed, tenant: &str) -> DrivesInUse {
+pub(crate) fn drives_in_use(observed: &Observed, tenant: &str) -> DrivesInUse {
     let owned: std::collections::BTreeSet<String> = observed
         .tags
         .owned_by(TagResource::Volume, tenant)
@@ -191,7 +191,7 @@ fn count_drives<'a>(
 /// one source: [`crate::runbook::steps::DA_SCALE_IN`], the step data alone, so
 /// that `plan` does not depend on the runbook's use of the tenant), each with where
 /// it runs and its command.
-pub fn decommission_steps(tenant: &str, index: u32) -> Vec<String> {
+pub(crate) fn decommission_steps(tenant: &str, index: u32) -> Vec<String> {
     let head = format!(
         "worker {index} ({tenant}-w{index:02}) drives are retained; retire its Portworx node the way \
          Portworx documents it, skipping what is done already (`pxfa runbook scale-in -f SPEC \

@@ -25,7 +25,7 @@ mod document;
 mod drives;
 mod host_groups;
 mod hosts;
-pub mod lifecycle;
+pub(crate) mod lifecycle;
 mod observe;
 mod observed;
 pub(crate) mod ownership;
@@ -34,16 +34,16 @@ mod realm;
 mod token;
 mod volumes;
 
+pub(crate) use change::MAX_NAMES_PER_CALL;
 pub(crate) use change::Payload;
 pub use change::{
-    Action, Blocker, Change, Detail, HostOwner, Kind, MAX_NAMES_PER_CALL, NodeHost, Plan,
-    PlanOptions, Summary,
+    Action, Blocker, Change, Detail, HostOwner, Kind, NodeHost, Plan, PlanOptions, Summary,
 };
 pub(crate) use connections::{list_connections_of, row_target};
 pub(crate) use destroy::Removal;
 pub use destroy::{DestroyError, DestroyPlan, DestroyScope, plan_destroy};
 pub use diff::{plan, plan_drive_adoption};
-pub use document::{PLAN_API_VERSION, PLAN_KIND, PlanDocument};
+pub use document::PlanDocument;
 pub use drives::{
     Binding, BoundDrive, DriveLocator, LocateError, ObservedDrives, is_fada_volume_for,
 };

@@ -33,7 +33,7 @@ pub struct Observed {
     pub connections: Vec<Connection>,
     /// Members of the orphaned host groups, by lower-cased group name.
     pub group_members: BTreeMap<String, Vec<String>>,
-    /// The token admin.
+    /// Whether the tenant's token admin exists and holds a token.
     pub token: TokenState,
     /// When the admin's token was created (ms since the epoch, the array's clock).
     pub token_created_at: Option<u64>,
@@ -54,13 +54,13 @@ pub struct Observed {
 /// spells their names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Orphans {
-    /// Volumes.
+    /// Volumes tagged for the tenant that no desired volume or drive names.
     pub volumes: Vec<String>,
-    /// Hosts.
+    /// Hosts tagged for the tenant that the desired state does not name.
     pub hosts: Vec<String>,
-    /// Host groups.
+    /// Host groups tagged for the tenant that the desired state does not name.
     pub host_groups: Vec<String>,
-    /// Pods.
+    /// Pods tagged for the tenant other than its desired pod (a renamed tenant pod).
     pub pods: Vec<String>,
 }
 

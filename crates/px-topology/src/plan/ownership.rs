@@ -32,13 +32,13 @@ use crate::desired::{
 /// because array names are case-insensitive.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TagIndex {
-    /// Volume tags.
+    /// pxfa's tags of each volume listed.
     pub volumes: BTreeMap<String, BTreeMap<String, String>>,
-    /// Host tags.
+    /// pxfa's tags of each host listed.
     pub hosts: BTreeMap<String, BTreeMap<String, String>>,
-    /// Host group tags.
+    /// pxfa's tags of each host group listed.
     pub host_groups: BTreeMap<String, BTreeMap<String, String>>,
-    /// Pod tags.
+    /// pxfa's tags of each pod listed.
     pub pods: BTreeMap<String, BTreeMap<String, String>>,
     /// The object names as the array spells them, by kind slot and lower-cased name.
     spelled: BTreeMap<(u8, String), String>,

@@ -9,12 +9,12 @@ use super::{RenderError, quantity, step};
 use crate::spec::{Ipv4Cidr, NetworkSpec, TenantStorage};
 
 /// Portworx CSI provisioner name.
-pub const PX_PROVISIONER: &str = "pxd.portworx.com";
+pub(crate) const PX_PROVISIONER: &str = "pxd.portworx.com";
 
 /// The StorageClass the Portworx operator creates and owns when OpenShift
 /// Virtualization is present (PX >= 3.4, operator >= 25.5). pxfa never emits an
 /// object with this name: the operator would fight over it.
-pub const OPERATOR_KUBEVIRT_CLASS: &str = "px-rwx-block-kubevirt";
+pub(crate) const OPERATOR_KUBEVIRT_CLASS: &str = "px-rwx-block-kubevirt";
 
 /// One NodeNetworkConfigurationPolicy per management node: the uplink with its MTU,
 /// and either a linux bridge on the VLAN sub-interface carrying the node's static
@@ -22,7 +22,7 @@ pub const OPERATOR_KUBEVIRT_CLASS: &str = "px-rwx-block-kubevirt";
 /// with the OVN bridge mapping of the tenant's localnet network and the node's
 /// address on an OVS internal interface. The address differs per node, hence one
 /// policy each.
-pub fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, RenderError> {
+pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest>, RenderError> {
     let Some(net) = spec
         .spec
         .network
@@ -205,7 +205,7 @@ fn ovs_host_interface(net: &NetworkSpec) -> String {
 /// The localnet network's name: the NAD config's `name` and the bridge mapping's
 /// `localnet`. One per tenant: OVN-Kubernetes requires every NAD of one network name
 /// to carry the same configuration, and each tenant has its own `vmRange`.
-pub fn localnet_name(spec: &TenantStorage, net: &NetworkSpec) -> String {
+pub(crate) fn localnet_name(spec: &TenantStorage, net: &NetworkSpec) -> String {
     format!("{}-{}", spec.tenant_name(), net.nad_name)
 }
 
@@ -214,7 +214,7 @@ pub fn localnet_name(spec: &TenantStorage, net: &NetworkSpec) -> String {
 /// direct-access tenant over Fibre Channel whose workers stay off the network. There
 /// the management Portworx reaches the array over FC and no VM uses the bridge, so a
 /// bridge on every management node would only be one more thing to break.
-pub fn management_bridge_needed(spec: &TenantStorage) -> bool {
+pub(crate) fn management_bridge_needed(spec: &TenantStorage) -> bool {
     let fc_only = spec.mode() == crate::spec::StorageMode::DirectAccess
         && spec.protocol() == Some(crate::spec::Protocol::Fc)
         && !spec.workers_on_storage_network();
@@ -226,7 +226,7 @@ pub fn management_bridge_needed(spec: &TenantStorage) -> bool {
 /// `network.persistentIps`) an OVN-Kubernetes localnet network whose addresses
 /// survive live migration. `None` when the worker VMs stay off the storage network
 /// ([`TenantStorage::workers_on_storage_network`]).
-pub fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
+pub(crate) fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
     if !spec.workers_on_storage_network() {
         return None;
     }
@@ -417,7 +417,7 @@ fn metallb_pool(spec: &TenantStorage) -> Option<&crate::spec::MetallbSpec> {
 /// `metallb-system`; HyperShift's KubeVirt guide publishes the API server as a
 /// LoadBalancer and needs one on bare metal). Rendered for every tenant with
 /// `management.metallb`, unless `management.externalLoadBalancer`.
-pub fn metallb(spec: &TenantStorage) -> Vec<Manifest> {
+pub(crate) fn metallb(spec: &TenantStorage) -> Vec<Manifest> {
     let Some(mlb) = metallb_pool(spec) else {
         return Vec::new();
     };
@@ -461,7 +461,7 @@ pub fn metallb(spec: &TenantStorage) -> Vec<Manifest> {
 }
 
 /// The MultiClusterEngine components HyperShift on KubeVirt needs.
-pub const MCE_COMPONENTS: [&str; 2] = ["hypershift", "hypershift-local-hosting"];
+pub(crate) const MCE_COMPONENTS: [&str; 2] = ["hypershift", "hypershift-local-hosting"];
 
 /// The MultiClusterEngine change as an add-if-missing JSON patch: one `add` per
 /// component that `live` (the cluster's MultiClusterEngine) does not list, so that
@@ -499,8 +499,8 @@ pub fn mce_components_patch(live: Option<&Value>) -> Vec<Value> {
     }
 }
 
-/// The jq program of [`mce_guarded_command`]: appends `{name, enabled: true}` for each
-/// of [`MCE_COMPONENTS`] the list does not name, creating `spec.overrides.components`
+/// The jq program of `mce_guarded_command`: appends `{name, enabled: true}` for each
+/// of `MCE_COMPONENTS` the list does not name, creating `spec.overrides.components`
 /// when absent. The same rule as [`mce_components_patch`].
 pub fn mce_guard_program() -> String {
     let names: Vec<String> = MCE_COMPONENTS.iter().map(|c| format!("\"{c}\"")).collect();
@@ -516,7 +516,7 @@ pub fn mce_guard_program() -> String {
 /// `oc replace` (which carries the read `resourceVersion`, so a concurrent change is
 /// refused instead of overwritten). Works whether `spec.overrides.components` exists
 /// or not, and never duplicates an entry.
-pub fn mce_guarded_command() -> String {
+pub(crate) fn mce_guarded_command() -> String {
     let get = super::shell::join(&["oc", "get", "mce", "multiclusterengine", "-o", "json"]);
     let jq = super::shell::join(&["jq".to_string(), mce_guard_program()]);
     let replace = super::shell::join(&["oc", "replace", "-f", "-"]);
@@ -527,7 +527,7 @@ pub fn mce_guarded_command() -> String {
 /// older `hypershift-preview` was folded into it in MCE 2.3). A patch, not an object:
 /// applying a MultiClusterEngine would replace `spec.overrides.components`, an atomic
 /// list, and with it every other component setting.
-pub fn multicluster_engine() -> Manifest {
+pub(crate) fn multicluster_engine() -> Manifest {
     Manifest {
         cluster: Cluster::Management,
         order: step::MCE,
@@ -560,7 +560,7 @@ pub fn multicluster_engine() -> Manifest {
 /// `routeAdmission.wildcardPolicy`, so a `namespaceOwnership` the admin set stays (a
 /// JSON-patch `add /spec/routeAdmission` would replace the whole map). The identity
 /// fields repeat the object's own values, which a merge patch leaves unchanged.
-pub fn ingress_wildcard_patch() -> Manifest {
+pub(crate) fn ingress_wildcard_patch() -> Manifest {
     Manifest {
         cluster: Cluster::Management,
         order: step::MCE,
@@ -588,7 +588,7 @@ pub fn ingress_wildcard_patch() -> Manifest {
 /// The NMState operator instance (`NMState/nmstate`): without it the operator does
 /// not run its handler and NodeNetworkConfigurationPolicies stay pending. Rendered
 /// when the spec has a storage network.
-pub fn nmstate_instance(spec: &TenantStorage) -> Option<Manifest> {
+pub(crate) fn nmstate_instance(spec: &TenantStorage) -> Option<Manifest> {
     if !management_bridge_needed(spec) {
         return None;
     }
@@ -610,7 +610,7 @@ pub fn nmstate_instance(spec: &TenantStorage) -> Option<Manifest> {
 
 /// The MetalLB operator instance (`MetalLB/metallb` in `metallb-system`), rendered
 /// with the tenant's pool.
-pub fn metallb_instance(spec: &TenantStorage) -> Option<Manifest> {
+pub(crate) fn metallb_instance(spec: &TenantStorage) -> Option<Manifest> {
     metallb_pool(spec)?;
     let body = json!({
         "apiVersion": "metallb.io/v1beta1",
@@ -631,7 +631,7 @@ pub fn metallb_instance(spec: &TenantStorage) -> Option<Manifest> {
 /// The management StorageClass for VM root disks: Portworx replicated, RWX Block
 /// capable so that the VMs live-migrate. `None` when the spec names the class the
 /// Portworx operator owns.
-pub fn root_disk_storage_class(spec: &TenantStorage) -> Option<Manifest> {
+pub(crate) fn root_disk_storage_class(spec: &TenantStorage) -> Option<Manifest> {
     let name = &spec.spec.hosted_cluster.root_storage_class;
     if name == OPERATOR_KUBEVIRT_CLASS {
         return None;
@@ -673,7 +673,7 @@ pub fn root_disk_storage_class(spec: &TenantStorage) -> Option<Manifest> {
     Some(m)
 }
 
-pub use crate::lint::{OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION};
+pub(crate) use crate::lint::{OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION};
 
 /// The management versions behind the `nodiscard` decision, where known ("unknown"
 /// otherwise: an absent version is itself a reason to set it). `pxfa lint` reads
@@ -696,19 +696,19 @@ fn version_annotations(spec: &TenantStorage) -> serde_json::Map<String, Value> {
 /// `nodiscard: "true"`, if they do: decided from the management cluster's OpenShift
 /// Virtualization and OpenShift versions, the nodes that run the VM disks (lint owns
 /// the rule).
-pub fn nodiscard_reason(spec: &TenantStorage) -> Option<String> {
+pub(crate) fn nodiscard_reason(spec: &TenantStorage) -> Option<String> {
     crate::lint::nodiscard_reason(spec.virtualization_version(), spec.management_ocp_version())
 }
 
 /// The node label that asks Portworx for one new driveset on a node that joins after
 /// install (Portworx concepts/storage-nodes, reference/node-labels). pxfa never sets
 /// it NodePool-wide; the NodePool header says when to set it by hand.
-pub const PROVISION_STORAGE_NODE_LABEL: &str = "portworx.io/provision-storage-node";
+pub(crate) const PROVISION_STORAGE_NODE_LABEL: &str = "portworx.io/provision-storage-node";
 
 /// The tenant's KubeVirt NodePool: InPlace upgrades (Portworx keeps state on the
 /// VMs, which Replace would recreate), no auto-repair, RWX Block root disks.
 /// `configs` names ConfigMaps (in the NodePool namespace) carrying MachineConfigs.
-pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, RenderError> {
+pub(crate) fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, RenderError> {
     let hc = &spec.spec.hosted_cluster;
     let image = hc.release_image.as_deref().ok_or_else(|| {
         RenderError::field(
@@ -804,13 +804,13 @@ pub fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Manifest, R
 
 /// Labels for objects several tenants share (node network, root-disk class): no
 /// tenant label, since whichever tenant applied it last would otherwise claim it.
-pub fn shared_labels() -> Value {
+pub(crate) fn shared_labels() -> Value {
     json!({"app.kubernetes.io/managed-by": "pxfa"})
 }
 
 /// Labels pxfa puts on every tenant-owned Kubernetes object it renders, so that
 /// `oc get all -l pxfa.io/tenant=<name>` finds them.
-pub fn labels(spec: &TenantStorage) -> Value {
+pub(crate) fn labels(spec: &TenantStorage) -> Value {
     json!({
         "app.kubernetes.io/managed-by": "pxfa",
         "pxfa.io/tenant": spec.tenant_name(),

@@ -69,7 +69,7 @@ pub struct Manifest {
     pub file_name: String,
     /// Kubernetes kind (of the object, or of the patched/fragmented object).
     pub kind: String,
-    /// Object name.
+    /// The object's `metadata.name`.
     pub name: String,
     /// Namespace, for namespaced objects.
     pub namespace: Option<String>,

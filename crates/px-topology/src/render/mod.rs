@@ -7,12 +7,12 @@
 //! `apiVersion, kind, metadata, spec` order, files sorted by cluster and step. The
 //! same inputs give the same bytes, so the files can be reviewed and diffed in git.
 
-pub mod hosted_cluster;
+pub(crate) mod hosted_cluster;
 pub(crate) mod machineconfig;
-pub mod management;
+pub(crate) mod management;
 mod manifest;
-pub mod shell;
-pub mod tenant;
+pub(crate) mod shell;
+pub(crate) mod tenant;
 mod write;
 
 use std::path::PathBuf;
@@ -23,7 +23,7 @@ use flasharray::size::{GIB, MIB};
 
 pub use manifest::{Cluster, Form, Manifest};
 pub(crate) use write::HEADER_MARK;
-pub use write::{check_out_dir, to_yaml, write_dir};
+pub use write::{WriteOutcome, check_out_dir, to_yaml, write_dir};
 
 /// Apply steps. Files are numbered by their rank among the steps actually present,
 /// so the numbers in a directory are always 01, 02, ... without gaps.

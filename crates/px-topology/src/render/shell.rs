@@ -23,7 +23,7 @@ pub(crate) fn quote(word: &str) -> Cow<'_, str> {
     Cow::Owned(format!("'{}'", word.replace('\'', r"'\''")))
 }
 
-/// `words` as one command line, each [`quote`]d, separated by single spaces.
+/// `words` as one command line, each `quote`d, separated by single spaces.
 pub fn join<S: AsRef<str>>(words: &[S]) -> String {
     words
         .iter()

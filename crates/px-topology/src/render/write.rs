@@ -198,7 +198,7 @@ pub(super) fn readme(manifests: &[Manifest]) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WriteOutcome {
-    /// The files written, in apply order, [`README`] last.
+    /// The files written, in apply order, `README` last.
     pub written: Vec<PathBuf>,
     /// Secret files left exactly as they were: they hold a real API token and this
     /// render has only a template for them (or no longer renders them). The file may
@@ -206,7 +206,7 @@ pub struct WriteOutcome {
     pub kept: Vec<PathBuf>,
 }
 
-/// Writes every manifest under `dir` plus [`README`].
+/// Writes every manifest under `dir` plus `README`.
 ///
 /// Files left from an earlier render (recognised by pxfa's header) that are not part
 /// of this one are removed, so the directory never holds, say, the PVC of a worker

@@ -3,14 +3,14 @@
 //! this tenant filled in, where each step runs, what to check before going on, and
 //! the vendor page it follows.
 //!
-//! The steps are data ([`steps`]), the pages they cite are data ([`sources`]), and
-//! [`pieces`] says, per operation and mode, which pieces in which order: one rule
-//! per place. Names come from the spec's own functions and [`crate::naming`]; device
+//! The steps are data (`steps`), the pages they cite are data (`sources`), and
+//! `pieces` says, per operation and mode, which pieces in which order: one rule
+//! per place. Names come from the spec's own functions and `naming`; device
 //! paths from the rendered tenant StorageCluster. `docs/lifecycle.md` carries
 //! [`reference_markdown`] between markers, and a test keeps it current.
 
 pub(crate) mod sources;
-pub mod steps;
+pub(crate) mod steps;
 mod text;
 
 use std::collections::BTreeMap;
@@ -20,8 +20,9 @@ use serde::Serialize;
 
 pub(crate) use sources::SOURCES;
 pub use sources::{Confidence, Source};
-pub use steps::{Piece, StepTemplate, Where};
-pub use text::{BEGIN_MARKER, END_MARKER, reference_markdown, to_text};
+pub(crate) use steps::{Piece, StepTemplate};
+pub use steps::{STATUS_CHECKS, Where, verifiable};
+pub use text::{reference_markdown, to_text};
 
 use crate::Tenant;
 use crate::driver::ArrayFacts;
@@ -175,11 +176,11 @@ pub(crate) fn unconfirmed(op: Operation, mode: StorageMode) -> Vec<Unconfirmed> 
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Step {
-    /// 1-based position.
+    /// The step's 1-based position in the runbook.
     pub number: usize,
-    /// The template's id.
+    /// The id of the step template it was filled from (`nodepool.scale-out`).
     pub id: &'static str,
-    /// Where it runs.
+    /// The cluster or machine the operator runs it on.
     pub on: Where,
     /// The worker index it is for, when it is per worker.
     pub worker: Option<u32>,
@@ -194,7 +195,7 @@ pub struct Step {
     /// How sure it is.
     pub confidence: Confidence,
     /// What pxfa can check after this step once it reads the clusters (see
-    /// [`steps::VERIFIABLE`]; `pxfa status` checks those in [`steps::STATUS_CHECKS`]).
+    /// `VERIFIABLE`; `pxfa status` checks those in [`steps::STATUS_CHECKS`]).
     pub verifiable_by: Option<&'static str>,
 }
 
@@ -232,7 +233,7 @@ pub struct Runbook {
 }
 
 /// The runbook of `op` for the tenant, its spec named `spec_path` in the commands,
-/// for `workers` (direct-access only; see [`choose_workers`]).
+/// for `workers` (direct-access only; see `choose_workers`).
 pub fn build(
     tenant: &Tenant,
     spec_path: &str,

@@ -39,7 +39,7 @@ impl Where {
 
 /// One step, before a tenant's names are filled in.
 #[derive(Debug, Clone, Copy)]
-pub struct StepTemplate {
+pub(crate) struct StepTemplate {
     /// Stable id (`decommission.cluster-delete`), for tests and machines.
     pub id: &'static str,
     /// Where it runs.
@@ -59,7 +59,7 @@ pub struct StepTemplate {
 }
 
 /// A piece of procedure: steps that always go together.
-pub type Piece = &'static [StepTemplate];
+pub(crate) type Piece = &'static [StepTemplate];
 
 // One positional row per step keeps the tables readable as tables.
 #[allow(clippy::too_many_arguments)]
@@ -90,7 +90,7 @@ use Where::{Local, Management, Tenant};
 // ---- finding a direct-access worker --------------------------------------------
 
 /// Which VM carries worker `{worker}`: pxfa recorded it on the worker's claims.
-pub const FIND_WORKER_VM: Piece = &[st(
+pub(crate) const FIND_WORKER_VM: Piece = &[st(
     "worker.find-vm",
     Management,
     true,
@@ -113,7 +113,7 @@ pub const FIND_WORKER_VM: Piece = &[st(
 // ---- Portworx decommission -----------------------------------------------------
 
 /// Portworx's decommission procedure for a node that is still up.
-pub const DECOMMISSION_LIVE: Piece = &[
+pub(crate) const DECOMMISSION_LIVE: Piece = &[
     st(
         "decommission.node-id",
         Tenant,
@@ -201,7 +201,7 @@ pub const DECOMMISSION_LIVE: Piece = &[
 ];
 
 /// Portworx's procedure for a node that is gone (its VM was lost).
-pub const DECOMMISSION_OFFLINE: Piece = &[
+pub(crate) const DECOMMISSION_OFFLINE: Piece = &[
     st(
         "decommission.offline-node-id",
         Tenant,
@@ -236,7 +236,7 @@ pub const DECOMMISSION_OFFLINE: Piece = &[
 ];
 
 /// After a node left: replication back to the tenant's factor.
-pub const RESTORE_REPLICATION: Piece = &[st(
+pub(crate) const RESTORE_REPLICATION: Piece = &[st(
     "decommission.restore-replication",
     Tenant,
     false,
@@ -257,7 +257,7 @@ pub const RESTORE_REPLICATION: Piece = &[st(
 // ---- NodePool ------------------------------------------------------------------
 
 /// Remove one chosen VM from the NodePool.
-pub const NODEPOOL_REMOVE_VM: Piece = &[
+pub(crate) const NODEPOOL_REMOVE_VM: Piece = &[
     st(
         "nodepool.mark-machine",
         Management,
@@ -297,7 +297,7 @@ pub const NODEPOOL_REMOVE_VM: Piece = &[
 ];
 
 /// Grow the NodePool by editing the spec.
-pub const NODEPOOL_SCALE_OUT: Piece = &[
+pub(crate) const NODEPOOL_SCALE_OUT: Piece = &[
     st(
         "nodepool.plan-out",
         Local,
@@ -334,7 +334,7 @@ pub const NODEPOOL_SCALE_OUT: Piece = &[
 /// Node asks for a driveset, once; pxfa does not set the label NodePool-wide (a
 /// replacement VM would then make new drives instead of taking over the orphaned
 /// driveset).
-pub const CD_LABEL_NEW_NODE: Piece = &[st(
+pub(crate) const CD_LABEL_NEW_NODE: Piece = &[st(
     "node.storage-label",
     Tenant,
     false,
@@ -352,7 +352,7 @@ pub const CD_LABEL_NEW_NODE: Piece = &[st(
 )];
 
 /// The new node is in the Portworx cluster with a pool.
-pub const NEW_NODE_JOINED: Piece = &[st(
+pub(crate) const NEW_NODE_JOINED: Piece = &[st(
     "node.joined",
     Tenant,
     false,
@@ -366,7 +366,7 @@ pub const NEW_NODE_JOINED: Piece = &[st(
 // ---- direct-access drives --------------------------------------------------------
 
 /// The worker's claims are bound and its drives tagged.
-pub const DA_STATUS: Piece = &[st(
+pub(crate) const DA_STATUS: Piece = &[st(
     "drives.status",
     Local,
     false,
@@ -387,7 +387,7 @@ pub const DA_STATUS: Piece = &[st(
 )];
 
 /// Release the drives of removed workers and clear what Kubernetes keeps.
-pub const DA_RELEASE: Piece = &[
+pub(crate) const DA_RELEASE: Piece = &[
     st(
         "release.drives",
         Local,
@@ -429,7 +429,7 @@ pub const DA_RELEASE: Piece = &[
 
 /// Replace a lost VM's node: the new VM gets the worker's disks, wiped, and joins
 /// as a new Portworx node.
-pub const DA_REJOIN_WIPED: Piece = &[
+pub(crate) const DA_REJOIN_WIPED: Piece = &[
     st(
         "replace.vm-gone",
         Management,
@@ -509,7 +509,7 @@ pub const DA_REJOIN_WIPED: Piece = &[
 ];
 
 /// The data drives grow (FADA claims expand), then Portworx resizes the pools.
-pub const DA_GROW: Piece = &[
+pub(crate) const DA_GROW: Piece = &[
     st(
         "grow.plan",
         Local,
@@ -577,7 +577,7 @@ pub const DA_GROW: Piece = &[
 ];
 
 /// New data disks per worker, each added as a new pool in maintenance mode.
-pub const DA_ADD_POOL: Piece = &[
+pub(crate) const DA_ADD_POOL: Piece = &[
     st(
         "add-pool.plan",
         Local,
@@ -649,7 +649,7 @@ pub const DA_ADD_POOL: Piece = &[
 // ---- cloud drives ------------------------------------------------------------------
 
 /// Drivesets: what Portworx holds on the array for each node.
-pub const CD_DRIVESETS: Piece = &[st(
+pub(crate) const CD_DRIVESETS: Piece = &[st(
     "cloud.drivesets",
     Tenant,
     false,
@@ -661,7 +661,7 @@ pub const CD_DRIVESETS: Piece = &[st(
 )];
 
 /// After a node left: its driveset must be gone, or its volumes stay in the pod.
-pub const CD_DRIVESET_GONE: Piece = &[st(
+pub(crate) const CD_DRIVESET_GONE: Piece = &[st(
     "cloud.driveset-gone",
     Tenant,
     false,
@@ -673,7 +673,7 @@ pub const CD_DRIVESET_GONE: Piece = &[st(
 )];
 
 /// The cloud-drive variant of finding a node (pxfa keeps no worker index there).
-pub const CD_FIND_NODE: Piece = &[st(
+pub(crate) const CD_FIND_NODE: Piece = &[st(
     "cloud.node",
     Tenant,
     false,
@@ -685,7 +685,7 @@ pub const CD_FIND_NODE: Piece = &[st(
 )];
 
 /// Decommission a live cloud-drive node: the live steps with `<node>` names.
-pub const CD_DECOMMISSION: Piece = &[
+pub(crate) const CD_DECOMMISSION: Piece = &[
     st(
         "cloud.kvdb",
         Tenant,
@@ -746,7 +746,7 @@ pub const CD_DECOMMISSION: Piece = &[
 ];
 
 /// Remove the chosen node's VM from the NodePool (cloud-drive and kubevirt-csi).
-pub const NODEPOOL_REMOVE_NODE: Piece = &[
+pub(crate) const NODEPOOL_REMOVE_NODE: Piece = &[
     st(
         "nodepool.mark-node-machine",
         Management,
@@ -769,7 +769,7 @@ pub const NODEPOOL_REMOVE_NODE: Piece = &[
 ];
 
 /// Grow cloud drives: pxfa raises the pod quota, Portworx resizes its own drives.
-pub const CD_GROW: Piece = &[
+pub(crate) const CD_GROW: Piece = &[
     st(
         "cloud.grow-apply",
         Local,
@@ -806,7 +806,7 @@ pub const CD_GROW: Piece = &[
 /// Replace a lost cloud-drive VM: the new VM joins storageless and takes over the
 /// orphaned driveset (the documented FlashArray cloud-drive failover); only if it
 /// does not, the lost node is decommissioned and the new one asks for a driveset.
-pub const CD_REPLACE: Piece = &[
+pub(crate) const CD_REPLACE: Piece = &[
     st(
         "cloud.lost-node",
         Tenant,
@@ -866,7 +866,7 @@ pub const CD_REPLACE: Piece = &[
 ];
 
 /// Uninstall the tenant's Portworx so it deletes its drives and hosts first.
-pub const CD_UNINSTALL: Piece = &[
+pub(crate) const CD_UNINSTALL: Piece = &[
     st(
         "delete.delete-strategy",
         Tenant,
@@ -909,7 +909,7 @@ pub const CD_UNINSTALL: Piece = &[
 ];
 
 /// Delete the HostedCluster (its namespace, claims and VMs go with it).
-pub const DELETE_HOSTED_CLUSTER: Piece = &[st(
+pub(crate) const DELETE_HOSTED_CLUSTER: Piece = &[st(
     "delete.hosted-cluster",
     Management,
     false,
@@ -929,7 +929,7 @@ pub const DELETE_HOSTED_CLUSTER: Piece = &[st(
 )];
 
 /// Remove what pxfa made on the array.
-pub const PXFA_DESTROY: Piece = &[st(
+pub(crate) const PXFA_DESTROY: Piece = &[st(
     "delete.pxfa-destroy",
     Local,
     false,
@@ -941,7 +941,7 @@ pub const PXFA_DESTROY: Piece = &[st(
 )];
 
 /// Before deleting a direct-access tenant: every drive found and tagged.
-pub const DA_DELETE_PREPARE: Piece = &[st(
+pub(crate) const DA_DELETE_PREPARE: Piece = &[st(
     "delete.drives-tagged",
     Local,
     false,
@@ -961,7 +961,7 @@ pub const DA_DELETE_PREPARE: Piece = &[st(
 )];
 
 /// After the namespace is gone: the Released PVs are what remain.
-pub const DA_DELETE_LEFTOVERS: Piece = &[
+pub(crate) const DA_DELETE_LEFTOVERS: Piece = &[
     st(
         "delete.released-pvs",
         Management,
@@ -994,7 +994,7 @@ pub const DA_DELETE_LEFTOVERS: Piece = &[
 // ---- kubevirt-csi --------------------------------------------------------------------
 
 /// The kubevirt-csi tenant's volumes after the HostedCluster is gone.
-pub const CSI_DELETE_LEFTOVERS: Piece = &[st(
+pub(crate) const CSI_DELETE_LEFTOVERS: Piece = &[st(
     "delete.csi-pvs",
     Management,
     false,
@@ -1013,7 +1013,7 @@ pub const CSI_DELETE_LEFTOVERS: Piece = &[st(
 
 /// Grow a kubevirt-csi NodePool: nothing on the array, the guests' volumes come
 /// from the management cluster.
-pub const CSI_SCALE_OUT: Piece = &[st(
+pub(crate) const CSI_SCALE_OUT: Piece = &[st(
     "csi.scale-out",
     Local,
     false,
@@ -1033,7 +1033,7 @@ pub const CSI_SCALE_OUT: Piece = &[st(
 )];
 
 /// Drain a kubevirt-csi node so guest volumes move with the pods.
-pub const CSI_DRAIN: Piece = &[st(
+pub(crate) const CSI_DRAIN: Piece = &[st(
     "csi.drain",
     Tenant,
     false,
@@ -1052,7 +1052,7 @@ pub const CSI_DRAIN: Piece = &[st(
 )];
 
 /// Replace a kubevirt-csi worker: the NodePool makes a new VM for a deleted Machine.
-pub const CSI_REPLACE: Piece = &[
+pub(crate) const CSI_REPLACE: Piece = &[
     CSI_DRAIN[0],
     st(
         "csi.delete-machine",
@@ -1070,7 +1070,7 @@ pub const CSI_REPLACE: Piece = &[
 
 /// A documented alternative that rests on an unconfirmed assumption.
 #[derive(Debug, Clone, Copy)]
-pub struct Unconfirmed {
+pub(crate) struct Unconfirmed {
     /// What it would do.
     pub what: &'static str,
     /// Why it is off.
@@ -1078,7 +1078,7 @@ pub struct Unconfirmed {
 }
 
 /// Keeping a replaced worker's data by adopting its drives as they are.
-pub const ADOPT_AS_OLD_NODE: Unconfirmed = Unconfirmed {
+pub(crate) const ADOPT_AS_OLD_NODE: Unconfirmed = Unconfirmed {
     what: "Skip the decommission and the wipe, attach the old worker's drives to the new VM (`pxfa apply --adopt-replaced-vms`) and let Portworx take the new VM as the old node",
     why: "[L] no Portworx document says Portworx takes a new VM as the old node from its local drives; the documented path is decommission, wipe, join as a new node",
 };
@@ -1088,7 +1088,7 @@ pub const ADOPT_AS_OLD_NODE: Unconfirmed = Unconfirmed {
 /// Direct-access scale-in: Portworx's decommission of each removed worker, the VM
 /// out of the NodePool, replication restored, the drives released. `pieces` and
 /// the plan's next steps for a retained worker both read it.
-pub const DA_SCALE_IN: &[Piece] = &[
+pub(crate) const DA_SCALE_IN: &[Piece] = &[
     FIND_WORKER_VM,
     DECOMMISSION_LIVE,
     NODEPOOL_REMOVE_VM,
@@ -1101,7 +1101,7 @@ pub const DA_SCALE_IN: &[Piece] = &[
 /// known. `{tenant}` and `{worker}` are filled; every other `{name}` becomes the
 /// operator's `<name>` (the whole runbook, `pxfa runbook`, fills them from the
 /// spec).
-pub fn outline(pieces: &[Piece], tenant: &str, worker: u32) -> Vec<String> {
+pub(crate) fn outline(pieces: &[Piece], tenant: &str, worker: u32) -> Vec<String> {
     let fill = |s: &str| {
         let s = s
             .replace("{tenant}", tenant)
@@ -1151,7 +1151,7 @@ fn unknown_words_as_holes(s: &str) -> String {
 /// what it checks: `pxfa status --kubeconfig` verifies those in [`STATUS_CHECKS`]
 /// (px-cluster's `status::runbook_checks`, which `doctor` can call too); the runbook
 /// lists every one (`verifiableBy`).
-pub const VERIFIABLE: &[(&str, &str)] = &[
+pub(crate) const VERIFIABLE: &[(&str, &str)] = &[
     (
         "worker.find-vm",
         "management claims of the worker carry pxfa.io/attached-vm naming one existing VM",
@@ -1231,7 +1231,7 @@ pub const VERIFIABLE: &[(&str, &str)] = &[
     ),
 ];
 
-/// The steps of [`VERIFIABLE`] that `pxfa status` checks when it reads the
+/// The steps of `VERIFIABLE` that `pxfa status` checks when it reads the
 /// clusters (the management cluster; the node checks also the tenant cluster). The
 /// others need the array's or the tenant's state at one moment of the procedure.
 pub const STATUS_CHECKS: &[&str] = &[
@@ -1256,7 +1256,7 @@ pub const STATUS_CHECKS: &[&str] = &[
 ];
 
 /// Whether `pxfa status` checks the step `id` ([`STATUS_CHECKS`]).
-pub fn checked_by_status(id: &str) -> bool {
+pub(crate) fn checked_by_status(id: &str) -> bool {
     STATUS_CHECKS.contains(&id)
 }
 
@@ -1266,7 +1266,7 @@ pub fn checked_by_status(id: &str) -> bool {
 const DIRECT_ACCESS_ONLY: &[&str] = &["nodepool.scale-out"];
 
 /// What pxfa could verify after the step `id` in `mode`, if anything.
-pub fn verifiable_in(id: &str, mode: crate::spec::StorageMode) -> Option<&'static str> {
+pub(crate) fn verifiable_in(id: &str, mode: crate::spec::StorageMode) -> Option<&'static str> {
     if mode != crate::spec::StorageMode::DirectAccess && DIRECT_ACCESS_ONLY.contains(&id) {
         return None;
     }

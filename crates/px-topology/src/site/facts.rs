@@ -60,7 +60,7 @@ pub struct SiteFacts {
 /// The first OpenShift Virtualization release whose VMs keep their address on an
 /// OVN-Kubernetes `localnet` secondary network across live migration (persistent IPs
 /// with IPAMClaims); layer2 networks had it first.
-pub const PERSISTENT_IPS_SINCE: Version = Version::new(4, 18, 0);
+pub(crate) const PERSISTENT_IPS_SINCE: Version = Version::new(4, 18, 0);
 
 /// MetalLB as read from the management cluster.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -113,7 +113,7 @@ impl SiteFacts {
 
     /// Whether a storage address survives live migration here (`network.persistentIps`
     /// is possible): OVN-Kubernetes, the IPAM controller, and OpenShift
-    /// Virtualization at [`PERSISTENT_IPS_SINCE`] or later. `Some(false)` as soon as
+    /// Virtualization at `PERSISTENT_IPS_SINCE` or later. `Some(false)` as soon as
     /// one of them is read and says no, `Some(true)` when all three were read and
     /// say yes, `None` otherwise; the reason names what says no.
     pub fn persistent_ips(&self) -> (Option<bool>, String) {

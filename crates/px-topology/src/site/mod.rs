@@ -2,8 +2,9 @@
 //! themselves, and what `pxfa doctor` makes of it.
 //!
 //! Reading is someone else's job (px-cluster reads the clusters, the CLI the array);
-//! this module holds only what was read ([`views`]), the facts that drive rendering
-//! ([`SiteFacts`], [`resolve`]), and the checks and their report ([`report`]). No
+//! this module holds only what was read (the views: [`ManagementView`],
+//! [`TenantView`], [`ArrayView`]), the facts that drive rendering ([`SiteFacts`],
+//! [`resolve`]), and the checks and their report ([`SiteReport`]). No
 //! network code: every function here is pure, so the checks are tested on plain
 //! values and the fake API server tests only test the reading.
 //!
@@ -13,12 +14,12 @@
 //! and the whereabouts reconciler.
 
 mod array_checks;
-pub mod facts;
+pub(crate) mod facts;
 mod management_checks;
-pub mod report;
-pub mod resolve;
+mod report;
+mod resolve;
 mod tenant_checks;
-pub mod views;
+mod views;
 
 pub use array_checks::array_checks;
 pub use facts::{LoadBalancerFact, SiteFacts};
@@ -26,4 +27,7 @@ pub use management_checks::management_checks;
 pub use report::{Check, CheckStatus, Credential, Layer, SiteReport, Summary};
 pub use resolve::{Contradiction, Contradictions, ResolveError, resolve, resolve_tenant};
 pub use tenant_checks::tenant_checks;
-pub use views::{ArrayView, ManagementView, Read, TenantView};
+pub use views::{
+    ArrayView, CredentialView, ManagementView, MetallbView, ObjectRead, PoolView, Read,
+    StorageClusterView, TenantView, UplinkView,
+};

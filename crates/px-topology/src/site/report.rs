@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::facts::SiteFacts;
 
 /// The report's `apiVersion`.
-pub const SITE_REPORT_API_VERSION: &str = "pxfa.io/v1alpha1";
+pub(super) const SITE_REPORT_API_VERSION: &str = "pxfa.io/v1alpha1";
 /// The report's `kind`.
-pub const SITE_REPORT_KIND: &str = "SiteReport";
+pub(super) const SITE_REPORT_KIND: &str = "SiteReport";
 
 /// A check's verdict.
 #[derive(

@@ -36,9 +36,9 @@ impl<T> Read<T> {
 /// One management StorageCluster (the management Portworx).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StorageClusterView {
-    /// Namespace.
+    /// The StorageCluster's namespace (where the management Portworx runs).
     pub namespace: String,
-    /// Name.
+    /// The StorageCluster's name within it.
     pub name: String,
     /// `status.version`, else the tag of `spec.image`.
     pub version: Option<String>,
@@ -51,7 +51,7 @@ pub struct StorageClusterView {
 /// One MetalLB IPAddressPool.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PoolView {
-    /// Name.
+    /// The pool's name (in MetalLB's namespace).
     pub name: String,
     /// `spec.autoAssign` (default true).
     pub auto_assign: bool,
@@ -82,9 +82,9 @@ pub struct UplinkView {
 pub struct CredentialView {
     /// `management` or `tenant`.
     pub cluster: String,
-    /// Namespace.
+    /// The Secret's namespace on that cluster.
     pub namespace: String,
-    /// Secret name.
+    /// The Secret's name within it.
     pub name: String,
     /// The token in it is the one pxfa itself is running with, an array
     /// administrator's; `None` when it was not compared.
@@ -98,7 +98,7 @@ pub struct ObjectRead {
     pub kind: String,
     /// Namespace, for namespaced kinds.
     pub namespace: Option<String>,
-    /// Name.
+    /// The object's name, as the spec gives it.
     pub name: String,
     /// Where the spec names it (`spec.hostedCluster.pullSecret`).
     pub field: String,

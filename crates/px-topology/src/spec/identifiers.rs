@@ -476,7 +476,7 @@ pub fn is_unprintable(c: char) -> bool {
 /// `s` with every [`is_unprintable`] character written as a Rust escape (`\n`,
 /// `\u{1b}`): what pxfa prints of an input (error messages, finding objects) can
 /// then never move the cursor, recolour or retitle a terminal, or start a line.
-pub fn escape_unprintable(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn escape_unprintable(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(is_unprintable) {
         return std::borrow::Cow::Borrowed(s);
     }

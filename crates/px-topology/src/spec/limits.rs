@@ -20,66 +20,66 @@ use flasharray::size::{GIB, MAX_VOLUME, MIB, MIN_VOLUME};
 
 /// Fewest worker VMs for the Portworx modes: Portworx needs 3 storage nodes for
 /// quorum ([H] PX-REQ "Cluster size >= 3 nodes").
-pub const MIN_PORTWORX_REPLICAS: u32 = 3;
+pub(crate) const MIN_PORTWORX_REPLICAS: u32 = 3;
 /// Most worker VMs of one tenant: the OpenShift Virtualization tested maximum of
 /// VMs defined in one (management) cluster, 10,000. NodePool `replicas` is an int32
 /// (HyperShift CRD); Portworx's own cluster-size maximum is not in our references.
-pub const MAX_REPLICAS: u32 = 10_000;
+pub(crate) const MAX_REPLICAS: u32 = 10_000;
 /// Most vCPU cores per worker VM: the OpenShift Virtualization theoretical maximum
 /// of 255 vCPUs per VM (HyperShift sets cores only, one socket, one thread).
-pub const MAX_CORES: u32 = 255;
+pub(crate) const MAX_CORES: u32 = 255;
 /// Least memory per worker VM: OpenShift Virtualization requires 512 MB per VM.
-pub const MIN_MEMORY: Size = Size::bytes(512 * MIB);
+pub(crate) const MIN_MEMORY: Size = Size::bytes(512 * MIB);
 /// Most memory per worker VM: the OpenShift Virtualization theoretical maximum of
 /// 16 TB per VM, read as decimal terabytes to stay on the safe side.
-pub const MAX_MEMORY: Size = Size::bytes(16_000_000_000_000);
+pub(crate) const MAX_MEMORY: Size = Size::bytes(16_000_000_000_000);
 /// Largest single VM disk (root disks; direct-access drives and metadata devices,
 /// which are VM disks too): the OpenShift Virtualization theoretical maximum of
 /// 100 TB, decimal.
-pub const MAX_VM_DISK: Size = Size::bytes(100_000_000_000_000);
+pub(crate) const MAX_VM_DISK: Size = Size::bytes(100_000_000_000_000);
 /// Smallest volume (and pod quota) the array accepts: 1 MiB ([M] LXD; whether REST
 /// refuses or rounds up smaller sizes is [L], so pxfa refuses them).
-pub const MIN_ARRAY_VOLUME: Size = Size::bytes(MIN_VOLUME);
+pub(crate) const MIN_ARRAY_VOLUME: Size = Size::bytes(MIN_VOLUME);
 /// Largest volume, and largest pod `quota_limit`, the array accepts: 4 PiB ([H] SDK).
-pub const MAX_ARRAY_VOLUME: Size = Size::bytes(MAX_VOLUME);
+pub(crate) const MAX_ARRAY_VOLUME: Size = Size::bytes(MAX_VOLUME);
 /// Most drives (hence PX-StoreV2 pools: one per drive spec) per storage node. No
 /// reference states Portworx's maximum drives per node ([L]: "not found" in
 /// reference/portworx-hcp.md §8); the Portworx 3.1 "Storage pools" page allows at
 /// most 32 pools per node, which is the conservative bound used here.
-pub const MAX_DRIVES_PER_NODE: u32 = 32;
+pub(crate) const MAX_DRIVES_PER_NODE: u32 = 32;
 /// Smallest PX-StoreV2 drive, hence the smallest pool ceiling: 8 GB ([H] PX-REQ,
 /// kept as 8 GiB).
-pub const MIN_DRIVE: Size = Size::gib(8);
+pub(crate) const MIN_DRIVE: Size = Size::gib(8);
 /// Smallest PX-StoreV2 metadata device: 64 GB ([H] PX-STC, kept as 64 GiB).
-pub const MIN_METADATA: Size = Size::gib(64);
+pub(crate) const MIN_METADATA: Size = Size::gib(64);
 /// Most management nodes: the OpenShift Virtualization tested maximum of 500 hosts
 /// per cluster.
-pub const MAX_MANAGEMENT_NODES: usize = 500;
+pub(crate) const MAX_MANAGEMENT_NODES: usize = 500;
 /// LUNs one host or host group can hold: 1-4095 ([H] SDK `ConnectionPost.lun`).
 /// With `attach: host-group` every tenant volume is connected to the one management
 /// host group, so the tenant's volumes must fit in these LUNs.
-pub const MAX_LUNS: u64 = 4095;
+pub(crate) const MAX_LUNS: u64 = 4095;
 /// FADA attachments one management node can hold: up to 1,024 ([H] PX-FAFB,
 /// PX-FA-PREP). With `attach: fada` every tenant volume is attached to some
 /// management node, so the tenant can have at most this many per node.
-pub const MAX_FADA_ATTACHMENTS_PER_NODE: u64 = 1024;
+pub(crate) const MAX_FADA_ATTACHMENTS_PER_NODE: u64 = 1024;
 /// Portworx replication factors ([H] Portworx: repl 1, 2 or 3).
-pub const REPLICATION: std::ops::RangeInclusive<u8> = 1..=3;
+pub(crate) const REPLICATION: std::ops::RangeInclusive<u8> = 1..=3;
 /// Tagged VLAN ids (IEEE 802.1Q; the array's host `vlan` takes 1-4094, [H] SDK).
-pub const VLAN: std::ops::RangeInclusive<u16> = 1..=4094;
+pub(crate) const VLAN: std::ops::RangeInclusive<u16> = 1..=4094;
 /// Storage-network MTU: 576 (the IPv4 minimum datagram every host must accept) to
 /// 9216 (the largest jumbo frame common switches carry; the array's ports go to 9000).
-pub const MTU: std::ops::RangeInclusive<u32> = 576..=9216;
+pub(crate) const MTU: std::ops::RangeInclusive<u32> = 576..=9216;
 /// TCP ports (an `endpoint` of `host:port`).
-pub const PORT: std::ops::RangeInclusive<u32> = 1..=65535;
+pub(crate) const PORT: std::ops::RangeInclusive<u32> = 1..=65535;
 
 /// Pod quota headroom over the provisioned total, in percent: a pool resize or a
 /// replacement drive must not hit the quota at once.
-pub const POD_QUOTA_HEADROOM_PERCENT: u64 = 10;
+pub(crate) const POD_QUOTA_HEADROOM_PERCENT: u64 = 10;
 
 /// The pod quota for `total` provisioned bytes: the total plus
 /// [`POD_QUOTA_HEADROOM_PERCENT`], rounded up to a whole GiB; `None` on overflow.
-pub fn pod_quota(total: u128) -> Option<u128> {
+pub(crate) fn pod_quota(total: u128) -> Option<u128> {
     let gib = u128::from(GIB);
     total
         .checked_mul(u128::from(100 + POD_QUOTA_HEADROOM_PERCENT))?
@@ -96,7 +96,7 @@ pub struct PoolLayout {
     pub per_node: u128,
     /// Drives per node: the request, raised so that no drive exceeds the ceiling.
     pub drives_per_node: u128,
-    /// Size of every data drive in bytes: whole GiB, never below [`MIN_DRIVE`].
+    /// Size of every data drive in bytes: whole GiB, never below `MIN_DRIVE`.
     pub drive_size: u128,
 }
 

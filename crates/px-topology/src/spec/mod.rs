@@ -25,7 +25,8 @@ use std::path::Path;
 
 use flasharray::Size;
 
-pub use identifiers::{escape_unprintable, is_unprintable};
+pub(crate) use identifiers::escape_unprintable;
+pub use identifiers::is_unprintable;
 pub use model::*;
 pub use net::{Ipv4Cidr, Ipv4Range};
 pub use version::Version;
@@ -33,12 +34,12 @@ pub use version::Version;
 /// Longest tenant name. Derived names append worker, disk and role parts to it and
 /// must fit the array's 63 characters; 40 keeps them whole and readable (longer
 /// names would have to be cut and hashed).
-pub const MAX_TENANT_NAME: usize = 40;
+pub(crate) const MAX_TENANT_NAME: usize = 40;
 
 /// Default PX-StoreV2 pool ceiling (`-max_thin_pool_size`), per the Portworx
 /// PX-StoreV2 page for 3.1 ([M] in the reference: configurable with
 /// `spec.portworx.maxPoolSize`).
-pub const DEFAULT_MAX_POOL_SIZE: Size = Size::tib(15);
+pub(crate) const DEFAULT_MAX_POOL_SIZE: Size = Size::tib(15);
 
 /// One problem with a spec, at a field path such as `spec.storage.capacity`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,7 +55,7 @@ pub struct SpecError {
 impl SpecError {
     /// An error at `path`. Control characters in the path or message (a map key or
     /// a value the parser quotes as it was written) are escaped
-    /// ([`escape_unprintable`]): the error is printed, and input must never drive
+    /// (`escape_unprintable`): the error is printed, and input must never drive
     /// the terminal.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         let (path, message) = (path.into(), message.into());
@@ -92,7 +93,7 @@ impl From<SpecError> for SpecErrors {
 /// Largest spec file read, in bytes. The largest valid spec (500 management nodes
 /// with a few initiators each) is well under 1 MiB; refusing more before parsing
 /// keeps a wrong file (a disk image, a log) from costing memory.
-pub const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
 
 /// The YAML parser's budget: a spec is one small document, so a few tens of
 /// thousands of nodes, shallow nesting and few aliases are plenty. The library's
@@ -177,7 +178,7 @@ pub fn parse_valid_spec(yaml: &str) -> Result<TenantStorage, SpecErrors> {
 
 /// Reads, parses and validates a spec file. The file is read as an admin's input
 /// ([`crate::files::read_input`]): a FIFO, a device or a file over
-/// [`MAX_SPEC_BYTES`] is refused without blocking or being read into memory.
+/// `MAX_SPEC_BYTES` is refused without blocking or being read into memory.
 pub fn load_spec(path: impl AsRef<Path>) -> Result<TenantStorage, SpecErrors> {
     let path = path.as_ref();
     let text = crate::files::read_input_text(path, crate::files::InputKind::Spec).map_err(|e| {
@@ -301,7 +302,7 @@ impl TenantStorage {
             .unwrap_or_else(|| format!("px-repl{}", self.spec.storage.replication))
     }
 
-    /// The PX-StoreV2 pool ceiling (default [`DEFAULT_MAX_POOL_SIZE`]).
+    /// The PX-StoreV2 pool ceiling (default `DEFAULT_MAX_POOL_SIZE`).
     pub fn max_pool_size(&self) -> Size {
         self.spec
             .portworx

@@ -3,7 +3,7 @@
 //! and imported by an annotation on the claim (import).
 //!
 //! Portworx documents FADA volume import only for some releases and driver
-//! settings, so the choice is a table ([`TABLE`]) rather than a flag. The table is a
+//! settings, so the choice is a table (`TABLE`) rather than a flag. The table is a
 //! `const` so that `docs/spec.md`, the lint rule PXFA020 and the plan print the same
 //! rows.
 
@@ -36,7 +36,7 @@ impl Strategy {
 
 /// One row of the provisioning table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     /// The releases the row covers, in words (`3.6.x (≥ 3.6.2)`).
     pub releases: &'static str,
     /// First `(major, minor)` the row covers; rows are ordered by it.
@@ -56,7 +56,7 @@ pub struct Row {
 
 /// The provisioning table, oldest release first. Releases below 3.6.2 are refused
 /// by PXFA001 and use the first row; unknown newer releases use the last rows.
-pub const TABLE: &[Row] = &[
+pub(crate) const TABLE: &[Row] = &[
     Row {
         releases: "3.6.x (≥ 3.6.2)",
         from: (3, 6),
@@ -113,7 +113,7 @@ pub struct Refusal {
 }
 
 /// The row for a release and driver setting.
-pub fn row(version: Version, fa_fb_driver: bool) -> &'static Row {
+pub(crate) fn row(version: Version, fa_fb_driver: bool) -> &'static Row {
     let at = (version.major, version.minor);
     TABLE
         .iter()
@@ -123,7 +123,7 @@ pub fn row(version: Version, fa_fb_driver: bool) -> &'static Row {
 }
 
 /// Resolves the asked strategy on a release.
-pub fn resolve(
+pub(crate) fn resolve(
     version: Version,
     fa_fb_driver: bool,
     asked: Provisioning,

@@ -18,24 +18,24 @@ use super::{SpecError, TenantStorage};
 pub const REALM_MIN_REST_MINOR: u32 = 36;
 
 /// The field the realm settings live in, for error paths.
-pub const REALM_FIELD: &str = "spec.array.realm";
+pub(crate) const REALM_FIELD: &str = "spec.array.realm";
 
 /// Default role of the realm user inside the realm: `storage` manages volumes,
 /// pods' contents and connections, which is what Portworx does ([L]: the role
 /// Portworx needs is not documented beyond "realm-scoped policy"; configurable).
-pub const DEFAULT_REALM_ROLE: &str = "storage";
+pub(crate) const DEFAULT_REALM_ROLE: &str = "storage";
 
 /// Default aggregation strategy of the realm user's policy: with
 /// `least-common-permissions` no other policy can add rights (Pure's SDK field
 /// description); configurable because whether a token-only user needs it is [L].
-pub const DEFAULT_REALM_AGGREGATION: &str = "least-common-permissions";
+pub(crate) const DEFAULT_REALM_AGGREGATION: &str = "least-common-permissions";
 
 /// Roles a realm user may get: the built-in roles that can change things (the
 /// read-only `viewer` and `support` cannot create Portworx's drives).
-pub const REALM_ROLES: [&str; 2] = ["storage", "admin"];
+pub(crate) const REALM_ROLES: [&str; 2] = ["storage", "admin"];
 
 /// The aggregation strategies of a management access policy (Pure's SDK, 2.36).
-pub const REALM_AGGREGATIONS: [&str; 2] = ["least-common-permissions", "all-permissions"];
+pub(crate) const REALM_AGGREGATIONS: [&str; 2] = ["least-common-permissions", "all-permissions"];
 
 impl TenantStorage {
     /// The tenant's realm, if it has one.
@@ -43,7 +43,7 @@ impl TenantStorage {
         self.spec.array.realm.as_ref()
     }
 
-    /// The realm user's role inside the realm (default [`DEFAULT_REALM_ROLE`]).
+    /// The realm user's role inside the realm (default `DEFAULT_REALM_ROLE`).
     pub fn realm_role(&self) -> &str {
         self.spec
             .array
@@ -52,7 +52,7 @@ impl TenantStorage {
             .unwrap_or(DEFAULT_REALM_ROLE)
     }
 
-    /// The realm user's policy aggregation (default [`DEFAULT_REALM_AGGREGATION`]).
+    /// The realm user's policy aggregation (default `DEFAULT_REALM_AGGREGATION`).
     pub fn realm_aggregation_strategy(&self) -> &str {
         self.spec
             .array

@@ -8,10 +8,10 @@ use flasharray::{FlashArray, ListParams};
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{MockArray, OTHER_TENANT, Seed};
 use flasharray_sim::{SimConfig, Simulator};
-use px_topology::converge::{ApplyOptions, apply};
-use px_topology::desired::DesiredState;
-use px_topology::plan::{Action, Kind, Plan, PlanOptions, observe, plan};
 use px_topology::spec::{Attach, TenantStorage};
+use px_topology::{
+    Action, ApplyOptions, DesiredState, Kind, Plan, PlanOptions, apply, observe, plan,
+};
 
 use crate::support;
 use crate::support::tenant::quiet;
@@ -177,7 +177,7 @@ async fn brownfield_over_https_keeps_foreign_objects() {
 
 #[tokio::test]
 async fn well_filled_brownfield_array_trips_pxfa019_only_past_its_free_space() {
-    use px_topology::sizing::{ArraySpaceInfo, size};
+    use px_topology::{ArraySpaceInfo, size};
     let m = mock(Seed::brownfield());
     let space = ArraySpaceInfo::from(&m.get_array_space().await.unwrap());
     assert!(space.used > flasharray::Size::tib(73), "{space:?}");
@@ -207,7 +207,7 @@ async fn well_filled_brownfield_array_trips_pxfa019_only_past_its_free_space() {
 
 #[tokio::test]
 async fn drives_in_use_are_read_from_the_tenants_tags_only() {
-    use px_topology::plan::lifecycle::read_drives_in_use;
+    use px_topology::read_drives_in_use;
     let m = mock(Seed::brownfield());
     m.add_admin(crate::support::tenant::ADMIN);
     let none = read_drives_in_use(&m, "t1").await.unwrap();

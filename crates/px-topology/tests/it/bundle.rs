@@ -3,11 +3,10 @@
 
 use crate::support;
 
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::render::write_dir;
 use px_topology::spec::{TenantStorage, VolumeMode};
-use px_topology::{Finding, lint_manifests, lint_paths, lint_spec};
+use px_topology::{
+    ArrayFacts, Finding, RenderOptions, lint_manifests, lint_paths, lint_spec, render, write_dir,
+};
 use serde_json::{Value, json};
 
 /// Every example, plus variants that change what is rendered: old management

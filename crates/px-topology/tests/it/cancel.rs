@@ -1,8 +1,9 @@
 //! `converge::Cancel`: a raised flag stops apply and destroy from starting more
 //! operations; the ones in flight finish, and the next run carries on.
 
-use px_topology::converge::{ApplyOptions, Cancel, DestroyOptions, ProgressEvent, apply, destroy};
-use px_topology::plan::PlanOptions;
+use px_topology::{
+    ApplyOptions, Cancel, DestroyOptions, PlanOptions, ProgressEvent, apply, destroy,
+};
 
 use crate::support::tenant::{array, converge, plan_for, tenant_state};
 

@@ -11,9 +11,10 @@ use flasharray::{
     ConnectionParams, FlashArray, HostName, ListParams, PodName, Size, TagParams, TagResource,
 };
 use flasharray_mock::Op;
-use px_topology::converge::{ApplyOptions, ProgressEvent, apply};
-use px_topology::desired::{Scope, TAG_DISK, TAG_NAMESPACE, TAG_NODE, ownership_tags};
-use px_topology::plan::{Action, Kind, PlanOptions};
+use px_topology::{
+    Action, ApplyOptions, Kind, PlanOptions, ProgressEvent, Scope, TAG_DISK, TAG_NAMESPACE,
+    TAG_NODE, apply, ownership_tags,
+};
 use secrecy::ExposeSecret;
 
 use crate::support::tenant::{

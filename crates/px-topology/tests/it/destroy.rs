@@ -2,10 +2,10 @@
 //! state shrinks and their release, soft destroy that keeps shared objects, eradication and SafeMode.
 
 use flasharray::{ConnectionParams, FlashArray, ListParams, Size};
-use px_topology::converge::{
-    ApplyOptions, DestroyError, DestroyOptions, apply, destroy, preview_destroy,
+use px_topology::{
+    Action, ApplyOptions, DestroyError, DestroyOptions, Kind, PlanOptions, apply, destroy,
+    preview_destroy,
 };
-use px_topology::plan::{Action, Kind, PlanOptions};
 
 use crate::support::tenant::{
     ADMIN, TENANT, array, converge, desired, destroy_with, eradicating, plan_for, quiet,

@@ -12,13 +12,11 @@ use flasharray_mock::fada::SimClaim;
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{MockArray, Seed, SimFada};
 use flasharray_sim::{SimConfig, Simulator};
-use px_topology::converge::{ApplyOptions, DestroyOptions, apply, destroy};
-use px_topology::desired::{DesiredState, DriveClaim};
-use px_topology::plan::{
-    Action, Binding, DriveLocator, Kind, LocateError, Plan, PlanOptions, locate_drives, observe,
-    plan,
-};
 use px_topology::spec::TenantStorage;
+use px_topology::{
+    Action, ApplyOptions, Binding, DesiredState, DestroyOptions, DriveClaim, DriveLocator, Kind,
+    LocateError, Plan, PlanOptions, apply, destroy, locate_drives, observe, plan,
+};
 
 use crate::support;
 use crate::support::tenant::quiet;
@@ -322,13 +320,12 @@ async fn scale_in_of_a_dynamic_tenant_retains_until_released() {
 
 #[tokio::test]
 async fn pending_drives_count_against_the_free_space_preflight() {
-    use px_topology::preflight::{PreflightOptions, new_bytes, preflight};
-    use px_topology::sizing::ArraySpaceInfo;
+    use px_topology::{ArraySpaceInfo, PreflightOptions, new_bytes, preflight};
 
     let m = mock(Seed::Empty);
     let d = desired(&example());
     let p = plan_on(&m, &d, false).await;
-    let obs = px_topology::plan::observe(&m, &d).await.unwrap();
+    let obs = px_topology::observe(&m, &d).await.unwrap();
     // pxfa creates only the pod; the management Portworx creates every drive as soon
     // as the claims this apply writes bind, on the same array.
     let drives: u64 = d.drives.iter().map(|x| x.size.as_u64()).sum();
@@ -358,7 +355,7 @@ async fn pending_drives_count_against_the_free_space_preflight() {
 /// destroy after it takes them with the pod.
 #[tokio::test]
 async fn adoption_before_a_destroy_tags_only_the_bound_drives() {
-    use px_topology::plan::plan_drive_adoption;
+    use px_topology::plan_drive_adoption;
     let m = mock(Seed::brownfield());
     let d = desired(&example());
     let before = ForeignView::read(&m, &d.tenant).await.unwrap();

@@ -9,11 +9,10 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Value, json};
 
-use px_topology::driver::{ArrayFacts, driver_for};
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::render::hosted_cluster::hcp_create_command;
-use px_topology::render::{Form, shell, to_yaml};
 use px_topology::spec::{TenantStorage, from_value};
+use px_topology::{
+    ArrayFacts, Form, RenderOptions, driver_for, hcp_create_command, render, shell_join, to_yaml,
+};
 
 /// Cases per field.
 const CASES: u32 = 40;
@@ -271,7 +270,7 @@ fn header_is_comments(text: &str) -> Result<(), TestCaseError> {
 
 /// Renders an accepted spec and checks every file and the hcp line.
 fn rendered_as_meant(t: &TenantStorage) -> Result<(), TestCaseError> {
-    let Ok(sizing) = px_topology::sizing::size(t, None) else {
+    let Ok(sizing) = px_topology::size(t, None) else {
         return Ok(());
     };
     let Ok(ms) = render(t, &sizing, &ArrayFacts::default(), RenderOptions::default()) else {
@@ -298,7 +297,7 @@ fn rendered_as_meant(t: &TenantStorage) -> Result<(), TestCaseError> {
     }
     let storage = driver_for(t).guest_storage(t);
     if let Ok(words) = hcp_create_command(t, &storage) {
-        let line = shell::join(&words);
+        let line = shell_join(&words);
         let split = shell_split(&line).map_err(TestCaseError::fail)?;
         prop_assert_eq!(&split, &words, "{}", line);
         let hc = ms.iter().find(|m| m.kind == "HostedCluster").unwrap();

@@ -7,8 +7,7 @@
 use std::collections::BTreeMap;
 
 use flasharray::{FlashArray, ListParams, Size};
-use px_topology::converge::{ApplyOptions, ProgressEvent, apply};
-use px_topology::plan::{Action, Kind, PlanOptions};
+use px_topology::{Action, ApplyOptions, Kind, PlanOptions, ProgressEvent, apply};
 
 use super::worlds::{World, apply_step, import_tenant, in_every_world, refused_step};
 
@@ -196,7 +195,7 @@ async fn report_counts_a_created_pod_whose_tagging_failed_as_partial() {
     let mut d = crate::support::tenant::desired("t1", 1, Size::gib(64));
     if let Some(pod) = d.pod.as_mut() {
         pod.tags
-            .insert(px_topology::desired::TAG_CAPACITY.into(), "1".into());
+            .insert(px_topology::TAG_CAPACITY.into(), "1".into());
     }
     let p = crate::support::tenant::plan_for(&m, &d, PlanOptions::default()).await;
     // Every call after the first round (pod, group, hosts, token) fails with 503.

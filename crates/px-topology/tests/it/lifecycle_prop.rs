@@ -13,8 +13,7 @@ use flasharray::{FlashArray, ListParams, Size};
 use flasharray_mock::Seed;
 use flasharray_mock::foreign::ForeignView;
 use proptest::prelude::*;
-use px_topology::converge::{ApplyOptions, apply};
-use px_topology::plan::PlanOptions;
+use px_topology::{ApplyOptions, PlanOptions, apply};
 
 use super::worlds::{World, import_tenant, plan_step, world};
 use crate::support::tenant::quiet;

@@ -250,11 +250,9 @@ fn lint_path_refuses_unknown_yaml_tags_in_a_spec_at_their_path() {
 
 #[test]
 fn pxfa026_added_documents_in_a_rendered_folder() {
-    use px_topology::driver::ArrayFacts;
-    use px_topology::manifests::{RenderOptions, render};
-    use px_topology::render::write_dir;
+    use px_topology::{ArrayFacts, RenderOptions, render, write_dir};
     let t = good();
-    let sizing = px_topology::sizing::size(&t, None).unwrap();
+    let sizing = px_topology::size(&t, None).unwrap();
     let ms = render(
         &t,
         &sizing,

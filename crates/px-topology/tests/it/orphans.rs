@@ -16,12 +16,11 @@ use flasharray::{ConnectionTarget, FlashArray, HostName, TagResource, VolumeName
 use flasharray_mock::Seed;
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{OTHER_TENANT, blue_volume};
-use px_topology::Tenant;
 use px_topology::orphans::{
     ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, HotplugPodFact, Known, OrphanKind,
     PvFact, VmDiskFact, VmFact, cleanup, scan,
 };
-use px_topology::plan::PlanOptions;
+use px_topology::{PlanOptions, Tenant};
 
 use super::worlds::{World, apply_step, import_tenant, world};
 

@@ -9,12 +9,10 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use flasharray_mock::MockArray;
-use px_topology::Tenant;
-use px_topology::converge::ApplyOptions;
-use px_topology::driver::ArrayFacts;
-use px_topology::pipeline::{ApplyError, ClusterSide, Delivery, Site};
-use px_topology::plan::{Plan, PlanOptions};
 use px_topology::token_journal::{MemTokenJournal, TokenJournal};
+use px_topology::{
+    ApplyError, ApplyOptions, ArrayFacts, ClusterSide, Delivery, Plan, PlanOptions, Site, Tenant,
+};
 
 /// Records what the pipeline asked of the clusters, in order.
 #[derive(Default)]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use flasharray::Size;
 use flasharray_mock::MockArray;
-use px_topology::plan::{Action, Kind, PlanDocument, PlanOptions, observe, plan};
+use px_topology::{Action, Kind, PlanDocument, PlanOptions, observe, plan};
 
 use crate::support::tenant::{TENANT, desired};
 

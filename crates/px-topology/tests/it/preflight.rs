@@ -4,9 +4,9 @@
 use flasharray::models::PodPost;
 use flasharray::{FlashArray, PodName, Size};
 use flasharray_mock::MockArray;
-use px_topology::plan::{PlanOptions, observe, plan};
-use px_topology::preflight::{PreflightOptions, new_bytes, preflight};
-use px_topology::sizing::ArraySpaceInfo;
+use px_topology::{
+    ArraySpaceInfo, PlanOptions, PreflightOptions, new_bytes, observe, plan, preflight,
+};
 
 use crate::support::tenant::{ADMIN, TENANT, tenant_state};
 
@@ -24,10 +24,10 @@ fn space(capacity_gib: u64, used_gib: u64) -> ArraySpaceInfo {
 
 async fn checks(
     array: &MockArray,
-    d: &px_topology::desired::DesiredState,
+    d: &px_topology::DesiredState,
     sp: Option<&ArraySpaceInfo>,
     opts: PreflightOptions,
-) -> Vec<px_topology::preflight::Finding> {
+) -> Vec<px_topology::PreflightFinding> {
     let obs = observe(array, d).await.unwrap();
     let p = plan(d, &obs, &PlanOptions::default());
     assert_eq!(new_bytes(&p, &obs), Size::gib(TENANT_GIB).as_u64());

@@ -1,11 +1,11 @@
 //! The provisioning strategy per Portworx release: the table, the lint rule PXFA020,
 //! the validation of its combinations, and what each strategy renders and plans.
 
-use px_topology::driver::driver_for;
-use px_topology::render::Cluster;
-use px_topology::spec::provisioning::{IMPORT_ANNOTATION, Strategy, table_markdown};
-use px_topology::spec::{Attach, Provisioning, TenantStorage, Version, parse_spec};
-use px_topology::{Severity, lint_spec};
+use px_topology::spec::{
+    Attach, Provisioning, TenantStorage, Version, parse_spec,
+    provisioning::{IMPORT_ANNOTATION, Strategy, table_markdown},
+};
+use px_topology::{Cluster, Severity, driver_for, lint_spec};
 
 use crate::support;
 
@@ -22,7 +22,7 @@ fn pxfa020(t: &TenantStorage) -> Vec<Severity> {
 }
 
 fn claims(t: &TenantStorage) -> Vec<serde_json::Value> {
-    px_topology::manifests::render(
+    px_topology::render(
         t,
         &support::sizing(t),
         &Default::default(),

@@ -13,14 +13,11 @@ use flasharray::{ErrorKind, FlashArray, ListParams, PodName, RealmName, Size, Vo
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{MGMT_CLUSTER_PREFIX, MockArray, OTHER_TENANT, Seed};
 use flasharray_sim::{SimConfig, Simulator};
-use px_topology::converge::{
-    ApplyOptions, ApplyReport, DestroyOptions, apply, destroy, plan_destroy,
-};
-use px_topology::desired::DesiredState;
-use px_topology::plan::{
-    Action, Kind, Plan, PlanOptions, RealmGateError, observe, plan, require_realm_support,
-};
 use px_topology::spec::{TenantStorage, parse_valid_spec};
+use px_topology::{
+    Action, ApplyOptions, ApplyReport, DesiredState, DestroyOptions, Kind, Plan, PlanOptions,
+    RealmGateError, apply, destroy, observe, plan, plan_destroy, require_realm_support,
+};
 use secrecy::ExposeSecret;
 
 use crate::support;
@@ -569,8 +566,8 @@ fn direct_access_volumes_live_in_the_realms_pod() {
 fn plan_text_names_the_realm_objects() {
     let d = desired(&spec());
     // A fresh array: nothing there, the token user missing.
-    let fresh = px_topology::plan::Observed {
-        token: px_topology::plan::TokenState::AdminMissing,
+    let fresh = px_topology::Observed {
+        token: px_topology::TokenState::AdminMissing,
         ..Default::default()
     };
     let p = plan(&d, &fresh, &PlanOptions::default());
@@ -587,17 +584,17 @@ fn plan_text_names_the_realm_objects() {
     assert!(p.changes.iter().all(|c| c.action == Action::Create));
 }
 
-fn rendered(t: &TenantStorage) -> Vec<px_topology::render::Manifest> {
-    px_topology::manifests::render(
+fn rendered(t: &TenantStorage) -> Vec<px_topology::Manifest> {
+    px_topology::render(
         t,
         &support::sizing(t),
-        &px_topology::driver::ArrayFacts::default(),
-        px_topology::manifests::RenderOptions::default(),
+        &px_topology::ArrayFacts::default(),
+        px_topology::RenderOptions::default(),
     )
     .unwrap()
 }
 
-fn device_specs(ms: &[px_topology::render::Manifest]) -> Vec<String> {
+fn device_specs(ms: &[px_topology::Manifest]) -> Vec<String> {
     let sc = ms.iter().find(|m| m.kind == "StorageCluster").unwrap();
     let cs = &sc.body["spec"]["cloudStorage"];
     let mut out: Vec<String> = cs["deviceSpecs"]

@@ -3,11 +3,11 @@
 use crate::support;
 
 use flasharray::{ConnectionTarget, PodName};
-use px_topology::desired::{SCOPE_SHARED, Scope, TAG_DISK, TAG_NODE, TAG_TENANT};
-use px_topology::driver::{ArrayFacts, driver_for};
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::render::{Cluster, Form, Manifest, write_dir};
 use px_topology::spec::{Attach, DiskBus, TenantStorage};
+use px_topology::{
+    ArrayFacts, Cluster, Form, Manifest, RenderOptions, SCOPE_SHARED, Scope, TAG_DISK, TAG_NODE,
+    TAG_TENANT, driver_for, render, write_dir,
+};
 use secrecy::SecretString;
 
 const TOKEN: &str = "c5e2ab14-9b2f-4e1d-8a3c-0f6d7e8b9a10";
@@ -567,7 +567,7 @@ fn nncp_declares_the_uplink_and_its_mtu_before_the_vlan() {
 
 #[test]
 fn mce_change_adds_only_missing_components() {
-    use px_topology::render::management::mce_components_patch;
+    use px_topology::mce_components_patch;
     use serde_json::json;
     let full = json!({"spec": {"overrides": {"components": [
         {"name": "hypershift", "enabled": false},
@@ -911,7 +911,7 @@ fn merge(target: &mut serde_json::Value, patch: &serde_json::Value) {
 
 #[test]
 fn mce_guarded_command_adds_only_missing_components_even_without_a_list() {
-    use px_topology::render::management::{mce_components_patch, mce_guard_program};
+    use px_topology::{mce_components_patch, mce_guard_program};
     use serde_json::json;
     let ms = render_default(&example("cloud-drive"));
     let mce = find(&ms, "MultiClusterEngine")[0];

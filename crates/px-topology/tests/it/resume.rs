@@ -9,9 +9,7 @@ use std::time::Duration;
 
 use flasharray::{ConnectionParams, FlashArray, ListParams, TagParams, TagResource};
 use flasharray_mock::MockArray;
-use px_topology::converge::{ApplyOptions, apply};
-use px_topology::desired::DesiredState;
-use px_topology::plan::PlanOptions;
+use px_topology::{ApplyOptions, DesiredState, PlanOptions, apply};
 
 use crate::support::tenant::{ADMIN, array, converge, plan_for, quiet, tenant_state};
 
@@ -259,7 +257,7 @@ async fn killed_applies_of_the_example_tenants_converge_too() {
             spec
         };
         let sizing = examples::sizing(&spec);
-        let d = px_topology::driver::driver_for(&spec)
+        let d = px_topology::driver_for(&spec)
             .desired_state(&spec, &sizing)
             .unwrap();
         let writes = every_kill_point_converges(&d).await;

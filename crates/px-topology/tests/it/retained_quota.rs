@@ -8,9 +8,8 @@
 use flasharray::{FlashArray, ListParams};
 use flasharray_mock::fada::SimClaim;
 use flasharray_mock::{Seed, SimFada};
-use px_topology::Tenant;
-use px_topology::plan::PlanOptions;
 use px_topology::spec::TenantStorage;
+use px_topology::{PlanOptions, Tenant};
 
 use super::worlds::{apply_step, plan_step, world};
 use crate::support;

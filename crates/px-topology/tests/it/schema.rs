@@ -11,7 +11,7 @@ use crate::support;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use px_topology::render::{Form, Manifest};
+use px_topology::{Form, Manifest};
 use serde_json::Value;
 
 /// One CRD's served versions: `apiVersion` -> compiled validator, plus the raw

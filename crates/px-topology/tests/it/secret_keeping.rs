@@ -3,10 +3,8 @@
 
 use crate::support;
 
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::render::{Manifest, write_dir};
 use px_topology::spec::TenantStorage;
+use px_topology::{ArrayFacts, Manifest, RenderOptions, render, write_dir};
 use secrecy::SecretString;
 
 const TOKEN: &str = "0b7e4d52-3a61-4f0c-9e2d-5c8a1b6f7e93";

@@ -11,9 +11,8 @@ use std::collections::BTreeMap;
 use flasharray::{FlashArray, ListParams};
 use flasharray_mock::fada::SimClaim;
 use flasharray_mock::{Seed, SimFada};
-use px_topology::Tenant;
-use px_topology::plan::PlanOptions;
 use px_topology::spec::TenantStorage;
+use px_topology::{PlanOptions, Tenant};
 
 use super::worlds::{World, apply_step, import_tenant, plan_step, world};
 use crate::support;

@@ -4,8 +4,8 @@ use flasharray::Size;
 use flasharray::models::ArraySpace;
 use flasharray::size::{GIB, TIB};
 use proptest::prelude::*;
-use px_topology::sizing::{ArraySpaceInfo, size};
 use px_topology::spec::{TenantStorage, parse_valid_spec};
+use px_topology::{ArraySpaceInfo, size};
 
 fn spec(
     mode: &str,
@@ -251,8 +251,8 @@ fn explain_shows_the_arithmetic() {
 
 mod in_use {
     use flasharray::Size;
-    use px_topology::sizing::{DrivesInUse, Growth, keep_drives_in_use, size};
     use px_topology::spec::{CapacityGrowth, TenantStorage};
+    use px_topology::{DrivesInUse, Growth, keep_drives_in_use, size};
 
     use crate::support;
 
@@ -274,7 +274,7 @@ mod in_use {
         }
     }
 
-    fn grown(t: &TenantStorage, in_use: &DrivesInUse) -> px_topology::sizing::Sizing {
+    fn grown(t: &TenantStorage, in_use: &DrivesInUse) -> px_topology::Sizing {
         keep_drives_in_use(t, size(t, None).unwrap(), in_use)
     }
 

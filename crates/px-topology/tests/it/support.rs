@@ -3,11 +3,8 @@
 
 use std::path::PathBuf;
 
-use px_topology::driver::ArrayFacts;
-use px_topology::manifests::{RenderOptions, render};
-use px_topology::render::Manifest;
-use px_topology::sizing::Sizing;
 use px_topology::spec::{Provisioning, TenantStorage, Version, load_spec};
+use px_topology::{ArrayFacts, Manifest, RenderOptions, Sizing, render};
 
 pub(crate) mod tenant;
 
@@ -39,8 +36,7 @@ pub(crate) fn example_specs() -> Vec<(&'static str, TenantStorage)> {
 
 /// The sizing of a valid spec.
 pub(crate) fn sizing(spec: &TenantStorage) -> Sizing {
-    px_topology::sizing::size(spec, None)
-        .unwrap_or_else(|e| panic!("sizing {}: {e}", spec.tenant_name()))
+    px_topology::size(spec, None).unwrap_or_else(|e| panic!("sizing {}: {e}", spec.tenant_name()))
 }
 
 /// The example of one mode, parsed and validated.
@@ -74,8 +70,8 @@ pub(crate) fn as_import(mut spec: TenantStorage) -> TenantStorage {
 }
 
 /// The array objects `spec` needs (its driver's desired state at its sizing).
-pub(crate) fn desired_of(spec: &TenantStorage) -> px_topology::desired::DesiredState {
-    px_topology::driver::driver_for(spec)
+pub(crate) fn desired_of(spec: &TenantStorage) -> px_topology::DesiredState {
+    px_topology::driver_for(spec)
         .desired_state(spec, &sizing(spec))
         .unwrap_or_else(|e| panic!("desired state of {}: {e}", spec.tenant_name()))
 }

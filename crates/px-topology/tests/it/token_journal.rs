@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use flasharray::FlashArray;
 use flasharray_mock::MockArray;
-use px_topology::converge::{ApplyOptions, Cancel, ProgressEvent, apply};
-use px_topology::desired::DesiredState;
-use px_topology::plan::{Action, JournalVerdict, Kind, Plan, PlanOptions, observe, plan};
 use px_topology::token_journal::{JournalStep, MemTokenJournal, TokenJournal, read_journal};
+use px_topology::{
+    Action, ApplyOptions, Cancel, DesiredState, JournalVerdict, Kind, Plan, PlanOptions,
+    ProgressEvent, apply, observe, plan,
+};
 use secrecy::{ExposeSecret, SecretString};
 
 fn quiet(_: ProgressEvent) {}
@@ -26,7 +27,7 @@ fn cloud_drive() -> DesiredState {
         .map(|(_, s)| s)
         .unwrap();
     let sizing = examples::sizing(&spec);
-    px_topology::driver::driver_for(&spec)
+    px_topology::driver_for(&spec)
         .desired_state(&spec, &sizing)
         .unwrap()
 }

@@ -8,10 +8,10 @@ use flasharray::Size;
 use flasharray::rest::RestArray;
 use flasharray_mock::MockArray;
 use flasharray_sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
-use px_topology::plan::{PlanOptions, RealmGateError, observe, plan, require_realm_support};
+use px_topology::{PlanOptions, RealmGateError, observe, plan, require_realm_support};
 
 use crate::support::tenant::{TENANT, array, converge, desired, quiet, tenant_state};
-use px_topology::converge::{ApplyOptions, apply};
+use px_topology::{ApplyOptions, apply};
 
 const TOKEN: &str = "wire-test-token-4f1c";
 

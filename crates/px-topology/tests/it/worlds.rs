@@ -12,11 +12,8 @@ use flasharray::rest::RestArray;
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{MockArray, MockClock, Seed};
 use flasharray_sim::{RunningSim, SimConfig, Simulator};
-use px_topology::Tenant;
-use px_topology::converge::{ApplyOptions, ApplyReport, apply};
-use px_topology::pipeline::Site;
-use px_topology::plan::{Plan, PlanOptions};
 use px_topology::spec::{Attach, TenantStorage};
+use px_topology::{ApplyOptions, ApplyReport, Plan, PlanOptions, Site, Tenant, apply};
 
 use crate::support;
 use crate::support::tenant::quiet;

@@ -4,14 +4,11 @@
 
 use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, Size, VolumeName};
 use flasharray_mock::MockArray;
-use px_topology::converge::{
-    ApplyOptions, ApplyReport, DestroyOptions, DestroyReport, ProgressEvent, apply, destroy,
+use px_topology::{
+    ApplyOptions, ApplyReport, DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup,
+    DesiredPod, DesiredState, DesiredVolume, DestroyOptions, DestroyReport, Plan, PlanOptions,
+    ProgressEvent, Scope, TAG_DISK, TAG_NODE, apply, destroy, observe, ownership_tags, plan,
 };
-use px_topology::desired::{
-    DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
-    DesiredVolume, Scope, TAG_DISK, TAG_NODE, ownership_tags,
-};
-use px_topology::plan::{Plan, PlanOptions, observe, plan};
 
 /// The tenant of [`tenant_state`].
 pub(crate) const TENANT: &str = "t1";
