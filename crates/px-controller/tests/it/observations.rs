@@ -16,12 +16,10 @@ use k8s_openapi::api::core::v1::Secret;
 use px_controller::arrays::credentials_from_secret;
 use px_controller::observations::ObservationCache;
 use px_controller::reconcile::Outcome;
-use px_topology::converge::ApplyOptions;
-use px_topology::desired::{TAG_NAMESPACE, TAG_TENANT};
-use px_topology::driver::ArrayFacts;
-use px_topology::pipeline::{ClusterSide, Delivery, Site};
-use px_topology::plan::PlanOptions;
-use px_topology::{Tenant, parse_valid_spec};
+use px_topology::{
+    ApplyOptions, ArrayFacts, ClusterSide, Delivery, PlanOptions, Site, TAG_NAMESPACE, TAG_TENANT,
+    Tenant, parse_valid_spec,
+};
 
 use serde_json::json;
 
