@@ -4,9 +4,9 @@
 //! and write status. Delete runs the finalizer instead.
 //!
 //! The steps and their order are px-topology's tenant pipeline
-//! ([`px_topology::pipeline`]), the same the CLI runs; the cluster side is
-//! `clusters.rs`. This module adds the finalizer, the apply policy and the Events,
-//! and turns each stage's outcome into conditions.
+//! ([`px_topology::Tenant::observe`] and the stages after it), the same the CLI
+//! runs; the cluster side is `clusters.rs`. This module adds the finalizer, the
+//! apply policy and the Events, and turns each stage's outcome into conditions.
 //! A failure stops before the next write and is retried by re-planning from what the
 //! array holds, so a write is never replayed blindly.
 //!
@@ -162,8 +162,9 @@ pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Er
     result
 }
 
-/// The pipeline ([`px_topology::pipeline`]) over this object: observe, plan, the
-/// apply policy, apply, the clusters; each outcome becomes conditions.
+/// The pipeline ([`px_topology::Tenant::observe`] and on) over this object:
+/// observe, plan, the apply policy, apply, the clusters; each outcome becomes
+/// conditions.
 async fn converge_tenant(
     obj: &DynamicObject,
     ctx: &Context,

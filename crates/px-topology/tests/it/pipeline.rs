@@ -1,7 +1,7 @@
-//! The tenant pipeline (`px_topology::pipeline`) with a fake cluster side: the
-//! stages run in order, the journal's hooks come around the apply, a token goes to
-//! the clusters and the journal lets go of it, and a token nobody would keep is
-//! refused before any write.
+//! The tenant pipeline (`Tenant::observe` → `Observation` → `Planned` → `Applied`)
+//! with a fake cluster side: the stages run in order, the journal's hooks come around
+//! the apply, a token goes to the clusters and the journal lets go of it, and a token
+//! nobody would keep is refused before any write.
 
 use crate::support as examples;
 
