@@ -318,11 +318,11 @@ impl From<&String> for Detail {
 /// change that would lose data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Blocker {
-    /// Object kind.
+    /// The kind of the object that blocks.
     pub kind: Kind,
-    /// Object name.
+    /// The object's name, as the array or the spec spells it.
     pub name: String,
-    /// Why.
+    /// Why the plan or the change cannot go on.
     pub reason: String,
     /// What the admin can do about it: an edit (`spec.management.nodes[1].host`) or
     /// a flag.
@@ -366,7 +366,7 @@ pub struct PlanOptions {
 /// The ordered changes that bring the array to the desired state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Plan {
-    /// The tenant.
+    /// The tenant planned for (`metadata.name`, the `tenant` tag value).
     pub tenant: String,
     /// Every change, no-ops included, in the order they take effect.
     pub changes: Vec<Change>,

@@ -56,11 +56,12 @@ pub enum Layer {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Check {
-    /// The layer.
+    /// What was checked: the array, the management cluster or the tenant cluster.
     pub layer: Layer,
     /// A stable name (`hotplug-gate`, `uplink-mtu`).
     pub name: String,
-    /// The verdict.
+    /// Whether the prerequisite holds (ok), holds with a caveat (warn), fails, or
+    /// could not be read (unknown).
     pub status: CheckStatus,
     /// What was read: the object and the field.
     pub read: String,
