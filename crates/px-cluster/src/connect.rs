@@ -14,13 +14,6 @@ pub async fn connect(path: &Path, context: Option<&str>) -> Result<Client> {
     client_from_config(load(path, context).await?)
 }
 
-/// Checks that the kubeconfig at `path` reads, parses and has a usable `context` (or
-/// a current context), without contacting the cluster: `apply` runs it before its
-/// first array write, so a typo in a path or context name changes nothing.
-pub async fn probe(path: &Path, context: Option<&str>) -> Result<()> {
-    load(path, context).await.map(|_| ())
-}
-
 async fn load(path: &Path, context: Option<&str>) -> Result<Config> {
     let kubeconfig = read_kubeconfigs(path)?;
     let options = KubeConfigOptions {

@@ -30,7 +30,7 @@ pub mod vms;
 
 pub use apply::{ApplyOptions, ApplyReport, Conflict, Skipped, apply_manifests, cluster_bundle};
 pub use bindings::{BindingWait, ClaimBindings};
-pub use connect::{client_from_config, connect, probe};
+pub use connect::{client_from_config, connect};
 pub use error::{BoxError, Error, Result};
 /// The client every function here takes, re-exported so callers need no kube dependency
 /// of their own.

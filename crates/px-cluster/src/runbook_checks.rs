@@ -36,6 +36,10 @@ pub const BY_LAYERS: &[(&str, &str)] = &[
     ),
     ("replace.attach", "VM disks"),
     ("add-pool.apply", "management claims and VM disks"),
+    (
+        "release.drives",
+        "the array layer (a removed worker's live drive is a problem)",
+    ),
 ];
 
 /// The label pxfa puts on each drive claim: its worker index.

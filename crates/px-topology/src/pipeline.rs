@@ -77,7 +77,9 @@ use crate::token_journal::{JournalError, TokenJournal, read_journal};
 /// Where a tenant is made true: the array, and who can say more than the array.
 #[derive(Clone)]
 pub struct Site<'a> {
-    /// The array the tenant's objects are read from and written to.
+    /// The array the tenant's objects are read from and written to, wrapped once in
+    /// `flasharray::Settling` (the CLI's session and the controller's pool do it) so
+    /// that a write whose answer was lost is settled, not failed or sent twice.
     pub array: &'a dyn FlashArray,
     /// Who says which drive claims are bound (the management cluster, or a
     /// simulated management Portworx); without one, untagged dynamic drives stay

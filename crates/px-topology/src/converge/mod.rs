@@ -72,7 +72,7 @@ impl Default for ApplyOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "outcome", rename_all = "kebab-case")]
 pub enum Outcome {
-    /// Done.
+    /// Every write of the change was made and answered.
     Applied,
     /// The array refused or the call broke.
     Failed {
@@ -81,9 +81,10 @@ pub enum Outcome {
         /// `X-Request-ID` of the failed call, for the array's logs.
         request_id: Option<String>,
     },
-    /// Not attempted.
+    /// Not attempted: a prerequisite failed, the plan was blocked, or Ctrl-C came
+    /// first.
     Skipped {
-        /// Why.
+        /// What stopped it (the failed prerequisite, the blocker, or "not started").
         reason: String,
     },
     /// Some of the change's writes were made and others failed or were not
@@ -116,16 +117,16 @@ pub enum ProgressEvent {
     ChangeStarted {
         /// Index in the plan's changes.
         index: usize,
-        /// The change.
+        /// The change being started, as the plan listed it.
         change: Change,
     },
     /// A change ended.
     ChangeFinished {
         /// Index in the plan's changes.
         index: usize,
-        /// The change.
+        /// The change that ended, as the plan listed it.
         change: Change,
-        /// How.
+        /// Applied, failed, skipped or partial.
         outcome: Outcome,
     },
     /// A round ended.
@@ -140,7 +141,7 @@ pub enum ProgressEvent {
 /// A change that failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FailedChange {
-    /// The change.
+    /// The change as the plan listed it; none of its writes are known to be made.
     pub change: Change,
     /// What failed, with the array's message.
     pub error: String,
@@ -151,18 +152,18 @@ pub struct FailedChange {
 /// A change that was not attempted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SkippedChange {
-    /// The change.
+    /// The change as the plan listed it; nothing of it was sent.
     pub change: Change,
-    /// Why.
+    /// What stopped it (the failed prerequisite, the blocker, or "not started").
     pub reason: String,
 }
 
 /// A change that was done in part (see [`Outcome::Partial`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PartialChange {
-    /// The change.
+    /// The change as the plan listed it.
     pub change: Change,
-    /// The writes made.
+    /// The writes made, as operations (`create volumes ...`): they are on the array.
     pub done: Vec<String>,
     /// What did not happen, and why.
     pub failed: String,

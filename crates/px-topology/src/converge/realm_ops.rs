@@ -1,6 +1,6 @@
 //! The realm's operations: the realm itself, the access policy and the realm user,
-//! each one REST call, with the re-read that settles a lost answer (as for the other
-//! operations in [`super::ops`]).
+//! each one REST call. A lost answer is settled by the `flasharray::Settling` layer
+//! the caller wrapped the array in, as for the other operations in [`super::ops`].
 
 use flasharray::models::{
     AdminPost, ManagementAccessPolicyPost, ManagementAccessRule, RealmPatch, RealmPost,

@@ -17,7 +17,7 @@ use super::ownership::Claims;
 use crate::desired::{DesiredState, DesiredVolume, Scope, TAG_NODE, TAG_ROLE};
 
 /// The named volumes that exist, destroyed ones included (the lookup rule is
-/// [`flasharray::ext`]'s).
+/// [`flasharray::FlashArrayExt::lookup_volumes`]'s).
 pub(crate) async fn lookup_volumes(
     array: &dyn FlashArray,
     names: &[String],

@@ -1253,6 +1253,7 @@ pub const STATUS_CHECKS: &[&str] = &[
     "csi.scale-out",
     "csi.delete-machine",
     "delete.csi-pvs",
+    "release.drives",
 ];
 
 /// Whether `pxfa status` checks the step `id` ([`STATUS_CHECKS`]).
