@@ -388,8 +388,21 @@ struct ControllerProcess {
 }
 
 impl ControllerProcess {
+    /// `PXFA_BENCH_CONTROLLER_WRAPPER` (e.g. `heaptrack -o /tmp/ctl`) runs the
+    /// controller's process under that command, to profile it alone.
     fn spawn(kubeconfig: &Path, drift: Duration) -> Self {
-        let mut child = Command::new(std::env::current_exe().unwrap())
+        let exe = std::env::current_exe().unwrap();
+        let wrapper = std::env::var("PXFA_BENCH_CONTROLLER_WRAPPER").unwrap_or_default();
+        let mut words = wrapper.split_whitespace();
+        let mut command = match words.next() {
+            Some(program) => {
+                let mut c = Command::new(program);
+                c.args(words).arg(exe);
+                c
+            }
+            None => Command::new(exe),
+        };
+        let mut child = command
             .arg("--controller-process")
             .arg(kubeconfig)
             .arg("--drift-interval-s")

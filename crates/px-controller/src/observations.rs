@@ -79,20 +79,67 @@ enum Want {
 /// A listing's items and where each key's items are, indexed once when it is taken
 /// or merged: a read of a few names looks at those, not at every item (each drift
 /// check makes several such reads, on listings that grow with the tenants).
+///
+/// Items are shared (`Arc`) between a listing and the listings merged from it:
+/// while writes run, nearly every observation merges a few written names into the
+/// listing, and a merge that copied every item (and lower-cased every key again)
+/// made a new copy of each whole tag listing per reconcile (#26: the controller's
+/// memory at 1,000 tenants).
 struct Listed<T> {
-    items: Vec<T>,
+    items: Vec<Arc<T>>,
     by_key: HashMap<Key, Vec<usize>>,
 }
 
 impl<T: Keyed> Listed<T> {
     fn new(items: Vec<T>) -> Self {
-        let mut by_key: HashMap<Key, Vec<usize>> = HashMap::new();
-        for (i, item) in items.iter().enumerate() {
+        let mut listed = Listed {
+            items: Vec::with_capacity(items.len()),
+            by_key: HashMap::new(),
+        };
+        listed.extend(items);
+        listed
+    }
+
+    fn extend(&mut self, items: Vec<T>) {
+        for item in items {
+            let i = self.items.len();
             for k in item.keys() {
-                by_key.entry(k).or_default().push(i);
+                self.by_key.entry(k).or_default().push(i);
+            }
+            self.items.push(Arc::new(item));
+        }
+    }
+
+    /// This listing with the items of the `read` keys replaced by `fetched`; the
+    /// other items and their keys are carried over, not copied or computed again.
+    fn merged(&self, read: &HashSet<Key>, fetched: Vec<T>) -> Self {
+        let gone: HashSet<usize> = read
+            .iter()
+            .filter_map(|k| self.by_key.get(k))
+            .flatten()
+            .copied()
+            .collect();
+        // Each old position's place in the merged listing.
+        let mut moved = Vec::with_capacity(self.items.len());
+        let mut items = Vec::with_capacity(self.items.len() - gone.len() + fetched.len());
+        for (i, item) in self.items.iter().enumerate() {
+            moved.push(items.len());
+            if !gone.contains(&i) {
+                items.push(item.clone());
             }
         }
-        Listed { items, by_key }
+        let mut by_key = HashMap::with_capacity(self.by_key.len());
+        for (k, at) in &self.by_key {
+            let kept: Vec<usize> = (at.iter().filter(|i| !gone.contains(i)))
+                .map(|&i| moved[i])
+                .collect();
+            if !kept.is_empty() {
+                by_key.insert(k.clone(), kept);
+            }
+        }
+        let mut listed = Listed { items, by_key };
+        listed.extend(fetched);
+        listed
     }
 
     /// The items `want` asks for, in listing order.
@@ -101,7 +148,7 @@ impl<T: Keyed> Listed<T> {
         T: Clone,
     {
         let keys = match want {
-            Want::All => return self.items.clone(),
+            Want::All => return self.items.iter().map(|i| T::clone(i)).collect(),
             Want::Keys(keys) => keys,
         };
         let mut at: Vec<usize> = keys
@@ -112,7 +159,7 @@ impl<T: Keyed> Listed<T> {
             .collect();
         at.sort_unstable();
         at.dedup();
-        at.into_iter().map(|i| self.items[i].clone()).collect()
+        at.into_iter().map(|i| T::clone(&self.items[i])).collect()
     }
 }
 
@@ -191,18 +238,11 @@ impl<T> Slot<T> {
         T: Keyed + Clone,
     {
         let mut s = self.lock();
-        let Some(items) = &s.items else {
+        let Some(listed) = &s.items else {
             return;
         };
         let read: HashSet<Key> = names.iter().map(|n| key(NAME, n)).collect();
-        let mut next: Vec<T> = items
-            .items
-            .iter()
-            .filter(|i| !i.keys().iter().any(|k| read.contains(k)))
-            .cloned()
-            .collect();
-        next.extend(fetched);
-        s.items = Some(Arc::new(Listed::new(next)));
+        s.items = Some(Arc::new(listed.merged(&read, fetched)));
         s.marked
             .retain(|k, seq| !(read.contains(k) && *seq <= started));
     }
@@ -1030,6 +1070,39 @@ mod tests {
         })
         .await;
         assert!(off.is_empty(), "a zero interval: {off:?}");
+    }
+
+    /// A merge replaces the read names' items (a name gone from the array leaves
+    /// none), shares every other item with the old listing, and its index finds
+    /// each name's items at their new places.
+    #[test]
+    fn a_merge_replaces_the_read_names_and_shares_the_rest() {
+        let tag = |name: &str, k: &str| Tag::new(name, TAG_NAMESPACE, k, "v");
+        let old = Listed::new(vec![
+            tag("a", "1"),
+            tag("B", "1"),
+            tag("c", "1"),
+            tag("b", "2"),
+            tag("d", "1"),
+        ]);
+        let read: HashSet<Key> = [key(NAME, "b"), key(NAME, "d")].into();
+        let merged = old.merged(&read, vec![tag("b", "3")]);
+        let names = |want: &Want| -> Vec<(Option<String>, String)> {
+            (merged.pick(want).into_iter())
+                .map(|t| (t.resource.name, t.key))
+                .collect()
+        };
+        assert_eq!(
+            names(&Want::All),
+            [("a", "1"), ("c", "1"), ("b", "3")].map(|(n, k)| (Some(n.into()), k.into()))
+        );
+        assert_eq!(
+            names(&Want::Keys(keys(NAME, &["C", "b", "d"]))),
+            [("c", "1"), ("b", "3")].map(|(n, k)| (Some(n.into()), k.into()))
+        );
+        assert!(Arc::ptr_eq(&old.items[0], &merged.items[0]));
+        assert!(Arc::ptr_eq(&old.items[2], &merged.items[1]));
+        assert_eq!(merged.by_key.len(), 3, "no key is left for d");
     }
 
     #[test]
