@@ -34,7 +34,7 @@ mod merge_patch;
 use merge_patch::merge;
 #[path = "../tests/it/objects.rs"]
 mod objects;
-use objects::secret;
+use objects::{mount_empty_orphan_lists, secret};
 
 #[path = "../tests/it/lease.rs"]
 #[allow(dead_code)]
@@ -368,6 +368,7 @@ async fn world(tenants: usize, arrays: usize, latency: Duration) -> World {
     let events = lease::Events::default();
     events.mount(&server).await;
     mount_clusters(&server, kubeconfig).await;
+    mount_empty_orphan_lists(&server).await;
     support::mount_ready_management(&server, &support::rendered(&support::direct_access_spec()))
         .await;
     World {

@@ -61,3 +61,23 @@ pub(crate) async fn mount_installed_operator(server: &wiremock::MockServer) {
         .mount(server)
         .await;
 }
+
+/// The cluster-wide lists the leader's orphan pass reads (claims, volumes, VMs,
+/// pods), answered empty: a cluster with none of them, so the pass finds nothing
+/// and logs no error.
+pub(crate) async fn mount_empty_orphan_lists(server: &wiremock::MockServer) {
+    for (p, kind) in [
+        ("/api/v1/persistentvolumeclaims", "PersistentVolumeClaim"),
+        ("/api/v1/persistentvolumes", "PersistentVolume"),
+        ("/apis/kubevirt.io/v1/virtualmachines", "VirtualMachine"),
+        ("/api/v1/pods", "Pod"),
+    ] {
+        let list =
+            json!({"apiVersion": "v1", "kind": format!("{kind}List"), "metadata": {}, "items": []});
+        wiremock::Mock::given(wiremock::matchers::method("GET"))
+            .and(wiremock::matchers::path(p))
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(list))
+            .mount(server)
+            .await;
+    }
+}

@@ -23,7 +23,7 @@ use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, ResponseTemplate};
 
 use crate::fake::{MockConnector, NS, TOKEN, tenant_object};
-use crate::objects::secret;
+use crate::objects::{mount_empty_orphan_lists, secret};
 use crate::support::Fake;
 
 const ENDPOINT: &str = "fa1-mgmt.example.net";
@@ -52,18 +52,7 @@ async fn mount(fake: &Fake) {
         )))
         .mount(&fake.server)
         .await;
-    for (p, kind) in [
-        ("/api/v1/persistentvolumeclaims", "PersistentVolumeClaim"),
-        ("/api/v1/persistentvolumes", "PersistentVolume"),
-        ("/apis/kubevirt.io/v1/virtualmachines", "VirtualMachine"),
-        ("/api/v1/pods", "Pod"),
-    ] {
-        Mock::given(method("GET"))
-            .and(path(p))
-            .respond_with(list(kind, &[]))
-            .mount(&fake.server)
-            .await;
-    }
+    mount_empty_orphan_lists(&fake.server).await;
     Mock::given(method("POST"))
         .and(path(format!(
             "/apis/events.k8s.io/v1/namespaces/{NS}/events"
