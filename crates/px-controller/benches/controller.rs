@@ -570,7 +570,7 @@ async fn controller_process(kubeconfig: &Path, drift: Duration) {
         px_cluster::connect(kubeconfig, Some("fake"))
             .await
             .expect("client"),
-        ArrayPool::new(Box::new(RestConnector), 4, metrics.clone()),
+        ArrayPool::new(Box::new(RestConnector::default()), 4, metrics.clone()),
         support::fast_wait(10_000),
         drift,
         "bench",

@@ -94,14 +94,34 @@ pub trait Connector: Send + Sync {
 pub const LISTING_PAGE_SIZE: u32 = 20_000;
 
 /// The production connector: [`RestArray`] over HTTPS, asking for
-/// [`LISTING_PAGE_SIZE`] items per page.
-#[derive(Debug, Default)]
-pub struct RestConnector;
+/// [`LISTING_PAGE_SIZE`] items per page unless told otherwise
+/// ([`RestConnector::with_page_size`], `pxfa controller run --listing-page-size`).
+#[derive(Debug, Clone, Copy)]
+pub struct RestConnector {
+    page_size: u32,
+}
+
+impl Default for RestConnector {
+    fn default() -> Self {
+        RestConnector {
+            page_size: LISTING_PAGE_SIZE,
+        }
+    }
+}
+
+impl RestConnector {
+    /// Asks for `page_size` items per listing page (at least 1): lower it for an
+    /// array that refuses [`LISTING_PAGE_SIZE`], the cap being undocumented.
+    pub fn with_page_size(page_size: u32) -> Self {
+        RestConnector {
+            page_size: page_size.max(1),
+        }
+    }
+}
 
 impl Connector for RestConnector {
     fn connect(&self, creds: &Credentials) -> Result<Arc<dyn FlashArray>, Error> {
-        let b =
-            RestArray::builder(format!("https://{}", creds.endpoint)).page_size(LISTING_PAGE_SIZE);
+        let b = RestArray::builder(format!("https://{}", creds.endpoint)).page_size(self.page_size);
         let mut b = match &creds.credential {
             ArrayCredential::Token(t) => b.api_token(t.clone()),
             ArrayCredential::ApiClient(c, _) => b.api_client(c.clone()),

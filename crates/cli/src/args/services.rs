@@ -74,6 +74,11 @@ pub(crate) struct ControllerRunArgs {
     /// again (the per-array observation cache); 0s: every read goes to the array.
     #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
     pub(crate) listing_interval: std::time::Duration,
+    /// Items per page of those listings; lower it for an array that caps pages
+    /// below the default (the array's largest page is not documented).
+    #[arg(long, default_value_t = px_controller::arrays::LISTING_PAGE_SIZE,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) listing_page_size: u32,
     /// Count what pxfa made that no tenant accounts for, per array every drift
     /// interval, as metrics and Warning Events (read-only; see `pxfa orphans`).
     #[arg(long, default_value_t = true, action = ArgAction::Set, value_name = "BOOL")]
@@ -139,8 +144,15 @@ mod tests {
         let d = run_args(&[]);
         assert_eq!(d.listing_interval, std::time::Duration::from_secs(60));
         assert!(d.orphan_counts);
+        assert_eq!(d.listing_page_size, 20_000);
         let a = run_args(&["--listing-interval", "0s", "--orphan-counts", "false"]);
         assert_eq!(a.listing_interval, std::time::Duration::ZERO);
         assert!(!a.orphan_counts);
+        assert_eq!(
+            run_args(&["--listing-page-size", "500"]).listing_page_size,
+            500
+        );
+        let zero = ["pxfa", "controller", "run", "--listing-page-size", "0"];
+        assert!(Cli::try_parse_from(zero).is_err());
     }
 }

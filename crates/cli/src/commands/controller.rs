@@ -40,9 +40,10 @@ pub(crate) async fn run(a: &ControllerRunArgs, p: &Printer) -> Result<Outcome> {
     .await
     .context("cannot connect to the management cluster")?;
     let metrics = std::sync::Arc::new(Metrics::new());
+    let connector = RestConnector::with_page_size(a.listing_page_size);
     let ctx = px_controller::reconcile::context(
         client,
-        ArrayPool::new(Box::new(RestConnector), a.per_array as usize, metrics)
+        ArrayPool::new(Box::new(connector), a.per_array as usize, metrics)
             .with_listing_interval(a.listing_interval),
         WaitOptions {
             timeout: a.wait_timeout,

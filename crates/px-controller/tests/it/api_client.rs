@@ -67,7 +67,7 @@ async fn the_array_secret_may_hold_an_api_client() {
         "{shown}"
     );
 
-    let rest = RestConnector.connect(&creds).unwrap();
+    let rest = RestConnector::default().connect(&creds).unwrap();
     let name = VolumeName::new("controller-v1").unwrap();
     rest.create_volumes(&[name], &VolumePost::default().with_provisioned(1 << 30))
         .await
@@ -129,7 +129,7 @@ async fn a_reconcile_runs_on_an_api_client() {
         array.clone(),
         2_000,
         &creds,
-        Some(Box::new(RestConnector)),
+        Some(Box::new(RestConnector::default())),
     )
     .await;
 
