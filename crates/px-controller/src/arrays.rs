@@ -42,9 +42,10 @@ pub enum ArrayCredential {
 
 /// The Secret keys of an API client, beside pure.json (which then needs no
 /// `APIToken`): every one of them, or none. `private-key-password` is optional.
-pub const API_CLIENT_KEYS: [&str; 5] = ["client-id", "key-id", "issuer", "username", "private-key"];
+pub(crate) const API_CLIENT_KEYS: [&str; 5] =
+    ["client-id", "key-id", "issuer", "username", "private-key"];
 /// The Secret key of an encrypted private key's password.
-pub const API_CLIENT_PASSWORD_KEY: &str = "private-key-password";
+pub(crate) const API_CLIENT_PASSWORD_KEY: &str = "private-key-password";
 
 /// What an array client is built from.
 #[derive(Clone)]
@@ -275,7 +276,7 @@ fn key_of(creds: &Credentials) -> u64 {
 }
 
 /// Reads the credentials a tenant references from its namespace.
-pub async fn read_credentials(
+pub(crate) async fn read_credentials(
     client: &kube::Client,
     namespace: &str,
     spec: &TenantStorage,

@@ -141,7 +141,7 @@ fn key(obj: &DynamicObject) -> String {
 }
 
 /// The requeue after a successful reconcile.
-pub fn action_for(outcome: &Outcome, ctx: &Context, opts: &Options) -> Action {
+pub(crate) fn action_for(outcome: &Outcome, ctx: &Context, opts: &Options) -> Action {
     match outcome {
         Outcome::Converged | Outcome::Waiting("ApprovalPending" | "Conflict") => {
             Action::requeue(ctx.drift_interval)

@@ -79,7 +79,7 @@ impl Error {
 }
 
 /// `message (request id X)` unless the message already names it.
-pub fn with_request_id(message: &str, request_id: Option<&str>) -> String {
+pub(crate) fn with_request_id(message: &str, request_id: Option<&str>) -> String {
     match request_id {
         Some(id) if !message.contains(id) => format!("{message} (request id {id})"),
         _ => message.to_string(),

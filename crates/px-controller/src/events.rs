@@ -21,7 +21,7 @@ use px_topology::spec::{API_VERSION, KIND};
 use crate::metrics::Metrics;
 
 /// The `reportingController` of every Event.
-pub const REPORTING_CONTROLLER: &str = "pxfa.io/controller";
+pub(crate) const REPORTING_CONTROLLER: &str = "pxfa.io/controller";
 
 /// Longest note the Events API accepts (1 kB); longer ones are cut.
 const MAX_NOTE: usize = 1024;

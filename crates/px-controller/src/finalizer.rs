@@ -23,11 +23,11 @@ use crate::status::{ConditionType as C, TenantStatus};
 use crate::token_journal::{SecretTokenJournal, undelivered_token};
 
 /// The finalizer the controller puts on every object it reconciled.
-pub const FINALIZER: &str = "pxfa.io/tenant-storage";
+pub(crate) const FINALIZER: &str = "pxfa.io/tenant-storage";
 
 /// What deleting did on the array.
 #[derive(Debug)]
-pub enum Deleted {
+pub(crate) enum Deleted {
     /// `onDelete: keep`: nothing was touched.
     Kept,
     /// Destroyed (and eradicated when asked); the report says what is recoverable.
@@ -39,7 +39,7 @@ pub enum Deleted {
 /// so nothing is replayed blindly).
 /// `delete_token`: the tenant user's API token goes too (the token journal holds it
 /// undelivered, so it is pxfa's and nobody has it).
-pub async fn on_delete(
+pub(crate) async fn on_delete(
     array: &dyn FlashArray,
     tenant: &Tenant,
     delete_token: bool,

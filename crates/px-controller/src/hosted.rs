@@ -11,7 +11,10 @@ use crate::error::{Error, Reason};
 
 /// A client for the tenant cluster from the HostedCluster's admin kubeconfig
 /// Secret (`status.kubeconfig.name`, key `kubeconfig`).
-pub async fn tenant_cluster(client: &kube::Client, tenant: &Tenant) -> Result<kube::Client, Error> {
+pub(crate) async fn tenant_cluster(
+    client: &kube::Client,
+    tenant: &Tenant,
+) -> Result<kube::Client, Error> {
     let hc = &tenant.spec.spec.hosted_cluster;
     let missing = |m: String| Error::new(Reason::TenantKubeconfigMissing, m);
     let ar = ApiResource::from_gvk_with_plural(

@@ -66,7 +66,7 @@ impl LeaseConfig {
 
 /// What one attempt found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Attempt {
+pub(crate) enum Attempt {
     /// This replica holds the Lease (acquired or renewed just now).
     Leading,
     /// Another replica holds it (its identity).
@@ -82,7 +82,7 @@ struct Record {
 }
 
 /// One replica's view of the Lease.
-pub struct Elector {
+pub(crate) struct Elector {
     api: Api<Lease>,
     cfg: LeaseConfig,
     observed: Option<(Record, Instant)>,
@@ -98,7 +98,7 @@ fn is_conflict(e: &kube::Error) -> bool {
 
 impl Elector {
     /// An elector for `cfg` through `client`.
-    pub fn new(client: kube::Client, cfg: LeaseConfig) -> Self {
+    pub(crate) fn new(client: kube::Client, cfg: LeaseConfig) -> Self {
         Elector {
             api: Api::namespaced(client, &cfg.namespace),
             cfg,
@@ -107,7 +107,7 @@ impl Elector {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &LeaseConfig {
+    pub(crate) fn config(&self) -> &LeaseConfig {
         &self.cfg
     }
 
@@ -118,7 +118,7 @@ impl Elector {
     /// Acquires, renews or observes the Lease once. A lost write race is `Standby`,
     /// not an error; errors are the API server's (the caller decides from its
     /// deadline whether they cost the lease).
-    pub async fn try_acquire_or_renew(&mut self) -> Result<Attempt, kube::Error> {
+    pub(crate) async fn try_acquire_or_renew(&mut self) -> Result<Attempt, kube::Error> {
         let me = self.cfg.identity.clone();
         let Some(lease) = self.api.get_opt(&self.cfg.name).await? else {
             let now = micro_now();
@@ -194,7 +194,7 @@ impl Elector {
 
     /// Gives the Lease up (empty holder) so a standby takes over at once instead of
     /// after the lease duration. Only if this replica still holds it.
-    pub async fn release(&self) -> Result<(), kube::Error> {
+    pub(crate) async fn release(&self) -> Result<(), kube::Error> {
         let Some(mut lease) = self.api.get_opt(&self.cfg.name).await? else {
             return Ok(());
         };

@@ -15,7 +15,7 @@ use crate::metrics::Metrics;
 
 /// A counted array client.
 #[derive(Debug)]
-pub struct Metered {
+pub(crate) struct Metered {
     inner: Arc<dyn FlashArray>,
     endpoint: String,
     metrics: Arc<Metrics>,
@@ -23,7 +23,7 @@ pub struct Metered {
 
 impl Metered {
     /// Wraps `inner`, counting into `metrics` under the label `endpoint`.
-    pub fn new(inner: Arc<dyn FlashArray>, endpoint: &str, metrics: Arc<Metrics>) -> Self {
+    pub(crate) fn new(inner: Arc<dyn FlashArray>, endpoint: &str, metrics: Arc<Metrics>) -> Self {
         Metered {
             inner,
             endpoint: endpoint.to_string(),

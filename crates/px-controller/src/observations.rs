@@ -40,7 +40,7 @@ use px_topology::TAG_NAMESPACE;
 /// How long a listing answers reads when the controller is not told otherwise: a
 /// drift check sees the array as it was at most this long ago, and a resync pass
 /// costs one listing per kind per this interval.
-pub const DEFAULT_LISTING_INTERVAL: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_LISTING_INTERVAL: Duration = Duration::from_secs(60);
 
 /// A listing key: the field a filter selects on and a lower-cased name ([`EVERY`]
 /// stands for every name of the field).

@@ -83,7 +83,7 @@ impl OrphanCounts {
 
 /// Runs a pass every drift interval (the first after one interval, so that the
 /// first reconciles are not slowed), until aborted with the controller.
-pub async fn run(ctx: Arc<Context>) {
+pub(crate) async fn run(ctx: Arc<Context>) {
     let mut counts = OrphanCounts::new();
     loop {
         tokio::time::sleep(ctx.drift_interval).await;

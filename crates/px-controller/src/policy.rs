@@ -8,7 +8,7 @@ use px_topology::spec::ApplyPolicy;
 
 /// What to do with a plan that has changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// Apply (auto, or manual with the approval annotation).
     Apply {
         /// The approval annotation must be removed after the apply.
@@ -19,7 +19,10 @@ pub enum Decision {
 }
 
 /// The decision for an object's policy and annotations.
-pub fn decide(policy: Option<ApplyPolicy>, annotations: &BTreeMap<String, String>) -> Decision {
+pub(crate) fn decide(
+    policy: Option<ApplyPolicy>,
+    annotations: &BTreeMap<String, String>,
+) -> Decision {
     match policy.unwrap_or_default() {
         ApplyPolicy::Auto => Decision::Apply {
             consume_approval: annotations.contains_key(APPROVE_ANNOTATION),

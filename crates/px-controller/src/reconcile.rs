@@ -48,7 +48,7 @@ pub fn tenant_storage_resource() -> ApiResource {
 
 /// The spec document the parser accepts, built from the stored object: only the
 /// metadata a spec has (server-set fields such as `uid` would be unknown fields).
-pub fn tenant_document(obj: &DynamicObject) -> Value {
+pub(crate) fn tenant_document(obj: &DynamicObject) -> Value {
     let annotations: BTreeMap<String, String> = obj
         .annotations()
         .iter()

@@ -168,7 +168,7 @@ impl TenantStatus {
 }
 
 /// Now, RFC 3339 in UTC, as condition times are written.
-pub fn now() -> String {
+pub(crate) fn now() -> String {
     k8s_openapi::jiff::Timestamp::now()
         .round(k8s_openapi::jiff::Unit::Second)
         .map(|t| t.to_string())

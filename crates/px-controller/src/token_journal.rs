@@ -39,13 +39,13 @@ use tokio::sync::Mutex;
 use crate::error::{Error, Reason};
 
 /// Label on every journal Secret, naming the TenantStorage it belongs to.
-pub const TENANT_LABEL: &str = "pxfa.io/tenant-storage";
+pub(crate) const TENANT_LABEL: &str = "pxfa.io/tenant-storage";
 /// The label that marks a journal Secret as the controller's; a Secret of the
 /// journal's name without it is never overwritten or deleted.
 const MANAGED_BY: (&str, &str) = ("app.kubernetes.io/managed-by", "pxfa-controller");
 
 /// The journal Secret's name for a TenantStorage (a DNS label, so the name fits).
-pub fn secret_name(tenant_storage: &str) -> String {
+pub(crate) fn secret_name(tenant_storage: &str) -> String {
     format!("pxfa-token-journal-{tenant_storage}")
 }
 
@@ -53,7 +53,7 @@ pub fn secret_name(tenant_storage: &str) -> String {
 /// read: a create fails if the Secret appeared meanwhile, a replace or delete if its
 /// `resourceVersion` changed (another replica, during a Lease handover, wrote it),
 /// so two writers cannot silently undo each other.
-pub struct SecretTokenJournal {
+pub(crate) struct SecretTokenJournal {
     api: Api<Secret>,
     namespace: String,
     tenant_storage: String,
@@ -65,7 +65,11 @@ pub struct SecretTokenJournal {
 impl SecretTokenJournal {
     /// The journal of TenantStorage `namespace/tenant_storage`; call
     /// [`SecretTokenJournal::load`] before writing.
-    pub fn new(client: kube::Client, namespace: &str, tenant_storage: &str) -> SecretTokenJournal {
+    pub(crate) fn new(
+        client: kube::Client,
+        namespace: &str,
+        tenant_storage: &str,
+    ) -> SecretTokenJournal {
         SecretTokenJournal {
             api: Api::namespaced(client, namespace),
             namespace: namespace.to_string(),
@@ -76,7 +80,7 @@ impl SecretTokenJournal {
     }
 
     /// `namespace/name` of the Secret, for messages.
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         format!("{}/{}", self.namespace, self.name)
     }
 
@@ -106,7 +110,7 @@ impl SecretTokenJournal {
     /// The entry the Secret holds, if any. A Secret that does not parse, or that is
     /// not the controller's, is an error (nothing is decided on a journal that
     /// cannot be read, and nothing of somebody else's is overwritten).
-    pub async fn load(&mut self) -> Result<Option<JournalEntry>, Error> {
+    pub(crate) async fn load(&mut self) -> Result<Option<JournalEntry>, Error> {
         let secret = self
             .api
             .get_opt(&self.name)
@@ -147,7 +151,7 @@ impl SecretTokenJournal {
     /// Writes `entry`: creates the Secret when the last read found none, else
     /// replaces it guarded by the `resourceVersion` read (a field the entry lacks,
     /// such as the token of an intent, is gone).
-    pub async fn store(&mut self, entry: &JournalEntry) -> Result<(), Error> {
+    pub(crate) async fn store(&mut self, entry: &JournalEntry) -> Result<(), Error> {
         let mut secret = Secret {
             metadata: ObjectMeta {
                 name: Some(self.name.clone()),
@@ -188,7 +192,7 @@ impl SecretTokenJournal {
 
     /// Deletes the Secret as last read (gone already is fine; changed since is a
     /// conflict).
-    pub async fn remove(&mut self) -> Result<(), Error> {
+    pub(crate) async fn remove(&mut self) -> Result<(), Error> {
         let Some(rv) = self.seen.clone() else {
             return Ok(());
         };
@@ -214,7 +218,7 @@ impl SecretTokenJournal {
 /// [`SecretTokenJournal`] at the three points in the module text, as the hooks of
 /// the cluster side ([`TokenJournalHooks`]). Inert when the desired state wants no
 /// token.
-pub struct ControllerTokenJournal {
+pub(crate) struct ControllerTokenJournal {
     token_journal: Arc<MemTokenJournal>,
     user: Option<String>,
     /// `TenantStorage ns/name`, for messages.
@@ -234,7 +238,7 @@ impl ControllerTokenJournal {
     /// holding another array user's entry (the spec's `tokenUser` changed while a
     /// token of the old one was in flight) stops the reconcile: that token may be
     /// undelivered, and overwriting the entry would forget it.
-    pub async fn open(
+    pub(crate) async fn open(
         token_journal: Arc<MemTokenJournal>,
         mut secret: SecretTokenJournal,
         desired: &DesiredState,
@@ -274,7 +278,7 @@ impl ControllerTokenJournal {
     }
 
     /// The journal the pipeline reads and the apply journals into.
-    pub fn token_journal(&self) -> Arc<dyn TokenJournal> {
+    pub(crate) fn token_journal(&self) -> Arc<dyn TokenJournal> {
         self.token_journal.clone()
     }
 }
@@ -368,7 +372,7 @@ impl TokenJournalHooks for ControllerTokenJournal {
 /// Such a token is pxfa's and nobody has it, so the destroy deletes it with the
 /// tenant instead of leaving a credential behind that no one can use or revoke by
 /// name. Reads `journal` (so that a later [`SecretTokenJournal::remove`] is fenced).
-pub async fn undelivered_token(
+pub(crate) async fn undelivered_token(
     journal: &mut SecretTokenJournal,
     array: &dyn FlashArray,
     desired: &DesiredState,

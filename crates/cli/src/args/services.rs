@@ -76,7 +76,7 @@ pub(crate) struct ControllerRunArgs {
     pub(crate) listing_interval: std::time::Duration,
     /// Items per page of those listings; lower it for an array that caps pages
     /// below the default (the array's largest page is not documented).
-    #[arg(long, default_value_t = px_controller::arrays::LISTING_PAGE_SIZE,
+    #[arg(long, default_value_t = px_controller::LISTING_PAGE_SIZE,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) listing_page_size: u32,
     /// Count what pxfa made that no tenant accounts for, per array every drift

@@ -33,15 +33,12 @@ pub(crate) async fn run(a: &ControllerRunArgs, p: &Printer) -> Result<Outcome> {
     } else {
         None
     };
-    let client = px_controller::controller::connect_management(
-        a.kubeconfig.as_deref(),
-        a.context.as_deref(),
-    )
-    .await
-    .context("cannot connect to the management cluster")?;
+    let client = px_controller::connect_management(a.kubeconfig.as_deref(), a.context.as_deref())
+        .await
+        .context("cannot connect to the management cluster")?;
     let metrics = std::sync::Arc::new(Metrics::new());
     let connector = RestConnector::with_page_size(a.listing_page_size);
-    let ctx = px_controller::reconcile::context(
+    let ctx = px_controller::context(
         client,
         ArrayPool::new(Box::new(connector), a.per_array as usize, metrics)
             .with_listing_interval(a.listing_interval),

@@ -63,7 +63,7 @@ async fn known_tenants(a: &OrphansArgs, cluster: Option<&px_cluster::Client>) ->
     };
     let mut known = Known::default();
     for obj in px_cluster::orphans::tenant_storages(client).await? {
-        match px_controller::reconcile::load_tenant(&obj) {
+        match px_controller::load_tenant(&obj) {
             Ok(t) => known.tenants.push(t),
             Err(why) => known
                 .unloaded

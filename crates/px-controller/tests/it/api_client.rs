@@ -11,8 +11,8 @@ use flasharray_mock::MockArray;
 use flasharray_sim::{SimConfig, Simulator};
 use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
-use px_controller::arrays::{Connector, RestConnector, credentials_from_secret};
-use px_controller::reconcile::Outcome;
+use px_controller::Outcome;
+use px_controller::{Connector, RestConnector, credentials_from_secret};
 
 use crate::fake::{NAME, World, tenant_object};
 use serde_json::json;

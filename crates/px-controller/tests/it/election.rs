@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use px_controller::reconcile::Context;
+use px_controller::Context;
 use px_controller::{ConditionType as C, LeaseConfig, Options, Role};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;

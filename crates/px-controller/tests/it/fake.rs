@@ -10,8 +10,8 @@ use super::objects::secret;
 use flasharray::FlashArray;
 use flasharray_mock::{MockArray, SimFada};
 use kube::api::DynamicObject;
-use px_controller::arrays::{ArrayPool, Connector, Credentials};
-use px_controller::reconcile::{Context, Outcome, reconcile};
+use px_controller::{ArrayPool, Connector, Credentials};
+use px_controller::{Context, Outcome, reconcile};
 use px_controller::{Error, Metrics, TenantStatus};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
@@ -692,7 +692,7 @@ impl World {
         events.mount(server).await;
         // Discovery for every kind this object renders.
         let obj: DynamicObject = serde_json::from_value(store.get(NAME)).unwrap();
-        let spec = px_controller::reconcile::load_tenant(&obj)
+        let spec = px_controller::load_tenant(&obj)
             .map(|t| t.spec)
             .unwrap_or_else(|_| support::direct_access_spec());
         support::mount_ready_management(server, &support::rendered(&spec)).await;
@@ -729,7 +729,7 @@ impl World {
                 built: built.clone(),
             })
         });
-        let ctx = px_controller::reconcile::context(
+        let ctx = px_controller::context(
             fake.client().await,
             ArrayPool::new(connector, 4, Arc::new(Metrics::new())),
             support::fast_wait(wait_ms),
@@ -779,7 +779,7 @@ impl World {
             array: self.array.clone(),
             built: self.built.clone(),
         };
-        px_controller::reconcile::context(
+        px_controller::context(
             self.fake.client().await,
             ArrayPool::new(Box::new(connector), 4, Arc::new(Metrics::new())),
             support::fast_wait(2_000),

@@ -10,9 +10,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use px_controller::controller::Backoff;
-use px_controller::reconcile::{Context, Outcome};
+use px_controller::Backoff;
 use px_controller::{ConditionType as C, Options, Role};
+use px_controller::{Context, Outcome};
 use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;

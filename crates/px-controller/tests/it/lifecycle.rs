@@ -11,7 +11,7 @@ use flasharray::{ConnectionParams, FlashArray, ListParams, TagParams, TagResourc
 use flasharray_mock::fada::SimClaim;
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{MockArray, MockClock, Seed, SimFada};
-use px_controller::reconcile::Outcome;
+use px_controller::Outcome;
 use px_controller::{ConditionStatus, ConditionType as C};
 use serde_json::{Value, json};
 
@@ -313,7 +313,7 @@ fn dynamic_object() -> Value {
 /// The tenant's drive claims (name, size), from the desired state.
 fn drive_claims(w: &World) -> Vec<(String, flasharray::Size)> {
     let obj: kube::api::DynamicObject = serde_json::from_value(w.store.get(NAME)).unwrap();
-    let t = px_controller::reconcile::load_tenant(&obj).unwrap();
+    let t = px_controller::load_tenant(&obj).unwrap();
     t.desired
         .drives
         .iter()

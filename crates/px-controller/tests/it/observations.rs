@@ -13,9 +13,9 @@ use flasharray::models::Tag;
 use flasharray::{FlashArray, ListParams, TagParams, TagResource};
 use flasharray_mock::{MockArray, Op};
 use k8s_openapi::api::core::v1::Secret;
-use px_controller::arrays::credentials_from_secret;
-use px_controller::observations::ObservationCache;
-use px_controller::reconcile::Outcome;
+use px_controller::ObservationCache;
+use px_controller::Outcome;
+use px_controller::credentials_from_secret;
 use px_topology::{
     ApplyOptions, ArrayFacts, ClusterSide, Delivery, PlanOptions, Site, TAG_NAMESPACE, TAG_TENANT,
     Tenant, parse_valid_spec,

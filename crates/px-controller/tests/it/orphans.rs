@@ -14,9 +14,7 @@ use flasharray::models::{HostPost, Tag};
 use flasharray::{FlashArray, HostName, TagResource};
 use flasharray_mock::{MockArray, Seed};
 use px_cluster::WaitOptions;
-use px_controller::arrays::ArrayPool;
-use px_controller::orphans::{OrphanCounts, pass};
-use px_controller::{Metrics, reconcile};
+use px_controller::{ArrayPool, Metrics, OrphanCounts, context, load_tenant, orphan_pass};
 use px_topology::orphans::{Known, OrphanKind, scan};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
@@ -124,7 +122,7 @@ async fn orphan_counts_are_gauges_and_a_rise_is_a_warning_and_nothing_is_written
         4,
         metrics.clone(),
     );
-    let ctx = reconcile::context(
+    let ctx = context(
         fake.client().await,
         pool,
         WaitOptions::default(),
@@ -135,14 +133,14 @@ async fn orphan_counts_are_gauges_and_a_rise_is_a_warning_and_nothing_is_written
     // What pxfa orphans finds with the same tenants: the gauges must say the same.
     let obj: kube::api::DynamicObject = serde_json::from_value(tenant_object()).unwrap();
     let known = Known {
-        tenants: vec![reconcile::load_tenant(&obj).unwrap()],
+        tenants: vec![load_tenant(&obj).unwrap()],
         unloaded: Vec::new(),
     };
     let expected = scan(&array, None, &known).await.unwrap().counts();
     array.reset_stats();
 
     let mut counts = OrphanCounts::new();
-    pass(&ctx, &mut counts).await;
+    orphan_pass(&ctx, &mut counts).await;
     assert_eq!(array.stats().writes, 0, "the controller never cleans up");
     let gone = expected[&OrphanKind::TenantGone];
     assert!(gone > 0, "tenant-blue's objects: {expected:?}");
@@ -198,13 +196,13 @@ async fn orphan_counts_are_gauges_and_a_rise_is_a_warning_and_nothing_is_written
 
     // Nothing changed: no new Event. One more gone node: its kind rises again, and
     // kube-runtime folds the repeat into the first Event's series.
-    pass(&ctx, &mut counts).await;
+    orphan_pass(&ctx, &mut counts).await;
     assert_eq!(warnings(&fake).await.len(), 2);
     gone_node_host(&array, "pxfa-gone-node-2", "20000025B5FF0E02").await;
     // The scan reads the drift checks' listings: a pass after the listing interval.
     ctx.arrays.expire_listings();
     array.reset_stats();
-    pass(&ctx, &mut counts).await;
+    orphan_pass(&ctx, &mut counts).await;
     assert_eq!(array.stats().writes, 0);
     assert_eq!(metrics.orphans(ENDPOINT, "host-without-node"), Some(2));
     assert_eq!(warnings(&fake).await.len(), 2, "no new Event object");

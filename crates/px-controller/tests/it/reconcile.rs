@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 
 use flasharray::{ConnectionParams, ConnectionTarget, FlashArray, HostGroupName, ListParams};
-use px_controller::reconcile::Outcome;
+use px_controller::Outcome;
 use px_controller::{ConditionStatus, ConditionType as C, Reason};
 use px_topology::crd::APPROVE_ANNOTATION;
 use serde_json::json;

@@ -11,7 +11,7 @@ use std::time::Duration;
 use flasharray::FlashArray;
 use k8s_openapi::api::core::v1::Secret;
 use kube::api::DynamicObject;
-use px_controller::reconcile::{Context, Outcome, reconcile};
+use px_controller::{Context, Outcome, reconcile};
 use serde_json::Value;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
