@@ -52,9 +52,9 @@ use flasharray_mock::MockArray;
 use flasharray_sim::{RunningSim, SimConfig, Simulator};
 use futures_util::StreamExt;
 use kube::api::{Api, DynamicObject, ListParams};
-use px_controller::{context, tenant_storage_resource};
 use px_controller::{
-    ArrayPool, ConditionType, LeaseConfig, Metrics, Options, RestConnector, TenantStatus,
+    ArrayPool, ConditionType, LeaseConfig, Metrics, Options, RestConnector, TenantStatus, context,
+    tenant_storage_resource,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
