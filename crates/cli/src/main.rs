@@ -27,6 +27,16 @@ use clap::FromArgMatches;
 use crate::args::Cli;
 use crate::output::Printer;
 
+/// jemalloc instead of glibc malloc: `pxfa controller run` is a long-lived, many-threaded
+/// process, and glibc's per-thread arenas kept most of what it freed (at 1,000 tenants
+/// 247 MiB RSS for a 28 MiB live heap; docs/benchmarks.md, #26), as kube-rs users
+/// report for controllers, mitigated with jemalloc
+/// (<https://kube.rs/blog/2024/06/11/watcher-memory-improvements/>). Its tuning is
+/// `_RJEM_MALLOC_CONF` in deploy/controller/controller.yaml. The px-controller bench
+/// sets the same allocator and that variable, so it measures what ships.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// Runs the command line and returns the process exit code.
 fn main() -> ExitCode {
     // The long version is built at run time (it names the REST and Portworx versions

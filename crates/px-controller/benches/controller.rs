@@ -60,6 +60,12 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
+/// The shipped `pxfa` binary's allocator (crates/cli/src/main.rs). The controller's
+/// process is this bench binary again, so it must allocate as `pxfa controller run`
+/// does for its peak RSS to be the shipped one.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const NS: &str = "pxfa";
 const SIM_TOKEN: &str = "bench-array-token-0000";
 
@@ -381,6 +387,34 @@ async fn world(tenants: usize, arrays: usize, latency: Duration) -> World {
     }
 }
 
+/// jemalloc's settings as this build of it reads them (tikv-jemalloc-sys prefixes
+/// its symbols and its `MALLOC_CONF` with `_rjem_`).
+const MALLOC_CONF: &str = "_RJEM_MALLOC_CONF";
+
+/// The value of `name` in the controller container's `env` in
+/// deploy/controller/controller.yaml, so that the bench's controller process runs
+/// as the Deployment runs it.
+fn shipped_env(name: &str) -> Option<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../deploy/controller/controller.yaml"
+    );
+    let text = std::fs::read_to_string(path).expect("deploy/controller/controller.yaml reads");
+    text.split("\n---\n")
+        .filter_map(|d| serde_saphyr::from_str::<Value>(d).ok())
+        .filter(|d| d["kind"] == "Deployment")
+        .flat_map(|d| {
+            d["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|c| c["name"] == "controller")
+        .flat_map(|c| c["env"].as_array().cloned().unwrap_or_default())
+        .find(|e| e["name"] == name)
+        .and_then(|e| e["value"].as_str().map(str::to_owned))
+}
+
 /// The controller's process, driven over its standard input and output.
 struct ControllerProcess {
     child: Child,
@@ -403,6 +437,16 @@ impl ControllerProcess {
             }
             None => Command::new(exe),
         };
+        // As shipped: the Deployment's allocator settings, unless the bench's own
+        // environment sets them (to try others).
+        if std::env::var_os(MALLOC_CONF).is_none()
+            && let Some(conf) = shipped_env(MALLOC_CONF)
+        {
+            eprintln!(
+                "controller environment: {MALLOC_CONF}={conf} (deploy/controller/controller.yaml)"
+            );
+            command.env(MALLOC_CONF, conf);
+        }
         let mut child = command
             .arg("--controller-process")
             .arg(kubeconfig)
