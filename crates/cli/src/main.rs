@@ -28,8 +28,8 @@ use crate::args::Cli;
 use crate::output::Printer;
 
 /// jemalloc instead of glibc malloc: `pxfa controller run` is a long-lived, many-threaded
-/// process, and glibc's per-thread arenas kept most of what it freed (at 1,000 tenants
-/// 247 MiB RSS for a 28 MiB live heap; docs/benchmarks.md, #26), as kube-rs users
+/// process, and glibc's per-thread arenas kept most of what it freed (at 250 tenants
+/// a 28 MiB live heap in 93-98 MiB RSS; 247 MiB RSS at 1,000; docs/benchmarks.md, #26), as kube-rs users
 /// report for controllers, mitigated with jemalloc
 /// (<https://kube.rs/blog/2024/06/11/watcher-memory-improvements/>). Its tuning is
 /// `_RJEM_MALLOC_CONF` in deploy/controller/controller.yaml. The px-controller bench
