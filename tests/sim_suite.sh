@@ -13,12 +13,24 @@
 # array whose newest REST version is VERSION (2.N), then stops it; the caller exports
 # whatever else its suite reads from the environment.
 
+# A venv that was moved or copied (a target/ restored from another checkout) keeps
+# its python, but its scripts' #! lines name the old place and fail to start (pip's
+# long-path form names it on line 2): remove it so that it is made again.
+sim_suite_drop_moved_venv() {
+    local venv="$1"
+    if [[ -x "$venv/bin/python" ]] && ! head -n2 "$venv/bin/pip" 2>/dev/null | grep -qF "$venv/bin/"; then
+        echo "note: $venv was made in another place; making it again" >&2
+        rm -rf "$venv"
+    fi
+}
+
 sim_suite_start() {
     root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
     cd "$root"
     venv="$root/target/$1"
     local req="$2"
 
+    sim_suite_drop_moved_venv "$venv"
     if [[ ! -x "$venv/bin/python" ]]; then
         python3 -m venv "$venv"
     fi

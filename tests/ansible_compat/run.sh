@@ -29,12 +29,13 @@ python_312() {
     done
     return 1
 }
-if [[ ! -x "$here/../../target/$venv_name/bin/python" ]]; then
-    py="$(python_312)" || { echo "ansible 14 needs Python >= 3.12; none found" >&2; exit 1; }
-    "$py" -m venv "$here/../../target/$venv_name"
-fi
-
 . "$here/../sim_suite.sh"
+venv_dir="$(cd "$here/../.." && pwd)/target/$venv_name"
+sim_suite_drop_moved_venv "$venv_dir"
+if [[ ! -x "$venv_dir/bin/python" ]]; then
+    py="$(python_312)" || { echo "ansible 14 needs Python >= 3.12; none found" >&2; exit 1; }
+    "$py" -m venv "$venv_dir"
+fi
 sim_suite_start "$venv_name" "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/requirements.txt"
 
 # The simulator at its newest REST version (the one sim_suite_start started), then
