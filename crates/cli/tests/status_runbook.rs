@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use crate::fake_sites::support::{Fake, rendered};
+use crate::fake_sites::support::{Fake, claims_on_vms, rendered};
 use crate::fake_sites::{applied, example, list, pxfa, spec_of, writes};
 
 /// The clusters as a test sets them up.
@@ -361,17 +361,7 @@ async fn direct_access_status_verifies_workers_claims_and_storage_nodes() {
     let node_pool = tenant.node_pool();
     let vm = |i: u32| format!("{node_pool}-{i}");
     // The drive claims as rendered, each recording its worker's VM.
-    let claims: Vec<Value> = rendered(&tenant)
-        .iter()
-        .filter(|m| m.kind == "PersistentVolumeClaim")
-        .filter_map(|m| {
-            let index = m.body["metadata"]["labels"]["pxfa.io/node-index"].as_str()?;
-            let mut c = m.body.clone();
-            c["metadata"]["annotations"] =
-                json!({"pxfa.io/attached-vm": vm(index.parse().unwrap())});
-            Some(c)
-        })
-        .collect();
+    let claims = claims_on_vms(&rendered(&tenant), vm);
     assert!(claims.len() >= replicas as usize, "{claims:#?}");
     let site = |claims: Vec<Value>, pvs, extra_node: Option<String>| Site {
         hcp: tenant.hcp_namespace(),

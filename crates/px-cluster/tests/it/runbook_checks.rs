@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-use px_topology::Cluster;
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
@@ -28,17 +27,7 @@ async fn each_verifiable_step_is_ok_only_when_the_clusters_show_it() {
     let vms: Vec<Value> = (0..4)
         .map(|i| vm_json(&vm(i), "2026-01-01T00:00:00Z", Some(i), json!([])))
         .collect();
-    let mut claims: Vec<Value> = manifests
-        .iter()
-        .filter(|m| m.cluster == Cluster::Management && m.kind == "PersistentVolumeClaim")
-        .filter_map(|m| {
-            let index = m.body["metadata"]["labels"]["pxfa.io/node-index"].as_str()?;
-            let mut c = m.body.clone();
-            c["metadata"]["annotations"] =
-                json!({"pxfa.io/attached-vm": vm(index.parse().unwrap())});
-            Some(c)
-        })
-        .collect();
+    let mut claims = claims_on_vms(&manifests, vm);
     assert!(claims.len() >= 8, "{claims:#?}");
     // A growth not applied yet: one data claim asks 1Gi less than the plan.
     let data = claims

@@ -110,6 +110,22 @@ pub(crate) fn rendered(spec: &TenantStorage) -> Vec<Manifest> {
     render(spec, &sizing, &Default::default(), RenderOptions::default()).expect("render")
 }
 
+/// The drive claims of `manifests` (the management cluster's, labelled with their
+/// worker index), each recording the VM `vm(index)` it is attached to.
+pub(crate) fn claims_on_vms(manifests: &[Manifest], vm: impl Fn(u32) -> String) -> Vec<Value> {
+    manifests
+        .iter()
+        .filter(|m| m.cluster == Cluster::Management && m.kind == "PersistentVolumeClaim")
+        .filter_map(|m| {
+            let index = m.body["metadata"]["labels"]["pxfa.io/node-index"].as_str()?;
+            let mut c = m.body.clone();
+            c["metadata"]["annotations"] =
+                json!({"pxfa.io/attached-vm": vm(index.parse().unwrap())});
+            Some(c)
+        })
+        .collect()
+}
+
 pub(crate) fn fast_wait(timeout_ms: u64) -> WaitOptions {
     WaitOptions {
         timeout: Duration::from_millis(timeout_ms),
