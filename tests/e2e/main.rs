@@ -17,6 +17,7 @@ mod dynamic;
 mod embedded;
 mod errors;
 mod hostile;
+mod identity;
 mod input_safety;
 mod invalid_specs;
 mod lifecycle;

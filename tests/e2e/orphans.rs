@@ -71,17 +71,17 @@ fn orphans_lists_the_gone_tenant_writes_nothing_and_cleans_up_softly() {
     assert_eq!(code, Some(0), "{stderr}");
     let r: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(r["kind"], "Orphans");
-    assert_eq!(r["tenants"], serde_json::json!(["tenant-demo"]));
+    assert_eq!(r["tenants"], serde_json::json!(["default/tenant-demo"]));
     let orphans = r["orphans"].as_array().unwrap();
     assert_eq!(orphans.len(), 7, "tenant-blue's pod and six drives: {r:#}");
     for o in orphans {
         assert_eq!(o["kind"], "tenant-gone", "{o}");
-        assert_eq!(o["tenant"], "tenant-blue", "{o}");
+        assert_eq!(o["tenant"], "team-blue/tenant-blue", "{o}");
         assert!(
             o["evidence"]
                 .as_str()
                 .unwrap()
-                .contains("no tenant named tenant-blue exists"),
+                .contains("no tenant named team-blue/tenant-blue exists"),
             "{o}"
         );
     }

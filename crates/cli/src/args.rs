@@ -28,8 +28,8 @@ pub(crate) use resource::{
 pub(crate) use runbook::RunbookArgs;
 pub(crate) use services::{ControllerCmd, ControllerRunArgs, LogFormat, SimCmd, SimServeArgs};
 pub(crate) use tenant::{
-    ApplyArgs, DemoArgs, DestroyArgs, KubeArgs, LintArgs, PlanArgs, RenderArgs, SizeArgs,
-    StatusArgs, TokenRotateArgs,
+    ApplyArgs, ClaimArgs, DemoArgs, DestroyArgs, KubeArgs, LintArgs, PlanArgs, RenderArgs,
+    SizeArgs, StatusArgs, TokenRotateArgs,
 };
 
 /// Portworx on Pure Storage FlashArray for OpenShift hosted control plane tenants.
@@ -82,6 +82,12 @@ pub(crate) enum Command {
         after_help = "Examples:\n  pxfa --array sim destroy -f examples/tenant-direct-access.yaml --yes\n  pxfa destroy -f SPEC --yes --eradicate   # irreversible; SafeMode may keep volumes pending"
     )]
     Destroy(DestroyArgs),
+    /// Claim the objects an earlier pxfa tagged for the tenant's name without a
+    /// namespace for the spec's namespace (adds the tenant-namespace tag).
+    #[command(
+        after_help = "Examples:\n  pxfa claim -f SPEC --dry-run      # what an earlier pxfa tagged for this name; nothing is written\n  pxfa claim -f SPEC --yes          # from now on they are metadata.namespace/metadata.name's\n\nClaim only for the namespace that owns the tenant: another namespace's same-named tenant would lose its objects to it."
+    )]
+    Claim(ClaimArgs),
     /// One view of a tenant across the array and the clusters (-o json for machines).
     #[command(
         after_help = "Examples:\n  pxfa --array sim status -f examples/tenant-direct-access.yaml\n  pxfa status -f SPEC --kubeconfig mgmt.kubeconfig -o json | jq .healthy\n  pxfa status -f SPEC -o mermaid > tenant.mmd"

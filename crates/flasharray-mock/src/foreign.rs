@@ -51,12 +51,18 @@ fn tag<'a>(tags: &'a TagsByName, name: &str, key: &str) -> Option<&'a str> {
         .map(String::as_str)
 }
 
-/// Whether pxfa may own the object in a run for `tenant`: the tenant's own, or one of
-/// pxfa's shared management objects.
+/// Whether pxfa may own the object in a run for `tenant` (`namespace/name`, or a
+/// bare name for every namespace's tenant of that name): the tenant's own, or one
+/// of pxfa's shared management objects.
 fn excluded(tags: &TagsByName, name: &str, tenant: &str) -> bool {
-    tag(tags, name, "tenant") == Some(tenant)
-        || (tag(tags, name, "managed-by") == Some("pxfa")
-            && tag(tags, name, "scope") == Some("shared"))
+    let (namespace, tenant) = match tenant.split_once('/') {
+        Some((ns, n)) => (Some(ns), n),
+        None => (None, tenant),
+    };
+    let ours = tag(tags, name, "tenant") == Some(tenant)
+        && namespace.is_none_or(|ns| tag(tags, name, "tenant-namespace") == Some(ns));
+    ours || (tag(tags, name, "managed-by") == Some("pxfa")
+        && tag(tags, name, "scope") == Some("shared"))
 }
 
 async fn tags(array: &dyn FlashArray, kind: TagResource) -> Result<TagsByName> {
@@ -72,7 +78,8 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 }
 
 impl ForeignView {
-    /// Reads the view of everything that is not `tenant`'s.
+    /// Reads the view of everything that is not `tenant`'s (`namespace/name`, as
+    /// pxfa's `tenant-namespace` and `tenant` tags name it, or a bare name).
     pub async fn read(array: &dyn FlashArray, tenant: &str) -> Result<ForeignView> {
         let vol_tags = tags(array, TagResource::Volume).await?;
         let host_tags = tags(array, TagResource::Host).await?;

@@ -106,8 +106,8 @@ pub use filter::Filter;
 pub use host::PERSONALITIES;
 pub use op::Op;
 pub use seed::{
-    BROWNFIELD_HOSTS, BrownfieldSeed, MGMT_ADMIN, MGMT_CLUSTER_PREFIX, OTHER_TENANT, Seed,
-    blue_volume,
+    BROWNFIELD_HOSTS, BrownfieldSeed, LEGACY_TENANT, MGMT_ADMIN, MGMT_CLUSTER_PREFIX, OTHER_TENANT,
+    OTHER_TENANT_NAMESPACE, Seed, blue_volume,
 };
 pub use state::{DestroyConnected, MockState};
 pub use stats::CallStats;

@@ -5,8 +5,9 @@
 //! The brownfield site is the one of the issue-10 design: a management Portworx with
 //! its FlashArray Cloud Drives and FADA volumes, hosts for the management nodes whose
 //! names are *not* the Kubernetes node names (plus one that happens to be, and a decoy
-//! of another server called `worker-02`), a VMware host group, another pxfa tenant,
-//! an analytics pod, a destroyed volume and SafeMode. Every object goes through the
+//! of another server called `worker-02`), a VMware host group, another pxfa tenant
+//! (another namespace's), an earlier pxfa's tenant whose tags name no namespace, an
+//! analytics pod, a destroyed volume and SafeMode. Every object goes through the
 //! state's own create rules, so the seed cannot hold anything a real array would
 //! refuse. Its management nodes match `examples/tenant-direct-access.yaml`.
 
@@ -41,8 +42,15 @@ impl Seed {
 /// The management Portworx cluster's UUID prefix in every volume name it made.
 pub const MGMT_CLUSTER_PREFIX: &str = "5c1e7a3b";
 
-/// The other pxfa tenant on the brownfield array.
+/// The other pxfa tenant on the brownfield array (another team's: its namespace is
+/// [`OTHER_TENANT_NAMESPACE`]).
 pub const OTHER_TENANT: &str = "tenant-blue";
+/// The namespace of [`OTHER_TENANT`]'s TenantStorage, as its tags record it.
+pub const OTHER_TENANT_NAMESPACE: &str = "team-blue";
+/// A tenant an earlier pxfa made, whose tags name no namespace (its pod only: a
+/// cloud-drive tenant whose Portworx has made no drives yet). No namespace's until
+/// claimed (`pxfa claim`).
+pub const LEGACY_TENANT: &str = "tenant-gray";
 
 /// A production-like shared array. The sizes and written bytes are fields so that a
 /// test can make the array fuller or emptier than the default (≈ 73 TiB written of
@@ -208,6 +216,7 @@ impl State {
                 &[
                     ("managed-by", "pxfa"),
                     ("tenant", OTHER_TENANT),
+                    ("tenant-namespace", OTHER_TENANT_NAMESPACE),
                     ("role", "tenant-pod"),
                 ],
             ),
@@ -228,6 +237,7 @@ impl State {
                     &[
                         ("managed-by", "pxfa"),
                         ("tenant", OTHER_TENANT),
+                        ("tenant-namespace", OTHER_TENANT_NAMESPACE),
                         ("role", role),
                         ("node-index", &node),
                         ("disk-index", disk),
@@ -241,6 +251,21 @@ impl State {
             &ConnectionTarget::Host(host("px-mgmt-worker-01")),
             &[vol(&blue_volume(0))],
             None,
+        )?;
+
+        // The earlier pxfa's tenant: tenant tag, no namespace.
+        let gray = PodName::new(LEGACY_TENANT).unwrap_or_else(|e| panic!("seed pod name: {e}"));
+        self.create_pods(ctx, std::slice::from_ref(&gray), &PodPost::default())?;
+        self.set_tags(
+            TagResource::Pod,
+            &pxfa_tags(
+                LEGACY_TENANT,
+                &[
+                    ("managed-by", "pxfa"),
+                    ("tenant", LEGACY_TENANT),
+                    ("role", "tenant-pod"),
+                ],
+            ),
         )?;
 
         let analytics = PodName::new("analytics").unwrap_or_else(|e| panic!("seed pod name: {e}"));

@@ -124,7 +124,16 @@ async fn brownfield_seed_has_the_documented_objects() {
         .map(|t| (t.key.as_str(), t.value.as_str()))
         .collect();
     assert!(blue_tags.contains(&("tenant", "tenant-blue")));
+    assert!(blue_tags.contains(&("tenant-namespace", "team-blue")));
     assert!(blue_tags.contains(&("managed-by", "pxfa")));
+    // The earlier pxfa's tenant: its tags name no namespace.
+    let gray_tags: Vec<(&str, &str)> = pod_tags
+        .iter()
+        .filter(|t| t.resource.name.as_deref() == Some("tenant-gray"))
+        .map(|t| (t.key.as_str(), t.value.as_str()))
+        .collect();
+    assert!(gray_tags.contains(&("tenant", "tenant-gray")));
+    assert!(gray_tags.iter().all(|(k, _)| *k != "tenant-namespace"));
     assert!(
         pod_tags
             .iter()

@@ -35,6 +35,21 @@ async fn load(path: &Path, context: Option<&str>) -> Result<Config> {
     Ok(config)
 }
 
+/// The namespace of the current context of the kubeconfig at `path` (`a:b:c`
+/// merged as for [`connect`]), if it names one: where `oc apply` puts an object that
+/// names no namespace.
+pub fn current_context_namespace(path: &Path) -> Result<Option<String>> {
+    let kubeconfig = read_kubeconfigs(path)?;
+    let Some(current) = kubeconfig.current_context.as_deref() else {
+        return Ok(None);
+    };
+    Ok(kubeconfig
+        .contexts
+        .iter()
+        .find(|c| c.name == current)
+        .and_then(|c| c.context.as_ref()?.namespace.clone()))
+}
+
 /// The kubeconfig files in `paths` (`a:b:c`), merged in order; empty entries are
 /// skipped, as `oc` does.
 fn read_kubeconfigs(paths: &Path) -> Result<Kubeconfig> {

@@ -70,7 +70,7 @@ pub struct StatusDocument<'a> {
     /// Always `Status`.
     #[schemars(schema_with = "kind_schema")]
     pub kind: &'static str,
-    /// The tenant's name, as in its spec.
+    /// The tenant's identity, `namespace/name` (see docs/spec.md, "Tenant identity").
     pub tenant: &'a str,
     /// True when every item of every layer is as wanted.
     pub healthy: bool,

@@ -50,7 +50,7 @@ pub(crate) async fn on_delete(
         OnDelete::Destroy => false,
         OnDelete::Eradicate => true,
     };
-    let name = tenant.spec.tenant_name().to_string();
+    let name = tenant.desired.tenant.to_string();
     let opts = DestroyOptions {
         eradicate,
         delete_token,

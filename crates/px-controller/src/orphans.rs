@@ -134,8 +134,9 @@ pub async fn pass(ctx: &Context, counts: &mut OrphanCounts) {
     }
 }
 
-/// The tenants that exist (an object that does not load still exists by name),
-/// each loaded tenant's object by tenant name (lower-cased, as tags compare), and
+/// The tenants that exist (an object that does not load still exists by its
+/// `namespace/name`), each loaded tenant's object by `namespace/name`
+/// (lower-cased, as tags compare), and
 /// the loaded objects with their tenant's index in [`Known::tenants`].
 fn known_tenants(
     objects: &[DynamicObject],
@@ -150,11 +151,17 @@ fn known_tenants(
     for obj in objects {
         match load_tenant(obj) {
             Ok(t) => {
-                by_name.insert(t.spec.tenant_name().to_ascii_lowercase(), obj.clone());
+                by_name.insert(
+                    t.desired.tenant.to_string().to_ascii_lowercase(),
+                    obj.clone(),
+                );
                 loaded.push((obj, known.tenants.len()));
                 known.tenants.push(t);
             }
-            Err(why) => known.unloaded.push((obj.name_any(), why)),
+            Err(why) => {
+                let id = format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any());
+                known.unloaded.push((id, why));
+            }
         }
     }
     (known, by_name, loaded)

@@ -2,7 +2,8 @@
 //! applies them.
 //!
 //! Every object pxfa creates carries tags in the `pxfa.io` namespace:
-//! `managed-by=pxfa` always; `tenant=<name>` on objects that belong to one tenant;
+//! `managed-by=pxfa` always; `tenant=<name>` and `tenant-namespace=<namespace>` (the
+//! tenant's identity, [`TenantId`]) on objects that belong to one tenant;
 //! `scope=shared` on management-cluster objects (the management nodes' hosts and their
 //! host group) that several tenants use. pxfa changes or destroys only objects whose
 //! tags say it owns them; destroying a tenant never removes shared objects.
@@ -20,8 +21,11 @@ pub const TAG_NAMESPACE: &str = "pxfa.io";
 pub(crate) const TAG_MANAGED_BY: &str = "managed-by";
 /// Value of [`TAG_MANAGED_BY`].
 pub(crate) const MANAGED_BY_VALUE: &str = "pxfa";
-/// Tag key naming the owning tenant.
+/// Tag key naming the owning tenant (its `metadata.name`).
 pub const TAG_TENANT: &str = "tenant";
+/// Tag key naming the owning tenant's namespace (its `metadata.namespace`). An earlier
+/// pxfa wrote [`TAG_TENANT`] alone: such an object is no tenant's until claimed.
+pub const TAG_TENANT_NAMESPACE: &str = "tenant-namespace";
 /// Tag key for shared objects; value [`SCOPE_SHARED`].
 pub(crate) const TAG_SCOPE: &str = "scope";
 /// Value of `TAG_SCOPE` on shared objects.
@@ -52,6 +56,54 @@ pub(crate) const TAG_DRIVES_PER_NODE: &str = "drives-per-node";
 /// Tag key on a direct-access tenant's pod: the metadata drive size (bytes) in use.
 pub(crate) const TAG_METADATA_SIZE: &str = "metadata-size";
 
+/// The namespace of a spec without `metadata.namespace`: where `oc apply` puts a
+/// namespaced object when neither the object nor the kubeconfig context names one.
+pub const DEFAULT_TENANT_NAMESPACE: &str = "default";
+
+/// Who a tenant is: its namespace and its name. Two teams may both call a tenant
+/// `dev`; their objects are told apart by both (see `plan::ownership`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TenantId {
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// `metadata.name`: what the array names derive from.
+    pub name: String,
+}
+
+impl TenantId {
+    /// The tenant `namespace/name`.
+    pub fn new(namespace: impl Into<String>, name: impl Into<String>) -> Self {
+        TenantId {
+            namespace: namespace.into(),
+            name: name.into(),
+        }
+    }
+}
+
+/// `namespace/name`, as Kubernetes writes an object's identity.
+impl std::fmt::Display for TenantId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// `namespace/name`, or a bare name in [`DEFAULT_TENANT_NAMESPACE`] (as a spec
+/// without `metadata.namespace` reads).
+impl From<&str> for TenantId {
+    fn from(s: &str) -> Self {
+        match s.split_once('/') {
+            Some((ns, name)) => TenantId::new(ns, name),
+            None => TenantId::new(DEFAULT_TENANT_NAMESPACE, s),
+        }
+    }
+}
+
+impl Serialize for TenantId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// Who an object belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -64,12 +116,13 @@ pub enum Scope {
 }
 
 /// Ownership tags for an object of `tenant` in `scope` with `role`.
-pub fn ownership_tags(tenant: &str, scope: Scope, role: &str) -> BTreeMap<String, String> {
+pub fn ownership_tags(tenant: &TenantId, scope: Scope, role: &str) -> BTreeMap<String, String> {
     let mut t = BTreeMap::new();
     t.insert(TAG_MANAGED_BY.to_string(), MANAGED_BY_VALUE.to_string());
     match scope {
         Scope::Tenant => {
-            t.insert(TAG_TENANT.to_string(), tenant.to_string());
+            t.insert(TAG_TENANT.to_string(), tenant.name.clone());
+            t.insert(TAG_TENANT_NAMESPACE.to_string(), tenant.namespace.clone());
         }
         Scope::Shared => {
             t.insert(TAG_SCOPE.to_string(), SCOPE_SHARED.to_string());
@@ -225,8 +278,8 @@ pub struct DesiredRealmUser {
 /// Everything one tenant needs on the array.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DesiredState {
-    /// Tenant name (the `tenant` tag value).
-    pub tenant: String,
+    /// The tenant (the `tenant` and `tenant-namespace` tag values).
+    pub tenant: TenantId,
     /// The realm the tenant's pod is in, if any (created before the pod).
     pub realm: Option<DesiredRealm>,
     /// The tenant's pod, if any.

@@ -111,9 +111,10 @@ pub use converge::{
     PartialChange, ProgressEvent, SkippedChange, WriteCounts, apply, destroy, preview_destroy,
 };
 pub use desired::{
-    DesiredApiToken, DesiredConnection, DesiredDrive, DesiredHost, DesiredHostGroup, DesiredPod,
-    DesiredRealm, DesiredRealmUser, DesiredState, DesiredVolume, DriveClaim, SCOPE_SHARED, Scope,
-    TAG_CAPACITY, TAG_DISK, TAG_NAMESPACE, TAG_NODE, TAG_TENANT, ownership_tags,
+    DEFAULT_TENANT_NAMESPACE, DesiredApiToken, DesiredConnection, DesiredDrive, DesiredHost,
+    DesiredHostGroup, DesiredPod, DesiredRealm, DesiredRealmUser, DesiredState, DesiredVolume,
+    DriveClaim, SCOPE_SHARED, Scope, TAG_CAPACITY, TAG_DISK, TAG_NAMESPACE, TAG_NODE, TAG_TENANT,
+    TAG_TENANT_NAMESPACE, TenantId, ownership_tags,
 };
 pub use driver::{ArrayFacts, DriverError, StorageDriver, driver_for};
 pub use duration::human_ms;
@@ -131,11 +132,11 @@ pub use plan::lifecycle::read_drives_in_use;
 // site report's `site::Summary` (the JSON schema keeps the type's own name).
 pub use plan::Summary as ActionCounts;
 pub use plan::{
-    Action, Binding, Blocker, BoundDrive, Change, DestroyError, DestroyPlan, DestroyScope, Detail,
-    DriveLocator, HostOwner, JournalVerdict, Kind, LocateError, NodeHost, Observed, ObservedDrives,
-    Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState, TagIndex, TokenState,
-    is_fada_volume_for, locate_drives, observe, plan, plan_destroy, plan_drive_adoption,
-    read_token_state, require_realm_support,
+    Action, Binding, Blocker, BoundDrive, Change, Claim, DestroyError, DestroyPlan, DestroyScope,
+    Detail, DriveLocator, HostOwner, JournalVerdict, Kind, LocateError, NodeHost, Observed,
+    ObservedDrives, Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState, TagIndex,
+    TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for, locate_drives, observe, plan,
+    plan_destroy, plan_drive_adoption, read_token_state, require_realm_support,
 };
 pub use preflight::{PreflightFinding, PreflightOptions, new_bytes, preflight};
 pub use pure_json::{FlashArrayEntry, PureJson, PureJsonError};

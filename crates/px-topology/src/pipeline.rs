@@ -137,7 +137,7 @@ impl Tenant {
         let mut observed = plan::observe(site.array, &self.desired)
             .await
             .map_err(|source| ObserveError::Array {
-                tenant: self.spec.tenant_name().to_string(),
+                tenant: self.desired.tenant.to_string(),
                 source,
             })?;
         // The token journal of an earlier, interrupted run.

@@ -67,6 +67,32 @@ impl Tenant {
         Self::from_spec(spec, path)
     }
 
+    /// Loads a spec file whose absent `metadata.namespace` is `namespace()` (the
+    /// CLI's: where `oc apply` would put the object), validated as if the file said
+    /// so. `namespace` is called only when the file names none; its error is the
+    /// field's.
+    pub fn load_in_namespace(
+        path: &Path,
+        namespace: impl FnOnce() -> Result<String, String>,
+    ) -> Result<Tenant, TenantError> {
+        let invalid = |errors| TenantError::Spec {
+            path: path.to_path_buf(),
+            errors,
+        };
+        let mut spec = spec::load_spec(path).map_err(invalid)?;
+        if spec.metadata.namespace.is_none() {
+            let ns = namespace().map_err(|why| {
+                invalid(SpecErrors(vec![SpecError::new("metadata.namespace", why)]))
+            })?;
+            spec.metadata.namespace = Some(ns);
+            let errors = spec.validate();
+            if !errors.is_empty() {
+                return Err(invalid(SpecErrors(errors)));
+            }
+        }
+        Self::from_spec(spec, path)
+    }
+
     /// Sizing and desired state of a validated spec read from `path` (named in
     /// errors).
     pub fn from_spec(spec: TenantStorage, path: &Path) -> Result<Tenant, TenantError> {
@@ -99,7 +125,7 @@ impl Tenant {
         &self,
         observed: &crate::plan::Observed,
     ) -> Result<Option<Tenant>, TenantError> {
-        let in_use = crate::plan::lifecycle::drives_in_use(observed, self.spec.tenant_name());
+        let in_use = crate::plan::lifecycle::drives_in_use(observed, &self.desired.tenant);
         let sizing = sizing::keep_drives_in_use(&self.spec, self.sizing.clone(), &in_use);
         if sizing == self.sizing {
             return Ok(None);

@@ -167,6 +167,17 @@ pub(crate) struct DestroyArgs {
     pub(crate) concurrency: u32,
 }
 
+/// `claim`.
+#[derive(Debug, Args)]
+pub(crate) struct ClaimArgs {
+    /// Tenant spec (YAML): its metadata.namespace and metadata.name.
+    #[arg(short = 'f', long = "file", value_name = "SPEC")]
+    pub(crate) file: PathBuf,
+    /// List what would be claimed; change nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+}
+
 /// `demo`.
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {

@@ -18,6 +18,7 @@ use px_topology::spec::StorageMode;
 use px_topology::{Action, Plan, PlanOptions, ProgressEvent, Site, Tenant};
 use secrecy::{ExposeSecret, SecretString};
 
+use super::pipeline::load_tenant;
 use crate::args::{GlobalArgs, OutputFormat, StatusArgs, TokenRotateArgs};
 use crate::config::{self, Target};
 use crate::exit::Outcome;
@@ -151,7 +152,7 @@ fn apply_text(r: &ApplyReport) -> String {
 
 /// `status -f SPEC`.
 pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
-    let t = Tenant::load(&a.file)?;
+    let t = load_tenant(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let array = array_layer(&session, &t).await;
     let closed = session.close().await;
@@ -177,12 +178,14 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
             report.layers.push(steps);
         }
     }
-    let tenant = t.spec.tenant_name();
-    let doc = StatusDocument::new(tenant, &report);
+    let tenant = t.desired.tenant.to_string();
+    let doc = StatusDocument::new(&tenant, &report);
     match p.format {
         OutputFormat::Json => p.stdout(&to_json(&doc)?)?,
         OutputFormat::Yaml => p.stdout(&to_yaml(&doc)?)?,
-        OutputFormat::Table | OutputFormat::Wide => p.stdout(&status_text(&report, p))?,
+        OutputFormat::Table | OutputFormat::Wide => {
+            p.stdout(&format!("tenant {tenant}\n{}", status_text(&report, p)))?
+        }
         OutputFormat::Mermaid | OutputFormat::Dot => {
             let manifests = t.manifests()?;
             let g = Graph::tenant(&plan, &manifests, &Verdicts::Status(&report));
@@ -200,7 +203,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
 /// The array's layer of the status: the pipeline's first two stages (the drives in
 /// use keep their size, as `plan` and `apply` see them), read only.
 async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
-    let (_, _, plan) = t
+    let (_, observed, plan) = t
         .observe(Site::array(session.array.as_ref()))
         .await
         .map_err(super::pipeline::observe_error)?
@@ -231,6 +234,7 @@ async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
             problem: Some(b.reason.clone()),
         });
     }
+    items.extend(unclaimed_items(&observed, t, &items));
     Ok((
         Layer {
             name: format!("array ({})", session.label),
@@ -238,6 +242,41 @@ async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
         },
         plan,
     ))
+}
+
+/// What an earlier pxfa tagged for this tenant's name without a namespace and no
+/// item names yet (the plan's conflicts name the desired objects): left alone until
+/// claimed, and the status says so.
+fn unclaimed_items(observed: &px_topology::Observed, t: &Tenant, listed: &[Item]) -> Vec<Item> {
+    use flasharray::TagResource as R;
+    let kinds = [
+        (R::Pod, "pod"),
+        (R::HostGroup, "host group"),
+        (R::Host, "host"),
+        (R::Volume, "volume"),
+    ];
+    let mut out = Vec::new();
+    for (kind, label) in kinds {
+        for name in observed.tags.unclaimed_by(kind, &t.desired.tenant) {
+            let object = format!("{label} {name}");
+            if listed
+                .iter()
+                .any(|i| i.object.eq_ignore_ascii_case(&object))
+            {
+                continue;
+            }
+            out.push(Item {
+                object,
+                state: "unclaimed".to_string(),
+                ok: false,
+                problem: Some(format!(
+                    "tagged by an earlier pxfa for a tenant named {:?} with no namespace: left alone until claimed for one namespace (pxfa claim -f SPEC)",
+                    t.desired.tenant.name
+                )),
+            });
+        }
+    }
+    out
 }
 
 fn status_text(r: &StatusReport, p: &Printer) -> String {

@@ -122,6 +122,7 @@ async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcom
         Command::Plan(a) => tenant::plan(&a, g, printer).await,
         Command::Apply(a) => tenant::apply(&a, g, printer, cancel).await,
         Command::Destroy(a) => tenant::destroy(&a, g, printer, cancel).await,
+        Command::Claim(a) => tenant::claim(&a, g, printer).await,
         Command::Status(a) => cluster::status(&a, g, printer).await,
         Command::Crd => cluster::crd(printer),
         Command::Doctor(a) => doctor::run(&a, g, printer).await,

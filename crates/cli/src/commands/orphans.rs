@@ -9,6 +9,7 @@ use px_cluster::ClusterOrphans;
 use px_topology::Tenant;
 use px_topology::orphans::{self, CleanupReport, ClusterReader, Known, OrphanReport};
 
+use super::pipeline::load_tenant;
 use crate::args::{GlobalArgs, OrphansArgs};
 use crate::confirm::confirm;
 use crate::exit::{InvalidInput, Outcome};
@@ -52,7 +53,7 @@ async fn known_tenants(a: &OrphansArgs, cluster: Option<&px_cluster::Client>) ->
     if !a.files.is_empty() {
         let mut known = Known::default();
         for f in spec_files(&a.files)? {
-            known.tenants.push(Tenant::load(&f)?);
+            known.tenants.push(load_tenant(&f)?);
         }
         return Ok(known);
     }

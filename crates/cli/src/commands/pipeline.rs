@@ -4,16 +4,48 @@
 //! and blocked-plan texts. Below every command module, so that none of them needs
 //! another.
 
+use std::path::{Path, PathBuf};
+
 use anyhow::Result;
 use px_topology::{
-    Applied, ApplyError, ApplyOptions, ApplyReport, ClusterSide, DestroyOptions, DestroyPlanned,
-    DestroyReport, ObserveError, Plan, Planned, Tenant, apply,
+    Applied, ApplyError, ApplyOptions, ApplyReport, ClusterSide, DEFAULT_TENANT_NAMESPACE,
+    DestroyOptions, DestroyPlanned, DestroyReport, ObserveError, Plan, Planned, Tenant, apply,
 };
 
 use crate::args::GlobalArgs;
 use crate::exit::InvalidInput;
 use crate::output::{ChangeProgress, Printer};
 use crate::session::Session;
+
+/// The tenant of a spec file, for a command that acts on the array as that tenant.
+/// An absent `metadata.namespace` is where `oc apply` would put the object, so that
+/// the CLI and the controller see one tenant: the current context's namespace in
+/// the kubeconfig `oc` reads (`$KUBECONFIG`, else `~/.kube/config`), else
+/// `default`. The identity shows in every plan, status and destroy.
+pub(crate) fn load_tenant(path: &Path) -> Result<Tenant> {
+    Ok(Tenant::load_in_namespace(path, oc_namespace)?)
+}
+
+/// The namespace `oc apply` gives an object that names none.
+fn oc_namespace() -> std::result::Result<String, String> {
+    let kubeconfig = std::env::var_os("KUBECONFIG")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            let home = PathBuf::from(std::env::var_os("HOME")?);
+            let default = home.join(".kube").join("config");
+            default.exists().then_some(default)
+        });
+    let Some(kubeconfig) = kubeconfig else {
+        return Ok(DEFAULT_TENANT_NAMESPACE.to_string());
+    };
+    match px_cluster::connect::current_context_namespace(&kubeconfig) {
+        Ok(ns) => Ok(ns.unwrap_or_else(|| DEFAULT_TENANT_NAMESPACE.to_string())),
+        Err(e) => Err(format!(
+            "absent, and the namespace `oc apply` would give it cannot be told: {e}; set metadata.namespace"
+        )),
+    }
+}
 
 /// `size`, `render` and `lint` work from the spec alone and never contact an array,
 /// even with `PUREFA_URL` exported; an explicit array option gets one warning so that

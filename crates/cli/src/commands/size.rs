@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 use px_topology::{ArraySpaceInfo, Tenant, read_drives_in_use};
 
-use super::pipeline::warn_offline;
+use super::pipeline::{load_tenant, warn_offline};
 use crate::args::{GlobalArgs, SizeArgs};
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::Printer;
@@ -16,7 +16,12 @@ pub(crate) async fn size(a: &SizeArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     if !a.on_array {
         warn_offline("size", g, p);
     }
-    let t = Tenant::load(&a.file)?;
+    // Against the array the tenant's identity picks its drives (see `load_tenant`).
+    let t = if a.on_array {
+        load_tenant(&a.file)?
+    } else {
+        Tenant::load(&a.file)?
+    };
     let sizing = if a.on_array {
         sized_on_array(&t, g, p).await?
     } else {
@@ -76,12 +81,12 @@ async fn sized_on_array(t: &Tenant, g: &GlobalArgs, p: &Printer) -> Result<px_to
     let session = Session::open(g, p, &t.token_users())?;
     let array = session.array.as_ref();
     let (in_use, space) = tokio::join!(
-        read_drives_in_use(array, t.spec.tenant_name()),
+        read_drives_in_use(array, &t.desired.tenant),
         array.get_array_space()
     );
     session.close().await?;
-    let in_use = in_use
-        .with_context(|| format!("cannot read the drives of tenant {}", t.spec.tenant_name()))?;
+    let in_use =
+        in_use.with_context(|| format!("cannot read the drives of tenant {}", t.desired.tenant))?;
     let space = space.context("cannot read the array's space")?;
     let fresh = px_topology::size(&t.spec, Some(ArraySpaceInfo::from(&space)))
         .map_err(|e| InvalidInput::error(e.to_string()))?;

@@ -14,7 +14,9 @@ use px_topology::{
 };
 use serde::Serialize;
 
-use crate::args::{ApplyArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs};
+use crate::args::{
+    ApplyArgs, ClaimArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs,
+};
 use crate::confirm::confirm;
 use crate::exit::{InvalidInput, Outcome};
 use crate::graph::{Graph, Verdicts};
@@ -25,8 +27,8 @@ use crate::token_journal::FileTokenJournal;
 
 use super::kube_clients::KubeClients;
 use super::pipeline::{
-    blocked_error, observe_error, report_text, require_realm_support, run_destroy, run_planned,
-    warn_offline, with_request_id,
+    blocked_error, load_tenant, observe_error, report_text, require_realm_support, run_destroy,
+    run_planned, warn_offline, with_request_id,
 };
 
 /// `lint`: findings per file; exit 1 when any is an error.
@@ -170,7 +172,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     if a.destroy {
         return plan_destroy(a, g, p).await;
     }
-    let t = Tenant::load(&a.file)?;
+    let t = load_tenant(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let locator = super::drives::locator_for(&session, &t, None);
     let token_journal = super::token_delivery::journal(&t, &session, None, None)
@@ -242,7 +244,7 @@ pub(crate) async fn apply(
     p: &Printer,
     cancel: &Cancel,
 ) -> Result<Outcome> {
-    let t = Tenant::load(&a.file)?;
+    let t = load_tenant(&a.file)?;
     // Each kubeconfig is read once, here; the preflight refuses one that did not load.
     let kube = KubeClients::load(&a.kube).await;
     // The site's facts (with --kubeconfig) before anything else: a contradiction exits 2.
@@ -403,7 +405,7 @@ fn print_plan(plan: &Plan, t: &Tenant, p: &Printer) -> Result<()> {
 
 /// `plan --destroy`: what `destroy -f SPEC` would remove; reads only.
 async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
-    let t = Tenant::load(&a.file)?;
+    let t = load_tenant(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let scope = DestroyScope {
         eradicate: a.eradicate,
@@ -415,13 +417,13 @@ async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outco
         .await
         .and_then(|planned| {
             let planned = planned.ok_or_else(|| DestroyError::NothingSelected {
-                tenant: t.spec.tenant_name().to_string(),
+                tenant: t.desired.tenant.clone(),
             })?;
             Ok(planned.plan().to_plan())
         });
     session.close().await?;
-    let plan = result
-        .with_context(|| format!("cannot plan destroying tenant {}", t.spec.tenant_name()))?;
+    let plan =
+        result.with_context(|| format!("cannot plan destroying tenant {}", t.desired.tenant))?;
     print_plan(&plan, &t, p)?;
     if a.detailed_exitcode && plan.has_changes() {
         return Ok(Outcome::Changes);
@@ -459,7 +461,7 @@ pub(crate) async fn destroy(
     p: &Printer,
     cancel: &Cancel,
 ) -> Result<Outcome> {
-    let t = Tenant::load(&a.file)?;
+    let t = load_tenant(&a.file)?;
     let session = Session::open(g, p, &t.token_users())?;
     let result = destroy_in(a, g, p, &t, &session, cancel).await;
     let closed = session.close().await;
@@ -499,7 +501,7 @@ async fn destroy_in(
     // What goes, computed once: the prompt lists it and the destroy runs exactly it.
     let planned = plan_destroying(session, t, DestroyScope::from(&opts))
         .await
-        .with_context(|| format!("cannot destroy tenant {}", t.spec.tenant_name()))?;
+        .with_context(|| format!("cannot destroy tenant {}", t.desired.tenant))?;
     let Some(planned) = planned else {
         return nothing_to_destroy(t, session, p);
     };
@@ -555,9 +557,12 @@ async fn plan_destroying<'a>(
 /// `kubectl delete --ignore-not-found`). Stderr says why, since a wrong array or
 /// tenant name looks the same from here.
 fn nothing_to_destroy(t: &Tenant, session: &Session, p: &Printer) -> Result<Outcome> {
-    let report = DestroyReport::default();
+    let report = DestroyReport {
+        tenant: t.desired.tenant.to_string(),
+        ..DestroyReport::default()
+    };
     p.emit_text(&report, &destroy_text(&report))?;
-    let tenant = t.spec.tenant_name();
+    let tenant = &t.desired.tenant;
     if t.desired.is_empty() {
         p.info(format!(
             "tenant {tenant} puts nothing on the array ({} mode): nothing to destroy on {}",
@@ -588,7 +593,7 @@ async fn destroy_question(
     let mut question = format!(
         "destroy {} object(s) pxfa made for tenant {} on {}{until}:",
         preview.changes.len(),
-        t.spec.tenant_name(),
+        t.desired.tenant,
         session.label
     );
     for c in &preview.changes {
@@ -606,13 +611,85 @@ async fn destroy_question(
     question
 }
 
+/// `claim`: the objects an earlier pxfa tagged for the tenant's name without a
+/// namespace become the spec's tenant's (`tenant-namespace` added; nothing else
+/// changes). Asks first; `--dry-run` only lists them.
+pub(crate) async fn claim(a: &ClaimArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
+    let t = load_tenant(&a.file)?;
+    let session = Session::open(g, p, &t.token_users())?;
+    let result = claim_in(a, g, p, &t, &session).await;
+    let closed = session.close().await;
+    let outcome = result?;
+    closed?;
+    Ok(outcome)
+}
+
+async fn claim_in(
+    a: &ClaimArgs,
+    g: &GlobalArgs,
+    p: &Printer,
+    t: &Tenant,
+    session: &Session,
+) -> Result<Outcome> {
+    let id = &t.desired.tenant;
+    let found = px_topology::find_unclaimed(session.array.as_ref(), id)
+        .await
+        .with_context(|| format!("cannot read the array's pxfa tags for tenant {id}"))?;
+    let list: String = (found.objects.iter())
+        .map(|o| format!("\n  {} {}", o.kind, o.name))
+        .collect();
+    if found.objects.is_empty() {
+        p.emit_text(
+            &found,
+            &format!(
+                "nothing on {} is tagged for a tenant named {:?} without a namespace: nothing to claim",
+                session.label, id.name
+            ),
+        )?;
+        return Ok(Outcome::Success);
+    }
+    if a.dry_run {
+        p.emit_text(
+            &found,
+            &format!(
+                "would claim {} object(s) on {} for tenant {id}:{list}",
+                found.objects.len(),
+                session.label
+            ),
+        )?;
+        return Ok(Outcome::Success);
+    }
+    confirm(
+        g.yes,
+        &format!(
+            "claim {} object(s) an earlier pxfa tagged for {:?} on {} for tenant {id} (another namespace's tenant of that name would lose them):{list}\nproceed",
+            found.objects.len(),
+            id.name,
+            session.label
+        ),
+    )?;
+    found
+        .take(session.array.as_ref())
+        .await
+        .with_context(|| format!("cannot claim the objects for tenant {id}; run claim again"))?;
+    p.emit_text(
+        &found,
+        &format!(
+            "claimed {} object(s) for tenant {id}:{list}",
+            found.objects.len()
+        ),
+    )?;
+    Ok(Outcome::Success)
+}
+
 /// The destroy report for humans: what went, what failed (with request ids), what
 /// stays pending eradication, and what was kept because pxfa does not own it.
 pub(crate) fn destroy_text(r: &DestroyReport) -> String {
     let mut s = format!(
-        "Destroyed {} of {} object(s) in {} round(s) with {} call(s); {} failed, {} skipped.",
+        "Destroyed {} of {} object(s) of tenant {} in {} round(s) with {} call(s); {} failed, {} skipped.",
         r.done.len(),
         r.changes.len(),
+        r.tenant,
         r.rounds,
         r.calls,
         r.failed.len(),

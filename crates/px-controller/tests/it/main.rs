@@ -14,6 +14,7 @@ mod deploy;
 mod election;
 mod fake;
 mod faults;
+mod identity;
 mod lease;
 mod lifecycle;
 mod merge_patch;

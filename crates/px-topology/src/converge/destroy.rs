@@ -65,6 +65,9 @@ pub struct PendingEradication {
 /// The result of [`destroy`].
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct DestroyReport {
+    /// The tenant destroyed, `namespace/name` (empty when destroy found nothing of
+    /// the tenant's to plan).
+    pub tenant: String,
     /// Everything destroy set out to do, in order.
     pub changes: Vec<Change>,
     /// The changes the array carried out.
@@ -130,6 +133,7 @@ pub(crate) async fn destroy_planned(
     };
     let run = schedule::run(array, &graph, &plan.changes, &ctx, progress).await;
     let mut report = DestroyReport {
+        tenant: plan.tenant.to_string(),
         kept: plan.kept.clone(),
         rounds: run.rounds,
         calls: run.calls,

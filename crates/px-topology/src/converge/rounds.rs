@@ -13,6 +13,7 @@ use super::ops::Op;
 use super::schedule::Graph;
 use crate::desired::{
     DesiredState, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_ROLE, TAG_SCOPE, TAG_TENANT,
+    TAG_TENANT_NAMESPACE,
 };
 use crate::plan::{Action, Change, Kind, MAX_NAMES_PER_CALL, Payload, Plan};
 
@@ -42,7 +43,13 @@ fn deps_of(map: &NodeMap, name: &str) -> Vec<usize> {
 /// the create call itself, so that an apply killed right after a create leaves an
 /// object the next plan recognises as pxfa's (never an untagged "conflict"). They
 /// are the same for every object of a batch, so batching is unaffected.
-const CREATION_KEYS: [&str; 4] = [TAG_MANAGED_BY, TAG_TENANT, TAG_SCOPE, TAG_ROLE];
+const CREATION_KEYS: [&str; 5] = [
+    TAG_MANAGED_BY,
+    TAG_TENANT,
+    TAG_TENANT_NAMESPACE,
+    TAG_SCOPE,
+    TAG_ROLE,
+];
 
 type TagMap = BTreeMap<String, String>;
 

@@ -59,7 +59,7 @@ impl StorageDriver for CloudDrive {
         spec: &TenantStorage,
         sizing: &Sizing,
     ) -> Result<DesiredState, DriverError> {
-        let tenant = spec.tenant_name();
+        let tenant = &spec.tenant_id();
         let user = DesiredRealmUser {
             admin: spec.token_user(),
             policy: spec.realm_policy(),
@@ -67,7 +67,7 @@ impl StorageDriver for CloudDrive {
             aggregation_strategy: spec.realm_aggregation_strategy().to_string(),
         };
         Ok(DesiredState {
-            tenant: tenant.to_string(),
+            tenant: tenant.clone(),
             realm: super::desired_realm(spec, Some(user)),
             pod: Some(DesiredPod {
                 name: pod_name(spec)?,

@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 use super::{ArrayFacts, DriverError, StorageDriver, required_protocol};
 use crate::desired::{
     DesiredConnection, DesiredDrive, DesiredHost, DesiredHostGroup, DesiredPod, DesiredState,
-    DesiredVolume, DriveClaim, Scope, TAG_CAPACITY, TAG_CLAIM, TAG_DISK, TAG_NODE, ownership_tags,
+    DesiredVolume, DriveClaim, Scope, TAG_CAPACITY, TAG_CLAIM, TAG_DISK, TAG_NODE, TenantId,
+    ownership_tags,
 };
 use crate::naming::{self, DiskRole};
 use crate::render::management::{self, PX_PROVISIONER, labels};
@@ -46,7 +47,7 @@ struct WorkerDisk {
 
 /// Ownership, role, node index and disk index of a drive: the same in both
 /// provisioning strategies, so that sizing and lifecycle rules read either.
-fn drive_tags(tenant: &str, d: &WorkerDisk) -> BTreeMap<String, String> {
+fn drive_tags(tenant: &TenantId, d: &WorkerDisk) -> BTreeMap<String, String> {
     let mut tags = ownership_tags(tenant, Scope::Tenant, d.role.tag());
     tags.insert(TAG_NODE.to_string(), d.worker.to_string());
     tags.insert(TAG_DISK.to_string(), d.role.index_tag());
@@ -101,11 +102,11 @@ impl StorageDriver for DirectAccess {
         spec: &TenantStorage,
         sizing: &Sizing,
     ) -> Result<DesiredState, DriverError> {
-        let tenant = spec.tenant_name();
+        let tenant = &spec.tenant_id();
         let protocol = required_protocol(spec)?;
         let mgmt = &spec.spec.management;
         let mut state = DesiredState {
-            tenant: tenant.to_string(),
+            tenant: tenant.clone(),
             ..DesiredState::default()
         };
         let disks = worker_disks(spec, sizing)?;
@@ -244,7 +245,7 @@ impl StorageDriver for DirectAccess {
 /// The management nodes as hosts to find by initiator (and create under `host` or
 /// the node name when none holds them).
 fn node_hosts(spec: &TenantStorage, protocol: Protocol) -> Result<Vec<DesiredHost>, DriverError> {
-    let tenant = spec.tenant_name();
+    let tenant = &spec.tenant_id();
     let mgmt = &spec.spec.management;
     let mut out = Vec::new();
     for (i, node) in mgmt.nodes.iter().enumerate() {

@@ -30,7 +30,7 @@ impl StorageDriver for KubevirtCsi {
         _sizing: &Sizing,
     ) -> Result<DesiredState, DriverError> {
         Ok(DesiredState {
-            tenant: spec.tenant_name().to_string(),
+            tenant: spec.tenant_id(),
             ..DesiredState::default()
         })
     }

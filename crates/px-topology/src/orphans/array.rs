@@ -19,8 +19,8 @@ use super::{
     CleanupItem, CleanupReport, ClusterFacts, Known, NotChecked, Orphan, OrphanKind, Target,
 };
 use crate::converge::{DestroyOptions, destroy};
-use crate::desired::{DesiredState, TAG_ROLE};
-use crate::plan::{Owner, owner};
+use crate::desired::{DesiredState, TAG_ROLE, TenantId};
+use crate::plan::{Owner, marked_tenant, owner};
 use crate::plan::{TagIndex, list_connections_of, lookup_pods, lookup_tags, lookup_volumes};
 
 /// The array's eradication settings: pxfa never eradicates, and says how long
@@ -47,26 +47,26 @@ pub(super) struct Seen {
     pub(super) safe_mode: SafeMode,
 }
 
-/// The names of `kind` pxfa made, with the tenant their tags name (`None`: a
-/// shared object, named as the index keys it). Tenant objects come through the
-/// ownership rule's `owned_by`, spelled as the array spells them.
+/// The names of `kind` pxfa made, with the tenant their tags name (`namespace/name`;
+/// `None`: a shared object, named as the index keys it). Tenant objects come
+/// through the ownership rule's `owned_by`, spelled as the array spells them. An
+/// object an earlier pxfa tagged without a namespace is left out: it is no
+/// tenant's until claimed, so never an orphan.
 pub(super) fn marked(tags: &TagIndex, kind: TagResource) -> Vec<(String, Option<String>)> {
     let mut tenants = BTreeSet::new();
     let mut out = Vec::new();
-    for key in tags.of(kind).keys() {
-        match owner(tags.get(kind, key), "") {
-            Owner::OtherTenant(t) => {
-                tenants.insert(t.to_string());
-            }
-            Owner::Shared => out.push((key.clone(), None)),
-            Owner::Tenant | Owner::Unmanaged => {}
+    for (key, t) in tags.of(kind) {
+        if let Some(id) = marked_tenant(t).and_then(|m| m.id()) {
+            tenants.insert(id);
+        } else if owner(Some(t), &TenantId::default()) == Owner::Shared {
+            out.push((key.clone(), None));
         }
     }
     for t in tenants {
         out.extend(
             tags.owned_by(kind, &t)
                 .into_iter()
-                .map(|n| (n, Some(t.clone()))),
+                .map(|n| (n, Some(t.to_string()))),
         );
     }
     out
@@ -216,7 +216,7 @@ fn gone_tenants(seen: &Seen, known: &Known) -> Vec<Orphan> {
                 layer: "array",
                 object: format!("{} {name}", label(kind)),
                 evidence: format!(
-                    "tagged pxfa.io managed-by=pxfa, tenant={t}; no tenant named {t} exists"
+                    "tagged pxfa.io managed-by=pxfa for tenant {t}; no tenant named {t} exists"
                 ),
                 tenant: Some(t.clone()),
                 cleanup: Target::GoneTenant { tenant: t },
@@ -311,10 +311,11 @@ fn hosts_without_nodes(seen: &Seen, known: &Known) -> Vec<Orphan> {
             let Some(vol) = c.volume.name.clone() else {
                 continue;
             };
-            let vt = match owner(seen.tags.get(TagResource::Volume, &vol), "") {
-                Owner::OtherTenant(t) => t.to_string(),
-                _ => continue, // not pxfa's volume: never listed
+            let tags = seen.tags.get(TagResource::Volume, &vol);
+            let Some(vt) = tags.and_then(marked_tenant).and_then(|m| m.id()) else {
+                continue; // not pxfa's volume (or no tenant's yet): never listed
             };
+            let vt = vt.to_string();
             out.push(Orphan {
                 kind: OrphanKind::ConnectionToGoneHost,
                 layer: "array",
@@ -338,7 +339,7 @@ fn hosts_without_nodes(seen: &Seen, known: &Known) -> Vec<Orphan> {
                 "tagged pxfa.io managed-by=pxfa ({}); no node of any tenant has its initiators {}",
                 tenant
                     .as_deref()
-                    .map_or("scope=shared".to_string(), |t| format!("tenant={t}")),
+                    .map_or("scope=shared".to_string(), |t| format!("tenant {t}")),
                 if shown.is_empty() {
                     "(none)".to_string()
                 } else {
@@ -442,7 +443,7 @@ async fn destroy_tenant(
     pending: &mut Vec<String>,
 ) -> Result<String, String> {
     let desired = DesiredState {
-        tenant: tenant.to_string(),
+        tenant: TenantId::from(tenant),
         ..DesiredState::default()
     };
     let r = destroy(array, &desired, &DestroyOptions::default(), &|_| {})
@@ -561,7 +562,7 @@ async fn delete_host(array: &dyn FlashArray, name: &str) -> Result<String, Strin
 pub(super) struct TaggedDrive {
     /// The volume, as the array spells it.
     pub(super) name: String,
-    /// The tenant its tags name.
+    /// The tenant its tags name, `namespace/name`.
     pub(super) tenant: String,
     /// Not destroyed.
     pub(super) live: bool,

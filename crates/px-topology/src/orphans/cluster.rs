@@ -247,7 +247,7 @@ fn leftover_claims(
         let Some(t) = c.pxfa_tenant() else {
             continue;
         };
-        let why = if !known.exists(t) {
+        let why = if !known.exists_named(t) {
             format!("labelled pxfa.io/tenant={t}; no tenant named {t} exists")
         } else if rendered.contains_key(&c.key()) {
             continue;

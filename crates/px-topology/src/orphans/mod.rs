@@ -31,6 +31,7 @@ use flasharray::FlashArray;
 use serde::Serialize;
 
 use crate::Tenant;
+use crate::desired::TenantId;
 pub use array::SafeMode;
 pub use cluster::{ClaimFact, ClusterFacts, HotplugPodFact, PvFact, VmDiskFact, VmFact};
 
@@ -219,7 +220,7 @@ pub struct OrphanReport {
     pub api_version: &'static str,
     /// `Orphans`.
     pub kind: &'static str,
-    /// The tenants that exist, by name.
+    /// The tenants that exist, `namespace/name`.
     pub tenants: Vec<String>,
     /// The kinds looked for.
     pub checked: Vec<OrphanKind>,
@@ -259,22 +260,40 @@ impl OrphanReport {
 pub struct Known {
     /// Loaded tenants.
     pub tenants: Vec<Tenant>,
-    /// Names of tenants that exist but could not be loaded, with why.
+    /// Tenants that exist but could not be loaded (`namespace/name`; a bare name is
+    /// in the `default` namespace), with why.
     pub unloaded: Vec<(String, String)>,
 }
 
 impl Known {
-    /// Every tenant name, lower-cased (tags are compared without case).
+    /// Every tenant's identity, `namespace/name` lower-cased (tags are compared
+    /// without case).
     fn names(&self) -> BTreeSet<String> {
         self.tenants
             .iter()
-            .map(|t| t.spec.tenant_name().to_ascii_lowercase())
-            .chain(self.unloaded.iter().map(|(n, _)| n.to_ascii_lowercase()))
+            .map(|t| t.desired.tenant.to_string())
+            .chain(
+                self.unloaded
+                    .iter()
+                    .map(|(n, _)| TenantId::from(n.as_str()).to_string()),
+            )
+            .map(|n| n.to_ascii_lowercase())
             .collect()
     }
 
+    /// Whether the tenant `namespace/name` (as an object's tags name it) exists.
     fn exists(&self, tenant: &str) -> bool {
         self.names().contains(&tenant.to_ascii_lowercase())
+    }
+
+    /// Whether a tenant called `name` exists in any namespace: for pxfa's cluster
+    /// labels, which name the tenant alone (so a claim is kept while any tenant of
+    /// that name exists).
+    fn exists_named(&self, name: &str) -> bool {
+        self.names().iter().any(|id| {
+            id.split_once('/')
+                .is_some_and(|(_, n)| n.eq_ignore_ascii_case(name))
+        })
     }
 
     /// Why the rules needing every tenant's details cannot run, if one is unknown.
@@ -345,8 +364,13 @@ pub async fn scan(
     let mut names: Vec<String> = known
         .tenants
         .iter()
-        .map(|t| t.spec.tenant_name().to_string())
-        .chain(known.unloaded.iter().map(|(n, _)| n.clone()))
+        .map(|t| t.desired.tenant.to_string())
+        .chain(
+            known
+                .unloaded
+                .iter()
+                .map(|(n, _)| TenantId::from(n.as_str()).to_string()),
+        )
         .collect();
     names.sort();
     Ok(OrphanReport {

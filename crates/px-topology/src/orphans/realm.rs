@@ -143,7 +143,7 @@ pub(super) fn find(realms: &[RealmSeen], tags: &TagIndex, known: &Known) -> Vec<
             layer: "array",
             object: format!("realm {}", r.name),
             evidence: format!(
-                "holds only pods tagged pxfa.io tenant={t} ({}); no tenant named {t} exists{left}",
+                "holds only pods tagged pxfa.io for tenant {t} ({}); no tenant named {t} exists{left}",
                 r.pods.join(", ")
             ),
             tenant: Some(t.clone()),

@@ -366,7 +366,8 @@ pub struct PlanOptions {
 /// The ordered changes that bring the array to the desired state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Plan {
-    /// The tenant planned for (`metadata.name`, the `tenant` tag value).
+    /// The tenant planned for, `namespace/name` (its `tenant-namespace` and
+    /// `tenant` tag values).
     pub tenant: String,
     /// Every change, no-ops included, in the order they take effect.
     pub changes: Vec<Change>,
@@ -397,7 +398,7 @@ pub struct Plan {
 
 impl Plan {
     pub(crate) fn new(
-        tenant: &str,
+        tenant: &crate::desired::TenantId,
         changes: Vec<Change>,
         conflicts: Vec<Blocker>,
         refusals: Vec<Blocker>,

@@ -17,7 +17,7 @@ use futures_util::future::try_join_all;
 
 use super::change::{Action, Blocker, Change, Kind, MAX_NAMES_PER_CALL, Payload};
 use super::observed::{Observed, key};
-use crate::desired::DesiredState;
+use crate::desired::{DesiredState, TenantId};
 
 /// Connections of the given volumes, hosts and host groups, one call per chunk of
 /// names and side, concurrently, by membership filter (`volume.name=(...)`), so that
@@ -70,7 +70,11 @@ pub(crate) fn dedup_rows(rows: Vec<Connection>) -> Vec<Connection> {
 /// The rows the tenant's plan looks at: of live volumes that exist, and of the
 /// tenant's own hosts and groups (by the tags the array holds, not the desired
 /// state).
-pub(crate) fn tenant_rows(rows: Vec<Connection>, obs: &Observed, tenant: &str) -> Vec<Connection> {
+pub(crate) fn tenant_rows(
+    rows: Vec<Connection>,
+    obs: &Observed,
+    tenant: &TenantId,
+) -> Vec<Connection> {
     let mine = |kind: TagResource, name: &str| obs.tags.is_tenants(kind, name, tenant);
     let live = |v: &str| obs.volumes.get(&key(v)).is_some_and(|v| !v.destroyed);
     let keep = |c: &Connection| {

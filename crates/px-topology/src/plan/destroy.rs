@@ -2,9 +2,10 @@
 //! array: the removals in the order they take effect, what is kept and why, and
 //! the calls that carry them out (`converge` runs exactly these).
 //!
-//! Only objects tagged `managed-by=pxfa, tenant=<this tenant>` go (see
-//! `ownership`): shared management objects (`scope=shared`) and untagged objects
-//! are reported as kept. The calls come in dependent rounds, in reverse dependency
+//! Only objects tagged `managed-by=pxfa` for this tenant (`tenant` and
+//! `tenant-namespace`) go (see `ownership`): shared management objects
+//! (`scope=shared`), other tenants' objects, an earlier pxfa's unclaimed ones and
+//! untagged objects are reported as kept. The calls come in dependent rounds, in reverse dependency
 //! order: disconnect; destroy volumes and leave host groups; eradicate volumes (if
 //! asked) and delete hosts; destroy the pod and delete groups; eradicate the pod
 //! (if asked), the token, and the realm (`destroy/realm.rs`).
@@ -22,7 +23,7 @@ use super::connections::row_target;
 use super::observed::{Observed, key};
 use super::ownership::{is_tenants, kept_reason};
 use super::token::TokenState;
-use crate::desired::{DesiredApiToken, DesiredState};
+use crate::desired::{DesiredApiToken, DesiredState, TenantId};
 use realm::RealmRemoval;
 pub use steps::DestroyScope;
 use steps::{After, Steps};
@@ -37,10 +38,10 @@ pub enum DestroyError {
     Observe(#[from] flasharray::Error),
     /// Nothing on the array is tagged for the tenant: refusing a destructive call
     /// with an empty selection (wrong tenant name, wrong array, already gone).
-    #[error("nothing on the array is tagged for tenant {tenant:?}; nothing to destroy")]
+    #[error("nothing on the array is tagged for tenant {tenant}; nothing to destroy")]
     NothingSelected {
         /// The tenant.
-        tenant: String,
+        tenant: TenantId,
     },
 }
 
@@ -51,7 +52,7 @@ pub enum DestroyError {
 #[derive(Debug)]
 pub struct DestroyPlan {
     /// The tenant.
-    pub tenant: String,
+    pub tenant: TenantId,
     /// Every removal, in order (all `delete`).
     pub changes: Vec<Change>,
     /// Objects of the desired state that are present but not this tenant's.
@@ -94,7 +95,7 @@ struct Selection<'a> {
 
 impl<'a> Selection<'a> {
     fn of(obs: &'a Observed, desired: &'a DesiredState, scope: DestroyScope) -> Self {
-        let tenant = desired.tenant.as_str();
+        let tenant = &desired.tenant;
         let mut kept = Vec::new();
         let mut ours = |kind: Kind, resource: TagResource, name: &str| {
             let tags = obs.tags.get(resource, name);
@@ -103,13 +104,13 @@ impl<'a> Selection<'a> {
                 kept.push(Blocker {
                     kind,
                     name: name.to_string(),
-                    reason: format!("kept: {}", kept_reason(tags)),
+                    reason: format!("kept: {}", kept_reason(tags, tenant)),
                     resolution: "nothing to do: pxfa keeps what is not this tenant's".to_string(),
                 });
             }
             mine
         };
-        let volumes = (obs.volumes.values())
+        let volumes: Vec<&Volume> = (obs.volumes.values())
             .filter(|v| ours(Kind::Volume, TagResource::Volume, &v.name))
             .collect();
         let hosts = (obs.hosts.values())
@@ -118,13 +119,17 @@ impl<'a> Selection<'a> {
         let groups = (obs.host_groups.values())
             .filter(|g| ours(Kind::HostGroup, TagResource::HostGroup, &g.name))
             .collect();
-        let pods = (obs.pods.values())
+        let pods: Vec<&Pod> = (obs.pods.values())
             .filter(|p| ours(Kind::Pod, TagResource::Pod, &p.name))
             .collect();
         let realm = realm::select(obs, desired, scope, &mut kept);
-        // A realm user pxfa deletes takes its token with it.
+        // A realm user pxfa deletes takes its token with it. The user's name derives
+        // from the tenant's name alone: its token is this tenant's only beside
+        // objects tagged for this tenant (never a same-named tenant's of another
+        // namespace).
+        let owns_objects = !(volumes.is_empty() && pods.is_empty());
         let token = (desired.api_token.as_ref())
-            .filter(|_| scope.delete_token && obs.token == TokenState::HasToken)
+            .filter(|_| scope.delete_token && obs.token == TokenState::HasToken && owns_objects)
             .filter(|t| !realm.deletes_user(&t.admin));
         Selection {
             volumes,

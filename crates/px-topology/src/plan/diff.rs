@@ -72,7 +72,7 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
     let next_steps = retention
         .workers()
         .iter()
-        .flat_map(|&w| super::lifecycle::decommission_steps(&desired.tenant, w))
+        .flat_map(|&w| super::lifecycle::decommission_steps(&desired.tenant.name, w))
         .collect();
     let changes: Vec<_> = [
         retention.retained,

@@ -26,7 +26,8 @@ pub struct PlanDocument<'a> {
     /// Always `Plan`.
     #[schemars(schema_with = "kind_schema")]
     pub kind: &'static str,
-    /// The tenant planned for (`metadata.name`, the `tenant` tag value).
+    /// The tenant planned for, `namespace/name` (its `tenant-namespace` and
+    /// `tenant` tag values).
     pub tenant: &'a str,
     /// Every change, no-ops included, in the order they take effect.
     pub changes: &'a [Change],

@@ -25,8 +25,10 @@ use flasharray::{ErrorKind, FlashArray, ListParams, Size, TagResource, VolumeNam
 use futures_util::future::try_join_all;
 
 use super::change::{Action, Blocker, Change, Detail, Kind, Payload};
-use super::ownership::{Owner, TagIndex, drifted, owner, tag_change};
-use crate::desired::{DesiredDrive, DesiredState, DriveClaim, TAG_DISK, TAG_NODE, TAG_ROLE};
+use super::ownership::{CLAIM_HINT, Owner, TagIndex, drifted, owner, tag_change};
+use crate::desired::{
+    DesiredDrive, DesiredState, DriveClaim, TAG_DISK, TAG_NODE, TAG_ROLE, TenantId,
+};
 
 /// Why a locator could not say which claims are bound.
 pub type LocateError = Box<dyn std::error::Error + Send + Sync>;
@@ -328,7 +330,7 @@ fn plan_bound(
     d: &DesiredDrive,
     b: &BoundDrive,
     tags: &TagIndex,
-    tenant: &str,
+    tenant: &TenantId,
     out: &mut DrivePlan,
 ) {
     let claim = &d.claim;
@@ -397,7 +399,8 @@ fn plan_bound(
                 "bound to claim {claim} (PV {}) but already tagged {}",
                 b.pv,
                 match other {
-                    Owner::OtherTenant(t) => format!("for tenant {t:?}"),
+                    Owner::OtherTenant(t) => format!("for tenant {t}"),
+                    Owner::Unclaimed => format!("by an earlier pxfa for this tenant's name with no namespace ({CLAIM_HINT})"),
                     Owner::Shared => "as a shared object".to_string(),
                     _ => "as another drive of this tenant".to_string(),
                 }

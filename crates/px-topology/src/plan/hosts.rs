@@ -497,7 +497,7 @@ mod tests {
             personality: None,
             host_group: Some(HostGroupName::new("hcp-mgmt").unwrap()),
             scope: Scope::Shared,
-            tags: ownership_tags(TENANT, Scope::Shared, "mgmt-host"),
+            tags: ownership_tags(&TENANT.into(), Scope::Shared, "mgmt-host"),
         }
     }
 
@@ -520,7 +520,7 @@ mod tests {
     fn pxfa_tags(hosts: &[&str]) -> TagIndex {
         let mut t = TagIndex::default();
         for h in hosts {
-            let tags: Vec<Tag> = ownership_tags(TENANT, Scope::Shared, "mgmt-host")
+            let tags: Vec<Tag> = ownership_tags(&TENANT.into(), Scope::Shared, "mgmt-host")
                 .iter()
                 .map(|(k, v)| Tag::new(*h, crate::desired::TAG_NAMESPACE, k, v))
                 .collect();

@@ -14,6 +14,7 @@ use super::{Observed, TagIndex};
 use super::{lookup_pods, lookup_tags, lookup_volumes};
 use crate::desired::{
     TAG_CAPACITY, TAG_DRIVE_SIZE, TAG_DRIVES_PER_NODE, TAG_METADATA_SIZE, TAG_NODE, TAG_ROLE,
+    TenantId,
 };
 use crate::runbook::steps::{DA_SCALE_IN, outline};
 use crate::sizing::DrivesInUse;
@@ -21,7 +22,7 @@ use crate::sizing::DrivesInUse;
 /// Reads the drives tagged for `tenant` (two tag listings, one volume lookup) for
 /// [`crate::sizing::keep_drives_in_use`]. Destroyed drives do not count; the
 /// capacity they were sized for is the tenant pod's `capacity` tag.
-pub async fn read_drives_in_use(array: &dyn FlashArray, tenant: &str) -> Result<DrivesInUse> {
+pub async fn read_drives_in_use(array: &dyn FlashArray, tenant: &TenantId) -> Result<DrivesInUse> {
     let mut tags = TagIndex::default();
     for kind in [TagResource::Volume, TagResource::Pod] {
         tags.insert(kind, &lookup_tags(array, kind, &[]).await?);
@@ -55,7 +56,7 @@ fn pod_provisioned<'a>(pods: impl Iterator<Item = &'a flasharray::models::Pod>) 
 fn or_recorded(
     seen: DrivesInUse,
     tags: &TagIndex,
-    tenant: &str,
+    tenant: &TenantId,
     pod_provisioned: Option<u64>,
 ) -> DrivesInUse {
     let mut out = if seen.data.as_u64() == 0 && seen.drives_per_node == 0 {
@@ -75,7 +76,11 @@ fn or_recorded(
 /// workers are the retained drives, which the pod quota must still cover
 /// ([`crate::sizing::keep_drives_in_use`]); a volume that is not a drive only
 /// raises the quota, never lowers it.
-fn recorded(tags: &TagIndex, tenant: &str, pod_provisioned: Option<u64>) -> Option<DrivesInUse> {
+fn recorded(
+    tags: &TagIndex,
+    tenant: &TenantId,
+    pod_provisioned: Option<u64>,
+) -> Option<DrivesInUse> {
     let pods = tags.owned_by(TagResource::Pod, tenant);
     let t = pods.iter().find_map(|p| {
         let t = tags.get(TagResource::Pod, p)?;
@@ -106,7 +111,7 @@ fn recorded(tags: &TagIndex, tenant: &str, pod_provisioned: Option<u64>) -> Opti
 }
 
 /// The capacity recorded on the tenant's pod (its `pxfa.io capacity` tag).
-fn capacity_before(tags: &TagIndex, tenant: &str) -> Option<Size> {
+fn capacity_before(tags: &TagIndex, tenant: &TenantId) -> Option<Size> {
     tags.owned_by(TagResource::Pod, tenant)
         .iter()
         .filter_map(|p| {
@@ -123,7 +128,7 @@ fn capacity_before(tags: &TagIndex, tenant: &str) -> Option<Size> {
 /// the desired names and the orphans, with their tags, or when none can be seen, the
 /// sizing recorded on the tenant's pod. No further array call, so the plan keeps its
 /// read rounds.
-pub(crate) fn drives_in_use(observed: &Observed, tenant: &str) -> DrivesInUse {
+pub(crate) fn drives_in_use(observed: &Observed, tenant: &TenantId) -> DrivesInUse {
     let owned: std::collections::BTreeSet<String> = observed
         .tags
         .owned_by(TagResource::Volume, tenant)
@@ -210,6 +215,7 @@ mod tests {
         let tags: Vec<flasharray::models::Tag> = [
             (crate::desired::TAG_MANAGED_BY, "pxfa"),
             (crate::desired::TAG_TENANT, "tenant-demo"),
+            (crate::desired::TAG_TENANT_NAMESPACE, "default"),
         ]
         .iter()
         .chain(pairs)
@@ -229,35 +235,38 @@ mod tests {
             (TAG_DRIVES_PER_NODE, "1"),
             (TAG_METADATA_SIZE, "68719476736"),
         ];
-        let r = recorded(&pod_tags(&full), "tenant-demo", None).expect("complete");
+        let r = recorded(&pod_tags(&full), &"tenant-demo".into(), None).expect("complete");
         assert_eq!(r.data, Size::tib(4));
         assert_eq!(r.metadata, Size::gib(64));
         assert_eq!(r.drives_per_node, 1);
-        assert_eq!(recorded(&pod_tags(&full), "tenant-other", None), None);
+        assert_eq!(
+            recorded(&pod_tags(&full), &"tenant-other".into(), None),
+            None
+        );
         for missing in 0..full.len() {
             let mut some = full.to_vec();
             some.remove(missing);
             assert_eq!(
-                recorded(&pod_tags(&some), "tenant-demo", None),
+                recorded(&pod_tags(&some), &"tenant-demo".into(), None),
                 None,
                 "{some:?}"
             );
         }
         let mut bad = full;
         bad[0].1 = "4Ti";
-        assert_eq!(recorded(&pod_tags(&bad), "tenant-demo", None), None);
+        assert_eq!(recorded(&pod_tags(&bad), &"tenant-demo".into(), None), None);
         // Drives seen on the array win over the record.
         let seen = DrivesInUse {
             data: Size::tib(2),
             drives_per_node: 2,
             ..DrivesInUse::default()
         };
-        let out = or_recorded(seen.clone(), &pod_tags(&full), "tenant-demo", None);
+        let out = or_recorded(seen.clone(), &pod_tags(&full), &"tenant-demo".into(), None);
         assert_eq!((out.data, out.drives_per_node), (seen.data, 2));
         let unseen = or_recorded(
             DrivesInUse::default(),
             &pod_tags(&full),
-            "tenant-demo",
+            &"tenant-demo".into(),
             None,
         );
         assert_eq!(unseen.data, Size::tib(4));
@@ -273,17 +282,22 @@ mod tests {
         let worker = Size::tib(4).as_u64() + Size::gib(64).as_u64();
         // Four workers' drives in the pod (one more than a 3-worker spec wants),
         // and a little more that is no drive.
-        let r = recorded(&pod_tags(&full), "tenant-demo", Some(4 * worker + 1)).unwrap();
+        let r = recorded(
+            &pod_tags(&full),
+            &"tenant-demo".into(),
+            Some(4 * worker + 1),
+        )
+        .unwrap();
         assert_eq!(r.per_worker.len(), 4);
         assert_eq!(r.per_worker[&3], Size::bytes(worker));
         assert!(
-            recorded(&pod_tags(&full), "tenant-demo", Some(0))
+            recorded(&pod_tags(&full), &"tenant-demo".into(), Some(0))
                 .unwrap()
                 .per_worker
                 .is_empty()
         );
         assert!(
-            recorded(&pod_tags(&full), "tenant-demo", None)
+            recorded(&pod_tags(&full), &"tenant-demo".into(), None)
                 .unwrap()
                 .per_worker
                 .is_empty()

@@ -18,6 +18,7 @@
 //! lose data (shrinking a volume) are *refused* unless explicitly allowed.
 
 mod change;
+mod claim;
 mod connections;
 mod destroy;
 mod diff;
@@ -39,6 +40,7 @@ pub(crate) use change::Payload;
 pub use change::{
     Action, Blocker, Change, Detail, HostOwner, Kind, NodeHost, Plan, PlanOptions, Summary,
 };
+pub use claim::{Claim, UnclaimedObject, find_unclaimed};
 pub(crate) use connections::{list_connections_of, row_target};
 pub(crate) use destroy::Removal;
 pub use destroy::{DestroyError, DestroyPlan, DestroyScope, plan_destroy};
@@ -51,7 +53,7 @@ pub use observe::{locate_drives, observe};
 pub use observed::{Observed, Orphans};
 pub use ownership::TagIndex;
 pub(crate) use ownership::lookup_tags;
-pub(crate) use ownership::{Owner, owner};
+pub(crate) use ownership::{Owner, marked_tenant, owner};
 pub(crate) use pods::lookup_pods;
 pub use realm::{RealmGateError, RealmState, require_realm_support};
 pub use token::{JournalVerdict, TokenState, read_token_state};

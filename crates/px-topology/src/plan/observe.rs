@@ -30,7 +30,7 @@ use super::pods::lookup_pods;
 use super::realm::read_realm;
 use super::token::read_token_state;
 use super::volumes::lookup_volumes;
-use crate::desired::{DesiredState, Scope};
+use crate::desired::{DesiredState, Scope, TenantId};
 
 use super::observed::Observed;
 
@@ -163,7 +163,7 @@ async fn first_round(
 async fn relevant_tags(
     array: &dyn FlashArray,
     kind: TagResource,
-    tenant: &str,
+    tenant: &TenantId,
     names: &Names,
 ) -> Result<TagIndex> {
     let all: Vec<Tag> = lookup_tags(array, kind, &[]).await?;
@@ -212,7 +212,7 @@ async fn second_round(
 }
 
 /// The objects tagged for `tenant` that the desired state does not name.
-fn orphans(obs: &Observed, tenant: &str, names: &Names, known_volumes: &[String]) -> Orphans {
+fn orphans(obs: &Observed, tenant: &TenantId, names: &Names, known_volumes: &[String]) -> Orphans {
     let not_desired = |kind: TagResource, desired: &[String]| -> Vec<String> {
         let want: BTreeSet<String> = desired.iter().map(|n| n.to_ascii_lowercase()).collect();
         obs.tags

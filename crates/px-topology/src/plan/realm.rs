@@ -14,8 +14,8 @@ use flasharray::models::{ManagementAccessPolicy, Pod, RESOURCE_REALMS, Realm};
 use flasharray::{ErrorKind, FlashArray, ListParams, Result};
 
 use super::change::{Action, Blocker, Change, Kind, Payload, PlanOptions};
-use super::ownership::{TagIndex, is_tenants};
-use crate::desired::{DesiredRealm, DesiredRealmUser, DesiredState};
+use super::ownership::{Owner, TagIndex, is_tenants, owner};
+use crate::desired::{DesiredRealm, DesiredRealmUser, DesiredState, TenantId};
 use crate::spec::realm::REALM_MIN_REST_MINOR;
 
 /// Why a tenant with a realm cannot be planned on an array.
@@ -205,7 +205,7 @@ pub(super) async fn read_realm(
 
 /// Whether `pods` (inside the realm) hold anything but this tenant's pods; the names
 /// of the others.
-pub(crate) fn foreign_pods(pods: &[Pod], tags: &TagIndex, tenant: &str) -> Vec<String> {
+pub(crate) fn foreign_pods(pods: &[Pod], tags: &TagIndex, tenant: &TenantId) -> Vec<String> {
     pods.iter()
         .filter(|p| !tags.is_tenants(flasharray::TagResource::Pod, &p.name, tenant))
         .map(|p| p.name.clone())
@@ -334,7 +334,15 @@ fn plan_realm_object(
     let ours = realm_holds_our_pod(desired, state, tags);
     let pristine = !ours && realm_is_pristine(state);
     let foreign = foreign_pods(&state.pods, tags, &desired.tenant);
-    if !ours && !pristine && !opts.adopt {
+    // --adopt takes an untagged realm, never one holding another tenant's pod.
+    let others = state.pods.iter().any(|p| {
+        let tags = tags.get(flasharray::TagResource::Pod, &p.name);
+        matches!(
+            owner(tags, &desired.tenant),
+            Owner::OtherTenant(_) | Owner::Unclaimed
+        )
+    });
+    if !ours && !pristine && (!opts.adopt || others) {
         let mut why = Vec::new();
         if !foreign.is_empty() {
             why.push(format!(
@@ -356,7 +364,11 @@ fn plan_realm_object(
                 desired.tenant,
                 why.join(" ")
             ),
-            "adopt it (--adopt), or choose another spec.array.realm",
+            if others {
+                "choose another spec.array.realm (another tenant's pod is in it)"
+            } else {
+                "adopt it (--adopt), or choose another spec.array.realm"
+            },
         ));
         return;
     }

@@ -14,7 +14,7 @@ use flasharray::{FlashArray, FlashArrayExt, Result, Size, TagResource, VolumeNam
 use super::change::{Action, Blocker, Change, Detail, Kind, Payload, PlanOptions};
 use super::observed::{Observed, key};
 use super::ownership::Claims;
-use crate::desired::{DesiredState, DesiredVolume, Scope, TAG_NODE, TAG_ROLE};
+use crate::desired::{DesiredState, DesiredVolume, Scope, TAG_NODE, TAG_ROLE, TenantId};
 
 /// The named volumes that exist, destroyed ones included (the lookup rule is
 /// [`flasharray::FlashArrayExt::lookup_volumes`]'s).
@@ -175,7 +175,7 @@ fn resize(dv: &DesiredVolume, o: &Volume, allow_shrink: bool) -> Result<Option<C
 /// `--release-removed-workers` (or by hand), not by `destroy`, which takes every
 /// drive. Recovering such a drive brings back a decommissioned node's pool, so it
 /// takes `--recover-released`.
-fn released_indexes(obs: &Observed, tenant: &str) -> BTreeSet<u32> {
+fn released_indexes(obs: &Observed, tenant: &TenantId) -> BTreeSet<u32> {
     let mut live: BTreeMap<u32, bool> = BTreeMap::new();
     for name in obs.tags.owned_by(TagResource::Volume, tenant) {
         let (Some(i), Some(v)) = (

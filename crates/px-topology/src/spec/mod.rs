@@ -222,6 +222,19 @@ impl TenantStorage {
         &self.metadata.name
     }
 
+    /// Who the tenant is: `metadata.namespace` (absent: [`DEFAULT_TENANT_NAMESPACE`],
+    /// where `oc apply` puts it without a context namespace; the CLI resolves an
+    /// absent one first) and `metadata.name`.
+    ///
+    /// [`DEFAULT_TENANT_NAMESPACE`]: crate::desired::DEFAULT_TENANT_NAMESPACE
+    pub fn tenant_id(&self) -> crate::desired::TenantId {
+        let ns = self.metadata.namespace.as_deref();
+        crate::desired::TenantId::new(
+            ns.unwrap_or(crate::desired::DEFAULT_TENANT_NAMESPACE),
+            &self.metadata.name,
+        )
+    }
+
     /// The storage mode.
     pub fn mode(&self) -> StorageMode {
         self.spec.storage.mode

@@ -47,12 +47,12 @@ async fn plan_on(a: &dyn FlashArray, d: &DesiredState) -> Plan {
 /// Plans, applies, checks the foreign view and that a second run plans nothing
 /// and writes nothing; returns the first plan.
 async fn apply_twice(m: &MockArray, a: &dyn FlashArray, d: &DesiredState) -> Plan {
-    let before = ForeignView::read(a, &d.tenant).await.unwrap();
+    let before = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
     let p = plan_on(a, d).await;
     assert!(p.is_applicable(), "{}", p.to_text(false));
     let r = apply(a, d, &p, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
-    let after = ForeignView::read(a, &d.tenant).await.unwrap();
+    let after = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
     assert_eq!(after.changes_since(&before), Vec::<String>::new());
     let again = plan_on(a, d).await;
     assert!(!again.has_changes(), "{}", again.to_text(true));
@@ -210,13 +210,13 @@ async fn drives_in_use_are_read_from_the_tenants_tags_only() {
     use px_topology::read_drives_in_use;
     let m = mock(Seed::brownfield());
     m.add_admin(crate::support::tenant::ADMIN);
-    let none = read_drives_in_use(&m, "t1").await.unwrap();
+    let none = read_drives_in_use(&m, &"t1".into()).await.unwrap();
     assert_eq!(none.drives_per_node, 0);
     let d = crate::support::tenant::desired("t1", 3, flasharray::Size::gib(512));
     let p = plan_on(&m, &d).await;
     let r = apply(&m, &d, &p, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
-    let got = read_drives_in_use(&m, "t1").await.unwrap();
+    let got = read_drives_in_use(&m, &"t1".into()).await.unwrap();
     // tenant-blue's 4 TiB drives on the same array do not count.
     assert_eq!(got.data, flasharray::Size::gib(512));
     assert_eq!(got.metadata, flasharray::Size::gib(64));

@@ -219,7 +219,7 @@ async fn object_of_another_tenant_is_a_conflict_even_with_adopt() {
     // t1 wants a volume t2 owns: same name as t2's (renamed desired state).
     let mut clash = d.clone();
     clash.pod = other.pod.clone().map(|mut p| {
-        p.tags = ownership_tags(TENANT, Scope::Tenant, "tenant-pod");
+        p.tags = ownership_tags(&TENANT.into(), Scope::Tenant, "tenant-pod");
         p
     });
     clash.volumes[0].name = other.volumes[0].name.clone();
@@ -235,9 +235,9 @@ async fn object_of_another_tenant_is_a_conflict_even_with_adopt() {
         let p = plan_for(&a, &clash, opts).await;
         assert!(p.is_blocked());
         assert!(
-            p.conflicts
-                .iter()
-                .any(|c| c.name == other.volumes[0].name.as_str() && c.reason.contains("\"t2\"")),
+            p.conflicts.iter().any(
+                |c| c.name == other.volumes[0].name.as_str() && c.reason.contains("default/t2")
+            ),
             "{:?}",
             p.conflicts
         );

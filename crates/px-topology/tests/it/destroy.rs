@@ -234,7 +234,9 @@ async fn destroy_is_soft_keeps_shared_objects_and_refuses_empty_selection() {
     nobody.hosts.clear();
     nobody.connections.clear();
     match destroy(&a, &nobody, &DestroyOptions::default(), &quiet).await {
-        Err(DestroyError::NothingSelected { tenant }) => assert_eq!(tenant, "nobody"),
+        Err(DestroyError::NothingSelected { tenant }) => {
+            assert_eq!(tenant.to_string(), "default/nobody");
+        }
         other => panic!("expected a refusal, got {other:?}"),
     }
 }

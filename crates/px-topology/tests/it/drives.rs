@@ -118,7 +118,7 @@ async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
     let d = desired(&example());
     assert_eq!(d.drives.len(), 6, "3 workers × (1 data + 1 metadata)");
     assert!(d.volumes.is_empty(), "pxfa creates no drive volume");
-    let before = ForeignView::read(a, &d.tenant).await.unwrap();
+    let before = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
 
     // Before the claims bind: only the pod; the drives are pending, not changes.
     let first = plan_on(a, &d, true).await;
@@ -157,7 +157,7 @@ async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
         apply_plan(a, &d, &again).await;
         assert_eq!(m.stats().writes, 0, "re-apply writes nothing");
     }
-    let after = ForeignView::read(a, &d.tenant).await.unwrap();
+    let after = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
     assert_eq!(after.changes_since(&before), Vec::<String>::new());
 
     // Destroy: the tagged drives and the pod, softly; nothing foreign.
@@ -182,7 +182,7 @@ async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
         mine.iter().all(|v| v.destroyed),
         "soft-destroyed, recoverable"
     );
-    let end = ForeignView::read(a, &d.tenant).await.unwrap();
+    let end = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
     assert_eq!(end.changes_since(&before), Vec::<String>::new());
 }
 
@@ -358,7 +358,7 @@ async fn adoption_before_a_destroy_tags_only_the_bound_drives() {
     use px_topology::plan_drive_adoption;
     let m = mock(Seed::brownfield());
     let d = desired(&example());
-    let before = ForeignView::read(&m, &d.tenant).await.unwrap();
+    let before = ForeignView::read(&m, &d.tenant.to_string()).await.unwrap();
     apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
     assert_eq!(bind_claims(&m, &d).await, 6);
 
@@ -411,5 +411,8 @@ async fn adoption_before_a_destroy_tags_only_the_bound_drives() {
         .filter(|v| !v.destroyed && v.name.starts_with(&format!("{}::", pod(&d).unwrap())))
         .count();
     assert_eq!(live, 0, "the drives went with the pod");
-    assert_eq!(ForeignView::read(&m, &d.tenant).await.unwrap(), before);
+    assert_eq!(
+        ForeignView::read(&m, &d.tenant.to_string()).await.unwrap(),
+        before
+    );
 }

@@ -15,7 +15,7 @@ use flasharray::models::{HostPost, Tag};
 use flasharray::{ConnectionTarget, FlashArray, HostName, TagResource, VolumeName};
 use flasharray_mock::Seed;
 use flasharray_mock::foreign::ForeignView;
-use flasharray_mock::{OTHER_TENANT, blue_volume};
+use flasharray_mock::{OTHER_TENANT, OTHER_TENANT_NAMESPACE, blue_volume};
 use px_topology::orphans::{
     ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, HotplugPodFact, Known, OrphanKind,
     PvFact, VmDiskFact, VmFact, cleanup, scan,
@@ -353,7 +353,10 @@ async fn without_a_cluster_the_array_kinds_only_and_a_tenant_given_is_kept() {
     // no orphans, and the host rules wait for its nodes.
     let known = Known {
         tenants: vec![t],
-        unloaded: vec![(OTHER_TENANT.into(), "invalid spec".into())],
+        unloaded: vec![(
+            format!("{OTHER_TENANT_NAMESPACE}/{OTHER_TENANT}"),
+            "invalid spec".into(),
+        )],
     };
     let r = scan(a, None, &known).await.unwrap();
     assert!(r.is_empty(), "{:#?}", r.orphans);
@@ -399,10 +402,14 @@ async fn a_gone_tenants_realm_is_found_and_soft_destroyed_after_its_pod() {
         a.create_pods(&[tagged.clone(), untagged], &PodPost::default())
             .await
             .unwrap();
-        let tags: Vec<Tag> = [("managed-by", "pxfa"), ("tenant", "tenant-cdr")]
-            .iter()
-            .map(|(k, v)| Tag::new(tagged.as_str(), "pxfa.io", *k, *v))
-            .collect();
+        let tags: Vec<Tag> = [
+            ("managed-by", "pxfa"),
+            ("tenant", "tenant-cdr"),
+            ("tenant-namespace", "default"),
+        ]
+        .iter()
+        .map(|(k, v)| Tag::new(tagged.as_str(), "pxfa.io", *k, *v))
+        .collect();
         a.set_tags(TagResource::Pod, &tags).await.unwrap();
         // The array's rule: a realm holding a live pod is not destroyed.
         let refused = a
@@ -449,7 +456,7 @@ async fn a_gone_tenants_realm_is_found_and_soft_destroyed_after_its_pod() {
             .unwrap();
         assert_eq!(realm.kind, OrphanKind::TenantGone);
         assert!(
-            realm.evidence.contains("tenant=tenant-cdr"),
+            realm.evidence.contains("tenant default/tenant-cdr"),
             "{}",
             realm.evidence
         );

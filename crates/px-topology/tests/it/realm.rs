@@ -101,7 +101,7 @@ async fn realm_tenant_applies_in_order_and_reapplies_with_zero_writes() {
     for seed in [Seed::Empty, Seed::brownfield()] {
         let m = mock(seed);
         let d = desired(&spec());
-        let before = ForeignView::read(&m, &d.tenant).await.unwrap();
+        let before = ForeignView::read(&m, &d.tenant.to_string()).await.unwrap();
         let (p, r) = apply_twice(&m, &m, &d).await;
         let order: Vec<(Kind, &str)> = p.actionable().map(|c| (c.kind, c.name.as_str())).collect();
         assert_eq!(
@@ -120,7 +120,7 @@ async fn realm_tenant_applies_in_order_and_reapplies_with_zero_writes() {
         assert_eq!(r.rounds, 4, "{r:?}");
         assert!(r.facts.api_token.is_some(), "the new token comes back");
         assert_realm_made(&m).await;
-        let after = ForeignView::read(&m, &d.tenant).await.unwrap();
+        let after = ForeignView::read(&m, &d.tenant.to_string()).await.unwrap();
         assert_eq!(after.changes_since(&before), Vec::<String>::new());
     }
 }

@@ -213,7 +213,7 @@ fn kubevirt_csi_needs_nothing_on_the_array() {
         .desired_state(&spec, &support::sizing(&spec))
         .unwrap();
     assert!(state.is_empty());
-    assert_eq!(state.tenant, "tenant-kv");
+    assert_eq!(state.tenant.to_string(), "default/tenant-kv");
 }
 
 #[test]

@@ -7,7 +7,8 @@ use flasharray_mock::MockArray;
 use px_topology::{
     ApplyOptions, ApplyReport, DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup,
     DesiredPod, DesiredState, DesiredVolume, DestroyOptions, DestroyReport, Plan, PlanOptions,
-    ProgressEvent, Scope, TAG_DISK, TAG_NODE, apply, destroy, observe, ownership_tags, plan,
+    ProgressEvent, Scope, TAG_DISK, TAG_NODE, TenantId, apply, destroy, observe, ownership_tags,
+    plan,
 };
 
 /// The tenant of [`tenant_state`].
@@ -30,6 +31,7 @@ pub(crate) fn direct_access_like(
     mgmt_hosts: u32,
     data_size: Size,
 ) -> DesiredState {
+    let id = TenantId::from(tenant);
     let pod = PodName::new(tenant).unwrap();
     let mgmt = HostGroupName::new("hcp-mgmt").unwrap();
     let mut volumes = Vec::new();
@@ -39,7 +41,7 @@ pub(crate) fn direct_access_like(
             ("data1", data_size, "px-data"),
             ("meta", Size::gib(64), "px-metadata"),
         ] {
-            let mut tags = ownership_tags(tenant, Scope::Tenant, role);
+            let mut tags = ownership_tags(&id, Scope::Tenant, role);
             tags.insert(TAG_NODE.into(), w.to_string());
             tags.insert(TAG_DISK.into(), disk.into());
             volumes.push(DesiredVolume {
@@ -59,7 +61,7 @@ pub(crate) fn direct_access_like(
             personality: None,
             host_group: Some(mgmt.clone()),
             scope: Scope::Shared,
-            tags: ownership_tags(tenant, Scope::Shared, "mgmt-host"),
+            tags: ownership_tags(&id, Scope::Shared, "mgmt-host"),
         })
         .collect();
     let connections = volumes
@@ -71,17 +73,17 @@ pub(crate) fn direct_access_like(
         })
         .collect();
     DesiredState {
-        tenant: tenant.into(),
+        tenant: id.clone(),
         realm: None,
         pod: Some(DesiredPod {
             name: pod,
             quota: None,
-            tags: ownership_tags(tenant, Scope::Tenant, "tenant-pod"),
+            tags: ownership_tags(&id, Scope::Tenant, "tenant-pod"),
         }),
         host_groups: vec![DesiredHostGroup {
             name: mgmt,
             scope: Scope::Shared,
-            tags: ownership_tags(tenant, Scope::Shared, "mgmt-hosts"),
+            tags: ownership_tags(&id, Scope::Shared, "mgmt-hosts"),
         }],
         hosts,
         volumes,

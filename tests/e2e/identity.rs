@@ -1,0 +1,244 @@
+//! A tenant is its namespace and its name (issue #34): through the binary on the
+//! embedded simulated array, a same-named tenant of another namespace is never
+//! planned, changed or destroyed, and an earlier pxfa's objects (tagged without a
+//! namespace) are nobody's until `pxfa claim` takes them for one namespace.
+
+use std::path::{Path, PathBuf};
+
+use crate::harness::{direct_access_spec, import_host_group_spec, pxfa, streams};
+
+/// `spec` as the tenant `namespace/name`: every `tenant-demo` renamed, the
+/// namespace set, written into `dir`.
+fn as_tenant(spec: &Path, namespace: &str, name: &str, dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(spec).unwrap();
+    let text = text.replace("tenant-demo", name).replacen(
+        &format!("metadata:\n  name: {name}\n"),
+        &format!("metadata:\n  name: {name}\n  namespace: {namespace}\n"),
+        1,
+    );
+    assert!(
+        text.contains(&format!("namespace: {namespace}\n")),
+        "{text}"
+    );
+    let path = dir.join(format!("{namespace}-{name}.yaml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `pxfa --array sim --sim-state STATE [--sim-seed SEED] ARGS`.
+struct Embedded {
+    state: PathBuf,
+    seed: &'static str,
+}
+
+impl Embedded {
+    fn run(&self, args: &[&str]) -> (Option<i32>, String, String) {
+        let out = pxfa()
+            .args(["--array", "sim", "--sim-seed", self.seed, "--sim-state"])
+            .arg(&self.state)
+            .args(args)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&out);
+        (out.status.code(), stdout, stderr)
+    }
+
+    fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut all = args.to_vec();
+        all.extend(["-o", "json"]);
+        let (code, stdout, stderr) = self.run(&all);
+        assert_eq!(code, Some(0), "pxfa {args:?}: {stderr}");
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}\n{stdout}"))
+    }
+
+    /// Every volume, pod and host with what a destroy or an apply would change.
+    fn objects(&self) -> Vec<String> {
+        let mut rows = Vec::new();
+        for kind in ["volume", "pod", "host"] {
+            for o in self.json(&[kind, "list"]).as_array().unwrap() {
+                rows.push(format!(
+                    "{kind} {} destroyed={} size={} quota={} connections={} group={}",
+                    o["name"],
+                    o["destroyed"],
+                    o["provisioned"],
+                    o["quota_limit"],
+                    o["connection_count"],
+                    o["host_group"]
+                ));
+            }
+        }
+        rows.sort();
+        rows
+    }
+}
+
+#[test]
+fn the_brownfield_tenant_blue_is_never_planned_or_destroyed_for_another_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = Embedded {
+        state: dir.path().join("state.json"),
+        seed: "brownfield",
+    };
+    let spec = as_tenant(&direct_access_spec(), "team-a", "tenant-blue", dir.path());
+    let spec = spec.to_str().unwrap();
+    let before = sim.objects();
+    assert!(before.iter().any(|o| o.starts_with("pod \"tenant-blue\"")));
+    let blue: Vec<&String> = before
+        .iter()
+        .filter(|o| o.contains("tenant-blue::"))
+        .collect();
+    assert_eq!(blue.len(), 6, "the seed's drives: {before:#?}");
+
+    // plan --destroy: nothing of team-blue's is planned; the pod is kept, by name.
+    let (code, stdout, stderr) = sim.run(&["plan", "--destroy", "-f", spec]);
+    assert_ne!(code, Some(0), "nothing is team-a's: {stdout}");
+    assert!(
+        stderr.contains("nothing on the array is tagged for tenant team-a/tenant-blue"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("tenant-blue::"), "{stdout}");
+
+    // destroy --yes: nothing destroyed, every object as before.
+    let (code, stdout, stderr) =
+        sim.run(&["destroy", "--yes", "--allow-endpoint-mismatch", "-f", spec]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("Destroyed 0 of 0 object(s) of tenant team-a/tenant-blue"),
+        "{stdout}"
+    );
+    assert_eq!(sim.objects(), before, "destroy of team-a changed the array");
+
+    // The plan for team-a names the conflict and its owner, and writes nothing.
+    let (code, stdout, stderr) =
+        sim.run(&["apply", "--yes", "--allow-endpoint-mismatch", "-f", spec]);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("tagged for tenant team-blue/tenant-blue"),
+        "{stderr}"
+    );
+    assert_eq!(sim.objects(), before, "a refused apply changed the array");
+}
+
+#[test]
+fn a_same_named_tenant_of_another_namespace_is_refused_before_any_write_and_never_destroyed() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = Embedded {
+        state: dir.path().join("state.json"),
+        seed: "empty",
+    };
+    let base = import_host_group_spec(dir.path());
+    let team_b = as_tenant(&base, "team-b", "tenant-blue", dir.path());
+    let team_a = as_tenant(&base, "team-a", "tenant-blue", dir.path());
+    let (team_a, team_b) = (team_a.to_str().unwrap(), team_b.to_str().unwrap());
+
+    let (code, _, stderr) = sim.run(&["apply", "--yes", "--allow-endpoint-mismatch", "-f", team_b]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let before = sim.objects();
+    let drives: Vec<&String> = before
+        .iter()
+        .filter(|o| o.starts_with("volume \"tenant-blue::"))
+        .collect();
+    assert_eq!(drives.len(), 6, "{before:#?}");
+
+    // team-a's plan: a conflict naming team-b, before any write (exit 1).
+    let plan = sim.run(&["plan", "-f", team_a, "-o", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&plan.1).unwrap();
+    assert_eq!(doc["tenant"], "team-a/tenant-blue");
+    let conflicts = doc["conflicts"].as_array().unwrap();
+    assert!(
+        conflicts
+            .iter()
+            .any(|c| c["kind"] == "pod"
+                && c["reason"].as_str().unwrap().contains("team-b/tenant-blue")),
+        "{doc:#}"
+    );
+    let (code, _, stderr) = sim.run(&["apply", "--yes", "--allow-endpoint-mismatch", "-f", team_a]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("nothing was changed"), "{stderr}");
+    assert!(stderr.contains("team-b/tenant-blue"), "{stderr}");
+    assert_eq!(sim.objects(), before, "team-a's refused apply wrote");
+
+    // team-a's destroy: plans nothing of team-b's, and leaves its pod and drives live.
+    let (code, _, stderr) = sim.run(&["plan", "--destroy", "-f", team_a]);
+    assert_ne!(code, Some(0));
+    assert!(stderr.contains("team-a/tenant-blue"), "{stderr}");
+    let (code, stdout, stderr) = sim.run(&[
+        "destroy",
+        "--yes",
+        "--allow-endpoint-mismatch",
+        "-f",
+        team_a,
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("Destroyed 0 of 0"), "{stdout}");
+    assert_eq!(
+        sim.objects(),
+        before,
+        "team-a's destroy changed team-b's objects"
+    );
+
+    // team-b's own destroy still takes its objects.
+    let preview = sim.json(&["plan", "--destroy", "-f", team_b]);
+    assert_eq!(preview["tenant"], "team-b/tenant-blue");
+    let deletes = preview["changes"].as_array().unwrap();
+    assert!(
+        deletes
+            .iter()
+            .any(|c| c["kind"] == "pod" && c["name"] == "tenant-blue"),
+        "{preview:#}"
+    );
+}
+
+#[test]
+fn an_earlier_pxfas_tenant_is_left_alone_until_claimed_for_one_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = Embedded {
+        state: dir.path().join("state.json"),
+        seed: "brownfield",
+    };
+    let spec = as_tenant(
+        &direct_access_spec(),
+        "team-gray",
+        "tenant-gray",
+        dir.path(),
+    );
+    let spec = spec.to_str().unwrap();
+    let before = sim.objects();
+
+    // Unclaimed: destroy keeps the pod and says why; status says why too.
+    let (code, stdout, stderr) =
+        sim.run(&["destroy", "--yes", "--allow-endpoint-mismatch", "-f", spec]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("Destroyed 0 of 0"), "{stdout}");
+    assert_eq!(sim.objects(), before);
+    let (_, stdout, _) = sim.run(&["status", "-f", spec]);
+    assert!(stdout.contains("tenant team-gray/tenant-gray"), "{stdout}");
+    assert!(stdout.contains("pod tenant-gray"), "{stdout}");
+    assert!(stdout.contains("earlier pxfa"), "{stdout}");
+    assert!(stdout.contains("pxfa claim"), "{stdout}");
+
+    // claim --dry-run lists it and writes nothing; claim --yes takes it.
+    let (code, stdout, stderr) = sim.run(&["claim", "--dry-run", "-f", spec]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("pod tenant-gray"), "{stdout}");
+    let planned = sim.run(&["plan", "--destroy", "-f", spec]);
+    assert_ne!(planned.0, Some(0), "still unclaimed: {}", planned.1);
+    let claimed = sim.json(&["claim", "--yes", "-f", spec]);
+    assert_eq!(claimed["tenant"], "team-gray/tenant-gray");
+    assert_eq!(claimed["objects"][0]["name"], "tenant-gray");
+    assert_eq!(sim.objects(), before, "a claim changes tags only");
+
+    // Claimed: the destroy preview takes the pod; nothing else is claimable.
+    let preview = sim.json(&["plan", "--destroy", "-f", spec]);
+    assert!(
+        preview["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["kind"] == "pod" && c["name"] == "tenant-gray"),
+        "{preview:#}"
+    );
+    let (code, stdout, _) = sim.run(&["claim", "--yes", "-f", spec]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("nothing to claim"), "{stdout}");
+}
