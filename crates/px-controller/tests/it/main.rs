@@ -17,6 +17,7 @@ mod faults;
 mod lease;
 mod lifecycle;
 mod merge_patch;
+mod namespaces;
 mod objects;
 mod observability;
 mod observations;
