@@ -1,9 +1,10 @@
 //! `pxfa orphans` through the binary against `pxfa sim serve --seed brownfield`:
 //! tenant-demo applied and given as a folder of specs, the seed's other pxfa tenant
-//! (tenant-blue) given no spec. The scan lists exactly tenant-blue's objects with
-//! their evidence, names the cluster kinds it could not check, and changes nothing;
-//! `--cleanup` refuses without --yes off a terminal, soft-destroys with it, and a
-//! second scan is empty (tenant-blue's objects wait for eradication).
+//! (tenant-blue) given no spec. Without evidence tenant-blue is not accounted for
+//! and `--cleanup --yes` leaves it live; with `--all-tenants-given` the scan lists
+//! exactly its objects with that evidence and changes nothing, `--cleanup` names it
+//! with its object count and refuses without --yes off a terminal, soft-destroys
+//! with it, and a second scan is empty (its objects wait for eradication).
 
 use serde_json::Value;
 
@@ -39,52 +40,91 @@ fn array_state(sim: &Sim) -> Vec<Vec<String>> {
         .collect()
 }
 
-#[test]
-fn orphans_lists_the_gone_tenant_writes_nothing_and_cleans_up_softly() {
-    let sim = Sim::start_with(&["--seed", "brownfield"]);
-    let tenants = sim.dir.path().join("tenants");
-    std::fs::create_dir(&tenants).unwrap();
-    let spec = import_host_group_spec(&tenants);
-    let out = sim
-        .cmd()
-        .args(["apply", "--yes", "--allow-endpoint-mismatch", "-f"])
-        .arg(&spec)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", streams(&out).1);
-    let before = array_state(&sim);
+/// tenant-demo applied on the brownfield simulator, given alone as a folder of
+/// specs, the scan's output (`-o json` or text) and exit code.
+struct Given {
+    sim: Sim,
+    tenants: std::path::PathBuf,
+}
 
-    let scan = |extra: &[&str]| {
+impl Given {
+    fn start() -> Given {
+        let sim = Sim::start_with(&["--seed", "brownfield"]);
+        let tenants = sim.dir.path().join("tenants");
+        std::fs::create_dir(&tenants).unwrap();
+        let spec = import_host_group_spec(&tenants);
         let out = sim
             .cmd()
+            .args(["apply", "--yes", "--allow-endpoint-mismatch", "-f"])
+            .arg(&spec)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", streams(&out).1);
+        Given { sim, tenants }
+    }
+
+    /// `pxfa [pre...] orphans -f TENANTS [extra...]`: exit code, stdout, stderr.
+    fn orphans(&self, pre: &[&str], extra: &[&str]) -> (Option<i32>, String, String) {
+        let out = self
+            .sim
+            .cmd()
             .env_remove("KUBECONFIG")
+            .args(pre)
             .args(["orphans", "-f"])
-            .arg(&tenants)
+            .arg(&self.tenants)
             .args(extra)
             .output()
             .unwrap();
         let (stdout, stderr) = streams(&out);
-        sim.assert_no_token(&stdout, &stderr);
+        self.sim.assert_no_token(&stdout, &stderr);
         (out.status.code(), stdout, stderr)
-    };
-    let (code, stdout, stderr) = scan(&["-o", "json"]);
+    }
+
+    /// tenant-blue's live volumes and pod on the array.
+    fn blue_live(&self) -> usize {
+        array_state(&self.sim)
+            .iter()
+            .flatten()
+            .filter(|v| v.starts_with("\"tenant-blue") && !v.contains(" true "))
+            .count()
+    }
+}
+
+/// Issue #34 item 2: `orphans -f A --cleanup --yes` leaves every tenant not given
+/// live. The seed's tenant-blue, left out of the specs with no management cluster
+/// read, is listed as not accounted for with its objects and evidence, nothing of
+/// it is an orphan, and the cleanup changes nothing on the array.
+#[test]
+fn orphans_given_one_spec_keeps_every_other_tenant() {
+    let g = Given::start();
+    let before = array_state(&g.sim);
+    let blue = g.blue_live();
+    assert_eq!(blue, 7, "tenant-blue's pod and six drives: {before:#?}");
+
+    let (code, stdout, stderr) = g.orphans(&[], &["-o", "json"]);
     assert_eq!(code, Some(0), "{stderr}");
     let r: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(r["kind"], "Orphans");
     assert_eq!(r["tenants"], serde_json::json!(["default/tenant-demo"]));
-    let orphans = r["orphans"].as_array().unwrap();
-    assert_eq!(orphans.len(), 7, "tenant-blue's pod and six drives: {r:#}");
-    for o in orphans {
-        assert_eq!(o["kind"], "tenant-gone", "{o}");
-        assert_eq!(o["tenant"], "team-blue/tenant-blue", "{o}");
-        assert!(
-            o["evidence"]
-                .as_str()
-                .unwrap()
-                .contains("no tenant named team-blue/tenant-blue exists"),
-            "{o}"
-        );
-    }
+    assert!(
+        r["orphans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["tenant"] != "team-blue/tenant-blue"),
+        "{r:#}"
+    );
+    let unaccounted = r["unaccounted"].as_array().unwrap();
+    assert_eq!(unaccounted.len(), 1, "{r:#}");
+    assert_eq!(unaccounted[0]["tenant"], "team-blue/tenant-blue");
+    assert_eq!(unaccounted[0]["objects"].as_array().unwrap().len(), 7);
+    assert!(
+        unaccounted[0]["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("no evidence it is gone"),
+        "{r:#}"
+    );
     let not_checked: Vec<&str> = r["notChecked"]
         .as_array()
         .unwrap()
@@ -92,44 +132,77 @@ fn orphans_lists_the_gone_tenant_writes_nothing_and_cleans_up_softly() {
         .map(|n| n["kind"].as_str().unwrap())
         .collect();
     assert!(not_checked.contains(&"released-volume"), "{not_checked:?}");
-    assert!(!not_checked.contains(&"host-without-node"));
-    let (code, text, _) = scan(&[]);
-    assert_eq!(code, Some(0));
-    assert!(text.contains("7 orphan(s)"), "{text}");
-    assert!(text.contains("Not checked: unbound-drive"), "{text}");
-    assert_eq!(array_state(&sim), before, "a scan writes nothing");
+    assert!(
+        not_checked.contains(&"host-without-node"),
+        "{not_checked:?}"
+    );
 
-    // A cleanup asks; without a terminal it needs --yes, and then nothing changed.
-    let (code, _, stderr) = scan(&["--cleanup"]);
+    let (code, text, _) = g.orphans(&[], &[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        text.contains(
+            "Not accounted for, kept (no evidence it is gone): tenant team-blue/tenant-blue, 7 object(s)"
+        ),
+        "{text}"
+    );
+
+    let (code, stdout, stderr) = g.orphans(&["--yes"], &["--cleanup"]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(!stdout.contains("Cleaned up"), "{stdout}");
+    assert_eq!(g.blue_live(), 7, "tenant-blue left live");
+    assert_eq!(array_state(&g.sim), before, "nothing changed");
+    assert!(g.sim.terminate());
+}
+
+/// With every tenant stated given (`--all-tenants-given`), tenant-blue is gone on
+/// that statement: the scan lists its objects with that evidence and writes
+/// nothing, the cleanup's question names it with its object count and needs
+/// --yes off a terminal, and with --yes it is soft-destroyed; a second scan is
+/// empty (its objects wait for eradication).
+#[test]
+fn orphans_with_every_tenant_stated_given_cleans_up_softly_and_names_each_tenant() {
+    let g = Given::start();
+    let before = array_state(&g.sim);
+    let all = "--all-tenants-given";
+    let (code, stdout, stderr) = g.orphans(&[], &[all, "-o", "json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let r: Value = serde_json::from_str(&stdout).unwrap();
+    let orphans = r["orphans"].as_array().unwrap();
+    assert_eq!(orphans.len(), 7, "tenant-blue's pod and six drives: {r:#}");
+    for o in orphans {
+        assert_eq!(o["kind"], "tenant-gone", "{o}");
+        assert_eq!(o["tenant"], "team-blue/tenant-blue", "{o}");
+        assert!(o["evidence"].as_str().unwrap().contains(all), "{o}");
+    }
+    assert!(orphans.iter().any(|o| o["ageMs"].is_u64()), "{r:#}");
+    assert_eq!(r["unaccounted"], serde_json::json!([]));
+    assert_eq!(array_state(&g.sim), before, "a scan writes nothing");
+
+    // A cleanup asks, naming the tenant and its object count; without a terminal
+    // it needs --yes, and then nothing changed.
+    let (code, _, stderr) = g.orphans(&[], &[all, "--cleanup"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--yes"), "{stderr}");
+    assert!(
+        stderr.contains("soft-destroy every object of tenant team-blue/tenant-blue (7 object(s)) as gone"),
+        "{stderr}"
+    );
     assert_eq!(
-        array_state(&sim),
+        array_state(&g.sim),
         before,
         "a refused cleanup writes nothing"
     );
 
-    let (code, stdout, stderr) = {
-        let out = sim
-            .cmd()
-            .env_remove("KUBECONFIG")
-            .args(["--yes", "orphans", "--cleanup", "-f"])
-            .arg(&tenants)
-            .output()
-            .unwrap();
-        let (o, e) = streams(&out);
-        (out.status.code(), o, e)
-    };
+    let (code, stdout, stderr) = g.orphans(&["--yes"], &[all, "--cleanup"]);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert!(stdout.contains("Cleaned up 7 of 7"), "{stdout}");
-    let after = array_state(&sim);
-    let blue_live = after[0]
-        .iter()
-        .filter(|v| v.starts_with("\"tenant-blue::") && !v.contains(" true "))
-        .count();
-    assert_eq!(blue_live, 0, "tenant-blue's drives destroyed (soft)");
+    assert!(
+        stderr.contains("tenant team-blue/tenant-blue (7 object(s))"),
+        "{stderr}"
+    );
+    assert_eq!(g.blue_live(), 0, "tenant-blue destroyed (soft)");
 
-    let (code, stdout, _) = scan(&["-o", "json"]);
+    let (code, stdout, _) = g.orphans(&[], &[all, "-o", "json"]);
     assert_eq!(code, Some(0));
     let again: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(again["orphans"], serde_json::json!([]), "{again:#}");
@@ -139,6 +212,36 @@ fn orphans_lists_the_gone_tenant_writes_nothing_and_cleans_up_softly() {
         "{again:#}"
     );
     assert_eq!(pending.len(), 7, "{again:#}");
+    assert!(g.sim.terminate());
+}
+
+/// `--all-tenants-given` is a statement about the specs: it needs -f, and the
+/// management cluster's evidence is not mixed with it.
+#[test]
+fn all_tenants_given_needs_specs_and_no_cluster() {
+    let sim = Sim::start();
+    for args in [
+        vec!["orphans", "--all-tenants-given"],
+        vec![
+            "orphans",
+            "-f",
+            "x.yaml",
+            "--all-tenants-given",
+            "--kubeconfig",
+            "k",
+        ],
+    ] {
+        let out = sim
+            .cmd()
+            .env_remove("KUBECONFIG")
+            .args(&args)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stdout.is_empty());
+        assert!(stderr.contains("--all-tenants-given"), "{stderr}");
+    }
     assert!(sim.terminate());
 }
 

@@ -36,6 +36,15 @@ pub(crate) const VIRTUAL_MACHINE: Kind = Kind {
     plural: "virtualmachines",
 };
 
+/// HyperShift's `HostedCluster`: whether a tenant's hosted cluster exists, is made
+/// or is being deleted (`pxfa orphans`' evidence).
+pub(crate) const HOSTED_CLUSTER: Kind = Kind {
+    group: "hypershift.openshift.io",
+    version: "v1beta1",
+    kind: "HostedCluster",
+    plural: "hostedclusters",
+};
+
 /// KubeVirt's `VirtualMachineInstance`: the running VMs, with guest interface names.
 pub(crate) const VIRTUAL_MACHINE_INSTANCE: Kind = Kind {
     group: "kubevirt.io",

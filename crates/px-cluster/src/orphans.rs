@@ -1,6 +1,6 @@
 //! The management cluster's side of `pxfa orphans`: one read of what the orphan
 //! rules need (claims, PVs, VMs, KubeVirt's hotplug attachment and virt-launcher
-//! pods), the deletes of a cleanup, and the TenantStorage objects that say which
+//! pods, HyperShift's HostedClusters), the deletes of a cleanup, and the TenantStorage objects that say which
 //! tenants exist. The rules are px-topology's ([`px_topology::orphans`]); this
 //! module only reads and deletes.
 //!
@@ -19,14 +19,14 @@ use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Pod};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams};
 use kube::{Client, ResourceExt};
 use px_topology::orphans::{
-    ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, HotplugPodFact, PvFact, VmDiskFact,
-    VmFact,
+    ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, HostedClusterFact, HotplugPodFact,
+    PvFact, TenantRef, VmDiskFact, VmFact,
 };
 use serde_json::{Value, json};
 
 use crate::WORKER_INDEX_ANNOTATION;
 use crate::discovery::status_code;
-use crate::kinds::VIRTUAL_MACHINE;
+use crate::kinds::{HOSTED_CLUSTER, VIRTUAL_MACHINE};
 
 /// The label KubeVirt puts on its pods: `hotplug-disk` or `virt-launcher`.
 const KUBEVIRT_APP_LABEL: &str = "kubevirt.io";
@@ -113,6 +113,22 @@ fn vm_fact(vm: &DynamicObject) -> VmFact {
     }
 }
 
+/// A HostedCluster: made when its `Available` condition is `True`, going when it
+/// has a deletion timestamp.
+fn hosted_cluster_fact(hc: &DynamicObject) -> HostedClusterFact {
+    let available = hc.data["status"]["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Available" && c["status"] == "True");
+    HostedClusterFact {
+        namespace: hc.namespace().unwrap_or_default(),
+        name: hc.name_any(),
+        available,
+        deleting: hc.metadata.deletion_timestamp.is_some(),
+    }
+}
+
 fn hotplug_fact(p: &Pod) -> HotplugPodFact {
     let owner_pod = p
         .metadata
@@ -171,6 +187,13 @@ impl ClusterReader for ClusterOrphans {
             "list virt-launcher pods",
         )
         .await?;
+        // No HyperShift (the kind not served) means no HostedCluster exists.
+        let hosted = list_or_none(
+            Api::<DynamicObject>::all_with(c.clone(), &HOSTED_CLUSTER.resource()),
+            &all,
+            "list HostedClusters",
+        )
+        .await?;
         Ok(ClusterFacts {
             claims: claims.into_iter().map(claim_fact).collect(),
             pvs: pvs.into_iter().map(pv_fact).collect(),
@@ -180,6 +203,7 @@ impl ClusterReader for ClusterOrphans {
                 .iter()
                 .map(|p| format!("{}/{}", p.namespace().unwrap_or_default(), p.name_any()))
                 .collect::<BTreeSet<_>>(),
+            hosted_clusters: hosted.iter().map(hosted_cluster_fact).collect(),
         })
     }
 
@@ -254,6 +278,11 @@ pub(crate) fn tenant_storage_resource() -> ApiResource {
     )
 }
 
+/// The identity of a TenantStorage object: its namespace and name.
+pub fn tenant_storage_id(obj: &DynamicObject) -> TenantRef {
+    TenantRef::new(obj.namespace().as_deref(), &obj.name_any())
+}
+
 /// Every TenantStorage object on the cluster (every namespace): the tenants that
 /// exist. An empty list when the CRD is not installed.
 pub async fn tenant_storages(client: &Client) -> crate::Result<Vec<DynamicObject>> {
@@ -268,6 +297,29 @@ pub async fn tenant_storages(client: &Client) -> crate::Result<Vec<DynamicObject
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hosted_cluster_is_made_when_available_and_going_when_deleted() {
+        let hc = |status: &str, deleting: bool| -> DynamicObject {
+            let mut meta = json!({"name": "blue", "namespace": "clusters"});
+            if deleting {
+                meta["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+            }
+            serde_json::from_value(json!({
+                "apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+                "metadata": meta,
+                "status": {"conditions": [
+                    {"type": "Degraded", "status": "True"},
+                    {"type": "Available", "status": status}]}
+            }))
+            .unwrap()
+        };
+        let made = hosted_cluster_fact(&hc("True", false));
+        assert!(made.available && !made.deleting && made.settled());
+        assert_eq!(made.hcp_namespace(), "clusters-blue");
+        assert!(!hosted_cluster_fact(&hc("False", false)).settled());
+        assert!(!hosted_cluster_fact(&hc("True", true)).settled());
+    }
 
     #[test]
     fn remove_volume_names_the_disk() {

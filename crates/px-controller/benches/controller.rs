@@ -53,8 +53,8 @@ use flasharray_sim::{RunningSim, SimConfig, Simulator};
 use futures_util::StreamExt;
 use kube::api::{Api, DynamicObject, ListParams};
 use px_controller::{
-    ArrayPool, ConditionType, LeaseConfig, Metrics, Options, RestConnector, TenantStatus, context,
-    tenant_storage_resource,
+    ArrayPool, ConditionType, LeaseConfig, Metrics, NamespaceReferences, Options, RestConnector,
+    TenantStatus, context, tenant_storage_resource,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
@@ -619,6 +619,8 @@ async fn controller_process(kubeconfig: &Path, drift: Duration) {
         drift,
         "bench",
         Duration::from_secs(15),
+        // The tenants are in NS, their HostedClusters in `clusters`.
+        NamespaceReferences::parse(&[format!("{NS}=clusters")]).expect("rule"),
     );
     let opts = Options {
         leader: Some(LeaseConfig::new("pxfa-system", "pxfa-controller", "bench")),

@@ -11,6 +11,7 @@ use crate::arrays::ArrayPool;
 use crate::events::Events;
 use crate::health::Health;
 use crate::metrics::Metrics;
+use crate::references::NamespaceReferences;
 
 /// What a reconcile needs besides the object.
 pub struct Context {
@@ -33,6 +34,9 @@ pub struct Context {
     /// copy is the object's journal Secret ([`crate::token_journal`]), read back into this
     /// map at every reconcile, so a killed process or a new leader loses nothing.
     pub journals: std::sync::Mutex<std::collections::HashMap<String, Arc<MemTokenJournal>>>,
+    /// The namespaces a TenantStorage may refer to besides its own
+    /// ([`crate::references`]).
+    pub references: NamespaceReferences,
 }
 
 /// What the reconcile ended with; the controller turns it into a requeue.
@@ -51,6 +55,7 @@ pub enum Outcome {
 
 /// The context around an already-built pool, reporting Events as `instance`
 /// (the pod name). Its [`Health`] uses `lease_duration` for a standby's staleness.
+/// `references`: the namespaces a TenantStorage may refer to besides its own.
 pub fn context(
     client: kube::Client,
     arrays: ArrayPool,
@@ -58,6 +63,7 @@ pub fn context(
     drift_interval: Duration,
     instance: &str,
     lease_duration: Duration,
+    references: NamespaceReferences,
 ) -> Arc<Context> {
     let metrics = arrays.metrics();
     Arc::new(Context {
@@ -69,5 +75,6 @@ pub fn context(
         metrics,
         health: Arc::new(Health::new(lease_duration)),
         journals: std::sync::Mutex::default(),
+        references,
     })
 }

@@ -8,7 +8,8 @@
 //! counted), `observations` (the per-array listings every drift check reads),
 //! `arrays` (one shared client and cache per array), `events` (Kubernetes
 //! Events), `orphans` (orphan counts as gauges and Events, read-only),
-//! `hosted` (the tenant cluster's kubeconfig), `token_journal` (the token
+//! `hosted` (the tenant cluster's kubeconfig), `references` (the namespaces a
+//! TenantStorage may refer to), `token_journal` (the token
 //! journal Secret), `report` (status and Events of one reconcile), `context` (what
 //! reconciles share), `finalizer` (adding it, the delete policy, removing it),
 //! `reconcile` (one object), `leader` (the Lease), `controller` (kube-runtime
@@ -38,6 +39,7 @@ mod observations;
 mod orphans;
 mod policy;
 mod reconcile;
+mod references;
 mod report;
 mod status;
 mod token_journal;
@@ -55,4 +57,5 @@ pub use metrics::Metrics;
 pub use observations::ObservationCache;
 pub use orphans::{OrphanCounts, pass as orphan_pass};
 pub use reconcile::{Context, Outcome, context, load_tenant, reconcile, tenant_storage_resource};
+pub use references::NamespaceReferences;
 pub use status::{Condition, ConditionStatus, ConditionType, TenantStatus};

@@ -10,7 +10,10 @@
 //!
 //! The tenants that exist are every TenantStorage object in every namespace (as
 //! `pxfa orphans --kubeconfig` loads them): a tenant in a namespace this controller
-//! does not watch is still a tenant, never an orphan.
+//! does not watch is still a tenant, never an orphan. The same read is the
+//! evidence for the others: a tenant the array's tags name is gone only when no
+//! TenantStorage with its identity exists and its HostedCluster does not either
+//! (`px_topology::orphans`' evidence rule); any other is counted nowhere, kept.
 //!
 //! Each kind has its reason (`OrphansTenantGone`, ...). kube-runtime's recorder
 //! folds an Event with the same reason on the same object within its cache window
@@ -29,8 +32,10 @@ use async_trait::async_trait;
 use kube::ResourceExt;
 use kube::api::DynamicObject;
 use px_cluster::ClusterOrphans;
+use px_cluster::orphans::tenant_storage_id;
 use px_topology::orphans::{
-    ClusterFacts, ClusterReader, ClusterTarget, Known, Orphan, OrphanKind, OrphanReport, scan,
+    ClusterFacts, ClusterReader, ClusterTarget, Evidence, Known, Orphan, OrphanKind, OrphanReport,
+    ScanOptions, scan,
 };
 
 use crate::arrays::{Credentials, read_credentials};
@@ -145,7 +150,12 @@ fn known_tenants(
     BTreeMap<String, DynamicObject>,
     Vec<(&DynamicObject, usize)>,
 ) {
-    let mut known = Known::default();
+    let mut known = Known {
+        evidence: Evidence::Cluster {
+            storages: objects.iter().map(tenant_storage_id).collect(),
+        },
+        ..Known::default()
+    };
     let mut by_name = BTreeMap::new();
     let mut loaded = Vec::new();
     for obj in objects {
@@ -158,10 +168,7 @@ fn known_tenants(
                 loaded.push((obj, known.tenants.len()));
                 known.tenants.push(t);
             }
-            Err(why) => {
-                let id = format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any());
-                known.unloaded.push((id, why));
-            }
+            Err(why) => known.unloaded.push((tenant_storage_id(obj), why)),
         }
     }
     (known, by_name, loaded)
@@ -206,9 +213,17 @@ async fn scan_array(
     known: &Known,
 ) -> Result<OrphanReport, String> {
     let lease = ctx.arrays.acquire(creds).await.map_err(|e| e.message)?;
-    scan(lease.array.as_ref(), Some(facts), known)
-        .await
-        .map_err(|e| e.to_string())
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    scan(
+        lease.array.as_ref(),
+        Some(facts),
+        known,
+        &ScanOptions::at(now_ms),
+    )
+    .await
+    .map_err(|e| e.to_string())
 }
 
 /// The kinds whose count went up since `before` (a first pass counts from zero).
@@ -340,6 +355,7 @@ mod tests {
                 object: format!("volume t::d{i}"),
                 tenant: Some("t".into()),
                 evidence: String::new(),
+                age_ms: None,
                 cleanup: px_topology::orphans::Target::Volume {
                     name: format!("t::d{i}"),
                 },

@@ -81,6 +81,17 @@ pub fn load_tenant(obj: &DynamicObject) -> Result<Tenant, String> {
     Tenant::from_spec(spec, Path::new(&id)).map_err(|e| e.to_string())
 }
 
+/// The object's tenant, when its spec is valid and refers only to namespaces it
+/// may ([`crate::references`]); else the reason (`SpecInvalid`,
+/// `NamespaceNotAllowed`) and the message.
+fn admit(obj: &DynamicObject, ctx: &Context, ns: &str) -> Result<Tenant, (&'static str, String)> {
+    let tenant = load_tenant(obj).map_err(|m| ("SpecInvalid", m))?;
+    ctx.references
+        .check(ns, &tenant.spec)
+        .map_err(|m| ("NamespaceNotAllowed", m))?;
+    Ok(tenant)
+}
+
 /// Reconciles one object and writes its status. Errors are written to status
 /// (`Degraded`) before they are returned for the controller's backoff.
 pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Error> {
@@ -92,31 +103,28 @@ pub async fn reconcile(obj: &DynamicObject, ctx: &Context) -> Result<Outcome, Er
     status.observed_generation = obj.metadata.generation;
     let stamp = now();
 
+    // A spec referring to a namespace it may not is treated as invalid everywhere,
+    // the delete path included: nothing there is read or acted on.
+    let loaded = admit(obj, ctx, &ns);
     if obj.metadata.deletion_timestamp.is_some() {
-        return finalizer::delete(obj, ctx, &api, &id, (&mut status, &stamp), load_tenant(obj))
-            .await;
+        let loaded = loaded.map_err(|(_, message)| message);
+        return finalizer::delete(obj, ctx, &api, &id, (&mut status, &stamp), loaded).await;
     }
 
-    let tenant = match load_tenant(obj) {
+    let tenant = match loaded {
         Ok(t) => t,
-        Err(message) => {
-            status.set(
-                C::Valid,
-                false,
-                "SpecInvalid",
-                format!("{id}: {message}"),
-                &stamp,
-            );
+        Err((reason, message)) => {
+            status.set(C::Valid, false, reason, format!("{id}: {message}"), &stamp);
             status.set(
                 C::Ready,
                 false,
-                "SpecInvalid",
+                reason,
                 "the spec is invalid; see Valid",
                 &stamp,
             );
             write_status(&api, obj, &status).await?;
             announce_transitions(&ctx.events, obj, &status).await;
-            return Ok(Outcome::Waiting("SpecInvalid"));
+            return Ok(Outcome::Waiting(reason));
         }
     };
     status.set(

@@ -45,7 +45,7 @@ pub(crate) async fn announce_transitions(
     }
     if turned(C::Valid, false) {
         events
-            .warning(obj, "Validate", "SpecInvalid", &message(C::Valid))
+            .warning(obj, "Validate", &reason(C::Valid), &message(C::Valid))
             .await;
     }
     if turned(C::ArrayReady, false) && reason(C::ArrayReady) == "ApprovalPending" {

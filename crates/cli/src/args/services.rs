@@ -61,6 +61,13 @@ pub(crate) struct ControllerRunArgs {
     /// Watch only this namespace (default: all).
     #[arg(long)]
     pub(crate) namespace: Option<String>,
+    /// Let a TenantStorage in namespace FROM (`*`: any) refer to namespace TO
+    /// (repeatable). By default a TenantStorage refers only to its own namespace:
+    /// its spec.hostedCluster.namespace (the HostedCluster, its kubeconfig, pull
+    /// secret and SSH key Secrets) must be the object's namespace, or the object is
+    /// Valid=False (NamespaceNotAllowed) and nothing there is read.
+    #[arg(long, value_name = "FROM=TO")]
+    pub(crate) allow_namespace_reference: Vec<String>,
     /// Most TenantStorage objects reconciled at once.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) concurrency: u16,

@@ -4,7 +4,10 @@
 
 use anyhow::{Context as _, Result};
 use px_cluster::WaitOptions;
-use px_controller::{ArrayPool, Backoff, Endpoints, LeaseConfig, Metrics, Options, RestConnector};
+use px_controller::{
+    ArrayPool, Backoff, Endpoints, LeaseConfig, Metrics, NamespaceReferences, Options,
+    RestConnector,
+};
 
 use crate::args::ControllerRunArgs;
 use crate::exit::Outcome;
@@ -13,6 +16,9 @@ use crate::output::Printer;
 /// Runs until Ctrl-C or SIGTERM.
 pub(crate) async fn run(a: &ControllerRunArgs, p: &Printer) -> Result<Outcome> {
     // Bad flags exit 2 before anything is contacted.
+    let references = NamespaceReferences::parse(&a.allow_namespace_reference).map_err(|m| {
+        crate::exit::InvalidInput::error(format!("--allow-namespace-reference: {m}"))
+    })?;
     let identity = match &a.identity {
         Some(i) => i.clone(),
         None => hostname(),
@@ -49,6 +55,7 @@ pub(crate) async fn run(a: &ControllerRunArgs, p: &Printer) -> Result<Outcome> {
         a.drift_interval,
         &identity,
         a.lease_duration,
+        references,
     );
     let endpoints = Endpoints::bind(a.metrics_address, ctx.health.clone(), ctx.metrics.clone())
         .await

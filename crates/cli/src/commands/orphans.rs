@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use px_cluster::ClusterOrphans;
+use px_cluster::orphans::tenant_storage_id;
 use px_topology::Tenant;
-use px_topology::orphans::{self, CleanupReport, ClusterReader, Known, OrphanReport};
+use px_topology::orphans::{
+    self, CleanupReport, ClusterReader, Evidence, Known, OrphanReport, ScanOptions, Target,
+};
 
 use super::pipeline::load_tenant;
 use crate::args::{GlobalArgs, OrphansArgs};
@@ -48,41 +51,61 @@ fn spec_files(given: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 /// The tenants that exist: the specs (every one must load), or the TenantStorage
-/// objects (one that does not load still exists, by name).
+/// objects (one that does not load still exists, by identity); and the evidence
+/// for the others: the cluster's TenantStorage objects when it is read, else the
+/// user's statement (--all-tenants-given).
 async fn known_tenants(a: &OrphansArgs, cluster: Option<&px_cluster::Client>) -> Result<Known> {
-    if !a.files.is_empty() {
-        let mut known = Known::default();
-        for f in spec_files(&a.files)? {
-            known.tenants.push(load_tenant(&f)?);
-        }
-        return Ok(known);
-    }
-    let Some(client) = cluster else {
+    if a.files.is_empty() && cluster.is_none() {
         return Err(InvalidInput::error(
             "pxfa orphans: name the tenants that exist: -f SPEC|DIR (repeatable), or --kubeconfig for the TenantStorage objects",
         ));
-    };
+    }
     let mut known = Known::default();
-    for obj in px_cluster::orphans::tenant_storages(client).await? {
-        match px_controller::load_tenant(&obj) {
-            Ok(t) => known.tenants.push(t),
-            Err(why) => known
-                .unloaded
-                .push((obj.metadata.name.clone().unwrap_or_default(), why)),
+    for f in spec_files(&a.files)? {
+        known.tenants.push(load_tenant(&f)?);
+    }
+    let Some(client) = cluster else {
+        known.evidence = Evidence::Specs {
+            complete: a.all_tenants_given,
+        };
+        return Ok(known);
+    };
+    let objects = px_cluster::orphans::tenant_storages(client).await?;
+    known.evidence = Evidence::Cluster {
+        storages: objects.iter().map(tenant_storage_id).collect(),
+    };
+    if a.files.is_empty() {
+        for obj in objects {
+            match px_controller::load_tenant(&obj) {
+                Ok(t) => known.tenants.push(t),
+                Err(why) => known.unloaded.push((tenant_storage_id(&obj), why)),
+            }
         }
     }
     Ok(known)
 }
 
-/// The management kubeconfig: the flag, or for a scan alone `$KUBECONFIG`.
+/// The management kubeconfig: the flag, or for a scan alone `$KUBECONFIG` (not when
+/// the user stated the specs are every tenant: that scan reads the array alone).
 fn kubeconfig(a: &OrphansArgs) -> Option<PathBuf> {
     a.kubeconfig.clone().or_else(|| {
-        (!a.cleanup)
+        (!a.cleanup && !a.all_tenants_given)
             .then(|| std::env::var_os("KUBECONFIG"))
             .flatten()
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
     })
+}
+
+/// The scan's clock (this machine's) and the drive grace.
+fn scan_options(a: &OrphansArgs) -> ScanOptions {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    ScanOptions {
+        now_ms,
+        drive_grace_ms: u64::try_from(a.drive_grace.as_millis()).unwrap_or(u64::MAX),
+    }
 }
 
 /// `orphans [-f SPEC|DIR]... [--kubeconfig FILE] [--cleanup]`.
@@ -112,23 +135,16 @@ async fn scan_and_clean(
     known: &Known,
 ) -> Result<Outcome> {
     let array = session.array.as_ref();
-    let report = orphans::scan(array, cluster, known).await?;
+    let report = orphans::scan(array, cluster, known, &scan_options(a)).await?;
     p.emit_text(&report, &report_text(&report, &session.label))?;
     if !a.cleanup || report.is_empty() {
         return Ok(Outcome::Success);
     }
-    let question = format!(
-        "clean up the {} orphan(s) above on {}{}: soft-destroy the array volumes and pods (never eradicated; {}), delete the hosts and connections, delete or detach the Kubernetes objects; proceed",
-        report.orphans.len(),
-        session.label,
-        if cluster.is_some() {
-            " and the management cluster"
-        } else {
-            ""
-        },
-        recoverable(&report)
-    );
-    confirm(g.yes, &question)?;
+    let what = cleanup_summary(&report, &session.label, cluster.is_some());
+    if g.yes {
+        p.info(format!("{what}: confirmed by --yes"));
+    }
+    confirm(g.yes, &format!("{what}; proceed"))?;
     let done = orphans::cleanup(array, cluster, &report).await;
     p.emit_text(&done, &cleanup_text(&done))?;
     Ok(if done.is_success() {
@@ -136,6 +152,43 @@ async fn scan_and_clean(
     } else {
         Outcome::PartialFailure
     })
+}
+
+/// What the cleanup will do, as asked: each tenant to be destroyed as gone with its
+/// object count, then the other orphans (each listed above with its age and
+/// evidence).
+fn cleanup_summary(r: &OrphanReport, array: &str, cluster: bool) -> String {
+    let mut gone: std::collections::BTreeMap<&str, usize> = Default::default();
+    for o in &r.orphans {
+        if let Target::GoneTenant { tenant } | Target::Realm { tenant, .. } = &o.cleanup {
+            *gone.entry(tenant.as_str()).or_default() += 1;
+        }
+    }
+    let tenants: Vec<String> = gone
+        .iter()
+        .map(|(t, n)| format!("tenant {t} ({n} object(s))"))
+        .collect();
+    let others = r.orphans.len() - gone.values().sum::<usize>();
+    let mut what = Vec::new();
+    if !tenants.is_empty() {
+        what.push(format!(
+            "soft-destroy every object of {} as gone",
+            tenants.join(", ")
+        ));
+    }
+    if others > 0 {
+        what.push(format!("clean up {others} other orphan(s) listed above"));
+    }
+    format!(
+        "on {array}{}: {} (array volumes and pods soft-destroyed, never eradicated; {}; hosts and connections deleted; Kubernetes objects deleted or detached)",
+        if cluster {
+            " and the management cluster"
+        } else {
+            ""
+        },
+        what.join(", and "),
+        recoverable(r)
+    )
 }
 
 /// How long soft-destroyed objects stay recoverable, as the array says.
@@ -173,15 +226,27 @@ fn report_text(r: &OrphanReport, array: &str) -> String {
     }
     for o in &r.orphans {
         out.push(format!(
-            "  {:<24} {}{}",
+            "  {:<24} {}{}{}",
             o.kind.as_str(),
             o.object,
             o.tenant
                 .as_deref()
                 .map(|t| format!("  (tenant {t})"))
+                .unwrap_or_default(),
+            o.age_ms
+                .map(|ms| format!("  age {}", human_ms(ms)))
                 .unwrap_or_default()
         ));
         out.push(format!("  {:<24} {}", "", o.evidence));
+    }
+    for u in &r.unaccounted {
+        out.push(format!(
+            "Not accounted for, kept (no evidence it is gone): tenant {}, {} object(s): {}",
+            u.tenant,
+            u.objects.len(),
+            u.objects.join(", ")
+        ));
+        out.push(format!("  {}", u.evidence));
     }
     if !r.pending_eradication.is_empty() {
         out.push(format!(

@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use flasharray_mock::{MockArray, OTHER_TENANT, Seed, blue_volume};
 use px_cluster::ClusterOrphans;
+use px_cluster::orphans::tenant_storage_id;
 use px_topology::Cluster;
-use px_topology::orphans::{Known, OrphanKind, cleanup, scan};
+use px_topology::orphans::{Evidence, Known, OrphanKind, ScanOptions, cleanup, scan};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, ResponseTemplate};
@@ -267,10 +268,45 @@ async fn every_cluster_kind_found_nothing_foreign_and_clean_after_cleanup() {
     let known = Known {
         tenants: vec![px_topology::Tenant::from_spec(spec.clone(), "spec".as_ref()).unwrap()],
         unloaded: Vec::new(),
+        evidence: Evidence::Cluster {
+            storages: objects.iter().map(tenant_storage_id).collect(),
+        },
     };
     let array = MockArray::builder().seed(Seed::brownfield()).build();
+    let opts = ScanOptions::at(array.clock().now_ms());
     let reader = ClusterOrphans::new(client);
-    let r = scan(&array, Some(&reader), &known).await.unwrap();
+
+    // While tenant-blue's HostedCluster exists (its control plane namespace holds
+    // the claim pxfa labelled for it), it is not gone: kept, not accounted for.
+    {
+        let _hc = Mock::given(method("GET"))
+            .and(path("/apis/hypershift.openshift.io/v1beta1/hostedclusters"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedClusterList",
+                "metadata": {}, "items": [{
+                    "apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+                    "metadata": {"name": "blue", "namespace": "clusters"}}]})))
+            .mount_as_scoped(&fake.server)
+            .await;
+        let r = scan(&array, Some(&reader), &known, &opts).await.unwrap();
+        assert_eq!(r.counts()[&OrphanKind::TenantGone], 0, "{:#?}", r.orphans);
+        assert_eq!(
+            r.counts()[&OrphanKind::LeftoverClaim],
+            0,
+            "{:#?}",
+            r.orphans
+        );
+        assert_eq!(r.unaccounted.len(), 1, "{:#?}", r.unaccounted);
+        assert!(
+            r.unaccounted[0]
+                .evidence
+                .contains("HostedCluster clusters/blue exists"),
+            "{:#?}",
+            r.unaccounted
+        );
+    }
+
+    let r = scan(&array, Some(&reader), &known, &opts).await.unwrap();
     assert_eq!(state.lock().unwrap().writes, 0, "the scan writes nothing");
     assert_eq!(array.stats().writes, 0);
     let counts = r.counts();
@@ -318,6 +354,6 @@ async fn every_cluster_kind_found_nothing_foreign_and_clean_after_cleanup() {
         4,
         "one write per cluster orphan"
     );
-    let again = scan(&array, Some(&reader), &known).await.unwrap();
+    let again = scan(&array, Some(&reader), &known, &opts).await.unwrap();
     assert!(again.is_empty(), "{:#?}", again.orphans);
 }

@@ -48,6 +48,8 @@ fn rbac_covers_leases_events_and_the_tenant_storage_kinds() {
         ("", "secrets", "update"),
         ("", "secrets", "delete"),
         ("hypershift.openshift.io", "hostedclusters", "get"),
+        // The orphan pass's evidence that a tenant's HostedCluster is gone.
+        ("hypershift.openshift.io", "hostedclusters", "list"),
         ("events.k8s.io", "events", "create"),
         ("events.k8s.io", "events", "patch"),
     ] {

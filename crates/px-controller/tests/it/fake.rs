@@ -21,6 +21,12 @@ use crate::lease::{Events, Leases};
 use crate::support::{self, Fake};
 
 pub(crate) const NS: &str = "pxfa";
+
+/// What the world's controller allows: the tenant in [`NS`] refers to its
+/// HostedCluster in `clusters` (the spec's default namespace).
+pub(crate) fn references() -> px_controller::NamespaceReferences {
+    px_controller::NamespaceReferences::parse(&[format!("{NS}=clusters")]).unwrap()
+}
 pub(crate) const NAME: &str = "tenant-full";
 const CREDS: &str = "fa1-creds";
 pub(crate) const TOKEN: &str = "7f3a-not-a-real-array-token";
@@ -736,6 +742,7 @@ impl World {
             Duration::from_secs(60),
             "test-replica",
             Duration::from_secs(15),
+            references(),
         );
         World {
             fake,
@@ -786,6 +793,7 @@ impl World {
             Duration::from_secs(60),
             identity,
             lease_duration,
+            references(),
         )
     }
 

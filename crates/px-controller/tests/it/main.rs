@@ -18,6 +18,7 @@ mod identity;
 mod lease;
 mod lifecycle;
 mod merge_patch;
+mod namespaces;
 mod objects;
 mod observability;
 mod observations;

@@ -63,7 +63,7 @@ pub(crate) async fn mount_installed_operator(server: &wiremock::MockServer) {
 }
 
 /// The cluster-wide lists the leader's orphan pass reads (claims, volumes, VMs,
-/// pods), answered empty: a cluster with none of them, so the pass finds nothing
+/// pods, HostedClusters), answered empty: a cluster with none of them, so the pass finds nothing
 /// and logs no error.
 pub(crate) async fn mount_empty_orphan_lists(server: &wiremock::MockServer) {
     for (p, kind) in [
@@ -71,6 +71,10 @@ pub(crate) async fn mount_empty_orphan_lists(server: &wiremock::MockServer) {
         ("/api/v1/persistentvolumes", "PersistentVolume"),
         ("/apis/kubevirt.io/v1/virtualmachines", "VirtualMachine"),
         ("/api/v1/pods", "Pod"),
+        (
+            "/apis/hypershift.openshift.io/v1beta1/hostedclusters",
+            "HostedCluster",
+        ),
     ] {
         let list =
             json!({"apiVersion": "v1", "kind": format!("{kind}List"), "metadata": {}, "items": []});

@@ -15,7 +15,7 @@ use flasharray::{FlashArray, HostName, TagResource};
 use flasharray_mock::{MockArray, Seed};
 use px_cluster::WaitOptions;
 use px_controller::{ArrayPool, Metrics, OrphanCounts, context, load_tenant, orphan_pass};
-use px_topology::orphans::{Known, OrphanKind, scan};
+use px_topology::orphans::{Evidence, Known, OrphanKind, ScanOptions, scan};
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, Request, ResponseTemplate};
@@ -69,6 +69,20 @@ async fn mount(fake: &Fake) {
         })
         .mount(&fake.server)
         .await;
+}
+
+/// The management cluster the fake serves to the scan: none of the kinds it reads.
+struct NoKubernetesObjects;
+
+#[async_trait::async_trait]
+impl px_topology::orphans::ClusterReader for NoKubernetesObjects {
+    async fn facts(&self) -> Result<px_topology::orphans::ClusterFacts, String> {
+        Ok(px_topology::orphans::ClusterFacts::default())
+    }
+
+    async fn remove(&self, _: &px_topology::orphans::ClusterTarget) -> Result<(), String> {
+        Err("read-only".into())
+    }
 }
 
 /// A host pxfa tagged as shared whose initiator no node has.
@@ -129,14 +143,24 @@ async fn orphan_counts_are_gauges_and_a_rise_is_a_warning_and_nothing_is_written
         Duration::from_secs(300),
         "pxfa-controller-0",
         Duration::from_secs(15),
+        px_controller::NamespaceReferences::default(),
     );
     // What pxfa orphans finds with the same tenants: the gauges must say the same.
     let obj: kube::api::DynamicObject = serde_json::from_value(tenant_object()).unwrap();
+    // The controller's evidence: this TenantStorage is the only one, and no
+    // HostedCluster exists (the fake serves none), so tenant-blue is gone.
     let known = Known {
         tenants: vec![load_tenant(&obj).unwrap()],
         unloaded: Vec::new(),
+        evidence: Evidence::Cluster {
+            storages: vec![px_cluster::orphans::tenant_storage_id(&obj)],
+        },
     };
-    let expected = scan(&array, None, &known).await.unwrap().counts();
+    let opts = ScanOptions::at(array.clock().now_ms());
+    let expected = scan(&array, Some(&NoKubernetesObjects), &known, &opts)
+        .await
+        .unwrap()
+        .counts();
     array.reset_stats();
 
     let mut counts = OrphanCounts::new();

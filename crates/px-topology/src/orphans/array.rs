@@ -15,8 +15,10 @@ use flasharray::{
 };
 use serde::Serialize;
 
+use super::evidence::{Judged, Unaccounted, spec_hosted_cluster};
 use super::{
-    CleanupItem, CleanupReport, ClusterFacts, Known, NotChecked, Orphan, OrphanKind, Target,
+    CleanupItem, CleanupReport, ClusterFacts, Known, NotChecked, Orphan, OrphanKind, ScanOptions,
+    Target,
 };
 use crate::converge::{DestroyOptions, destroy};
 use crate::desired::{DesiredState, TAG_ROLE, TenantId};
@@ -165,16 +167,17 @@ pub(super) fn pending(seen: &Seen, known: &Known) -> Vec<super::PendingEradicati
 /// The array's orphans.
 pub(super) fn find(
     seen: &Seen,
-    known: &Known,
+    (known, judged): (&Known, &Judged),
     facts: Option<&ClusterFacts>,
+    opts: &ScanOptions,
     not_checked: &mut Vec<NotChecked>,
 ) -> Vec<Orphan> {
-    let mut out = gone_tenants(seen, known);
-    out.extend(super::realm::find(&seen.realms, &seen.tags, known));
+    let mut out = gone_tenants(seen, judged, opts);
+    out.extend(super::realm::find(&seen.realms, &seen.tags, judged));
     if let Some(f) = facts {
-        out.extend(unbound_drives(seen, known, f));
+        out.extend(unbound_drives(seen, known, f, opts));
     }
-    match known.incomplete() {
+    match hosts_unchecked(known, judged) {
         Some(why) => not_checked.extend(
             [
                 OrphanKind::HostWithoutNode,
@@ -190,34 +193,74 @@ pub(super) fn find(
     out
 }
 
-/// Live objects tagged for a tenant that does not exist.
-fn gone_tenants(seen: &Seen, known: &Known) -> Vec<Orphan> {
+/// Why the host rules cannot run: a host is without a node only when every tenant's
+/// nodes are known, so every tenant must be loaded, and none may be unaccounted for
+/// or possibly missing from an incomplete list of specs.
+fn hosts_unchecked(known: &Known, judged: &Judged) -> Option<String> {
+    if let Some(why) = known.incomplete() {
+        return Some(why);
+    }
+    if judged.any_unaccounted() {
+        return Some("tenants not accounted for are on the array; their nodes are unknown".into());
+    }
+    match &known.evidence {
+        super::Evidence::Specs { complete: false } => Some(
+            "the specs given may not be every tenant (--kubeconfig, or --all-tenants-given); another tenant's nodes may use these hosts".into(),
+        ),
+        super::Evidence::Specs { complete: true } => None,
+        super::Evidence::Cluster { storages } => {
+            let missing: Vec<String> = storages
+                .iter()
+                .filter(|s| !known.ids().any(|k| k.matches(s)))
+                .map(ToString::to_string)
+                .collect();
+            (!missing.is_empty()).then(|| {
+                format!(
+                    "TenantStorage objects not given with -f: {}; their nodes are unknown",
+                    missing.join(", ")
+                )
+            })
+        }
+    }
+}
+
+/// The age of a live volume, from the array's `created` time, when it says.
+fn volume_age(seen: &Seen, name: &str, now_ms: u64) -> Option<u64> {
+    seen.volumes
+        .get(&name.to_ascii_lowercase())
+        .and_then(|v| v.created)
+        .map(|c| now_ms.saturating_sub(c))
+}
+
+/// Whether the object `name` of `kind` is there and live.
+fn live(seen: &Seen, kind: TagResource, name: &str) -> bool {
+    let present = match kind {
+        TagResource::Volume => seen.volumes.contains_key(&name.to_ascii_lowercase()),
+        TagResource::Pod => seen.pods.contains_key(&name.to_ascii_lowercase()),
+        _ => true,
+    };
+    present && destroyed(seen, kind, name).is_none()
+}
+
+/// Live objects tagged for a tenant that is gone, on the evidence [`Judged`] holds.
+fn gone_tenants(seen: &Seen, judged: &Judged, opts: &ScanOptions) -> Vec<Orphan> {
     let mut out = Vec::new();
-    for kind in [
-        TagResource::Pod,
-        TagResource::HostGroup,
-        TagResource::Host,
-        TagResource::Volume,
-    ] {
+    for kind in TENANT_KINDS {
         for (name, tenant) in marked(&seen.tags, kind) {
-            let Some(t) = tenant.filter(|t| !known.exists(t)) else {
+            let Some(t) = tenant else { continue };
+            let Some(evidence) = judged.gone(&t) else {
                 continue;
             };
-            let present = match kind {
-                TagResource::Volume => seen.volumes.contains_key(&name.to_ascii_lowercase()),
-                TagResource::Pod => seen.pods.contains_key(&name.to_ascii_lowercase()),
-                _ => true,
-            };
-            if !present || destroyed(seen, kind, &name).is_some() {
+            if !live(seen, kind, &name) {
                 continue;
             }
             out.push(Orphan {
                 kind: OrphanKind::TenantGone,
                 layer: "array",
                 object: format!("{} {name}", label(kind)),
-                evidence: format!(
-                    "tagged pxfa.io managed-by=pxfa for tenant {t}; no tenant named {t} exists"
-                ),
+                evidence: format!("tagged pxfa.io managed-by=pxfa for tenant {t}; {evidence}"),
+                age_ms: volume_age(seen, &name, opts.now_ms)
+                    .filter(|_| kind == TagResource::Volume),
                 tenant: Some(t.clone()),
                 cleanup: Target::GoneTenant { tenant: t },
             });
@@ -226,38 +269,99 @@ fn gone_tenants(seen: &Seen, known: &Known) -> Vec<Orphan> {
     out
 }
 
-/// The live drive volumes of existing tenants that no Bound claim binds: by the
-/// claim's PV name (dynamic, `is_fada_volume_for`) or by the claim's name (import
-/// names the claim after the volume).
-fn unbound_drives(seen: &Seen, known: &Known, facts: &ClusterFacts) -> Vec<Orphan> {
+/// The kinds tagged for a tenant, in the order they are listed.
+const TENANT_KINDS: [TagResource; 4] = [
+    TagResource::Pod,
+    TagResource::HostGroup,
+    TagResource::Host,
+    TagResource::Volume,
+];
+
+/// The tenants nobody accounts for, each with its live objects: kept, and listed.
+pub(super) fn unaccounted(seen: &Seen, judged: &Judged) -> Vec<Unaccounted> {
+    let mut by_tenant: BTreeMap<String, Unaccounted> = BTreeMap::new();
+    for kind in TENANT_KINDS {
+        for (name, tenant) in marked(&seen.tags, kind) {
+            let Some(t) = tenant else { continue };
+            let Some(why) = judged.unaccounted(&t) else {
+                continue;
+            };
+            if !live(seen, kind, &name) {
+                continue;
+            }
+            by_tenant
+                .entry(t.to_ascii_lowercase())
+                .or_insert_with(|| Unaccounted {
+                    tenant: t.clone(),
+                    objects: Vec::new(),
+                    evidence: why.to_string(),
+                })
+                .objects
+                .push(format!("{} {name}", label(kind)));
+        }
+    }
+    by_tenant.into_values().collect()
+}
+
+/// The live drive volumes of loaded tenants that no claim backs, in any phase: by
+/// the claim's PV name (dynamic, `is_fada_volume_for`), the `claim` tag, or the
+/// claim's name (import names the claim after the volume). Never a drive younger
+/// than the grace period (its claim may not be made or bound yet), one whose age the
+/// array does not give, or one of a tenant whose HostedCluster is not made and
+/// settled (being made again, its claims come back with its namespace).
+fn unbound_drives(
+    seen: &Seen,
+    known: &Known,
+    facts: &ClusterFacts,
+    opts: &ScanOptions,
+) -> Vec<Orphan> {
     let mut out = Vec::new();
     for d in tagged_drives(seen) {
-        if !d.live || !known.exists(&d.tenant) {
+        let Some(tenant) = known
+            .tenants
+            .iter()
+            .find(|t| t.spec.tenant_name().eq_ignore_ascii_case(&d.tenant))
+        else {
             continue;
-        }
+        };
         let role = seen
             .tags
             .get(TagResource::Volume, &d.name)
             .and_then(|m| m.get(TAG_ROLE))
             .map(String::as_str);
-        if !matches!(role, Some("px-data" | "px-metadata")) {
+        if !d.live || !matches!(role, Some("px-data" | "px-metadata")) {
             continue;
         }
-        let bound = facts.claims.iter().any(|c| {
-            c.phase.as_deref() == Some("Bound") && d.backs(c.volume_name.as_deref(), Some(&c.key()))
-        });
-        if bound {
+        let claimed = facts
+            .claims
+            .iter()
+            .any(|c| d.backs(c.volume_name.as_deref(), Some(&c.key())));
+        if claimed {
             continue;
         }
+        let Some(age) = volume_age(seen, &d.name, opts.now_ms) else {
+            continue;
+        };
+        if age < opts.drive_grace_ms {
+            continue;
+        }
+        let Some(hc) = spec_hosted_cluster(tenant, facts).filter(|hc| hc.settled()) else {
+            continue;
+        };
         out.push(Orphan {
             kind: OrphanKind::UnboundDrive,
             layer: "array",
             object: format!("volume {}", d.name),
             evidence: format!(
-                "drive of tenant {} (role {}); no Bound claim on the management cluster binds it",
+                "drive of tenant {} (role {}), created {} ago (grace {}); no claim on the management cluster backs it, in any phase; its HostedCluster {}/{} is available",
                 d.tenant,
-                role.unwrap_or_default()
+                role.unwrap_or_default(),
+                crate::human_ms(age),
+                crate::human_ms(opts.drive_grace_ms),
+                hc.namespace,
+                hc.name
             ),
+            age_ms: Some(age),
             tenant: Some(d.tenant),
             cleanup: Target::Volume { name: d.name },
         });
@@ -317,6 +421,7 @@ fn hosts_without_nodes(seen: &Seen, known: &Known) -> Vec<Orphan> {
             };
             let vt = vt.to_string();
             out.push(Orphan {
+                age_ms: None,
                 kind: OrphanKind::ConnectionToGoneHost,
                 layer: "array",
                 object: format!("connection {vol} -> {name}"),
@@ -332,6 +437,7 @@ fn hosts_without_nodes(seen: &Seen, known: &Known) -> Vec<Orphan> {
             });
         }
         out.push(Orphan {
+            age_ms: None,
             kind: OrphanKind::HostWithoutNode,
             layer: "array",
             object: format!("host {name}"),

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::array::{Seen, TaggedDrive, tagged_drives};
+use super::evidence::Judged;
 use super::{ClusterTarget, Known, NotChecked, Orphan, OrphanKind, Target};
 use crate::render::Cluster;
 
@@ -43,7 +44,7 @@ impl ClaimFact {
     }
 
     /// The tenant pxfa's labels name, when pxfa labelled it.
-    fn pxfa_tenant(&self) -> Option<&str> {
+    pub(super) fn pxfa_tenant(&self) -> Option<&str> {
         (self.labels.get(MANAGED_BY_LABEL).map(String::as_str) == Some("pxfa"))
             .then(|| self.labels.get(TENANT_LABEL).map(String::as_str))
             .flatten()
@@ -96,6 +97,34 @@ pub struct HotplugPodFact {
     pub claims: Vec<String>,
 }
 
+/// A HyperShift HostedCluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HostedClusterFact {
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Its `Available` condition is `True`: the hosted cluster is made.
+    pub available: bool,
+    /// It has a deletion timestamp: it is being deleted.
+    pub deleting: bool,
+}
+
+impl HostedClusterFact {
+    /// Its hosted control plane namespace, `<namespace>-<name>`, where its worker
+    /// VMs and drive claims live.
+    pub fn hcp_namespace(&self) -> String {
+        format!("{}-{}", self.namespace, self.name)
+    }
+
+    /// Whether it is made and stays: available and not being deleted. A drive of a
+    /// tenant whose HostedCluster is anything else may be waiting for claims that
+    /// the cluster's making will bring back.
+    pub fn settled(&self) -> bool {
+        self.available && !self.deleting
+    }
+}
+
 /// What px-cluster read of the management cluster, once.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ClusterFacts {
@@ -109,6 +138,8 @@ pub struct ClusterFacts {
     pub hotplug_pods: Vec<HotplugPodFact>,
     /// Every virt-launcher pod, as `namespace/name`.
     pub launcher_pods: BTreeSet<String>,
+    /// Every HyperShift HostedCluster (none when HyperShift is not installed).
+    pub hosted_clusters: Vec<HostedClusterFact>,
 }
 
 /// The claims the known tenants render, by `namespace/name` and tenant; `None`
@@ -139,6 +170,7 @@ fn is_pxfa_serial(serial: &str) -> bool {
 pub(super) fn find(
     facts: &ClusterFacts,
     known: &Known,
+    judged: &Judged,
     seen: &Seen,
     not_checked: &mut Vec<NotChecked>,
 ) -> Vec<Orphan> {
@@ -162,7 +194,7 @@ pub(super) fn find(
         }
     };
     let mut out = released_pvs(facts, &rendered, &drives);
-    out.extend(leftover_claims(facts, known, &rendered, &drives));
+    out.extend(leftover_claims(facts, (known, judged), &rendered, &drives));
     out.extend(vm_disks(facts));
     out.extend(hotplug_pods(facts, &rendered, &drives));
     out
@@ -181,6 +213,7 @@ fn orphan(
         object,
         tenant,
         evidence,
+        age_ms: None,
         cleanup: Target::Cluster(t),
     }
 }
@@ -233,12 +266,13 @@ fn released_pvs(
     out
 }
 
-/// Claims labelled by pxfa for a tenant that does not exist, or for one that
-/// renders no such claim and has no live drive behind it (a removed worker's claim
-/// whose drive was released).
+/// Claims labelled by pxfa for a tenant that is gone (on evidence: [`Judged`]), or
+/// for one that renders no such claim and has no live drive behind it (a removed
+/// worker's claim whose drive was released). A tenant not accounted for keeps its
+/// claims.
 fn leftover_claims(
     facts: &ClusterFacts,
-    known: &Known,
+    (known, judged): (&Known, &Judged),
     rendered: &BTreeMap<String, String>,
     drives: &[TaggedDrive],
 ) -> Vec<Orphan> {
@@ -247,8 +281,11 @@ fn leftover_claims(
         let Some(t) = c.pxfa_tenant() else {
             continue;
         };
-        let why = if !known.exists_named(t) {
-            format!("labelled pxfa.io/tenant={t}; no tenant named {t} exists")
+        let why = if !known.exists(t) {
+            match judged.gone(t) {
+                Some(evidence) => format!("labelled pxfa.io/tenant={t}; {evidence}"),
+                None => continue,
+            }
         } else if rendered.contains_key(&c.key()) {
             continue;
         } else if drives

@@ -2,7 +2,12 @@
 //! array and the management cluster, with the evidence for each, and its cleanup.
 //!
 //! The tenants that exist are given ([`Known`]: the specs, or the TenantStorage
-//! objects). Only what carries pxfa's marks is ever listed: on the array the
+//! objects), with what says whether a tenant missing from them is gone
+//! ([`Evidence`]: the management cluster's TenantStorage objects and
+//! HostedClusters, or the user's statement that the specs are every tenant); a
+//! tenant neither given nor gone on evidence is *not accounted for*: listed with
+//! its objects ([`Unaccounted`]), never cleaned up (`evidence`). Only what carries
+//! pxfa's marks is ever listed: on the array the
 //! `pxfa.io` ownership tags (read by the plan's one ownership rule,
 //! `ownership`); on the cluster pxfa's labels and annotations, or
 //! the link to a volume pxfa tagged. The kinds are [`OrphanKind`]; the array rules
@@ -20,6 +25,7 @@
 
 mod array;
 mod cluster;
+mod evidence;
 mod realm;
 #[cfg(test)]
 mod tests;
@@ -31,9 +37,11 @@ use flasharray::FlashArray;
 use serde::Serialize;
 
 use crate::Tenant;
-use crate::desired::TenantId;
 pub use array::SafeMode;
-pub use cluster::{ClaimFact, ClusterFacts, HotplugPodFact, PvFact, VmDiskFact, VmFact};
+pub use cluster::{
+    ClaimFact, ClusterFacts, HostedClusterFact, HotplugPodFact, PvFact, VmDiskFact, VmFact,
+};
+pub use evidence::{Evidence, TenantRef, Unaccounted};
 
 /// The document's `apiVersion`.
 pub(crate) const API_VERSION: &str = "pxfa.io/v1alpha1";
@@ -44,9 +52,9 @@ pub(crate) const KIND: &str = "Orphans";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OrphanKind {
-    /// An array object tagged for a tenant that does not exist.
+    /// An array object tagged for a tenant that is gone, on evidence.
     TenantGone,
-    /// A drive volume in a tenant's pod that no claim binds.
+    /// A drive volume of a tenant that no claim backs, past the grace period.
     UnboundDrive,
     /// A host pxfa created whose initiators no node has.
     HostWithoutNode,
@@ -186,6 +194,8 @@ pub struct Orphan {
     pub tenant: Option<String>,
     /// What was read that makes it an orphan, and that it is pxfa's.
     pub evidence: String,
+    /// How long ago the array created it, ms, where the array says (volumes).
+    pub age_ms: Option<u64>,
     /// What `--cleanup` does with it.
     pub cleanup: Target,
 }
@@ -220,7 +230,8 @@ pub struct OrphanReport {
     pub api_version: &'static str,
     /// `Orphans`.
     pub kind: &'static str,
-    /// The tenants that exist, `namespace/name`.
+    /// The tenants that exist, as `namespace/name` (the name alone where no
+    /// namespace is known).
     pub tenants: Vec<String>,
     /// The kinds looked for.
     pub checked: Vec<OrphanKind>,
@@ -228,6 +239,9 @@ pub struct OrphanReport {
     pub not_checked: Vec<NotChecked>,
     /// The orphans, array first.
     pub orphans: Vec<Orphan>,
+    /// Tenants the tags name that nobody accounts for and no evidence says are
+    /// gone: kept, never cleaned up.
+    pub unaccounted: Vec<Unaccounted>,
     /// pxfa's destroyed objects waiting for eradication.
     pub pending_eradication: Vec<PendingEradication>,
     /// The array's eradication settings, as the cleanup respects them.
@@ -252,48 +266,36 @@ impl OrphanReport {
     }
 }
 
-/// The tenants that exist: the loaded ones, whose objects pxfa can tell, and the
-/// names of those that exist but could not be loaded (an invalid TenantStorage):
-/// their objects are never orphans, and the rules that need every tenant's
-/// details (nodes, claims) are not checked while one is unknown.
+/// The tenants that exist: the loaded ones, whose objects pxfa can tell, and
+/// those that exist but could not be loaded (an invalid TenantStorage): their
+/// objects are never orphans, and the rules that need every tenant's details
+/// (nodes, claims) are not checked while one is unknown. [`Evidence`] says whether
+/// a tenant missing here is gone.
 #[derive(Debug, Clone, Default)]
 pub struct Known {
     /// Loaded tenants.
     pub tenants: Vec<Tenant>,
-    /// Tenants that exist but could not be loaded (`namespace/name`; a bare name is
-    /// in the `default` namespace), with why.
-    pub unloaded: Vec<(String, String)>,
+    /// Tenants that exist but could not be loaded, with why.
+    pub unloaded: Vec<(TenantRef, String)>,
+    /// What says a tenant missing from the two lists above is gone.
+    pub evidence: Evidence,
 }
 
 impl Known {
-    /// Every tenant's identity, `namespace/name` lower-cased (tags are compared
-    /// without case).
-    fn names(&self) -> BTreeSet<String> {
+    /// Every tenant's identity.
+    pub(super) fn ids(&self) -> impl Iterator<Item = TenantRef> + '_ {
         self.tenants
             .iter()
-            .map(|t| t.desired.tenant.to_string())
-            .chain(
-                self.unloaded
-                    .iter()
-                    .map(|(n, _)| TenantId::from(n.as_str()).to_string()),
-            )
-            .map(|n| n.to_ascii_lowercase())
-            .collect()
+            .map(TenantRef::of)
+            .chain(self.unloaded.iter().map(|(id, _)| id.clone()))
     }
 
-    /// Whether the tenant `namespace/name` (as an object's tags name it) exists.
+    /// Whether the tenant pxfa's tags (`namespace/name`) or labels (a bare name:
+    /// any namespace, so a claim is kept while any tenant of that name exists) name
+    /// `tenant` is one of these.
     fn exists(&self, tenant: &str) -> bool {
-        self.names().contains(&tenant.to_ascii_lowercase())
-    }
-
-    /// Whether a tenant called `name` exists in any namespace: for pxfa's cluster
-    /// labels, which name the tenant alone (so a claim is kept while any tenant of
-    /// that name exists).
-    fn exists_named(&self, name: &str) -> bool {
-        self.names().iter().any(|id| {
-            id.split_once('/')
-                .is_some_and(|(_, n)| n.eq_ignore_ascii_case(name))
-        })
+        let tagged = evidence::tagged_identity(tenant);
+        self.ids().any(|id| id.matches(&tagged))
     }
 
     /// Why the rules needing every tenant's details cannot run, if one is unknown.
@@ -309,6 +311,30 @@ impl Known {
                 names.join(", ")
             )
         })
+    }
+}
+
+/// The scan's clock and grace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanOptions {
+    /// Now, ms since the Unix epoch, against which the array's `created` times are
+    /// aged.
+    pub now_ms: u64,
+    /// A drive younger than this is never an unbound drive: its claim may not be
+    /// made or bound yet.
+    pub drive_grace_ms: u64,
+}
+
+impl ScanOptions {
+    /// The default grace of a drive before it can be an unbound drive: one hour.
+    pub const DEFAULT_DRIVE_GRACE_MS: u64 = 3_600_000;
+
+    /// At `now_ms`, with the default grace.
+    pub fn at(now_ms: u64) -> Self {
+        ScanOptions {
+            now_ms,
+            drive_grace_ms: Self::DEFAULT_DRIVE_GRACE_MS,
+        }
     }
 }
 
@@ -340,16 +366,24 @@ pub async fn scan(
     array: &dyn FlashArray,
     cluster: Option<&dyn ClusterReader>,
     known: &Known,
+    opts: &ScanOptions,
 ) -> Result<OrphanReport, ScanError> {
     let facts = match cluster {
         Some(c) => Some(c.facts().await.map_err(ScanError::Cluster)?),
         None => None,
     };
     let seen = array::read(array, known).await?;
+    let judged = evidence::judge(&seen, known, facts.as_ref());
     let mut not_checked = Vec::new();
-    let mut orphans = array::find(&seen, known, facts.as_ref(), &mut not_checked);
+    let mut orphans = array::find(
+        &seen,
+        (known, &judged),
+        facts.as_ref(),
+        opts,
+        &mut not_checked,
+    );
     match &facts {
-        Some(f) => orphans.extend(cluster::find(f, known, &seen, &mut not_checked)),
+        Some(f) => orphans.extend(cluster::find(f, known, &judged, &seen, &mut not_checked)),
         None => not_checked.extend(
             OrphanKind::ALL
                 .into_iter()
@@ -361,17 +395,7 @@ pub async fn scan(
         ),
     }
     let skipped: BTreeSet<OrphanKind> = not_checked.iter().map(|n| n.kind).collect();
-    let mut names: Vec<String> = known
-        .tenants
-        .iter()
-        .map(|t| t.desired.tenant.to_string())
-        .chain(
-            known
-                .unloaded
-                .iter()
-                .map(|(n, _)| TenantId::from(n.as_str()).to_string()),
-        )
-        .collect();
+    let mut names: Vec<String> = known.ids().map(|id| id.to_string()).collect();
     names.sort();
     Ok(OrphanReport {
         api_version: API_VERSION,
@@ -383,6 +407,7 @@ pub async fn scan(
             .collect(),
         not_checked,
         orphans,
+        unaccounted: array::unaccounted(&seen, &judged),
         pending_eradication: array::pending(&seen, known),
         safe_mode: seen.safe_mode.clone(),
     })

@@ -20,6 +20,7 @@ use flasharray::models::{ManagementAccessPolicy, RealmPatch};
 use flasharray::{ErrorKind, FlashArray, ListParams, RealmName, TagResource};
 
 use super::array::marked;
+use super::evidence::Judged;
 use super::{Known, Orphan, OrphanKind, PendingEradication, Target};
 use crate::plan::TagIndex;
 
@@ -105,9 +106,10 @@ fn reaching_into(policies: &[ManagementAccessPolicy], realm: &str) -> Vec<String
         .collect()
 }
 
-/// The one tenant every pod in the realm is tagged for, when there is one and it
-/// is gone (a pod without pxfa's tenant tag, or two tenants, and it is not).
-fn gone_owner(r: &RealmSeen, tags: &TagIndex, known: &Known) -> Option<String> {
+/// The one tenant every pod in the realm is tagged for, when there is one and
+/// `gone` says it is gone (a pod without pxfa's tenant tag, or two tenants, and it
+/// is not).
+fn gone_owner(r: &RealmSeen, tags: &TagIndex, gone: impl Fn(&str) -> bool) -> Option<String> {
     let owners: BTreeMap<String, String> = marked(tags, TagResource::Pod)
         .into_iter()
         .filter_map(|(p, t)| Some((p.to_ascii_lowercase(), t?)))
@@ -118,18 +120,19 @@ fn gone_owner(r: &RealmSeen, tags: &TagIndex, known: &Known) -> Option<String> {
     }
     let mut tenants = tenants.into_iter();
     match (tenants.next(), tenants.next()) {
-        (Some(t), None) if !known.exists(&t) => Some(t),
+        (Some(t), None) if gone(&t) => Some(t),
         _ => None,
     }
 }
 
-/// Live realms that hold only a gone tenant's pods.
-pub(super) fn find(realms: &[RealmSeen], tags: &TagIndex, known: &Known) -> Vec<Orphan> {
+/// Live realms that hold only the pods of a tenant gone on evidence.
+pub(super) fn find(realms: &[RealmSeen], tags: &TagIndex, judged: &Judged) -> Vec<Orphan> {
     let mut out = Vec::new();
     for r in realms.iter().filter(|r| !r.destroyed) {
-        let Some(t) = gone_owner(r, tags, known) else {
+        let Some(t) = gone_owner(r, tags, |t| judged.gone(t).is_some()) else {
             continue;
         };
+        let evidence = judged.gone(&t).unwrap_or_default();
         let left = if r.policies.is_empty() {
             String::new()
         } else {
@@ -143,9 +146,10 @@ pub(super) fn find(realms: &[RealmSeen], tags: &TagIndex, known: &Known) -> Vec<
             layer: "array",
             object: format!("realm {}", r.name),
             evidence: format!(
-                "holds only pods tagged pxfa.io for tenant {t} ({}); no tenant named {t} exists{left}",
+                "holds only pods tagged pxfa.io for tenant {t} ({}); {evidence}{left}",
                 r.pods.join(", ")
             ),
+            age_ms: None,
             tenant: Some(t.clone()),
             cleanup: Target::Realm {
                 name: r.name.clone(),
@@ -166,7 +170,7 @@ pub(super) fn pending(
         .iter()
         .filter(|r| r.destroyed)
         .filter_map(|r| {
-            gone_owner(r, tags, known).map(|t| PendingEradication {
+            gone_owner(r, tags, |t| !known.exists(t)).map(|t| PendingEradication {
                 object: format!("realm {}", r.name),
                 tenant: Some(t),
                 time_remaining_ms: r.time_remaining,

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use super::array::Seen;
 use super::cluster::{self, ClaimFact, ClusterFacts};
-use super::{Known, OrphanKind, OrphanReport};
+use super::evidence::{self, TenantRef};
+use super::{Evidence, Known, OrphanKind, OrphanReport};
 use crate::{Tenant, parse_valid_spec};
 
 fn demo() -> Tenant {
@@ -51,12 +52,19 @@ fn claims_a_tenant_renders_are_kept_and_unrendered_ones_without_a_drive_are_left
         ],
         ..ClusterFacts::default()
     };
+    // The management cluster was read: no TenantStorage and no HostedCluster of
+    // tenant-gone, so its claim is a leftover on evidence.
     let known = Known {
         tenants: vec![t],
         unloaded: Vec::new(),
+        evidence: Evidence::Cluster {
+            storages: Vec::new(),
+        },
     };
+    let seen = Seen::default();
+    let judged = evidence::judge(&seen, &known, Some(&facts));
     let mut skipped = Vec::new();
-    let found = cluster::find(&facts, &known, &Seen::default(), &mut skipped);
+    let found = cluster::find(&facts, &known, &judged, &seen, &mut skipped);
     assert!(skipped.is_empty());
     let objects: Vec<&str> = found.iter().map(|o| o.object.as_str()).collect();
     assert_eq!(
@@ -67,7 +75,61 @@ fn claims_a_tenant_renders_are_kept_and_unrendered_ones_without_a_drive_are_left
         ]
     );
     assert!(found.iter().all(|o| o.kind == OrphanKind::LeftoverClaim));
-    assert!(found[1].evidence.contains("no tenant named tenant-gone"));
+    assert!(
+        found[1]
+            .evidence
+            .contains("no TenantStorage tenant-gone on the management cluster"),
+        "{}",
+        found[1].evidence
+    );
+
+    // Given specs alone, tenant-gone is not accounted for: its claim is kept.
+    let known = Known {
+        evidence: Evidence::default(),
+        ..known
+    };
+    let judged = evidence::judge(&seen, &known, Some(&facts));
+    let found = cluster::find(&facts, &known, &judged, &seen, &mut skipped);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].object.contains("tenant-demo-w07-data0"));
+}
+
+#[test]
+fn a_tenant_whose_hosted_cluster_exists_is_not_gone() {
+    let facts = ClusterFacts {
+        claims: vec![labelled("clusters-blue", "db", "tenant-blue")],
+        hosted_clusters: vec![super::HostedClusterFact {
+            namespace: "clusters".into(),
+            name: "blue".into(),
+            available: true,
+            deleting: false,
+        }],
+        ..ClusterFacts::default()
+    };
+    let known = Known {
+        evidence: Evidence::Cluster {
+            storages: Vec::new(),
+        },
+        ..Known::default()
+    };
+    let seen = Seen::default();
+    let judged = evidence::judge(&seen, &known, Some(&facts));
+    assert!(judged.gone("tenant-blue").is_none());
+    let why = judged.unaccounted("tenant-blue").unwrap();
+    assert!(why.contains("HostedCluster clusters/blue exists"), "{why}");
+    let mut skipped = Vec::new();
+    assert!(cluster::find(&facts, &known, &judged, &seen, &mut skipped).is_empty());
+
+    // A TenantStorage of that name in another namespace keeps it too (the tags
+    // give no namespace).
+    let known = Known {
+        evidence: Evidence::Cluster {
+            storages: vec![TenantRef::new(Some("team-b"), "tenant-blue")],
+        },
+        ..Known::default()
+    };
+    let judged = evidence::judge(&seen, &known, Some(&ClusterFacts::default()));
+    assert!(judged.gone("tenant-blue").is_none());
 }
 
 #[test]
@@ -78,10 +140,13 @@ fn an_unloaded_tenant_holds_back_the_rules_that_need_its_claims() {
     };
     let known = Known {
         tenants: Vec::new(),
-        unloaded: vec![("tenant-broken".into(), "invalid spec".into())],
+        unloaded: vec![(TenantRef::new(None, "tenant-broken"), "invalid spec".into())],
+        evidence: Evidence::default(),
     };
+    let seen = Seen::default();
+    let judged = evidence::judge(&seen, &known, Some(&facts));
     let mut skipped = Vec::new();
-    let found = cluster::find(&facts, &known, &Seen::default(), &mut skipped);
+    let found = cluster::find(&facts, &known, &judged, &seen, &mut skipped);
     assert!(found.is_empty(), "{found:#?}");
     let kinds: Vec<OrphanKind> = skipped.iter().map(|n| n.kind).collect();
     assert!(kinds.contains(&OrphanKind::LeftoverClaim));
@@ -96,6 +161,7 @@ fn counts_name_every_kind() {
         checked: OrphanKind::ALL.to_vec(),
         not_checked: Vec::new(),
         orphans: Vec::new(),
+        unaccounted: Vec::new(),
         pending_eradication: Vec::new(),
         safe_mode: super::SafeMode::default(),
     };

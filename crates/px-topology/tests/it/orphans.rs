@@ -17,14 +17,38 @@ use flasharray_mock::Seed;
 use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{OTHER_TENANT, OTHER_TENANT_NAMESPACE, blue_volume};
 use px_topology::orphans::{
-    ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, HotplugPodFact, Known, OrphanKind,
-    PvFact, VmDiskFact, VmFact, cleanup, scan,
+    ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, Evidence, HostedClusterFact,
+    HotplugPodFact, Known, OrphanKind, PvFact, ScanOptions, TenantRef, VmDiskFact, VmFact, cleanup,
+    scan,
 };
 use px_topology::{PlanOptions, Tenant};
 
 use super::worlds::{World, apply_step, import_tenant, world};
 
 const GONE_HOST: &str = "pxfa-gone-node";
+
+/// Past the default drive grace: two hours after the array's clock.
+fn later(w: &World) -> ScanOptions {
+    ScanOptions::at(w.mock.clock().now_ms() + 2 * 3_600_000)
+}
+
+/// The tenant's HostedCluster as the management cluster shows it.
+fn hosted_cluster(t: &Tenant, available: bool, deleting: bool) -> HostedClusterFact {
+    let hc = &t.spec.spec.hosted_cluster;
+    HostedClusterFact {
+        namespace: hc.namespace.clone(),
+        name: hc.name.clone(),
+        available,
+        deleting,
+    }
+}
+
+/// The management cluster was read: `t`'s TenantStorage is the only one.
+fn cluster_evidence(t: &Tenant) -> Evidence {
+    Evidence::Cluster {
+        storages: vec![TenantRef::of(t)],
+    }
+}
 
 /// A management cluster in memory: the facts, and every removal it was asked for.
 struct FakeCluster {
@@ -165,6 +189,7 @@ fn cluster_of(t: &Tenant) -> (FakeCluster, String) {
             },
         ],
         launcher_pods: BTreeSet::from([format!("{ns}/virt-launcher-w01")]),
+        hosted_clusters: vec![hosted_cluster(t, true, false)],
     };
     let fake = FakeCluster {
         facts: Mutex::new(facts),
@@ -224,14 +249,17 @@ async fn orphans_in(w: &World) {
         .to_string();
     gone_node_host(a, &w00).await;
     let (cluster, _) = cluster_of(&t);
+    // The management cluster holds tenant-demo's TenantStorage and HostedCluster,
+    // and neither of tenant-blue: tenant-blue is gone on evidence.
     let known = Known {
+        evidence: cluster_evidence(&t),
         tenants: vec![t],
         unloaded: Vec::new(),
     };
 
     w.mock.reset_stats();
     let before = ForeignView::read(a, OTHER_TENANT).await.unwrap();
-    let r = scan(a, Some(&cluster), &known).await.unwrap();
+    let r = scan(a, Some(&cluster), &known, &later(w)).await.unwrap();
     assert_eq!(
         w.mock.stats().writes,
         0,
@@ -292,6 +320,18 @@ async fn orphans_in(w: &World) {
         );
     }
     assert!(r.orphans.iter().all(|o| !o.evidence.is_empty()));
+    assert!(r.unaccounted.is_empty(), "{:#?}", r.unaccounted);
+    let blue = r
+        .orphans
+        .iter()
+        .find(|o| o.object == format!("pod {OTHER_TENANT}"))
+        .unwrap();
+    assert!(
+        blue.evidence.contains("no TenantStorage")
+            && blue.evidence.contains("no HostedCluster of it"),
+        "{}",
+        blue.evidence
+    );
     assert!(r.safe_mode.enabled, "the brownfield array runs SafeMode");
 
     let done = cleanup(a, Some(&cluster), &r).await;
@@ -321,7 +361,7 @@ async fn orphans_in(w: &World) {
     }
     assert_eq!(cluster.removed.lock().unwrap().len(), 4, "{}", w.name);
 
-    let again = scan(a, Some(&cluster), &known).await.unwrap();
+    let again = scan(a, Some(&cluster), &known, &later(w)).await.unwrap();
     assert!(again.is_empty(), "{}: {:#?}", w.name, again.orphans);
     assert!(
         again
@@ -353,12 +393,10 @@ async fn without_a_cluster_the_array_kinds_only_and_a_tenant_given_is_kept() {
     // no orphans, and the host rules wait for its nodes.
     let known = Known {
         tenants: vec![t],
-        unloaded: vec![(
-            format!("{OTHER_TENANT_NAMESPACE}/{OTHER_TENANT}"),
-            "invalid spec".into(),
-        )],
+        unloaded: vec![(TenantRef::new(Some(OTHER_TENANT_NAMESPACE), OTHER_TENANT), "invalid spec".into())],
+        evidence: Evidence::default(),
     };
-    let r = scan(a, None, &known).await.unwrap();
+    let r = scan(a, None, &known, &later(&w)).await.unwrap();
     assert!(r.is_empty(), "{:#?}", r.orphans);
     let skipped: BTreeSet<OrphanKind> = r.not_checked.iter().map(|n| n.kind).collect();
     let rest: BTreeSet<OrphanKind> = OrphanKind::ALL
@@ -421,8 +459,13 @@ async fn a_gone_tenants_realm_is_found_and_soft_destroyed_after_its_pod() {
             .await;
         assert!(refused.is_err(), "{}: {refused:?}", w.name);
 
+        // The user states that no spec given (none) leaves a tenant out.
+        let everyone = Known {
+            evidence: Evidence::Specs { complete: true },
+            ..Known::default()
+        };
         w.mock.reset_stats();
-        let r = scan(a, None, &Known::default()).await.unwrap();
+        let r = scan(a, None, &everyone, &later(&w)).await.unwrap();
         assert_eq!(
             w.mock.stats().writes,
             0,
@@ -473,7 +516,7 @@ async fn a_gone_tenants_realm_is_found_and_soft_destroyed_after_its_pod() {
         );
         assert_eq!(state("mixed-realm"), Some(false), "{}: kept", w.name);
 
-        let again = scan(a, None, &Known::default()).await.unwrap();
+        let again = scan(a, None, &everyone, &later(&w)).await.unwrap();
         assert!(again.is_empty(), "{}: {:#?}", w.name, again.orphans);
         assert!(
             again
@@ -484,6 +527,199 @@ async fn a_gone_tenants_realm_is_found_and_soft_destroyed_after_its_pod() {
             w.name,
             again.pending_eradication
         );
+        w.close().await;
+    }
+}
+
+/// Issue #34 item 2: a tenant left out of the specs is not gone. Given tenant-demo's
+/// spec alone and no management cluster, the seed's tenant-blue is listed as not
+/// accounted for with its objects, nothing of it is an orphan, and a cleanup of
+/// that report changes nothing of it; only the user's statement that the specs
+/// are every tenant makes it gone, and then each object names that evidence.
+#[tokio::test]
+async fn a_tenant_left_out_of_the_specs_is_kept_unless_they_are_stated_complete() {
+    for over_rest in [false, true] {
+        let w = world(Seed::brownfield(), over_rest).await;
+        let spec = import_tenant();
+        apply_step(&w, &spec, PlanOptions::default()).await;
+        let t = Tenant::from_spec(spec, Path::new("spec.yaml")).unwrap();
+        let a = w.array();
+        let known = Known {
+            tenants: vec![t],
+            ..Known::default()
+        };
+        let before = ForeignView::read(a, OTHER_TENANT).await.unwrap();
+        let r = scan(a, None, &known, &later(&w)).await.unwrap();
+        assert!(
+            r.orphans
+                .iter()
+                .all(|o| o.tenant.as_deref() != Some(OTHER_TENANT)),
+            "{}: {:#?}",
+            w.name,
+            r.orphans
+        );
+        assert_eq!(r.unaccounted.len(), 1, "{:#?}", r.unaccounted);
+        let blue = &r.unaccounted[0];
+        assert_eq!(blue.tenant, OTHER_TENANT);
+        assert_eq!(blue.objects.len(), 7, "pod and six drives: {blue:#?}");
+        assert!(blue.objects.contains(&format!("pod {OTHER_TENANT}")));
+        assert!(
+            blue.evidence.contains("no evidence it is gone"),
+            "{blue:#?}"
+        );
+        let skipped: BTreeSet<OrphanKind> = r.not_checked.iter().map(|n| n.kind).collect();
+        assert!(
+            skipped.contains(&OrphanKind::HostWithoutNode),
+            "another tenant's nodes may use pxfa's shared hosts: {skipped:?}"
+        );
+        let done = cleanup(a, None, &r).await;
+        assert!(done.is_success(), "{done:#?}");
+        let after = ForeignView::read(a, OTHER_TENANT).await.unwrap();
+        assert!(
+            after.changes_since(&before).is_empty(),
+            "{}: {:?}",
+            w.name,
+            after.changes_since(&before)
+        );
+
+        let complete = Known {
+            evidence: Evidence::Specs { complete: true },
+            ..known
+        };
+        let r = scan(a, None, &complete, &later(&w)).await.unwrap();
+        let gone: Vec<_> = r
+            .orphans
+            .iter()
+            .filter(|o| o.tenant.as_deref() == Some(OTHER_TENANT))
+            .collect();
+        assert_eq!(gone.len(), 7, "{:#?}", r.orphans);
+        assert!(gone.iter().all(
+            |o| o.kind == OrphanKind::TenantGone && o.evidence.contains("--all-tenants-given")
+        ));
+        assert!(r.unaccounted.is_empty());
+        w.close().await;
+    }
+}
+
+/// Issue #34 item 3: `unbound-drive` selects only a drive no claim backs in any
+/// phase, older than the grace, of a tenant whose HostedCluster is made and
+/// stays. Worker 0's data claim is gone and worker 1's is Pending: only worker
+/// 0's drive is selected, and only past the grace with the HostedCluster
+/// available; the cleanup leaves the Pending, claimed and young drives live.
+#[tokio::test]
+async fn young_pending_and_claimed_drives_and_those_of_a_cluster_being_made_survive() {
+    for over_rest in [false, true] {
+        let w = world(Seed::Empty, over_rest).await;
+        let spec = import_tenant();
+        apply_step(&w, &spec, PlanOptions::default()).await;
+        let t = Tenant::from_spec(spec, Path::new("spec.yaml")).unwrap();
+        let a = w.array();
+        let ns = t.spec.hcp_namespace();
+        let mut claims: Vec<ClaimFact> = t
+            .manifests()
+            .unwrap()
+            .into_iter()
+            .filter(|m| m.kind == "PersistentVolumeClaim" && m.name.contains("-w"))
+            .map(|m| claim(&ns, &m.name, Some("tenant-demo"), &format!("pv-{}", m.name)))
+            .collect();
+        claims.retain(|c| !c.name.contains("-w00-data0"));
+        let pending = claims
+            .iter_mut()
+            .find(|c| c.name.contains("-w01-data0"))
+            .unwrap();
+        pending.phase = Some("Pending".into());
+        pending.volume_name = None;
+        let drive = |part: &str| {
+            t.desired
+                .volumes
+                .iter()
+                .find(|v| v.name.as_str().contains(part))
+                .unwrap()
+                .name
+                .to_string()
+        };
+        let (unclaimed, pending_drive) = (drive("-w00-data0"), drive("-w01-data0"));
+        let facts = |hc: HostedClusterFact| FakeCluster {
+            facts: Mutex::new(ClusterFacts {
+                claims: claims.clone(),
+                hosted_clusters: vec![hc],
+                ..ClusterFacts::default()
+            }),
+            removed: Mutex::new(Vec::new()),
+        };
+        let known = Known {
+            evidence: cluster_evidence(&t),
+            tenants: vec![t.clone()],
+            unloaded: Vec::new(),
+        };
+        let unbound = |r: &px_topology::orphans::OrphanReport| -> Vec<String> {
+            r.orphans
+                .iter()
+                .filter(|o| o.kind == OrphanKind::UnboundDrive)
+                .map(|o| o.object.clone())
+                .collect()
+        };
+        let young = ScanOptions::at(w.mock.clock().now_ms() + 60_000);
+        for (hc, opts, why) in [
+            (
+                hosted_cluster(&t, true, false),
+                young,
+                "younger than the grace",
+            ),
+            (
+                hosted_cluster(&t, false, false),
+                later(&w),
+                "HostedCluster being made",
+            ),
+            (
+                hosted_cluster(&t, true, true),
+                later(&w),
+                "HostedCluster being deleted",
+            ),
+        ] {
+            let r = scan(a, Some(&facts(hc)), &known, &opts).await.unwrap();
+            assert!(
+                unbound(&r).is_empty(),
+                "{}: {why}: {:#?}",
+                w.name,
+                r.orphans
+            );
+        }
+        let cluster = facts(hosted_cluster(&t, true, false));
+        let r = scan(a, Some(&cluster), &known, &later(&w)).await.unwrap();
+        assert_eq!(unbound(&r), [format!("volume {unclaimed}")], "{}", w.name);
+        let o = r
+            .orphans
+            .iter()
+            .find(|o| o.kind == OrphanKind::UnboundDrive)
+            .unwrap();
+        assert_eq!(o.age_ms, Some(2 * 3_600_000));
+        assert!(o.evidence.contains("in any phase"), "{}", o.evidence);
+        let done = cleanup(a, Some(&cluster), &r).await;
+        assert!(done.is_success(), "{done:#?}");
+        let vols = a
+            .list_volumes(&flasharray::ListParams::all())
+            .await
+            .unwrap();
+        let destroyed = |n: &str| vols.iter().find(|v| v.name == n).map(|v| v.destroyed);
+        assert_eq!(destroyed(&unclaimed), Some(true), "{}", w.name);
+        assert_eq!(
+            destroyed(&pending_drive),
+            Some(false),
+            "{}: Pending claim",
+            w.name
+        );
+        for v in &t.desired.volumes {
+            if v.name.as_str() != unclaimed {
+                assert_eq!(
+                    destroyed(v.name.as_str()),
+                    Some(false),
+                    "{}: {}",
+                    w.name,
+                    v.name
+                );
+            }
+        }
         w.close().await;
     }
 }
