@@ -127,10 +127,16 @@ def test_token(playbook, client, unique, sim_target):
     password = f"pw-{unique}-not-secret"
     admin = f"{unique}-tok"
     playbook("token", prefix=unique, admin_password=password, state="present")
-    (token,) = items(client.get_admins_api_tokens(names=[admin], expose_api_token=True))
-    assert token.api_token.token not in (None, "****")
+    # An array shows a token's value to its own admin only (`expose_api_token`
+    # "exposes the API token of the current user"): read it as that admin, over the
+    # REST 1.x password login purefa_token itself uses.
+    (listed,) = items(client.get_admins_api_tokens(names=[admin], expose_api_token=True))
+    assert listed.api_token.token == "****", "another admin's token stays masked"
+    own = purestorage.FlashArray(sim_target, username=admin, password=password)
+    token = own.get_api_token(admin)["api_token"]
+    assert token not in (None, "****")
     # The token logs in over REST 2.x as that admin.
-    as_admin = flasharray.Client(sim_target, api_token=token.api_token.token)
+    as_admin = flasharray.Client(sim_target, api_token=token)
     assert [a.name for a in items(as_admin.get_admins(names=[admin]))] == [admin]
     playbook("token", prefix=unique, admin_password=password, state="absent")
     assert items(client.get_admins_api_tokens(names=[admin])) == []

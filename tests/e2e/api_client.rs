@@ -276,6 +276,21 @@ fn refusals_name_the_cause() {
         "{stderr}"
     );
 
+    // A CR/LF in a setting (it would end the JWT's header line): exit 2 naming that
+    // setting's flag, not the key file's (issue #38 L5).
+    let out = client_cmd(&sim, &format!("{id}\r\nX-Injected: 1"), &key_id, &key)
+        .args(["volume", "list"])
+        .output()
+        .unwrap();
+    let (_, stderr) = streams(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--client-id (PUREFA_CLIENT_ID)")
+            && stderr.contains("control characters")
+            && !stderr.contains("--private-key-file"),
+        "{stderr}"
+    );
+
     // A key the array does not have for this client: exit 1, the cause named.
     let other = private_file(sim.dir.path(), "other.pem", OTHER_KEY);
     let out = client_cmd(&sim, &id, &key_id, &other)

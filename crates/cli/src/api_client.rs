@@ -116,18 +116,26 @@ pub(crate) fn load(
     let [client_id, key_id, issuer, username, key_file]: [String; 5] = values
         .try_into()
         .map_err(|_| InvalidInput::error("API client settings"))?;
-    let key_file = PathBuf::from(key_file);
-    let password = password(global, env, warn)?;
-    warn_if_shared(&key_file, warn);
-    let shown = format!("--private-key-file {}", key_file.display());
-    let pem = files::read_input(&key_file, InputKind::Credentials)
-        .map_err(|e| InvalidInput::error(format!("{shown}: cannot read the private key: {e}")))?;
     let identity = ApiClientIdentity {
         client_id,
         key_id,
         issuer,
         username,
     };
+    // Checked here, before the key, so that the error names the setting's flag.
+    if let Some((field, why)) = identity.invalid_field() {
+        let flag = fields(global)
+            .into_iter()
+            .find(|f| f.flag.trim_start_matches('-').replace('-', "_") == field)
+            .map_or_else(|| field.to_string(), |f| format!("{} ({})", f.flag, f.var));
+        return Err(InvalidInput::error(format!("{flag}: {why}")));
+    }
+    let key_file = PathBuf::from(key_file);
+    let password = password(global, env, warn)?;
+    warn_if_shared(&key_file, warn);
+    let shown = format!("--private-key-file {}", key_file.display());
+    let pem = files::read_input(&key_file, InputKind::Credentials)
+        .map_err(|e| InvalidInput::error(format!("{shown}: cannot read the private key: {e}")))?;
     ApiClientCredential::from_pem(identity, &pem, password.as_ref())
         .map_err(|e| InvalidInput::error(format!("{shown}: {e}")))
 }

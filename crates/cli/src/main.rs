@@ -87,7 +87,9 @@ fn main() -> ExitCode {
 /// Log lines go to stderr. `-v` shows what pxfa does, `-vv` the REST calls with their
 /// request ids, `-vvv` everything pxfa's crates trace. HTTP and TLS libraries stay at
 /// `warn` whatever the verbosity: their debug output could include headers, and the
-/// `api-token` and `x-auth-token` headers are secrets.
+/// `api-token` and `x-auth-token` headers are secrets. kube's client stays at `error`:
+/// at `warn` it logs an answer it cannot decode whole (a Secret's too); px-cluster's
+/// `bounds` reports such an answer by its first bytes instead.
 fn init_tracing(global: &args::GlobalArgs, color: bool, json: bool) {
     let ours = match (global.quiet, global.verbose) {
         (true, _) => "error",
@@ -97,7 +99,7 @@ fn init_tracing(global: &args::GlobalArgs, color: bool, json: bool) {
         (false, _) => "trace",
     };
     let filter = format!(
-        "warn,pxfa={ours},flasharray={ours},flasharray_mock={ours},flasharray_sim={ours},px_topology={ours},px_cluster={ours},px_controller={ours}"
+        "warn,kube_client=error,pxfa={ours},flasharray={ours},flasharray_mock={ours},flasharray_sim={ours},px_topology={ours},px_cluster={ours},px_controller={ours}"
     );
     let filter = tracing_subscriber::EnvFilter::try_new(filter)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -434,8 +434,32 @@ fn inert(msg: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
+/// A table cell or line as the terminal shows it: what a cluster or array said
+/// (names, phases, messages) with every character px-topology calls unprintable
+/// escaped, line breaks included, so one value stays on its row.
+pub(crate) fn inert_cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if px_topology::spec::is_unprintable(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn cells_cannot_drive_the_terminal_or_break_rows() {
+        assert_eq!(
+            super::inert_cell("3.7\u{1b}[2J\n\u{7}ok"),
+            r"3.7\u{1b}[2J\u{a}\u{7}ok"
+        );
+        assert_eq!(super::inert_cell("plain"), "plain");
+    }
+
     #[test]
     fn messages_cannot_drive_the_terminal() {
         assert_eq!(

@@ -293,3 +293,93 @@ fn doctor_bad_kubeconfig_is_bad_input() {
     assert_eq!(report["summary"]["fail"], 0);
     assert_eq!(report["summary"]["unknown"], 2);
 }
+
+/// What the cluster says is printed escaped, as `status` and `orphans` print it: a
+/// version holding terminal escapes cannot clear the screen or retitle the window
+/// (issue #38 L1).
+#[tokio::test]
+async fn doctor_prints_what_the_cluster_says_escaped() {
+    let site = SiteSpec {
+        portworx: "3.7.0\u{1b}[2J\u{1b}]0;owned\u{7}",
+        ..complete()
+    };
+    let (_, stdout, _, _) = doctor(site, "table").await;
+    assert!(
+        !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+        "raw control characters in {stdout:?}"
+    );
+    assert!(stdout.contains(r"\u{1b}[2J"), "{stdout}");
+}
+
+/// A hostile API server: every answer asks for an hour's wait, takes two minutes,
+/// or is 50 MB that is not JSON. Doctor ends in bounded time with bounded output,
+/// the cause named once per read (issue #38 M3, M4, M5).
+#[tokio::test]
+async fn doctor_against_a_hostile_api_server_ends_in_bounded_time_and_output() {
+    use std::time::{Duration, Instant};
+    use wiremock::matchers::method;
+    use wiremock::{Mock, ResponseTemplate};
+    let junk = format!("<html>{}", "A".repeat(50 << 20));
+    let answers = [
+        (
+            "429 Retry-After 3600",
+            ResponseTemplate::new(429).insert_header("Retry-After", "3600"),
+            "retry after 3600 s",
+        ),
+        (
+            "an answer after 120 s",
+            ResponseTemplate::new(200)
+                .set_body_string("{}")
+                .set_delay(Duration::from_secs(120)),
+            "the command's deadline",
+        ),
+        (
+            "50 MB that is not JSON",
+            ResponseTemplate::new(200).set_body_string(junk),
+            "larger than",
+        ),
+    ];
+    for (what, answer, cause) in answers {
+        let fake = Fake::start().await;
+        Mock::given(method("GET"))
+            .respond_with(answer)
+            .mount(&fake.server)
+            .await;
+        let kubeconfig = fake.kubeconfig.clone();
+        let started = Instant::now();
+        let out = tokio::task::spawn_blocking(move || {
+            pxfa(&[
+                "doctor",
+                "-f",
+                &fixture(),
+                "--kubeconfig",
+                kubeconfig.to_str().unwrap(),
+                "--context",
+                "fake",
+                "--kube-deadline",
+                "5s",
+            ])
+        })
+        .await
+        .unwrap();
+        let took = started.elapsed();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(took < Duration::from_secs(40), "{what}: took {took:?}");
+        assert!(
+            stdout.len() + stderr.len() < 64 << 10,
+            "{what}: {} bytes of stdout, {} of stderr",
+            stdout.len(),
+            stderr.len()
+        );
+        assert!(
+            stdout.contains(cause) || stderr.contains(cause),
+            "{what}: {stdout}\n{stderr}"
+        );
+        assert!(
+            !stdout.contains("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+        );
+    }
+}

@@ -18,13 +18,17 @@
 //! array are not documented, so these name the failing check.
 //!
 //! Access tokens are JWTs (Pure's SDK reads their `exp` without checking the
-//! signature) with the client's TTL, kept in memory only, like sessions. Their
-//! rights are the lesser of the client's maximum role and the user's role; the
-//! simulator enforces them on access-token calls only (API-token sessions keep the
-//! simulator's earlier, unchecked behaviour): `readonly` and `ops_admin` read,
+//! signature) with the client's TTL, kept in memory only, like sessions.
+//!
+//! Rights, one check for both credentials ([`Caller::authorize`]): an access
+//! token's are the lesser of its client's maximum role and its user's role, and a
+//! session's (from an API token) its user's role, each read again on every request,
+//! so a demoted user loses the rights at once. `readonly` and `ops_admin` read,
 //! `storage_admin` also writes storage objects ([`STORAGE_RESOURCES`]), and
-//! `array_admin` writes everything. Deleting a client revokes its access tokens;
-//! disabling it stops new exchanges only [L]. API clients are not part of the
+//! `array_admin` writes everything; any admin may make or remove its own API token,
+//! and `expose_api_token` shows the caller's own token only. Deleting a client
+//! revokes its access tokens; deleting a user its access tokens and sessions;
+//! disabling a client stops new exchanges only [L]. API clients are not part of the
 //! mock's saved state.
 
 use std::collections::{BTreeMap, HashMap};
@@ -52,6 +56,20 @@ const DEFAULT_TTL_MS: u64 = 86_400_000;
 
 /// How far in the future an ID token's `iat` may be (clocks are never exact).
 pub(crate) const CLOCK_LEEWAY_MS: u64 = 60_000;
+
+/// The longest an ID token may be valid (`exp - iat`): Pure's SDK signs its ID token
+/// once for 10 years and sends it again at every refresh (py-pure-client
+/// `token_manager.py`: `EXP_TIME_IN_SECONDS = 315360000`), so an array takes that;
+/// [L] whether it refuses anything longer, and with which text.
+pub(crate) const MAX_ID_TOKEN_LIFETIME_MS: u64 = 315_360_000_000 + CLOCK_LEEWAY_MS;
+
+/// The range of `access_token_ttl_in_ms`: [L] 1 second to 1 day (the default), as
+/// Purity's `pureapiclient create --access-token-ttl` is understood to allow.
+const TTL_RANGE_MS: std::ops::RangeInclusive<u64> = 1_000..=DEFAULT_TTL_MS;
+
+/// RSA key sizes an API client may register: those an RS256 signature is checked
+/// with (2048 to 8192 bits); a smaller key could never log in.
+const KEY_BITS: std::ops::RangeInclusive<usize> = 2048..=8192;
 
 /// Collections a `storage_admin` may write (REST reference, `max_role`: "storage
 /// related operations, such as administering volumes, hosts, and host groups").
@@ -129,6 +147,8 @@ struct Inner {
     clients: BTreeMap<String, Client>,
     /// Live access tokens.
     tokens: HashMap<String, Grant>,
+    /// The `jti` of every exchanged ID token that carried one, until its `exp`.
+    used_jti: HashMap<String, u64>,
 }
 
 /// Every API client and access token of one simulator.
@@ -171,9 +191,12 @@ fn lesser<'a>(a: &'a str, b: &'a str) -> &'a str {
     if rank(a) <= rank(b) { a } else { b }
 }
 
-/// Whether `role` may send `method` to `resource`.
-fn role_allows(role: &str, method: &Method, resource: &str) -> bool {
-    if method == Method::GET {
+/// Whether `role` may send `method` to `resource`. Every role reads; a token's
+/// value is shown to its own admin only (`routes/tokens.rs`), and any admin may
+/// make or remove its own API token (`own_token`: `admins/api-tokens` naming the
+/// caller alone), as `pureadmin create --api-token` does for the logged-in user [L].
+fn role_allows(role: &str, method: &Method, resource: &str, own_token: bool) -> bool {
+    if method == Method::GET || (own_token && resource == "admins/api-tokens") {
         return true;
     }
     match role {
@@ -186,33 +209,110 @@ fn role_allows(role: &str, method: &Method, resource: &str) -> bool {
     }
 }
 
-/// The user an access token acts as, when it is live and its rights cover the
-/// call; else the 401 or 403 answer.
-pub(crate) fn caller(
-    state: &SimState,
-    token: &str,
-    method: &Method,
-    resource: &str,
-) -> Result<String, Fail> {
-    match state.api_clients.check(token, state.now_ms()) {
-        Ok(grant) if !role_allows(&grant.role, method, resource) => {
-            Err(forbidden(&grant, method, resource))
+/// Who is calling and with which role, as the array knows them now.
+pub(crate) struct Caller {
+    /// The admin.
+    pub(crate) name: String,
+    role: String,
+    /// Through an API client's access token (else an API-token session).
+    bearer: bool,
+}
+
+/// The role `name` holds now, when it is still an unlocked admin of the array.
+fn user_role(state: &SimState, name: &str) -> Option<String> {
+    let exists = state
+        .mock
+        .admin_names()
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(name));
+    let account = state.accounts.get(name);
+    (exists && !account.locked).then_some(account.role)
+}
+
+/// The caller of an access token. Its rights are read again on every request, the
+/// lesser of its client's maximum role and its user's role as they are now, so a
+/// demoted user's token loses the rights at once; a token whose client or user is
+/// gone (or locked) is revoked (401). Deleting a user revokes its tokens
+/// ([`ApiClients::revoke_user`]), so one made again under the same name does not
+/// inherit them.
+pub(crate) fn token_caller(state: &SimState, token: &str) -> Result<Caller, Fail> {
+    let grant = state
+        .api_clients
+        .check(token, state.now_ms())
+        .map_err(|refusal| unauthorized(refusal.message()))?;
+    let client_role = state
+        .api_clients
+        .lock()
+        .clients
+        .values()
+        .find(|c| c.id == grant.client_id)
+        .map(|c| c.max_role.clone());
+    match (client_role, user_role(state, &grant.username)) {
+        (Some(client), Some(user)) => Ok(Caller {
+            name: grant.username,
+            role: lesser(&client, &user).to_string(),
+            bearer: true,
+        }),
+        _ => {
+            state.api_clients.end(token);
+            Err(unauthorized(AccessRefusal::Unknown.message()))
         }
-        Ok(grant) => Ok(grant.username),
-        Err(refusal) => Err(unauthorized(refusal.message())),
     }
 }
 
-/// The `403` for a call beyond the access token's rights (the gateway's
-/// `{"message"}` shape, which Pure's SDK reads for 403).
-fn forbidden(grant: &Grant, method: &Method, resource: &str) -> Fail {
-    Fail::Reply(Reply::json(
-        StatusCode::FORBIDDEN,
-        &json!({ "message": format!(
-            "Forbidden: {method} /{resource} needs more than the role {} of this access token.",
-            grant.role
-        ) }),
-    ))
+/// The caller of an API-token session, with its user's role as it is now: the same
+/// rights check as an access token's (a readonly user's API token reads only).
+pub(crate) fn session_caller(state: &SimState, name: String) -> Result<Caller, Fail> {
+    let role = user_role(state, &name).ok_or_else(|| unauthorized("Invalid session token."))?;
+    Ok(Caller {
+        name,
+        role,
+        bearer: false,
+    })
+}
+
+impl Caller {
+    /// Whether the caller may send `method` to `resource` with these `names`; else
+    /// the 403 answer.
+    pub(crate) fn authorize(
+        &self,
+        method: &Method,
+        resource: &str,
+        names: &[String],
+    ) -> Result<(), Fail> {
+        let own_token = matches!(names, [n] if n.eq_ignore_ascii_case(&self.name));
+        if role_allows(&self.role, method, resource, own_token) {
+            return Ok(());
+        }
+        let via = if self.bearer {
+            "access token"
+        } else {
+            "API token"
+        };
+        Err(Fail::Reply(Reply::json(
+            StatusCode::FORBIDDEN,
+            &json!({ "message": format!(
+                "Forbidden: {method} /{resource} needs more than the role {} of this {via}.",
+                self.role
+            ) }),
+        )))
+    }
+}
+
+/// The size in bits of an RSAPublicKey's modulus.
+fn modulus_bits(der: &[u8]) -> Option<usize> {
+    use pkcs8::der::asn1::UintRef;
+    use pkcs8::der::{Decode, Reader, SliceReader};
+    let mut reader = SliceReader::new(der).ok()?;
+    let modulus = reader
+        .sequence(|seq| {
+            let n = UintRef::decode(seq)?;
+            UintRef::decode(seq)?;
+            Ok(n.as_bytes().to_vec())
+        })
+        .ok()?;
+    let first = *modulus.first()?;
+    Some((modulus.len() - 1) * 8 + (8 - first.leading_zeros() as usize))
 }
 
 /// The RSAPublicKey DER of a PEM public key (SPKI `PUBLIC KEY` or PKCS#1
@@ -257,6 +357,13 @@ impl ApiClients {
         self.lock().tokens.remove(token);
     }
 
+    /// Ends every access token of a user (the user was deleted).
+    pub(crate) fn revoke_user(&self, username: &str) {
+        self.lock()
+            .tokens
+            .retain(|_, g| !g.username.eq_ignore_ascii_case(username));
+    }
+
     /// Creates and enables a client (tests); its `id` and `key_id`.
     pub(crate) fn register(
         &self,
@@ -292,6 +399,28 @@ impl ApiClients {
                 format!("Invalid public_key: {e}; a PEM RSA public key is required."),
             )
         })?;
+        let bits = modulus_bits(&public_der).unwrap_or(0);
+        if !KEY_BITS.contains(&bits) {
+            return Err(bad_request(
+                Some("public_key"),
+                format!(
+                    "Invalid public_key: a {bits}-bit RSA key; the key must have {} to {} bits.",
+                    KEY_BITS.start(),
+                    KEY_BITS.end()
+                ),
+            ));
+        }
+        let ttl_ms = body.access_token_ttl_in_ms.unwrap_or(DEFAULT_TTL_MS);
+        if !TTL_RANGE_MS.contains(&ttl_ms) {
+            return Err(bad_request(
+                Some("access_token_ttl_in_ms"),
+                format!(
+                    "Invalid access_token_ttl_in_ms: {ttl_ms}; it must be from {} (1 second) to {} (1 day).",
+                    TTL_RANGE_MS.start(),
+                    TTL_RANGE_MS.end()
+                ),
+            ));
+        }
         let max_role = match (body.max_role, body.access_policies) {
             (Some(role), None) => role,
             (None, Some(policies)) if policies.len() == 1 => {
@@ -325,7 +454,7 @@ impl ApiClients {
             public_key,
             public_der,
             max_role,
-            ttl_ms: body.access_token_ttl_in_ms.unwrap_or(DEFAULT_TTL_MS),
+            ttl_ms,
             enabled: false,
         };
         inner
@@ -565,6 +694,9 @@ fn exchange(state: &SimState, t: &IdToken) -> Result<(String, u64), &'static str
     if iat > now + CLOCK_LEEWAY_MS {
         return Err("The ID token was issued in the future (iat is after the array's time).");
     }
+    if exp.saturating_sub(iat) > MAX_ID_TOKEN_LIFETIME_MS {
+        return Err("The ID token is valid for too long (exp - iat is over 10 years).");
+    }
     let username = state
         .mock
         .admin_names()
@@ -582,11 +714,18 @@ fn exchange(state: &SimState, t: &IdToken) -> Result<(String, u64), &'static str
         expires_ms: now.saturating_add(client.ttl_ms),
     };
     let access = access_token(&grant, now);
-    state
-        .api_clients
-        .lock()
-        .tokens
-        .insert(access.clone(), grant);
+    let mut inner = state.api_clients.lock();
+    // An ID token with a `jti` is exchanged once (RFC 7523 §3: the server may keep
+    // the used `jti` values against replay). One without (Pure's SDK sends none,
+    // and re-sends its one ID token at every refresh) may be exchanged again [L].
+    if let Some(jti) = t.claims.get("jti").and_then(Value::as_str) {
+        inner.used_jti.retain(|_, until| *until > now);
+        if inner.used_jti.contains_key(jti) {
+            return Err("The ID token was already exchanged (its jti was used).");
+        }
+        inner.used_jti.insert(jti.to_string(), exp);
+    }
+    inner.tokens.insert(access.clone(), grant);
     Ok((access, client.ttl_ms))
 }
 
@@ -619,22 +758,47 @@ mod tests {
     fn roles_meet_at_the_lesser() {
         assert_eq!(lesser("array_admin", "readonly"), "readonly");
         assert_eq!(lesser("storage_admin", "array_admin"), "storage_admin");
-        assert!(role_allows("readonly", &Method::GET, "admins"));
-        assert!(!role_allows("readonly", &Method::POST, "volumes"));
-        assert!(!role_allows("ops_admin", &Method::PATCH, "volumes"));
-        assert!(role_allows("storage_admin", &Method::POST, "volumes"));
+        assert!(role_allows("readonly", &Method::GET, "admins", false));
+        assert!(!role_allows("readonly", &Method::POST, "volumes", false));
+        assert!(!role_allows("ops_admin", &Method::PATCH, "volumes", false));
+        assert!(role_allows(
+            "storage_admin",
+            &Method::POST,
+            "volumes",
+            false
+        ));
         assert!(role_allows(
             "storage_admin",
             &Method::PUT,
-            "hosts/tags/batch"
+            "hosts/tags/batch",
+            false
         ));
         assert!(!role_allows(
             "storage_admin",
             &Method::POST,
-            "admins/api-tokens"
+            "admins/api-tokens",
+            false
         ));
-        assert!(!role_allows("storage_admin", &Method::POST, "api-clients"));
-        assert!(role_allows("array_admin", &Method::DELETE, "api-clients"));
+        // Any admin makes or removes its own token; only an array_admin another's.
+        assert!(role_allows(
+            "readonly",
+            &Method::POST,
+            "admins/api-tokens",
+            true
+        ));
+        assert!(!role_allows("readonly", &Method::POST, "volumes", true));
+        assert!(!role_allows(
+            "storage_admin",
+            &Method::POST,
+            "api-clients",
+            false
+        ));
+        assert!(role_allows(
+            "array_admin",
+            &Method::DELETE,
+            "api-clients",
+            false
+        ));
     }
 
     #[test]
@@ -646,6 +810,8 @@ mod tests {
             public_key_der("-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----").is_err()
         );
         assert!(public_key_der("nothing").unwrap_err().contains("no PEM"));
+        assert_eq!(modulus_bits(&der), Some(2048));
+        assert_eq!(modulus_bits(&[0x30, 0x00]), None);
     }
 
     #[test]

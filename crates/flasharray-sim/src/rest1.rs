@@ -176,12 +176,18 @@ async fn authenticated(
     };
     // As under 2.x, the array learns who calls from the session.
     MockArray::calling_as(&user, async {
-        session_call(state, method, resource, &session).await
+        session_call(state, method, resource, &session, &user).await
     })
     .await
 }
 
-async fn session_call(state: &SimState, method: &Method, resource: &str, session: &str) -> Reply {
+async fn session_call(
+    state: &SimState,
+    method: &Method,
+    resource: &str,
+    session: &str,
+    user: &str,
+) -> Reply {
     let reply = match (method, resource) {
         (&Method::DELETE, "auth/session") => {
             state.sessions.end(session);
@@ -203,7 +209,18 @@ async fn session_call(state: &SimState, method: &Method, resource: &str, session
         {
             Some(admin) if !admin.is_empty() && !admin.contains('/') => {
                 let admin = super::query::percent_decode(admin);
-                api_token(state, method, &admin).await
+                // The rights of REST 2.x: a user's own token, or array_admin.
+                let allowed =
+                    super::api_clients::session_caller(state, user.to_string()).and_then(|c| {
+                        c.authorize(method, "admins/api-tokens", std::slice::from_ref(&admin))
+                    });
+                if allowed.is_err() {
+                    return with_session(
+                        error(StatusCode::FORBIDDEN, Some(&admin), "Permission denied."),
+                        session,
+                    );
+                }
+                api_token(state, method, &admin, user).await
             }
             _ => error(
                 StatusCode::NOT_FOUND,
@@ -215,8 +232,10 @@ async fn session_call(state: &SimState, method: &Method, resource: &str, session
     with_session(reply, session)
 }
 
-/// `admin/<name>/apitoken`: the REST 1.x view of the admin's REST 2.x token.
-async fn api_token(state: &SimState, method: &Method, admin: &str) -> Reply {
+/// `admin/<name>/apitoken`: the REST 1.x view of the admin's REST 2.x token; its
+/// value is shown to that admin only, as under 2.x.
+async fn api_token(state: &SimState, method: &Method, admin: &str, caller: &str) -> Reply {
+    let own = admin.eq_ignore_ascii_case(caller);
     let fail = |e: flasharray::Error| error(StatusCode::BAD_REQUEST, Some(admin), &e.to_string());
     let shown = |token: Option<&str>, created: Option<u64>, expires: Option<u64>| {
         json!({
@@ -235,7 +254,8 @@ async fn api_token(state: &SimState, method: &Method, admin: &str) -> Reply {
                 Reply::json(
                     StatusCode::OK,
                     &shown(
-                        t.and_then(|t| t.expose()),
+                        t.and_then(|t| t.expose())
+                            .map(|v| if own { v } else { "****" }),
                         t.and_then(|t| t.created_at),
                         t.and_then(|t| t.expires_at),
                     ),

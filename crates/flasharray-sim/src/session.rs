@@ -89,6 +89,13 @@ impl Sessions {
     pub(crate) fn end(&self, token: &str) {
         self.live().remove(token);
     }
+
+    /// Ends every session of a user (the user was deleted), so that one made again
+    /// under the same name starts with none.
+    pub(crate) fn end_user(&self, username: &str) {
+        self.live()
+            .retain(|_, s| !s.username.eq_ignore_ascii_case(username));
+    }
 }
 
 #[cfg(test)]

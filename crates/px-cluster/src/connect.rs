@@ -1,17 +1,20 @@
-//! Building a kube client from a kubeconfig file and context.
+//! Building a kube client from a kubeconfig file and context. Every client sends
+//! through [`crate::bounds`]: its answers capped, its requests timed and retried
+//! within the caller's [`KubeBounds`].
 
 use std::path::Path;
 
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 
+use crate::bounds::{Bounded, KubeBounds};
 use crate::error::{Error, Result};
 
 /// A client for the cluster of `context` (default: the kubeconfig's current context)
 /// in the kubeconfig at `path`. Like `oc` with `$KUBECONFIG`, `path` may list several
 /// files separated by `:`; they are merged and the first file to set a value wins.
-pub async fn connect(path: &Path, context: Option<&str>) -> Result<Client> {
-    client_from_config(load(path, context).await?)
+pub async fn connect(path: &Path, context: Option<&str>, bounds: KubeBounds) -> Result<Client> {
+    client_from_config(load(path, context).await?, bounds)
 }
 
 async fn load(path: &Path, context: Option<&str>) -> Result<Config> {
@@ -90,11 +93,15 @@ fn read_kubeconfigs(paths: &Path) -> Result<Kubeconfig> {
 /// A client from a ready config. kube is built with ring only (the workspace's one
 /// rustls provider, which reqwest uses too), so building the TLS stack cannot hit
 /// rustls's "cannot determine the process-level CryptoProvider" panic; tests check
-/// that.
-pub fn client_from_config(config: Config) -> Result<Client> {
+/// that. kube's own retry layer is left out: it waits whatever `Retry-After` asks
+/// (an hour, if a server says so); [`Bounded`] retries within `bounds` instead.
+pub fn client_from_config(mut config: Config, bounds: KubeBounds) -> Result<Client> {
     let url = config.cluster_url.to_string();
-    Client::try_from(config)
-        .map_err(|e| Error::kube(format!("cannot build a Kubernetes client for {url}"), e))
+    let namespace = config.default_namespace.clone();
+    config.default_retry = false;
+    let inner = Client::try_from(config)
+        .map_err(|e| Error::kube(format!("cannot build a Kubernetes client for {url}"), e))?;
+    Ok(Client::new(Bounded { inner, bounds }, namespace))
 }
 
 #[cfg(test)]

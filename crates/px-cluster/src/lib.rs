@@ -15,6 +15,7 @@ struct ReadmeDoctests;
 
 mod apply;
 mod bindings;
+pub mod bounds;
 pub mod connect;
 mod discovery;
 mod error;
@@ -30,6 +31,7 @@ pub mod vms;
 
 pub use apply::{ApplyOptions, ApplyReport, Conflict, Skipped, apply_manifests, cluster_bundle};
 pub use bindings::{BindingWait, ClaimBindings};
+pub use bounds::KubeBounds;
 pub use connect::{client_from_config, connect};
 pub use error::{BoxError, Error, Result};
 /// The client every function here takes, re-exported so callers need no kube dependency

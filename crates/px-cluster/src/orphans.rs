@@ -14,6 +14,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::bounds::list_all;
 use async_trait::async_trait;
 use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Pod};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams};
@@ -59,7 +60,7 @@ async fn list_or_none<K>(api: Api<K>, lp: &ListParams, what: &str) -> Result<Vec
 where
     K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
 {
-    match api.list(lp).await {
+    match list_all(&api, lp).await {
         Ok(l) => Ok(l.items),
         Err(e) if status_code(&e) == Some(404) => Ok(Vec::new()),
         Err(e) => Err(err(what, &e)),
@@ -159,13 +160,11 @@ impl ClusterReader for ClusterOrphans {
         let all = ListParams::default();
         let by_app =
             |app: &str| ListParams::default().labels(&format!("{KUBEVIRT_APP_LABEL}={app}"));
-        let claims: Vec<PersistentVolumeClaim> = Api::all(c.clone())
-            .list(&all)
+        let claims: Vec<PersistentVolumeClaim> = list_all(&Api::all(c.clone()), &all)
             .await
             .map_err(|e| err("list PersistentVolumeClaims", &e))?
             .items;
-        let pvs: Vec<PersistentVolume> = Api::all(c.clone())
-            .list(&all)
+        let pvs: Vec<PersistentVolume> = list_all(&Api::all(c.clone()), &all)
             .await
             .map_err(|e| err("list PersistentVolumes", &e))?
             .items;
@@ -287,7 +286,7 @@ pub fn tenant_storage_id(obj: &DynamicObject) -> TenantRef {
 /// exist. An empty list when the CRD is not installed.
 pub async fn tenant_storages(client: &Client) -> crate::Result<Vec<DynamicObject>> {
     let api: Api<DynamicObject> = Api::all_with(client.clone(), &tenant_storage_resource());
-    match api.list(&ListParams::default()).await {
+    match list_all(&api, &ListParams::default()).await {
         Ok(l) => Ok(l.items),
         Err(e) if status_code(&e) == Some(404) => Ok(Vec::new()),
         Err(e) => Err(crate::Error::kube("cannot list TenantStorage objects", e)),

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::bounds::list_all;
 use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim};
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::{Client, ResourceExt};
@@ -140,8 +141,7 @@ async fn read(spec: &TenantStorage, management: &Client, tenant: Option<&Client>
     let vms = discover_vms(management, &ns, &spec.node_pool()).await?;
     let api: Api<PersistentVolumeClaim> = Api::namespaced(management.clone(), &ns);
     let lp = ListParams::default().labels(&format!("pxfa.io/tenant={}", spec.tenant_name()));
-    let claims = api
-        .list(&lp)
+    let claims = list_all(&api, &lp)
         .await
         .map_err(|e| Error::kube(format!("cannot list the drive claims in {ns}"), e))?
         .items
@@ -159,7 +159,7 @@ async fn read(spec: &TenantStorage, management: &Client, tenant: Option<&Client>
 async fn storage_nodes(tenant: &Client, ns: &str) -> Result<Vec<(String, bool)>> {
     let api: Api<DynamicObject> =
         Api::namespaced_with(tenant.clone(), ns, &STORAGE_NODE.resource());
-    match api.list(&ListParams::default()).await {
+    match list_all(&api, &ListParams::default()).await {
         Ok(l) => Ok(l
             .items
             .iter()
@@ -411,8 +411,7 @@ async fn delete_strategy(tenant: &Client, spec: &TenantStorage) -> Result<Item> 
 /// The Released PVs whose claim was in `ns`.
 async fn released_pvs(management: &Client, ns: &str) -> Result<Vec<String>> {
     let api: Api<PersistentVolume> = Api::all(management.clone());
-    let list = api
-        .list(&ListParams::default())
+    let list = list_all(&api, &ListParams::default())
         .await
         .map_err(|e| Error::kube("cannot list PersistentVolumes", e))?;
     Ok(list

@@ -7,6 +7,8 @@
 //! not installed) is `Missing`, anything else that fails (403, no answer) is
 //! `Unreadable` with the reason, so one missing right does not hide the other checks.
 
+use crate::bounds::list_all;
+use crate::token::PURE_SECRET;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams};
@@ -96,7 +98,7 @@ const IPAM_DEPLOYMENT: &str = "kubevirt-ipam-controller-manager";
 /// The annotation that turns on Portworx's FA/FB driver (portworx-enterprise/platform/
 /// configure-portworx-components/enable-fa-fb-driver).
 const FA_FB_ANNOTATION: &str = "portworx.io/pure-csi-integration";
-/// The key of Portworx's array credential Secret.
+/// The key of Portworx's array credential Secret ([`PURE_SECRET`]).
 const PURE_JSON_KEY: &str = "pure.json";
 
 fn api(client: &Client, k: &Kind, namespace: Option<&str>) -> Api<DynamicObject> {
@@ -124,7 +126,7 @@ async fn get(client: &Client, k: &Kind, namespace: Option<&str>, name: &str) -> 
 
 /// Every object of a kind (in `namespace`, or everywhere), as JSON.
 async fn list(client: &Client, k: &Kind, namespace: Option<&str>) -> Read<Vec<Value>> {
-    match api(client, k, namespace).list(&ListParams::default()).await {
+    match list_all(&api(client, k, namespace), &ListParams::default()).await {
         Ok(l) => Read::Found(
             l.items
                 .into_iter()
@@ -421,6 +423,9 @@ async fn management_credentials(
     credentials_in(client, "management", &namespaces, admin_token).await
 }
 
+/// The `px-pure-secret` of each namespace, read by name (Portworx reads its array
+/// credential from no other Secret), so doctor needs `get` on that name and never
+/// lists, or receives, any other Secret's data.
 async fn credentials_in(
     client: &Client,
     cluster: &str,
@@ -430,28 +435,26 @@ async fn credentials_in(
     let mut out = Vec::new();
     for ns in namespaces {
         let api: Api<Secret> = Api::namespaced(client.clone(), ns);
-        let secrets = match api.list(&ListParams::default()).await {
-            Ok(l) => l.items,
+        let secret = match api.get(PURE_SECRET).await {
+            Ok(s) => s,
             Err(e) => match failed::<()>(&SECRET, &e) {
                 Read::Unreadable(why) => return Read::Unreadable(why),
                 _ => continue,
             },
         };
-        for s in &secrets {
-            let Some(bytes) = s.data.as_ref().and_then(|d| d.get(PURE_JSON_KEY)) else {
-                continue;
-            };
-            // Compared in memory, never shown: an unparsable pure.json compares as unknown.
-            let parsed = std::str::from_utf8(&bytes.0)
-                .ok()
-                .and_then(|t| PureJson::parse(t).ok());
-            out.push(CredentialView {
-                cluster: cluster.to_string(),
-                namespace: ns.clone(),
-                name: s.metadata.name.clone().unwrap_or_default(),
-                is_admin_token: admin_token.and_then(|t| parsed.as_ref().map(|p| p.holds_token(t))),
-            });
-        }
+        let Some(bytes) = secret.data.as_ref().and_then(|d| d.get(PURE_JSON_KEY)) else {
+            continue;
+        };
+        // Compared in memory, never shown: an unparsable pure.json compares as unknown.
+        let parsed = std::str::from_utf8(&bytes.0)
+            .ok()
+            .and_then(|t| PureJson::parse(t).ok());
+        out.push(CredentialView {
+            cluster: cluster.to_string(),
+            namespace: ns.clone(),
+            name: PURE_SECRET.to_string(),
+            is_admin_token: admin_token.and_then(|t| parsed.as_ref().map(|p| p.holds_token(t))),
+        });
     }
     Read::Found(out)
 }
@@ -475,7 +478,7 @@ pub async fn read_tenant(
         .and_then(|m| m.namespace.clone())
         .unwrap_or_else(|| "default".to_string());
     let operator = get(client, &SUBSCRIPTION, Some(ns), PORTWORX_OLM_PACKAGE).await;
-    let secret = get(client, &SECRET, Some(ns), "px-pure-secret").await;
+    let secret = get(client, &SECRET, Some(ns), PURE_SECRET).await;
     let cluster = get(
         client,
         &STORAGE_CLUSTER,

@@ -3,6 +3,7 @@
 //! comes from the plan (`pxfa status` adds it); this module reads clusters only and
 //! never changes anything.
 
+use crate::bounds::list_all;
 use kube::Client;
 use kube::ResourceExt;
 use kube::api::{Api, DynamicObject, ListParams};
@@ -192,7 +193,7 @@ pub async fn cluster_status(
         let ns = spec.spec.portworx.namespace.clone();
         let nodes: Api<DynamicObject> =
             Api::namespaced_with(tenant.clone(), &ns, &STORAGE_NODE.resource());
-        match nodes.list(&ListParams::default()).await {
+        match list_all(&nodes, &ListParams::default()).await {
             Ok(list) => {
                 for n in list.items {
                     let state = readiness(STORAGE_NODE.kind, &to_value(&n));

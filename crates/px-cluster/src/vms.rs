@@ -19,6 +19,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::bounds::list_all;
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
@@ -203,8 +204,7 @@ pub(crate) async fn discover_vms(
 ) -> Result<Vec<VmInfo>> {
     let api: Api<DynamicObject> =
         Api::namespaced_with(client.clone(), namespace, &VIRTUAL_MACHINE.resource());
-    let list = api
-        .list(&ListParams::default())
+    let list = list_all(&api, &ListParams::default())
         .await
         .map_err(|e| Error::kube(format!("cannot list VirtualMachines in {namespace}"), e))?;
     let mut vms = Vec::new();
@@ -623,7 +623,7 @@ pub async fn discover_guest_interface(
         namespace,
         &VIRTUAL_MACHINE_INSTANCE.resource(),
     );
-    let list = api.list(&ListParams::default()).await.map_err(|e| {
+    let list = list_all(&api, &ListParams::default()).await.map_err(|e| {
         Error::kube(
             format!("cannot list VirtualMachineInstances in {namespace}"),
             e,

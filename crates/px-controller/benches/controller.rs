@@ -611,7 +611,7 @@ async fn bench(tenants: usize, arrays: usize, latency: Duration, drift: Duration
 async fn controller_process(kubeconfig: &Path, drift: Duration) {
     let metrics = Arc::new(Metrics::new());
     let ctx = context(
-        px_cluster::connect(kubeconfig, Some("fake"))
+        px_cluster::connect(kubeconfig, Some("fake"), px_cluster::KubeBounds::default())
             .await
             .expect("client"),
         ArrayPool::new(Box::new(RestConnector::default()), 4, metrics.clone()),

@@ -463,7 +463,7 @@ pub async fn connect_management(
     context: Option<&str>,
 ) -> Result<kube::Client, px_cluster::Error> {
     match path {
-        Some(p) => px_cluster::connect(p, context).await,
+        Some(p) => px_cluster::connect(p, context, px_cluster::KubeBounds::default()).await,
         None => {
             let config =
                 kube::Config::infer()
@@ -474,7 +474,7 @@ pub async fn connect_management(
                                 .to_string(),
                         source: Box::new(e),
                     })?;
-            px_cluster::client_from_config(config)
+            px_cluster::client_from_config(config, px_cluster::KubeBounds::default())
         }
     }
 }

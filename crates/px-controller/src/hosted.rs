@@ -93,5 +93,6 @@ pub(crate) async fn tenant_cluster(
                 hc.namespace
             ))
         })?;
-    px_cluster::client_from_config(config).map_err(|e| missing(e.to_string()))
+    px_cluster::client_from_config(config, px_cluster::KubeBounds::default())
+        .map_err(|e| missing(e.to_string()))
 }

@@ -58,6 +58,18 @@ pub(crate) enum ColorChoice {
     Never,
 }
 
+/// `--kube-deadline` of the commands that only read the clusters.
+pub(crate) const KUBE_READ_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// A duration greater than zero (a zero timeout would end every request at once).
+fn nonzero_duration(s: &str) -> Result<std::time::Duration, String> {
+    match humantime::parse_duration(s) {
+        Ok(d) if d.is_zero() => Err("must be greater than zero".into()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Options shared by every command.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct GlobalArgs {
@@ -138,6 +150,19 @@ pub(crate) struct GlobalArgs {
           value_parser = humantime::parse_duration, help_heading = "Array")]
     pub(crate) connect_timeout: std::time::Duration,
 
+    /// Time limit of one Kubernetes API request, the answer's head and body (e.g.
+    /// `30s`). A `Retry-After` longer than this is not waited for.
+    #[arg(long, global = true, value_name = "DURATION", default_value = "30s",
+          value_parser = nonzero_duration, help_heading = "Kubernetes")]
+    pub(crate) kube_timeout: std::time::Duration,
+
+    /// Every Kubernetes API request of this command over within this long from its
+    /// start. Default: 2m for `doctor`, `status` and `orphans`; none for `apply` and
+    /// `token rotate`, whose waits have `--wait-timeout`.
+    #[arg(long, global = true, value_name = "DURATION",
+          value_parser = nonzero_duration, help_heading = "Kubernetes")]
+    pub(crate) kube_deadline: Option<std::time::Duration>,
+
     /// With `--array sim`: load the simulated array's state from FILE (JSON) if it
     /// exists, and save it back when a command changed the array (also on Ctrl-C).
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
@@ -205,4 +230,20 @@ pub(crate) struct GlobalArgs {
     /// a terminal.
     #[arg(short = 'y', long, global = true)]
     pub(crate) yes: bool,
+}
+
+impl GlobalArgs {
+    /// The bounds of this command's Kubernetes requests: `--kube-timeout` each, and
+    /// all within `--kube-deadline` (for a command that only reads, 2 minutes unless
+    /// given), counted from now.
+    pub(crate) fn kube_bounds(&self, reads_only: bool) -> px_cluster::KubeBounds {
+        let bounds = px_cluster::KubeBounds::new(self.kube_timeout);
+        let deadline = self
+            .kube_deadline
+            .or(reads_only.then_some(KUBE_READ_DEADLINE));
+        match deadline {
+            Some(d) => bounds.with_deadline(d),
+            None => bounds,
+        }
+    }
 }

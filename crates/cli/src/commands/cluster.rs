@@ -162,9 +162,10 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
     };
     closed?;
     if let Some(kubeconfig) = &a.kubeconfig {
-        let management = connect(kubeconfig, a.context.as_deref()).await?;
+        let bounds = g.kube_bounds(true);
+        let management = connect(kubeconfig, a.context.as_deref(), bounds).await?;
         let tenant = match &a.tenant_kubeconfig {
-            Some(path) => Some(connect(path, a.tenant_context.as_deref()).await?),
+            Some(path) => Some(connect(path, a.tenant_context.as_deref(), bounds).await?),
             None => None,
         };
         let manifests = t.manifests()?;
@@ -345,7 +346,12 @@ pub(crate) async fn token_rotate(
     let (Some(kubeconfig), None) = (&a.tenant_kubeconfig, &a.out) else {
         return token_rotate_file(a, g, p, &t, &opts, session, probe.as_ref()).await;
     };
-    let tenant = connect(kubeconfig, a.tenant_context.as_deref()).await?;
+    let tenant = connect(
+        kubeconfig,
+        a.tenant_context.as_deref(),
+        g.kube_bounds(false),
+    )
+    .await?;
     // Journaled in the state folder, so a killed rotation resumes where it stopped.
     let mut opts = opts;
     opts.journal = crate::token_journal::default_state_dir(&env).map(|dir| {

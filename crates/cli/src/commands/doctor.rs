@@ -17,23 +17,26 @@ use secrecy::SecretString;
 use crate::args::{DoctorArgs, GlobalArgs, OutputFormat};
 use crate::config::{self, Target};
 use crate::exit::{InvalidInput, Outcome};
-use crate::output::{Printer, to_json, to_yaml};
+use crate::output::{Printer, inert_cell, to_json, to_yaml};
 use crate::session::Session;
 
 /// `doctor`.
 pub(crate) async fn run(a: &DoctorArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = Tenant::load(&a.file)?;
     // Every input is checked before the first read: kubeconfigs, contexts, the array.
+    let bounds = g.kube_bounds(true);
     let management = connect(
         "--kubeconfig",
         a.kubeconfig.as_deref(),
         a.context.as_deref(),
+        bounds,
     )
     .await?;
     let tenant = connect(
         "--tenant-kubeconfig",
         a.tenant_kubeconfig.as_deref(),
         a.tenant_context.as_deref(),
+        bounds,
     )
     .await?;
     let target = array_target(g, p)?;
@@ -77,11 +80,12 @@ async fn connect(
     flag: &str,
     path: Option<&std::path::Path>,
     context: Option<&str>,
+    bounds: px_cluster::KubeBounds,
 ) -> Result<Option<px_cluster::Client>> {
     let Some(path) = path else {
         return Ok(None);
     };
-    px_cluster::connect(path, context)
+    px_cluster::connect(path, context, bounds)
         .await
         .map(Some)
         .map_err(|e| InvalidInput::error(format!("{flag}: {:#}", anyhow::Error::new(e))))
@@ -287,20 +291,25 @@ fn table(r: &SiteReport, p: &Printer) -> String {
             Layer::Management => "management",
             Layer::Tenant => "tenant",
         };
+        // What the clusters said (names, phases, messages) is shown escaped.
         t.add_row(vec![
             layer.to_string(),
-            c.name.clone(),
+            inert_cell(&c.name),
             status,
-            c.found.clone(),
-            c.read.clone(),
-            c.fix.clone().unwrap_or_default(),
+            inert_cell(&c.found),
+            inert_cell(&c.read),
+            inert_cell(c.fix.as_deref().unwrap_or_default()),
         ]);
     }
     let mut out = t.to_string();
     for c in &r.credentials {
-        out.push_str(&format!("\ncredential {}: {}", c.holder, c.kind));
+        out.push_str(&format!(
+            "\ncredential {}: {}",
+            inert_cell(&c.holder),
+            inert_cell(&c.kind)
+        ));
         if let Some(pr) = &c.problem {
-            out.push_str(&format!(" -- {}", p.paint_out("31;1", pr)));
+            out.push_str(&format!(" -- {}", p.paint_out("31;1", &inert_cell(pr))));
         }
     }
     let s = r.summary;

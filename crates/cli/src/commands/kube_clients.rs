@@ -33,19 +33,21 @@ pub(crate) struct KubeClients {
 
 impl KubeClients {
     /// Reads the kubeconfigs `k` names (none without `--kubeconfig`) and builds their
-    /// clients; no cluster is contacted.
-    pub(crate) async fn load(k: &KubeArgs) -> Self {
+    /// clients, whose requests stay within `bounds`; no cluster is contacted.
+    pub(crate) async fn load(k: &KubeArgs, bounds: px_cluster::KubeBounds) -> Self {
         KubeClients {
             management: load(
                 "--kubeconfig",
                 k.kubeconfig.as_deref(),
                 k.context.as_deref(),
+                bounds,
             )
             .await,
             tenant: load(
                 "--tenant-kubeconfig",
                 k.tenant_kubeconfig.as_deref(),
                 k.tenant_context.as_deref(),
+                bounds,
             )
             .await,
         }
@@ -88,9 +90,10 @@ async fn load(
     flag: &'static str,
     path: Option<&std::path::Path>,
     context: Option<&str>,
+    bounds: px_cluster::KubeBounds,
 ) -> Option<Loaded> {
     let path = path?;
-    let client = px_cluster::connect(path, context)
+    let client = px_cluster::connect(path, context, bounds)
         .await
         .map_err(anyhow::Error::new);
     Some(Loaded { flag, client })

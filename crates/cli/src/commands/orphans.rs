@@ -111,7 +111,10 @@ fn scan_options(a: &OrphansArgs) -> ScanOptions {
 /// `orphans [-f SPEC|DIR]... [--kubeconfig FILE] [--cleanup]`.
 pub(crate) async fn run(a: &OrphansArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let client = match kubeconfig(a) {
-        Some(path) => Some(px_cluster::connect(Path::new(&path), a.context.as_deref()).await?),
+        Some(path) => Some(
+            px_cluster::connect(Path::new(&path), a.context.as_deref(), g.kube_bounds(true))
+                .await?,
+        ),
         None => None,
     };
     let known = known_tenants(a, client.as_ref()).await?;

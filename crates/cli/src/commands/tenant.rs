@@ -246,7 +246,7 @@ pub(crate) async fn apply(
 ) -> Result<Outcome> {
     let t = load_tenant(&a.file)?;
     // Each kubeconfig is read once, here; the preflight refuses one that did not load.
-    let kube = KubeClients::load(&a.kube).await;
+    let kube = KubeClients::load(&a.kube, g.kube_bounds(false)).await;
     // The site's facts (with --kubeconfig) before anything else: a contradiction exits 2.
     let t = preflight::site_resolved(t, kube.management(), &a.file, p).await?;
     // The output folder is checked before the array is even opened: a link, a file

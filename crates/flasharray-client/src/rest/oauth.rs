@@ -65,24 +65,37 @@ pub struct ApiClientIdentity {
 }
 
 impl ApiClientIdentity {
-    /// Every field set, printable, without spaces at either end.
-    fn check(&self) -> Result<()> {
-        for (field, value) in [
+    /// The first field that is empty, or has spaces at an end or control
+    /// characters (a CR/LF would end a header line): its name (`client_id`,
+    /// `key_id`, `issuer`, `username`) and why, so that a caller can name its flag.
+    pub fn invalid_field(&self) -> Option<(&'static str, String)> {
+        [
             ("client_id", &self.client_id),
             ("key_id", &self.key_id),
             ("issuer", &self.issuer),
             ("username", &self.username),
-        ] {
+        ]
+        .into_iter()
+        .find_map(|(field, value)| {
             if value.trim().is_empty() {
-                return Err(Error::Config(format!("the API client's {field} is empty")));
+                Some((field, format!("the API client's {field} is empty")))
+            } else if value.trim() != value || value.chars().any(char::is_control) {
+                Some((
+                    field,
+                    format!("the API client's {field} has spaces at an end or control characters"),
+                ))
+            } else {
+                None
             }
-            if value.trim() != value || value.chars().any(char::is_control) {
-                return Err(Error::Config(format!(
-                    "the API client's {field} has spaces at an end or control characters"
-                )));
-            }
+        })
+    }
+
+    /// Every field set, printable, without spaces at either end.
+    fn check(&self) -> Result<()> {
+        match self.invalid_field() {
+            Some((_, why)) => Err(Error::Config(why)),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -126,7 +139,8 @@ impl ApiClientCredential {
     }
 
     /// A signed ID token issued at `now` (seconds since the epoch), valid for
-    /// [`ID_TOKEN_LIFETIME`].
+    /// [`ID_TOKEN_LIFETIME`], with a fresh `jti`, so that an array that keeps the
+    /// used ones (RFC 7523 §3) can refuse a replay of it.
     pub fn id_token(&self, now: u64) -> Result<SecretString> {
         let header =
             serde_json::json!({ "alg": "RS256", "typ": "JWT", "kid": self.identity.key_id });
@@ -136,6 +150,7 @@ impl ApiClientCredential {
             "sub": self.identity.username,
             "iat": now,
             "exp": now + ID_TOKEN_LIFETIME.as_secs(),
+            "jti": uuid::Uuid::new_v4().to_string(),
         });
         let signing_input = format!(
             "{}.{}",
@@ -427,6 +442,7 @@ mod tests {
         assert_eq!(claims["sub"], "pureuser");
         assert_eq!(claims["iat"], 1_700_000_000);
         assert_eq!(claims["exp"], 1_700_000_000 + ID_TOKEN_LIFETIME.as_secs());
+        assert_eq!(claims["jti"].as_str().map(str::len), Some(36), "a UUID");
         let signature = URL_SAFE_NO_PAD.decode(parts[2]).unwrap();
         let public = ring::signature::UnparsedPublicKey::new(
             &ring::signature::RSA_PKCS1_2048_8192_SHA256,

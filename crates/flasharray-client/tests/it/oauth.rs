@@ -180,8 +180,19 @@ async fn renewed_once_shortly_before_it_expires() {
     tokio::time::sleep(Duration::from_millis(1_850)).await;
     many_calls(&rest, 24).await;
     many_calls(&rest, 8).await;
-    assert_eq!(r.count("POST", "/oauth2/1.0/token"), 2);
-    assert_eq!(r.refused(), 0, "renewed before the array refused it");
+    let refused: Vec<String> = r
+        .sim
+        .request_log()
+        .iter()
+        .filter(|q| q.status == 401)
+        .map(|q| format!("{} {}", q.method, q.path))
+        .collect();
+    assert_eq!(r.count("POST", "/oauth2/1.0/token"), 2, "{refused:?}");
+    assert_eq!(
+        r.refused(),
+        0,
+        "renewed before the array refused it: {refused:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -35,6 +35,10 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             let name: String = single(call)?;
             call.state.mock.delete_admin(&name)?;
             call.state.accounts.remove(&name);
+            // A user made again under this name is another user: nothing of the
+            // old one's carries over.
+            call.state.api_clients.revoke_user(&name);
+            call.state.sessions.end_user(&name);
             Ok(Reply::empty())
         }
         _ => Err(call.method_not_allowed()),

@@ -46,6 +46,8 @@ const MAX_BODY: usize = 4 * 1024 * 1024;
 /// One request, parsed.
 pub(crate) struct Call<'a> {
     pub(crate) state: &'a SimState,
+    /// The admin the request's credential belongs to.
+    pub(crate) caller: String,
     pub(crate) method: Method,
     /// `volumes`, `hosts/host-groups`, ...
     pub(crate) resource: String,
@@ -281,13 +283,17 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     // An API client's access token (`Authorization: Bearer`), else the session.
     let bearer =
         header("authorization").and_then(|h| h.strip_prefix("Bearer ").map(str::to_string));
-    let admin = match &bearer {
-        Some(token) => super::api_clients::caller(state, token, &parts.method, &resource)?,
+    let caller = match &bearer {
+        Some(token) => super::api_clients::token_caller(state, token)?,
         None => match state.sessions.check(session.as_deref(), state.now_ms()) {
-            Ok(admin) => admin,
+            Ok(admin) => super::api_clients::session_caller(state, admin)?,
             Err(refusal) => return Err(unauthorized(refusal.message())),
         },
     };
+    let query = Query::parse(parts.uri.query());
+    // One rights check for both kinds of credential, before anything is read.
+    caller.authorize(&parts.method, &resource, &query.csv("names"))?;
+    let admin = caller.name;
     let lose_answer = injected_fault(
         state,
         parts.method != Method::GET,
@@ -296,12 +302,12 @@ pub(crate) async fn route(state: &SimState, req: Request<Incoming>) -> Result<Re
     )?;
 
     let body = read_body(state, body).await?;
-    let query = Query::parse(parts.uri.query());
     // A parameter or body field newer than the version asked for is one the array
     // does not have at that version (`versions.rs`).
     super::versions::refuse_later(&resource, parts.method.as_str(), minor, &query, &body)?;
     let call = Call {
         state,
+        caller: admin.clone(),
         method: parts.method,
         resource,
         minor,

@@ -114,6 +114,10 @@ pub(super) async fn admins(call: &Call<'_>) -> Result<Reply, Fail> {
         Method::DELETE => {
             call.query.only(&["names"])?;
             array.delete_admins(&names).await?;
+            for name in &names {
+                call.state.api_clients.revoke_user(name);
+                call.state.sessions.end_user(name);
+            }
             Ok(Reply::empty())
         }
         _ => Err(call.method_not_allowed()),

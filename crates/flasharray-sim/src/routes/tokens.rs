@@ -1,5 +1,6 @@
 //! `/admins/api-tokens`: the only place where a token value leaves the simulator,
-//! and only when the caller asks for it (`expose_api_token=true`) or just created it.
+//! and only when its own admin asks for it (`expose_api_token=true`) or the caller
+//! just created it.
 
 use flasharray::models::AdminApiToken;
 use hyper::Method;
@@ -80,7 +81,13 @@ pub(super) async fn handle(call: &Call<'_>) -> Result<Reply, Fail> {
             {
                 rendered.push(login_token());
             }
-            rendered.extend(tokens.iter().map(|t| render(t, expose)));
+            // `expose_api_token` "exposes the API token of the current user" (Pure's
+            // SDK): another admin's stays masked, whatever the caller's role.
+            rendered.extend(
+                tokens
+                    .iter()
+                    .map(|t| render(t, expose && t.name.eq_ignore_ascii_case(&call.caller))),
+            );
             Ok(page.reply(&rendered, None))
         }
         Method::POST => {

@@ -221,12 +221,4 @@ pub(crate) async fn mount(server: &MockServer, s: &SiteSpec) {
             .await;
         }
     }
-    for ns in ["portworx", "clusters", "clusters-tenant-full"] {
-        get_json(
-            server,
-            &format!("/api/v1/namespaces/{ns}/secrets"),
-            list_of("Secret", vec![]),
-        )
-        .await;
-    }
 }

@@ -7,6 +7,7 @@ mod support;
 
 mod apply;
 mod bindings;
+mod bounds;
 mod crd_rbac;
 mod operator_wait;
 mod orphans;

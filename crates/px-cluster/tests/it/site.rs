@@ -445,3 +445,71 @@ async fn tenant_portworx_of_another_minor_than_the_management_is_not_refused() {
         "{err}"
     );
 }
+
+/// The admin token is looked for in `px-pure-secret` by name: doctor needs `get` on
+/// that name only, and never lists (or receives) another Secret's data (issue #38 L4).
+#[tokio::test]
+async fn the_admin_token_is_found_by_secret_name_without_listing_secrets() {
+    use k8s_openapi::ByteString;
+    use k8s_openapi::api::core::v1::Secret;
+    let spec = direct_access_spec();
+    let fake = Fake::start().await;
+    mount(&fake.server, &complete()).await;
+    let pure_json =
+        json!({"FlashArrays": [{"MgmtEndPoint": "fa.example", "APIToken": "admin-token-1"}]});
+    let secret = Secret {
+        metadata: kube::api::ObjectMeta {
+            name: Some("px-pure-secret".into()),
+            namespace: Some("clusters".into()),
+            ..Default::default()
+        },
+        data: Some(
+            [(
+                "pure.json".to_string(),
+                ByteString(pure_json.to_string().into_bytes()),
+            )]
+            .into(),
+        ),
+        ..Default::default()
+    };
+    Mock::given(method("GET"))
+        .and(wiremock::matchers::path(
+            "/api/v1/namespaces/clusters/secrets/px-pure-secret",
+        ))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(
+                json!({"apiVersion": "v1", "kind": "Secret"})
+                    .as_object()
+                    .cloned()
+                    .map(|mut o| {
+                        o.extend(
+                            serde_json::to_value(&secret)
+                                .unwrap()
+                                .as_object()
+                                .cloned()
+                                .unwrap(),
+                        );
+                        o
+                    }),
+            ),
+        )
+        .mount(&fake.server)
+        .await;
+    let token = secrecy::SecretString::from("admin-token-1".to_string());
+    let view = px_cluster::read_management(&fake.client().await, &spec, Some(&token)).await;
+    let Read::Found(found) = &view.credentials else {
+        panic!("{:?}", view.credentials)
+    };
+    let held: Vec<_> = found
+        .iter()
+        .map(|c| (c.namespace.as_str(), c.name.as_str(), c.is_admin_token))
+        .collect();
+    assert_eq!(held, [("clusters", "px-pure-secret", Some(true))]);
+    let requests = fake.server.received_requests().await.unwrap();
+    let lists: Vec<_> = requests
+        .iter()
+        .filter(|r| r.url.path().ends_with("/secrets"))
+        .map(|r| r.url.path().to_string())
+        .collect();
+    assert!(lists.is_empty(), "Secrets listed: {lists:?}");
+}

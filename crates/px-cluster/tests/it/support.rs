@@ -46,9 +46,13 @@ impl Fake {
     }
 
     pub(crate) async fn client(&self) -> Client {
-        connect(&self.kubeconfig, Some("fake"))
-            .await
-            .expect("client")
+        connect(
+            &self.kubeconfig,
+            Some("fake"),
+            px_cluster::KubeBounds::default(),
+        )
+        .await
+        .expect("client")
     }
 
     pub(crate) async fn requests(&self, verb: &str, path_part: &str) -> Vec<Request> {

@@ -274,14 +274,40 @@ async fn rest1_token_calls_as_purefa_token_makes_them() {
         .unwrap();
     let token = made["api_token"].as_str().unwrap().to_string();
     assert!(made["created"].as_str().unwrap().ends_with('Z'));
-    // The same token under REST 2.x, and it logs in there.
+    // The same token under REST 2.x: it logs in there as `tok`, who sees its value;
+    // pureuser, another admin, sees it masked (issue #38 M1).
     let listed = s
         .get(&t, "/admins/api-tokens?names=tok&expose_api_token=true")
         .await;
-    assert_eq!(
-        listed.body["items"][0]["api_token"]["token"],
-        Value::from(token.clone())
-    );
+    assert_eq!(listed.body["items"][0]["api_token"]["token"], "****");
+    let login = s
+        .http
+        .post(format!("{}/api/2.39/login", s.sim.url()))
+        .header("api-token", &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), 200);
+    let as_tok = login.headers()["x-auth-token"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let own = s
+        .get(&as_tok, "/admins/api-tokens?expose_api_token=true")
+        .await;
+    let shown: Vec<(&str, &str)> = own.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap(),
+                i["api_token"]["token"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert!(shown.contains(&("tok", token.as_str())), "{shown:?}");
+    assert!(shown.contains(&("pureuser", "****")), "{shown:?}");
     let twice = v1(Method::POST, "admin/tok/apitoken").await.unwrap();
     assert_eq!(twice.status(), 400);
     // With a token, the password login hands out that token.
