@@ -189,7 +189,9 @@ fn structural(v: &mut Value) {
 /// unknown fields instead, and refuses them under strict field validation (`oc apply`'s
 /// default); pxfa's parser refuses them with their path either way.
 fn drop_closed_objects(map: &mut Map<String, Value>) {
-    if map.contains_key("properties") && map.get("additionalProperties") == Some(&Value::Bool(false)) {
+    if map.contains_key("properties")
+        && map.get("additionalProperties") == Some(&Value::Bool(false))
+    {
         map.remove("additionalProperties");
     }
 }
@@ -370,7 +372,8 @@ mod tests {
                 assert!(!f.starts_with("uint"), "format {f} at {path}");
             }
             assert!(
-                field_names || !(m.contains_key("properties") && m.contains_key("additionalProperties")),
+                field_names
+                    || !(m.contains_key("properties") && m.contains_key("additionalProperties")),
                 "properties and additionalProperties at {path} (the API server refuses that)"
             );
         }
