@@ -313,7 +313,7 @@ async fn metallb(client: &Client) -> Read<MetallbView> {
     })
 }
 
-/// The spec's uplink on every node, from the NodeNetworkStates.
+/// The spec's uplink and storage bridge on every node, from the NodeNetworkStates.
 async fn uplinks(client: &Client, spec: &TenantStorage) -> Read<Vec<UplinkView>> {
     let Some(net) = &spec.spec.network else {
         return Read::Found(Vec::new());
@@ -321,16 +321,22 @@ async fn uplinks(client: &Client, spec: &TenantStorage) -> Read<Vec<UplinkView>>
     list(client, &NNS, None).await.map(|states| {
         states
             .iter()
-            .map(|s| UplinkView {
-                node: name_of(s),
-                mtu: s
-                    .pointer("/status/currentState/interfaces")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .find(|i| i.get("name").and_then(Value::as_str) == Some(net.uplink.as_str()))
-                    .and_then(|i| i.get("mtu").and_then(Value::as_u64))
-                    .and_then(|m| u32::try_from(m).ok()),
+            .map(|s| {
+                let iface = |name: &str| {
+                    s.pointer("/status/currentState/interfaces")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .find(|i| i.get("name").and_then(Value::as_str) == Some(name))
+                        .cloned()
+                };
+                UplinkView {
+                    node: name_of(s),
+                    mtu: iface(&net.uplink)
+                        .and_then(|i| i.get("mtu").and_then(Value::as_u64))
+                        .and_then(|m| u32::try_from(m).ok()),
+                    bridge_type: iface(&net.bridge).and_then(|i| text(&i, "/type")),
+                }
             })
             .collect()
     })

@@ -21,6 +21,8 @@ pub(crate) struct SiteSpec {
     pub(crate) network_type: &'static str,
     /// HyperConverged `spec.featureGates.deployKubevirtIpamController`.
     pub(crate) ipam_gate: bool,
+    /// The NodeNetworkStates show `br-storage` as a linux bridge.
+    pub(crate) linux_bridge: bool,
 }
 
 /// A site where everything the direct-access fixture needs is there.
@@ -36,6 +38,7 @@ pub(crate) fn complete() -> SiteSpec {
         secrets: true,
         network_type: "OVNKubernetes",
         ipam_gate: false,
+        linux_bridge: false,
     }
 }
 
@@ -46,6 +49,15 @@ pub(crate) fn persistent_ips() -> SiteSpec {
         ipam_gate: true,
         ..complete()
     }
+}
+
+/// One node's interfaces: the uplink, and `br-storage` as a linux bridge when asked.
+fn interfaces(s: &SiteSpec) -> Value {
+    let mut out = vec![json!({"name": "ens1f1", "type": "ethernet", "mtu": s.uplink_mtu})];
+    if s.linux_bridge {
+        out.push(json!({"name": "br-storage", "type": "linux-bridge", "mtu": s.uplink_mtu}));
+    }
+    Value::Array(out)
 }
 
 async fn get_json(server: &MockServer, p: &str, body: Value) {
@@ -140,10 +152,17 @@ pub(crate) async fn mount(server: &MockServer, s: &SiteSpec) {
         object("nmstate.io/v1", "NMState", "nmstate", json!({})),
     )
     .await;
-    let nns: Vec<Value> = ["worker-01.example.net", "worker-02.example.net"].iter().map(|n| {
-        object("nmstate.io/v1beta1", "NodeNetworkState", n,
-            json!({"status": {"currentState": {"interfaces": [{"name": "ens1f1", "type": "ethernet", "mtu": s.uplink_mtu}]}}}))
-    }).collect();
+    let nns: Vec<Value> = ["worker-01.example.net", "worker-02.example.net"]
+        .iter()
+        .map(|n| {
+            object(
+                "nmstate.io/v1beta1",
+                "NodeNetworkState",
+                n,
+                json!({"status": {"currentState": {"interfaces": interfaces(s)}}}),
+            )
+        })
+        .collect();
     get_json(
         server,
         "/apis/nmstate.io/v1beta1/nodenetworkstates",

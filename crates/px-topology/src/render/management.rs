@@ -54,7 +54,7 @@ pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest
             "state": "up",
             "mtu": uplink_mtu,
         });
-        let desired = if net.persistent_ips {
+        let desired = if net.keeps_addresses() {
             ovs_bridge_state(spec, net, uplink, addr)
         } else {
             json!({"interfaces": linux_bridge_interfaces(net, uplink, addr)})
@@ -75,7 +75,7 @@ pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest
             Cluster::Management,
             step::NNCP,
             body,
-            if net.persistent_ips {
+            if net.keeps_addresses() {
                 &[
                     "Storage network on one management node: OVS bridge on the uplink, mapped to the tenant's",
                     "OVN-Kubernetes localnet network, with the node's static address on an OVS internal port.",
@@ -94,7 +94,7 @@ pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest
             net.uplink,
             net.uplink_type.as_str()
         ));
-        out.push(if net.persistent_ips {
+        out.push(if net.keeps_addresses() {
             m.note(format!(
                 "ovn.bridge-mappings entries are kept per entry (state: present): another tenant's mapping \
                  on {} stays on the node when this policy is re-applied without it. The bridge is OVS, not a \
@@ -231,7 +231,7 @@ pub(crate) fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
         return None;
     }
     let net = spec.spec.network.as_ref()?;
-    let config = if net.persistent_ips {
+    let config = if net.keeps_addresses() {
         localnet_config(spec, net)
     } else {
         nad_config(net)
@@ -246,7 +246,7 @@ pub(crate) fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
         },
         "spec": {"config": config},
     });
-    if net.persistent_ips {
+    if net.keeps_addresses() {
         return Some(localnet_attachment(body));
     }
     let m = Manifest::resource(

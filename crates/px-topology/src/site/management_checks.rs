@@ -196,10 +196,19 @@ fn network(spec: &TenantStorage, view: &ManagementView) -> Vec<Check> {
         Read::Unreadable(why) => nmstate.unknown(why.clone(), READ_FIX),
     }];
     out.push(uplink_mtu(net, view));
+    let facts = super::SiteFacts::from_management(view, &spec.hcp_namespace());
+    let keeps = super::resolve::persistent_ips(
+        net.persistent_ips,
+        spec.workers_on_storage_network(),
+        &facts,
+    )
+    .ok()
+    .flatten()
+        == Some(true);
     if spec.workers_on_storage_network() {
-        out.push(address_persistence(spec, net, view));
+        out.push(address_persistence(net, &facts, view));
     }
-    if spec.workers_on_storage_network() && !net.persistent_ips {
+    if spec.workers_on_storage_network() && !keeps {
         let c = m(
             "whereabouts-reconciler",
             "DaemonSet openshift-multus/whereabouts-reconciler",
@@ -218,33 +227,50 @@ fn network(spec: &TenantStorage, view: &ManagementView) -> Vec<Check> {
 }
 
 /// Whether the worker VMs' storage addresses can survive live migration here
-/// (OVN-Kubernetes localnet with persistent IPs), against `network.persistentIps`.
+/// (OVN-Kubernetes localnet with persistent IPs), against `network.persistentIps`
+/// as `site::resolve` settles it (stated, or on by default where the site keeps them).
 fn address_persistence(
-    spec: &TenantStorage,
     net: &crate::spec::NetworkSpec,
+    facts: &super::SiteFacts,
     view: &ManagementView,
 ) -> Check {
     let c = m(
         "storage-address-persistence",
         "Network.operator.openshift.io cluster spec.defaultNetwork.type; HyperConverged \
          spec.featureGates.deployKubevirtIpamController (or Deployment \
-         openshift-cnv/kubevirt-ipam-controller-manager); OpenShift Virtualization version",
+         openshift-cnv/kubevirt-ipam-controller-manager); OpenShift Virtualization version; \
+         NodeNetworkState interface type of the storage bridge",
     );
-    let facts = super::SiteFacts::from_management(view, &spec.hcp_namespace());
-    match (facts.persistent_ips(), net.persistent_ips) {
-        ((Some(true), _), true) => c.ok("OVN-Kubernetes localnet with persistent IPs (IPAMClaims)"),
-        ((Some(true), _), false) => c.warn(
-            "the site keeps VM addresses across live migration, but this tenant's storage network uses \
-             whereabouts, which does not (kubevirt/kubevirt#14320)",
-            "set spec.network.persistentIps: true (for a storage network no whereabouts tenant shares: \
-             its NNCPs become an OVS bridge)",
-        ),
-        ((Some(false), why), true) => c.fail(
-            format!("spec.network.persistentIps is set, but {why}"),
+    if let Err(bad) = super::resolve::persistent_ips(net.persistent_ips, true, facts) {
+        return c.fail(
+            bad.fact,
             "turn on HyperConverged spec.featureGates.deployKubevirtIpamController on OpenShift \
-             Virtualization 4.18+ with OVN-Kubernetes, or set spec.network.persistentIps: false",
+             Virtualization 4.18+ with OVN-Kubernetes and move the bridge node by node \
+             (docs/lifecycle.md), or set spec.network.persistentIps: false",
+        );
+    }
+    match (facts.persistent_ips(), net.persistent_ips) {
+        ((Some(true), _), Some(true)) => {
+            c.ok("OVN-Kubernetes localnet with persistent IPs (IPAMClaims)")
+        }
+        ((Some(true), _), None) if facts.linux_bridge == Some(false) => c.ok(
+            "OVN-Kubernetes localnet with persistent IPs (IPAMClaims), rendered by default here",
         ),
-        ((Some(false), why), false) => c.ok(format!(
+        ((Some(true), _), _) => c.warn(
+            format!(
+                "the site keeps VM addresses across live migration, but this tenant's storage network \
+                 uses whereabouts{}, and every routine migration (node drains, upgrades) can hand a \
+                 worker's address to another VM (kubevirt/kubevirt#14320)",
+                if facts.linux_bridge == Some(true) {
+                    format!(" on the linux bridge {}", net.bridge)
+                } else {
+                    String::new()
+                }
+            ),
+            "move the storage network to persistent IPs node by node (docs/lifecycle.md, \
+             \"Moving a storage network to persistent IPs\"), then set spec.network.persistentIps: true",
+        ),
+        ((Some(false), why), _) => c.ok(format!(
             "whereabouts ({why}); the NAD header states the live-migration caveat"
         )),
         ((None, _), _) => c.unknown(

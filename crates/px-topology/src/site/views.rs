@@ -75,6 +75,9 @@ pub struct UplinkView {
     pub node: String,
     /// The uplink's MTU, `None` when the node has no interface of that name.
     pub mtu: Option<u32>,
+    /// The nmstate type of the interface named as the spec's storage bridge
+    /// (`linux-bridge`, `ovs-bridge`), `None` when the node has none.
+    pub bridge_type: Option<String>,
 }
 
 /// A Secret holding an array credential (a `pure.json`), found on a cluster.
@@ -124,7 +127,7 @@ pub struct ManagementView {
     pub metallb: Read<MetallbView>,
     /// NMState `nmstate` (Missing: no instance, or the operator is not installed).
     pub nmstate: Read<()>,
-    /// Every NodeNetworkState's interface named as the spec's uplink.
+    /// Every NodeNetworkState's interfaces named as the spec's uplink and bridge.
     pub uplinks: Read<Vec<UplinkView>>,
     /// DaemonSet `openshift-multus/whereabouts-reconciler`.
     pub whereabouts_reconciler: Read<()>,

@@ -399,16 +399,17 @@ fn every_rendered_manifest_validates() {
     let crds = load_crds(&dir);
     let mut failures = Vec::new();
     let mut checked_crd = 0;
-    // Every example, and cloud-drive on an OVN-Kubernetes localnet network with
-    // persistent IPs (the OVS NNCPs and the localnet NAD).
+    // Every example (cloud-drive's on an OVN-Kubernetes localnet network with
+    // persistent IPs), and cloud-drive on a linux bridge with whereabouts (the linux
+    // bridge NNCPs and the bridge CNI NAD).
     let mut specs = support::example_specs();
-    let mut localnet = specs
+    let mut bridge = specs
         .iter()
         .find(|(m, _)| *m == "cloud-drive")
         .map(|(_, s)| s.clone())
         .expect("the cloud-drive example");
-    localnet.spec.network.as_mut().unwrap().persistent_ips = true;
-    specs.push(("cloud-drive (persistentIps)", localnet));
+    bridge.spec.network.as_mut().unwrap().persistent_ips = Some(false);
+    specs.push(("cloud-drive (whereabouts)", bridge));
     for (mode, spec) in specs {
         let manifests = support::rendered(&spec);
         assert!(!manifests.is_empty());
