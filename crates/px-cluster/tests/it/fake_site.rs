@@ -23,6 +23,9 @@ pub(crate) struct SiteSpec {
     pub(crate) ipam_gate: bool,
     /// The NodeNetworkStates show `br-storage` as a linux bridge.
     pub(crate) linux_bridge: bool,
+    /// Where the HyperConverged carries Red Hat's eviction settings for
+    /// non-migratable VMs (`spec` or `virtualization`); `None`: not set.
+    pub(crate) eviction_at: Option<&'static str>,
 }
 
 /// A site where everything the direct-access fixture needs is there.
@@ -39,6 +42,7 @@ pub(crate) fn complete() -> SiteSpec {
         network_type: "OVNKubernetes",
         ipam_gate: false,
         linux_bridge: false,
+        eviction_at: None,
     }
 }
 
@@ -49,6 +53,23 @@ pub(crate) fn persistent_ips() -> SiteSpec {
         ipam_gate: true,
         ..complete()
     }
+}
+
+/// The HyperConverged spec: the IPAM gate, and the eviction settings where asked.
+fn hco_spec(s: &SiteSpec) -> Value {
+    let mut spec = json!({"featureGates": {"deployKubevirtIpamController": s.ipam_gate}});
+    let eviction = json!({"evictionStrategy": "External",
+        "workloadUpdateStrategy": {"workloadUpdateMethods": ["LiveMigrate", "Evict"]}});
+    match s.eviction_at {
+        Some("spec") => {
+            for (k, v) in eviction.as_object().unwrap() {
+                spec[k] = v.clone();
+            }
+        }
+        Some(other) => spec[other] = eviction,
+        None => {}
+    }
+    spec
 }
 
 /// One node's interfaces: the uplink, and `br-storage` as a linux bridge when asked.
@@ -104,7 +125,7 @@ pub(crate) async fn mount(server: &MockServer, s: &SiteSpec) {
     .await;
     get_json(server, "/apis/hco.kubevirt.io/v1beta1/namespaces/openshift-cnv/hyperconvergeds/kubevirt-hyperconverged",
         object("hco.kubevirt.io/v1beta1", "HyperConverged", "kubevirt-hyperconverged",
-            json!({"spec": {"featureGates": {"deployKubevirtIpamController": s.ipam_gate}},
+            json!({"spec": hco_spec(s),
                    "status": {"versions": [{"name": "operator", "version": s.virtualization}]}}))).await;
     get_json(
         server,

@@ -480,3 +480,41 @@ async fn tenant_portworx_of_another_minor_than_the_management_is_not_refused() {
         "{err}"
     );
 }
+
+/// Direct-access with ReadWriteOnce drives (no GA FA/FB driver on the management
+/// Portworx): doctor checks the HyperConverged eviction settings of Red Hat's
+/// procedure for non-migratable hosted-cluster VMs, at `spec` or under
+/// `spec.virtualization`; with live-migratable drives it does not ask.
+#[tokio::test]
+async fn non_migratable_workers_need_the_hyperconverged_eviction_settings() {
+    let mut spec = direct_access_spec();
+    spec.spec.management.fa_fb_driver = false;
+    let rwo = SiteSpec {
+        fa_fb: false,
+        ..complete()
+    };
+    let (checks, _, writes) = doctor(&rwo, &spec).await;
+    assert_eq!(writes, 0);
+    assert_eq!(
+        status(&checks, "hyperconverged-eviction"),
+        CheckStatus::Warn
+    );
+    for at in ["spec", "virtualization"] {
+        let site = SiteSpec {
+            eviction_at: Some(at),
+            ..rwo.clone()
+        };
+        let (checks, _, _) = doctor(&site, &spec).await;
+        assert_eq!(
+            status(&checks, "hyperconverged-eviction"),
+            CheckStatus::Ok,
+            "{at}"
+        );
+    }
+    spec.spec.management.fa_fb_driver = true;
+    let (checks, _, _) = doctor(&complete(), &spec).await;
+    assert!(
+        !checks.iter().any(|(n, _)| n == "hyperconverged-eviction"),
+        "{checks:?}"
+    );
+}

@@ -585,6 +585,64 @@ pub(crate) fn ingress_wildcard_patch() -> Manifest {
     }
 }
 
+/// Where OpenShift Virtualization's cluster-wide settings live.
+pub(crate) const HCO_NAMESPACE: &str = "openshift-cnv";
+/// The HyperConverged object's name.
+pub(crate) const HCO_NAME: &str = "kubevirt-hyperconverged";
+
+/// The HyperConverged eviction settings Red Hat's procedure for hosted-cluster VMs
+/// that cannot live-migrate asks for ("Evicting KubeVirt virtual machines",
+/// openshift-docs `modules/hcp-virt-evict-vms.adoc`): `evictionStrategy: External`,
+/// so a node is drained only through CAPK, which takes down the NodePool's VM with
+/// it, and `workloadUpdateMethods: [LiveMigrate, Evict]`, so an OpenShift
+/// Virtualization upgrade restarts the VMs that cannot move instead of the node
+/// going down under them. A merge patch: every other HyperConverged field stays.
+/// Rendered for a tenant whose workers do not live-migrate (direct-access with
+/// ReadWriteOnce drives); shared by every tenant of the management cluster.
+pub(crate) fn hyperconverged_eviction_patch() -> Manifest {
+    Manifest {
+        cluster: Cluster::Management,
+        order: step::MCE,
+        file_name: String::new(),
+        kind: "HyperConverged".to_string(),
+        name: HCO_NAME.to_string(),
+        namespace: Some(HCO_NAMESPACE.to_string()),
+        body: json!({
+            "apiVersion": "hco.kubevirt.io/v1beta1",
+            "kind": "HyperConverged",
+            "metadata": {"name": HCO_NAME, "namespace": HCO_NAMESPACE},
+            "spec": hyperconverged_eviction_spec(),
+        }),
+        secret: false,
+        purpose: vec![
+            "The worker VMs of this tenant cannot live-migrate (ReadWriteOnce drives). Red Hat's procedure for such \
+             hosted-cluster VMs (OpenShift docs, Hosted control planes, \"Evicting KubeVirt virtual machines\") sets \
+             the cluster eviction strategy to External, so that a node drain goes through CAPK and the NodePool, \
+             and lets OpenShift Virtualization upgrades evict (restart) the VMs that cannot move; without it \
+             nodes may shut down undrained, during OpenShift Virtualization upgrades too."
+                .to_string(),
+            "Sets only spec.evictionStrategy and spec.workloadUpdateStrategy.workloadUpdateMethods; shared by \
+             every tenant of the management cluster (pxfa doctor: hyperconverged-eviction)."
+                .to_string(),
+            "[L] Red Hat's procedure writes these fields under spec.virtualization; the HyperConverged v1beta1 \
+             CRD serves them at spec. Check `oc explain hyperconverged.spec.evictionStrategy` first; if it is not \
+             served, apply the same two fields under spec.virtualization."
+                .to_string(),
+        ],
+        form: Form::MergePatch {
+            target: format!("the HyperConverged {HCO_NAME} in {HCO_NAMESPACE}"),
+        },
+    }
+}
+
+/// The `spec` the eviction patch sets, which doctor compares with the site's.
+pub(crate) fn hyperconverged_eviction_spec() -> Value {
+    json!({
+        "evictionStrategy": "External",
+        "workloadUpdateStrategy": {"workloadUpdateMethods": ["LiveMigrate", "Evict"]},
+    })
+}
+
 /// The NMState operator instance (`NMState/nmstate`): without it the operator does
 /// not run its handler and NodeNetworkConfigurationPolicies stay pending. Rendered
 /// when the spec has a storage network.

@@ -34,6 +34,9 @@ pub fn management_checks(
     out.push(management_portworx(spec, view));
     if spec.mode() == StorageMode::DirectAccess {
         out.push(fa_fb_driver(view));
+        if !migratable_here(spec, view) {
+            out.push(hyperconverged_eviction(view));
+        }
     }
     out.push(root_disk_class(spec, view));
     out.push(machine_config(view));
@@ -400,6 +403,61 @@ fn describe(sc: &StorageClusterView) -> String {
 }
 
 /// Direct-access claims are live-migratable only with the GA FA/FB driver.
+/// Whether the direct-access drives are ReadWriteMany, with the site's facts (the
+/// management Portworx's release and FA/FB driver) where they were read.
+fn migratable_here(spec: &TenantStorage, view: &ManagementView) -> bool {
+    let facts = super::SiteFacts::from_management(view, &spec.hcp_namespace());
+    match super::resolve::resolve(spec, &facts) {
+        Ok(r) => crate::driver::live_migratable_drives(&r),
+        Err(_) => crate::driver::live_migratable_drives(spec),
+    }
+}
+
+/// The HyperConverged eviction settings Red Hat's procedure for non-migratable
+/// hosted-cluster VMs asks for (the bundle's HyperConverged patch), against the
+/// site's.
+fn hyperconverged_eviction(view: &ManagementView) -> Check {
+    use crate::render::management::hyperconverged_eviction_spec;
+    let c = m(
+        "hyperconverged-eviction",
+        "HyperConverged openshift-cnv/kubevirt-hyperconverged spec.evictionStrategy, \
+         spec.workloadUpdateStrategy.workloadUpdateMethods",
+    );
+    let want = hyperconverged_eviction_spec();
+    let strategy = want["evictionStrategy"].as_str().unwrap_or_default();
+    let methods: Vec<&str> = want["workloadUpdateStrategy"]["workloadUpdateMethods"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    let fix = "apply the bundle's HyperConverged patch (Red Hat: Hosted control planes, \
+               \"Evicting KubeVirt virtual machines\")";
+    match &view.eviction {
+        Read::Found(e)
+            if e.strategy.as_deref() == Some(strategy)
+                && methods.iter().all(|w| e.update_methods.iter().any(|h| h == w)) =>
+        {
+            c.ok(format!(
+                "evictionStrategy {strategy}, workloadUpdateMethods {}",
+                e.update_methods.join(", ")
+            ))
+        }
+        Read::Found(e) => c.warn(
+            format!(
+                "evictionStrategy {}, workloadUpdateMethods [{}]: the worker VMs cannot live-migrate \
+                 (ReadWriteOnce drives), so a node may shut down under them undrained, during \
+                 OpenShift Virtualization upgrades too",
+                e.strategy.as_deref().unwrap_or("unset (LiveMigrate)"),
+                e.update_methods.join(", ")
+            ),
+            fix,
+        ),
+        Read::Missing => c.fail("no HyperConverged: OpenShift Virtualization is not installed", fix),
+        Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+    }
+}
+
 fn fa_fb_driver(view: &ManagementView) -> Check {
     let c = m(
         "fa-fb-driver",

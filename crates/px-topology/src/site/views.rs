@@ -68,6 +68,17 @@ pub struct MetallbView {
     pub pools: Vec<PoolView>,
 }
 
+/// OpenShift Virtualization's cluster-wide eviction settings (HyperConverged).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EvictionView {
+    /// `spec.evictionStrategy` (or `spec.virtualization.evictionStrategy`, where
+    /// Red Hat's procedure writes it); `None` when unset.
+    pub strategy: Option<String>,
+    /// `spec.workloadUpdateStrategy.workloadUpdateMethods` (or under
+    /// `spec.virtualization`).
+    pub update_methods: Vec<String>,
+}
+
 /// One node's storage uplink, from its NodeNetworkState.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UplinkView {
@@ -139,6 +150,8 @@ pub struct ManagementView {
     /// `spec.featureGates.deployKubevirtIpamController`, or its Deployment
     /// `openshift-cnv/kubevirt-ipam-controller-manager` found running.
     pub ipam_controller: Read<bool>,
+    /// HyperConverged `openshift-cnv/kubevirt-hyperconverged` eviction settings.
+    pub eviction: Read<EvictionView>,
     /// StorageClusters of every namespace.
     pub portworx: Read<Vec<StorageClusterView>>,
     /// StorageClass names.
@@ -169,6 +182,7 @@ impl ManagementView {
             whereabouts_reconciler: u(why),
             network_type: u(why),
             ipam_controller: u(why),
+            eviction: u(why),
             portworx: u(why),
             storage_classes: u(why),
             machine_configs: u(why),
