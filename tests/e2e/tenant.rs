@@ -136,6 +136,50 @@ fn invalid_spec_exits_2_with_the_field_path() {
         .stderr(contains("colour"));
 }
 
+/// render is the GitOps path: a spec with error-level lint findings (Portworx 3.5.2,
+/// below the first release supported with hosted control planes; no load balancer)
+/// exits 2 with nothing written, unless --force; warnings go to stderr either way.
+#[test]
+fn render_refuses_error_level_lint_findings_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("old.yaml");
+    let text = std::fs::read_to_string(example("tenant-cloud-drive.yaml"))
+        .unwrap()
+        .replace("    version: 3.6.2\n", "    version: 3.5.2\n");
+    assert!(text.contains("3.5.2"));
+    std::fs::write(&spec, text).unwrap();
+    let out_dir = dir.path().join("out");
+    pxfa()
+        .args(["render", "-f"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out_dir)
+        .assert()
+        .code(2)
+        .stderr(contains("PXFA001"))
+        .stderr(contains("--force"));
+    assert!(!out_dir.exists(), "nothing written on a refusal");
+    pxfa()
+        .args(["render", "--force", "-f"])
+        .arg(&spec)
+        .arg("--out")
+        .arg(&out_dir)
+        .assert()
+        .success()
+        .stderr(contains("PXFA001"));
+    assert!(out_dir.join("README.txt").is_file());
+    // A warning alone renders, printed on stderr: PXFA032 (no realm) here.
+    pxfa()
+        .args(["render", "-f"])
+        .arg(example("tenant-cloud-drive.yaml"))
+        .arg("--out")
+        .arg(dir.path().join("ok"))
+        .assert()
+        .success()
+        .stderr(contains("warning:"))
+        .stderr(contains("PXFA032"));
+}
+
 #[test]
 fn plan_apply_reapply_destroy() {
     let sim = Sim::start();

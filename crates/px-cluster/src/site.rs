@@ -13,8 +13,8 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams};
 use px_topology::site::{
-    CredentialView, ManagementView, MetallbView, ObjectRead, PoolView, Read, SiteFacts,
-    StorageClusterView, TenantView, UplinkView,
+    CredentialView, EvictionView, ManagementView, MetallbView, ObjectRead, PoolView, Read,
+    SiteFacts, StorageClusterView, TenantView, UplinkView,
 };
 use px_topology::{
     Cluster, Manifest, PORTWORX_OLM_PACKAGE, PureJson, TenantStorage, VALIDATION_PVC,
@@ -177,6 +177,7 @@ pub async fn read_management(
             .await
             .map(|n| text(&n, "/spec/defaultNetwork/type").unwrap_or_default()),
         ipam_controller: ipam_controller(client).await,
+        eviction: eviction(client).await,
         portworx,
         storage_classes: names(client, &STORAGE_CLASS).await,
         machine_configs: names(client, &MACHINE_CONFIG).await,
@@ -242,6 +243,38 @@ async fn ipam_controller(client: &Client) -> Read<bool> {
         Read::Missing => Read::Missing,
         Read::Unreadable(why) => Read::Unreadable(why),
     }
+}
+
+/// The HyperConverged eviction settings, at `spec` (HyperConverged v1beta1) or under
+/// `spec.virtualization` (where Red Hat's procedure for non-migratable hosted-cluster
+/// VMs writes them).
+async fn eviction(client: &Client) -> Read<EvictionView> {
+    get(
+        client,
+        &HYPERCONVERGED,
+        Some(CNV_NAMESPACE),
+        "kubevirt-hyperconverged",
+    )
+    .await
+    .map(|h| {
+        let at = |p: &str| {
+            text(&h, &format!("/spec{p}")).or_else(|| text(&h, &format!("/spec/virtualization{p}")))
+        };
+        let methods = |base: &str| {
+            strings(
+                &h,
+                &format!("{base}/workloadUpdateStrategy/workloadUpdateMethods"),
+            )
+        };
+        let mut update_methods = methods("/spec");
+        if update_methods.is_empty() {
+            update_methods = methods("/spec/virtualization");
+        }
+        EvictionView {
+            strategy: at("/evictionStrategy"),
+            update_methods,
+        }
+    })
 }
 
 async fn feature_gates(client: &Client) -> Read<Vec<String>> {
@@ -315,7 +348,7 @@ async fn metallb(client: &Client) -> Read<MetallbView> {
     })
 }
 
-/// The spec's uplink on every node, from the NodeNetworkStates.
+/// The spec's uplink and storage bridge on every node, from the NodeNetworkStates.
 async fn uplinks(client: &Client, spec: &TenantStorage) -> Read<Vec<UplinkView>> {
     let Some(net) = &spec.spec.network else {
         return Read::Found(Vec::new());
@@ -323,16 +356,22 @@ async fn uplinks(client: &Client, spec: &TenantStorage) -> Read<Vec<UplinkView>>
     list(client, &NNS, None).await.map(|states| {
         states
             .iter()
-            .map(|s| UplinkView {
-                node: name_of(s),
-                mtu: s
-                    .pointer("/status/currentState/interfaces")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .find(|i| i.get("name").and_then(Value::as_str) == Some(net.uplink.as_str()))
-                    .and_then(|i| i.get("mtu").and_then(Value::as_u64))
-                    .and_then(|m| u32::try_from(m).ok()),
+            .map(|s| {
+                let iface = |name: &str| {
+                    s.pointer("/status/currentState/interfaces")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .find(|i| i.get("name").and_then(Value::as_str) == Some(name))
+                        .cloned()
+                };
+                UplinkView {
+                    node: name_of(s),
+                    mtu: iface(&net.uplink)
+                        .and_then(|i| i.get("mtu").and_then(Value::as_u64))
+                        .and_then(|m| u32::try_from(m).ok()),
+                    bridge_type: iface(&net.bridge).and_then(|i| text(&i, "/type")),
+                }
             })
             .collect()
     })

@@ -19,4 +19,8 @@ pub(crate) struct RunbookArgs {
     /// grow and add-pool: default every worker.
     #[arg(long = "worker", value_name = "N")]
     pub(crate) workers: Vec<u32>,
+    /// The spec after the edit (grow: the raised capacity): sizes print old -> new
+    /// from it. Without it, grow's new drive size is a word to read off `pxfa size`.
+    #[arg(long, value_name = "EDITED_SPEC")]
+    pub(crate) edited: Option<PathBuf>,
 }

@@ -40,6 +40,10 @@ pub(crate) struct RenderArgs {
     /// --kubeconfig` would for that site (a spec field it contradicts exits 2).
     #[arg(long, value_name = "SITE_REPORT")]
     pub(crate) site: Option<PathBuf>,
+    /// Render even when the spec has error-level lint findings (they are printed as
+    /// warnings); without it such a spec exits 2 and nothing is written.
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 /// `lint`.

@@ -20,9 +20,43 @@ pub(crate) fn render(a: &RenderArgs, g: &GlobalArgs, p: &Printer) -> Result<Outc
         Some(site) => with_site(&t, site, &a.file)?,
         None => t,
     };
+    lint_gate(&t, a.force, p)?;
     let opts = render_options(a.include_secrets, a.pull_secret_file.as_deref())?;
     write_manifests(&t, &ArrayFacts::default(), &a.out, opts, p)?;
     Ok(Outcome::Success)
+}
+
+/// The spec's lint findings before anything is written: warnings on stderr, and
+/// error-level findings refuse the render (exit 2, nothing written) unless `force`.
+/// render is the GitOps path, so what `pxfa lint` rejects must not reach git quietly.
+fn lint_gate(t: &Tenant, force: bool, p: &Printer) -> Result<()> {
+    let findings = px_topology::lint_spec(&t.spec);
+    let line = |f: &px_topology::Finding| format!("{} {}: {}", f.rule, f.object, f.message);
+    for f in findings
+        .iter()
+        .filter(|f| f.severity == px_topology::Severity::Warning)
+    {
+        p.warn(line(f));
+    }
+    let errors: Vec<String> = findings
+        .iter()
+        .filter(|f| f.severity == px_topology::Severity::Error)
+        .map(line)
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
+    }
+    if force {
+        for e in &errors {
+            p.warn(format!("--force: rendering despite {e}"));
+        }
+        return Ok(());
+    }
+    Err(InvalidInput::error(format!(
+        "the spec has {} error-level lint finding(s); nothing written (fix them, or render anyway with --force):\n  - {}",
+        errors.len(),
+        errors.join("\n  - ")
+    )))
 }
 
 /// `t` resolved against the facts of the `doctor -o yaml` report at `site`; a report

@@ -21,6 +21,11 @@ pub(crate) struct SiteSpec {
     pub(crate) network_type: &'static str,
     /// HyperConverged `spec.featureGates.deployKubevirtIpamController`.
     pub(crate) ipam_gate: bool,
+    /// The NodeNetworkStates show `br-storage` as a linux bridge.
+    pub(crate) linux_bridge: bool,
+    /// Where the HyperConverged carries Red Hat's eviction settings for
+    /// non-migratable VMs (`spec` or `virtualization`); `None`: not set.
+    pub(crate) eviction_at: Option<&'static str>,
 }
 
 /// A site where everything the direct-access fixture needs is there.
@@ -36,6 +41,8 @@ pub(crate) fn complete() -> SiteSpec {
         secrets: true,
         network_type: "OVNKubernetes",
         ipam_gate: false,
+        linux_bridge: false,
+        eviction_at: None,
     }
 }
 
@@ -46,6 +53,32 @@ pub(crate) fn persistent_ips() -> SiteSpec {
         ipam_gate: true,
         ..complete()
     }
+}
+
+/// The HyperConverged spec: the IPAM gate, and the eviction settings where asked.
+fn hco_spec(s: &SiteSpec) -> Value {
+    let mut spec = json!({"featureGates": {"deployKubevirtIpamController": s.ipam_gate}});
+    let eviction = json!({"evictionStrategy": "External",
+        "workloadUpdateStrategy": {"workloadUpdateMethods": ["LiveMigrate", "Evict"]}});
+    match s.eviction_at {
+        Some("spec") => {
+            for (k, v) in eviction.as_object().unwrap() {
+                spec[k] = v.clone();
+            }
+        }
+        Some(other) => spec[other] = eviction,
+        None => {}
+    }
+    spec
+}
+
+/// One node's interfaces: the uplink, and `br-storage` as a linux bridge when asked.
+fn interfaces(s: &SiteSpec) -> Value {
+    let mut out = vec![json!({"name": "ens1f1", "type": "ethernet", "mtu": s.uplink_mtu})];
+    if s.linux_bridge {
+        out.push(json!({"name": "br-storage", "type": "linux-bridge", "mtu": s.uplink_mtu}));
+    }
+    Value::Array(out)
 }
 
 async fn get_json(server: &MockServer, p: &str, body: Value) {
@@ -92,7 +125,7 @@ pub(crate) async fn mount(server: &MockServer, s: &SiteSpec) {
     .await;
     get_json(server, "/apis/hco.kubevirt.io/v1beta1/namespaces/openshift-cnv/hyperconvergeds/kubevirt-hyperconverged",
         object("hco.kubevirt.io/v1beta1", "HyperConverged", "kubevirt-hyperconverged",
-            json!({"spec": {"featureGates": {"deployKubevirtIpamController": s.ipam_gate}},
+            json!({"spec": hco_spec(s),
                    "status": {"versions": [{"name": "operator", "version": s.virtualization}]}}))).await;
     get_json(
         server,
@@ -140,10 +173,17 @@ pub(crate) async fn mount(server: &MockServer, s: &SiteSpec) {
         object("nmstate.io/v1", "NMState", "nmstate", json!({})),
     )
     .await;
-    let nns: Vec<Value> = ["worker-01.example.net", "worker-02.example.net"].iter().map(|n| {
-        object("nmstate.io/v1beta1", "NodeNetworkState", n,
-            json!({"status": {"currentState": {"interfaces": [{"name": "ens1f1", "type": "ethernet", "mtu": s.uplink_mtu}]}}}))
-    }).collect();
+    let nns: Vec<Value> = ["worker-01.example.net", "worker-02.example.net"]
+        .iter()
+        .map(|n| {
+            object(
+                "nmstate.io/v1beta1",
+                "NodeNetworkState",
+                n,
+                json!({"status": {"currentState": {"interfaces": interfaces(s)}}}),
+            )
+        })
+        .collect();
     get_json(
         server,
         "/apis/nmstate.io/v1beta1/nodenetworkstates",

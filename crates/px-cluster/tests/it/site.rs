@@ -328,7 +328,7 @@ fn storage_network(spec: &TenantStorage) -> (serde_json::Value, Vec<serde_json::
 #[tokio::test]
 async fn persistent_ips_render_localnet_where_the_site_keeps_addresses() {
     let mut spec = direct_access_spec();
-    spec.spec.network.as_mut().unwrap().persistent_ips = true;
+    spec.spec.network.as_mut().unwrap().persistent_ips = Some(true);
     let (checks, facts, writes) = doctor(&persistent_ips(), &spec).await;
     assert_eq!(writes, 0);
     assert_eq!(
@@ -357,7 +357,7 @@ async fn persistent_ips_render_localnet_where_the_site_keeps_addresses() {
 #[tokio::test]
 async fn persistent_ips_are_refused_where_the_site_cannot_keep_them() {
     let mut spec = direct_access_spec();
-    spec.spec.network.as_mut().unwrap().persistent_ips = true;
+    spec.spec.network.as_mut().unwrap().persistent_ips = Some(true);
     for site_spec in [
         complete(),
         SiteSpec {
@@ -392,11 +392,46 @@ async fn whereabouts_tenant_on_a_persistent_ip_site_is_told_and_kept() {
         status(&checks, "storage-address-persistence"),
         CheckStatus::Warn
     );
-    // Never switched over from the site: the NNCPs are shared by the whole network.
+    // A stated `persistentIps: false` is kept.
     let resolved = site::resolve(&spec, &facts).unwrap();
     let (config, mappings) = storage_network(&resolved);
     assert_eq!(config["ipam"]["type"], "whereabouts");
     assert!(mappings.iter().all(serde_json::Value::is_null));
+}
+
+/// Unstated, a tenant whose workers join the network gets persistent IPs where the
+/// site keeps them; not where the bridge already runs as a linux bridge (converting
+/// it would drop its storage sessions), and a stated `true` is refused there.
+#[tokio::test]
+async fn persistent_ips_are_the_default_where_the_site_keeps_them() {
+    let mut spec = direct_access_spec();
+    let net = spec.spec.network.as_mut().unwrap();
+    net.persistent_ips = None;
+    net.attach_workers = Some(true);
+    let (checks, facts, _) = doctor(&persistent_ips(), &spec).await;
+    assert_eq!(facts.linux_bridge, Some(false));
+    assert_eq!(
+        status(&checks, "storage-address-persistence"),
+        CheckStatus::Ok
+    );
+    let (config, _) = storage_network(&site::resolve(&spec, &facts).unwrap());
+    assert_eq!(config["allowPersistentIPs"], true);
+
+    let on_bridge = SiteSpec {
+        linux_bridge: true,
+        ..persistent_ips()
+    };
+    let (checks, facts, _) = doctor(&on_bridge, &spec).await;
+    assert_eq!(facts.linux_bridge, Some(true));
+    assert_eq!(
+        status(&checks, "storage-address-persistence"),
+        CheckStatus::Warn
+    );
+    let (config, _) = storage_network(&site::resolve(&spec, &facts).unwrap());
+    assert_eq!(config["ipam"]["type"], "whereabouts");
+    spec.spec.network.as_mut().unwrap().persistent_ips = Some(true);
+    let err = site::resolve(&spec, &facts).unwrap_err();
+    assert!(err.to_string().contains("linux bridge"), "{err}");
 }
 
 /// The site's Portworx is the management's: a tenant Portworx of another minor is the
@@ -512,4 +547,42 @@ async fn the_admin_token_is_found_by_secret_name_without_listing_secrets() {
         .map(|r| r.url.path().to_string())
         .collect();
     assert!(lists.is_empty(), "Secrets listed: {lists:?}");
+}
+
+/// Direct-access with ReadWriteOnce drives (no GA FA/FB driver on the management
+/// Portworx): doctor checks the HyperConverged eviction settings of Red Hat's
+/// procedure for non-migratable hosted-cluster VMs, at `spec` or under
+/// `spec.virtualization`; with live-migratable drives it does not ask.
+#[tokio::test]
+async fn non_migratable_workers_need_the_hyperconverged_eviction_settings() {
+    let mut spec = direct_access_spec();
+    spec.spec.management.fa_fb_driver = false;
+    let rwo = SiteSpec {
+        fa_fb: false,
+        ..complete()
+    };
+    let (checks, _, writes) = doctor(&rwo, &spec).await;
+    assert_eq!(writes, 0);
+    assert_eq!(
+        status(&checks, "hyperconverged-eviction"),
+        CheckStatus::Warn
+    );
+    for at in ["spec", "virtualization"] {
+        let site = SiteSpec {
+            eviction_at: Some(at),
+            ..rwo.clone()
+        };
+        let (checks, _, _) = doctor(&site, &spec).await;
+        assert_eq!(
+            status(&checks, "hyperconverged-eviction"),
+            CheckStatus::Ok,
+            "{at}"
+        );
+    }
+    spec.spec.management.fa_fb_driver = true;
+    let (checks, _, _) = doctor(&complete(), &spec).await;
+    assert!(
+        !checks.iter().any(|(n, _)| n == "hyperconverged-eviction"),
+        "{checks:?}"
+    );
 }

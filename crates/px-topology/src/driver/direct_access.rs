@@ -215,6 +215,9 @@ impl StorageDriver for DirectAccess {
                 .into_iter()
                 .fold(management::node_pool(spec, &[])?, Manifest::note),
         );
+        if !live_migratable_drives(spec) {
+            out.push(management::hyperconverged_eviction_patch());
+        }
 
         let bus = spec.spec.storage.disk_bus;
         let devices = (0..sizing.drives_per_node)

@@ -15,7 +15,6 @@ use serde::Serialize;
 
 pub(crate) use cloud_drive::CloudDrive;
 pub(crate) use direct_access::DirectAccess;
-#[cfg(test)]
 pub(crate) use direct_access::live_migratable_drives;
 pub(crate) use kubevirt_csi::KubevirtCsi;
 

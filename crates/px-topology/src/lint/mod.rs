@@ -181,6 +181,11 @@ pub const RULES: &[Rule] = &[
         Severity::Warning,
         "a cloud-drive tenant without a realm: its token has array-wide rights",
     ),
+    Rule::new(
+        "PXFA033",
+        Severity::Warning,
+        "cloud-drive worker VMs on whereabouts addresses, which live migration does not keep",
+    ),
 ];
 
 /// The catalogue entry for `id`.

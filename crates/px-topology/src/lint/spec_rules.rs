@@ -31,6 +31,7 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     load_balancer(spec, &mut out);
     hotplug_gate(spec, &mut out);
     whereabouts_reconciler(spec, &mut out);
+    whereabouts_under_migration(spec, &mut out);
     array_wide_tenant_token(spec, &mut out);
     out
 }
@@ -67,7 +68,7 @@ fn whereabouts_reconciler(spec: &TenantStorage, out: &mut Vec<Finding>) {
             .spec
             .network
             .as_ref()
-            .is_some_and(|n| n.whereabouts_reconciler || n.persistent_ips)
+            .is_some_and(|n| n.whereabouts_reconciler || n.keeps_addresses())
     {
         return;
     }
@@ -81,6 +82,31 @@ fn whereabouts_reconciler(spec: &TenantStorage, out: &mut Vec<Finding>) {
          openshift-multus/whereabouts-reconciler) and set network.whereaboutsReconciler: true. Even \
          then a live-migrated VM keeps an address whereabouts has given back (kubevirt/kubevirt#14320): \
          see the NetworkAttachmentDefinition's header",
+    ));
+}
+
+/// PXFA033: a cloud-drive tenant's worker VMs take their storage addresses from
+/// whereabouts. Live migration is routine for them (every management drain and
+/// upgrade; HyperShift's VMs use `evictionStrategy: External`), and each one gives
+/// the target pod a new address while the guest keeps its lease: the old address
+/// goes back to the pool for another VM on the VLAN, a duplicate IP on the storage
+/// network (kubevirt/kubevirt#14320).
+fn whereabouts_under_migration(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if spec.mode() != StorageMode::CloudDrive || !spec.workers_on_whereabouts() {
+        return;
+    }
+    out.push(Finding::new(
+        "PXFA033",
+        Severity::Warning,
+        "spec.network.persistentIps",
+        "the cloud-drive worker VMs take storage addresses from whereabouts, and live migration \
+         (routine: every management node drain and upgrade) gives the target pod a new address \
+         while the guest keeps its old one, which whereabouts hands to another VM on the VLAN: a \
+         duplicate IP on the iSCSI/NVMe network (kubevirt/kubevirt#14320). On OVN-Kubernetes with \
+         OpenShift Virtualization 4.18+ and its IPAM controller set network.persistentIps: true \
+         (pxfa doctor and render --site turn it on by default there); elsewhere use a bridge \
+         network with addresses from an external DHCP server with one reservation per VM MAC \
+         (docs/lifecycle.md, \"Live migration\")",
     ));
 }
 

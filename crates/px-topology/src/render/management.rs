@@ -54,7 +54,7 @@ pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest
             "state": "up",
             "mtu": uplink_mtu,
         });
-        let desired = if net.persistent_ips {
+        let desired = if net.keeps_addresses() {
             ovs_bridge_state(spec, net, uplink, addr)
         } else {
             json!({"interfaces": linux_bridge_interfaces(net, uplink, addr)})
@@ -75,7 +75,7 @@ pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest
             Cluster::Management,
             step::NNCP,
             body,
-            if net.persistent_ips {
+            if net.keeps_addresses() {
                 &[
                     "Storage network on one management node: OVS bridge on the uplink, mapped to the tenant's",
                     "OVN-Kubernetes localnet network, with the node's static address on an OVS internal port.",
@@ -94,7 +94,7 @@ pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest
             net.uplink,
             net.uplink_type.as_str()
         ));
-        out.push(if net.persistent_ips {
+        out.push(if net.keeps_addresses() {
             m.note(format!(
                 "ovn.bridge-mappings entries are kept per entry (state: present): another tenant's mapping \
                  on {} stays on the node when this policy is re-applied without it. The bridge is OVS, not a \
@@ -231,7 +231,7 @@ pub(crate) fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
         return None;
     }
     let net = spec.spec.network.as_ref()?;
-    let config = if net.persistent_ips {
+    let config = if net.keeps_addresses() {
         localnet_config(spec, net)
     } else {
         nad_config(net)
@@ -246,7 +246,7 @@ pub(crate) fn network_attachment(spec: &TenantStorage) -> Option<Manifest> {
         },
         "spec": {"config": config},
     });
-    if net.persistent_ips {
+    if net.keeps_addresses() {
         return Some(localnet_attachment(body));
     }
     let m = Manifest::resource(
@@ -583,6 +583,64 @@ pub(crate) fn ingress_wildcard_patch() -> Manifest {
             target: "the default IngressController in openshift-ingress-operator".to_string(),
         },
     }
+}
+
+/// Where OpenShift Virtualization's cluster-wide settings live.
+pub(crate) const HCO_NAMESPACE: &str = "openshift-cnv";
+/// The HyperConverged object's name.
+pub(crate) const HCO_NAME: &str = "kubevirt-hyperconverged";
+
+/// The HyperConverged eviction settings Red Hat's procedure for hosted-cluster VMs
+/// that cannot live-migrate asks for ("Evicting KubeVirt virtual machines",
+/// openshift-docs `modules/hcp-virt-evict-vms.adoc`): `evictionStrategy: External`,
+/// so a node is drained only through CAPK, which takes down the NodePool's VM with
+/// it, and `workloadUpdateMethods: [LiveMigrate, Evict]`, so an OpenShift
+/// Virtualization upgrade restarts the VMs that cannot move instead of the node
+/// going down under them. A merge patch: every other HyperConverged field stays.
+/// Rendered for a tenant whose workers do not live-migrate (direct-access with
+/// ReadWriteOnce drives); shared by every tenant of the management cluster.
+pub(crate) fn hyperconverged_eviction_patch() -> Manifest {
+    Manifest {
+        cluster: Cluster::Management,
+        order: step::MCE,
+        file_name: String::new(),
+        kind: "HyperConverged".to_string(),
+        name: HCO_NAME.to_string(),
+        namespace: Some(HCO_NAMESPACE.to_string()),
+        body: json!({
+            "apiVersion": "hco.kubevirt.io/v1beta1",
+            "kind": "HyperConverged",
+            "metadata": {"name": HCO_NAME, "namespace": HCO_NAMESPACE},
+            "spec": hyperconverged_eviction_spec(),
+        }),
+        secret: false,
+        purpose: vec![
+            "The worker VMs of this tenant cannot live-migrate (ReadWriteOnce drives). Red Hat's procedure for such \
+             hosted-cluster VMs (OpenShift docs, Hosted control planes, \"Evicting KubeVirt virtual machines\") sets \
+             the cluster eviction strategy to External, so that a node drain goes through CAPK and the NodePool, \
+             and lets OpenShift Virtualization upgrades evict (restart) the VMs that cannot move; without it \
+             nodes may shut down undrained, during OpenShift Virtualization upgrades too."
+                .to_string(),
+            "Sets only spec.evictionStrategy and spec.workloadUpdateStrategy.workloadUpdateMethods; shared by \
+             every tenant of the management cluster (pxfa doctor: hyperconverged-eviction)."
+                .to_string(),
+            "[L] Red Hat's procedure writes these fields under spec.virtualization; the HyperConverged v1beta1 \
+             CRD serves them at spec. Check `oc explain hyperconverged.spec.evictionStrategy` first; if it is not \
+             served, apply the same two fields under spec.virtualization."
+                .to_string(),
+        ],
+        form: Form::MergePatch {
+            target: format!("the HyperConverged {HCO_NAME} in {HCO_NAMESPACE}"),
+        },
+    }
+}
+
+/// The `spec` the eviction patch sets, which doctor compares with the site's.
+pub(crate) fn hyperconverged_eviction_spec() -> Value {
+    json!({
+        "evictionStrategy": "External",
+        "workloadUpdateStrategy": {"workloadUpdateMethods": ["LiveMigrate", "Evict"]},
+    })
 }
 
 /// The NMState operator instance (`NMState/nmstate`): without it the operator does

@@ -1,5 +1,5 @@
 //! `pxfa runbook`: the ordered day-2 steps for one tenant — scale out, scale in,
-//! grow, add a pool, replace a VM, delete — for each storage mode, with the names of
+//! grow, add a pool, replace a VM, delete, management-cluster maintenance — for each storage mode, with the names of
 //! this tenant filled in, where each step runs, what to check before going on, and
 //! the vendor page it follows.
 //!
@@ -54,17 +54,21 @@ pub enum Operation {
     ReplaceVm,
     /// The tenant goes.
     Delete,
+    /// The management cluster is upgraded (OpenShift, OpenShift Virtualization,
+    /// Portworx), one node at a time, under the tenant's workers.
+    ManagementMaintenance,
 }
 
 impl Operation {
     /// Every operation, in the order the docs list them.
-    pub const ALL: [Operation; 6] = [
+    pub const ALL: [Operation; 7] = [
         Operation::ScaleOut,
         Operation::ScaleIn,
         Operation::Grow,
         Operation::AddPool,
         Operation::ReplaceVm,
         Operation::Delete,
+        Operation::ManagementMaintenance,
     ];
 
     /// The command-line name.
@@ -76,11 +80,12 @@ impl Operation {
             Operation::AddPool => "add-pool",
             Operation::ReplaceVm => "replace-vm",
             Operation::Delete => "delete",
+            Operation::ManagementMaintenance => "management-maintenance",
         }
     }
 
     /// Every command-line name.
-    pub fn names() -> [&'static str; 6] {
+    pub fn names() -> [&'static str; 7] {
         Operation::ALL.map(Operation::as_str)
     }
 }
@@ -112,6 +117,12 @@ pub(crate) fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'s
     use StorageMode as S;
     Ok(match (op, mode) {
         (O::ScaleOut, S::DirectAccess) => vec![NODEPOOL_SCALE_OUT, DA_STATUS, NEW_NODE_JOINED],
+        (O::ManagementMaintenance, S::DirectAccess) => {
+            vec![MAINT_PREPARE, MAINT_DA_NODE, MAINT_PORTWORX, DA_STATUS]
+        }
+        (O::ManagementMaintenance, S::CloudDrive | S::KubevirtCsi) => {
+            vec![MAINT_PREPARE, MAINT_MIGRATE, MAINT_PORTWORX]
+        }
         (O::ScaleOut, S::CloudDrive) => {
             vec![NODEPOOL_SCALE_OUT, CD_LABEL_NEW_NODE, NEW_NODE_JOINED]
         }
@@ -240,10 +251,27 @@ pub fn build(
     op: Operation,
     workers: &[u32],
 ) -> Result<Runbook, NoRunbook> {
+    build_edited(tenant, spec_path, op, workers, None)
+}
+
+/// [`build`], with the spec as it is after the edit the runbook asks for (`grow`: the
+/// raised capacity), so that sizes read old -> new from it; without it the new size
+/// is a `<new-drive-gib>` word to read off `pxfa size -f` of the edited spec. The
+/// edited spec must be the same tenant in the same mode, with drives no smaller.
+pub fn build_edited(
+    tenant: &Tenant,
+    spec_path: &str,
+    op: Operation,
+    workers: &[u32],
+    edited: Option<&Tenant>,
+) -> Result<Runbook, NoRunbook> {
     let mode = tenant.spec.mode();
     let pieces = pieces(op, mode).map_err(|r| NoRunbook(r.to_string()))?;
     let workers = choose_workers(tenant, op, workers)?;
-    let vars = Vars::new(tenant, spec_path);
+    if let Some(e) = edited {
+        check_edit(tenant, e)?;
+    }
+    let vars = Vars::new(tenant, spec_path, edited);
     let mut out = Vec::new();
     for piece in pieces {
         expand_piece(piece, &workers, &vars, &mut out);
@@ -265,6 +293,28 @@ pub fn build(
             })
             .collect(),
     })
+}
+
+/// The edited spec is the same tenant, in the same mode, and its drives are no
+/// smaller (Portworx pools only grow).
+fn check_edit(before: &Tenant, after: &Tenant) -> Result<(), NoRunbook> {
+    let (b, a) = (&before.spec, &after.spec);
+    if a.tenant_name() != b.tenant_name() || a.mode() != b.mode() {
+        return Err(NoRunbook(format!(
+            "the edited spec is tenant {} ({}), not {} ({})",
+            a.tenant_name(),
+            a.mode(),
+            b.tenant_name(),
+            b.mode()
+        )));
+    }
+    if after.sizing.drive_size < before.sizing.drive_size {
+        return Err(NoRunbook(format!(
+            "spec.storage.capacity: the edited spec's drives ({}) are smaller than today's ({}); pools only grow",
+            after.sizing.drive_size, before.sizing.drive_size
+        )));
+    }
+    Ok(())
 }
 
 /// The worker indexes the per-worker steps are for, checked against the spec
@@ -299,15 +349,19 @@ pub(crate) fn choose_workers(
         ));
     }
     match op {
-        Operation::ScaleOut | Operation::Delete if !w.is_empty() => no(format!(
-            "{} takes no --worker: {}",
-            op.as_str(),
-            if op == Operation::ScaleOut {
-                "new workers get the next indexes"
-            } else {
-                "the whole tenant goes"
-            }
-        )),
+        Operation::ScaleOut | Operation::Delete | Operation::ManagementMaintenance
+            if !w.is_empty() =>
+        {
+            no(format!(
+                "{} takes no --worker: {}",
+                op.as_str(),
+                match op {
+                    Operation::ScaleOut => "new workers get the next indexes",
+                    Operation::Delete => "the whole tenant goes",
+                    _ => "the steps go by management node, whichever workers run there",
+                }
+            ))
+        }
         Operation::ScaleIn => scale_in_workers(w, replicas),
         Operation::ReplaceVm if w.len() != 1 => {
             no("replace-vm takes exactly one --worker: replace one VM at a time".to_string())
@@ -394,7 +448,7 @@ struct Vars {
 }
 
 impl Vars {
-    fn new(t: &Tenant, spec_path: &str) -> Vars {
+    fn new(t: &Tenant, spec_path: &str, edited: Option<&Tenant>) -> Vars {
         let s = &t.spec;
         let hc = &s.spec.hosted_cluster;
         let pod = s
@@ -415,7 +469,14 @@ impl Vars {
             ("fada_class", s.fada_storage_class()),
             ("pod", pod),
             ("repl", s.spec.storage.replication.to_string()),
-            ("grow_gib", t.sizing.drive_size.gib_ceil().to_string()),
+            ("old_gib", t.sizing.drive_size.gib_ceil().to_string()),
+            (
+                "grow_gib",
+                edited.map_or_else(
+                    || "<new-drive-gib>".to_string(),
+                    |e| e.sizing.drive_size.gib_ceil().to_string(),
+                ),
+            ),
         ]);
         let claims = (0..hc.replicas).map(|w| (w, worker_claims(t, w))).collect();
         let (data_devices, meta) = tenant_devices(t);

@@ -92,6 +92,21 @@ pub(crate) const SOURCES: &[Source] = &[
         url: "https://docs.portworx.com/portworx-enterprise/how-to-guides/install-portworx-openshift-hosted-clusters",
     },
     Source {
+        key: "hcp-evict-vms",
+        title: "OpenShift: Hosted control planes on OpenShift Virtualization, Evicting KubeVirt virtual machines",
+        url: "https://github.com/openshift/openshift-docs/blob/main/modules/hcp-virt-evict-vms.adoc",
+    },
+    Source {
+        key: "virt-node-maintenance",
+        title: "OpenShift Virtualization: Node maintenance (eviction strategies, RWX claims for live migration)",
+        url: "https://docs.openshift.com/container-platform/4.6/virt/node_maintenance/virt-node-maintenance.html",
+    },
+    Source {
+        key: "px-upgrade",
+        title: "Portworx: Upgrade Portworx Enterprise (with the Portworx Operator)",
+        url: "https://docs.portworx.com/portworx-enterprise/platform/upgrade",
+    },
+    Source {
         key: "hcp-manage",
         title: "OpenShift: Managing hosted control planes (node pools)",
         url: "https://docs.okd.io/latest/hosted_control_planes/hcp-managing.html",

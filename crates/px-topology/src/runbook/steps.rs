@@ -6,7 +6,7 @@
 //! Template words: `{spec}`, `{tenant}`, `{hc}` (HostedCluster), `{hc_ns}` (its
 //! namespace), `{hcp}` (hosted control plane namespace), `{nodepool}`, `{px_ns}`
 //! (tenant Portworx namespace), `{stc}` (tenant StorageCluster), `{fada_class}`,
-//! `{pod}` (array pod), `{repl}`, `{grow_gib}`; per worker `{worker}` (two digits),
+//! `{pod}` (array pod), `{repl}`, `{old_gib}` and `{grow_gib}` (drive size before and after the edit); per worker `{worker}` (two digits),
 //! and the list words `{claims}` (the worker's management claims), `{devices}`
 //! (its disks' `/dev/disk/by-id` paths in the guest) and `{data_devices}` (the data
 //! disks among them).
@@ -516,7 +516,7 @@ pub(crate) const DA_GROW: Piece = &[
         false,
         "Raise spec.storage.capacity and read the plan",
         &["pxfa", "plan", "-f", "{spec}"],
-        "\"capacity growth: resize\" names the new drive size ({grow_gib} GiB from the spec alone); no refusal for the pool ceiling",
+        "\"capacity growth: resize\" names the new drive size ({old_gib} -> {grow_gib} GiB); no refusal for the pool ceiling",
         "pxfa-lifecycle",
         H,
     ),
@@ -784,7 +784,7 @@ pub(crate) const CD_GROW: Piece = &[
         "cloud.pool-expand",
         Tenant,
         false,
-        "Grow each pool's cloud drives (Portworx manages them: resize-drive), one pool at a time",
+        "Grow each pool's cloud drives from {old_gib} GiB to {grow_gib} GiB (Portworx manages them: resize-drive), one pool at a time",
         &[
             "pxctl",
             "service",
@@ -797,7 +797,7 @@ pub(crate) const CD_GROW: Piece = &[
             "--uid",
             "<pool-uid>",
         ],
-        "`pxctl service pool show` gives the pool its new size; PX-StoreV2 pools grow by resize-drive only",
+        "`pxctl service pool show` gives the pool its new size ({grow_gib} GiB per drive: `pxfa size -f` of the edited spec); PX-StoreV2 pools grow by resize-drive only",
         "px-pool-expand",
         H,
     ),
@@ -1281,3 +1281,105 @@ pub fn verifiable(id: &str) -> Option<&'static str> {
         .find(|(i, _)| *i == id)
         .map(|(_, what)| *what)
 }
+
+// ---- management-cluster maintenance ----------------------------------------------
+
+/// Before any management upgrade (OpenShift, OpenShift Virtualization, Portworx):
+/// doctor's live-migration checks, and where the tenant's workers run.
+pub(crate) const MAINT_PREPARE: Piece = &[
+    st(
+        "maint.doctor",
+        Local,
+        false,
+        "Check the site before the upgrade: eviction settings and storage-address persistence",
+        &[
+            "pxfa",
+            "doctor",
+            "-f",
+            "{spec}",
+            "--kubeconfig",
+            "<management-kubeconfig>",
+        ],
+        "hyperconverged-eviction (direct-access with ReadWriteOnce drives) and storage-address-persistence (cloud-drive) ok",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "maint.where",
+        Management,
+        false,
+        "List the tenant's worker VMs and the management node each runs on",
+        &["oc", "get", "vmi", "-n", "{hcp}", "-o", "wide"],
+        "NODENAME differs for every worker (two on one node: that node's drain takes two Portworx nodes and, on 3 workers, the KVDB quorum; move one first); the upgrade goes one management node at a time (MachineConfigPool maxUnavailable 1)",
+        "hcp-manage",
+        M,
+    ),
+];
+
+/// Direct-access with ReadWriteOnce drives: the workers cannot live-migrate, so each
+/// one is stopped while its management node is drained and started again after.
+pub(crate) const MAINT_DA_NODE: Piece = &[
+    st(
+        "maint.stop-worker",
+        Management,
+        false,
+        "When the node to drain next runs a worker of {tenant} (a drain waits on it, FailedToEvictVM during a Portworx upgrade), stop that VM",
+        &["virtctl", "stop", "<vm-on-node>", "-n", "{hcp}"],
+        "`pxctl status` in the tenant shows that node offline and every volume still served by its other replicas (replication {repl})",
+        "hcp-evict-vms",
+        M,
+    ),
+    st(
+        "maint.drain",
+        Management,
+        false,
+        "Let the upgrade drain the node (or drain it yourself for a manual window)",
+        &[
+            "oc",
+            "adm",
+            "drain",
+            "<management-node>",
+            "--ignore-daemonsets",
+            "--delete-emptydir-data",
+        ],
+        "the node is drained and upgraded (`oc get mcp worker` UPDATED, or the Portworx pod on it Running the new version)",
+        "virt-node-maintenance",
+        M,
+    ),
+    st(
+        "maint.start-worker",
+        Management,
+        false,
+        "Start the worker VM again once its node is back (uncordoned) and wait for its Portworx node before the next node",
+        &["virtctl", "start", "<vm-on-node>", "-n", "{hcp}"],
+        "`pxctl status` in the tenant shows every node Online again before the next management node is drained",
+        "hcp-evict-vms",
+        M,
+    ),
+];
+
+/// cloud-drive and kubevirt-csi (and direct-access with ReadWriteMany drives): the
+/// workers live-migrate; check each migration and, for cloud-drive, the storage
+/// address the VM kept.
+pub(crate) const MAINT_MIGRATE: Piece = &[st(
+    "maint.migrations",
+    Management,
+    false,
+    "After each management node: the tenant's VMs migrated off it (the drain or the Portworx upgrade started the migrations)",
+    &["oc", "get", "vmim", "-n", "{hcp}"],
+    "every VirtualMachineInstanceMigration Succeeded; a cloud-drive worker keeps its storage address only with persistent IPs (`oc get ipamclaims -n {hcp}`), else check it against the whereabouts pool (kubevirt/kubevirt#14320)",
+    "virt-node-maintenance",
+    M,
+)];
+
+/// Portworx's own upgrade on the management cluster, after the operator.
+pub(crate) const MAINT_PORTWORX: Piece = &[st(
+    "maint.portworx",
+    Management,
+    false,
+    "For a management Portworx upgrade: upgrade the operator, then the StorageCluster image; it restarts Portworx node by node",
+    &["oc", "get", "storagenodes", "-A"],
+    "every management StorageNode Online on the new version before you call the upgrade done",
+    "px-upgrade",
+    M,
+)];

@@ -248,3 +248,59 @@ fn a_check_worded_for_direct_access_is_not_claimed_for_other_modes() {
         super::steps::verifiable("node.joined")
     );
 }
+
+/// `grow` prints old -> new drive sizes from the edited spec; without it the new size
+/// is a word to read off `pxfa size`; an edited spec of another tenant or with
+/// smaller drives is refused.
+#[test]
+fn grow_reads_the_new_size_from_the_edited_spec() {
+    let (t, file) = tenant(StorageMode::CloudDrive);
+    let old = t.sizing.drive_size.gib_ceil();
+    let mut spec = t.spec.clone();
+    spec.spec.storage.capacity = flasharray::Size::gib(t.spec.spec.storage.capacity.gib_ceil() * 2);
+    let after = Tenant::from_spec(spec, file.as_ref()).unwrap();
+    let new = after.sizing.drive_size.gib_ceil();
+    assert!(new > old, "{old} -> {new}");
+    let book = build_edited(&t, file, Operation::Grow, &[], Some(&after)).unwrap();
+    let text = to_text(&book);
+    assert!(
+        text.contains(&format!("from {old} GiB to {new} GiB"))
+            && text.contains(&format!("--size {new} ")),
+        "{text}"
+    );
+    let plain = to_text(&build(&t, file, Operation::Grow, &[]).unwrap());
+    assert!(plain.contains("--size '<new-drive-gib>'"), "{plain}");
+    // Smaller drives, or another tenant: refused.
+    let err = build_edited(&after, file, Operation::Grow, &[], Some(&t)).unwrap_err();
+    assert!(err.0.contains("spec.storage.capacity"), "{}", err.0);
+    let (other, _) = tenant(StorageMode::DirectAccess);
+    assert!(build_edited(&t, file, Operation::Grow, &[], Some(&other)).is_err());
+}
+
+/// management-maintenance: direct-access stops and restarts each worker around its
+/// node's drain (the workers cannot live-migrate with the examples' ReadWriteOnce
+/// drives); cloud-drive and kubevirt-csi check the migrations instead; no --worker.
+#[test]
+fn management_maintenance_per_mode() {
+    let op = Operation::ManagementMaintenance;
+    let text = |mode| {
+        let (t, file) = tenant(mode);
+        to_text(&build(&t, file, op, &[]).unwrap())
+    };
+    let da = text(StorageMode::DirectAccess);
+    assert!(
+        da.contains("virtctl stop") && da.contains("virtctl start"),
+        "{da}"
+    );
+    assert!(da.contains("hyperconverged-eviction"), "{da}");
+    for mode in [StorageMode::CloudDrive, StorageMode::KubevirtCsi] {
+        let t = text(mode);
+        assert!(
+            t.contains("oc get vmim") && !t.contains("virtctl stop"),
+            "{t}"
+        );
+    }
+    let (t, file) = tenant(StorageMode::DirectAccess);
+    let err = build(&t, file, op, &[0]).unwrap_err();
+    assert!(err.0.contains("takes no --worker"), "{}", err.0);
+}

@@ -55,7 +55,14 @@ pub struct SiteFacts {
     /// a network with `allowPersistentIPs` across live migration (IPAMClaims).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipam_controller: Option<bool>,
+    /// The spec's storage bridge runs as a linux bridge on at least one management
+    /// node (NodeNetworkState): moving it to OVS would drop the storage sessions on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linux_bridge: Option<bool>,
 }
+
+/// nmstate's interface type of a linux bridge.
+pub(crate) const LINUX_BRIDGE: &str = "linux-bridge";
 
 /// The first OpenShift Virtualization release whose VMs keep their address on an
 /// OVN-Kubernetes `localnet` secondary network across live migration (persistent IPs
@@ -108,6 +115,10 @@ impl SiteFacts {
                 Read::Missing => Some(false),
                 Read::Unreadable(_) => None,
             },
+            linux_bridge: view.uplinks.found().map(|u| {
+                u.iter()
+                    .any(|n| n.bridge_type.as_deref() == Some(LINUX_BRIDGE))
+            }),
         }
     }
 
@@ -212,10 +223,12 @@ mod tests {
             UplinkView {
                 node: "a".into(),
                 mtu: Some(9000),
+                bridge_type: Some(LINUX_BRIDGE.into()),
             },
             UplinkView {
                 node: "b".into(),
                 mtu: Some(1500),
+                bridge_type: None,
             },
         ]);
         v.whereabouts_reconciler = Read::Missing;
@@ -229,6 +242,7 @@ mod tests {
         );
         assert_eq!(f.uplink_mtu, Some(1500));
         assert_eq!(f.whereabouts_reconciler, Some(false));
+        assert_eq!(f.linux_bridge, Some(true));
         assert_eq!(f.openshift_version, None);
         assert_eq!(
             gate(&[GATE_DECLARATIVE.into()]),

@@ -34,6 +34,9 @@ pub fn management_checks(
     out.push(management_portworx(spec, view));
     if spec.mode() == StorageMode::DirectAccess {
         out.push(fa_fb_driver(view));
+        if !migratable_here(spec, view) {
+            out.push(hyperconverged_eviction(view));
+        }
     }
     out.push(root_disk_class(spec, view));
     out.push(machine_config(view));
@@ -196,10 +199,19 @@ fn network(spec: &TenantStorage, view: &ManagementView) -> Vec<Check> {
         Read::Unreadable(why) => nmstate.unknown(why.clone(), READ_FIX),
     }];
     out.push(uplink_mtu(net, view));
+    let facts = super::SiteFacts::from_management(view, &spec.hcp_namespace());
+    let keeps = super::resolve::persistent_ips(
+        net.persistent_ips,
+        spec.workers_on_storage_network(),
+        &facts,
+    )
+    .ok()
+    .flatten()
+        == Some(true);
     if spec.workers_on_storage_network() {
-        out.push(address_persistence(spec, net, view));
+        out.push(address_persistence(net, &facts, view));
     }
-    if spec.workers_on_storage_network() && !net.persistent_ips {
+    if spec.workers_on_storage_network() && !keeps {
         let c = m(
             "whereabouts-reconciler",
             "DaemonSet openshift-multus/whereabouts-reconciler",
@@ -218,33 +230,50 @@ fn network(spec: &TenantStorage, view: &ManagementView) -> Vec<Check> {
 }
 
 /// Whether the worker VMs' storage addresses can survive live migration here
-/// (OVN-Kubernetes localnet with persistent IPs), against `network.persistentIps`.
+/// (OVN-Kubernetes localnet with persistent IPs), against `network.persistentIps`
+/// as `site::resolve` settles it (stated, or on by default where the site keeps them).
 fn address_persistence(
-    spec: &TenantStorage,
     net: &crate::spec::NetworkSpec,
+    facts: &super::SiteFacts,
     view: &ManagementView,
 ) -> Check {
     let c = m(
         "storage-address-persistence",
         "Network.operator.openshift.io cluster spec.defaultNetwork.type; HyperConverged \
          spec.featureGates.deployKubevirtIpamController (or Deployment \
-         openshift-cnv/kubevirt-ipam-controller-manager); OpenShift Virtualization version",
+         openshift-cnv/kubevirt-ipam-controller-manager); OpenShift Virtualization version; \
+         NodeNetworkState interface type of the storage bridge",
     );
-    let facts = super::SiteFacts::from_management(view, &spec.hcp_namespace());
-    match (facts.persistent_ips(), net.persistent_ips) {
-        ((Some(true), _), true) => c.ok("OVN-Kubernetes localnet with persistent IPs (IPAMClaims)"),
-        ((Some(true), _), false) => c.warn(
-            "the site keeps VM addresses across live migration, but this tenant's storage network uses \
-             whereabouts, which does not (kubevirt/kubevirt#14320)",
-            "set spec.network.persistentIps: true (for a storage network no whereabouts tenant shares: \
-             its NNCPs become an OVS bridge)",
-        ),
-        ((Some(false), why), true) => c.fail(
-            format!("spec.network.persistentIps is set, but {why}"),
+    if let Err(bad) = super::resolve::persistent_ips(net.persistent_ips, true, facts) {
+        return c.fail(
+            bad.fact,
             "turn on HyperConverged spec.featureGates.deployKubevirtIpamController on OpenShift \
-             Virtualization 4.18+ with OVN-Kubernetes, or set spec.network.persistentIps: false",
+             Virtualization 4.18+ with OVN-Kubernetes and move the bridge node by node \
+             (docs/lifecycle.md), or set spec.network.persistentIps: false",
+        );
+    }
+    match (facts.persistent_ips(), net.persistent_ips) {
+        ((Some(true), _), Some(true)) => {
+            c.ok("OVN-Kubernetes localnet with persistent IPs (IPAMClaims)")
+        }
+        ((Some(true), _), None) if facts.linux_bridge == Some(false) => c.ok(
+            "OVN-Kubernetes localnet with persistent IPs (IPAMClaims), rendered by default here",
         ),
-        ((Some(false), why), false) => c.ok(format!(
+        ((Some(true), _), _) => c.warn(
+            format!(
+                "the site keeps VM addresses across live migration, but this tenant's storage network \
+                 uses whereabouts{}, and every routine migration (node drains, upgrades) can hand a \
+                 worker's address to another VM (kubevirt/kubevirt#14320)",
+                if facts.linux_bridge == Some(true) {
+                    format!(" on the linux bridge {}", net.bridge)
+                } else {
+                    String::new()
+                }
+            ),
+            "move the storage network to persistent IPs node by node (docs/lifecycle.md, \
+             \"Moving a storage network to persistent IPs\"), then set spec.network.persistentIps: true",
+        ),
+        ((Some(false), why), _) => c.ok(format!(
             "whereabouts ({why}); the NAD header states the live-migration caveat"
         )),
         ((None, _), _) => c.unknown(
@@ -374,6 +403,61 @@ fn describe(sc: &StorageClusterView) -> String {
 }
 
 /// Direct-access claims are live-migratable only with the GA FA/FB driver.
+/// Whether the direct-access drives are ReadWriteMany, with the site's facts (the
+/// management Portworx's release and FA/FB driver) where they were read.
+fn migratable_here(spec: &TenantStorage, view: &ManagementView) -> bool {
+    let facts = super::SiteFacts::from_management(view, &spec.hcp_namespace());
+    match super::resolve::resolve(spec, &facts) {
+        Ok(r) => crate::driver::live_migratable_drives(&r),
+        Err(_) => crate::driver::live_migratable_drives(spec),
+    }
+}
+
+/// The HyperConverged eviction settings Red Hat's procedure for non-migratable
+/// hosted-cluster VMs asks for (the bundle's HyperConverged patch), against the
+/// site's.
+fn hyperconverged_eviction(view: &ManagementView) -> Check {
+    use crate::render::management::hyperconverged_eviction_spec;
+    let c = m(
+        "hyperconverged-eviction",
+        "HyperConverged openshift-cnv/kubevirt-hyperconverged spec.evictionStrategy, \
+         spec.workloadUpdateStrategy.workloadUpdateMethods",
+    );
+    let want = hyperconverged_eviction_spec();
+    let strategy = want["evictionStrategy"].as_str().unwrap_or_default();
+    let methods: Vec<&str> = want["workloadUpdateStrategy"]["workloadUpdateMethods"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    let fix = "apply the bundle's HyperConverged patch (Red Hat: Hosted control planes, \
+               \"Evicting KubeVirt virtual machines\")";
+    match &view.eviction {
+        Read::Found(e)
+            if e.strategy.as_deref() == Some(strategy)
+                && methods.iter().all(|w| e.update_methods.iter().any(|h| h == w)) =>
+        {
+            c.ok(format!(
+                "evictionStrategy {strategy}, workloadUpdateMethods {}",
+                e.update_methods.join(", ")
+            ))
+        }
+        Read::Found(e) => c.warn(
+            format!(
+                "evictionStrategy {}, workloadUpdateMethods [{}]: the worker VMs cannot live-migrate \
+                 (ReadWriteOnce drives), so a node may shut down under them undrained, during \
+                 OpenShift Virtualization upgrades too",
+                e.strategy.as_deref().unwrap_or("unset (LiveMigrate)"),
+                e.update_methods.join(", ")
+            ),
+            fix,
+        ),
+        Read::Missing => c.fail("no HyperConverged: OpenShift Virtualization is not installed", fix),
+        Read::Unreadable(why) => c.unknown(why.clone(), READ_FIX),
+    }
+}
+
 fn fa_fb_driver(view: &ManagementView) -> Check {
     let c = m(
         "fa-fb-driver",

@@ -22,6 +22,7 @@ const FROM_STORAGE_CLUSTER: &str = "the management StorageCluster";
 const FROM_NNS: &str = "NodeNetworkState status.currentState.interfaces[].mtu";
 const FROM_WHEREABOUTS: &str = "DaemonSet openshift-multus/whereabouts-reconciler";
 const FROM_METALLB: &str = "the metallb.io API";
+const FROM_NNS_BRIDGE: &str = "NodeNetworkState status.currentState.interfaces[].type";
 const FROM_PERSISTENT_IPS: &str = "Network.operator.openshift.io cluster spec.defaultNetwork.type, \
                                    HyperConverged spec.featureGates.deployKubevirtIpamController";
 
@@ -211,17 +212,13 @@ fn load_balancer(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contrad
 }
 
 fn network(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction>) {
+    let workers = t.workers_on_storage_network();
     let Some(n) = t.spec.network.as_mut() else {
         return;
     };
-    // Only refused, never switched on from the site: the NNCPs are shared by every
-    // tenant on the storage network (see NetworkSpec::persistent_ips).
-    if let (true, (Some(false), why)) = (n.persistent_ips, facts.persistent_ips()) {
-        bad.push(Contradiction {
-            field: "spec.network.persistentIps",
-            stated: "true (storage addresses that survive live migration)".into(),
-            fact: format!("{why} ({FROM_PERSISTENT_IPS})"),
-        });
+    match persistent_ips(n.persistent_ips, workers, facts) {
+        Ok(v) => n.persistent_ips = v,
+        Err(c) => bad.push(c),
     }
     if let Some(fact) = facts.whereabouts_reconciler {
         if n.whereabouts_reconciler && !fact {
@@ -252,6 +249,41 @@ fn network(t: &mut TenantStorage, facts: &SiteFacts, bad: &mut Vec<Contradiction
             ),
         }),
         _ => n.uplink_mtu = Some(fact),
+    }
+}
+
+/// `network.persistentIps` with the site's facts. Unstated, it is on where the worker
+/// VMs join the network, the site keeps VM addresses across live migration and the
+/// bridge does not run as a linux bridge on any node: a routine migration would
+/// otherwise hand a worker's whereabouts address to another VM (kubevirt/kubevirt#14320).
+/// A stated `true` is refused where the site cannot keep addresses, and where the
+/// bridge is a linux bridge: turning it into OVS under live iSCSI/NVMe sessions drops
+/// them (docs/lifecycle.md, "Moving a storage network to persistent IPs").
+pub(crate) fn persistent_ips(
+    stated: Option<bool>,
+    workers_attached: bool,
+    facts: &SiteFacts,
+) -> Result<Option<bool>, Contradiction> {
+    let (keeps, why) = facts.persistent_ips();
+    match stated {
+        Some(true) if keeps == Some(false) => Err(Contradiction {
+            field: "spec.network.persistentIps",
+            stated: "true (storage addresses that survive live migration)".into(),
+            fact: format!("{why} ({FROM_PERSISTENT_IPS})"),
+        }),
+        Some(true) if facts.linux_bridge == Some(true) => Err(Contradiction {
+            field: "spec.network.persistentIps",
+            stated: "true (an OVS bridge for the OVN-Kubernetes localnet network)".into(),
+            fact: format!(
+                "the storage bridge runs as a linux bridge on at least one node ({FROM_NNS_BRIDGE}); \
+                 converting it in place drops every storage session on it: move it node by node \
+                 (docs/lifecycle.md, \"Moving a storage network to persistent IPs\")"
+            ),
+        }),
+        None if workers_attached && keeps == Some(true) && facts.linux_bridge == Some(false) => {
+            Ok(Some(true))
+        }
+        other => Ok(other),
     }
 }
 
@@ -325,7 +357,7 @@ mod tests {
     #[test]
     fn persistent_ips_are_refused_where_the_site_cannot_keep_them() {
         let mut t = spec();
-        t.spec.network.as_mut().unwrap().persistent_ips = true;
+        t.spec.network.as_mut().unwrap().persistent_ips = Some(true);
         // The versions come from the site below.
         t.spec.management.virtualization_version = None;
         t.spec.hosted_cluster.virtualization_version = None;
@@ -333,6 +365,7 @@ mod tests {
             virtualization_version: Some(Version::new(4, 18, 3)),
             ovn_kubernetes: Some(true),
             ipam_controller: Some(true),
+            linux_bridge: Some(false),
             ..Default::default()
         };
         assert_eq!(supported.persistent_ips().0, Some(true));
@@ -350,15 +383,57 @@ mod tests {
                 virtualization_version: Some(Version::new(4, 17, 9)),
                 ..supported.clone()
             },
+            // The bridge is a linux bridge: converting it would drop its sessions.
+            SiteFacts {
+                linux_bridge: Some(true),
+                ..supported.clone()
+            },
         ] {
             let err = resolve(&t, &facts).unwrap_err();
             assert_eq!(err.0[0].field, "spec.network.persistentIps", "{err}");
         }
-        // A supporting site does not switch an unstated network over.
-        t.spec.network.as_mut().unwrap().persistent_ips = false;
+        // A stated false stays false on a supporting site.
+        t.spec.network.as_mut().unwrap().persistent_ips = Some(false);
         let r = resolve(&t, &supported).unwrap();
-        assert!(!r.spec.network.unwrap().persistent_ips);
+        assert!(!r.spec.network.unwrap().keeps_addresses());
         assert_eq!(SiteFacts::default().persistent_ips().0, None);
+    }
+
+    /// Unstated, persistent IPs are on where the workers join the network and the site
+    /// keeps addresses on a bridge that is not a linux bridge; off otherwise.
+    #[test]
+    fn persistent_ips_default_from_the_site() {
+        let supported = SiteFacts {
+            ovn_kubernetes: Some(true),
+            ipam_controller: Some(true),
+            virtualization_version: Some(Version::new(4, 19, 2)),
+            linux_bridge: Some(false),
+            ..Default::default()
+        };
+        assert_eq!(persistent_ips(None, true, &supported), Ok(Some(true)));
+        // Workers off the network (direct-access's default): nothing to keep.
+        assert_eq!(persistent_ips(None, false, &supported), Ok(None));
+        for facts in [
+            SiteFacts {
+                linux_bridge: Some(true),
+                ..supported.clone()
+            },
+            SiteFacts {
+                linux_bridge: None,
+                ..supported.clone()
+            },
+            SiteFacts {
+                ipam_controller: Some(false),
+                ..supported.clone()
+            },
+            SiteFacts::default(),
+        ] {
+            assert_eq!(persistent_ips(None, true, &facts), Ok(None), "{facts:?}");
+        }
+        assert_eq!(
+            persistent_ips(Some(false), true, &supported),
+            Ok(Some(false))
+        );
     }
 
     /// The site's management Portworx release is the management's, not the tenant's:

@@ -68,6 +68,17 @@ pub struct MetallbView {
     pub pools: Vec<PoolView>,
 }
 
+/// OpenShift Virtualization's cluster-wide eviction settings (HyperConverged).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EvictionView {
+    /// `spec.evictionStrategy` (or `spec.virtualization.evictionStrategy`, where
+    /// Red Hat's procedure writes it); `None` when unset.
+    pub strategy: Option<String>,
+    /// `spec.workloadUpdateStrategy.workloadUpdateMethods` (or under
+    /// `spec.virtualization`).
+    pub update_methods: Vec<String>,
+}
+
 /// One node's storage uplink, from its NodeNetworkState.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UplinkView {
@@ -75,6 +86,9 @@ pub struct UplinkView {
     pub node: String,
     /// The uplink's MTU, `None` when the node has no interface of that name.
     pub mtu: Option<u32>,
+    /// The nmstate type of the interface named as the spec's storage bridge
+    /// (`linux-bridge`, `ovs-bridge`), `None` when the node has none.
+    pub bridge_type: Option<String>,
 }
 
 /// A Secret holding an array credential (a `pure.json`), found on a cluster.
@@ -124,7 +138,7 @@ pub struct ManagementView {
     pub metallb: Read<MetallbView>,
     /// NMState `nmstate` (Missing: no instance, or the operator is not installed).
     pub nmstate: Read<()>,
-    /// Every NodeNetworkState's interface named as the spec's uplink.
+    /// Every NodeNetworkState's interfaces named as the spec's uplink and bridge.
     pub uplinks: Read<Vec<UplinkView>>,
     /// DaemonSet `openshift-multus/whereabouts-reconciler`.
     pub whereabouts_reconciler: Read<()>,
@@ -136,6 +150,8 @@ pub struct ManagementView {
     /// `spec.featureGates.deployKubevirtIpamController`, or its Deployment
     /// `openshift-cnv/kubevirt-ipam-controller-manager` found running.
     pub ipam_controller: Read<bool>,
+    /// HyperConverged `openshift-cnv/kubevirt-hyperconverged` eviction settings.
+    pub eviction: Read<EvictionView>,
     /// StorageClusters of every namespace.
     pub portworx: Read<Vec<StorageClusterView>>,
     /// StorageClass names.
@@ -166,6 +182,7 @@ impl ManagementView {
             whereabouts_reconciler: u(why),
             network_type: u(why),
             ipam_controller: u(why),
+            eviction: u(why),
             portworx: u(why),
             storage_classes: u(why),
             machine_configs: u(why),

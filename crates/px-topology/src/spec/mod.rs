@@ -378,6 +378,17 @@ impl TenantStorage {
         })
     }
 
+    /// Whether the worker VMs join the storage network with whereabouts addresses,
+    /// which live migration does not keep (kubevirt/kubevirt#14320).
+    pub fn workers_on_whereabouts(&self) -> bool {
+        self.workers_on_storage_network()
+            && self
+                .spec
+                .network
+                .as_ref()
+                .is_some_and(|n| !n.keeps_addresses())
+    }
+
     /// Whether the tenant's apps ask for ReadWriteMany (with `storage.volumeMode`).
     pub fn wants_rwx(&self) -> bool {
         self.spec

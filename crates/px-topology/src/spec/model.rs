@@ -641,11 +641,12 @@ pub struct NetworkSpec {
     /// which keeps a VM's address in an IPAMClaim. pxfa then renders the storage NAD
     /// as an OVN-Kubernetes `localnet` network with `allowPersistentIPs` and the
     /// NNCPs as an OVS bridge with the matching OVN bridge mapping, instead of a
-    /// linux bridge with whereabouts. Off by default: the NNCPs are shared by every
-    /// tenant on the storage network, so switching an existing network from a linux
-    /// bridge to OVS is a decision for the whole site, not one tenant.
-    #[serde(default)]
-    pub persistent_ips: bool,
+    /// linux bridge with whereabouts. Absent: on for a tenant whose workers join the
+    /// network where the site was read (`doctor`, `render --site`, `apply
+    /// --kubeconfig`) and keeps addresses, unless the bridge already runs as a linux
+    /// bridge there (converting it drops the storage sessions on it); else off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_ips: Option<bool>,
     /// The storage subnet.
     #[schemars(with = "String")]
     pub subnet: Ipv4Cidr,
@@ -668,6 +669,15 @@ pub struct NetworkSpec {
     /// talks to the array, so putting it on the array's network only widens its reach.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attach_workers: Option<bool>,
+}
+
+impl NetworkSpec {
+    /// Whether the storage network is the OVN-Kubernetes localnet network with
+    /// persistent IPs: `persistentIps` stated, or set from the site by
+    /// `site::resolve`; absent is the linux bridge with whereabouts.
+    pub fn keeps_addresses(&self) -> bool {
+        self.persistent_ips == Some(true)
+    }
 }
 
 /// The KubeVirt feature gate under which volumes hotplug on the management cluster

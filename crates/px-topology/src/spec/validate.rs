@@ -681,7 +681,7 @@ fn network(t: &TenantStorage, n: &NetworkSpec, e: &mut Errors) {
             );
         }
     }
-    if n.persistent_ips
+    if n.keeps_addresses()
         && let Some(v) = t.virtualization_version()
         && v.at_least(&crate::site::facts::PERSISTENT_IPS_SINCE) == Some(false)
     {

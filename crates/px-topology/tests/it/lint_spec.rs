@@ -285,3 +285,25 @@ fn pxfa026_added_documents_in_a_rendered_folder() {
     assert!(hits.iter().all(|f| f.severity == Severity::Error
         && f.source.as_deref() == Some(hc.display().to_string().as_str())));
 }
+
+/// PXFA033: cloud-drive workers on whereabouts, whose addresses live migration does
+/// not keep; quiet with persistent IPs and for a direct-access tenant (PXFA021 there).
+#[test]
+fn pxfa033_cloud_drive_workers_on_whereabouts() {
+    let mut t = load_spec(example("tenant-cloud-drive-realm.yaml")).unwrap();
+    assert!(rules(&t).is_empty(), "{:#?}", lint_spec(&t));
+    let net = t.spec.network.as_mut().unwrap();
+    net.persistent_ips = Some(false);
+    net.whereabouts_reconciler = true;
+    assert_eq!(rules(&t), BTreeSet::from(["PXFA033"]));
+    let f = lint_spec(&t);
+    assert_eq!(f[0].severity, Severity::Warning);
+    assert!(f[0].message.contains("live migration"), "{}", f[0].message);
+    // Unstated (no site read) is whereabouts too.
+    t.spec.network.as_mut().unwrap().persistent_ips = None;
+    assert_eq!(rules(&t), BTreeSet::from(["PXFA033"]));
+    let mut da = good();
+    da.spec.network.as_mut().unwrap().attach_workers = Some(true);
+    da.spec.network.as_mut().unwrap().whereabouts_reconciler = true;
+    assert_eq!(rules(&da), BTreeSet::from(["PXFA021"]));
+}

@@ -527,6 +527,8 @@ fn only_cloud_drive_workers_join_the_storage_network_unless_asked() {
 #[test]
 fn nncp_declares_the_uplink_and_its_mtu_before_the_vlan() {
     let mut cd = example("cloud-drive");
+    // The linux bridge on a VLAN (the example keeps addresses on OVS).
+    cd.spec.network.as_mut().unwrap().persistent_ips = Some(false);
     let ms = render_default(&cd);
     let net = cd.spec.network.clone().unwrap();
     for p in find(&ms, "NodeNetworkConfigurationPolicy") {
@@ -1141,6 +1143,10 @@ fn direct_access_claims_are_live_migratable_only_with_the_ga_fa_fb_driver() {
 fn storage_nad_states_the_migration_caveat_and_the_reconciler() {
     use px_topology::lint_spec;
     let mut cd = example("cloud-drive");
+    // The example keeps addresses on a localnet network; this is the bridge's NAD.
+    let net = cd.spec.network.as_mut().unwrap();
+    net.persistent_ips = Some(false);
+    net.whereabouts_reconciler = true;
     let nad_text = |spec: &TenantStorage| {
         find(&render_default(spec), "NetworkAttachmentDefinition")[0]
             .purpose

@@ -103,7 +103,15 @@ fn load_crds(dir: &std::path::Path) -> BTreeMap<String, Crd> {
     files.sort();
     assert!(!files.is_empty(), "no CRD files in {}", dir.display());
     for f in files {
-        let text = std::fs::read_to_string(&f).unwrap();
+        load_crd_file(&f, &mut out);
+    }
+    out
+}
+
+/// The CRDs of one file, added to `out`.
+fn load_crd_file(f: &std::path::Path, out: &mut BTreeMap<String, Crd>) {
+    {
+        let text = std::fs::read_to_string(f).unwrap();
         let docs: Vec<Value> =
             serde_saphyr::from_multiple(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         for crd in docs {
@@ -128,7 +136,6 @@ fn load_crds(dir: &std::path::Path) -> BTreeMap<String, Crd> {
             out.insert(kind, Crd { versions });
         }
     }
-    out
 }
 
 fn errors_of(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
@@ -369,28 +376,61 @@ fn check_patch(m: &Manifest) {
     }
 }
 
-/// A merge patch: the object's identity plus the one field pxfa sets. Only the
-/// IngressController is merge-patched, and only `spec.routeAdmission.wildcardPolicy`
-/// (a merge keeps `namespaceOwnership`).
-fn check_merge_patch(m: &Manifest) {
+/// A merge patch: the object's identity plus the fields pxfa sets, and nothing else.
+/// The IngressController's `spec.routeAdmission.wildcardPolicy` (a merge keeps
+/// `namespaceOwnership`); the HyperConverged's eviction settings, each validated
+/// against the HyperConverged CRD (`more/` of the schema directory).
+fn check_merge_patch(m: &Manifest, dir: &std::path::Path) -> Vec<String> {
     let where_ = format!("{}/{}", m.cluster.dir_name(), m.file_name);
-    assert_eq!(
-        m.kind, "IngressController",
-        "{where_}: unexpected merge patch"
-    );
     let b = &m.body;
-    assert_eq!(b["apiVersion"], "operator.openshift.io/v1", "{where_}");
-    assert_eq!(b["kind"], "IngressController", "{where_}");
-    assert_eq!(b["metadata"]["name"], "default", "{where_}");
-    assert_eq!(
-        b["metadata"]["namespace"], "openshift-ingress-operator",
-        "{where_}"
-    );
-    assert_eq!(
-        b["spec"],
-        serde_json::json!({"routeAdmission": {"wildcardPolicy": "WildcardsAllowed"}}),
-        "{where_}: only routeAdmission.wildcardPolicy"
-    );
+    match m.kind.as_str() {
+        "IngressController" => {
+            assert_eq!(b["apiVersion"], "operator.openshift.io/v1", "{where_}");
+            assert_eq!(b["metadata"]["name"], "default", "{where_}");
+            assert_eq!(
+                b["metadata"]["namespace"], "openshift-ingress-operator",
+                "{where_}"
+            );
+            assert_eq!(
+                b["spec"],
+                serde_json::json!({"routeAdmission": {"wildcardPolicy": "WildcardsAllowed"}}),
+                "{where_}: only routeAdmission.wildcardPolicy"
+            );
+            Vec::new()
+        }
+        "HyperConverged" => {
+            assert_eq!(b["metadata"]["name"], "kubevirt-hyperconverged", "{where_}");
+            assert_eq!(b["metadata"]["namespace"], "openshift-cnv", "{where_}");
+            let spec = b["spec"].as_object().expect("a spec");
+            let keys: Vec<&str> = spec.keys().map(String::as_str).collect();
+            assert_eq!(
+                keys,
+                ["evictionStrategy", "workloadUpdateStrategy"],
+                "{where_}: only the eviction settings"
+            );
+            let mut crds = BTreeMap::new();
+            load_crd_file(
+                &dir.join("more/hyperconverged.hco.kubevirt.io.yaml"),
+                &mut crds,
+            );
+            let api = b["apiVersion"].as_str().unwrap_or_default();
+            let Some((_, schema)) = crds["HyperConverged"].versions.get(api) else {
+                return vec![format!("{where_}: apiVersion {api} is not served")];
+            };
+            let mut out = Vec::new();
+            for (k, v) in spec {
+                let sub = sub_schema(schema, &format!("spec.{k}"));
+                let validator = jsonschema::draft4::new(sub).unwrap();
+                out.extend(
+                    errors_of(&validator, v)
+                        .into_iter()
+                        .map(|e| format!("{where_} at spec.{k}: {e}")),
+                );
+            }
+            out
+        }
+        other => panic!("{where_}: unexpected merge patch of {other}"),
+    }
 }
 
 #[test]
@@ -399,23 +439,28 @@ fn every_rendered_manifest_validates() {
     let crds = load_crds(&dir);
     let mut failures = Vec::new();
     let mut checked_crd = 0;
-    // Every example, and cloud-drive on an OVN-Kubernetes localnet network with
-    // persistent IPs (the OVS NNCPs and the localnet NAD).
+    // Every example (cloud-drive's on an OVN-Kubernetes localnet network with
+    // persistent IPs), and cloud-drive on a linux bridge with whereabouts (the linux
+    // bridge NNCPs and the bridge CNI NAD).
     let mut specs = support::example_specs();
-    let mut localnet = specs
+    let mut bridge = specs
         .iter()
         .find(|(m, _)| *m == "cloud-drive")
         .map(|(_, s)| s.clone())
         .expect("the cloud-drive example");
-    localnet.spec.network.as_mut().unwrap().persistent_ips = true;
-    specs.push(("cloud-drive (persistentIps)", localnet));
+    bridge.spec.network.as_mut().unwrap().persistent_ips = Some(false);
+    specs.push(("cloud-drive (whereabouts)", bridge));
     for (mode, spec) in specs {
         let manifests = support::rendered(&spec);
         assert!(!manifests.is_empty());
         for m in &manifests {
             match (&m.form, crds.get(&m.kind)) {
                 (Form::JsonPatch { .. }, _) => check_patch(m),
-                (Form::MergePatch { .. }, _) => check_merge_patch(m),
+                (Form::MergePatch { .. }, _) => failures.extend(
+                    check_merge_patch(m, &dir)
+                        .into_iter()
+                        .map(|e| format!("[{mode}] {e}")),
+                ),
                 (_, Some(crd)) => {
                     checked_crd += 1;
                     failures.extend(
