@@ -1,5 +1,6 @@
-//! `pxfa controller run`: bad election timings exit 2 before any cluster is
-//! contacted (the kubeconfig points at a port nothing listens on).
+//! `pxfa controller run`: bad election timings and namespace reference rules exit
+//! 2 before any cluster is contacted (the kubeconfig points at a port nothing
+//! listens on, or at nothing).
 
 use predicates::str::contains;
 
@@ -48,4 +49,24 @@ fn bad_lease_timings_exit_2_before_connecting() {
         ])
         .assert()
         .code(2);
+}
+
+/// A `--allow-namespace-reference` rule that is not `FROM=TO` exits 2 naming the
+/// flag and the rule, before any cluster is contacted.
+#[test]
+fn a_bad_namespace_reference_rule_exits_2_before_connecting() {
+    pxfa()
+        .args([
+            "controller",
+            "run",
+            "--kubeconfig",
+            "/nonexistent/kubeconfig",
+        ])
+        .args(["--allow-namespace-reference", "team-a=clusters"])
+        .args(["--allow-namespace-reference", "team-a"])
+        .assert()
+        .code(2)
+        .stderr(contains(
+            "--allow-namespace-reference: \"team-a\" is not FROM=TO",
+        ));
 }

@@ -118,7 +118,7 @@ impl Setup {
     }
 
     /// Every request the fake saw that reaches into team-b.
-    async fn into_team_b(&self) -> Vec<String> {
+    async fn requests_into_team_b(&self) -> Vec<String> {
         self.fake
             .server
             .received_requests()
@@ -153,7 +153,7 @@ async fn team_a_cannot_make_the_controller_read_team_bs_secret_or_hosted_cluster
             "{}",
             valid.message
         );
-        assert_eq!(s.into_team_b().await, Vec::<String>::new());
+        assert_eq!(s.requests_into_team_b().await, Vec::<String>::new());
         assert_eq!(s.built.load(Ordering::SeqCst), 0, "no array client built");
         assert!(
             s.store.get("tenant-full")["metadata"]["finalizers"].is_null(),
@@ -172,7 +172,7 @@ async fn team_a_cannot_make_the_controller_read_team_bs_secret_or_hosted_cluster
             s.store.get("tenant-full")["metadata"]["finalizers"],
             json!(["pxfa.io/tenant-storage"])
         );
-        assert_eq!(s.into_team_b().await, Vec::<String>::new());
+        assert_eq!(s.requests_into_team_b().await, Vec::<String>::new());
         assert_eq!(s.built.load(Ordering::SeqCst), 0);
     }
 }
@@ -196,7 +196,7 @@ async fn credentials_are_read_in_the_objects_own_namespace_only() {
         "Valid",
         "{status:?}"
     );
-    assert_eq!(s.into_team_b().await, Vec::<String>::new());
+    assert_eq!(s.requests_into_team_b().await, Vec::<String>::new());
     assert!(
         !s.fake
             .requests("GET", "/namespaces/team-a/secrets/fa1-creds")
