@@ -40,7 +40,7 @@ fn specs() -> Vec<(String, TenantStorage)> {
         .map(|m| ((*m).to_string(), example(m)))
         .collect();
     let mut localnet = example("cloud-drive");
-    localnet.spec.network.as_mut().unwrap().persistent_ips = true;
+    localnet.spec.network.as_mut().unwrap().persistent_ips = Some(true);
     specs.push(("cloud-drive (persistentIps)".into(), localnet));
     let mut import = example("direct-access");
     import.spec.portworx.version = px_topology::spec::Version::new(3, 7, 0);

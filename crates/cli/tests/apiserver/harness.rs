@@ -96,7 +96,7 @@ fn start() -> Option<Server> {
 impl Server {
     /// A client with the admin identity.
     pub(crate) async fn admin(&self) -> kube::Client {
-        px_cluster::connect(&self.kubeconfig, None)
+        px_cluster::connect(&self.kubeconfig, None, px_cluster::KubeBounds::default())
             .await
             .expect("admin client")
     }
