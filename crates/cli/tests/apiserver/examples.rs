@@ -248,3 +248,46 @@ async fn a_server_side_refusal_is_an_error_of_apply() {
     let refused = apply(&client, &spec, &manifests).await.unwrap_err();
     assert!(refused.join("\n").contains("upgradeType"), "{refused:?}");
 }
+
+/// A field pxfa applies that another manager has taken over (`oc apply
+/// --server-side --force-conflicts` by someone else) is a 409 the report lists with
+/// that manager, and stops the apply; `force_conflicts` takes it back.
+#[tokio::test]
+async fn a_field_another_manager_owns_is_a_conflict_until_forced() {
+    let Some(server) = harness::server() else {
+        return;
+    };
+    let client = server.admin().await;
+    let spec = example("cloud-drive");
+    let ns = harness::namespace(&client, "conflict").await;
+    let mut cm = bundle(&spec)
+        .into_iter()
+        .find(|m| m.kind == "ConfigMap")
+        .expect("the multipath ConfigMap");
+    cm.namespace = Some(ns.clone());
+    cm.body["metadata"]["namespace"] = Value::String(ns);
+    let manifests = vec![cm.clone()];
+    apply(&client, &spec, &manifests).await.unwrap();
+    let mut theirs = cm.body.clone();
+    theirs["data"]["config"] = Value::String("edited by someone else".into());
+    harness::apply_as(&client, "someone-else", &theirs).await;
+    let refused = apply(&client, &spec, &manifests)
+        .await
+        .unwrap_err()
+        .join("\n");
+    assert!(
+        refused.contains("conflict") && refused.contains("someone-else"),
+        "{refused}"
+    );
+    let forced = ApplyOptions {
+        force_conflicts: true,
+        ..options()
+    };
+    let report = apply_manifests(&spec, &manifests, &client, Some(&client), &forced)
+        .await
+        .unwrap();
+    assert!(
+        report.conflicts.is_empty() && report.was_applied(&cm),
+        "{report:?}"
+    );
+}
