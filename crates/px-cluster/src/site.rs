@@ -343,6 +343,11 @@ async fn metallb(client: &Client) -> Read<MetallbView> {
                     .and_then(Value::as_bool)
                     .unwrap_or(true),
                 namespaces: strings(p, "/spec/serviceAllocation/namespaces"),
+                selectors: ["namespaceSelectors", "serviceSelectors"].iter().any(|k| {
+                    p.pointer(&format!("/spec/serviceAllocation/{k}"))
+                        .and_then(Value::as_array)
+                        .is_some_and(|a| !a.is_empty())
+                }),
             })
             .collect(),
     })

@@ -227,14 +227,30 @@ impl StorageDriver for DirectAccess {
             devices,
             metadata_device: device_path(bus, DiskRole::Metadata),
         };
-        // PX_NESTED keeps the tenant's Portworx from clashing with the management
-        // cluster's node labels.
-        let env = [("PX_NESTED", "true".to_string())];
+        // [L] PX_NESTED (Portworx nested in VMs whose disks another Portworx serves)
+        // has no Portworx source; on by default as before, `portworx.nested: false`
+        // leaves it out.
+        let nested = spec.spec.portworx.nested;
+        let env: Vec<(&str, String)> = if nested {
+            vec![("PX_NESTED", "true".to_string())]
+        } else {
+            Vec::new()
+        };
         out.push(tenant::namespace(spec));
         out.extend(tenant::portworx_operator(spec));
-        out.push(tenant::storage_cluster(spec, &drives, &env).note(
-            "Drives are the hotplugged Direct Access disks, found by their fixed serials (pxdata<d>, pxmeta).",
-        ));
+        out.push(
+            tenant::storage_cluster(spec, &drives, &env)
+                .note(
+                    "Drives are the hotplugged Direct Access disks, found by their fixed serials (pxdata<d>, pxmeta).",
+                )
+                .note(if nested {
+                    "[L] env PX_NESTED=true (portworx.nested): no Portworx page documents it; it is meant to tell \
+                     Portworx it runs nested in VMs whose disks the management Portworx serves. Test on a lab \
+                     cluster; portworx.nested: false leaves it out."
+                } else {
+                    "[L] portworx.nested: false: no PX_NESTED env (no Portworx page documents it either way)."
+                }),
+        );
         out.push(tenant::app_storage_class(spec));
         out.push(tenant::validation_pvc(
             spec,
@@ -537,9 +553,12 @@ fn hotplug_lines(spec: &TenantStorage, disks: &[&WorkerDisk]) -> Result<Vec<Stri
                     .to_string(),
                 "restart. Attach the disks live with the addvolume subresource instead, one line per disk"
                     .to_string(),
-                "(pxfa apply --kubeconfig makes the same calls); --persist records each disk in the VM spec"
+                "(pxfa apply --kubeconfig makes the same calls); --persist records each disk in the VM spec,"
                     .to_string(),
-                "exactly as the ops below, so it survives a restart:".to_string(),
+                "so it survives a restart. The recorded disk is named after the volume (the claim), not"
+                    .to_string(),
+                "pxdata<d>/pxmeta as in the ops below; the serial, which names /dev/disk/by-id, is the same:"
+                    .to_string(),
             ]);
             for d in disks {
                 let serial = disk_serial(d.role, bus)?;

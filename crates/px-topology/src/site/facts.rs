@@ -175,13 +175,17 @@ pub(crate) fn gate(gates: &[String]) -> Option<HotplugGate> {
     }
 }
 
-/// The first auto-assigning pool whose service allocation takes `namespace`.
+/// The first auto-assigning pool whose service allocation takes `namespace`: it
+/// lists the namespace, or lists none and has no namespace or service selectors
+/// (a selector restricts the pool, and is not evaluated here, so such a pool is not
+/// counted as serving the tenant).
 pub(crate) fn pool_for(m: &super::views::MetallbView, namespace: &str) -> Option<String> {
     m.pools
         .iter()
         .find(|p| {
             p.auto_assign
-                && (p.namespaces.is_empty() || p.namespaces.iter().any(|n| n == namespace))
+                && (p.namespaces.iter().any(|n| n == namespace)
+                    || (p.namespaces.is_empty() && !p.selectors))
         })
         .map(|p| p.name.clone())
 }
@@ -211,11 +215,19 @@ mod tests {
                     name: "other".into(),
                     auto_assign: true,
                     namespaces: vec!["elsewhere".into()],
+                    selectors: false,
+                },
+                PoolView {
+                    name: "selected".into(),
+                    auto_assign: true,
+                    namespaces: vec![],
+                    selectors: true,
                 },
                 PoolView {
                     name: "shared".into(),
                     auto_assign: true,
                     namespaces: vec![],
+                    selectors: false,
                 },
             ],
         });

@@ -55,8 +55,12 @@ pub struct PoolView {
     pub name: String,
     /// `spec.autoAssign` (default true).
     pub auto_assign: bool,
-    /// `spec.serviceAllocation.namespaces`; empty: every namespace.
+    /// `spec.serviceAllocation.namespaces`; empty: every namespace (unless selectors
+    /// restrict it).
     pub namespaces: Vec<String>,
+    /// `spec.serviceAllocation.namespaceSelectors` or `serviceSelectors` is set: the
+    /// pool serves only what they select, which doctor does not evaluate.
+    pub selectors: bool,
 }
 
 /// MetalLB on the management cluster.

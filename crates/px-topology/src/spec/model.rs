@@ -739,6 +739,11 @@ pub struct PortworxSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "super::schema::optional_size_schema")]
     pub max_pool_size: Option<Size>,
+    /// [L] direct-access: set env `PX_NESTED=true` on the tenant StorageCluster (its
+    /// Portworx runs in VMs whose disks the management Portworx serves). No Portworx
+    /// page documents the variable; default `true` as pxfa always rendered it.
+    #[serde(default = "default_true")]
+    pub nested: bool,
 }
 
 impl Default for PortworxSpec {
@@ -748,6 +753,7 @@ impl Default for PortworxSpec {
             namespace: default_portworx_namespace(),
             cluster_name: None,
             max_pool_size: None,
+            nested: true,
         }
     }
 }
@@ -802,4 +808,8 @@ fn default_infra_snapshot_class() -> String {
 }
 fn default_guest_snapshot_class() -> String {
     DEFAULT_GUEST_SNAPSHOT_CLASS.to_string()
+}
+
+fn default_true() -> bool {
+    true
 }

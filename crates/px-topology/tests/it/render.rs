@@ -1225,3 +1225,34 @@ fn portworx_tenants_get_their_operator_and_an_optional_default_class() {
             .any(|e| e.to_string().contains("spec.storage.defaultStorageClass"))
     );
 }
+
+/// [L] PX_NESTED has no Portworx source: on by default (as pxfa always rendered it),
+/// `portworx.nested: false` leaves it out; the header says which, marked [L].
+#[test]
+fn px_nested_is_configurable_and_marked_unconfirmed() {
+    let mut da = example("direct-access");
+    let env_of = |spec: &TenantStorage| {
+        let ms = render_default(spec);
+        let sc = find(&ms, "StorageCluster")[0];
+        (sc.body["spec"]["env"].clone(), sc.purpose.join(" "))
+    };
+    let (env, header) = env_of(&da);
+    assert!(
+        env.as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["name"] == "PX_NESTED" && e["value"] == "true"),
+        "{env}"
+    );
+    assert!(header.contains("[L] env PX_NESTED=true"), "{header}");
+    da.spec.portworx.nested = false;
+    let (env, header) = env_of(&da);
+    assert!(
+        !env.as_array()
+            .into_iter()
+            .flatten()
+            .any(|e| e["name"] == "PX_NESTED"),
+        "{env}"
+    );
+    assert!(header.contains("portworx.nested: false"), "{header}");
+}
