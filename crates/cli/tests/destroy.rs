@@ -82,7 +82,7 @@ fn a_destroyed_cloud_drive_tenant_destroys_again_as_nothing_to_do() {
     assert!(stdout.contains("Destroyed 0 of 0 object(s)"), "{stdout}");
     assert!(
         stderr.contains("warning: nothing on")
-            && stderr.contains("is tagged for tenant tenant-cd: nothing to destroy"),
+            && stderr.contains("is tagged for tenant default/tenant-cd: nothing to destroy"),
         "{stderr}"
     );
     assert_eq!(std::fs::read(&state).unwrap(), before, "destroy wrote");

@@ -266,6 +266,35 @@ mod tests {
     }
 
     #[test]
+    fn an_absent_namespace_is_the_resolvers_and_is_validated_as_the_files() {
+        let spec = example("tenant-cloud-drive.yaml");
+        let t = Tenant::load_in_namespace(&spec, || Ok("team-a".into())).unwrap();
+        assert_eq!(t.desired.tenant.to_string(), "team-a/tenant-cd");
+        assert_eq!(
+            t.desired.pod.as_ref().unwrap().tags["tenant-namespace"],
+            "team-a"
+        );
+        // A namespace no DNS label could be, or one that cannot be told, is refused
+        // with the field's path.
+        for resolved in [Ok("Team_A".to_string()), Err("no kubeconfig".to_string())] {
+            let e = Tenant::load_in_namespace(&spec, || resolved).unwrap_err();
+            assert!(e.to_string().contains("metadata.namespace"), "{e}");
+        }
+        // A namespace in the file wins; the resolver is not asked.
+        let dir = tempfile::tempdir().unwrap();
+        let named = dir.path().join("t.yaml");
+        let text = std::fs::read_to_string(&spec).unwrap();
+        let text = text.replacen(
+            "  name: tenant-cd\n",
+            "  name: tenant-cd\n  namespace: team-b\n",
+            1,
+        );
+        std::fs::write(&named, text).unwrap();
+        let t = Tenant::load_in_namespace(&named, || panic!("asked")).unwrap();
+        assert_eq!(t.desired.tenant.to_string(), "team-b/tenant-cd");
+    }
+
+    #[test]
     fn a_new_token_needs_a_keeper() {
         let t = Tenant::load(&example("tenant-cloud-drive.yaml")).expect("example loads");
         assert!(!t.token_users().is_empty(), "cloud-drive has a token user");
