@@ -184,7 +184,9 @@ fn orphans_with_every_tenant_stated_given_cleans_up_softly_and_names_each_tenant
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--yes"), "{stderr}");
     assert!(
-        stderr.contains("soft-destroy every object of tenant team-blue/tenant-blue (7 object(s)) as gone"),
+        stderr.contains(
+            "soft-destroy every object of tenant team-blue/tenant-blue (7 object(s)) as gone"
+        ),
         "{stderr}"
     );
     assert_eq!(

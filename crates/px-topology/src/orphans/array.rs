@@ -15,7 +15,7 @@ use flasharray::{
 };
 use serde::Serialize;
 
-use super::evidence::{Judged, Unaccounted, spec_hosted_cluster};
+use super::evidence::{Judged, TenantRef, Unaccounted, spec_hosted_cluster, tagged_identity};
 use super::{
     CleanupItem, CleanupReport, ClusterFacts, Known, NotChecked, Orphan, OrphanKind, ScanOptions,
     Target,
@@ -317,10 +317,11 @@ fn unbound_drives(
 ) -> Vec<Orphan> {
     let mut out = Vec::new();
     for d in tagged_drives(seen) {
+        let tagged = tagged_identity(&d.tenant);
         let Some(tenant) = known
             .tenants
             .iter()
-            .find(|t| t.spec.tenant_name().eq_ignore_ascii_case(&d.tenant))
+            .find(|t| TenantRef::of(t).matches(&tagged))
         else {
             continue;
         };

@@ -393,7 +393,10 @@ async fn without_a_cluster_the_array_kinds_only_and_a_tenant_given_is_kept() {
     // no orphans, and the host rules wait for its nodes.
     let known = Known {
         tenants: vec![t],
-        unloaded: vec![(TenantRef::new(Some(OTHER_TENANT_NAMESPACE), OTHER_TENANT), "invalid spec".into())],
+        unloaded: vec![(
+            TenantRef::new(Some(OTHER_TENANT_NAMESPACE), OTHER_TENANT),
+            "invalid spec".into(),
+        )],
         evidence: Evidence::default(),
     };
     let r = scan(a, None, &known, &later(&w)).await.unwrap();
@@ -538,6 +541,7 @@ async fn a_gone_tenants_realm_is_found_and_soft_destroyed_after_its_pod() {
 /// are every tenant makes it gone, and then each object names that evidence.
 #[tokio::test]
 async fn a_tenant_left_out_of_the_specs_is_kept_unless_they_are_stated_complete() {
+    let blue_id = format!("{OTHER_TENANT_NAMESPACE}/{OTHER_TENANT}");
     for over_rest in [false, true] {
         let w = world(Seed::brownfield(), over_rest).await;
         let spec = import_tenant();
@@ -553,14 +557,14 @@ async fn a_tenant_left_out_of_the_specs_is_kept_unless_they_are_stated_complete(
         assert!(
             r.orphans
                 .iter()
-                .all(|o| o.tenant.as_deref() != Some(OTHER_TENANT)),
+                .all(|o| o.tenant.as_deref() != Some(blue_id.as_str())),
             "{}: {:#?}",
             w.name,
             r.orphans
         );
         assert_eq!(r.unaccounted.len(), 1, "{:#?}", r.unaccounted);
         let blue = &r.unaccounted[0];
-        assert_eq!(blue.tenant, OTHER_TENANT);
+        assert_eq!(blue.tenant, blue_id);
         assert_eq!(blue.objects.len(), 7, "pod and six drives: {blue:#?}");
         assert!(blue.objects.contains(&format!("pod {OTHER_TENANT}")));
         assert!(
@@ -590,7 +594,7 @@ async fn a_tenant_left_out_of_the_specs_is_kept_unless_they_are_stated_complete(
         let gone: Vec<_> = r
             .orphans
             .iter()
-            .filter(|o| o.tenant.as_deref() == Some(OTHER_TENANT))
+            .filter(|o| o.tenant.as_deref() == Some(blue_id.as_str()))
             .collect();
         assert_eq!(gone.len(), 7, "{:#?}", r.orphans);
         assert!(gone.iter().all(
