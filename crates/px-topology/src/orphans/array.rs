@@ -22,7 +22,7 @@ use super::{
 };
 use crate::converge::{DestroyOptions, destroy};
 use crate::desired::{DesiredState, TAG_ROLE, TenantId};
-use crate::plan::{Owner, marked_tenant, owner};
+use crate::plan::{Owner, kind_label, marked_tenant, owner};
 use crate::plan::{TagIndex, list_connections_of, lookup_pods, lookup_tags, lookup_volumes};
 
 /// The array's eradication settings: pxfa never eradicates, and says how long
@@ -137,15 +137,6 @@ fn destroyed(seen: &Seen, kind: TagResource, name: &str) -> Option<Option<u64>> 
     }
 }
 
-fn label(kind: TagResource) -> &'static str {
-    match kind {
-        TagResource::Volume => "volume",
-        TagResource::Host => "host",
-        TagResource::HostGroup => "host group",
-        TagResource::Pod => "pod",
-    }
-}
-
 /// pxfa's destroyed volumes and pods, and gone tenants' destroyed realms: they
 /// wait for the array's eradication.
 pub(super) fn pending(seen: &Seen, known: &Known) -> Vec<super::PendingEradication> {
@@ -154,7 +145,7 @@ pub(super) fn pending(seen: &Seen, known: &Known) -> Vec<super::PendingEradicati
         for (name, tenant) in marked(&seen.tags, kind) {
             if let Some(time_remaining_ms) = destroyed(seen, kind, &name) {
                 out.push(super::PendingEradication {
-                    object: format!("{} {name}", label(kind)),
+                    object: format!("{} {name}", kind_label(kind)),
                     tenant,
                     time_remaining_ms,
                 });
@@ -257,7 +248,7 @@ fn gone_tenants(seen: &Seen, judged: &Judged, opts: &ScanOptions) -> Vec<Orphan>
             out.push(Orphan {
                 kind: OrphanKind::TenantGone,
                 layer: "array",
-                object: format!("{} {name}", label(kind)),
+                object: format!("{} {name}", kind_label(kind)),
                 evidence: format!("tagged pxfa.io managed-by=pxfa for tenant {t}; {evidence}"),
                 age_ms: volume_age(seen, &name, opts.now_ms)
                     .filter(|_| kind == TagResource::Volume),
@@ -297,7 +288,7 @@ pub(super) fn unaccounted(seen: &Seen, judged: &Judged) -> Vec<Unaccounted> {
                     evidence: why.to_string(),
                 })
                 .objects
-                .push(format!("{} {name}", label(kind)));
+                .push(format!("{} {name}", kind_label(kind)));
         }
     }
     by_tenant.into_values().collect()

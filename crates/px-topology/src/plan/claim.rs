@@ -13,7 +13,7 @@ use futures_util::future::try_join_all;
 use serde::Serialize;
 
 use super::change::MAX_NAMES_PER_CALL;
-use super::ownership::{TagIndex, lookup_tags};
+use super::ownership::{TagIndex, kind_label, lookup_tags};
 use crate::desired::{TAG_NAMESPACE, TAG_TENANT_NAMESPACE, TenantId};
 
 /// The kinds pxfa tags, in the order a claim lists them.
@@ -44,15 +44,6 @@ pub struct Claim {
     pub objects: Vec<UnclaimedObject>,
 }
 
-fn label(kind: TagResource) -> &'static str {
-    match kind {
-        TagResource::Volume => "volume",
-        TagResource::Host => "host",
-        TagResource::HostGroup => "host group",
-        TagResource::Pod => "pod",
-    }
-}
-
 /// The objects an earlier pxfa tagged `tenant=<tenant's name>` without a
 /// namespace. Reads only (every `pxfa.io` tag, one listing per kind).
 pub async fn find_unclaimed(array: &dyn FlashArray, tenant: &TenantId) -> Result<Claim> {
@@ -66,7 +57,7 @@ pub async fn find_unclaimed(array: &dyn FlashArray, tenant: &TenantId) -> Result
                 .unclaimed_by(resource, tenant)
                 .into_iter()
                 .map(|name| UnclaimedObject {
-                    kind: label(resource),
+                    kind: kind_label(resource),
                     name,
                     resource,
                 }),

@@ -54,6 +54,16 @@ pub struct TagIndex {
     left_out: [bool; 4],
 }
 
+/// A taggable kind as pxfa's reports name it (`host group`, not `hostGroup`).
+pub(crate) fn kind_label(kind: TagResource) -> &'static str {
+    match kind {
+        TagResource::Volume => "volume",
+        TagResource::Host => "host",
+        TagResource::HostGroup => "host group",
+        TagResource::Pod => "pod",
+    }
+}
+
 fn kind_slot(kind: TagResource) -> u8 {
     match kind {
         TagResource::Volume => 0,
