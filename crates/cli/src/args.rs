@@ -35,8 +35,11 @@ pub(crate) use tenant::{
 /// Portworx on Pure Storage FlashArray for OpenShift hosted control plane tenants.
 #[derive(Debug, Parser)]
 #[command(name = "pxfa", version, propagate_version = true, max_term_width = 100)]
-#[command(after_help = "Exit codes: 0 ok, 1 error, 2 usage or invalid input, \
-3 `plan --detailed-exitcode` found changes, 4 `apply` finished with some changes failed.")]
+#[command(
+    after_help = "Exit codes (every command): 0 ok, 1 error, 2 usage or invalid input (nothing \
+sent), 3 looked and found something (status problems, doctor warnings, plan --detailed-exitcode \
+changes), 4 finished with some changes failed, 130 interrupted."
+)]
 pub(crate) struct Cli {
     /// Options every command understands.
     #[command(flatten)]
