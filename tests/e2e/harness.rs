@@ -17,6 +17,8 @@ pub(crate) fn pxfa() -> Command {
     let mut c = Command::new(pxfa_path());
     c.env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
+        // status, doctor, orphans and apply read it: never the tester's cluster.
+        .env_remove("KUBECONFIG")
         // An API client's settings (Pure's names).
         .env_remove("PUREFA_CLIENT_ID")
         .env_remove("PUREFA_KEY_ID")

@@ -90,8 +90,9 @@ fn the_brownfield_tenant_blue_is_never_planned_or_destroyed_for_another_namespac
     assert_eq!(blue.len(), 6, "the seed's drives: {before:#?}");
 
     // plan --destroy: nothing of team-blue's is planned; the pod is kept, by name.
+    // An empty preview, exit 0, as `destroy` of nothing succeeds (#37).
     let (code, stdout, stderr) = sim.run(&["plan", "--destroy", "-f", spec]);
-    assert_ne!(code, Some(0), "nothing is team-a's: {stdout}");
+    assert_eq!(code, Some(0), "nothing is team-a's: {stdout}");
     assert!(
         stderr.contains("nothing on the array is tagged for tenant team-a/tenant-blue"),
         "{stderr}"
@@ -160,7 +161,7 @@ fn a_same_named_tenant_of_another_namespace_is_refused_before_any_write_and_neve
 
     // team-a's destroy: plans nothing of team-b's, and leaves its pod and drives live.
     let (code, _, stderr) = sim.run(&["plan", "--destroy", "-f", team_a]);
-    assert_ne!(code, Some(0));
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("team-a/tenant-blue"), "{stderr}");
     let (code, stdout, stderr) = sim.run(&[
         "destroy",

@@ -16,6 +16,7 @@ mod destroy_preview;
 mod dynamic;
 mod embedded;
 mod errors;
+mod exit_codes;
 mod hostile;
 mod identity;
 mod input_safety;

@@ -78,7 +78,7 @@ fn read_only_commands_do_not_touch_sim_state() {
     assert!(!state.exists(), "plan created the state file");
 
     sim_cmd(&state)
-        .args(["volume", "create", "keep-1", "--size", "1G"])
+        .args(["volume", "create", "keep-1", "--size", "1GB"])
         .assert()
         .success();
     let bytes = std::fs::read(&state).unwrap();

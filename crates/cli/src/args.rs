@@ -93,7 +93,7 @@ pub(crate) enum Command {
     Claim(ClaimArgs),
     /// One view of a tenant across the array and the clusters (-o json for machines).
     #[command(
-        after_help = "Examples:\n  pxfa --array sim status -f examples/tenant-direct-access.yaml\n  pxfa status -f SPEC --kubeconfig mgmt.kubeconfig -o json | jq .healthy\n  pxfa status -f SPEC -o mermaid > tenant.mmd"
+        after_help = "Examples:\n  pxfa --array sim status -f examples/tenant-direct-access.yaml\n  pxfa status -f SPEC --kubeconfig mgmt.kubeconfig -o json | jq .healthy\n  pxfa status -f SPEC -o mermaid > tenant.mmd\n\nExit codes: 0 healthy, 3 problems found (marked !!), 2 bad input (nothing sent), 1 a layer cannot be read."
     )]
     Status(StatusArgs),
     /// The ordered day-2 steps for a tenant (scale-out, scale-in, grow, add-pool,

@@ -406,16 +406,7 @@ fn select_entry(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let wanted = match (array_name, address) {
-        (Some(n), _) => Some(n.to_string()),
-        (None, Some(a)) => Some(
-            parse_array_url(a)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_string))
-                .unwrap_or_else(|| a.to_string()),
-        ),
-        (None, None) => None,
-    };
+    let wanted = array_name.or(address).map(str::to_string);
     match wanted {
         None if entries.len() == 1 => Ok(entries.remove(0)),
         None => Err(InvalidInput::error(format!(
@@ -441,17 +432,20 @@ fn select_entry(
     }
 }
 
-/// `MgmtEndPoint` is a bare host (maybe with port); compare it with a host or address.
+/// `MgmtEndPoint` is a bare host (maybe with port); compare it with a host or address:
+/// the same host **and** port (443 when none is written), so `127.0.0.1:2` never takes
+/// the entry (and the token) of `127.0.0.1:1`.
 fn endpoint_matches(endpoint: &str, wanted: &str) -> bool {
     if endpoint.eq_ignore_ascii_case(wanted) {
         return true;
     }
-    let host = |s: &str| {
-        parse_array_url(s)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+    let host_port = |s: &str| {
+        parse_array_url(s).ok().and_then(|u| {
+            let host = u.host_str()?.to_ascii_lowercase();
+            Some((host, u.port_or_known_default()))
+        })
     };
-    match (host(endpoint), host(wanted)) {
+    match (host_port(endpoint), host_port(wanted)) {
         (Some(a), Some(b)) => a == b,
         _ => false,
     }
@@ -597,6 +591,33 @@ mod tests {
             .unwrap(),
         );
         assert_eq!(t.token.expose_secret(), "t1");
+    }
+
+    #[test]
+    fn entries_match_by_host_and_port() {
+        let dir = tempfile::tempdir().unwrap();
+        let pj = private_file(
+            dir.path(),
+            "pure.json",
+            r#"{"FlashArrays":[{"MgmtEndPoint":"127.0.0.1:1","APIToken":"t1"},{"MgmtEndPoint":"127.0.0.1:2","APIToken":"t2"},{"MgmtEndPoint":"fa3.example","APIToken":"t3"}]}"#,
+        );
+        let pjs = pj.to_str().unwrap();
+        let no_env = |_: &str| None;
+        let token = |args: &[&str]| {
+            let mut all = vec!["--pure-json", pjs];
+            all.extend_from_slice(args);
+            resolve(&global(&all), &no_env, &mut |_| {})
+                .map(|t| rest(t).token.expose_secret().to_string())
+        };
+        assert_eq!(token(&["--array-name", "127.0.0.1:2"]).unwrap(), "t2");
+        assert_eq!(token(&["--array-name", "127.0.0.1:1"]).unwrap(), "t1");
+        assert_eq!(token(&["--array", "https://127.0.0.1:2"]).unwrap(), "t2");
+        // No port is 443, on both sides.
+        assert_eq!(token(&["--array-name", "fa3.example:443"]).unwrap(), "t3");
+        let e = token(&["--array-name", "127.0.0.1:3"]).unwrap_err();
+        assert_eq!(crate::exit::code_for(&e), 2, "{e}");
+        let e = token(&["--array-name", "127.0.0.1"]).unwrap_err();
+        assert!(e.to_string().contains("no FlashArrays entry"), "{e}");
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! Exit codes, decided in one place.
 //!
-//! Scripts branch on these, so they are a contract (docs/cli.md): 0 success, 1 error,
-//! 2 usage or invalid input detected before anything was sent, 3 `plan
-//! --detailed-exitcode` found changes, 4 `apply` finished with some changes failed,
-//! 130 interrupted by Ctrl-C.
+//! Scripts branch on these, so they are a contract, the same for every command
+//! (docs/cli.md, "Exit codes"): 0 success, 1 error, 2 usage or invalid input detected
+//! before anything was sent, 3 the command looked and found something (`status`
+//! problems, `doctor` warnings, `plan --detailed-exitcode` changes), 4 `apply` (or
+//! `destroy`, `orphans --cleanup`) finished with some changes failed, 130 interrupted
+//! by Ctrl-C.
 
 use std::process::ExitCode;
 
@@ -12,8 +14,9 @@ use std::process::ExitCode;
 pub(crate) enum Outcome {
     /// Everything done.
     Success,
-    /// `plan --detailed-exitcode` found changes.
-    Changes,
+    /// The command looked and found something: `status` problems, `doctor` warnings
+    /// or unknowns, `plan --detailed-exitcode` changes.
+    Found,
     /// `apply` finished, but some changes failed.
     PartialFailure,
     /// Ctrl-C ended the command (128 + SIGINT, as shells report it).
@@ -25,7 +28,7 @@ impl Outcome {
     pub(crate) fn code(self) -> u8 {
         match self {
             Outcome::Success => 0,
-            Outcome::Changes => 3,
+            Outcome::Found => 3,
             Outcome::PartialFailure => 4,
             Outcome::Interrupted => 130,
         }
@@ -97,6 +100,13 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<&'static str> {
     if array_errors().any(|e| e.kind() == flasharray::ErrorKind::Unauthorized) {
         return Some(
             "the array refused the credential: check the API token (--api-token-file / PUREFA_API / pure.json) and that it has not expired, or the API client (--client-id, --key-id, --issuer, --username, the key; enabled on the array)",
+        );
+    }
+    if array_errors().any(|e| e.kind() == flasharray::ErrorKind::AlreadyExists) {
+        return Some(
+            "an object of that name is already on the array (names are case-insensitive; a destroyed \
+             volume or pod counts until eradicated): choose another name, or look at it with \
+             `pxfa KIND list NAME` (--destroyed for a destroyed one) and change or recover it instead",
         );
     }
     if transport_kind == Some(K::Dns) {
@@ -203,7 +213,7 @@ mod tests {
     #[test]
     fn outcomes() {
         assert_eq!(Outcome::Success.code(), 0);
-        assert_eq!(Outcome::Changes.code(), 3);
+        assert_eq!(Outcome::Found.code(), 3);
         assert_eq!(Outcome::PartialFailure.code(), 4);
     }
 }

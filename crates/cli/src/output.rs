@@ -313,6 +313,9 @@ pub(crate) struct ChangeProgress {
     plain: bool,
     total: usize,
     done: std::sync::atomic::AtomicUsize,
+    /// The failures shown in full, with their counter: a batch call's one error
+    /// (SafeMode refusing an eradication) is every change's, and is said once.
+    failures: std::sync::Mutex<Vec<(String, String)>>,
 }
 
 impl ChangeProgress {
@@ -338,6 +341,7 @@ impl ChangeProgress {
             plain: !p.quiet && !show_bar,
             total,
             done: std::sync::atomic::AtomicUsize::new(0),
+            failures: std::sync::Mutex::new(Vec::new()),
         }
     }
 
@@ -354,14 +358,16 @@ impl ChangeProgress {
                 change, outcome, ..
             } => {
                 let n = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                let counter = if self.total == 0 {
+                    format!("[{n}]")
+                } else {
+                    format!("[{n}/{}]", self.total)
+                };
                 let status = match &outcome {
                     Outcome::Applied => "ok".to_string(),
-                    Outcome::Failed { error, request_id } => match request_id {
-                        Some(id) if !error.contains(id.as_str()) => {
-                            format!("FAILED: {error} (request id {id})")
-                        }
-                        _ => format!("FAILED: {error}"),
-                    },
+                    Outcome::Failed { error, request_id } => {
+                        self.failure(&counter, error, request_id.as_deref())
+                    }
                     Outcome::Skipped { reason } => format!("skipped: {reason}"),
                     Outcome::Partial {
                         done,
@@ -376,11 +382,6 @@ impl ChangeProgress {
                         };
                         format!("PARTIAL: done {}; not done: {failed}{id}", done.join("; "))
                     }
-                };
-                let counter = if self.total == 0 {
-                    format!("[{n}]")
-                } else {
-                    format!("[{n}/{}]", self.total)
                 };
                 let line = format!("{counter} {} ... {status}", change.to_line());
                 match &self.bar {
@@ -402,6 +403,22 @@ impl ChangeProgress {
                 tracing::info!(round, rounds, calls, "round started");
             }
             ProgressEvent::RoundFinished { .. } => {}
+        }
+    }
+
+    /// `FAILED: error`, or, for an error already shown in full, a pointer to it.
+    fn failure(&self, counter: &str, error: &str, request_id: Option<&str>) -> String {
+        let mut shown = self
+            .failures
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, first)) = shown.iter().find(|(e, _)| e == error) {
+            return format!("FAILED: the same error as {first}");
+        }
+        shown.push((error.to_string(), counter.to_string()));
+        match request_id {
+            Some(id) if !error.contains(id) => format!("FAILED: {error} (request id {id})"),
+            _ => format!("FAILED: {error}"),
         }
     }
 

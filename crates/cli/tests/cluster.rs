@@ -119,8 +119,10 @@ async fn status_without_kubeconfig_shows_the_array_layer_only() {
     })
     .await
     .unwrap();
-    assert!(
-        out.status.success(),
+    // Problems found (nothing applied yet): exit 3 (#37).
+    assert_eq!(
+        out.status.code(),
+        Some(3),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

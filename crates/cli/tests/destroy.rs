@@ -86,8 +86,8 @@ fn a_destroyed_cloud_drive_tenant_destroys_again_as_nothing_to_do() {
         "{stderr}"
     );
     assert_eq!(std::fs::read(&state).unwrap(), before, "destroy wrote");
-    // The preview has no plan to show.
+    // The preview agrees with destroy: an empty plan, exit 0 (#37).
     let out = sim(&state, &["plan", "--destroy"], &spec);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert!(text(&out.stderr).contains("nothing to destroy"));
 }

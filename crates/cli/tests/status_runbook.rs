@@ -479,9 +479,23 @@ fn release_drives_shows_in_the_array_layer() {
     };
     let status = || {
         let before = std::fs::read(state).unwrap();
-        let out = run(&["-o", "json", "status"]);
+        let three = three.to_str().unwrap();
+        let out = pxfa(&[
+            "--array",
+            "sim",
+            "--sim-state",
+            state,
+            "-o",
+            "json",
+            "status",
+            "-f",
+            three,
+        ]);
         assert_eq!(std::fs::read(state).unwrap(), before, "status wrote");
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Exit 0 when healthy, 3 with problems (#37).
+        let code = if doc["healthy"] == true { 0 } else { 3 };
+        assert_eq!(out.status.code(), Some(code), "{doc}");
         let removed: Vec<Value> = doc["layers"][0]["items"]
             .as_array()
             .unwrap()

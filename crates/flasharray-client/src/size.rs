@@ -140,6 +140,64 @@ impl Size {
     pub fn parse_volume(s: &str) -> Result<Self, SizeError> {
         s.parse::<Size>()?.check_volume()
     }
+
+    /// Parses a size typed on a command line: like [`FromStr`], but a number with a
+    /// bare decimal unit letter (`10G`, `4T`) is refused naming both readings, since
+    /// Purity's CLI reads `10G` as 10 GiB and Kubernetes as 10 GB. `10GiB`/`10Gi` and
+    /// `10GB` say which.
+    pub fn parse_flag(s: &str) -> Result<Self, SizeError> {
+        let size = s.parse::<Size>()?;
+        match Self::ambiguous_readings(s) {
+            None => Ok(size),
+            Some(r) => Err(SizeError {
+                input: s.to_string(),
+                reason: format!(
+                    "a bare {unit} is ambiguous (Purity's CLI reads {s} as {binary}, Kubernetes as \
+                     {decimal}): write {num}{unit}iB for {binary} or {num}{unit}B for {decimal}",
+                    unit = r.unit.to_ascii_uppercase(),
+                    num = r.number,
+                    binary = r.binary,
+                    decimal = r.decimal,
+                ),
+            }),
+        }
+    }
+
+    /// The two readings of a size written with a bare decimal unit letter (`4T`,
+    /// `10G`, `500k`): Kubernetes' (powers of 1000, how pxfa reads it) and Purity's
+    /// CLI's (powers of 1024). `None` for any other spelling, and for sizes that do
+    /// not parse.
+    pub fn ambiguous_readings(s: &str) -> Option<AmbiguousSize> {
+        let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+        let (number, unit) = s.split_at(split);
+        if !matches!(unit, "k" | "K" | "M" | "G" | "T" | "P") {
+            return None;
+        }
+        let decimal = s.parse::<Size>().ok()?;
+        let binary = format!("{number}{}i", unit.to_ascii_uppercase())
+            .parse::<Size>()
+            .ok()?;
+        Some(AmbiguousSize {
+            number: number.to_string(),
+            unit: unit.to_string(),
+            decimal,
+            binary,
+        })
+    }
+}
+
+/// A size written with a bare decimal unit letter, and its two readings
+/// ([`Size::ambiguous_readings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AmbiguousSize {
+    /// The number as written (`4`, `1.5`).
+    pub number: String,
+    /// The unit letter as written (`T`, `k`).
+    pub unit: String,
+    /// Kubernetes' reading, powers of 1000: what pxfa reads.
+    pub decimal: Size,
+    /// Purity's CLI's reading, powers of 1024.
+    pub binary: Size,
 }
 
 impl From<u64> for Size {
@@ -329,6 +387,36 @@ impl<'de> Deserialize<'de> for Size {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn flags_refuse_a_bare_decimal_unit_with_both_readings() {
+        let e = Size::parse_flag("10G").unwrap_err();
+        assert!(
+            e.reason.contains("10GiB") && e.reason.contains("10GB"),
+            "{e}"
+        );
+        assert!(
+            e.reason.contains("10 GiB") && e.reason.contains("9.31 GiB"),
+            "{e}"
+        );
+        assert!(Size::parse_flag("4T").is_err());
+        assert!(
+            Size::parse_flag("500k")
+                .unwrap_err()
+                .reason
+                .contains("500KiB")
+        );
+        assert_eq!(Size::parse_flag("10GiB").unwrap(), Size::gib(10));
+        assert_eq!(Size::parse_flag("10Gi").unwrap(), Size::gib(10));
+        assert_eq!(Size::parse_flag("10GB").unwrap().as_u64(), 10_000_000_000);
+        assert_eq!(Size::parse_flag("512").unwrap().as_u64(), 512);
+        let r = Size::ambiguous_readings("1.5T").unwrap();
+        assert_eq!(r.binary, Size::bytes(3 * TIB / 2));
+        assert_eq!(r.decimal.as_u64(), 1_500_000_000_000);
+        assert_eq!(Size::ambiguous_readings("4Ti"), None);
+        assert_eq!(Size::ambiguous_readings("4TB"), None);
+        assert_eq!(Size::ambiguous_readings("4000m"), None);
+    }
 
     #[test]
     fn parses_units() {

@@ -8,6 +8,7 @@
 //! to them instead. `--yes` is shown only by the commands that ask for confirmation,
 //! and `-o mermaid|dot` only by `plan` and `status`, the commands that draw. All of
 //! them still work with every command: the hidden copies are the same global options.
+//! Likewise the Kubernetes request options show only where a command reads clusters.
 
 use clap::builder::{EnumValueParser, PossibleValue, TypedValueParser};
 use clap::{Arg, Command, CommandFactory, ValueEnum};
@@ -36,6 +37,20 @@ const CONFIRMING: &[&str] = &[
     "token delete",
     "token rotate",
 ];
+
+/// The commands that send Kubernetes requests, and so show `--kube-timeout` and
+/// `--kube-deadline` (`plan` too: its cluster-side preview reads the clusters).
+const KUBERNETES: &[&str] = &[
+    "apply",
+    "plan",
+    "status",
+    "doctor",
+    "orphans",
+    "token rotate",
+];
+
+/// The help heading of the Kubernetes request options.
+const KUBERNETES_HEADING: &str = "Kubernetes";
 
 /// The commands that draw the tenant (`-o mermaid|dot`).
 const DRAWING: &[&str] = &["plan", "status"];
@@ -76,6 +91,11 @@ pub(crate) fn command() -> Command {
             })
             .cloned()
             .collect(),
+        kubernetes: cli
+            .get_arguments()
+            .filter(|a| a.get_help_heading() == Some(KUBERNETES_HEADING))
+            .cloned()
+            .collect(),
         yes: find(&cli, "yes"),
         output: find(&cli, "output"),
     };
@@ -96,6 +116,8 @@ pub(crate) fn command() -> Command {
 struct Shared {
     /// The array and API client options.
     array: Vec<Arg>,
+    /// The Kubernetes request options.
+    kubernetes: Vec<Arg>,
     /// `--yes`.
     yes: Option<Arg>,
     /// `-o`.
@@ -122,6 +144,9 @@ fn shape(cmd: Command, path: &str, shared: &Shared, hide: bool, pointer: bool) -
         }
         cmd.arg(a)
     });
+    for k in &shared.kubernetes {
+        cmd = cmd.arg(k.clone().hide(!KUBERNETES.contains(&path)));
+    }
     if let Some(yes) = &shared.yes {
         cmd = cmd.arg(yes.clone().hide(!CONFIRMING.contains(&path)));
     }

@@ -195,8 +195,9 @@ pub(crate) struct DemoArgs {
 pub(crate) struct KubeArgs {
     /// Management cluster kubeconfig: after the array, apply the management manifests
     /// there (server-side apply, field manager `pxfa`), wait for them and attach the
-    /// worker disks.
-    #[arg(long, value_name = "FILE")]
+    /// worker disks. Default `$KUBECONFIG` (a `:` list, as for `oc`), as `status`,
+    /// `doctor` and `orphans` read it; without either, apply is array-only.
+    #[arg(long, value_name = "FILE", env = "KUBECONFIG")]
     pub(crate) kubeconfig: Option<PathBuf>,
     /// Context in the management kubeconfig (default: its current context).
     #[arg(long, value_name = "NAME", requires = "kubeconfig")]

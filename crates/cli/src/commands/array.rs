@@ -35,13 +35,8 @@ pub(crate) async fn run(cmd: ArrayCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
                             .map_or_else(|| "-".into(), human_ms),
                     ),
                     (
-                        "manual eradication",
-                        or_dash(
-                            info.eradication_config
-                                .manual_eradication
-                                .as_ref()
-                                .map(ManualEradication::as_str),
-                        ),
+                        "SafeMode",
+                        safemode(info.eradication_config.manual_eradication.as_ref()),
                     ),
                     ("address", ctx.session.label.clone()),
                 ])
@@ -85,4 +80,20 @@ pub(crate) async fn run(cmd: ArrayCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Success)
+}
+
+/// SafeMode as the array reports it (`eradication_config.manual_eradication`):
+/// whether destroyed objects may be eradicated by hand.
+fn safemode(m: Option<&ManualEradication>) -> String {
+    match m {
+        None => "-".to_string(),
+        Some(ManualEradication::AllEnabled) => "off (manual eradication all-enabled)".to_string(),
+        Some(ManualEradication::PartiallyDisabled) => {
+            "on for some objects (manual eradication partially-disabled)".to_string()
+        }
+        Some(ManualEradication::AllDisabled) => "on: destroyed objects are eradicated only by \
+            the array, after the eradication delay (manual eradication all-disabled)"
+            .to_string(),
+        Some(other) => format!("manual eradication {}", other.as_str()),
+    }
 }

@@ -18,12 +18,13 @@ use px_topology::spec::StorageMode;
 use px_topology::{Action, Plan, PlanOptions, ProgressEvent, Site, Tenant};
 use secrecy::{ExposeSecret, SecretString};
 
+use super::kube_clients::connect as kube_connect;
 use super::pipeline::load_tenant;
 use crate::args::{GlobalArgs, OutputFormat, StatusArgs, TokenRotateArgs};
 use crate::config::{self, Target};
 use crate::exit::Outcome;
 use crate::graph::{Graph, Verdicts};
-use crate::output::{ChangeProgress, Printer, to_json, to_yaml};
+use crate::output::{ChangeProgress, Printer, inert_cell, to_json, to_yaml};
 use crate::session::Session;
 
 /// The clusters' part of `apply`'s output: what the apply did on them, and a
@@ -150,9 +151,26 @@ fn apply_text(r: &ApplyReport) -> String {
     out.join("\n")
 }
 
-/// `status -f SPEC`.
+/// `status -f SPEC`: exit 0 when healthy, 3 when it found problems (marked `!!`).
 pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
     let t = load_tenant(&a.file)?;
+    // The kubeconfigs load before the array is opened: one that does not is bad
+    // input (exit 2), with nothing sent anywhere.
+    let bounds = g.kube_bounds(true);
+    let management = kube_connect(
+        "--kubeconfig",
+        a.kubeconfig.as_deref(),
+        a.context.as_deref(),
+        bounds,
+    )
+    .await?;
+    let tenant = kube_connect(
+        "--tenant-kubeconfig",
+        a.tenant_kubeconfig.as_deref(),
+        a.tenant_context.as_deref(),
+        bounds,
+    )
+    .await?;
     let session = Session::open(g, p, &t.token_users())?;
     let array = array_layer(&session, &t).await;
     let closed = session.close().await;
@@ -161,35 +179,39 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
         layers: vec![array],
     };
     closed?;
-    if let Some(kubeconfig) = &a.kubeconfig {
-        let bounds = g.kube_bounds(true);
-        let management = connect(kubeconfig, a.context.as_deref(), bounds).await?;
-        let tenant = match &a.tenant_kubeconfig {
-            Some(path) => Some(connect(path, a.tenant_context.as_deref(), bounds).await?),
-            None => None,
-        };
+    if let Some(management) = &management {
         let manifests = t.manifests()?;
-        let clusters = cluster_status(&t.spec, &manifests, &management, tenant.as_ref()).await?;
+        let clusters = cluster_status(&t.spec, &manifests, management, tenant.as_ref()).await?;
         report.layers.extend(clusters.layers);
         // The runbook steps pxfa can verify (#24): none for modes without worker drives.
         let steps =
-            px_cluster::status::runbook_checks(&t.spec, &manifests, &management, tenant.as_ref())
+            px_cluster::status::runbook_checks(&t.spec, &manifests, management, tenant.as_ref())
                 .await?;
         if !steps.items.is_empty() {
             report.layers.push(steps);
         }
     }
+    print_status(&t, &plan, &report, p)?;
+    Ok(if report.healthy() {
+        Outcome::Success
+    } else {
+        Outcome::Found
+    })
+}
+
+fn print_status(t: &Tenant, plan: &Plan, report: &StatusReport, p: &Printer) -> Result<()> {
     let tenant = t.desired.tenant.to_string();
-    let doc = StatusDocument::new(&tenant, &report);
     match p.format {
-        OutputFormat::Json => p.stdout(&to_json(&doc)?)?,
-        OutputFormat::Yaml => p.stdout(&to_yaml(&doc)?)?,
-        OutputFormat::Table | OutputFormat::Wide => {
-            p.stdout(&format!("tenant {tenant}\n{}", status_text(&report, p)))?
-        }
+        OutputFormat::Json => p.stdout(&to_json(&StatusDocument::new(&tenant, report))?)?,
+        OutputFormat::Yaml => p.stdout(&to_yaml(&StatusDocument::new(&tenant, report))?)?,
+        OutputFormat::Table | OutputFormat::Wide => p.stdout(&format!(
+            "tenant {}\n{}",
+            inert_cell(&tenant),
+            status_text(report, p)
+        ))?,
         OutputFormat::Mermaid | OutputFormat::Dot => {
             let manifests = t.manifests()?;
-            let g = Graph::tenant(&plan, &manifests, &Verdicts::Status(&report));
+            let g = Graph::tenant(plan, &manifests, &Verdicts::Status(report));
             p.stdout(&if p.format == OutputFormat::Dot {
                 g.to_dot()
             } else {
@@ -198,7 +220,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
         }
         f @ OutputFormat::Name => return Err(crate::output::unsupported(f)),
     }
-    Ok(Outcome::Success)
+    Ok(())
 }
 
 /// The array's layer of the status: the pipeline's first two stages (the drives in
@@ -282,8 +304,10 @@ fn unclaimed_items(observed: &px_topology::Observed, t: &Tenant, listed: &[Item]
 
 fn status_text(r: &StatusReport, p: &Printer) -> String {
     let mut out = Vec::new();
+    // Names, states and messages come from the array and the clusters: escaped
+    // as doctor's cells are, so none can drive the terminal or break a line.
     for l in &r.layers {
-        out.push(format!("{}:", l.name));
+        out.push(format!("{}:", inert_cell(&l.name)));
         if l.items.is_empty() {
             out.push("  (nothing)".to_string());
         }
@@ -293,9 +317,13 @@ fn status_text(r: &StatusReport, p: &Printer) -> String {
             } else {
                 p.paint_out("31;1", "!! ")
             };
-            out.push(format!("  {mark}{}: {}", i.object, i.state));
+            out.push(format!(
+                "  {mark}{}: {}",
+                inert_cell(&i.object),
+                inert_cell(&i.state)
+            ));
             if let Some(pr) = &i.problem {
-                out.push(format!("      {pr}"));
+                out.push(format!("      {}", inert_cell(pr)));
             }
         }
     }
@@ -493,4 +521,32 @@ pub(crate) fn crd(p: &Printer) -> Result<Outcome> {
         _ => p.stdout(&format!("---\n{}", to_yaml(&crd)?))?,
     }
     Ok(Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[test]
+    fn status_text_escapes_what_the_array_and_clusters_say() {
+        let cli = crate::args::Cli::try_parse_from(["pxfa", "--color", "never", "crd"]).unwrap();
+        let p = Printer::from_args(&cli.global);
+        let report = StatusReport {
+            layers: vec![Layer {
+                name: "array (fa\u{1b}]0;x\u{7})".into(),
+                items: vec![Item {
+                    object: "volume v\u{1b}[2J".into(),
+                    state: "gone\nok".into(),
+                    ok: false,
+                    problem: Some("run \u{9b}31m".into()),
+                }],
+            }],
+        };
+        let text = status_text(&report, &p);
+        assert!(!text.contains(['\u{1b}', '\u{7}', '\u{9b}']), "{text:?}");
+        assert!(text.contains(r"volume v\u{1b}[2J: gone\u{a}ok"), "{text}");
+        assert_eq!(text.lines().count(), 4, "{text}");
+    }
 }

@@ -14,9 +14,10 @@ use px_topology::spec::realm::REALM_MIN_REST_MINOR;
 use px_topology::{ArraySpaceInfo, ObserveError, PlanOptions, RealmGateError, Site, Tenant};
 use secrecy::SecretString;
 
+use super::kube_clients::connect;
 use crate::args::{DoctorArgs, GlobalArgs, OutputFormat};
 use crate::config::{self, Target};
-use crate::exit::{InvalidInput, Outcome};
+use crate::exit::Outcome;
 use crate::output::{Printer, inert_cell, to_json, to_yaml};
 use crate::session::Session;
 
@@ -61,7 +62,7 @@ pub(crate) async fn run(a: &DoctorArgs, g: &GlobalArgs, p: &Printer) -> Result<O
     print(&report, p)?;
     match report.worst() {
         CheckStatus::Ok => Ok(Outcome::Success),
-        CheckStatus::Warn | CheckStatus::Unknown => Ok(Outcome::Changes),
+        CheckStatus::Warn | CheckStatus::Unknown => Ok(Outcome::Found),
         CheckStatus::Fail => Err(anyhow::anyhow!(
             "doctor: {} check(s) fail{}; see the FIX column",
             report.summary.fail,
@@ -72,23 +73,6 @@ pub(crate) async fn run(a: &DoctorArgs, g: &GlobalArgs, p: &Printer) -> Result<O
             }
         )),
     }
-}
-
-/// A client for the kubeconfig given as `flag`; one that does not load (a file, a
-/// context) is bad input (exit 2).
-async fn connect(
-    flag: &str,
-    path: Option<&std::path::Path>,
-    context: Option<&str>,
-    bounds: px_cluster::KubeBounds,
-) -> Result<Option<px_cluster::Client>> {
-    let Some(path) = path else {
-        return Ok(None);
-    };
-    px_cluster::connect(path, context, bounds)
-        .await
-        .map(Some)
-        .map_err(|e| InvalidInput::error(format!("{flag}: {:#}", anyhow::Error::new(e))))
 }
 
 /// The array to check: `None` when none is configured at all (the array layer is
@@ -235,7 +219,24 @@ async fn array_view(t: &Tenant, array: &dyn FlashArray) -> ArrayView {
             .blockers
             .push(format!("cannot observe the tenant: {e}")),
     }
-    view.nodes_without_host = nodes_without_host(t, array).await;
+    if t.desired.hosts.is_empty() {
+        view.no_hosts_planned = Some(
+            if t.spec.mode() == px_topology::spec::StorageMode::DirectAccess
+                && t.spec.spec.storage.attach == px_topology::spec::Attach::Fada
+            {
+                "not checked: with attach: fada the management Portworx connects the drives \
+                 on demand; pxfa plans no hosts"
+                    .to_string()
+            } else {
+                format!(
+                    "not checked: pxfa plans no hosts for a {} tenant",
+                    t.spec.mode()
+                )
+            },
+        );
+    } else {
+        view.nodes_without_host = nodes_without_host(t, array).await;
+    }
     view
 }
 

@@ -71,7 +71,7 @@ pub(crate) async fn run(cmd: HostCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         HostCmd::List { list } => {
             host_names(&list.names)?;
             let hosts = array
-                .list_hosts(&list_params(&list, None))
+                .list_hosts(&list_params(&list, None)?)
                 .await
                 .context("cannot list hosts")?;
             p.emit_list("host", &hosts, |h| h.name.clone(), || table(p, &hosts))?;
@@ -163,10 +163,23 @@ async fn create(
         .with_iqns(ini.iqns)
         .with_nqns(ini.nqns);
     body.personality = personality.map(HostPersonality::from);
-    let mut out = array
-        .create_hosts(&names, &body)
-        .await
-        .with_context(|| format!("cannot create host {name}"))?;
+    // The group first: a host created into a group that does not exist would be
+    // left behind, and the rerun would fail on the host.
+    if let Some(g) = &group {
+        group_must_exist(array, &g[0]).await?;
+    }
+    let mut out = array.create_hosts(&names, &body).await.map_err(|e| {
+        let exists = e.kind() == flasharray::ErrorKind::AlreadyExists;
+        let fix = if exists {
+            format!(
+                " (`pxfa host get {name}` shows it; `pxfa host set-group {name} GROUP` and \
+                 `pxfa host add-initiator {name}` change it)"
+            )
+        } else {
+            String::new()
+        };
+        anyhow::Error::new(e).context(format!("cannot create host {name}{fix}"))
+    })?;
     if let Some(g) = group {
         let patch = HostPatch::default().with_host_group(NameRef::new(g[0].as_str()));
         out = array.patch_hosts(&names, &patch).await.with_context(|| {
@@ -178,6 +191,30 @@ async fn create(
     }
     p.done(format!("created host {name}"));
     p.emit(&out, || table(p, &out))
+}
+
+/// Refuses (exit 2) a host group that is not on the array, before anything is created.
+async fn group_must_exist(
+    array: &dyn flasharray::FlashArray,
+    group: &flasharray::HostGroupName,
+) -> Result<()> {
+    let found = match array
+        .list_host_groups(&ListParams::names([group.as_str()]))
+        .await
+    {
+        Ok(groups) => !groups.is_empty(),
+        Err(e) if e.kind() == flasharray::ErrorKind::NotFound => false,
+        Err(e) => {
+            return Err(anyhow::Error::new(e).context(format!("cannot read host group {group}")));
+        }
+    };
+    if found {
+        return Ok(());
+    }
+    Err(InvalidInput::error(format!(
+        "host group {group} does not exist: nothing was created; create it first \
+         (`pxfa hostgroup create {group}`) or leave out --hostgroup"
+    )))
 }
 
 /// `host set-group`: into `group`, or out of any with `none`.

@@ -27,7 +27,7 @@ async fn list_groups(ctx: &Ctx<'_>, list: &ListArgs) -> Result<()> {
     let p = ctx.printer;
     host_group_names(&list.names)?;
     let groups = array
-        .list_host_groups(&list_params(list, None))
+        .list_host_groups(&list_params(list, None)?)
         .await
         .context("cannot list host groups")?;
     let members = if groups.is_empty() {

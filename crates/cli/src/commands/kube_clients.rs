@@ -8,6 +8,7 @@ use anyhow::{Result, anyhow};
 use px_cluster::{Client, ClusterClients};
 
 use crate::args::KubeArgs;
+use crate::exit::InvalidInput;
 use crate::preflight::Findings;
 
 /// One kubeconfig flag's client, or why its file and context gave none.
@@ -97,4 +98,22 @@ async fn load(
         .await
         .map_err(anyhow::Error::new);
     Some(Loaded { flag, client })
+}
+
+/// The client of the kubeconfig a read-only command's `flag` names (`None` without
+/// one). Loading contacts no cluster, so a file or context that does not load is bad
+/// input (exit 2): the command calls this before anything is sent anywhere.
+pub(crate) async fn connect(
+    flag: &str,
+    path: Option<&std::path::Path>,
+    context: Option<&str>,
+    bounds: px_cluster::KubeBounds,
+) -> Result<Option<Client>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    px_cluster::connect(path, context, bounds)
+        .await
+        .map(Some)
+        .map_err(|e| InvalidInput::error(format!("{flag}: {:#}", anyhow::Error::new(e))))
 }

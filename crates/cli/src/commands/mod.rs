@@ -217,16 +217,39 @@ fn no_duplicates(kind: &str, keys: impl Iterator<Item = String>) -> Result<()> {
     Ok(())
 }
 
-/// List parameters from the command line.
-pub(crate) fn list_params(l: &ListArgs, destroyed: Option<bool>) -> flasharray::ListParams {
-    flasharray::ListParams {
+/// List parameters from the command line; a `--filter` that does not parse is
+/// refused here (exit 2), before the listing is sent.
+pub(crate) fn list_params(l: &ListArgs, destroyed: Option<bool>) -> Result<flasharray::ListParams> {
+    if let Some(f) = &l.filter {
+        check_filter(f)?;
+    }
+    Ok(flasharray::ListParams {
         names: l.names.clone(),
         filter: l.filter.clone(),
         sort: l.sort.clone(),
         limit: l.limit,
         destroyed,
         ..Default::default()
+    })
+}
+
+/// Checks a `--filter` against the array's filter grammar, as the simulator reads it
+/// (`flasharray_mock::listing::parse_filter`). Functions the simulator does not
+/// evaluate (`tags(...)`) are left for the array to judge: the grammar refuses them
+/// only because the simulator cannot answer them.
+fn check_filter(filter: &str) -> Result<()> {
+    let Err(e) = flasharray_mock::listing::parse_filter(Some(filter)) else {
+        return Ok(());
+    };
+    let why = e
+        .as_api()
+        .map_or_else(|| e.to_string(), |a| a.message().to_string());
+    if why.contains("() is not supported") {
+        return Ok(());
     }
+    Err(InvalidInput::error(format!(
+        "--filter {filter:?}: {why} Nothing was sent."
+    )))
 }
 
 /// `--destroyed` / `--live` as the array's tri-state.

@@ -2,7 +2,7 @@
 //! the cleanup) and [`px_cluster::orphans`] (the management cluster's reads and
 //! deletes, and the TenantStorage objects).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use px_cluster::ClusterOrphans;
@@ -110,13 +110,15 @@ fn scan_options(a: &OrphansArgs) -> ScanOptions {
 
 /// `orphans [-f SPEC|DIR]... [--kubeconfig FILE] [--cleanup]`.
 pub(crate) async fn run(a: &OrphansArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome> {
-    let client = match kubeconfig(a) {
-        Some(path) => Some(
-            px_cluster::connect(Path::new(&path), a.context.as_deref(), g.kube_bounds(true))
-                .await?,
-        ),
-        None => None,
-    };
+    // Loaded before anything is sent: a kubeconfig that does not load exits 2.
+    let path = kubeconfig(a);
+    let client = super::kube_clients::connect(
+        "--kubeconfig",
+        path.as_deref(),
+        a.context.as_deref(),
+        g.kube_bounds(true),
+    )
+    .await?;
     let known = known_tenants(a, client.as_ref()).await?;
     let users: Vec<String> = known.tenants.iter().flat_map(Tenant::token_users).collect();
     let session = Session::open(g, p, &users)?;

@@ -19,14 +19,14 @@ pub(crate) async fn run(cmd: PodCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         PodCmd::List { list, destroyed } => {
             pod_names(&list.names)?;
             let pods = array
-                .list_pods(&list_params(&list, destroyed_filter(&destroyed)))
+                .list_pods(&list_params(&list, destroyed_filter(&destroyed))?)
                 .await
                 .context("cannot list pods")?;
             p.emit_list("pod", &pods, |x| x.name.clone(), || table(p, &pods))?;
         }
         PodCmd::Create { names, quota } => {
             let pnames = pod_names(&names)?;
-            let quota = quota.as_deref().map(str::parse::<Size>).transpose()?;
+            let quota = quota.as_deref().map(Size::parse_flag).transpose()?;
             let mut body = PodPost::default();
             body.quota_limit = quota.map(Size::as_u64);
             let out = array

@@ -64,7 +64,10 @@ pub(crate) fn lint(a: &LintArgs, g: &GlobalArgs, p: &Printer) -> Result<Outcome>
 pub(crate) fn plan_text(plan: &Plan, p: &Printer) -> String {
     let mut text = plan.to_text(p.verbose > 0);
     if !plan.has_changes() && !plan.is_blocked() {
-        text.push_str("No changes: the array already matches the spec.\n");
+        text.push_str(&match plan.summary.pending {
+            0 => "No changes: the array already matches the spec.\n".to_string(),
+            n => format!("No array changes; {n} drive(s) pending (see above).\n"),
+        });
     }
     text.trim_end()
         .lines()
@@ -222,10 +225,21 @@ async fn plan_outcome(
     if !plan.is_applicable() {
         return Err(blocked_error(plan));
     }
-    // Pending drives are not array changes, but the tenant is not finished: an
-    // apply that can read the claims still has to tag them.
-    if a.detailed_exitcode && (plan.has_changes() || plan.summary.pending > 0) {
-        return Ok(Outcome::Changes);
+    // Pending drives are not array changes. They count only when this plan read the
+    // claims (`--array sim`'s simulated Portworx): an apply like it then tags them.
+    // Unread, no apply from here progresses them, and a drift check would alarm
+    // forever.
+    let located = planned.observed().drives.located;
+    let pending = plan.summary.pending;
+    if pending > 0 && !located {
+        p.info(format!(
+            "{pending} drive(s) pending on claims this plan cannot read: not a change pxfa can \
+             make from here (`pxfa apply --kubeconfig` tags them once bound); \
+             --detailed-exitcode does not count them"
+        ));
+    }
+    if a.detailed_exitcode && (plan.has_changes() || (located && pending > 0)) {
+        return Ok(Outcome::Found);
     }
     Ok(Outcome::Success)
 }
@@ -245,8 +259,18 @@ pub(crate) async fn apply(
     cancel: &Cancel,
 ) -> Result<Outcome> {
     let t = load_tenant(&a.file)?;
-    // Each kubeconfig is read once, here; the preflight refuses one that did not load.
+    if a.kube.kubeconfig.is_none() {
+        p.info(
+            "array only: no --kubeconfig or $KUBECONFIG, so no cluster is touched (the manifests \
+             are for you to apply; --out DIR writes them)",
+        );
+    }
+    // Each kubeconfig is read once, here; one that did not load is refused before the
+    // array is opened (exit 2, nothing sent), as status, doctor and orphans do.
     let kube = KubeClients::load(&a.kube, g.kube_bounds(false)).await;
+    let mut unloaded = Findings::default();
+    kube.check(&mut unloaded);
+    unloaded.refuse()?;
     // The site's facts (with --kubeconfig) before anything else: a contradiction exits 2.
     let t = preflight::site_resolved(t, kube.management(), &a.file, p).await?;
     // The output folder is checked before the array is even opened: a link, a file
@@ -411,22 +435,27 @@ async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outco
         eradicate: a.eradicate,
         delete_token: a.delete_token,
     };
-    // Nothing tagged for the tenant stays an error here (a preview of nothing); the
-    // destroy itself succeeds then (`nothing_to_destroy`).
-    let result = plan_destroying(&session, &t, scope)
-        .await
-        .and_then(|planned| {
-            let planned = planned.ok_or_else(|| DestroyError::NothingSelected {
-                tenant: t.desired.tenant.clone(),
-            })?;
-            Ok(planned.plan().to_plan())
-        });
+    // Nothing tagged for the tenant is an empty preview, exit 0, as the destroy
+    // itself succeeds then with nothing to do (`nothing_to_destroy`).
+    let result = plan_destroying(&session, &t, scope).await.map(|planned| {
+        planned.map_or_else(
+            || Plan::empty(&t.desired.tenant),
+            |planned| planned.plan().to_plan(),
+        )
+    });
+    let label = session.label.clone();
     session.close().await?;
     let plan =
         result.with_context(|| format!("cannot plan destroying tenant {}", t.desired.tenant))?;
+    if plan.changes.is_empty() && plan.notes.is_empty() {
+        p.warn(format!(
+            "nothing on the array is tagged for tenant {} ({label}): nothing to destroy",
+            t.desired.tenant
+        ));
+    }
     print_plan(&plan, &t, p)?;
     if a.detailed_exitcode && plan.has_changes() {
-        return Ok(Outcome::Changes);
+        return Ok(Outcome::Found);
     }
     Ok(Outcome::Success)
 }
@@ -705,19 +734,30 @@ pub(crate) fn destroy_text(r: &DestroyReport) -> String {
     for k in &r.skipped {
         s.push_str(&format!("\n  skipped {}: {}", k.change.to_line(), k.reason));
     }
+    // One batch refusal (SafeMode) is every object's reason: said once, then one
+    // line per object.
+    let mut reasons: Vec<&str> = Vec::new();
     for e in &r.pending_eradication {
-        let when = e.time_remaining_ms.map_or_else(String::new, |ms| {
-            format!(
-                ", eradicated by the array in {}",
-                crate::output::human_ms(ms)
-            )
+        if !reasons.contains(&e.reason.as_str()) {
+            reasons.push(&e.reason);
+        }
+    }
+    for (i, reason) in reasons.iter().enumerate() {
+        // A later refusal quoting an earlier one (the pod's, whose volumes stayed)
+        // points at it instead of repeating it.
+        let shown = reasons[..i].iter().fold(reason.to_string(), |r, earlier| {
+            r.replace(earlier, "the refusal above")
         });
-        s.push_str(&format!(
-            "\n  pending eradication {} {}: {}{when}",
-            e.kind.label(),
-            e.name,
-            e.reason
-        ));
+        s.push_str(&format!("\n  pending eradication: {shown}"));
+        for e in r.pending_eradication.iter().filter(|e| e.reason == *reason) {
+            let when = e.time_remaining_ms.map_or_else(String::new, |ms| {
+                format!(
+                    ", eradicated by the array in {}",
+                    crate::output::human_ms(ms)
+                )
+            });
+            s.push_str(&format!("\n    {} {}{when}", e.kind.label(), e.name));
+        }
     }
     for k in &r.kept {
         s.push_str(&format!(

@@ -21,7 +21,7 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
             volume_names(&list.names)?;
             let vols = ctx
                 .array()
-                .list_volumes(&list_params(&list, destroyed_filter(&destroyed)))
+                .list_volumes(&list_params(&list, destroyed_filter(&destroyed))?)
                 .await
                 .context("cannot list volumes")?;
             p.emit_list("volume", &vols, |v| v.name.clone(), || table(p, &vols))?;
@@ -66,7 +66,7 @@ async fn get(ctx: &Ctx<'_>, name: &str) -> Result<()> {
 async fn create(ctx: &Ctx<'_>, names: &[String], size: &str) -> Result<()> {
     let p = ctx.printer;
     let vnames = volume_names(names)?;
-    let size = Size::parse_volume(size)?;
+    let size = Size::parse_flag(size)?.check_volume()?;
     let created = ctx
         .array()
         .create_volumes(
@@ -84,7 +84,7 @@ async fn resize(ctx: &Ctx<'_>, names: &[String], size: &str, truncate: bool) -> 
     let p = ctx.printer;
     let array = ctx.array();
     let vnames = volume_names(names)?;
-    let size = Size::parse_volume(size)?;
+    let size = Size::parse_flag(size)?.check_volume()?;
     let current = array
         .list_volumes(&ListParams::names(&vnames))
         .await

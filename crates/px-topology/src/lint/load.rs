@@ -100,8 +100,57 @@ fn source_of(object: &str, manifests: &[(Value, String)]) -> Option<String> {
     })
 }
 
+/// The spec's size fields, as JSON pointers and field paths.
+const SIZE_FIELDS: &[(&str, &str)] = &[
+    ("/spec/hostedCluster/memory", "spec.hostedCluster.memory"),
+    (
+        "/spec/hostedCluster/rootVolumeSize",
+        "spec.hostedCluster.rootVolumeSize",
+    ),
+    ("/spec/storage/capacity", "spec.storage.capacity"),
+    ("/spec/storage/metadataSize", "spec.storage.metadataSize"),
+    ("/spec/portworx/maxPoolSize", "spec.portworx.maxPoolSize"),
+];
+
+/// PXFA034: a size written with a bare decimal unit letter (`capacity: 4T`). It keeps
+/// its Kubernetes meaning (4 × 10^12 bytes), but a Pure admin writes it by habit for
+/// the binary size Purity's CLI reads, so the finding names both.
+fn ambiguous_sizes(d: &Value) -> Vec<Finding> {
+    SIZE_FIELDS
+        .iter()
+        .filter_map(|(pointer, path)| {
+            let written = d.pointer(pointer)?.as_str()?;
+            let r = flasharray::Size::ambiguous_readings(written)?;
+            Some(Finding::new(
+                "PXFA034",
+                Severity::Warning,
+                *path,
+                format!(
+                    "{written} is a Kubernetes quantity: {} bytes ({}), not the {} Purity's CLI \
+                     means by {written}; write {}{}i for {} or {}{}B to keep {}",
+                    r.decimal.as_u64(),
+                    r.decimal,
+                    r.binary,
+                    r.number,
+                    r.unit.to_ascii_uppercase(),
+                    r.binary,
+                    r.number,
+                    r.unit.to_ascii_uppercase(),
+                    r.decimal,
+                ),
+            ))
+        })
+        .collect()
+}
+
 /// Spec checks on one `TenantStorage` document.
 fn lint_spec_value(d: Value) -> Vec<Finding> {
+    let mut findings = ambiguous_sizes(&d);
+    findings.extend(lint_parsed_spec(d));
+    findings
+}
+
+fn lint_parsed_spec(d: Value) -> Vec<Finding> {
     match spec::from_value(d) {
         Err(e) => vec![Finding::new("PXFA000", Severity::Error, e.path, e.message)],
         Ok(t) => {

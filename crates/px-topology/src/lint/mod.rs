@@ -186,6 +186,11 @@ pub const RULES: &[Rule] = &[
         Severity::Warning,
         "cloud-drive worker VMs on whereabouts addresses, which live migration does not keep",
     ),
+    Rule::new(
+        "PXFA034",
+        Severity::Warning,
+        "a spec size with a bare decimal unit (4T): 4 TB as Kubernetes reads it, not 4 TiB",
+    ),
 ];
 
 /// The catalogue entry for `id`.

@@ -397,6 +397,12 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// A plan with nothing in it: `plan --destroy` of a tenant nothing on the array is
+    /// tagged for.
+    pub fn empty(tenant: &crate::desired::TenantId) -> Self {
+        Plan::new(tenant, Vec::new(), Vec::new(), Vec::new(), BTreeMap::new())
+    }
+
     pub(crate) fn new(
         tenant: &crate::desired::TenantId,
         changes: Vec<Change>,

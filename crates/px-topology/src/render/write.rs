@@ -184,14 +184,53 @@ pub(super) fn readme(manifests: &[Manifest]) -> String {
                 out.push_str("  [SECRET]");
             }
             out.push('\n');
-            if let Some(first) = m.purpose.first() {
+            for line in index_lines(&m.purpose) {
                 out.push_str("          ");
-                push_escaped(&mut out, &first.replace(line_break, " "));
+                push_escaped(&mut out, &line.replace(line_break, " "));
                 out.push('\n');
             }
         }
     }
     out
+}
+
+/// What the index shows of a manifest's purpose: its first paragraph, and every later
+/// one that shouts a warning (`APPLYING IT REBOOTS the worker pool`, `TEMPLATE:`,
+/// `IMMUTABLE`), so that no warning of a header is left out of the listing people read.
+fn index_lines(purpose: &[String]) -> Vec<String> {
+    paragraphs(purpose)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, p)| *i == 0 || shouts(p))
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// The purpose's lines joined into paragraphs: a header wraps long sentences, so a
+/// line that does not end one (`.`, `:`, `!`, `?`) goes on in the next.
+fn paragraphs(lines: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in lines {
+        let line = line.trim();
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => out.push(line.to_string()),
+        }
+        open = !line.ends_with(['.', ':', '!', '?']);
+    }
+    out
+}
+
+/// Whether `text` shouts: a word of six or more capital letters (`REBOOTS`,
+/// `TEMPLATE`), not part of an identifier (`CAPACITY_DATA_HAS_CHANGED`,
+/// `PURE_ISCSI_ALLOWED_IFACES`). Acronyms (`FADA`, `JSON`) are shorter.
+fn shouts(text: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w.len() >= 6 && w.chars().all(|c| c.is_ascii_uppercase()))
 }
 
 /// What [`write_dir`] did.
@@ -455,5 +494,30 @@ mod tests {
         push_comment(&mut out, "a\r\nb\u{2028}c");
         push_comment(&mut out, "");
         assert_eq!(out, "# a\n#\n# b\n# c\n#\n");
+    }
+
+    #[test]
+    fn the_index_keeps_the_warnings_of_a_header() {
+        let purpose: Vec<String> = [
+            "FlashArray host settings for the management workers (multipath.conf, udev rules with the",
+            "CAPACITY_DATA_HAS_CHANGED rescan, iscsid, multipathd), which run the VM disks.",
+            "APPLYING IT REBOOTS the worker pool node by node. Shared by tenants; NVMe/TCP nodes",
+            "also need nvme_core.multipath=N.",
+            "A plain remark about FADA and JSON.",
+        ]
+        .map(String::from)
+        .to_vec();
+        let lines = super::index_lines(&purpose);
+        assert_eq!(lines.len(), 2, "{lines:#?}");
+        assert!(
+            lines[0].ends_with("which run the VM disks."),
+            "{}",
+            lines[0]
+        );
+        assert!(
+            lines[1].starts_with("APPLYING IT REBOOTS") && lines[1].ends_with("multipath=N."),
+            "{}",
+            lines[1]
+        );
     }
 }

@@ -52,7 +52,9 @@ pub fn array_checks(view: &ArrayView) -> Vec<Check> {
         "management-initiators",
         "/hosts iqns, wwns, nqns of spec.management.nodes",
     );
-    out.push(if view.nodes_without_host.is_empty() {
+    out.push(if let Some(why) = &view.no_hosts_planned {
+        hosts.ok(why.clone())
+    } else if view.nodes_without_host.is_empty() {
         hosts.ok("every management node's initiators are on a host, or pxfa creates it")
     } else {
         hosts.warn(

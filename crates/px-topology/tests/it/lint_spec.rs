@@ -307,3 +307,32 @@ fn pxfa033_cloud_drive_workers_on_whereabouts() {
     da.spec.network.as_mut().unwrap().whereabouts_reconciler = true;
     assert_eq!(rules(&da), BTreeSet::from(["PXFA021"]));
 }
+
+/// PXFA034: `capacity: 4T` keeps its Kubernetes meaning, and lint names the binary
+/// size a Pure admin may have meant.
+#[test]
+fn a_bare_decimal_unit_in_a_spec_warns_with_both_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(example("tenant-direct-access.yaml"))
+        .unwrap()
+        .replacen("capacity: 4Ti", "capacity: 4T", 1);
+    let path = dir.path().join("spec.yaml");
+    std::fs::write(&path, text).unwrap();
+    let f = lint_path(&path).unwrap();
+    let w: Vec<_> = f.iter().filter(|f| f.rule == "PXFA034").collect();
+    assert_eq!(w.len(), 1, "{f:#?}");
+    assert_eq!(w[0].object, "spec.storage.capacity");
+    assert_eq!(w[0].severity, Severity::Warning);
+    assert!(
+        w[0].message.contains("3.64 TiB") && w[0].message.contains("4Ti"),
+        "{}",
+        w[0].message
+    );
+    // Spelled out, nothing to say.
+    assert!(
+        lint_path(example("tenant-direct-access.yaml"))
+            .unwrap()
+            .iter()
+            .all(|f| f.rule != "PXFA034")
+    );
+}
