@@ -13,6 +13,7 @@ mod harness;
 mod api_client;
 mod controller;
 mod destroy_preview;
+mod doctor_brownfield;
 mod dynamic;
 mod embedded;
 mod errors;

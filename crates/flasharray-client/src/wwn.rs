@@ -42,6 +42,18 @@ impl Wwn {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// An initiator (WWN, IQN or NQN) in the one form in which two spellings of it
+    /// compare equal: a WWN in the array's form ([`Wwn::as_str`]) however it was
+    /// written, any other text lower-cased (IQNs and NQNs are case-insensitive, and
+    /// text that is no WWN is never trimmed into one). Every comparison of
+    /// initiators goes through here.
+    pub fn initiator_key(initiator: &str) -> String {
+        match Wwn::new(initiator) {
+            Ok(w) => w.0,
+            Err(_) => initiator.to_ascii_lowercase(),
+        }
+    }
 }
 
 impl fmt::Display for Wwn {
@@ -83,6 +95,20 @@ mod tests {
         assert_eq!(a, Wwn::new("2100F4C7AA002706").unwrap());
         assert_eq!(a, "21-00-F4-C7-AA-00-27-06".parse().unwrap());
         assert_eq!(a.to_string(), "21:00:f4:c7:aa:00:27:06");
+    }
+
+    #[test]
+    fn initiator_keys_match_any_spelling_of_one_initiator() {
+        let key = Wwn::initiator_key;
+        assert_eq!(key("21:00:f4:c7:aa:00:27:06"), key("2100F4C7AA002706"));
+        assert_eq!(key("21-00-F4-C7-AA-00-27-06"), "2100F4C7AA002706");
+        assert_ne!(key("21:00:f4:c7:aa:00:27:06"), key("2100F4C7AA002707"));
+        assert_eq!(
+            key("iqn.1994-05.com.RedHat:w1"),
+            key("IQN.1994-05.com.redhat:W1")
+        );
+        // Text that is no WWN is compared whole, not trimmed into one.
+        assert_eq!(key("21.00.f4.c7.aa.00.27.06"), "21.00.f4.c7.aa.00.27.06");
     }
 
     #[test]

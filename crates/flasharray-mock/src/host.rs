@@ -8,7 +8,7 @@ use flasharray::models::{
     normalize_wwn,
 };
 use flasharray::params::MemberParams;
-use flasharray::{HostGroupName, HostName, ListParams, Result, TagResource};
+use flasharray::{HostGroupName, HostName, ListParams, Result, TagResource, Wwn};
 
 use crate::listing::refine;
 use crate::state::{HostGroupRec, HostRec, State, TargetId, bad};
@@ -155,7 +155,7 @@ impl State {
                 continue;
             }
             for i in h.iqns.iter().chain(&h.nqns).chain(&h.wwns) {
-                owners.insert(i.to_ascii_lowercase(), h.name.as_str());
+                owners.insert(Wwn::initiator_key(i), h.name.as_str());
             }
         }
         for (kind, list) in [
@@ -164,7 +164,7 @@ impl State {
             (Kind::Wwn, &ini.wwns),
         ] {
             for i in list {
-                let k = i.to_ascii_lowercase();
+                let k = Wwn::initiator_key(i);
                 if let Some(owner) = owners.get(&k) {
                     return Err(bad(
                         host,

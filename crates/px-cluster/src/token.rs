@@ -29,7 +29,6 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, PostParams};
-use px_topology::spec::StorageMode;
 use px_topology::token_journal::{JournalError, TokenJournal, classify, now_ms};
 use px_topology::{JournalVerdict, PureJson, TenantStorage, TokenState};
 use secrecy::SecretString;
@@ -110,7 +109,7 @@ pub async fn rotate_token(
     spec: &TenantStorage,
     opts: &RotateOptions,
 ) -> Result<RotateReport> {
-    if spec.spec.storage.mode != StorageMode::CloudDrive {
+    if !spec.spec.storage.mode.needs_token() {
         return Err(Error::InvalidOptions(format!(
             "token rotation is for cloud-drive tenants (storage.mode is {})",
             spec.spec.storage.mode

@@ -23,7 +23,7 @@ use crate::bounds::list_all;
 use k8s_openapi::api::core::v1::PersistentVolumeClaim;
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams};
 use kube::{Client, ResourceExt};
-use px_topology::spec::{DiskBus, HotplugGate, Protocol, StorageMode};
+use px_topology::spec::{DiskBus, HotplugGate, Protocol};
 use px_topology::{Manifest, TenantStorage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -675,7 +675,7 @@ pub async fn resolve_guest_interface(
     management: &Client,
     spec: &mut TenantStorage,
 ) -> Result<GuestInterface> {
-    if spec.spec.storage.mode != StorageMode::CloudDrive
+    if !spec.spec.storage.mode.guest_reaches_array()
         || spec.spec.storage.protocol != Some(Protocol::Iscsi)
     {
         return Ok(GuestInterface::NotNeeded);

@@ -10,21 +10,21 @@
 //! tests), and Kubernetes is the `px-cluster` crate's business.
 //!
 //! Everything a caller uses is at the crate root: the tenant and its pipeline
-//! ([`Tenant::observe`] → [`Observation`] → [`Planned`] → [`Applied`]), the plan and
-//! converge steps beneath it ([`observe`], [`plan()`], [`apply`], [`destroy`]), sizing,
+//! ([`Tenant::observe`] → [`Observation`] → [`Planned`] → [`Applied`]), the way in for
+//! every adapter (the CLI, the controller, `pxfa demo` and the example below), sizing,
 //! rendering ([`render()`]) and lint. Seven modules stay public as namespaces: [`spec`],
 //! [`site`], [`orphans`], [`runbook`], [`token_journal`], [`files`] and [`crd`].
 //! `public-api.txt` lists every exported path, and a test holds the crate to it.
 //!
 //! # Plan and apply a tenant
 //!
-//! Against an in-memory array, the same way `pxfa apply` does against a real one:
-//! observe what the array holds, plan the difference, apply it; a second plan finds
-//! nothing to do.
+//! Against an in-memory array, the same way `pxfa apply` does against a real one,
+//! through the pipeline's stages: observe what the array holds, plan the difference,
+//! apply it (here without clusters: [`ArrayOnly`]); a second plan finds nothing to do.
 //!
 //! ```
 //! use flasharray_mock::MockArray;
-//! use px_topology::{ApplyOptions, PlanOptions, Tenant, apply, observe, parse_valid_spec, plan};
+//! use px_topology::{ApplyOptions, ArrayOnly, PlanOptions, Site, Tenant, parse_valid_spec};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -32,16 +32,15 @@
 //! let tenant = Tenant::from_spec(parse_valid_spec(yaml)?, "tenant-direct-access.yaml".as_ref())?;
 //! let array = MockArray::new();
 //!
-//! let observed = observe(&array, &tenant.desired).await?;
-//! let first = plan(&tenant.desired, &observed, &PlanOptions::default());
-//! assert!(first.is_applicable() && first.has_changes());
-//! println!("{}", first.to_text(false));
+//! let first = tenant.observe(Site::array(&array)).await?.plan(&PlanOptions::default());
+//! assert!(first.plan().is_applicable() && first.plan().has_changes());
+//! println!("{}", first.plan().to_text(false));
 //!
-//! let report = apply(&array, &tenant.desired, &first, &ApplyOptions::default(), &|_| {}).await;
-//! assert!(report.is_success(), "{:?}", report.failed);
+//! let applied = first.apply(&ArrayOnly, ApplyOptions::default(), &|_| {}).await?;
+//! assert!(applied.report().is_success(), "{:?}", applied.report().failed);
 //!
-//! let observed = observe(&array, &tenant.desired).await?;
-//! assert!(!plan(&tenant.desired, &observed, &PlanOptions::default()).has_changes());
+//! let again = tenant.observe(Site::array(&array)).await?.plan(&PlanOptions::default());
+//! assert!(!again.plan().has_changes());
 //! # Ok(()) }
 //! ```
 //!

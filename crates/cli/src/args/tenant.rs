@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use px_topology::PlanOptions;
 
 /// `size`.
 #[derive(Debug, Args)]
@@ -74,21 +75,9 @@ pub(crate) struct PlanArgs {
     /// Exit 3 when there are changes, 0 when none.
     #[arg(long)]
     pub(crate) detailed_exitcode: bool,
-    /// Take over same-named objects that lack pxfa's tags.
-    #[arg(long)]
-    pub(crate) adopt: bool,
-    /// Allow shrinking volumes.
-    #[arg(long)]
-    pub(crate) allow_shrink: bool,
-    /// Soft-destroy the retained drives of workers removed from the spec (after the
-    /// Portworx decommission steps the plan lists); recoverable for the eradication
-    /// delay.
-    #[arg(long)]
-    pub(crate) release_removed_workers: bool,
-    /// Recover the destroyed drives of a released worker index that the spec has
-    /// again (only if its Portworx node was never decommissioned).
-    #[arg(long)]
-    pub(crate) recover_released: bool,
+    /// What the plan may do beyond the spec.
+    #[command(flatten)]
+    pub(crate) plan: PlanFlags,
     /// Show what `destroy -f SPEC` would remove instead (nothing is written).
     #[arg(long, conflicts_with_all = ["adopt", "allow_shrink", "release_removed_workers", "recover_released"])]
     pub(crate) destroy: bool,
@@ -100,15 +89,10 @@ pub(crate) struct PlanArgs {
     pub(crate) delete_token: bool,
 }
 
-/// `apply`.
-#[derive(Debug, Args)]
-pub(crate) struct ApplyArgs {
-    /// Tenant spec (YAML).
-    #[arg(short = 'f', long = "file", value_name = "SPEC")]
-    pub(crate) file: PathBuf,
-    /// Also write the tenant's manifests to this folder.
-    #[arg(long, value_name = "DIR")]
-    pub(crate) out: Option<PathBuf>,
+/// The flags `plan` and `apply` share: what the plan may do beyond the spec. They
+/// become the pipeline's [`PlanOptions`] in one place, [`PlanFlags::to_options`].
+#[derive(Debug, Clone, Args)]
+pub(crate) struct PlanFlags {
     /// Take over same-named objects that lack pxfa's tags.
     #[arg(long)]
     pub(crate) adopt: bool,
@@ -124,6 +108,32 @@ pub(crate) struct ApplyArgs {
     /// again (only if its Portworx node was never decommissioned).
     #[arg(long)]
     pub(crate) recover_released: bool,
+}
+
+impl PlanFlags {
+    /// The plan's options: the flags, once.
+    pub(crate) fn to_options(&self) -> PlanOptions {
+        PlanOptions {
+            adopt: self.adopt,
+            allow_shrink: self.allow_shrink,
+            release_removed_workers: self.release_removed_workers,
+            recover_released: self.recover_released,
+        }
+    }
+}
+
+/// `apply`.
+#[derive(Debug, Args)]
+pub(crate) struct ApplyArgs {
+    /// Tenant spec (YAML).
+    #[arg(short = 'f', long = "file", value_name = "SPEC")]
+    pub(crate) file: PathBuf,
+    /// Also write the tenant's manifests to this folder.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+    /// What the plan may do beyond the spec.
+    #[command(flatten)]
+    pub(crate) plan: PlanFlags,
     /// With --out: write Secrets with credentials (px-pure-secret) too.
     #[arg(long, requires = "out")]
     pub(crate) include_secrets: bool,

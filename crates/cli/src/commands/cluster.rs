@@ -14,7 +14,6 @@ use px_cluster::{
     ApplyReport, BoxError, Notice, RotateOptions, StatusDocument, StatusReport, TokenProbe,
     cluster_status, connect, rotate_token,
 };
-use px_topology::spec::StorageMode;
 use px_topology::{Action, Plan, PlanOptions, ProgressEvent, Site, Tenant};
 use secrecy::{ExposeSecret, SecretString};
 
@@ -344,7 +343,7 @@ pub(crate) async fn token_rotate(
     let t = Tenant::load(&a.file)?;
     // Also refused by px-cluster; checked here first to name the file and to open no
     // session for nothing.
-    if t.spec.spec.storage.mode != StorageMode::CloudDrive {
+    if !t.spec.spec.storage.mode.needs_token() {
         return Err(crate::exit::InvalidInput::error(format!(
             "{}: token rotation is for cloud-drive tenants (storage.mode is {})",
             a.file.display(),

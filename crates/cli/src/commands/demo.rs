@@ -8,11 +8,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use flasharray::{ConnectionParams, ListParams};
-use px_topology::PlanOptions;
+use px_topology::{ApplyOptions, ArrayOnly, PlanOptions, Planned, Site, Tenant};
 
-use px_topology::Tenant;
-
-use super::pipeline::{report_text, run_apply};
+use super::pipeline::{observe_error, report_text, run_planned};
 use crate::args::{DemoArgs, GlobalArgs};
 use crate::exit::Outcome;
 use crate::output::Printer;
@@ -36,6 +34,15 @@ pub(crate) async fn run(a: &DemoArgs, g: &GlobalArgs, p: &Printer) -> Result<Out
     result
 }
 
+/// The pipeline's first two stages on the simulated array (no clusters, no journal).
+async fn plan<'a>(t: &Tenant, session: &'a Session) -> Result<Planned<'a>> {
+    let observation = t
+        .observe(Site::array(session.array.as_ref()))
+        .await
+        .map_err(observe_error)?;
+    Ok(observation.plan(&PlanOptions::default()))
+}
+
 fn heading(p: &Printer, n: u32, title: &str) -> Result<()> {
     p.stdout(&format!(
         "\n{}",
@@ -56,20 +63,20 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     p.stdout(&t.sizing.explain().join("\n"))?;
 
     heading(p, 2, "Plan")?;
-    let observed = px_topology::observe(array, &t.desired)
+    let planned = plan(t, session)
         .await
         .context("cannot read the simulated array")?;
-    let plan = t.plan(&observed, &PlanOptions::default());
-    p.stdout(plan.to_text(false).trim_end())?;
-    if !plan.is_applicable() {
+    p.stdout(planned.plan().to_text(false).trim_end())?;
+    if !planned.plan().is_applicable() {
         anyhow::bail!(
             "the demo plan is blocked on this array; this is a bug in pxfa, please report it"
         );
     }
 
     heading(p, 3, "Apply")?;
-    let report = run_apply(session, t, &plan, &Default::default(), p).await;
-    p.stdout(&report_text(&report))?;
+    let applied = run_planned(planned, &ArrayOnly, ApplyOptions::default(), p).await?;
+    let report = applied.report();
+    p.stdout(&report_text(report))?;
     if !report.is_success() {
         anyhow::bail!("the demo apply failed; this is a bug in pxfa, please report it");
     }
@@ -103,13 +110,12 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
     }
 
     heading(p, 5, "Apply again")?;
-    let observed = px_topology::observe(array, &t.desired).await?;
-    let again = t.plan(&observed, &PlanOptions::default());
-    let second = run_apply(session, t, &again, &Default::default(), p).await;
+    let again = plan(t, session).await?;
+    let changes = again.plan().actionable().count();
+    let second = run_planned(again, &ArrayOnly, ApplyOptions::default(), p).await?;
     p.stdout(&format!(
-        "{} change(s) the second time: the array already matches the spec. ({})",
-        again.actionable().count(),
-        report_text(&second)
+        "{changes} change(s) the second time: the array already matches the spec. ({})",
+        report_text(second.report())
     ))?;
 
     heading(p, 6, "Manifests")?;

@@ -1,17 +1,12 @@
 //! `doctor -f SPEC`: every prerequisite of the tenant's bundle, checked on the array,
 //! the management cluster and (with `--tenant-kubeconfig`) the tenant cluster, read
-//! only. The reads are px-cluster's (`site`) and the pipeline's observe and plan; the
+//! only. The reads are px-cluster's (`site`: the clusters) and px-topology's
+//! (`site::read_array`: the array, through the pipeline's observe and plan); the
 //! checks and the report are px-topology's (`site`); this is options and output.
 
-use std::collections::BTreeSet;
-
 use anyhow::Result;
-use flasharray::{FlashArray, ListParams};
-use px_topology::site::{
-    self, ArrayView, Check, CheckStatus, Layer, ManagementView, SiteFacts, SiteReport,
-};
-use px_topology::spec::realm::REALM_MIN_REST_MINOR;
-use px_topology::{ArraySpaceInfo, ObserveError, PlanOptions, RealmGateError, Site, Tenant};
+use px_topology::Tenant;
+use px_topology::site::{self, Check, CheckStatus, Layer, ManagementView, SiteFacts, SiteReport};
 use secrecy::SecretString;
 
 use super::kube_clients::connect;
@@ -164,110 +159,14 @@ fn contradictions(spec: &px_topology::TenantStorage, facts: &SiteFacts) -> Vec<C
     }
 }
 
-/// The array layer: the pipeline's observe and plan (read only), the array's own
-/// details, and which management nodes' initiators a host already holds.
+/// The array layer: `px_topology::site::read_array` (the pipeline's observe and
+/// plan, read only, the array's own details and the management nodes' hosts).
 async fn array_checks(t: &Tenant, g: &GlobalArgs, p: &Printer) -> Result<Vec<Check>> {
     let session = Session::open(g, p, &t.token_users())?;
-    let view = array_view(t, session.array.as_ref()).await;
+    let view = site::read_array(t, session.array.as_ref()).await;
     let closed = session.close().await;
     closed?;
     Ok(site::array_checks(&view))
-}
-
-async fn array_view(t: &Tenant, array: &dyn FlashArray) -> ArrayView {
-    let info = match array.get_array().await {
-        Ok(i) => i,
-        Err(e) => {
-            return ArrayView {
-                unreachable: Some(format!("{e:#}")),
-                ..ArrayView::default()
-            };
-        }
-    };
-    let mut view = ArrayView {
-        name: Some(info.name.clone()),
-        purity_version: info.version.clone(),
-        safemode: info
-            .eradication_config
-            .manual_eradication
-            .map(|m| m != flasharray::models::ManualEradication::AllEnabled),
-        rest_minor: array.rest_minor_version().await.ok().flatten(),
-        ..ArrayView::default()
-    };
-    match t.observe(Site::array(array)).await {
-        Ok(observation) => {
-            let planned = observation.plan(&PlanOptions::default());
-            let space = array
-                .get_array_space()
-                .await
-                .ok()
-                .map(|s| ArraySpaceInfo::from(&s));
-            view.space_findings = planned
-                .preflight(space.as_ref(), Default::default())
-                .into_iter()
-                .map(|f| f.message)
-                .collect();
-            view.blockers = planned
-                .plan()
-                .conflicts
-                .iter()
-                .map(|b| format!("{} {}: {}", b.kind.label(), b.name, b.reason))
-                .collect();
-        }
-        Err(ObserveError::Realm(e)) => view.rest_needed = Some(rest_needed(&e)),
-        Err(e) => view
-            .blockers
-            .push(format!("cannot observe the tenant: {e}")),
-    }
-    if t.desired.hosts.is_empty() {
-        view.no_hosts_planned = Some(
-            if t.spec.mode() == px_topology::spec::StorageMode::DirectAccess
-                && t.spec.spec.storage.attach == px_topology::spec::Attach::Fada
-            {
-                "not checked: with attach: fada the management Portworx connects the drives \
-                 on demand; pxfa plans no hosts"
-                    .to_string()
-            } else {
-                format!(
-                    "not checked: pxfa plans no hosts for a {} tenant",
-                    t.spec.mode()
-                )
-            },
-        );
-    } else {
-        view.nodes_without_host = nodes_without_host(t, array).await;
-    }
-    view
-}
-
-fn rest_needed(e: &RealmGateError) -> (u32, String) {
-    match e {
-        RealmGateError::TagsUnsupported { kind, need, .. } => (*need, format!("tags on {kind}")),
-        _ => (REALM_MIN_REST_MINOR, "realms (spec.array.realm)".into()),
-    }
-}
-
-/// Management nodes none of whose initiators is on a host of the array.
-async fn nodes_without_host(t: &Tenant, array: &dyn FlashArray) -> Vec<String> {
-    let Ok(hosts) = array.list_hosts(&ListParams::default()).await else {
-        return Vec::new();
-    };
-    let known: BTreeSet<String> = hosts
-        .iter()
-        .flat_map(|h| h.iqns.iter().chain(&h.wwns).chain(&h.nqns))
-        .map(|i| i.to_ascii_lowercase())
-        .collect();
-    t.spec
-        .spec
-        .management
-        .nodes
-        .iter()
-        .filter(|n| {
-            let mine: Vec<&String> = n.iqns.iter().chain(&n.wwns).chain(&n.nqns).collect();
-            !mine.is_empty() && !mine.iter().any(|i| known.contains(&i.to_ascii_lowercase()))
-        })
-        .map(|n| n.name.clone())
-        .collect()
 }
 
 fn print(report: &SiteReport, p: &Printer) -> Result<()> {

@@ -9,13 +9,12 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use px_topology::{
     Applied, ApplyError, ApplyOptions, ApplyReport, ClusterSide, DEFAULT_TENANT_NAMESPACE,
-    DestroyOptions, DestroyPlanned, DestroyReport, ObserveError, Plan, Planned, Tenant, apply,
+    DestroyOptions, DestroyPlanned, DestroyReport, ObserveError, Plan, Planned, Tenant,
 };
 
 use crate::args::GlobalArgs;
 use crate::exit::InvalidInput;
 use crate::output::{ChangeProgress, Printer};
-use crate::session::Session;
 
 /// The tenant of a spec file, for a command that acts on the array as that tenant.
 /// An absent `metadata.namespace` is where `oc apply` would put the object, so that
@@ -59,17 +58,6 @@ pub(crate) fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
     }
 }
 
-/// Refuses, with exit 2 and before any write, a tenant the array's REST version
-/// cannot hold: `spec.array.realm` (realms need 2.36), or objects pxfa tags (pods
-/// 2.39, hosts and host groups 2.34).
-pub(crate) async fn require_realm_support(session: &Session, t: &Tenant) -> Result<()> {
-    match px_topology::require_realm_support(session.array.as_ref(), &t.desired).await {
-        Ok(()) => Ok(()),
-        Err(e) if e.is_unsupported() => Err(InvalidInput::error(e.to_string())),
-        Err(e) => Err(anyhow::Error::new(e)),
-    }
-}
-
 /// A failed observation: a realm the array cannot have is bad input (exit 2).
 pub(crate) fn observe_error(e: ObserveError) -> anyhow::Error {
     match e {
@@ -109,24 +97,6 @@ pub(crate) fn blocked_error(plan: &Plan) -> anyhow::Error {
         plan.refusals.len(),
         list.join("\n  ")
     )
-}
-
-/// Runs a plan with progress on stderr; shared by `apply` and `demo`.
-pub(crate) async fn run_apply(
-    session: &Session,
-    t: &Tenant,
-    plan: &Plan,
-    opts: &ApplyOptions,
-    p: &Printer,
-) -> ApplyReport {
-    let total = plan.actionable().count();
-    let progress = ChangeProgress::new(p, total);
-    let report = apply(session.array.as_ref(), &t.desired, plan, opts, &|ev| {
-        progress.event(ev)
-    })
-    .await;
-    progress.finish();
-    report
 }
 
 /// The pipeline's apply stage with progress on stderr: `apply` and the drive tagging

@@ -9,8 +9,8 @@ use anyhow::{Context, Result};
 use px_topology::token_journal::TokenJournal;
 use px_topology::{
     ApplyOptions, ApplyReport, ArrayFacts, ArraySpaceInfo, Cancel, DestroyError, DestroyOptions,
-    DestroyPlan, DestroyPlanned, DestroyReport, DestroyScope, Manifest, Plan, PlanOptions, Planned,
-    PreflightOptions, RenderOptions, Site, Tenant, render,
+    DestroyPlan, DestroyPlanned, DestroyReport, DestroyScope, Manifest, Observation, ObserveError,
+    Plan, PlanOptions, Planned, PreflightOptions, RenderOptions, Site, Tenant, render,
 };
 use serde::Serialize;
 
@@ -27,8 +27,8 @@ use crate::token_journal::FileTokenJournal;
 
 use super::kube_clients::KubeClients;
 use super::pipeline::{
-    blocked_error, load_tenant, observe_error, report_text, require_realm_support, run_destroy,
-    run_planned, warn_offline, with_request_id,
+    blocked_error, load_tenant, observe_error, report_text, run_destroy, run_planned, warn_offline,
+    with_request_id,
 };
 
 /// `lint`: findings per file; exit 1 when any is an error.
@@ -185,13 +185,7 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
         claims: locator.as_deref(),
         journal: token_journal,
     };
-    let opts = PlanOptions {
-        adopt: a.adopt,
-        allow_shrink: a.allow_shrink,
-        release_removed_workers: a.release_removed_workers,
-        recover_released: a.recover_released,
-    };
-    let result = plan_with_space(&session, &t, site, opts, p).await;
+    let result = plan_with_space(&session, &t, site, a.plan.to_options(), p).await;
     // Observing was the last array call.
     session.end_array_work();
     let url = session.url.clone();
@@ -310,13 +304,7 @@ async fn apply_in(
         claims: locator.as_deref(),
         journal: token_journal.clone().map(|v| v as Arc<dyn TokenJournal>),
     };
-    let opts = PlanOptions {
-        adopt: a.adopt,
-        allow_shrink: a.allow_shrink,
-        release_removed_workers: a.release_removed_workers,
-        recover_released: a.recover_released,
-    };
-    let (planned, space) = plan_with_space(session, t, site, opts, p).await?;
+    let (planned, space) = plan_with_space(session, t, site, a.plan.to_options(), p).await?;
     approve(a, kube, g, p, session, &planned, space).await?;
     let opts = ApplyOptions {
         concurrency: a.concurrency as usize,
@@ -437,12 +425,18 @@ async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outco
     };
     // Nothing tagged for the tenant is an empty preview, exit 0, as the destroy
     // itself succeeds then with nothing to do (`nothing_to_destroy`).
-    let result = plan_destroying(&session, &t, scope).await.map(|planned| {
-        planned.map_or_else(
-            || Plan::empty(&t.desired.tenant),
-            |planned| planned.plan().to_plan(),
-        )
-    });
+    let observation = t
+        .observe(Site::array(session.array.as_ref()))
+        .await
+        .map_err(observe_error);
+    let result = observation
+        .and_then(|o| destroy_planned(o, scope))
+        .map(|planned| {
+            planned.map_or_else(
+                || Plan::empty(&t.desired.tenant),
+                |planned| planned.plan().to_plan(),
+            )
+        });
     let label = session.label.clone();
     session.close().await?;
     let plan =
@@ -507,8 +501,9 @@ async fn destroy_in(
     session: &Session,
     cancel: &Cancel,
 ) -> Result<Outcome> {
-    // Bad input first: a realm the array cannot have, an endpoint of another array.
-    require_realm_support(session, t).await?;
+    // Bad input first: a realm the array cannot have (the observation's realm gate,
+    // the one check of it), an endpoint of another array.
+    let observation = observe_for_destroy(session, t).await?;
     let mut f = Findings::default();
     if let Some(note) = preflight::endpoint(
         t.spec.spec.array.endpoint.as_deref(),
@@ -528,8 +523,7 @@ async fn destroy_in(
         cancel: cancel.clone(),
     };
     // What goes, computed once: the prompt lists it and the destroy runs exactly it.
-    let planned = plan_destroying(session, t, DestroyScope::from(&opts))
-        .await
+    let planned = destroy_planned(observation, DestroyScope::from(&opts))
         .with_context(|| format!("cannot destroy tenant {}", t.desired.tenant))?;
     let Some(planned) = planned else {
         return nothing_to_destroy(t, session, p);
@@ -561,18 +555,24 @@ async fn destroy_in(
     }
 }
 
-/// The destroy plan of `t` on the session's array: the pipeline's observation (the
-/// realm gate, one read of the array) and what removing the tenant takes; `None`
-/// when nothing on the array is tagged for the tenant.
-async fn plan_destroying<'a>(
-    session: &'a Session,
-    t: &Tenant,
-    scope: DestroyScope,
-) -> Result<Option<DestroyPlanned<'a>>> {
-    let observation = t
-        .observe(Site::array(session.array.as_ref()))
+/// The pipeline's observation of `t` on the session's array for a destroy: the
+/// realm gate (a realm the array cannot have is bad input, exit 2, without more
+/// context) and one read of the array.
+async fn observe_for_destroy<'a>(session: &'a Session, t: &Tenant) -> Result<Observation<'a>> {
+    t.observe(Site::array(session.array.as_ref()))
         .await
-        .map_err(observe_error)?;
+        .map_err(|e| match e {
+            ObserveError::Realm(_) => observe_error(e),
+            e => observe_error(e).context(format!("cannot destroy tenant {}", t.desired.tenant)),
+        })
+}
+
+/// What removing the tenant takes, from its observation; `None` when nothing on
+/// the array is tagged for the tenant.
+fn destroy_planned(
+    observation: Observation<'_>,
+    scope: DestroyScope,
+) -> Result<Option<DestroyPlanned<'_>>> {
     match observation.plan_destroy(scope) {
         Ok(planned) => Ok(Some(planned)),
         Err(DestroyError::NothingSelected { .. }) => Ok(None),

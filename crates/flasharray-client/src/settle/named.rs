@@ -539,31 +539,25 @@ fn volume_matches(v: &Volume, patch: &VolumePatch) -> bool {
         })
 }
 
-/// Initiators in one comparable form: WWNs as the array stores them (text that is
-/// no WWN compared upper-cased), IQNs and NQNs lower-cased; then all lower-cased.
-fn initiators(list: &[String], wwn: bool) -> BTreeSet<String> {
-    list.iter()
-        .map(|s| match Wwn::new(s) {
-            Ok(w) if wwn => w.as_str().to_ascii_lowercase(),
-            _ => s.to_ascii_lowercase(),
-        })
-        .collect()
+/// Initiators in one comparable form ([`Wwn::initiator_key`]).
+fn initiators(list: &[String]) -> BTreeSet<String> {
+    list.iter().map(|s| Wwn::initiator_key(s)).collect()
 }
 
 /// A host's initiators of the three kinds, in [`initiators`] form.
 fn host_initiators(h: &Host) -> [BTreeSet<String>; 3] {
     [
-        initiators(&h.iqns, false),
-        initiators(&h.nqns, false),
-        initiators(&h.wwns, true),
+        initiators(&h.iqns),
+        initiators(&h.nqns),
+        initiators(&h.wwns),
     ]
 }
 
 fn has_initiators(h: &Host, body: &HostPost) -> bool {
     let want = [
-        initiators(&body.iqns, false),
-        initiators(&body.nqns, false),
-        initiators(&body.wwns, true),
+        initiators(&body.iqns),
+        initiators(&body.nqns),
+        initiators(&body.wwns),
     ];
     host_initiators(h) == want
 }
@@ -574,14 +568,9 @@ fn host_matches(h: &Host, patch: &HostPatch) -> bool {
     let add = [&patch.add_iqns, &patch.add_nqns, &patch.add_wwns];
     let remove = [&patch.remove_iqns, &patch.remove_nqns, &patch.remove_wwns];
     let initiators_ok = (0..3).all(|i| {
-        let wwn = i == 2;
-        replace[i]
-            .as_ref()
-            .is_none_or(|w| initiators(w, wwn) == have[i])
-            && initiators(add[i], wwn).iter().all(|w| have[i].contains(w))
-            && initiators(remove[i], wwn)
-                .iter()
-                .all(|w| !have[i].contains(w))
+        replace[i].as_ref().is_none_or(|w| initiators(w) == have[i])
+            && initiators(add[i]).iter().all(|w| have[i].contains(w))
+            && initiators(remove[i]).iter().all(|w| !have[i].contains(w))
     });
     initiators_ok
         && patch

@@ -8,7 +8,7 @@ use flasharray::Size;
 
 use super::finding::{Finding, Severity};
 use super::nodiscard::nodiscard_reason;
-use crate::spec::{DEFAULT_PORTWORX_VERSION, HotplugGate, StorageMode, TenantStorage, VolumeMode};
+use crate::spec::{DEFAULT_PORTWORX_VERSION, HotplugGate, TenantStorage, VolumeMode};
 
 /// PX-StoreV2 minimum vCPU cores.
 pub(crate) const PX_STOREV2_MIN_CORES: u32 = 8;
@@ -42,7 +42,7 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
 /// and other tenants' data included. A realm (REST 2.36+) scopes the tenant's
 /// token-only user to its own pod (docs/credentials.md, docs/realms.md).
 fn array_wide_tenant_token(spec: &TenantStorage, out: &mut Vec<Finding>) {
-    if spec.mode() != StorageMode::CloudDrive || spec.realm().is_some() {
+    if !spec.mode().needs_token() || spec.realm().is_some() {
         return;
     }
     out.push(Finding::new(
@@ -92,7 +92,7 @@ fn whereabouts_reconciler(spec: &TenantStorage, out: &mut Vec<Finding>) {
 /// goes back to the pool for another VM on the VLAN, a duplicate IP on the storage
 /// network (kubevirt/kubevirt#14320).
 fn whereabouts_under_migration(spec: &TenantStorage, out: &mut Vec<Finding>) {
-    if spec.mode() != StorageMode::CloudDrive || !spec.workers_on_whereabouts() {
+    if !spec.mode().guest_reaches_array() || !spec.workers_on_whereabouts() {
         return;
     }
     out.push(Finding::new(
@@ -117,7 +117,7 @@ fn whereabouts_under_migration(spec: &TenantStorage, out: &mut Vec<Finding>) {
 /// the version unknown, `HotplugVolumes` is likely on too and takes precedence, so
 /// the template patch would wait for a restart. From 5.0, `HotplugVolumes` is gone.
 fn hotplug_gate(spec: &TenantStorage, out: &mut Vec<Finding>) {
-    if spec.mode() != StorageMode::DirectAccess {
+    if !spec.mode().drives_are_vm_disks() {
         return;
     }
     let v = spec.virtualization_version();
@@ -203,7 +203,7 @@ fn portworx_version(spec: &TenantStorage, out: &mut Vec<Finding>) {
 /// PXFA020: import where the provisioning table says the release does not document
 /// it (error), or documents it with an unconfirmed annotation (warning).
 fn provisioning(spec: &TenantStorage, out: &mut Vec<Finding>) {
-    if spec.mode() != StorageMode::DirectAccess {
+    if !spec.mode().drives_are_vm_disks() {
         return;
     }
     match spec.provisioning() {
@@ -328,7 +328,7 @@ fn nodiscard(spec: &TenantStorage, out: &mut Vec<Finding>) {
 }
 
 fn rwx_with_kubevirt_csi(spec: &TenantStorage, out: &mut Vec<Finding>) {
-    if spec.mode() != StorageMode::KubevirtCsi || !spec.wants_rwx() {
+    if !spec.mode().guest_claims_are_management_claims() || !spec.wants_rwx() {
         return;
     }
     out.push(match spec.spec.storage.volume_mode {
@@ -352,7 +352,7 @@ fn rwx_with_kubevirt_csi(spec: &TenantStorage, out: &mut Vec<Finding>) {
 }
 
 fn workers_on_array_network(spec: &TenantStorage, out: &mut Vec<Finding>) {
-    if spec.mode() == StorageMode::CloudDrive || !spec.workers_on_storage_network() {
+    if spec.mode().guest_reaches_array() || !spec.workers_on_storage_network() {
         return;
     }
     out.push(Finding::new(

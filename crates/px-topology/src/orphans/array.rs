@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use flasharray::models::{Connection, Host, Pod, Volume};
 use flasharray::{
     ConnectionTarget, ErrorKind, FlashArray, HostGroupName, HostName, ListParams, TagResource,
-    VolumeName,
+    VolumeName, Wwn,
 };
 use serde::Serialize;
 
@@ -361,14 +361,14 @@ fn unbound_drives(
     out
 }
 
-/// Every initiator a node of a known tenant has (upper-cased).
+/// Every initiator a node of a known tenant has ([`Wwn::initiator_key`] form).
 fn node_initiators(known: &Known) -> BTreeSet<String> {
     known
         .tenants
         .iter()
         .flat_map(|t| &t.desired.hosts)
         .flat_map(|h| h.wwns.iter().chain(&h.iqns).chain(&h.nqns))
-        .map(|i| i.to_ascii_uppercase())
+        .map(|i| Wwn::initiator_key(i))
         .collect()
 }
 
@@ -392,7 +392,7 @@ fn hosts_without_nodes(seen: &Seen, known: &Known) -> Vec<Orphan> {
         let initiators: Vec<&String> = h.wwns.iter().chain(&h.iqns).chain(&h.nqns).collect();
         if initiators
             .iter()
-            .any(|i| nodes.contains(&i.to_ascii_uppercase()))
+            .any(|i| nodes.contains(&Wwn::initiator_key(i)))
         {
             continue;
         }

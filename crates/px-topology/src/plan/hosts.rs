@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use flasharray::models::{Host, HostPatch, HostPersonality, HostPost};
-use flasharray::{FlashArray, FlashArrayExt, HostGroupName, HostName, Result, TagResource};
+use flasharray::{FlashArray, FlashArrayExt, HostGroupName, HostName, Result, TagResource, Wwn};
 
 use super::change::{Action, Blocker, Change, HostOwner, Kind, NodeHost, Payload};
 use super::observed::{Observed, key};
@@ -42,23 +42,17 @@ impl Proto {
 
 type Initiator = (Proto, String);
 
-/// WWN hex upper-case without separators; IQN and NQN lower-case.
-fn normalise(proto: Proto, raw: &str) -> String {
-    match proto {
-        Proto::Wwn => raw
-            .chars()
-            .filter(char::is_ascii_hexdigit)
-            .map(|c| c.to_ascii_uppercase())
-            .collect(),
-        Proto::Iqn | Proto::Nqn => raw.to_ascii_lowercase(),
-    }
+/// The initiator in its compared form ([`Wwn::initiator_key`]: a WWN as the array
+/// stores it, an IQN or NQN lower-cased).
+fn normalise(raw: &str) -> String {
+    Wwn::initiator_key(raw)
 }
 
 fn initiators(wwns: &[String], iqns: &[String], nqns: &[String]) -> Vec<Initiator> {
     let mut out: Vec<Initiator> = Vec::new();
     for (proto, list) in [(Proto::Wwn, wwns), (Proto::Iqn, iqns), (Proto::Nqn, nqns)] {
         for raw in list {
-            let i = (proto, normalise(proto, raw));
+            let i = (proto, normalise(raw));
             if !out.contains(&i) {
                 out.push(i);
             }
@@ -347,7 +341,7 @@ fn add_initiators(dh: &DesiredHost, name: &HostName, missing: &[&Initiator]) -> 
 
 /// A new host under the spec's name with all the node's initiators.
 fn create(out: &mut HostResolution, dh: &DesiredHost, n: usize) {
-    let wwns: Vec<String> = dh.wwns.iter().map(|w| normalise(Proto::Wwn, w)).collect();
+    let wwns: Vec<String> = dh.wwns.iter().map(|w| normalise(w)).collect();
     // Creation tags are added when the create is scheduled (converge).
     let mut post = HostPost::default()
         .with_iqns(dh.iqns.clone())

@@ -215,7 +215,7 @@ pub(crate) fn localnet_name(spec: &TenantStorage, net: &NetworkSpec) -> String {
 /// the management Portworx reaches the array over FC and no VM uses the bridge, so a
 /// bridge on every management node would only be one more thing to break.
 pub(crate) fn management_bridge_needed(spec: &TenantStorage) -> bool {
-    let fc_only = spec.mode() == crate::spec::StorageMode::DirectAccess
+    let fc_only = spec.mode().uses_management_hosts()
         && spec.protocol() == Some(crate::spec::Protocol::Fc)
         && !spec.workers_on_storage_network();
     spec.spec.network.is_some() && !fc_only
@@ -845,7 +845,7 @@ pub(crate) fn node_pool(spec: &TenantStorage, configs: &[String]) -> Result<Mani
         ]
     };
     let pool = Manifest::resource(Cluster::Management, step::NODE_POOL, body, header);
-    Ok(if spec.mode() == crate::spec::StorageMode::CloudDrive {
+    Ok(if spec.mode().portworx_creates_drives() {
         // No NodePool-wide `portworx.io/provision-storage-node`: Portworx documents the
         // label as a one-time request for a new driveset (portworx-enterprise/reference/
         // node-labels), so on every Node a replacement VM would create new drives

@@ -177,9 +177,12 @@ pub(crate) fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'s
 
 /// The [L] alternatives documented beside `op` for `mode`, never in its steps.
 pub(crate) fn unconfirmed(op: Operation, mode: StorageMode) -> Vec<Unconfirmed> {
-    match (op, mode) {
-        (Operation::ReplaceVm, StorageMode::DirectAccess) => vec![ADOPT_AS_OLD_NODE],
-        _ => Vec::new(),
+    match mode {
+        StorageMode::DirectAccess => match op {
+            Operation::ReplaceVm => vec![ADOPT_AS_OLD_NODE],
+            _ => Vec::new(),
+        },
+        StorageMode::CloudDrive | StorageMode::KubevirtCsi => Vec::new(),
     }
 }
 
@@ -330,7 +333,7 @@ pub(crate) fn choose_workers(
     let mode = tenant.spec.mode();
     let replicas = tenant.spec.spec.hosted_cluster.replicas;
     let no = |m: String| Err(NoRunbook(m));
-    if mode != StorageMode::DirectAccess {
+    if !mode.drives_are_vm_disks() {
         if !given.is_empty() {
             return no(format!(
                 "--worker is for direct-access tenants: pxfa keeps no worker index for {}; the steps name the node <node>",

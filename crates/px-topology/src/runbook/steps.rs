@@ -1268,7 +1268,7 @@ const DIRECT_ACCESS_ONLY: &[&str] = &["nodepool.scale-out"];
 
 /// What pxfa could verify after the step `id` in `mode`, if anything.
 pub(crate) fn verifiable_in(id: &str, mode: crate::spec::StorageMode) -> Option<&'static str> {
-    if mode != crate::spec::StorageMode::DirectAccess && DIRECT_ACCESS_ONLY.contains(&id) {
+    if !mode.drives_are_vm_disks() && DIRECT_ACCESS_ONLY.contains(&id) {
         return None;
     }
     verifiable(id)

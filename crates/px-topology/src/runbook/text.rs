@@ -131,11 +131,7 @@ pub fn reference_markdown() -> String {
     let mut s = String::new();
     for op in Operation::ALL {
         let _ = writeln!(s, "### `pxfa runbook {}`\n", op.as_str());
-        for mode in [
-            StorageMode::CloudDrive,
-            StorageMode::DirectAccess,
-            StorageMode::KubevirtCsi,
-        ] {
+        for mode in StorageMode::ALL {
             let _ = write!(s, "**{}**", mode.as_str());
             match pieces(op, mode) {
                 Err(why) => {

@@ -4,7 +4,7 @@
 use super::report::{Check, Credential, Layer};
 use super::views::{CredentialView, ManagementView, Read, StorageClusterView};
 use crate::render::machineconfig::MANAGEMENT_MACHINE_CONFIG;
-use crate::spec::{HotplugGate, StorageMode, TenantStorage, Version};
+use crate::spec::{HotplugGate, TenantStorage, Version};
 
 /// The FA/FB driver's first GA release (portworx-enterprise/platform/
 /// configure-portworx-components/enable-fa-fb-driver, 3.7; Early Access in 3.6).
@@ -32,7 +32,7 @@ pub fn management_checks(
     ];
     out.extend(network(spec, view));
     out.push(management_portworx(spec, view));
-    if spec.mode() == StorageMode::DirectAccess {
+    if spec.mode().uses_management_hosts() {
         out.push(fa_fb_driver(view));
         if !migratable_here(spec, view) {
             out.push(hyperconverged_eviction(view));
@@ -102,7 +102,7 @@ fn hotplug_gate(spec: &TenantStorage, view: &ManagementView) -> Check {
         "hotplug-gate",
         "KubeVirt openshift-cnv/kubevirt-kubevirt-hyperconverged spec.configuration.developerConfiguration.featureGates",
     );
-    let needed = spec.mode() == StorageMode::DirectAccess;
+    let needed = spec.mode().drives_are_vm_disks();
     match &view.kubevirt_feature_gates {
         Read::Found(g) => match super::facts::gate(g) {
             Some(HotplugGate::HotplugVolumes) => c.ok(
@@ -359,7 +359,7 @@ fn management_portworx(spec: &TenantStorage, view: &ManagementView) -> Check {
     );
     // cloud-drive tenants reach the array themselves; the others use the management
     // Portworx (FADA, or the root and infra disks).
-    let needed = spec.mode() != StorageMode::CloudDrive;
+    let needed = !spec.mode().guest_reaches_array();
     let list = match &view.portworx {
         Read::Found(l) => l,
         Read::Missing => &Vec::new(),
@@ -541,7 +541,7 @@ pub(super) fn credentials(
             let in_tenant = c.cluster == "tenant" || c.namespace == spec.hcp_namespace();
             let problem = if c.is_admin_token == Some(true) && in_tenant {
                 Some("an array administrator's token in a tenant's reach: rotate it and give the tenant its own user (`pxfa token rotate`)".to_string())
-            } else if in_tenant && spec.mode() != StorageMode::CloudDrive {
+            } else if in_tenant && !spec.mode().needs_token() {
                 Some(format!("a {} tenant needs no array credential: delete this Secret", spec.mode()))
             } else {
                 None

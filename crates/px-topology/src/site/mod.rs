@@ -1,12 +1,13 @@
 //! The site: what the management and tenant clusters and the array say about
 //! themselves, and what `pxfa doctor` makes of it.
 //!
-//! Reading is someone else's job (px-cluster reads the clusters, the CLI the array);
-//! this module holds only what was read (the views: [`ManagementView`],
+//! px-cluster reads the clusters; the array is read here ([`read_array`]: through
+//! the `FlashArray` trait and the pipeline's observe and plan, read only). Besides,
+//! this module holds what was read (the views: [`ManagementView`],
 //! [`TenantView`], [`ArrayView`]), the facts that drive rendering ([`SiteFacts`],
 //! [`resolve`]), and the checks and their report ([`SiteReport`]). No
-//! network code: every function here is pure, so the checks are tested on plain
-//! values and the fake API server tests only test the reading.
+//! network code: apart from the read, every function here is pure, so the checks
+//! are tested on plain values and the fake API server tests only test the reading.
 //!
 //! The facts are the ones `docs/design.md` lists under "Site facts": KubeVirt's
 //! hotplug gate, the OpenShift and OpenShift Virtualization versions, the management
@@ -14,6 +15,7 @@
 //! and the whereabouts reconciler.
 
 mod array_checks;
+mod array_read;
 pub(crate) mod facts;
 mod management_checks;
 mod report;
@@ -22,6 +24,7 @@ mod tenant_checks;
 mod views;
 
 pub use array_checks::array_checks;
+pub use array_read::read_array;
 pub use facts::{LoadBalancerFact, SiteFacts};
 pub use management_checks::management_checks;
 pub use report::{Check, CheckStatus, Credential, Layer, SiteReport, Summary};

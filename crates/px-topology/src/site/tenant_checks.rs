@@ -4,7 +4,7 @@ use super::management_checks::credentials;
 use super::report::{Check, CheckBuilder, Credential, Layer};
 use super::views::{Read, TenantView};
 use crate::render::tenant::{PORTWORX_OLM_PACKAGE, VALIDATION_PVC};
-use crate::spec::{StorageMode, TenantStorage};
+use crate::spec::TenantStorage;
 
 const READ_FIX: &str =
     "run doctor with a tenant kubeconfig whose user may get and list this object";
@@ -20,7 +20,7 @@ pub fn tenant_checks(spec: &TenantStorage, view: &TenantView) -> (Vec<Check>, Ve
     let mut out = Vec::new();
     if spec.mode().runs_portworx() {
         out.push(operator(ns, &view.operator));
-        if spec.mode() == StorageMode::CloudDrive {
+        if spec.mode().needs_token() {
             let c = t("px-pure-secret", format!("Secret {ns}/px-pure-secret"));
             out.push(match &view.pure_secret {
                 Read::Found(()) => c.ok("present"),

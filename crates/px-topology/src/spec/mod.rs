@@ -9,6 +9,7 @@
 
 mod identifiers;
 pub mod limits;
+mod mode;
 mod model;
 mod net;
 #[cfg(test)]
@@ -208,8 +209,7 @@ impl TenantStorage {
             self.spec.storage.app_storage_class =
                 Some(format!("px-repl{}", self.spec.storage.replication));
         }
-        if self.spec.array.token_user.is_none() && self.spec.storage.mode == StorageMode::CloudDrive
-        {
+        if self.spec.array.token_user.is_none() && self.spec.storage.mode.needs_token() {
             self.spec.array.token_user = Some(format!("pxfa-{name}"));
         }
         if self.spec.portworx.cluster_name.is_none() && self.spec.storage.mode.runs_portworx() {
@@ -374,7 +374,7 @@ impl TenantStorage {
     pub fn workers_on_storage_network(&self) -> bool {
         self.spec.network.as_ref().is_some_and(|n| {
             n.attach_workers
-                .unwrap_or(self.mode() == StorageMode::CloudDrive)
+                .unwrap_or(self.mode().guest_reaches_array())
         })
     }
 

@@ -250,38 +250,6 @@ pub enum StorageMode {
     KubevirtCsi,
 }
 
-impl StorageMode {
-    /// Every mode, in the order documented.
-    pub const ALL: [StorageMode; 3] = [
-        StorageMode::CloudDrive,
-        StorageMode::DirectAccess,
-        StorageMode::KubevirtCsi,
-    ];
-
-    /// The spelling in the spec.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StorageMode::CloudDrive => "cloud-drive",
-            StorageMode::DirectAccess => "direct-access",
-            StorageMode::KubevirtCsi => "kubevirt-csi",
-        }
-    }
-
-    /// Whether Portworx runs inside the tenant (and so has a storage pool to size).
-    pub fn runs_portworx(self) -> bool {
-        !matches!(self, StorageMode::KubevirtCsi)
-    }
-
-    /// The protocols this mode supports (empty: the protocol does not apply).
-    pub fn protocols(self) -> &'static [Protocol] {
-        match self {
-            StorageMode::CloudDrive => &[Protocol::Iscsi, Protocol::NvmeTcp],
-            StorageMode::DirectAccess => &[Protocol::Fc, Protocol::Iscsi, Protocol::NvmeTcp],
-            StorageMode::KubevirtCsi => &[],
-        }
-    }
-}
-
 impl fmt::Display for StorageMode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -34,13 +34,11 @@ fn accepted_spec_is_within_limits(t: &TenantStorage) -> Result<(), TestCaseError
         prop_assert!(s.drives_per_node <= MAX_DRIVES_PER_NODE);
         prop_assert!(s.drive_size <= MAX_ARRAY_VOLUME);
         prop_assert!(s.metadata_size <= MAX_ARRAY_VOLUME);
-        let in_pod = t.mode() == super::StorageMode::CloudDrive || t.spec.storage.pod.is_some();
+        let in_pod = t.mode().portworx_creates_drives() || t.spec.storage.pod.is_some();
         if in_pod {
             prop_assert!(s.pod_quota <= MAX_ARRAY_VOLUME, "quota {}", s.pod_quota);
         }
-        if t.mode() == super::StorageMode::DirectAccess
-            && t.spec.storage.attach == super::Attach::HostGroup
-        {
+        if t.mode().uses_management_hosts() && t.spec.storage.attach == super::Attach::HostGroup {
             let volumes = u64::from(s.storage_nodes) * (u64::from(s.drives_per_node) + 1);
             prop_assert!(volumes <= super::limits::MAX_LUNS);
         }

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{Provisioning, StorageMode};
+use super::model::Provisioning;
 use super::version::Version;
 use super::{SpecError, TenantStorage};
 
@@ -183,7 +183,7 @@ impl TenantStorage {
 pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
     let mut out = Vec::new();
     let s = &t.spec.storage;
-    if t.mode() != StorageMode::DirectAccess && s.provisioning != Provisioning::Auto {
+    if !t.mode().drives_are_vm_disks() && s.provisioning != Provisioning::Auto {
         out.push(SpecError::new(
             "spec.storage.provisioning",
             format!(
@@ -192,7 +192,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
             ),
         ));
     }
-    if t.mode() == StorageMode::DirectAccess
+    if t.mode().uses_management_hosts()
         && s.attach == super::Attach::HostGroup
         && t.provisioning().map(|r| r.strategy) == Ok(Strategy::Dynamic)
     {

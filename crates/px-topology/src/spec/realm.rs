@@ -8,7 +8,7 @@
 
 use flasharray::{PodName, RealmName};
 
-use super::model::{RealmPodForm, StorageMode};
+use super::model::RealmPodForm;
 use super::{SpecError, TenantStorage};
 
 /// The first REST 2.x minor version with `/realms`, `/policies/management-access`
@@ -86,7 +86,7 @@ impl TenantStorage {
     /// `spec.array.realmPodForm` (`auto`: short for cloud-drive, qualified otherwise).
     pub fn pod_in_manifests(&self, pod: &PodName) -> String {
         let short = match self.spec.array.realm_pod_form.unwrap_or_default() {
-            RealmPodForm::Auto => self.mode() == StorageMode::CloudDrive,
+            RealmPodForm::Auto => self.mode().needs_token(),
             RealmPodForm::Short => true,
             RealmPodForm::Qualified => false,
         };
@@ -116,7 +116,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
         }
         return e;
     };
-    if t.mode() == StorageMode::KubevirtCsi {
+    if !t.mode().uses_array() {
         e.push(SpecError::new(
             REALM_FIELD,
             "kubevirt-csi puts nothing on the array, so there is nothing to put in a realm; \
@@ -160,8 +160,7 @@ pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
             format!("{agg:?} is not one of {}", REALM_AGGREGATIONS.join(", ")),
         ));
     }
-    if t.mode() != StorageMode::CloudDrive
-        && (a.realm_role.is_some() || a.realm_aggregation_strategy.is_some())
+    if !t.mode().needs_token() && (a.realm_role.is_some() || a.realm_aggregation_strategy.is_some())
     {
         e.push(SpecError::new(
             "spec.array.realmRole",

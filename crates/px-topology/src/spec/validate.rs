@@ -88,8 +88,7 @@ fn single_fields(t: &TenantStorage) -> Vec<StringField> {
     use Grammar::*;
     let s = &t.spec;
     let (hc, st, a) = (&s.hosted_cluster, &s.storage, &s.array);
-    let token_user =
-        (a.token_user.is_some() || t.mode() == StorageMode::CloudDrive).then(|| t.token_user());
+    let token_user = (a.token_user.is_some() || t.mode().needs_token()).then(|| t.token_user());
     let label = DnsLabel(63);
     vec![
         field("metadata.namespace", label, t.metadata.namespace.as_ref()),
@@ -431,7 +430,7 @@ fn access_modes(s: &StorageSpec, e: &mut Errors) {
 /// The largest device a mode can give Portworx, and why: an array volume (4 PiB), or
 /// for direct-access also a VM disk (100 TB).
 fn max_device(mode: StorageMode) -> (Size, &'static str) {
-    if mode == StorageMode::DirectAccess {
+    if mode.drives_are_vm_disks() {
         (
             MAX_VM_DISK,
             "a direct-access device is an array volume and a VM disk; OpenShift \
@@ -453,7 +452,8 @@ fn list<T: std::fmt::Display>(items: &[T]) -> String {
 fn array(t: &TenantStorage, e: &mut Errors) {
     let a = &t.spec.array;
     match &a.endpoint {
-        None if t.mode() == StorageMode::CloudDrive => e.push(
+        // pure.json carries the endpoint with the tenant's token.
+        None if t.mode().needs_token() => e.push(
             "spec.array.endpoint",
             "cloud-drive needs the array's management endpoint (pure.json MgmtEndPoint)",
         ),
@@ -480,16 +480,13 @@ fn array(t: &TenantStorage, e: &mut Errors) {
 
 fn management(t: &TenantStorage, e: &mut Errors) {
     let m = &t.spec.management;
-    if m.nodes.is_empty() && t.mode() == StorageMode::DirectAccess {
+    if m.nodes.is_empty() && t.mode().uses_management_hosts() {
         e.push(
             "spec.management.nodes",
             "direct-access needs the management nodes: their hosts receive the tenant's volumes",
         );
     }
-    let needs_initiators = match (t.mode(), t.protocol()) {
-        (StorageMode::DirectAccess, Some(p)) => Some(p),
-        _ => None,
-    };
+    let needs_initiators = t.protocol().filter(|_| t.mode().uses_management_hosts());
     if m.nodes.len() > MAX_MANAGEMENT_NODES {
         e.push(
             "spec.management.nodes",
@@ -842,7 +839,7 @@ fn derived(t: &TenantStorage, e: &mut Errors) {
     let metadata = u128::from(s.metadata_size.gib_ceil()) * u128::from(flasharray::size::GIB);
     let nodes = u128::from(hc.replicas);
     let total = nodes * (l.drives_per_node * l.drive_size + metadata);
-    let in_pod = mode == StorageMode::CloudDrive || s.pod.is_some() || t.realm().is_some();
+    let in_pod = mode.portworx_creates_drives() || s.pod.is_some() || t.realm().is_some();
     if in_pod {
         let quota = pod_quota(total);
         if quota.is_none_or(|q| q > u128::from(MAX_ARRAY_VOLUME.as_u64())) {
@@ -859,7 +856,7 @@ fn derived(t: &TenantStorage, e: &mut Errors) {
             );
         }
     }
-    if mode == StorageMode::DirectAccess {
+    if mode.uses_management_hosts() {
         let volumes = nodes * (l.drives_per_node + 1);
         match s.attach {
             Attach::HostGroup if volumes > u128::from(MAX_LUNS) => e.push(

@@ -32,6 +32,7 @@ mod sizing;
 mod spec_grammar;
 mod spec_parse;
 mod spec_validate;
+mod storage_modes;
 mod support;
 mod token_journal;
 mod wire;
