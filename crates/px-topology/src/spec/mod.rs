@@ -190,6 +190,15 @@ pub fn load_spec(path: impl AsRef<Path>) -> Result<TenantStorage, SpecErrors> {
     parse_valid_spec(&text)
 }
 
+/// The token user of a tenant named `name` whose spec names none: `pxfa-<name>`.
+/// It derives from the name alone, so same-named tenants of two namespaces share it
+/// unless one names its own (`spec.array.tokenUser`): the plan refuses the second
+/// (`plan::token`), and destroy and rotation never touch a user another tenant's
+/// objects may use.
+pub(crate) fn default_token_user(name: &str) -> String {
+    format!("pxfa-{name}")
+}
+
 impl TenantStorage {
     /// Checks the semantic rules; empty when the spec is valid.
     pub fn validate(&self) -> Vec<SpecError> {
@@ -210,7 +219,7 @@ impl TenantStorage {
         }
         if self.spec.array.token_user.is_none() && self.spec.storage.mode == StorageMode::CloudDrive
         {
-            self.spec.array.token_user = Some(format!("pxfa-{name}"));
+            self.spec.array.token_user = Some(default_token_user(&name));
         }
         if self.spec.portworx.cluster_name.is_none() && self.spec.storage.mode.runs_portworx() {
             self.spec.portworx.cluster_name = Some(format!("px-{name}"));
@@ -277,7 +286,7 @@ impl TenantStorage {
             .array
             .token_user
             .clone()
-            .unwrap_or_else(|| format!("pxfa-{}", self.metadata.name))
+            .unwrap_or_else(|| default_token_user(&self.metadata.name))
     }
 
     /// The tenant StorageCluster name (default `px-<name>`).
