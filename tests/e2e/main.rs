@@ -34,3 +34,4 @@ mod secrets;
 mod session_expiry;
 mod sizes;
 mod tenant;
+mod token_lifetime;

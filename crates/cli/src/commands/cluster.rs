@@ -344,7 +344,9 @@ pub(crate) async fn token_rotate(
     if let Some(alt) = &a.alternate_user {
         opts.alternate_user = alt.clone();
     }
-    opts.lifetime = a.lifetime;
+    if a.lifetime.is_some() {
+        opts.lifetime = a.lifetime;
+    }
     opts.grace = a.grace;
     let mut admins = t.token_users();
     admins.push(opts.alternate_user.clone());
