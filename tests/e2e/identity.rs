@@ -243,3 +243,155 @@ fn an_earlier_pxfas_tenant_is_left_alone_until_claimed_for_one_namespace() {
     assert_eq!(code, Some(0));
     assert!(stdout.contains("nothing to claim"), "{stdout}");
 }
+
+/// The cloud-drive example as the tenant `namespace/dev` with its own pod, and a
+/// token user of its own when `token_user` is given.
+fn cloud_drive_dev(dir: &Path, namespace: &str, pod: &str, token_user: Option<&str>) -> PathBuf {
+    let text = std::fs::read_to_string(crate::harness::example("tenant-cloud-drive.yaml")).unwrap();
+    let user = token_user.map_or(String::new(), |u| format!("tokenUser: {u}"));
+    let text = text
+        .replacen(
+            "metadata:\n  name: tenant-cd\n",
+            &format!("metadata:\n  name: dev\n  namespace: {namespace}\n"),
+            1,
+        )
+        .replace("    pod: tenant-cd", &format!("    pod: {pod}"))
+        .replace("tokenUser: pxfa-tenant-cd", &user);
+    assert!(text.contains(&format!("pod: {pod}")), "{text}");
+    let path = dir.join(format!("{namespace}-dev.yaml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Issue #34: the token user and the token journal are the tenant's (namespace and
+/// name). team-a/dev and team-b/dev with different pods: team-b's default token user
+/// (`pxfa-dev`, from the name alone) is refused before any write; with a user of its
+/// own, team-b applies, and its `destroy --delete-token` leaves team-a's token user,
+/// token and journal entry alone. team-a's own destroy then keeps `pxfa-dev`'s token
+/// while team-b's (destroyed, recoverable) pod may still name it, and `token rotate`
+/// of a tenant whose default user another tenant may use is refused.
+#[test]
+fn a_same_named_tenant_never_takes_rotates_or_deletes_the_others_token_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let state_home = dir.path().join("xdg");
+    let run = |args: &[&str]| {
+        let out = pxfa()
+            .env("XDG_STATE_HOME", &state_home)
+            .args(["--array", "sim", "--sim-seed", "empty", "--sim-state"])
+            .arg(dir.path().join("state.json"))
+            .args(args)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    let created_at = |user: &str| {
+        let (code, stdout, stderr) = run(&["token", "list", user, "-o", "json"]);
+        assert_eq!(code, Some(0), "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        v[0]["api_token"]["created_at"].as_u64()
+    };
+    let apply = |spec: &Path, out: &Path| {
+        let (spec, out) = (spec.to_str().unwrap(), out.to_str().unwrap());
+        run(&[
+            "apply",
+            "--yes",
+            "--allow-endpoint-mismatch",
+            "-f",
+            spec,
+            "--out",
+            out,
+            "--include-secrets",
+        ])
+    };
+    let team_a = cloud_drive_dev(dir.path(), "team-a", "dev-a", None);
+    let (code, _, stderr) = apply(&team_a, &dir.path().join("out-a"));
+    assert_eq!(code, Some(0), "{stderr}");
+    let token_a = created_at("pxfa-dev").expect("team-a's token");
+
+    // team-b/dev with the default user: refused before any write, naming the owner.
+    let team_b = cloud_drive_dev(dir.path(), "team-b", "dev-b", None);
+    let (code, stdout, stderr) = apply(&team_b, &dir.path().join("out-b"));
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("pxfa-dev is the default token user of tenant team-a/dev"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("pxfa-team-b-dev"), "the fix: {stderr}");
+    let (_, pods, _) = run(&["pod", "list", "-o", "json"]);
+    assert!(!pods.contains("dev-b"), "a refused apply wrote: {pods}");
+    // Nor may team-b rotate it.
+    let (code, _, stderr) = run(&[
+        "token",
+        "rotate",
+        "-f",
+        team_b.to_str().unwrap(),
+        "--out",
+        dir.path().join("out-b").to_str().unwrap(),
+        "--yes",
+    ]);
+    assert_ne!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("refused: array user pxfa-dev"), "{stderr}");
+    assert_eq!(created_at("pxfa-dev"), Some(token_a));
+
+    // A journal entry of team-a's (what a killed apply leaves in the state folder).
+    let journal = state_home.join("pxfa");
+    std::fs::create_dir_all(&journal).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&journal, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    let entry = journal.join("pxfa-token-sim-team-a_dev-pxfa-dev.json");
+    std::fs::write(
+        &entry,
+        serde_json::json!({"v": 1, "array": "sim", "tenant": "team-a/dev", "user": "pxfa-dev",
+            "state": "creating", "intent_at_ms": 1})
+        .to_string(),
+    )
+    .unwrap();
+
+    // team-b with a user of its own applies, and its destroy --delete-token takes only that.
+    let team_b = cloud_drive_dev(dir.path(), "team-b", "dev-b", Some("pxfa-team-b-dev"));
+    let (code, _, stderr) = apply(&team_b, &dir.path().join("out-b"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(created_at("pxfa-team-b-dev").is_some());
+    let (code, stdout, stderr) = run(&[
+        "destroy",
+        "--yes",
+        "--allow-endpoint-mismatch",
+        "--delete-token",
+        "-f",
+        team_b.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(
+        said.contains("delete api token of pxfa-team-b-dev"),
+        "{said}"
+    );
+    assert_eq!(created_at("pxfa-team-b-dev"), None);
+    assert_eq!(
+        created_at("pxfa-dev"),
+        Some(token_a),
+        "team-a's token changed"
+    );
+    assert!(entry.exists(), "team-a's journal entry went");
+
+    // team-a's destroy keeps the token team-b's (recoverable) pod may still name.
+    let (code, stdout, stderr) = run(&[
+        "destroy",
+        "--yes",
+        "--allow-endpoint-mismatch",
+        "--delete-token",
+        "-f",
+        team_a.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(
+        said.contains("kept: array user pxfa-dev is the default token user of tenant team-b/dev"),
+        "{said}"
+    );
+    assert_eq!(created_at("pxfa-dev"), Some(token_a));
+}

@@ -36,3 +36,4 @@ mod secrets;
 mod session_expiry;
 mod sizes;
 mod tenant;
+mod token_lifetime;

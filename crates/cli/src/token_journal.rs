@@ -1,6 +1,12 @@
 //! The token journal on disk ([`px_topology::token_journal::TokenJournal`]): one JSON file per
-//! array and user, `pxfa-token-<array>-<user>.json`, mode 0600 in a 0700 folder,
-//! replaced atomically with the folder fsynced (`secret_file::write_private`).
+//! array, tenant and user, `pxfa-token-<array>-<namespace>_<name>-<user>.json`, mode 0600 in
+//! a 0700 folder, replaced atomically with the folder fsynced (`secret_file::write_private`).
+//!
+//! The entry is the tenant's, not the user's: it records the tenant's identity
+//! (namespace and name), and an entry of another identity is never read, kept or
+//! removed. An entry an earlier pxfa wrote (`pxfa-token-<array>-<user>.json`, no
+//! identity) is still read, and removed once the token is delivered: the array holds
+//! one token per user, so once this tenant's is delivered such an entry is spent.
 //!
 //! The folder is `--out DIR/.pxfa/` when the apply writes manifests (with a
 //! `.gitignore` of `*`, so a committed `--out` folder never carries a token), else
@@ -10,6 +16,7 @@
 
 use std::path::{Path, PathBuf};
 
+use px_topology::TenantId;
 use px_topology::files::{self, FileLock};
 use px_topology::token_journal::{JournalEntry, JournalError, JournalState, TokenJournal};
 use secrecy::{ExposeSecret, SecretString};
@@ -25,6 +32,10 @@ pub(crate) struct FileTokenJournal {
     dirs: Vec<PathBuf>,
     /// Names the array in file names (`sim`, or the address's host and port).
     array: String,
+    /// The tenant's identity, `namespace/name`, recorded in every entry.
+    tenant: String,
+    /// The identity in file names, `namespace_name` (`_` is in neither part).
+    tenant_file: String,
     /// A reader (`plan`) takes no lock and so leaves no lock file behind.
     read_only: bool,
 }
@@ -62,11 +73,14 @@ fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> JournalError {
 }
 
 impl FileTokenJournal {
-    /// A journal for `array` writing to the first of `dirs` and reading all of them.
-    pub(crate) fn new(array: &str, dirs: Vec<PathBuf>) -> FileTokenJournal {
+    /// The journal of `tenant` on `array`, writing to the first of `dirs` and
+    /// reading all of them.
+    pub(crate) fn new(array: &str, tenant: &TenantId, dirs: Vec<PathBuf>) -> FileTokenJournal {
         FileTokenJournal {
             dirs,
             array: file_part(array),
+            tenant: format!("{}/{}", tenant.namespace, tenant.name),
+            tenant_file: file_part(&format!("{}_{}", tenant.namespace, tenant.name)),
             read_only: false,
         }
     }
@@ -111,6 +125,16 @@ impl FileTokenJournal {
     }
 
     fn file_in(&self, dir: &Path, user: &str) -> PathBuf {
+        dir.join(format!(
+            "pxfa-token-{}-{}-{}.json",
+            self.array,
+            self.tenant_file,
+            file_part(user)
+        ))
+    }
+
+    /// Where an earlier pxfa kept the entry of `user`, with no identity.
+    fn unkeyed_file_in(&self, dir: &Path, user: &str) -> PathBuf {
         dir.join(format!(
             "pxfa-token-{}-{}.json",
             self.array,
@@ -185,33 +209,47 @@ impl FileTokenJournal {
     }
 }
 
-fn parse(text: &str, user: &str) -> Option<JournalEntry> {
-    let v: serde_json::Value = serde_json::from_str(text).ok()?;
-    if v.get("v")?.as_u64()? != 1 || !v.get("user")?.as_str()?.eq_ignore_ascii_case(user) {
-        return None;
+/// The entry in `text` for `user` of `tenant` (`namespace/name`): `Err` when it is
+/// no journal entry, `Ok(None)` when it is another tenant's.
+fn parse(text: &str, user: &str, tenant: &str) -> Result<Option<JournalEntry>, ()> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| ())?;
+    let field = |k: &str| v.get(k).ok_or(());
+    if field("v")?.as_u64() != Some(1) {
+        return Err(());
     }
-    let state = match v.get("state")?.as_str()? {
-        "creating" => JournalState::Creating,
-        "created" => JournalState::Created,
-        _ => return None,
+    // No identity: an earlier pxfa's entry, read as this tenant's.
+    if v.get("tenant").is_some_and(|t| t.as_str() != Some(tenant)) {
+        return Ok(None);
+    }
+    if !field("user")?
+        .as_str()
+        .ok_or(())?
+        .eq_ignore_ascii_case(user)
+    {
+        return Err(());
+    }
+    let state = match field("state")?.as_str() {
+        Some("creating") => JournalState::Creating,
+        Some("created") => JournalState::Created,
+        _ => return Err(()),
     };
-    Some(JournalEntry {
+    Ok(Some(JournalEntry {
         user: user.to_string(),
         state,
-        intent_at_ms: v.get("intent_at_ms")?.as_u64()?,
+        intent_at_ms: field("intent_at_ms")?.as_u64().ok_or(())?,
         created_at: v.get("created_at").and_then(serde_json::Value::as_u64),
         token: v
             .get("token")
             .and_then(serde_json::Value::as_str)
             .map(|t| SecretString::from(t.to_string())),
-    })
+    }))
 }
 
 impl TokenJournal for FileTokenJournal {
     fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
         self.write(
             user,
-            &json!({"v": 1, "array": self.array, "user": user, "state": "creating",
+            &json!({"v": 1, "array": self.array, "tenant": self.tenant, "user": user, "state": "creating",
                     "intent_at_ms": at_ms, "observed": "no-token"}),
         )
     }
@@ -227,7 +265,7 @@ impl TokenJournal for FileTokenJournal {
             .map_or_else(px_topology::token_journal::now_ms, |e| e.intent_at_ms);
         self.write(
             user,
-            &json!({"v": 1, "array": self.array, "user": user, "state": "created",
+            &json!({"v": 1, "array": self.array, "tenant": self.tenant, "user": user, "state": "created",
                     "intent_at_ms": intent_at_ms, "created_at": created_at,
                     "token": token.expose_secret()}),
         )
@@ -235,16 +273,20 @@ impl TokenJournal for FileTokenJournal {
 
     fn delivered(&self, user: &str) -> Result<(), JournalError> {
         for dir in &self.dirs {
-            let path = self.file_in(dir, user);
-            match std::fs::remove_file(&path) {
-                Ok(()) => {
-                    #[cfg(unix)]
-                    std::fs::File::open(dir)
-                        .and_then(|d| d.sync_all())
-                        .map_err(|e| err("cannot sync", dir, e))?;
+            for path in [self.file_in(dir, user), self.unkeyed_file_in(dir, user)] {
+                if path == self.unkeyed_file_in(dir, user) && self.read(&path, user)?.is_none() {
+                    continue;
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(err("cannot remove", &path, e)),
+                match std::fs::remove_file(&path) {
+                    Ok(()) => {
+                        #[cfg(unix)]
+                        std::fs::File::open(dir)
+                            .and_then(|d| d.sync_all())
+                            .map_err(|e| err("cannot sync", dir, e))?;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(err("cannot remove", &path, e)),
+                }
             }
             // An `--out` journal folder that holds nothing more goes too.
             if dir.file_name().is_some_and(|n| n == OUT_SUBDIR) {
@@ -269,22 +311,31 @@ impl TokenJournal for FileTokenJournal {
             if files::check_own_dir(dir).map_err(|e| err("cannot use", dir, e))? {
                 self.hold(dir)?;
             }
-            let path = self.file_in(dir, user);
-            match files::read_input_text(&path, files::InputKind::Credentials) {
-                Ok(text) => {
-                    return parse(&text, user).map(Some).ok_or_else(|| {
-                        err(
-                            "unreadable entry in",
-                            &path,
-                            "not a pxfa token journal entry",
-                        )
-                    });
+            for path in [self.file_in(dir, user), self.unkeyed_file_in(dir, user)] {
+                if let Some(e) = self.read(&path, user)? {
+                    return Ok(Some(e));
                 }
-                Err(files::FileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(err("cannot read", &path, e)),
             }
         }
         Ok(None)
+    }
+}
+
+impl FileTokenJournal {
+    /// The entry of `user` in `path` if it is this tenant's (`None`: no file, or
+    /// another tenant's entry).
+    fn read(&self, path: &Path, user: &str) -> Result<Option<JournalEntry>, JournalError> {
+        match files::read_input_text(path, files::InputKind::Credentials) {
+            Ok(text) => parse(&text, user, &self.tenant).map_err(|()| {
+                err(
+                    "unreadable entry in",
+                    path,
+                    "not a pxfa token journal entry",
+                )
+            }),
+            Err(files::FileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(err("cannot read", path, e)),
+        }
     }
 }
 
@@ -292,12 +343,45 @@ impl TokenJournal for FileTokenJournal {
 mod tests {
     use super::*;
 
+    fn dev(namespace: &str) -> TenantId {
+        TenantId::new(namespace, "dev")
+    }
+
+    #[test]
+    fn entries_are_the_tenants_not_the_users() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("state");
+        let a = FileTokenJournal::new("sim", &dev("team-a"), vec![dir.clone()]);
+        let b = FileTokenJournal::new("sim", &dev("team-b"), vec![dir.clone()]);
+        a.record_token("pxfa-dev", Some(9), &SecretString::from("tok-a"))
+            .unwrap();
+        // team-b/dev, whose token user has the same name, neither sees nor removes it.
+        assert!(b.load("pxfa-dev").unwrap().is_none());
+        b.delivered("pxfa-dev").unwrap();
+        let kept = a.load("pxfa-dev").unwrap().unwrap();
+        assert_eq!(kept.token.unwrap().expose_secret(), "tok-a");
+        // An earlier pxfa's entry (no identity) is still found, and goes once delivered.
+        a.delivered("pxfa-dev").unwrap();
+        std::fs::write(
+            dir.join("pxfa-token-sim-pxfa-dev.json"),
+            r#"{"v":1,"array":"sim","user":"pxfa-dev","state":"creating","intent_at_ms":5}"#,
+        )
+        .unwrap();
+        assert_eq!(a.load("pxfa-dev").unwrap().unwrap().intent_at_ms, 5);
+        a.delivered("pxfa-dev").unwrap();
+        assert!(a.load("pxfa-dev").unwrap().is_none());
+    }
+
     #[test]
     fn entries_round_trip_owner_only_and_go_when_delivered() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("out").join(OUT_SUBDIR);
         let state = tmp.path().join("state");
-        let v = FileTokenJournal::new("https://fa1:8443", vec![out.clone(), state.clone()]);
+        let v = FileTokenJournal::new(
+            "https://fa1:8443",
+            &dev("team-a"),
+            vec![out.clone(), state.clone()],
+        );
         v.record_intent("px-User", 7).unwrap();
         let e = v.load("px-user").unwrap().unwrap();
         assert_eq!(e.state, JournalState::Creating);
@@ -327,20 +411,20 @@ mod tests {
         // A second journal reading only the state folder does not see the --out entry;
         // one reading both does.
         assert!(
-            FileTokenJournal::new("https://fa1:8443", vec![state.clone()])
+            FileTokenJournal::new("https://fa1:8443", &dev("team-a"), vec![state.clone()])
                 .load("px-user")
                 .unwrap()
                 .is_none()
         );
         assert!(
-            FileTokenJournal::new("https://fa1:8443", vec![state, out.clone()])
+            FileTokenJournal::new("https://fa1:8443", &dev("team-a"), vec![state, out.clone()])
                 .load("px-user")
                 .unwrap()
                 .is_some()
         );
         // Another array's journal is another file.
         assert!(
-            FileTokenJournal::new("sim", vec![out.clone()])
+            FileTokenJournal::new("sim", &dev("team-a"), vec![out.clone()])
                 .load("px-user")
                 .unwrap()
                 .is_none()
@@ -358,7 +442,7 @@ mod tests {
         let open = tmp.path().join("open");
         std::fs::create_dir(&open).unwrap();
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let e = FileTokenJournal::new("sim", vec![open.clone()])
+        let e = FileTokenJournal::new("sim", &dev("team-a"), vec![open.clone()])
             .record_intent("u", 1)
             .unwrap_err();
         assert!(e.to_string().contains("open to other users"), "{e}");

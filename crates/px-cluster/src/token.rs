@@ -70,12 +70,13 @@ pub struct RotateOptions {
 }
 
 impl RotateOptions {
-    /// The defaults for `spec`: alternate `<tokenUser>-alt`, no expiry, six minutes'
-    /// grace (Portworx re-reads the secret about every five).
+    /// The defaults for `spec`: alternate `<tokenUser>-alt`, the spec's token
+    /// lifetime (`spec.array.tokenLifetime`, default a year), six minutes' grace
+    /// (Portworx re-reads the secret about every five).
     pub fn for_spec(spec: &TenantStorage) -> Self {
         RotateOptions {
             alternate_user: format!("{}-alt", spec.token_user()),
-            lifetime: None,
+            lifetime: spec.token_lifetime(),
             grace: Duration::from_secs(360),
             journal: None,
         }

@@ -136,6 +136,7 @@ pub use plan::{
     ObservedDrives, Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState, TagIndex,
     TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for, locate_drives, observe, plan,
     plan_destroy, plan_drive_adoption, read_token_state, require_realm_support,
+    token_user_claimants,
 };
 pub use preflight::{PreflightFinding, PreflightOptions, new_bytes, preflight};
 pub use pure_json::{FlashArrayEntry, PureJson, PureJsonError};

@@ -285,7 +285,8 @@ pub(crate) struct TokenRotateArgs {
     /// user); default `<tokenUser>-alt`.
     #[arg(long, value_name = "ADMIN")]
     pub(crate) alternate_user: Option<String>,
-    /// Lifetime of the new token, e.g. `90d`; never expires when omitted.
+    /// Lifetime of the new token, e.g. `90d`; default the spec's
+    /// `spec.array.tokenLifetime` (absent: `365d`; `never`: no expiry).
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub(crate) lifetime: Option<Duration>,
     /// Wait between writing a new token and deleting the old one (Portworx re-reads

@@ -334,6 +334,23 @@ fn status_text(r: &StatusReport, p: &Printer) -> String {
     out.join("\n")
 }
 
+/// Refuses, before any array write, to rotate a token user that another tenant's
+/// objects on the array may use (a same-named tenant of another namespace: the
+/// default token user derives from the name alone).
+async fn refuse_anothers_token(t: &Tenant, session: &Session) -> Result<()> {
+    let others = px_topology::token_user_claimants(session.array.as_ref(), &t.desired).await?;
+    if others.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "refused: array user {} is the default token user of tenant {} too, whose objects are on the array; \
+         rotating its token would take it from that tenant. Nothing changed. Give this tenant a token user of \
+         its own (spec.array.tokenUser) and apply",
+        t.spec.token_user(),
+        others.join(", ")
+    )
+}
+
 /// `token rotate -f SPEC`.
 pub(crate) async fn token_rotate(
     a: &TokenRotateArgs,
@@ -354,11 +371,14 @@ pub(crate) async fn token_rotate(
     if let Some(alt) = &a.alternate_user {
         opts.alternate_user = alt.clone();
     }
-    opts.lifetime = a.lifetime;
+    if a.lifetime.is_some() {
+        opts.lifetime = a.lifetime;
+    }
     opts.grace = a.grace;
     let mut admins = t.token_users();
     admins.push(opts.alternate_user.clone());
     let session = Session::open(g, p, &admins)?;
+    refuse_anothers_token(&t, &session).await?;
     let env = |k: &str| std::env::var(k).ok();
     let probe: Box<dyn TokenProbe> = match config::resolve(g, &env, &mut |_| {})? {
         Target::Rest(target) => Box::new(LoginProbe {
@@ -384,6 +404,7 @@ pub(crate) async fn token_rotate(
     opts.journal = crate::token_journal::default_state_dir(&env).map(|dir| {
         std::sync::Arc::new(crate::token_journal::FileTokenJournal::new(
             &session.array_key(),
+            &t.desired.tenant,
             vec![dir],
         )) as std::sync::Arc<dyn px_topology::token_journal::TokenJournal>
     });

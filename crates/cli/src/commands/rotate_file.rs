@@ -61,7 +61,11 @@ fn unix_now() -> u64 {
 
 impl Rotator<'_> {
     fn token_journal(&self) -> FileTokenJournal {
-        FileTokenJournal::new(&self.array_key, vec![self.out.join(OUT_SUBDIR)])
+        FileTokenJournal::new(
+            &self.array_key,
+            &self.tenant.desired.tenant,
+            vec![self.out.join(OUT_SUBDIR)],
+        )
     }
 
     /// The rendered px-pure-secret for `token` (the tenant manifests' own file name

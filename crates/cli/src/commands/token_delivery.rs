@@ -41,7 +41,11 @@ pub(super) fn journal(
         .into_iter()
         .chain(state)
         .collect();
-    Some(FileTokenJournal::new(&session.array_key(), dirs))
+    Some(FileTokenJournal::new(
+        &session.array_key(),
+        &t.desired.tenant,
+        dirs,
+    ))
 }
 
 /// `apply`'s cluster side of the pipeline ([`px_cluster::TenantClusters`], the same

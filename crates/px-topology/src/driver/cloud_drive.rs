@@ -76,7 +76,7 @@ impl StorageDriver for CloudDrive {
             }),
             api_token: Some(DesiredApiToken {
                 admin: spec.token_user(),
-                lifetime: None,
+                lifetime: spec.token_lifetime(),
             }),
             ..DesiredState::default()
         })

@@ -130,7 +130,8 @@ impl<'a> Selection<'a> {
         let owns_objects = !(volumes.is_empty() && pods.is_empty());
         let token = (desired.api_token.as_ref())
             .filter(|_| scope.delete_token && obs.token == TokenState::HasToken && owns_objects)
-            .filter(|t| !realm.deletes_user(&t.admin));
+            .filter(|t| !realm.deletes_user(&t.admin))
+            .filter(|t| keeps_anothers_token(obs, t, &mut kept));
         Selection {
             volumes,
             hosts,
@@ -150,6 +151,27 @@ impl<'a> Selection<'a> {
             && self.pods.is_empty()
             && self.token.is_none()
     }
+}
+
+/// Whether `token`'s user is free of other tenants (`true`: it may go); a user
+/// another tenant's objects may use (`TagIndex::note_token_claimants`) is kept,
+/// with the reason.
+fn keeps_anothers_token(obs: &Observed, token: &DesiredApiToken, kept: &mut Vec<Blocker>) -> bool {
+    let others = obs.tags.token_claimants();
+    if others.is_empty() {
+        return true;
+    }
+    kept.push(Blocker {
+        kind: Kind::ApiToken,
+        name: token.admin.clone(),
+        reason: format!(
+            "kept: array user {} is the default token user of tenant {} too, whose objects are on the array",
+            token.admin,
+            others.iter().cloned().collect::<Vec<_>>().join(", ")
+        ),
+        resolution: "delete the token by hand once no tenant uses it".to_string(),
+    });
+    false
 }
 
 /// What was disconnected: the calls per volume and per (is a group, target).

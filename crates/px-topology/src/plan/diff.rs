@@ -61,7 +61,10 @@ pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> 
 
     let realm = plan_realm(desired, (&obs.realm, &obs.tags), opts);
     claims.conflicts.extend(realm.conflicts);
-    let token = match plan_token(desired, (obs.token, obs.token_journal), realm.creates_admin) {
+    let token = match super::token::claimed_elsewhere(desired, &obs.tags).map_or_else(
+        || plan_token(desired, (obs.token, obs.token_journal), realm.creates_admin),
+        Err,
+    ) {
         Ok(changes) => changes,
         Err(conflict) => {
             claims.conflicts.push(conflict);

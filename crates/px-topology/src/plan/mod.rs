@@ -56,5 +56,5 @@ pub(crate) use ownership::lookup_tags;
 pub(crate) use ownership::{Owner, kind_label, marked_tenant, owner};
 pub(crate) use pods::lookup_pods;
 pub use realm::{RealmGateError, RealmState, require_realm_support};
-pub use token::{JournalVerdict, TokenState, read_token_state};
+pub use token::{JournalVerdict, TokenState, read_token_state, token_user_claimants};
 pub(crate) use volumes::lookup_volumes;

@@ -114,7 +114,10 @@ async fn first_round(
             TagResource::HostGroup,
             TagResource::Pod,
         ]
-        .map(|k| relevant_tags(array, k, &desired.tenant, names)),
+        .map(|k| {
+            let admin = desired.api_token.as_ref().map(|t| t.admin.as_str());
+            relevant_tags(array, k, (&desired.tenant, admin), names)
+        }),
     );
     let token = read_token_state(array, desired);
     let all_hosts = async {
@@ -163,11 +166,14 @@ async fn first_round(
 async fn relevant_tags(
     array: &dyn FlashArray,
     kind: TagResource,
-    tenant: &TenantId,
+    (tenant, token_admin): (&TenantId, Option<&str>),
     names: &Names,
 ) -> Result<TagIndex> {
     let all: Vec<Tag> = lookup_tags(array, kind, &[]).await?;
     let mut index = TagIndex::default();
+    if let Some(admin) = token_admin {
+        index.note_token_claimants(&all, tenant, admin);
+    }
     index.insert_relevant(kind, all, tenant, &names.lowered(kind));
     Ok(index)
 }

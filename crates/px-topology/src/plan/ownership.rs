@@ -52,6 +52,9 @@ pub struct TagIndex {
     /// By kind slot: whether [`TagIndex::insert_relevant`] left other tenants'
     /// objects out, so that a name missing here may still be another tenant's.
     left_out: [bool; 4],
+    /// Other tenants with objects on the array whose default token user is the
+    /// desired one ([`TagIndex::note_token_claimants`]), as reports name them.
+    token_claimants: BTreeSet<String>,
 }
 
 /// A taggable kind as pxfa's reports name it (`host group`, not `hostGroup`).
@@ -158,7 +161,9 @@ impl TagIndex {
             pods,
             spelled,
             left_out,
+            token_claimants,
         } = other;
+        self.token_claimants.extend(token_claimants);
         self.volumes.extend(volumes);
         self.hosts.extend(hosts);
         self.host_groups.extend(host_groups);
@@ -167,6 +172,40 @@ impl TagIndex {
         for (mine, theirs) in self.left_out.iter_mut().zip(left_out) {
             *mine |= theirs;
         }
+    }
+
+    /// Notes the tenants other than `tenant` that tagged objects among `tags` name
+    /// (another namespace's, or an earlier pxfa's without one) whose default token
+    /// user is `admin`. Array users carry no tags, and a default token user derives
+    /// from the tenant name alone: while such a tenant has objects on the array, the
+    /// user may be its.
+    pub(crate) fn note_token_claimants(&mut self, tags: &[Tag], tenant: &TenantId, admin: &str) {
+        for t in by_object(tags).values() {
+            if !matches!(
+                owner(Some(t), tenant),
+                Owner::OtherTenant(_) | Owner::Unclaimed
+            ) {
+                continue;
+            }
+            if let Some(other) = marked_tenant(t)
+                && crate::spec::default_token_user(other.name).eq_ignore_ascii_case(admin)
+            {
+                self.token_claimants.insert(other.to_string());
+            }
+        }
+    }
+
+    /// The other tenants that may use the desired token user
+    /// ([`TagIndex::note_token_claimants`]).
+    pub(crate) fn token_claimants(&self) -> &BTreeSet<String> {
+        &self.token_claimants
+    }
+
+    /// Whether the array holds a pod or volume tagged for `tenant`.
+    pub(crate) fn owns_objects(&self, tenant: &TenantId) -> bool {
+        [TagResource::Pod, TagResource::Volume]
+            .into_iter()
+            .any(|k| self.of(k).values().any(|t| is_tenants(Some(t), tenant)))
     }
 
     /// Whether tags of other tenants' objects of `kind` were left out
@@ -215,6 +254,17 @@ impl TagIndex {
 /// The lower-cased names of the objects among `tags` that another tenant owns
 /// ([`owner`]), except those in `names`.
 fn others_objects(tags: &[Tag], tenant: &TenantId, names: &BTreeSet<String>) -> HashSet<String> {
+    by_object(tags)
+        .into_iter()
+        .filter(|(name, t)| {
+            matches!(owner(Some(t), tenant), Owner::OtherTenant(_)) && !names.contains(name)
+        })
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// The `pxfa.io` tags among `tags` by lower-cased object name.
+fn by_object(tags: &[Tag]) -> HashMap<String, BTreeMap<String, String>> {
     let mut by_object: HashMap<String, BTreeMap<String, String>> = HashMap::new();
     for t in tags {
         if t.namespace.as_deref() != Some(TAG_NAMESPACE) {
@@ -227,12 +277,6 @@ fn others_objects(tags: &[Tag], tenant: &TenantId, names: &BTreeSet<String>) -> 
         e.insert(t.key.clone(), t.value.clone());
     }
     by_object
-        .into_iter()
-        .filter(|(name, t)| {
-            matches!(owner(Some(t), tenant), Owner::OtherTenant(_)) && !names.contains(name)
-        })
-        .map(|(name, _)| name)
-        .collect()
 }
 
 /// pxfa's tags of `kind`: of the given objects, or of every object when `resources`

@@ -3,9 +3,10 @@
 //! Tokens carry no tags, so the token journal (`crate::token_journal`) is what tells a
 //! token pxfa created from one someone else did.
 
-use flasharray::{ErrorKind, FlashArray, Result};
+use flasharray::{ErrorKind, FlashArray, Result, TagResource};
 
 use super::change::{Action, Blocker, Change, Kind, Payload};
+use super::ownership::TagIndex;
 use crate::desired::DesiredState;
 
 /// The token admin as the array reports it.
@@ -68,6 +69,57 @@ pub async fn read_token_state(
         Err(e) if e.kind() == ErrorKind::NotFound => Ok((TokenState::AdminMissing, None)),
         Err(e) => Err(e),
     }
+}
+
+/// The tenants other than `desired`'s whose objects are on the array and whose
+/// default token user is `desired`'s (see [`TagIndex::note_token_claimants`]):
+/// what rotating or deleting that user's token would take from them. Empty when the
+/// desired state wants no token.
+pub async fn token_user_claimants(
+    array: &dyn FlashArray,
+    desired: &DesiredState,
+) -> Result<Vec<String>> {
+    let Some(t) = &desired.api_token else {
+        return Ok(Vec::new());
+    };
+    let mut index = TagIndex::default();
+    for kind in [
+        TagResource::Volume,
+        TagResource::Host,
+        TagResource::HostGroup,
+        TagResource::Pod,
+    ] {
+        let tags = super::ownership::lookup_tags(array, kind, &[]).await?;
+        index.note_token_claimants(&tags, &desired.tenant, &t.admin);
+    }
+    Ok(index.token_claimants().iter().cloned().collect())
+}
+
+/// The conflict of a token user that another tenant may use (see
+/// [`TagIndex::note_token_claimants`]): a tenant with no objects on the array yet
+/// never takes, keeps or replaces it. A tenant that already has objects keeps the
+/// user it has been using.
+pub(crate) fn claimed_elsewhere(desired: &DesiredState, tags: &TagIndex) -> Option<Blocker> {
+    let t = desired.api_token.as_ref()?;
+    let others = tags.token_claimants();
+    if others.is_empty() || tags.owns_objects(&desired.tenant) {
+        return None;
+    }
+    let id = &desired.tenant;
+    Some(Blocker {
+        kind: Kind::ApiToken,
+        name: t.admin.clone(),
+        reason: format!(
+            "array user {} is the default token user of tenant {}, whose objects are on the array \
+             (a default token user derives from the tenant name alone)",
+            t.admin,
+            others.iter().cloned().collect::<Vec<_>>().join(", ")
+        ),
+        resolution: format!(
+            "name a token user of this tenant's own in spec.array.tokenUser (e.g. pxfa-{}-{})",
+            id.namespace, id.name
+        ),
+    })
 }
 
 /// The token's part of a plan: its changes, or the conflict of a missing admin.

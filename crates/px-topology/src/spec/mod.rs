@@ -191,6 +191,36 @@ pub fn load_spec(path: impl AsRef<Path>) -> Result<TenantStorage, SpecErrors> {
     parse_valid_spec(&text)
 }
 
+/// How long a tenant token lives when `spec.array.tokenLifetime` is absent: a year,
+/// so that a token pxfa made does not work forever, and a yearly `pxfa token
+/// rotate` keeps it fresh without a gap.
+pub(crate) const DEFAULT_TOKEN_LIFETIME: std::time::Duration =
+    std::time::Duration::from_secs(365 * 86_400);
+
+/// `spec.array.tokenLifetime` as written: `never`, or a duration (`Err`: the reason).
+pub(crate) fn parse_token_lifetime(s: &str) -> Result<Option<std::time::Duration>, String> {
+    if s == "never" {
+        return Ok(None);
+    }
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("{s:?} is neither a duration (365d, 2160h) nor never: {e}"))?;
+    if d < std::time::Duration::from_secs(86_400) {
+        return Err(format!(
+            "{s:?} is under a day: the token would expire before a rotation could replace it"
+        ));
+    }
+    Ok(Some(d))
+}
+
+/// The token user of a tenant named `name` whose spec names none: `pxfa-<name>`.
+/// It derives from the name alone, so same-named tenants of two namespaces share it
+/// unless one names its own (`spec.array.tokenUser`): the plan refuses the second
+/// (`plan::token`), and destroy and rotation never touch a user another tenant's
+/// objects may use.
+pub(crate) fn default_token_user(name: &str) -> String {
+    format!("pxfa-{name}")
+}
+
 impl TenantStorage {
     /// Checks the semantic rules; empty when the spec is valid.
     pub fn validate(&self) -> Vec<SpecError> {
@@ -210,7 +240,7 @@ impl TenantStorage {
                 Some(format!("px-repl{}", self.spec.storage.replication));
         }
         if self.spec.array.token_user.is_none() && self.spec.storage.mode.needs_token() {
-            self.spec.array.token_user = Some(format!("pxfa-{name}"));
+            self.spec.array.token_user = Some(default_token_user(&name));
         }
         if self.spec.portworx.cluster_name.is_none() && self.spec.storage.mode.runs_portworx() {
             self.spec.portworx.cluster_name = Some(format!("px-{name}"));
@@ -277,7 +307,17 @@ impl TenantStorage {
             .array
             .token_user
             .clone()
-            .unwrap_or_else(|| format!("pxfa-{}", self.metadata.name))
+            .unwrap_or_else(|| default_token_user(&self.metadata.name))
+    }
+
+    /// How long the tenant's API tokens live (`spec.array.tokenLifetime`, default
+    /// a year); `None`: they never expire.
+    pub fn token_lifetime(&self) -> Option<std::time::Duration> {
+        match self.spec.array.token_lifetime.as_deref() {
+            None => Some(DEFAULT_TOKEN_LIFETIME),
+            // Validated: an invalid value never gets this far.
+            Some(s) => parse_token_lifetime(s).unwrap_or(Some(DEFAULT_TOKEN_LIFETIME)),
+        }
     }
 
     /// The tenant StorageCluster name (default `px-<name>`).

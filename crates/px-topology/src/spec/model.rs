@@ -448,6 +448,11 @@ pub struct ArraySpec {
     /// `pxfa-<metadata.name>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_user: Option<String>,
+    /// How long the API tokens pxfa creates for the tenant's token user live (at
+    /// `apply` and `token rotate`): a duration such as `365d` or `2160h`, or `never`;
+    /// default `365d`. `pxfa token rotate` before it ends keeps the token fresh.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_lifetime: Option<String>,
     /// Secure multi-tenancy (REST 2.36+, see `docs/realms.md`): the FlashArray realm
     /// pxfa creates for the tenant's pod (`<realm>::<pod>`); for cloud-drive the
     /// token user becomes a user with rights only inside this realm.

@@ -451,6 +451,9 @@ fn list<T: std::fmt::Display>(items: &[T]) -> String {
 
 fn array(t: &TenantStorage, e: &mut Errors) {
     let a = &t.spec.array;
+    if let Some(Err(why)) = a.token_lifetime.as_deref().map(super::parse_token_lifetime) {
+        e.push("spec.array.tokenLifetime", why);
+    }
     match &a.endpoint {
         // pure.json carries the endpoint with the tenant's token.
         None if t.mode().needs_token() => e.push(

@@ -59,7 +59,20 @@ pub(super) fn select(
     };
     let realm = want.name.as_str();
     if let Some(user) = &want.user {
+        let others = obs.tags.token_claimants();
         let user_ours = match &obs.realm.admin {
+            // The realm user is the token user: one another tenant may use is kept.
+            Some(_) if !others.is_empty() => {
+                kept.push(kept_because(
+                    Kind::RealmUser,
+                    &user.admin,
+                    format!(
+                        "the default token user of tenant {} too, whose objects are on the array",
+                        others.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+                false
+            }
             Some(rights) if admin_matches(rights, user) => {
                 out.user = Some(user.admin.clone());
                 true
