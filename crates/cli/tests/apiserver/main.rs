@@ -8,6 +8,7 @@ mod controller;
 mod crd;
 mod examples;
 mod harness;
+mod olm;
 mod restart;
 mod site;
 

@@ -96,7 +96,7 @@ fn completed(mut obj: Value) -> Value {
             obj["spec"] = json!({"clusterID": "00000000-0000-4000-8000-000000000001"});
             let desired = &mut obj["status"]["desired"];
             desired["image"] = json!("quay.io/openshift-release-dev/ocp-release@sha256:0");
-            obj["status"]["availableUpdates"] = Value::Null;
+            obj["status"]["availableUpdates"] = json!([]);
             obj["status"]["observedGeneration"] = json!(1);
             obj["status"]["versionHash"] = json!("test");
         }
