@@ -22,7 +22,9 @@ use std::time::Duration;
 use flasharray_mock::{MockArray, Op};
 use futures_util::{StreamExt, TryStreamExt};
 use kube::Api;
-use kube::api::{DynamicObject, ListParams, PostParams, WatchEvent, WatchParams};
+use kube::api::{
+    DynamicObject, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams,
+};
 use px_controller::tenant_storage_resource;
 
 use crate::controller::{
@@ -157,7 +159,8 @@ async fn the_api_server_restarted_mid_reconcile_converges_without_a_second_array
 }
 
 /// A watch from before the restart ends in 410 Gone (the new server's watch cache
-/// starts after it), and a status write guarded by a stale resourceVersion is a 409.
+/// starts after it), and a status update guarded by a stale resourceVersion (the
+/// object moved on since it was read) is a 409.
 async fn stale_clients_get_410_and_409(
     admin: &kube::Client,
     ns: &str,
@@ -185,6 +188,13 @@ async fn stale_clients_get_410_and_409(
         "{gone:?}"
     );
 
+    // Another writer moves the object on (the controller writes status only when it
+    // changes), then a status update carrying the resourceVersion read before.
+    let touch = serde_json::json!({"metadata": {"annotations": {"pxfa.io/test-touched": "1"}}});
+    tenants
+        .patch("ref", &PatchParams::default(), &Patch::Merge(&touch))
+        .await
+        .unwrap();
     stale_obj.data["status"]["observedGeneration"] = serde_json::json!(1);
     let err = tenants
         .replace_status("ref", &PostParams::default(), &stale_obj)
