@@ -12,7 +12,8 @@
 #
 # CRDs loaded: $PXFA_SCHEMAS_DIR (default ../shared/schemas) and its more/, pxfa's own
 # (`pxfa crd`, from $PXFA_BIN or target/debug/pxfa, else cargo run), and the stand-in
-# for KubeVirt's VirtualMachine/VirtualMachineInstance (tools/kube-apiserver/kubevirt-standin.yaml).
+# for KubeVirt's VirtualMachine/VirtualMachineInstance (tools/kube-apiserver/kubevirt-standin.yaml)
+# and nmstate's NodeNetworkState (nmstate-standin.yaml).
 # PXFA_APISERVER_WATCH_PID: the server stops by itself when that process ends (tests).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -78,7 +79,7 @@ start() {
   mkdir -p "$dir/crds"
   pxfa_crd > "$dir/crds/pxfa.yaml"
   local args=(-dir "$dir" -crds "$schemas" -crds "$dir/crds/pxfa.yaml"
-    -crds "$src/kubevirt-standin.yaml")
+    -crds "$src/kubevirt-standin.yaml" -crds "$src/nmstate-standin.yaml")
   [[ -d "$schemas/more" ]] && args+=(-crds "$schemas/more")
   [[ -n "${PXFA_APISERVER_WATCH_PID:-}" ]] && args+=(-watch-pid "$PXFA_APISERVER_WATCH_PID")
   setsid "$bin" "${args[@]}" >>"$dir/apiserver.log" 2>&1 </dev/null &

@@ -8,14 +8,20 @@
 //! the controller applies gets `status.kubeconfig` and its kubeconfig Secret, which
 //! points back at this server (admin identity) as the tenant cluster. The kubevirt-csi
 //! mode is used: it waits for no operator (no NNCP, claim or StorageCluster).
+//!
+//! Two replicas elect a leader on the shipped Lease; the leader is killed with
+//! SIGKILL and the standby takes the Lease and carries on.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flasharray_mock::MockArray;
 use flasharray_sim::{RunningSim, SimConfig, Simulator};
 use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
 use kube::Api;
 use kube::api::{DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
@@ -32,7 +38,7 @@ const CREDS: &str = "fa-creds";
 
 /// deploy/rbac/management.yaml and deploy/controller/controller.yaml, as an admin
 /// applies them (every object must be accepted).
-async fn install_deploy(admin: &kube::Client) {
+pub(crate) async fn install_deploy(admin: &kube::Client) {
     for file in [
         "deploy/rbac/management.yaml",
         "deploy/controller/controller.yaml",
@@ -49,7 +55,11 @@ async fn install_deploy(admin: &kube::Client) {
 
 /// A kubeconfig for the shipped ServiceAccount: a one-hour TokenRequest token,
 /// written 0600 and never printed.
-async fn service_account_kubeconfig(admin: &kube::Client, server: &Server, dir: &Path) -> PathBuf {
+pub(crate) async fn service_account_kubeconfig(
+    admin: &kube::Client,
+    server: &Server,
+    dir: &Path,
+) -> PathBuf {
     let sa: Api<ServiceAccount> = Api::namespaced(admin.clone(), "pxfa-system");
     let request = TokenRequest {
         spec: TokenRequestSpec {
@@ -87,9 +97,16 @@ fn write_private(path: &Path, text: &str) {
     f.write_all(text.as_bytes()).unwrap();
 }
 
-async fn start_array(admin: &kube::Client, ns: &str) -> RunningSim {
+/// A simulated array over HTTPS, its credentials in Secret `creds` of `ns`; the
+/// array itself is returned too, for its call counts.
+pub(crate) async fn start_array(
+    admin: &kube::Client,
+    ns: &str,
+    creds: &str,
+) -> (RunningSim, MockArray) {
+    let array = MockArray::builder().build();
     let sim = Simulator::start(
-        MockArray::builder().build(),
+        array.clone(),
         SimConfig {
             tls: true,
             ..SimConfig::new(SIM_TOKEN.to_string().into())
@@ -97,11 +114,11 @@ async fn start_array(admin: &kube::Client, ns: &str) -> RunningSim {
     )
     .await
     .expect("simulator starts");
-    let endpoint = sim.url().trim_start_matches("https://").to_string();
+    let endpoint = endpoint(&sim);
     let pure = json!({"FlashArrays": [{"MgmtEndPoint": endpoint, "APIToken": SIM_TOKEN}]});
     let secret = json!({
         "apiVersion": "v1", "kind": "Secret",
-        "metadata": {"name": CREDS, "namespace": ns},
+        "metadata": {"name": creds, "namespace": ns},
         "stringData": {"pure.json": pure.to_string(), "ca.crt": sim.cert_pem()},
     });
     let api: Api<Secret> = Api::namespaced(admin.clone(), ns);
@@ -111,20 +128,36 @@ async fn start_array(admin: &kube::Client, ns: &str) -> RunningSim {
     )
     .await
     .unwrap();
-    sim
+    (sim, array)
 }
 
-/// Tenant `i`: the kubevirt-csi example renamed, its HostedCluster in `ns`.
-fn tenant(i: usize, ns: &str, endpoint: &str) -> Value {
+pub(crate) fn endpoint(sim: &RunningSim) -> String {
+    sim.url().trim_start_matches("https://").to_string()
+}
+
+/// Tenant `name`: the kubevirt-csi example renamed, its HostedCluster in `ns`, on
+/// the array of Secret `creds`.
+pub(crate) fn tenant(name: &str, ns: &str, endpoint: &str, creds: &str) -> Value {
     let path = workspace().join("examples/tenant-kubevirt-csi.yaml");
     let mut obj: Value = serde_saphyr::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let name = format!("kv{i:02}");
     obj["metadata"] = json!({"name": name, "namespace": ns});
     obj["spec"]["hostedCluster"]["name"] = json!(name);
     obj["spec"]["hostedCluster"]["namespace"] = json!(ns);
     obj["spec"]["array"] = json!({"endpoint": endpoint});
-    obj["spec"]["credentialsSecret"] = json!({"name": CREDS, "caKey": "ca.crt"});
+    obj["spec"]["credentialsSecret"] = json!({"name": creds, "caKey": "ca.crt"});
     obj
+}
+
+/// Applies tenant `obj` as the test (its site's namespaces made first).
+pub(crate) async fn add_tenant(admin: &kube::Client, obj: &Value) {
+    site_namespaces(admin, obj).await;
+    let ns = obj["metadata"]["namespace"].as_str().unwrap();
+    let name = obj["metadata"]["name"].as_str().unwrap();
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(admin.clone(), ns, &tenant_storage_resource());
+    api.patch(name, &PatchParams::apply("pxfa-test"), &Patch::Apply(obj))
+        .await
+        .unwrap();
 }
 
 /// The namespaces a tenant's objects go to that a real cluster already has (the
@@ -142,8 +175,14 @@ async fn site_namespaces(admin: &kube::Client, spec: &Value) {
 }
 
 /// HyperShift's part: every HostedCluster in `ns` gets its admin kubeconfig Secret
-/// (this server) and `status.kubeconfig`. Runs until aborted.
-async fn play_hypershift(admin: kube::Client, ns: String, kubeconfig: String) {
+/// (this server) and `status.kubeconfig`, except those `held` names. Runs until
+/// aborted; API errors (a stopped server) are retried.
+pub(crate) async fn play_hypershift(
+    admin: kube::Client,
+    ns: String,
+    kubeconfig: String,
+    held: Held,
+) {
     let hcs = harness::dynamic_api(
         &admin,
         "hypershift.openshift.io/v1beta1",
@@ -160,7 +199,9 @@ async fn play_hypershift(admin: kube::Client, ns: String, kubeconfig: String) {
             .unwrap_or_default()
         {
             let name = hc.metadata.name.clone().unwrap();
-            if hc.data["status"]["kubeconfig"]["name"].is_string() {
+            if hc.data["status"]["kubeconfig"]["name"].is_string()
+                || held.lock().unwrap().contains(&name)
+            {
                 continue;
             }
             let secret_name = format!("{name}-admin-kubeconfig");
@@ -183,10 +224,14 @@ async fn play_hypershift(admin: kube::Client, ns: String, kubeconfig: String) {
     }
 }
 
-/// The controller as the Deployment runs it, but under this test's kubeconfig,
-/// watching one namespace; its log goes to `dir/controller.log`.
-fn spawn_controller(kubeconfig: &Path, ns: &str, dir: &Path) -> Child {
-    let log = std::fs::File::create(dir.join("controller.log")).unwrap();
+/// HostedCluster names whose kubeconfig HyperShift holds back.
+pub(crate) type Held = Arc<Mutex<BTreeSet<String>>>;
+
+/// The controller as the Deployment runs it (leader election on the shipped Lease
+/// `pxfa-system/pxfa-controller`, its times scaled down), under this test's
+/// kubeconfig, watching one namespace; its log goes to `dir/controller-<identity>.log`.
+pub(crate) fn spawn_controller(kubeconfig: &Path, ns: &str, dir: &Path, identity: &str) -> Child {
+    let log = std::fs::File::create(dir.join(format!("controller-{identity}.log"))).unwrap();
     Command::new(env!("CARGO_BIN_EXE_pxfa"))
         .args([
             "controller",
@@ -196,7 +241,9 @@ fn spawn_controller(kubeconfig: &Path, ns: &str, dir: &Path) -> Child {
             "--metrics-address",
             "127.0.0.1:0",
         ])
-        .args(["--wait-timeout", "10s", "--identity", "apiserver-test"])
+        .args(["--wait-timeout", "10s", "--identity", identity])
+        .args(["--lease-duration", "6s", "--renew-deadline", "4s"])
+        .args(["--retry-period", "1s"])
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .env_remove("KUBECONFIG")
@@ -207,19 +254,19 @@ fn spawn_controller(kubeconfig: &Path, ns: &str, dir: &Path) -> Child {
         .expect("start pxfa controller run")
 }
 
-async fn tenants(admin: &kube::Client, ns: &str) -> Vec<DynamicObject> {
+pub(crate) async fn tenants(admin: &kube::Client, ns: &str) -> Vec<DynamicObject> {
     let api: Api<DynamicObject> =
         Api::namespaced_with(admin.clone(), ns, &tenant_storage_resource());
     api.list(&ListParams::default()).await.unwrap().items
 }
 
-fn ready(obj: &DynamicObject) -> bool {
+pub(crate) fn ready(obj: &DynamicObject) -> bool {
     TenantStatus::from_object(&serde_json::to_value(obj).unwrap()).is_true(ConditionType::Ready)
 }
 
 /// Waits until `done` holds for the namespace's TenantStorage objects; on timeout,
 /// fails with their conditions and the controller's log.
-async fn wait_for(
+pub(crate) async fn wait_for(
     admin: &kube::Client,
     ns: &str,
     dir: &Path,
@@ -244,7 +291,7 @@ async fn wait_for(
                     )
                 })
                 .collect();
-            let log = std::fs::read_to_string(dir.join("controller.log")).unwrap_or_default();
+            let log = controller_logs(dir);
             let tail: Vec<&str> = log.lines().rev().take(40).collect();
             panic!(
                 "{what}: not within {deadline:?}\n{}\ncontroller log (last lines, newest first):\n{}",
@@ -256,9 +303,74 @@ async fn wait_for(
     }
 }
 
+/// Every controller log in `dir`, one after the other.
+pub(crate) fn controller_logs(dir: &Path) -> String {
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .collect();
+    logs.sort();
+    logs.iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            format!("== {}\n{text}", p.display())
+        })
+        .collect()
+}
+
+/// The shipped Lease's holder, if any.
+pub(crate) async fn lease_holder(admin: &kube::Client) -> Option<String> {
+    let api: Api<Lease> = Api::namespaced(admin.clone(), "pxfa-system");
+    api.get_opt("pxfa-controller")
+        .await
+        .ok()
+        .flatten()
+        .and_then(|l| l.spec)
+        .and_then(|s| s.holder_identity)
+        .filter(|h| !h.is_empty())
+}
+
+/// Waits until the Lease is held by one of `identities`, and returns which.
+pub(crate) async fn wait_for_leader(
+    admin: &kube::Client,
+    identities: &[&str],
+    deadline: Duration,
+) -> String {
+    let start = Instant::now();
+    loop {
+        let holder = lease_holder(admin).await;
+        if let Some(h) = holder.as_deref().filter(|h| identities.contains(h)) {
+            return h.to_string();
+        }
+        assert!(
+            start.elapsed() < deadline,
+            "the Lease went to none of {identities:?} within {deadline:?} (holder: {holder:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// SIGTERM: the controller releases the Lease as it shuts down.
+pub(crate) fn terminate(mut child: Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+}
+
+pub(crate) fn assert_nothing_forbidden(dir: &Path) {
+    let log = controller_logs(dir);
+    assert!(
+        !log.contains("forbidden"),
+        "the controller was refused something:\n{log}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_controller_under_its_shipped_rbac_makes_20_tenants_ready_and_deletes_them() {
-    let Some(server) = harness::server() else {
+async fn two_controllers_under_the_shipped_rbac_make_20_tenants_ready_survive_a_killed_leader_and_delete_them()
+ {
+    let Some((server, _turn)) = harness::shared().await else {
         return;
     };
     let admin = server.admin().await;
@@ -266,33 +378,67 @@ async fn the_controller_under_its_shipped_rbac_makes_20_tenants_ready_and_delete
     let dir = tempfile::tempdir().unwrap();
     let ns = namespace(&admin, "controller").await;
     let kubeconfig = service_account_kubeconfig(&admin, server, dir.path()).await;
-    let sim = start_array(&admin, &ns).await;
-    let endpoint = sim.url().trim_start_matches("https://").to_string();
+    let (sim, _array) = start_array(&admin, &ns, CREDS).await;
     let hypershift = tokio::spawn(play_hypershift(
         admin.clone(),
         ns.clone(),
         std::fs::read_to_string(&server.kubeconfig).unwrap(),
+        Held::default(),
     ));
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(admin.clone(), &ns, &tenant_storage_resource());
     for i in 0..TENANTS {
-        let obj = tenant(i, &ns, &endpoint);
-        site_namespaces(&admin, &obj).await;
-        let name = obj["metadata"]["name"].as_str().unwrap().to_string();
-        api.patch(&name, &PatchParams::apply("pxfa-test"), &Patch::Apply(&obj))
-            .await
-            .unwrap();
+        add_tenant(
+            &admin,
+            &tenant(&format!("kv{i:02}"), &ns, &endpoint(&sim), CREDS),
+        )
+        .await;
     }
-    let mut controller = spawn_controller(&kubeconfig, &ns, dir.path());
+    let mut replicas = BTreeMap::from([
+        (
+            "replica-a",
+            spawn_controller(&kubeconfig, &ns, dir.path(), "replica-a"),
+        ),
+        (
+            "replica-b",
+            spawn_controller(&kubeconfig, &ns, dir.path(), "replica-b"),
+        ),
+    ]);
+    let all_ready =
+        |n: usize| move |objs: &[DynamicObject]| objs.len() == n && objs.iter().all(ready);
     wait_for(
         &admin,
         &ns,
         dir.path(),
         "every tenant Ready",
         Duration::from_secs(240),
-        |objs| objs.len() == TENANTS && objs.iter().all(ready),
+        all_ready(TENANTS),
     )
     .await;
+
+    // kill -9 the leader: its Lease is not released, the standby takes it once
+    // it expires (6 s here) and carries on.
+    let leader = wait_for_leader(&admin, &["replica-a", "replica-b"], Duration::from_secs(5)).await;
+    let standby = if leader == "replica-a" {
+        "replica-b"
+    } else {
+        "replica-a"
+    };
+    let mut killed = replicas.remove(leader.as_str()).unwrap();
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    wait_for_leader(&admin, &[standby], Duration::from_secs(30)).await;
+    add_tenant(&admin, &tenant("kv-after", &ns, &endpoint(&sim), CREDS)).await;
+    wait_for(
+        &admin,
+        &ns,
+        dir.path(),
+        "the new leader makes a new tenant Ready, the others stay Ready",
+        Duration::from_secs(120),
+        all_ready(TENANTS + 1),
+    )
+    .await;
+
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(admin.clone(), &ns, &tenant_storage_resource());
     for obj in tenants(&admin, &ns).await {
         api.delete(&obj.metadata.name.unwrap(), &DeleteParams::default())
             .await
@@ -307,13 +453,15 @@ async fn the_controller_under_its_shipped_rbac_makes_20_tenants_ready_and_delete
         <[_]>::is_empty,
     )
     .await;
-    let log = std::fs::read_to_string(dir.path().join("controller.log")).unwrap();
-    assert!(
-        !log.contains("forbidden"),
-        "the controller was refused something:\n{log}"
+    assert_nothing_forbidden(dir.path());
+    for (_, child) in replicas {
+        terminate(child);
+    }
+    assert_eq!(
+        lease_holder(&admin).await,
+        None,
+        "the leader released the Lease on SIGTERM"
     );
-    let _ = controller.kill();
-    let _ = controller.wait();
     hypershift.abort();
     sim.shutdown().await;
 }

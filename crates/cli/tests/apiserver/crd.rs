@@ -22,7 +22,7 @@ fn conditions(crd: &CustomResourceDefinition) -> Vec<(String, String)> {
 
 #[tokio::test]
 async fn the_crd_is_structural_and_established() {
-    let Some(server) = harness::server() else {
+    let Some((server, _turn)) = harness::shared().await else {
         return;
     };
     let client = server.admin().await;
@@ -66,7 +66,7 @@ async fn apply_tenant(
 
 #[tokio::test]
 async fn the_examples_are_accepted_as_tenant_storage_objects() {
-    let Some(server) = harness::server() else {
+    let Some((server, _turn)) = harness::shared().await else {
         return;
     };
     let client = server.admin().await;
@@ -161,7 +161,7 @@ fn related(a: &str, b: &str) -> bool {
 
 #[tokio::test]
 async fn invalid_specs_are_refused_at_the_same_field_paths() {
-    let Some(server) = harness::server() else {
+    let Some((server, _turn)) = harness::shared().await else {
         return;
     };
     let client = server.admin().await;

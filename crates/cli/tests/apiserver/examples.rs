@@ -178,7 +178,7 @@ fn namespaces(manifests: &[Manifest]) -> Vec<String> {
 
 #[tokio::test]
 async fn every_example_is_accepted_and_a_second_apply_changes_nothing() {
-    let Some(server) = harness::server() else {
+    let Some((server, _turn)) = harness::shared().await else {
         return;
     };
     let client = server.admin().await;
@@ -233,7 +233,7 @@ async fn every_example_is_accepted_and_a_second_apply_changes_nothing() {
 /// is refused by the server, and apply reports it as an error naming the field.
 #[tokio::test]
 async fn a_server_side_refusal_is_an_error_of_apply() {
-    let Some(server) = harness::server() else {
+    let Some((server, _turn)) = harness::shared().await else {
         return;
     };
     let client = server.admin().await;
@@ -254,7 +254,7 @@ async fn a_server_side_refusal_is_an_error_of_apply() {
 /// that manager, and stops the apply; `force_conflicts` takes it back.
 #[tokio::test]
 async fn a_field_another_manager_owns_is_a_conflict_until_forced() {
-    let Some(server) = harness::server() else {
+    let Some((server, _turn)) = harness::shared().await else {
         return;
     };
     let client = server.admin().await;

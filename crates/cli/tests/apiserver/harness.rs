@@ -11,19 +11,25 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
 use k8s_openapi::api::core::v1::Namespace;
 use kube::Api;
 use kube::api::{DynamicObject, Patch, PatchParams, PostParams};
 use kube::discovery::{ApiResource, Scope, pinned_kind};
 use serde_json::{Value, json};
 
-/// The running server: its admin kubeconfig (a client certificate in
-/// `system:masters`).
+/// The running server: its state folder and admin kubeconfig (a client certificate
+/// in `system:masters`).
 pub(crate) struct Server {
+    pub(crate) dir: PathBuf,
     pub(crate) kubeconfig: PathBuf,
 }
 
 static SERVER: OnceLock<Option<Server>> = OnceLock::new();
+
+/// Tests share the server (read); a test that stops it takes it alone (write).
+static TURN: RwLock<()> = RwLock::const_new(());
 
 pub(crate) fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -34,9 +40,17 @@ fn schemas_dir() -> PathBuf {
         .map_or_else(|| workspace().join("../shared/schemas"), PathBuf::from)
 }
 
-/// The shared server, started on first use; `None` when this tier is skipped.
-pub(crate) fn server() -> Option<&'static Server> {
-    SERVER.get_or_init(start).as_ref()
+/// The shared server, started on first use, and this test's share of it (held
+/// while the test runs); `None` when this tier is skipped.
+pub(crate) async fn shared() -> Option<(&'static Server, RwLockReadGuard<'static, ()>)> {
+    let server = SERVER.get_or_init(start).as_ref()?;
+    Some((server, TURN.read().await))
+}
+
+/// The server for a test that stops and starts it: no other test runs meanwhile.
+pub(crate) async fn exclusive() -> Option<(&'static Server, RwLockWriteGuard<'static, ()>)> {
+    let server = SERVER.get_or_init(start).as_ref()?;
+    Some((server, TURN.write().await))
 }
 
 fn go_found() -> bool {
@@ -73,27 +87,42 @@ fn start() -> Option<Server> {
         return skip("go not found");
     }
     let dir = std::env::temp_dir().join(format!("pxfa-apiserver-{}", std::process::id()));
+    let stdout = script("start", &dir);
+    let kubeconfig = PathBuf::from(stdout.lines().last().expect("the kubeconfig path"));
+    assert!(kubeconfig.is_file(), "{}", kubeconfig.display());
+    Some(Server { dir, kubeconfig })
+}
+
+/// `scripts/kube-apiserver.sh VERB DIR`, its standard output.
+fn script(verb: &str, dir: &Path) -> String {
     let out = Command::new("bash")
         .arg(workspace().join("scripts/kube-apiserver.sh"))
-        .arg("start")
-        .arg(&dir)
+        .arg(verb)
+        .arg(dir)
         .env("PXFA_BIN", env!("CARGO_BIN_EXE_pxfa"))
-        .env("PXFA_SCHEMAS_DIR", &schemas)
+        .env("PXFA_SCHEMAS_DIR", schemas_dir())
         .env("PXFA_APISERVER_WATCH_PID", std::process::id().to_string())
         .output()
         .expect("run scripts/kube-apiserver.sh");
     assert!(
         out.status.success(),
-        "kube-apiserver.sh start failed:\n{}",
+        "kube-apiserver.sh {verb} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let kubeconfig = PathBuf::from(stdout.lines().last().expect("the kubeconfig path"));
-    assert!(kubeconfig.is_file(), "{}", kubeconfig.display());
-    Some(Server { kubeconfig })
+    String::from_utf8(out.stdout).unwrap()
 }
 
 impl Server {
+    /// `kube-apiserver.sh stop DIR`: etcd's data stays.
+    pub(crate) fn stop(&self) {
+        script("stop", &self.dir);
+    }
+
+    /// `kube-apiserver.sh start DIR` again: the same data, port and keys.
+    pub(crate) fn start_again(&self) {
+        script("start", &self.dir);
+    }
+
     /// A client with the admin identity.
     pub(crate) async fn admin(&self) -> kube::Client {
         px_cluster::connect(&self.kubeconfig, None, px_cluster::KubeBounds::default())

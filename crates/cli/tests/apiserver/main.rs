@@ -8,3 +8,11 @@ mod controller;
 mod crd;
 mod examples;
 mod harness;
+mod olm;
+mod restart;
+mod site;
+
+// Its own `#![allow(dead_code)]`: this binary uses part of it.
+#[allow(unreachable_pub)]
+#[path = "../fake_sites/mod.rs"]
+mod fake_sites;
