@@ -16,6 +16,7 @@
 mod array_checks;
 pub(crate) mod facts;
 mod management_checks;
+mod placement_checks;
 mod report;
 mod resolve;
 mod tenant_checks;
@@ -24,10 +25,11 @@ mod views;
 pub use array_checks::array_checks;
 pub use facts::{LoadBalancerFact, SiteFacts};
 pub use management_checks::management_checks;
+pub use placement_checks::shared_nodes;
 pub use report::{Check, CheckStatus, Credential, Layer, SiteReport, Summary};
 pub use resolve::{Contradiction, Contradictions, ResolveError, resolve, resolve_tenant};
 pub use tenant_checks::tenant_checks;
 pub use views::{
     ArrayView, CredentialView, EvictionView, ManagementView, MetallbView, ObjectRead, PoolView,
-    Read, StorageClusterView, TenantView, UplinkView,
+    Read, StorageClusterView, TenantView, UplinkView, WorkerPlacement,
 };

@@ -95,6 +95,16 @@ pub struct UplinkView {
     pub bridge_type: Option<String>,
 }
 
+/// Where one of the tenant NodePool's worker VMs runs, from its
+/// VirtualMachineInstance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerPlacement {
+    /// The VMI's name (the worker VM's).
+    pub vm: String,
+    /// `status.nodeName`: the management node it runs on, `None` while unscheduled.
+    pub node: Option<String>,
+}
+
 /// A Secret holding an array credential (a `pure.json`), found on a cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CredentialView {
@@ -156,6 +166,9 @@ pub struct ManagementView {
     pub ipam_controller: Read<bool>,
     /// HyperConverged `openshift-cnv/kubevirt-hyperconverged` eviction settings.
     pub eviction: Read<EvictionView>,
+    /// The tenant NodePool's VirtualMachineInstances in the hosted control plane
+    /// namespace, with the node each runs on.
+    pub worker_placement: Read<Vec<WorkerPlacement>>,
     /// StorageClusters of every namespace.
     pub portworx: Read<Vec<StorageClusterView>>,
     /// StorageClass names.
@@ -187,6 +200,7 @@ impl ManagementView {
             network_type: u(why),
             ipam_controller: u(why),
             eviction: u(why),
+            worker_placement: u(why),
             portworx: u(why),
             storage_classes: u(why),
             machine_configs: u(why),
