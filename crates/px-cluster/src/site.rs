@@ -71,6 +71,12 @@ const DAEMON_SET: Kind = kind("apps", "v1", "DaemonSet", "daemonsets");
 const DEPLOYMENT: Kind = kind("apps", "v1", "Deployment", "deployments");
 const NETWORK_OPERATOR: Kind = kind("operator.openshift.io", "v1", "Network", "networks");
 const STORAGE_CLASS: Kind = kind("storage.k8s.io", "v1", "StorageClass", "storageclasses");
+const SNAPSHOT_CLASS: Kind = kind(
+    "snapshot.storage.k8s.io",
+    "v1",
+    "VolumeSnapshotClass",
+    "volumesnapshotclasses",
+);
 const MACHINE_CONFIG: Kind = kind(
     "machineconfiguration.openshift.io",
     "v1",
@@ -181,6 +187,7 @@ pub async fn read_management(
         worker_placement: worker_placement(client, spec).await,
         portworx,
         storage_classes: names(client, &STORAGE_CLASS).await,
+        snapshot_classes: names(client, &SNAPSHOT_CLASS).await,
         machine_configs: names(client, &MACHINE_CONFIG).await,
         referenced: referenced(client, spec).await,
         credentials,

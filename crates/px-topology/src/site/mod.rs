@@ -19,6 +19,7 @@ mod management_checks;
 mod placement_checks;
 mod report;
 mod resolve;
+mod snapshot_checks;
 mod tenant_checks;
 mod views;
 

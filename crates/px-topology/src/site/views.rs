@@ -173,6 +173,8 @@ pub struct ManagementView {
     pub portworx: Read<Vec<StorageClusterView>>,
     /// StorageClass names.
     pub storage_classes: Read<Vec<String>>,
+    /// VolumeSnapshotClass names (Missing: the snapshot API is not served).
+    pub snapshot_classes: Read<Vec<String>>,
     /// MachineConfig names.
     pub machine_configs: Read<Vec<String>>,
     /// Secrets and namespaces the bundle references but does not create.
@@ -203,6 +205,7 @@ impl ManagementView {
             worker_placement: u(why),
             portworx: u(why),
             storage_classes: u(why),
+            snapshot_classes: u(why),
             machine_configs: u(why),
             referenced: Vec::new(),
             credentials: u(why),
