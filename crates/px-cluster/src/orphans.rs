@@ -21,13 +21,13 @@ use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind,
 use kube::{Client, ResourceExt};
 use px_topology::orphans::{
     ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, HostedClusterFact, HotplugPodFact,
-    PvFact, TenantRef, VmDiskFact, VmFact,
+    PvFact, TenantObjectFact, TenantRef, VmDiskFact, VmFact,
 };
 use serde_json::{Value, json};
 
 use crate::WORKER_INDEX_ANNOTATION;
 use crate::discovery::status_code;
-use crate::kinds::{HOSTED_CLUSTER, VIRTUAL_MACHINE};
+use crate::kinds::{HOSTED_CLUSTER, Kind, VIRTUAL_MACHINE};
 
 /// The label KubeVirt puts on its pods: `hotplug-disk` or `virt-launcher`.
 const KUBEVIRT_APP_LABEL: &str = "kubevirt.io";
@@ -65,6 +65,62 @@ where
         Err(e) if status_code(&e) == Some(404) => Ok(Vec::new()),
         Err(e) => Err(err(what, &e)),
     }
+}
+
+/// The kinds of a tenant's other leftovers ([`TENANT_OBJECT_KINDS`]), as listed and
+/// deleted.
+const TENANT_OBJECT_RESOURCES: [Kind; 4] = [
+    Kind {
+        group: "metallb.io",
+        version: "v1beta1",
+        kind: "IPAddressPool",
+        plural: "ipaddresspools",
+    },
+    Kind {
+        group: "metallb.io",
+        version: "v1beta1",
+        kind: "L2Advertisement",
+        plural: "l2advertisements",
+    },
+    Kind {
+        group: "",
+        version: "v1",
+        kind: "Secret",
+        plural: "secrets",
+    },
+    Kind {
+        group: "",
+        version: "v1",
+        kind: "ConfigMap",
+        plural: "configmaps",
+    },
+];
+
+fn tenant_object_kind(kind: &str) -> Option<&'static Kind> {
+    TENANT_OBJECT_RESOURCES.iter().find(|k| k.kind == kind)
+}
+
+/// The objects of [`TENANT_OBJECT_RESOURCES`] labelled `managed-by: pxfa`, by
+/// metadata only: a Secret's data is dropped as it is read, never kept. A kind not
+/// served (no MetalLB) has none.
+async fn tenant_objects(c: &Client) -> Result<Vec<TenantObjectFact>, String> {
+    let lp = ListParams::default().labels("app.kubernetes.io/managed-by=pxfa");
+    let mut out = Vec::new();
+    for k in &TENANT_OBJECT_RESOURCES {
+        let items = list_or_none(
+            Api::<DynamicObject>::all_with(c.clone(), &k.resource()),
+            &lp,
+            &format!("list {}s", k.kind),
+        )
+        .await?;
+        out.extend(items.into_iter().map(|o| TenantObjectFact {
+            kind: k.kind.to_string(),
+            namespace: o.namespace().unwrap_or_default(),
+            name: o.name_any(),
+            labels: o.labels().clone(),
+        }));
+    }
+    Ok(out)
 }
 
 fn claim_fact(c: PersistentVolumeClaim) -> ClaimFact {
@@ -203,6 +259,7 @@ impl ClusterReader for ClusterOrphans {
                 .map(|p| format!("{}/{}", p.namespace().unwrap_or_default(), p.name_any()))
                 .collect::<BTreeSet<_>>(),
             hosted_clusters: hosted.iter().map(hosted_cluster_fact).collect(),
+            tenant_objects: tenant_objects(c).await?,
         })
     }
 
@@ -231,6 +288,20 @@ impl ClusterReader for ClusterOrphans {
             ClusterTarget::Pod { namespace, name } => {
                 let r = Api::<Pod>::namespaced(c, namespace).delete(name, &dp).await;
                 gone(r.map(|_| ()), format!("delete Pod {namespace}/{name}"))
+            }
+            ClusterTarget::Object {
+                object_kind,
+                namespace,
+                name,
+            } => {
+                let what = format!("delete {object_kind} {namespace}/{name}");
+                let Some(k) = tenant_object_kind(object_kind) else {
+                    return Err(format!("cannot {what}: not a kind pxfa cleans up"));
+                };
+                let r = Api::<DynamicObject>::namespaced_with(c, namespace, &k.resource())
+                    .delete(name, &dp)
+                    .await;
+                gone(r.map(|_| ()), what)
             }
             ClusterTarget::VmDisk {
                 namespace,
@@ -296,6 +367,7 @@ pub async fn tenant_storages(client: &Client) -> crate::Result<Vec<DynamicObject
 #[cfg(test)]
 mod tests {
     use super::*;
+    use px_topology::orphans::TENANT_OBJECT_KINDS;
 
     #[test]
     fn a_hosted_cluster_is_made_when_available_and_going_when_deleted() {
@@ -318,6 +390,14 @@ mod tests {
         assert_eq!(made.hcp_namespace(), "clusters-blue");
         assert!(!hosted_cluster_fact(&hc("False", false)).settled());
         assert!(!hosted_cluster_fact(&hc("True", true)).settled());
+    }
+
+    #[test]
+    fn every_tenant_object_kind_is_listed_and_deleted() {
+        for k in TENANT_OBJECT_KINDS {
+            assert_eq!(tenant_object_kind(k).map(|r| r.kind), Some(k));
+        }
+        assert_eq!(TENANT_OBJECT_RESOURCES.len(), TENANT_OBJECT_KINDS.len());
     }
 
     #[test]

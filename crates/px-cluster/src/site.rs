@@ -14,7 +14,7 @@ use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams};
 use px_topology::site::{
     CredentialView, EvictionView, ManagementView, MetallbView, ObjectRead, PoolView, Read,
-    SiteFacts, StorageClusterView, TenantView, UplinkView,
+    SiteFacts, StorageClusterView, TenantView, UplinkView, WorkerPlacement,
 };
 use px_topology::{
     Cluster, Manifest, PORTWORX_OLM_PACKAGE, PureJson, TenantStorage, VALIDATION_PVC,
@@ -23,7 +23,7 @@ use secrecy::SecretString;
 use serde_json::Value;
 
 use crate::discovery::status_code;
-use crate::kinds::{Kind, STORAGE_CLUSTER, STORAGE_NODE};
+use crate::kinds::{Kind, STORAGE_CLUSTER, STORAGE_NODE, VIRTUAL_MACHINE_INSTANCE};
 
 const fn kind(
     group: &'static str,
@@ -71,6 +71,12 @@ const DAEMON_SET: Kind = kind("apps", "v1", "DaemonSet", "daemonsets");
 const DEPLOYMENT: Kind = kind("apps", "v1", "Deployment", "deployments");
 const NETWORK_OPERATOR: Kind = kind("operator.openshift.io", "v1", "Network", "networks");
 const STORAGE_CLASS: Kind = kind("storage.k8s.io", "v1", "StorageClass", "storageclasses");
+const SNAPSHOT_CLASS: Kind = kind(
+    "snapshot.storage.k8s.io",
+    "v1",
+    "VolumeSnapshotClass",
+    "volumesnapshotclasses",
+);
 const MACHINE_CONFIG: Kind = kind(
     "machineconfiguration.openshift.io",
     "v1",
@@ -178,8 +184,10 @@ pub async fn read_management(
             .map(|n| text(&n, "/spec/defaultNetwork/type").unwrap_or_default()),
         ipam_controller: ipam_controller(client).await,
         eviction: eviction(client).await,
+        worker_placement: worker_placement(client, spec).await,
         portworx,
         storage_classes: names(client, &STORAGE_CLASS).await,
+        snapshot_classes: names(client, &SNAPSHOT_CLASS).await,
         machine_configs: names(client, &MACHINE_CONFIG).await,
         referenced: referenced(client, spec).await,
         credentials,
@@ -248,6 +256,14 @@ async fn ipam_controller(client: &Client) -> Read<bool> {
 /// The HyperConverged eviction settings, at `spec` (HyperConverged v1beta1) or under
 /// `spec.virtualization` (where Red Hat's procedure for non-migratable hosted-cluster
 /// VMs writes them).
+/// Where the tenant NodePool's VMIs run (doctor's `worker-spread`).
+async fn worker_placement(client: &Client, spec: &TenantStorage) -> Read<Vec<WorkerPlacement>> {
+    match crate::vms::list_vmis(client, &spec.hcp_namespace()).await {
+        Ok(items) => Read::Found(crate::vms::placement_of(items, &spec.node_pool())),
+        Err(e) => failed(&VIRTUAL_MACHINE_INSTANCE, &e),
+    }
+}
+
 async fn eviction(client: &Client) -> Read<EvictionView> {
     get(
         client,

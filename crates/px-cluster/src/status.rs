@@ -178,6 +178,10 @@ pub async fn cluster_status(
         report.layers.push(layer);
     }
 
+    if let Some(layer) = worker_placement(spec, management).await {
+        report.layers.push(layer);
+    }
+
     if let Some(tenant) = tenant {
         let res = Resources::new(tenant.clone());
         let mut layer = Layer {
@@ -220,6 +224,60 @@ pub async fn cluster_status(
     Ok(report)
 }
 
+/// The "worker placement" layer, for the modes that run Portworx in the tenant: one
+/// item per management node that runs more than one of the tenant's storage workers
+/// (one drain would take them all), else one ok item.
+async fn worker_placement(spec: &TenantStorage, management: &Client) -> Option<Layer> {
+    if !spec.mode().runs_portworx() {
+        return None;
+    }
+    let ns = spec.hcp_namespace();
+    let items = match vms::list_vmis(management, &ns).await {
+        Ok(vmis) => placement_items(&vms::placement_of(vmis, &spec.node_pool())),
+        Err(e) if status_code(&e) == Some(404) => return None,
+        Err(e) => vec![Item {
+            object: format!("VirtualMachineInstances in {ns}"),
+            state: "unreadable".into(),
+            ok: false,
+            problem: Some(format!("cannot list them: {e}")),
+        }],
+    };
+    Some(Layer {
+        name: "worker placement".into(),
+        items,
+    })
+}
+
+/// The items of [`worker_placement`] for what was read.
+fn placement_items(placements: &[px_topology::site::WorkerPlacement]) -> Vec<Item> {
+    let shared = px_topology::site::shared_nodes(placements);
+    if shared.is_empty() {
+        let running = placements.iter().filter(|p| p.node.is_some()).count();
+        return vec![Item {
+            object: "worker VMs".into(),
+            state: format!("{running} running, each on its own management node"),
+            ok: true,
+            problem: None,
+        }];
+    }
+    shared
+        .into_iter()
+        .map(|(node, vms)| {
+            Item {
+            object: format!("management node {node}"),
+            state: format!("runs {}", vms.join(", ")),
+            ok: false,
+            problem: Some(
+                "one drain takes more than one Portworx node of this tenant (on three workers, the \
+                 KVDB quorum): move one VM to another node before the next drain (pxfa doctor: \
+                 worker-spread says how for this mode)"
+                    .into(),
+            ),
+        }
+        })
+        .collect()
+}
+
 async fn object_item(res: &Resources, m: &Manifest, hint: &str) -> Item {
     let target = WaitTarget {
         api_version: m
@@ -250,5 +308,30 @@ async fn object_item(res: &Resources, m: &Manifest, hint: &str) -> Item {
             state,
             ok: false,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use px_topology::site::WorkerPlacement;
+
+    fn at(vm: &str, node: &str) -> WorkerPlacement {
+        WorkerPlacement {
+            vm: vm.into(),
+            node: Some(node.into()),
+        }
+    }
+
+    #[test]
+    fn co_located_workers_are_a_problem_per_node() {
+        let items = placement_items(&[at("np-a", "n1"), at("np-b", "n1"), at("np-c", "n2")]);
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].object, "management node n1");
+        assert_eq!(items[0].state, "runs np-a, np-b");
+        assert!(!items[0].ok);
+        let items = placement_items(&[at("np-a", "n1"), at("np-c", "n2")]);
+        assert!(items[0].ok, "{items:?}");
+        assert!(items[0].state.starts_with("2 running"));
     }
 }

@@ -196,6 +196,38 @@ pub(crate) fn of_node_pool(items: Vec<DynamicObject>, node_pool: &str) -> Vec<Dy
     }
 }
 
+/// Where each of `node_pool`'s VMIs (see [`of_node_pool`]) runs: `status.nodeName`.
+pub(crate) fn placement_of(
+    vmis: Vec<DynamicObject>,
+    node_pool: &str,
+) -> Vec<px_topology::site::WorkerPlacement> {
+    of_node_pool(vmis, node_pool)
+        .into_iter()
+        .map(|vmi| px_topology::site::WorkerPlacement {
+            vm: vmi.name_any(),
+            node: vmi
+                .data
+                .pointer("/status/nodeName")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string),
+        })
+        .collect()
+}
+
+/// The VirtualMachineInstances in `namespace`.
+pub(crate) async fn list_vmis(
+    client: &Client,
+    namespace: &str,
+) -> std::result::Result<Vec<DynamicObject>, kube::Error> {
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        client.clone(),
+        namespace,
+        &VIRTUAL_MACHINE_INSTANCE.resource(),
+    );
+    Ok(list_all(&api, &ListParams::default()).await?.items)
+}
+
 /// The NodePool's VMs in `namespace` (see [`of_node_pool`]), sorted by name.
 pub(crate) async fn discover_vms(
     client: &Client,
@@ -822,6 +854,21 @@ mod tests {
         assert_eq!(names(of_node_pool(unlabelled, "np")), ["np-a", "np-gpu-b"]);
         let labelled = vec![obj("np-a", Some("np")), obj("np-gpu-b", Some("np-gpu"))];
         assert_eq!(names(of_node_pool(labelled, "np")), ["np-a"]);
+    }
+
+    #[test]
+    fn placement_reads_the_node_of_each_pool_vmi() {
+        let mut a = obj("np-a", Some("np"));
+        a.data = serde_json::json!({"status": {"nodeName": "n1"}});
+        let b = obj("np-b", Some("np"));
+        let other = obj("x-c", Some("x"));
+        let p = placement_of(vec![a, b, other], "np");
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            (p[0].vm.as_str(), p[0].node.as_deref()),
+            ("np-a", Some("n1"))
+        );
+        assert_eq!((p[1].vm.as_str(), p[1].node.as_deref()), ("np-b", None));
     }
 
     fn vm_patch(bus: Option<&str>) -> Manifest {

@@ -1,6 +1,8 @@
 //! The management cluster's orphans, as pure rules over what px-cluster read:
 //! Released PVs and leftover claims that were pxfa's, VM disks pxfa attached whose
-//! claim is gone, and hotplug attachment pods of pxfa's claims whose VM is gone.
+//! claim is gone, hotplug attachment pods of pxfa's claims whose VM is gone, and the
+//! other objects pxfa rendered for a tenant that is gone (its MetalLB pool, Secrets
+//! and NodePool ConfigMap, which outlive the HostedCluster).
 //!
 //! What makes a cluster object pxfa's: the labels pxfa renders on its claims
 //! (`app.kubernetes.io/managed-by: pxfa`, `pxfa.io/tenant`, from
@@ -97,6 +99,35 @@ pub struct HotplugPodFact {
     pub claims: Vec<String>,
 }
 
+/// An object pxfa rendered for one tenant that the HostedCluster's deletion leaves
+/// behind: a MetalLB `IPAddressPool` or `L2Advertisement` (`metallb-system`), a
+/// `Secret` (pull secret, SSH key) or a `ConfigMap` (the NodePool's MachineConfig) in
+/// the HostedCluster's namespace. Read by pxfa's labels.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TenantObjectFact {
+    /// `IPAddressPool`, `L2Advertisement`, `Secret` or `ConfigMap`.
+    pub kind: String,
+    /// Its namespace.
+    pub namespace: String,
+    /// Its name.
+    pub name: String,
+    /// Its labels, where pxfa's `pxfa.io/tenant` mark is read.
+    pub labels: BTreeMap<String, String>,
+}
+
+impl TenantObjectFact {
+    /// The tenant pxfa's labels name, when pxfa labelled it.
+    fn pxfa_tenant(&self) -> Option<&str> {
+        (self.labels.get(MANAGED_BY_LABEL).map(String::as_str) == Some("pxfa"))
+            .then(|| self.labels.get(TENANT_LABEL).map(String::as_str))
+            .flatten()
+    }
+}
+
+/// The kinds of [`TenantObjectFact`], as px-cluster lists them.
+pub const TENANT_OBJECT_KINDS: [&str; 4] =
+    ["IPAddressPool", "L2Advertisement", "Secret", "ConfigMap"];
+
 /// A HyperShift HostedCluster.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct HostedClusterFact {
@@ -140,6 +171,8 @@ pub struct ClusterFacts {
     pub launcher_pods: BTreeSet<String>,
     /// Every HyperShift HostedCluster (none when HyperShift is not installed).
     pub hosted_clusters: Vec<HostedClusterFact>,
+    /// The objects of [`TENANT_OBJECT_KINDS`] that carry pxfa's labels.
+    pub tenant_objects: Vec<TenantObjectFact>,
 }
 
 /// The claims the known tenants render, by `namespace/name` and tenant; `None`
@@ -175,6 +208,7 @@ pub(super) fn find(
     not_checked: &mut Vec<NotChecked>,
 ) -> Vec<Orphan> {
     let drives = tagged_drives(seen);
+    let gone_objects = tenant_objects(facts, known, judged);
     let rendered = match (known.incomplete(), rendered_claims(known)) {
         (None, Some(r)) => r,
         (why, _) => {
@@ -190,13 +224,46 @@ pub(super) fn find(
                     why: why.clone(),
                 }),
             );
-            return vm_disks(facts);
+            let mut out = vm_disks(facts);
+            out.extend(gone_objects);
+            return out;
         }
     };
     let mut out = released_pvs(facts, &rendered, &drives);
     out.extend(leftover_claims(facts, (known, judged), &rendered, &drives));
     out.extend(vm_disks(facts));
     out.extend(hotplug_pods(facts, &rendered, &drives));
+    out.extend(gone_objects);
+    out
+}
+
+/// The labelled objects of a tenant that is gone, on evidence ([`Judged`]). A tenant
+/// that exists, or is not accounted for, keeps them: which of them a live tenant
+/// still needs is its bundle's business.
+fn tenant_objects(facts: &ClusterFacts, known: &Known, judged: &Judged) -> Vec<Orphan> {
+    let mut out = Vec::new();
+    for o in &facts.tenant_objects {
+        let Some(t) = o.pxfa_tenant() else {
+            continue;
+        };
+        if known.exists(t) {
+            continue;
+        }
+        let Some(evidence) = judged.gone(t) else {
+            continue;
+        };
+        out.push(orphan(
+            OrphanKind::TenantObject,
+            format!("{} {}/{}", o.kind, o.namespace, o.name),
+            Some(t.to_string()),
+            format!("labelled pxfa.io/tenant={t}; {evidence}"),
+            ClusterTarget::Object {
+                object_kind: o.kind.clone(),
+                namespace: o.namespace.clone(),
+                name: o.name.clone(),
+            },
+        ));
+    }
     out
 }
 

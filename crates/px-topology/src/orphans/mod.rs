@@ -39,7 +39,8 @@ use serde::Serialize;
 use crate::Tenant;
 pub use array::SafeMode;
 pub use cluster::{
-    ClaimFact, ClusterFacts, HostedClusterFact, HotplugPodFact, PvFact, VmDiskFact, VmFact,
+    ClaimFact, ClusterFacts, HostedClusterFact, HotplugPodFact, PvFact, TENANT_OBJECT_KINDS,
+    TenantObjectFact, VmDiskFact, VmFact,
 };
 pub use evidence::{Evidence, TenantRef, Unaccounted};
 
@@ -68,11 +69,15 @@ pub enum OrphanKind {
     VmDiskWithoutClaim,
     /// A KubeVirt hotplug attachment pod of pxfa's claims whose VM is gone.
     HotplugPodWithoutVm,
+    /// An object pxfa rendered for a tenant that is gone, on evidence: its MetalLB
+    /// pool and advertisement (still reserving the range), its pull-secret and
+    /// SSH-key Secrets, its NodePool ConfigMap.
+    TenantObject,
 }
 
 impl OrphanKind {
     /// Every kind, array kinds first.
-    pub const ALL: [OrphanKind; 8] = [
+    pub const ALL: [OrphanKind; 9] = [
         OrphanKind::TenantGone,
         OrphanKind::UnboundDrive,
         OrphanKind::HostWithoutNode,
@@ -81,6 +86,7 @@ impl OrphanKind {
         OrphanKind::LeftoverClaim,
         OrphanKind::VmDiskWithoutClaim,
         OrphanKind::HotplugPodWithoutVm,
+        OrphanKind::TenantObject,
     ];
 
     /// The kebab-case name (the JSON value, the metric label).
@@ -94,6 +100,7 @@ impl OrphanKind {
             OrphanKind::LeftoverClaim => "leftover-claim",
             OrphanKind::VmDiskWithoutClaim => "vm-disk-without-claim",
             OrphanKind::HotplugPodWithoutVm => "hotplug-pod-without-vm",
+            OrphanKind::TenantObject => "tenant-object",
         }
     }
 
@@ -173,6 +180,15 @@ pub enum ClusterTarget {
     },
     /// A Pod: deleted.
     Pod {
+        /// Its namespace.
+        namespace: String,
+        /// Its name.
+        name: String,
+    },
+    /// An object of one of `TENANT_OBJECT_KINDS`: deleted.
+    Object {
+        /// Its kind (`Secret`, ...).
+        object_kind: String,
         /// Its namespace.
         namespace: String,
         /// Its name.

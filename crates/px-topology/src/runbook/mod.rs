@@ -167,11 +167,21 @@ pub(crate) fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'s
         (O::Delete, S::DirectAccess) => vec![
             DA_DELETE_PREPARE,
             DELETE_HOSTED_CLUSTER,
+            DELETE_TENANT_OBJECTS,
             PXFA_DESTROY,
             DA_DELETE_LEFTOVERS,
         ],
-        (O::Delete, S::CloudDrive) => vec![CD_UNINSTALL, DELETE_HOSTED_CLUSTER, PXFA_DESTROY],
-        (O::Delete, S::KubevirtCsi) => vec![DELETE_HOSTED_CLUSTER, CSI_DELETE_LEFTOVERS],
+        (O::Delete, S::CloudDrive) => vec![
+            CD_UNINSTALL,
+            DELETE_HOSTED_CLUSTER,
+            DELETE_TENANT_OBJECTS,
+            PXFA_DESTROY,
+        ],
+        (O::Delete, S::KubevirtCsi) => vec![
+            DELETE_HOSTED_CLUSTER,
+            DELETE_TENANT_OBJECTS,
+            CSI_DELETE_LEFTOVERS,
+        ],
     })
 }
 

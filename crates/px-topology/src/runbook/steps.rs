@@ -928,6 +928,48 @@ pub(crate) const DELETE_HOSTED_CLUSTER: Piece = &[st(
     H,
 )];
 
+/// What the HostedCluster's deletion leaves: pxfa's MetalLB pool (still reserving
+/// its range) and the Secrets and ConfigMap pxfa rendered in the HostedCluster's
+/// namespace. `pxfa orphans` lists any left as `tenant-object`.
+pub(crate) const DELETE_TENANT_OBJECTS: Piece = &[
+    st(
+        "delete.metallb",
+        Management,
+        false,
+        "Delete the tenant's MetalLB pool and advertisement (none without management.metallb)",
+        &[
+            "oc",
+            "delete",
+            "ipaddresspool,l2advertisement",
+            "-n",
+            "metallb-system",
+            "-l",
+            "app.kubernetes.io/managed-by=pxfa,pxfa.io/tenant={tenant}",
+        ],
+        "`oc get ipaddresspool,l2advertisement -n metallb-system -l pxfa.io/tenant={tenant}` finds nothing: the range is free for another tenant",
+        "pxfa-lifecycle",
+        H,
+    ),
+    st(
+        "delete.secrets",
+        Management,
+        false,
+        "Delete the pull-secret and SSH-key Secrets and the NodePool ConfigMap pxfa rendered",
+        &[
+            "oc",
+            "delete",
+            "secret,configmap",
+            "-n",
+            "{hc_ns}",
+            "-l",
+            "app.kubernetes.io/managed-by=pxfa,pxfa.io/tenant={tenant}",
+        ],
+        "`pxfa orphans --kubeconfig <management-kubeconfig>` lists no tenant-object of {tenant}",
+        "pxfa-lifecycle",
+        H,
+    ),
+];
+
 /// Remove what pxfa made on the array.
 pub(crate) const PXFA_DESTROY: Piece = &[st(
     "delete.pxfa-destroy",
@@ -1291,7 +1333,7 @@ pub(crate) const MAINT_PREPARE: Piece = &[
         "maint.doctor",
         Local,
         false,
-        "Check the site before the upgrade: eviction settings and storage-address persistence",
+        "Check the site before the upgrade: eviction settings, storage-address persistence and worker spread",
         &[
             "pxfa",
             "doctor",
@@ -1300,7 +1342,7 @@ pub(crate) const MAINT_PREPARE: Piece = &[
             "--kubeconfig",
             "<management-kubeconfig>",
         ],
-        "hyperconverged-eviction (direct-access with ReadWriteOnce drives) and storage-address-persistence (cloud-drive) ok",
+        "hyperconverged-eviction (direct-access with ReadWriteOnce drives), storage-address-persistence (cloud-drive) and worker-spread (direct-access, cloud-drive) ok",
         "pxfa-lifecycle",
         H,
     ),

@@ -304,3 +304,29 @@ fn management_maintenance_per_mode() {
     let err = build(&t, file, op, &[0]).unwrap_err();
     assert!(err.0.contains("takes no --worker"), "{}", err.0);
 }
+
+/// delete: every mode removes what the HostedCluster's deletion leaves (the MetalLB
+/// pool, the Secrets and the NodePool ConfigMap), by pxfa's labels for this tenant,
+/// after the HostedCluster is gone.
+#[test]
+fn delete_removes_the_tenants_other_objects_in_every_mode() {
+    for mode in MODES {
+        let (t, file) = tenant(mode);
+        let text = to_text(&build(&t, file, Operation::Delete, &[]).unwrap());
+        let selector = format!(
+            "app.kubernetes.io/managed-by=pxfa,pxfa.io/tenant={}",
+            t.spec.tenant_name()
+        );
+        let hc = text
+            .find("oc delete hostedcluster")
+            .expect("hosted cluster step");
+        let pool = text
+            .find("oc delete ipaddresspool,l2advertisement -n metallb-system -l")
+            .unwrap_or_else(|| panic!("{mode}: {text}"));
+        let secrets = text
+            .find("oc delete secret,configmap -n")
+            .unwrap_or_else(|| panic!("{mode}: {text}"));
+        assert!(hc < pool && pool < secrets, "{mode}: {text}");
+        assert_eq!(text.matches(&selector).count(), 2, "{mode}: {text}");
+    }
+}

@@ -38,6 +38,8 @@ pub fn management_checks(
             out.push(hyperconverged_eviction(view));
         }
     }
+    out.extend(super::placement_checks::worker_spread(spec, view));
+    out.extend(super::snapshot_checks::infra_snapshot_class(spec, view));
     out.push(root_disk_class(spec, view));
     out.push(machine_config(view));
     out.extend(view.referenced.iter().map(|o| {

@@ -18,8 +18,10 @@ mod array_checks;
 mod array_read;
 pub(crate) mod facts;
 mod management_checks;
+mod placement_checks;
 mod report;
 mod resolve;
+mod snapshot_checks;
 mod tenant_checks;
 mod views;
 
@@ -27,10 +29,11 @@ pub use array_checks::array_checks;
 pub use array_read::read_array;
 pub use facts::{LoadBalancerFact, SiteFacts};
 pub use management_checks::management_checks;
+pub use placement_checks::shared_nodes;
 pub use report::{Check, CheckStatus, Credential, Layer, SiteReport, Summary};
 pub use resolve::{Contradiction, Contradictions, ResolveError, resolve, resolve_tenant};
 pub use tenant_checks::tenant_checks;
 pub use views::{
     ArrayView, CredentialView, EvictionView, ManagementView, MetallbView, ObjectRead, PoolView,
-    Read, StorageClusterView, TenantView, UplinkView,
+    Read, StorageClusterView, TenantView, UplinkView, WorkerPlacement,
 };

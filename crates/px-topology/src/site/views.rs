@@ -95,6 +95,16 @@ pub struct UplinkView {
     pub bridge_type: Option<String>,
 }
 
+/// Where one of the tenant NodePool's worker VMs runs, from its
+/// VirtualMachineInstance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerPlacement {
+    /// The VMI's name (the worker VM's).
+    pub vm: String,
+    /// `status.nodeName`: the management node it runs on, `None` while unscheduled.
+    pub node: Option<String>,
+}
+
 /// A Secret holding an array credential (a `pure.json`), found on a cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CredentialView {
@@ -156,10 +166,15 @@ pub struct ManagementView {
     pub ipam_controller: Read<bool>,
     /// HyperConverged `openshift-cnv/kubevirt-hyperconverged` eviction settings.
     pub eviction: Read<EvictionView>,
+    /// The tenant NodePool's VirtualMachineInstances in the hosted control plane
+    /// namespace, with the node each runs on.
+    pub worker_placement: Read<Vec<WorkerPlacement>>,
     /// StorageClusters of every namespace.
     pub portworx: Read<Vec<StorageClusterView>>,
     /// StorageClass names.
     pub storage_classes: Read<Vec<String>>,
+    /// VolumeSnapshotClass names (Missing: the snapshot API is not served).
+    pub snapshot_classes: Read<Vec<String>>,
     /// MachineConfig names.
     pub machine_configs: Read<Vec<String>>,
     /// Secrets and namespaces the bundle references but does not create.
@@ -187,8 +202,10 @@ impl ManagementView {
             network_type: u(why),
             ipam_controller: u(why),
             eviction: u(why),
+            worker_placement: u(why),
             portworx: u(why),
             storage_classes: u(why),
+            snapshot_classes: u(why),
             machine_configs: u(why),
             referenced: Vec::new(),
             credentials: u(why),

@@ -18,8 +18,8 @@ use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{OTHER_TENANT, OTHER_TENANT_NAMESPACE, blue_volume};
 use px_topology::orphans::{
     ClaimFact, ClusterFacts, ClusterReader, ClusterTarget, Evidence, HostedClusterFact,
-    HotplugPodFact, Known, OrphanKind, PvFact, ScanOptions, TenantRef, VmDiskFact, VmFact, cleanup,
-    scan,
+    HotplugPodFact, Known, OrphanKind, PvFact, ScanOptions, TenantObjectFact, TenantRef,
+    VmDiskFact, VmFact, cleanup, scan,
 };
 use px_topology::{PlanOptions, Tenant};
 
@@ -78,8 +78,40 @@ impl ClusterReader for FakeCluster {
             ClusterTarget::Pod { namespace, name } => f
                 .hotplug_pods
                 .retain(|p| !(&p.namespace == namespace && &p.name == name)),
+            ClusterTarget::Object {
+                object_kind,
+                namespace,
+                name,
+            } => f.tenant_objects.retain(|o| {
+                !(&o.kind == object_kind && &o.namespace == namespace && &o.name == name)
+            }),
         }
         Ok(())
+    }
+}
+
+/// pxfa's labels for `tenant`; none without one.
+fn pxfa_labels(tenant: Option<&str>) -> std::collections::BTreeMap<String, String> {
+    tenant
+        .map(|t| {
+            [
+                (
+                    "app.kubernetes.io/managed-by".to_string(),
+                    "pxfa".to_string(),
+                ),
+                ("pxfa.io/tenant".to_string(), t.to_string()),
+            ]
+            .into()
+        })
+        .unwrap_or_default()
+}
+
+fn object(kind: &str, ns: &str, name: &str, tenant: Option<&str>) -> TenantObjectFact {
+    TenantObjectFact {
+        kind: kind.into(),
+        namespace: ns.into(),
+        name: name.into(),
+        labels: pxfa_labels(tenant),
     }
 }
 
@@ -87,18 +119,7 @@ fn claim(ns: &str, name: &str, tenant: Option<&str>, pv: &str) -> ClaimFact {
     ClaimFact {
         namespace: ns.into(),
         name: name.into(),
-        labels: tenant
-            .map(|t| {
-                [
-                    (
-                        "app.kubernetes.io/managed-by".to_string(),
-                        "pxfa".to_string(),
-                    ),
-                    ("pxfa.io/tenant".to_string(), t.to_string()),
-                ]
-                .into()
-            })
-            .unwrap_or_default(),
+        labels: pxfa_labels(tenant),
         phase: Some("Bound".into()),
         volume_name: Some(pv.into()),
     }
@@ -190,6 +211,23 @@ fn cluster_of(t: &Tenant) -> (FakeCluster, String) {
         ],
         launcher_pods: BTreeSet::from([format!("{ns}/virt-launcher-w01")]),
         hosted_clusters: vec![hosted_cluster(t, true, false)],
+        // tenant-blue's MetalLB pool outlived it; tenant-demo's pull secret is its
+        // own; an unlabelled ConfigMap is nobody's.
+        tenant_objects: vec![
+            object(
+                "IPAddressPool",
+                "metallb-system",
+                "blue-hcp-api",
+                Some(OTHER_TENANT),
+            ),
+            object(
+                "Secret",
+                "clusters",
+                "demo-pull-secret",
+                Some("tenant-demo"),
+            ),
+            object("ConfigMap", "clusters", "foreign-config", None),
+        ],
     };
     let fake = FakeCluster {
         facts: Mutex::new(facts),
@@ -289,6 +327,7 @@ async fn orphans_in(w: &World) {
         "PersistentVolumeClaim clusters-blue/blue-w00-data0".to_string(),
         "disk pxdata0".to_string(),
         "Pod ".to_string() + &known.tenants[0].spec.hcp_namespace() + "/hp-volume-gone",
+        "IPAddressPool metallb-system/blue-hcp-api".to_string(),
     ]
     .into();
     for e in &expected {
@@ -359,7 +398,7 @@ async fn orphans_in(w: &World) {
             w.name
         );
     }
-    assert_eq!(cluster.removed.lock().unwrap().len(), 4, "{}", w.name);
+    assert_eq!(cluster.removed.lock().unwrap().len(), 5, "{}", w.name);
 
     let again = scan(a, Some(&cluster), &known, &later(w)).await.unwrap();
     assert!(again.is_empty(), "{}: {:#?}", w.name, again.orphans);
