@@ -18,7 +18,7 @@ use px_topology::files::{self, InputKind};
 use secrecy::SecretString;
 
 use crate::args::GlobalArgs;
-use crate::config::{Source, warn_if_shared};
+use crate::credential_source::{Source, warn_if_shared};
 use crate::exit::InvalidInput;
 
 /// The environment names, by field.

@@ -19,6 +19,7 @@ use url::Url;
 
 use crate::api_client;
 use crate::args::GlobalArgs;
+use crate::credential_source::{Source, warn_if_shared};
 use crate::exit::InvalidInput;
 use flasharray::rest::oauth::ApiClientCredential;
 
@@ -34,27 +35,6 @@ pub(crate) enum Target {
     Sim,
     /// A real array (or the HTTPS simulator) over REST.
     Rest(RestTarget),
-}
-
-/// Where a setting came from, for messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Source {
-    /// A command-line flag.
-    Flag,
-    /// An environment variable.
-    Env(&'static str),
-    /// A pure.json file.
-    PureJson(PathBuf),
-}
-
-impl fmt::Display for Source {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Source::Flag => f.write_str("command line"),
-            Source::Env(v) => write!(f, "environment variable {v}"),
-            Source::PureJson(p) => write!(f, "{}", p.display()),
-        }
-    }
 }
 
 /// A resolved REST target. Debug never shows the token or key.
@@ -448,14 +428,6 @@ fn endpoint_matches(endpoint: &str, wanted: &str) -> bool {
     match (host_port(endpoint), host_port(wanted)) {
         (Some(a), Some(b)) => a == b,
         _ => false,
-    }
-}
-
-/// Warns when a credential file can be read by group or others, or its folder
-/// written by them.
-pub(crate) fn warn_if_shared(path: &Path, warn: &mut dyn FnMut(String)) {
-    for w in files::loose_permissions(path) {
-        warn(w);
     }
 }
 

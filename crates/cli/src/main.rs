@@ -11,6 +11,7 @@ mod args;
 mod commands;
 mod config;
 mod confirm;
+mod credential_source;
 mod exit;
 mod graph;
 mod output;

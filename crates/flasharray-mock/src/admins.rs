@@ -5,10 +5,7 @@
 use flasharray::Result;
 
 use crate::MockArray;
-use crate::state::bad;
-
-/// The admin that every array has and that cannot be deleted.
-pub const BUILTIN_ADMIN: &str = "pureuser";
+use crate::state::{BUILTIN_ADMIN, bad};
 
 /// Admin names: 1-32 letters, digits, `-`, `_` and `.`, starting with a letter or
 /// digit (Purity's rule for local users).

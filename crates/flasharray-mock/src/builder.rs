@@ -21,7 +21,7 @@ pub const DEFAULT_ERADICATION_DELAY: Duration = Duration::from_secs(24 * 3600);
 pub const DEFAULT_CAPACITY: u64 = 100 * TIB;
 
 /// The built-in admin every FlashArray has.
-pub const DEFAULT_ADMIN: &str = "pureuser";
+pub const DEFAULT_ADMIN: &str = crate::state::BUILTIN_ADMIN;
 
 impl MockArray {
     /// An array named `pxfa-sim`, Purity 6.7.4, 100 TiB, 24 h eradication delay,

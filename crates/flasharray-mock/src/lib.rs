@@ -94,7 +94,6 @@ mod tag;
 mod token;
 mod volume;
 
-pub use admins::BUILTIN_ADMIN;
 pub use array::MockArray;
 pub use array_settings::ArraySettings;
 pub use builder::{DEFAULT_ADMIN, DEFAULT_CAPACITY, DEFAULT_ERADICATION_DELAY, MockArrayBuilder};
@@ -109,6 +108,6 @@ pub use seed::{
     BROWNFIELD_HOSTS, BrownfieldSeed, LEGACY_TENANT, MGMT_ADMIN, MGMT_CLUSTER_PREFIX, OTHER_TENANT,
     OTHER_TENANT_NAMESPACE, Seed, blue_volume,
 };
-pub use state::{DestroyConnected, MockState};
+pub use state::{BUILTIN_ADMIN, DestroyConnected, MockState};
 pub use stats::CallStats;
 pub use tag::DEFAULT_NAMESPACE;

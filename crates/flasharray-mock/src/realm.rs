@@ -667,7 +667,7 @@ impl State {
             return Err(bad("names", "Invalid request: names must be given."));
         }
         for n in names {
-            if n.eq_ignore_ascii_case(crate::DEFAULT_ADMIN) {
+            if n.eq_ignore_ascii_case(crate::state::BUILTIN_ADMIN) {
                 return Err(bad(n, "The built-in admin cannot be deleted."));
             }
             if !self.admins.contains_key(&n.to_ascii_lowercase()) {

@@ -15,6 +15,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::clock::ClockSnapshot;
 
+/// The admin that every array has and that cannot be deleted.
+pub const BUILTIN_ADMIN: &str = "pureuser";
+
 /// What destroying a volume that still has host connections does. The reference
 /// marks the real array's behaviour as unconfirmed (`[L]`), so it is a choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -44,8 +44,7 @@ use super::accounts::ROLES;
 use super::paging::{PAGING_PARAMS, PageRequest};
 use super::query::Query;
 use super::response::{Fail, Reply, bad_request, unauthorized};
-use super::routes::Call;
-use super::server::SimState;
+use super::{Call, SimState};
 
 /// The token endpoint's path.
 pub(crate) const TOKEN_PATH: &str = "/oauth2/1.0/token";

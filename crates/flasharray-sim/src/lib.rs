@@ -69,17 +69,29 @@ mod versions;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use secrecy::SecretString;
+use flasharray::FlashArray;
+use flasharray_mock::MockArray;
+use hyper::Method;
+use hyper::body::Bytes;
+use secrecy::{ExposeSecret, SecretString};
+
+use accounts::Accounts;
+use api_clients::ApiClients;
+use faults::FaultPlan;
+use persist::Persister;
+use query::Query;
+use replication::Replication;
+use rest1::LoginCredentials;
+use session::Sessions;
+use stats::Recorder;
 
 pub use faults::{FaultTrigger, HttpFault, HttpFaultKind, parse_faults};
 pub use server::{RunningSim, Simulator};
 pub use stats::{RequestRecord, SimStats, critical_path_depth, stats_json};
 pub use versions::{parse_rest_version, versions_up_to};
-
-#[cfg(doc)]
-use flasharray_mock::MockArray;
 
 /// The newest REST version the simulator advertises by default: the first one whose
 /// SDK module has tag endpoints for volumes, hosts, host groups *and* pods (pod tags
@@ -203,6 +215,91 @@ pub enum SimError {
         /// The OS error.
         source: std::io::Error,
     },
+}
+
+/// Everything a request handler needs; shared by all connections.
+pub(crate) struct SimState {
+    /// The array, used only through the trait.
+    pub(crate) array: Arc<dyn FlashArray>,
+    /// The mock, for its clock (session TTL).
+    pub(crate) mock: MockArray,
+    pub(crate) api_token: secrecy::SecretString,
+    pub(crate) sessions: Sessions,
+    pub(crate) faults: FaultPlan,
+    pub(crate) versions: Vec<String>,
+    /// The connection key and the array connections to other simulators.
+    pub(crate) replication: Replication,
+    /// Whether this simulator speaks TLS (and so expects its peers to).
+    pub(crate) tls: bool,
+    /// REST 1.x login credentials of admins without an API token.
+    pub(crate) login_credentials: LoginCredentials,
+    /// Role, password, public key and lock state of classic admin accounts.
+    pub(crate) accounts: Accounts,
+    /// API clients and their access tokens.
+    pub(crate) api_clients: ApiClients,
+    /// Wire counters and the request log.
+    pub(crate) recorder: Recorder,
+    /// Added to every request before it is routed.
+    pub(crate) http_latency: Duration,
+    /// Added before each TLS accept.
+    pub(crate) connect_latency: Duration,
+    /// Added to `POST /logout` after the session ended.
+    pub(crate) logout_latency: Duration,
+    /// Serve HTTP/1.1 only (no `h2` in ALPN, no HTTP/2 prior knowledge).
+    pub(crate) http1_only: bool,
+    /// See [`SimConfig::header_timeout`], [`SimConfig::body_timeout`] and
+    /// [`SimConfig::idle_timeout`].
+    pub(crate) header_timeout: Option<Duration>,
+    pub(crate) body_timeout: Option<Duration>,
+    pub(crate) idle_timeout: Option<Duration>,
+    /// Keeps [`SimConfig::state_file`] up to date.
+    pub(crate) persister: Option<Persister>,
+}
+
+impl SimState {
+    /// Milliseconds on the array's clock.
+    pub(crate) fn now_ms(&self) -> u64 {
+        self.mock.clock().now_ms()
+    }
+
+    /// Compares a presented API token with the configured one without an early
+    /// exit on the first differing byte.
+    pub(crate) fn is_configured_token(&self, presented: &str) -> bool {
+        let want = self.api_token.expose_secret().as_bytes();
+        let got = presented.as_bytes();
+        let mut diff = want.len() ^ got.len();
+        for (i, w) in want.iter().enumerate() {
+            diff |= usize::from(w ^ got.get(i).copied().unwrap_or(0));
+        }
+        diff == 0
+    }
+}
+
+impl std::fmt::Debug for SimState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The API token is never shown.
+        f.debug_struct("SimState")
+            .field("versions", &self.versions.len())
+            .field("http_latency", &self.http_latency)
+            .field("connect_latency", &self.connect_latency)
+            .field("http1_only", &self.http1_only)
+            .field("logout_latency", &self.logout_latency)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One request, parsed: what a route handler (`routes`, `api_clients`) is given.
+pub(crate) struct Call<'a> {
+    pub(crate) state: &'a SimState,
+    /// The admin the request's credential belongs to.
+    pub(crate) caller: String,
+    pub(crate) method: Method,
+    /// `volumes`, `hosts/host-groups`, ...
+    pub(crate) resource: String,
+    /// The `N` of the `/api/2.N/` prefix the client chose.
+    pub(crate) minor: u32,
+    pub(crate) query: Query,
+    pub(crate) body: Bytes,
 }
 
 #[cfg(test)]

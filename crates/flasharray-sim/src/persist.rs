@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use hyper::{Method, StatusCode};
 use serde_json::json;
 
+use super::SimState;
 use super::response::{Fail, Reply};
-use super::server::SimState;
 use flasharray_mock::MockArray;
 use flasharray_mock::state_file::save_state;
 

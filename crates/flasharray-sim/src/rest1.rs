@@ -28,8 +28,8 @@ use flasharray_mock::MockArray;
 use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
+use super::SimState;
 use super::response::Reply;
-use super::server::SimState;
 
 /// Credentials `auth/apitoken` issued to admins without an API token, by value.
 #[derive(Debug, Default)]

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-use flasharray::FlashArray;
 use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
@@ -29,7 +28,7 @@ use super::response::Fail;
 use super::rest1::LoginCredentials;
 use super::session::Sessions;
 use super::stats::{Recorder, RequestRecord, SimStats};
-use super::{SimConfig, SimError, default_versions, routes, tls};
+use super::{SimConfig, SimError, SimState, default_versions, routes, tls};
 use flasharray_mock::MockArray;
 
 /// Largest HTTP/2 header list accepted: hyper's HTTP/1.1 read buffer (400 KiB).
@@ -37,64 +36,6 @@ const HEADER_LIST_LIMIT: u32 = 8192 + 4096 * 100;
 
 /// How long a graceful shutdown waits for in-flight requests before closing.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-
-/// Everything a request handler needs; shared by all connections.
-pub(crate) struct SimState {
-    /// The array, used only through the trait.
-    pub(crate) array: Arc<dyn FlashArray>,
-    /// The mock, for its clock (session TTL).
-    pub(crate) mock: MockArray,
-    pub(crate) api_token: secrecy::SecretString,
-    pub(crate) sessions: Sessions,
-    pub(crate) faults: FaultPlan,
-    pub(crate) versions: Vec<String>,
-    /// The connection key and the array connections to other simulators.
-    pub(crate) replication: Replication,
-    /// Whether this simulator speaks TLS (and so expects its peers to).
-    pub(crate) tls: bool,
-    /// REST 1.x login credentials of admins without an API token.
-    pub(crate) login_credentials: LoginCredentials,
-    /// Role, password, public key and lock state of classic admin accounts.
-    pub(crate) accounts: Accounts,
-    /// API clients and their access tokens.
-    pub(crate) api_clients: super::api_clients::ApiClients,
-    /// Wire counters and the request log.
-    pub(crate) recorder: Recorder,
-    /// Added to every request before it is routed.
-    pub(crate) http_latency: Duration,
-    /// Added before each TLS accept.
-    pub(crate) connect_latency: Duration,
-    /// Added to `POST /logout` after the session ended.
-    pub(crate) logout_latency: Duration,
-    /// Serve HTTP/1.1 only (no `h2` in ALPN, no HTTP/2 prior knowledge).
-    pub(crate) http1_only: bool,
-    /// See [`SimConfig::header_timeout`], [`SimConfig::body_timeout`] and
-    /// [`SimConfig::idle_timeout`].
-    pub(crate) header_timeout: Option<Duration>,
-    pub(crate) body_timeout: Option<Duration>,
-    pub(crate) idle_timeout: Option<Duration>,
-    /// Keeps [`SimConfig::state_file`] up to date.
-    pub(crate) persister: Option<Persister>,
-}
-
-impl SimState {
-    /// Milliseconds on the array's clock.
-    pub(crate) fn now_ms(&self) -> u64 {
-        self.mock.clock().now_ms()
-    }
-
-    /// Compares a presented API token with the configured one without an early
-    /// exit on the first differing byte.
-    pub(crate) fn is_configured_token(&self, presented: &str) -> bool {
-        let want = self.api_token.expose_secret().as_bytes();
-        let got = presented.as_bytes();
-        let mut diff = want.len() ^ got.len();
-        for (i, w) in want.iter().enumerate() {
-            diff |= usize::from(w ^ got.get(i).copied().unwrap_or(0));
-        }
-        diff == 0
-    }
-}
 
 /// The entry point: [`Simulator::start`] serves an array over HTTPS and hands back the
 /// [`RunningSim`]; the type itself holds nothing.
@@ -221,19 +162,6 @@ pub struct RunningSim {
     stop: watch::Sender<bool>,
     task: Option<JoinHandle<()>>,
     state: Arc<SimState>,
-}
-
-impl std::fmt::Debug for SimState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The API token is never shown.
-        f.debug_struct("SimState")
-            .field("versions", &self.versions.len())
-            .field("http_latency", &self.http_latency)
-            .field("connect_latency", &self.connect_latency)
-            .field("http1_only", &self.http1_only)
-            .field("logout_latency", &self.logout_latency)
-            .finish_non_exhaustive()
-    }
 }
 
 impl RunningSim {

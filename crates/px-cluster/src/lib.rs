@@ -22,7 +22,6 @@ mod error;
 mod kinds;
 pub mod orphans;
 mod readiness;
-mod runbook_checks;
 pub mod site;
 pub mod status;
 pub mod tenant_clusters;

@@ -17,7 +17,9 @@ use crate::kinds::{PVC, STORAGE_CLUSTER, STORAGE_NODE};
 use crate::readiness::{WaitTarget, check, readiness, to_value};
 use crate::vms::{self, discover_vms};
 
-pub use crate::runbook_checks::{BY_LAYERS, runbook_checks};
+mod runbook_checks;
+
+pub use runbook_checks::{BY_LAYERS, runbook_checks};
 
 /// One object's state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]

@@ -15,7 +15,10 @@
 //!   check a drift interval after the convergence sees it): the line
 //!   `resync: N tenants, A arrays, R requests per array` (R: the most HTTP requests
 //!   any array served), array writes (must be 0) and the wall time of the pass;
-//! - `controller peak RSS: M MiB`: the peak resident set of the controller's process.
+//! - `controller peak RSS: M MiB`: the peak resident set of the controller's process,
+//!   after the line `controller allocator: ...` that says which jemalloc options it
+//!   ran with (compiled in, and `_RJEM_MALLOC_CONF` from the bench's environment or
+//!   the Deployment's, if set).
 //!
 //! Run: `cargo bench -p px-controller -- --tenants 1000 --arrays 4` (`--latency-ms 5
 //! --drift-interval-s 30` to change the latency and the deadline).
@@ -387,9 +390,35 @@ async fn world(tenants: usize, arrays: usize, latency: Duration) -> World {
     }
 }
 
-/// jemalloc's settings as this build of it reads them (tikv-jemalloc-sys prefixes
-/// its symbols and its `MALLOC_CONF` with `_rjem_`).
+/// jemalloc's settings as this build of it reads them at run time (tikv-jemalloc-sys
+/// prefixes its symbols and its `MALLOC_CONF` with `_rjem_`); they override the
+/// compiled-in ones option by option.
 const MALLOC_CONF: &str = "_RJEM_MALLOC_CONF";
+
+/// jemalloc's compiled-in options, as the build gave them to tikv-jemalloc-sys
+/// (`[env]` in .cargo/config.toml): the same for this binary and `pxfa`.
+const COMPILED_MALLOC_CONF: Option<&str> = option_env!("JEMALLOC_SYS_WITH_MALLOC_CONF");
+
+/// The allocator configuration the controller's process runs with, said on the
+/// terminal: the compiled-in options and the run-time override, if any (the bench's
+/// own environment first, to try other settings; else the Deployment's `env`).
+/// Returns the override for the process's environment.
+fn allocator_configuration() -> Option<String> {
+    let compiled = COMPILED_MALLOC_CONF.map_or_else(
+        || "none (jemalloc's defaults)".to_string(),
+        |c| format!("{c} (.cargo/config.toml)"),
+    );
+    let set = std::env::var(MALLOC_CONF)
+        .ok()
+        .map(|c| (c, "the bench's environment"))
+        .or_else(|| shipped_env(MALLOC_CONF).map(|c| (c, "deploy/controller/controller.yaml")));
+    let runtime = set.as_ref().map_or_else(
+        || format!("{MALLOC_CONF} unset"),
+        |(c, from)| format!("{MALLOC_CONF}={c} ({from})"),
+    );
+    eprintln!("controller allocator: jemalloc, compiled-in {compiled}; {runtime}");
+    set.map(|(c, _)| c)
+}
 
 /// The value of `name` in the controller container's `env` in
 /// deploy/controller/controller.yaml, so that the bench's controller process runs
@@ -437,14 +466,9 @@ impl ControllerProcess {
             }
             None => Command::new(exe),
         };
-        // As shipped: the Deployment's allocator settings, unless the bench's own
-        // environment sets them (to try others).
-        if std::env::var_os(MALLOC_CONF).is_none()
-            && let Some(conf) = shipped_env(MALLOC_CONF)
-        {
-            eprintln!(
-                "controller environment: {MALLOC_CONF}={conf} (deploy/controller/controller.yaml)"
-            );
+        // As shipped: the compiled-in options and the Deployment's override, if it
+        // has one, unless the bench's own environment sets one (to try others).
+        if let Some(conf) = allocator_configuration() {
             command.env(MALLOC_CONF, conf);
         }
         let mut child = command

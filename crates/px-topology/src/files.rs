@@ -39,12 +39,17 @@ impl InputKind {
         match self {
             InputKind::Token => 64 << 10,
             InputKind::Credentials => 1 << 20,
-            InputKind::Spec => crate::spec::MAX_SPEC_BYTES as u64,
+            InputKind::Spec => MAX_SPEC_BYTES as u64,
             InputKind::Kubeconfig => 16 << 20,
             InputKind::SimState => 512 << 20,
         }
     }
 }
+
+/// Largest spec file read, in bytes. The largest valid spec (500 management nodes
+/// with a few initiators each) is well under 1 MiB; refusing more before parsing
+/// keeps a wrong file (a disk image, a log) from costing memory.
+pub(crate) const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
 
 /// How long pxfa waits for a pipe's writer to finish (`--api-token-file <(cmd)`).
 pub(crate) const PIPE_DEADLINE: Duration = Duration::from_secs(5);

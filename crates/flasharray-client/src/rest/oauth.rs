@@ -30,13 +30,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ring::rand::SystemRandom;
 use ring::signature::{RSA_PKCS1_SHA256, RsaKeyPair};
 use secrecy::{ExposeSecret, SecretString};
-use serde::Deserialize;
-
-use reqwest::Method;
 
 use crate::error::{Error, Result};
-use crate::rest::query::Query;
-use crate::rest::transport::{Auth, Body, Transport};
 
 /// How long an ID token is valid. Each exchange signs a fresh one, so it only has
 /// to outlive its own request; Pure's SDK signs one for 10 years and reuses it,
@@ -228,14 +223,6 @@ fn parse_private_key(pem: &[u8], password: Option<&SecretString>) -> Result<RsaK
     }
 }
 
-/// The array's clock minus this host's, in seconds, from the answer's `Date`.
-fn array_clock_skew(headers: &reqwest::header::HeaderMap) -> Option<i64> {
-    let date = headers.get(reqwest::header::DATE)?.to_str().ok()?;
-    let array = httpdate::parse_http_date(date).ok()?;
-    let array = array.duration_since(UNIX_EPOCH).ok()?.as_secs();
-    Some(i64::try_from(array).ok()? - i64::try_from(unix_now()).ok()?)
-}
-
 /// Seconds since the epoch on this host.
 pub(crate) fn unix_now() -> u64 {
     SystemTime::now()
@@ -254,47 +241,6 @@ pub(crate) fn exchange_form(id_token: &SecretString) -> Vec<u8> {
         .append_pair("subject_token", id_token.expose_secret())
         .finish()
         .into_bytes()
-}
-
-/// A token answer: the fields at the top or, as some arrays answer, in `items[0]`
-/// (Pure's SDK reads both).
-#[derive(Deserialize)]
-struct TokenAnswer {
-    access_token: Option<SecretString>,
-    expires_in: Option<u64>,
-    #[serde(default)]
-    items: Vec<TokenAnswer>,
-}
-
-/// An access token and how long the array said it lives.
-pub(crate) struct AccessToken {
-    pub(crate) token: SecretString,
-    pub(crate) expires_in: Option<Duration>,
-}
-
-/// Reads a 200 token answer.
-pub(crate) fn parse_token_answer(body: &[u8], operation: &str) -> Result<AccessToken> {
-    let answer: TokenAnswer = crate::rest::transport::decode_bytes(body, operation)?;
-    let answer = match answer {
-        TokenAnswer {
-            access_token: None,
-            mut items,
-            ..
-        } if !items.is_empty() => items.swap_remove(0),
-        a => a,
-    };
-    let token = answer
-        .access_token
-        .filter(|t| !t.expose_secret().is_empty())
-        .ok_or_else(|| Error::Decode {
-            operation: operation.to_string(),
-            path: "access_token".into(),
-            message: "the token answer carries no access token".into(),
-        })?;
-    Ok(AccessToken {
-        token,
-        expires_in: answer.expires_in.map(Duration::from_secs),
-    })
 }
 
 /// The next step for an admin, by what the array said when it refused an
@@ -349,58 +295,10 @@ pub(crate) fn refusal_hint(
     hints.join("; ")
 }
 
-impl Transport {
-    /// Exchanges a fresh ID token for an access token. Only overload (429, 503,
-    /// busy) is retried: a refusal is final for every caller waiting on it.
-    pub(crate) async fn exchange(&self, client: &ApiClientCredential) -> Result<AccessToken> {
-        let id_token = client.id_token(unix_now())?;
-        let form = exchange_form(&id_token);
-        let no_query = Query::new();
-        let raw = self
-            .with_retries(true, TOKEN_PATH, || async {
-                let raw = self
-                    .send_raw(
-                        Method::POST,
-                        TOKEN_PATH,
-                        &no_query,
-                        Some(Body::Form(&form)),
-                        Auth::None,
-                        false,
-                    )
-                    .await?;
-                // Overload becomes an error, for the retry rules to judge.
-                if matches!(raw.status.as_u16(), 429 | 500 | 503) {
-                    return Err(raw.into_error());
-                }
-                Ok(raw)
-            })
-            .await?;
-        if raw.status.is_success() {
-            tracing::debug!(array = %self.base, client_id = %client.identity().client_id, "access token received");
-            return parse_token_answer(&raw.body, &raw.operation);
-        }
-        let skew = array_clock_skew(&raw.headers);
-        let Error::Api(mut api) = raw.into_error() else {
-            unreachable!("an answer becomes an API error")
-        };
-        let identity = client.identity();
-        let hint = refusal_hint(identity, api.message(), skew);
-        if let Some(first) = api.errors.first_mut() {
-            first.context = Some(format!(
-                "API client {} (key {}, user {})",
-                identity.client_id, identity.key_id, identity.username
-            ));
-            if !hint.is_empty() {
-                first.message = format!("{} ({hint})", first.message);
-            }
-        }
-        Err(Error::Api(api))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rest::transport::token_exchange::parse_token_answer;
 
     pub(crate) const KEY_PKCS8: &str = include_str!("../../tests/keys/client-pkcs8.pem");
     const KEY_PKCS1: &str = include_str!("../../tests/keys/client-pkcs1.pem");

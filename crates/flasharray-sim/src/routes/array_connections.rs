@@ -8,11 +8,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::Call;
+use crate::SimState;
 use crate::paging::{PAGING_PARAMS, PageRequest};
 use crate::peer;
 use crate::replication::{Link, TYPES};
 use crate::response::{Fail, Reply, bad_request};
-use crate::server::SimState;
 
 /// The peer endpoints, under the simulator's own prefix.
 pub(super) const PEER_PREFIX: &str = "/_sim/replication/";

@@ -38,24 +38,10 @@ use super::response::{
     Fail, Reply, bad_request, busy, not_found, rate_limited, request_timeout, unauthorized,
     unavailable,
 };
-use super::server::SimState;
+use super::{Call, SimState};
 
 /// Largest request body accepted; real requests are a few KiB.
 const MAX_BODY: usize = 4 * 1024 * 1024;
-
-/// One request, parsed.
-pub(crate) struct Call<'a> {
-    pub(crate) state: &'a SimState,
-    /// The admin the request's credential belongs to.
-    pub(crate) caller: String,
-    pub(crate) method: Method,
-    /// `volumes`, `hosts/host-groups`, ...
-    pub(crate) resource: String,
-    /// The `N` of the `/api/2.N/` prefix the client chose.
-    pub(crate) minor: u32,
-    pub(crate) query: Query,
-    pub(crate) body: Bytes,
-}
 
 impl Call<'_> {
     /// The error for a method this path does not have.

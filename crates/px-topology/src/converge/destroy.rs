@@ -1,5 +1,5 @@
 //! Removing what pxfa made for one tenant: the calls of a [`DestroyPlan`]
-//! (`plan/destroy.rs` decides what goes, in reverse dependency order) run in
+//! (`plan::destroy` decides what goes, in reverse dependency order) run in
 //! dependent rounds.
 //!
 //! Volumes and pods are destroyed, not eradicated, unless asked: they stay
@@ -16,7 +16,7 @@ use super::realm_ops::RealmOp;
 use super::schedule::{self, Graph, NodeOutcome, RunResult};
 use super::{FailedChange, Outcome, ProgressEvent, SkippedChange};
 use crate::desired::DesiredState;
-// The destroy plan is the plan's (`plan/destroy.rs`); these paths stay converge's too.
+// The destroy plan is the plan's (`plan::destroy`); these paths stay converge's too.
 use crate::plan::DestroyPlan;
 use crate::plan::{
     Blocker, Change, DestroyScope, Kind, Removal, lookup_pods, lookup_volumes, observe,

@@ -8,71 +8,21 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use flasharray::models::{Connection, Host, Pod, Volume};
 use flasharray::{
     ConnectionTarget, ErrorKind, FlashArray, HostGroupName, HostName, ListParams, TagResource,
     VolumeName, Wwn,
 };
-use serde::Serialize;
 
 use super::evidence::{Judged, TenantRef, Unaccounted, spec_hosted_cluster, tagged_identity};
+use super::seen::{Seen, marked, tagged_drives};
 use super::{
-    CleanupItem, CleanupReport, ClusterFacts, Known, NotChecked, Orphan, OrphanKind, ScanOptions,
-    Target,
+    CleanupItem, CleanupReport, ClusterFacts, Known, NotChecked, Orphan, OrphanKind, SafeMode,
+    ScanOptions, Target,
 };
 use crate::converge::{DestroyOptions, destroy};
 use crate::desired::{DesiredState, TAG_ROLE, TenantId};
-use crate::plan::{Owner, kind_label, marked_tenant, owner};
 use crate::plan::{TagIndex, list_connections_of, lookup_pods, lookup_tags, lookup_volumes};
-
-/// The array's eradication settings: pxfa never eradicates, and says how long
-/// destroyed objects stay.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SafeMode {
-    /// True when SafeMode disables manual eradication (all or part).
-    pub enabled: bool,
-    /// The array's eradication delay, ms, when it says.
-    pub eradication_delay_ms: Option<u64>,
-}
-
-/// What the array holds of pxfa's, read once.
-#[derive(Debug, Default)]
-pub(super) struct Seen {
-    pub(super) tags: TagIndex,
-    volumes: BTreeMap<String, Volume>,
-    pods: BTreeMap<String, Pod>,
-    hosts: Vec<Host>,
-    connections: Vec<Connection>,
-    /// The realms gone tenants' pods live in.
-    realms: Vec<super::realm::RealmSeen>,
-    pub(super) safe_mode: SafeMode,
-}
-
-/// The names of `kind` pxfa made, with the tenant their tags name (`namespace/name`;
-/// `None`: a shared object, named as the index keys it). Tenant objects come
-/// through the ownership rule's `owned_by`, spelled as the array spells them. An
-/// object an earlier pxfa tagged without a namespace is left out: it is no
-/// tenant's until claimed, so never an orphan.
-pub(super) fn marked(tags: &TagIndex, kind: TagResource) -> Vec<(String, Option<String>)> {
-    let mut tenants = BTreeSet::new();
-    let mut out = Vec::new();
-    for (key, t) in tags.of(kind) {
-        if let Some(id) = marked_tenant(t).and_then(|m| m.id()) {
-            tenants.insert(id);
-        } else if owner(Some(t), &TenantId::default()) == Owner::Shared {
-            out.push((key.clone(), None));
-        }
-    }
-    for t in tenants {
-        out.extend(
-            tags.owned_by(kind, &t)
-                .into_iter()
-                .map(|n| (n, Some(t.to_string()))),
-        );
-    }
-    out
-}
+use crate::plan::{kind_label, marked_tenant};
 
 /// Reads what the rules need (`known`: whose realms to read).
 pub(super) async fn read(array: &dyn FlashArray, known: &Known) -> flasharray::Result<Seen> {
@@ -653,59 +603,4 @@ async fn delete_host(array: &dyn FlashArray, name: &str) -> Result<String, Strin
         Ok(()) => Ok("deleted (hosts hold no data)".into()),
         Err(e) => gone_ok(e).map(|()| "already gone".into()),
     }
-}
-
-/// A drive volume pxfa tagged, as the cluster rules link PVs and claims to it.
-#[derive(Debug, Clone)]
-pub(super) struct TaggedDrive {
-    /// The volume, as the array spells it.
-    pub(super) name: String,
-    /// The tenant its tags name, `namespace/name`.
-    pub(super) tenant: String,
-    /// Not destroyed.
-    pub(super) live: bool,
-    /// Its `claim` tag (`namespace/name`), for dynamic drives.
-    pub(super) claim: Option<String>,
-}
-
-impl TaggedDrive {
-    /// Whether the PV `pv` (bound to `claim`, `namespace/name`) is this volume: the
-    /// claim tag, the FADA volume name of the PV, or import's claim named like the
-    /// volume.
-    pub(super) fn backs(&self, pv: Option<&str>, claim: Option<&str>) -> bool {
-        let (pod, short) = match self.name.split_once("::") {
-            Some((p, s)) => (Some(p), s),
-            None => (None, self.name.as_str()),
-        };
-        let claim_name = claim.and_then(|c| c.split_once('/')).map(|(_, n)| n);
-        (claim.is_some() && self.claim.as_deref() == claim)
-            || pv.is_some_and(|pv| crate::plan::is_fada_volume_for(&self.name, pod, pv))
-            || claim_name.is_some_and(|n| n.eq_ignore_ascii_case(short))
-    }
-}
-
-/// Every volume tagged for a tenant, destroyed ones included (their tags stay until
-/// eradication).
-pub(super) fn tagged_drives(seen: &Seen) -> Vec<TaggedDrive> {
-    marked(&seen.tags, TagResource::Volume)
-        .into_iter()
-        .filter_map(|(name, tenant)| {
-            let tenant = tenant?;
-            let live = seen
-                .volumes
-                .get(&name.to_ascii_lowercase())
-                .is_some_and(|v| !v.destroyed);
-            let claim = seen
-                .tags
-                .get(TagResource::Volume, &name)
-                .and_then(|t| t.get(crate::desired::TAG_CLAIM))
-                .cloned();
-            Some(TaggedDrive {
-                name,
-                tenant,
-                live,
-                claim,
-            })
-        })
-        .collect()
 }

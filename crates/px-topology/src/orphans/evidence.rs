@@ -26,8 +26,7 @@ use flasharray::TagResource;
 use serde::Serialize;
 
 use super::Known;
-use super::array::{Seen, marked};
-use super::cluster::{ClusterFacts, HostedClusterFact};
+use super::seen::{ClusterFacts, HostedClusterFact, Seen, marked};
 use crate::Tenant;
 
 /// A tenant as one side names it: the namespace of its TenantStorage (when that
@@ -232,7 +231,7 @@ fn verdict(
 /// The hosted control plane namespaces that hold `id`'s drive claims: from the
 /// `claim` tags of its drives, and from the claims pxfa labelled for it.
 fn claim_namespaces(id: &TenantRef, seen: &Seen, facts: &ClusterFacts) -> BTreeSet<String> {
-    let from_tags = super::array::tagged_drives(seen)
+    let from_tags = super::seen::tagged_drives(seen)
         .into_iter()
         .filter(|d| tagged_identity(&d.tenant).matches(id))
         .filter_map(|d| Some(d.claim?.split_once('/')?.0.to_string()));

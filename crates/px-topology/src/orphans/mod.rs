@@ -27,6 +27,7 @@ mod array;
 mod cluster;
 mod evidence;
 mod realm;
+mod seen;
 #[cfg(test)]
 mod tests;
 
@@ -37,12 +38,11 @@ use flasharray::FlashArray;
 use serde::Serialize;
 
 use crate::Tenant;
-pub use array::SafeMode;
-pub use cluster::{
-    ClaimFact, ClusterFacts, HostedClusterFact, HotplugPodFact, PvFact, TENANT_OBJECT_KINDS,
-    TenantObjectFact, VmDiskFact, VmFact,
-};
 pub use evidence::{Evidence, TenantRef, Unaccounted};
+pub use seen::{
+    ClaimFact, ClusterFacts, HostedClusterFact, HotplugPodFact, PvFact, SafeMode,
+    TENANT_OBJECT_KINDS, TenantObjectFact, VmDiskFact, VmFact,
+};
 
 /// The document's `apiVersion`.
 pub(crate) const API_VERSION: &str = "pxfa.io/v1alpha1";

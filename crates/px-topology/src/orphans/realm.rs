@@ -19,25 +19,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use flasharray::models::{ManagementAccessPolicy, RealmPatch};
 use flasharray::{ErrorKind, FlashArray, ListParams, RealmName, TagResource};
 
-use super::array::marked;
 use super::evidence::Judged;
+use super::seen::{RealmSeen, marked};
 use super::{Known, Orphan, OrphanKind, PendingEradication, Target};
 use crate::plan::TagIndex;
 
 /// Scope type of a management access rule inside a realm.
 const RESOURCE_REALMS: &str = "realms";
-
-/// A realm a gone tenant's pod lives in, as read.
-#[derive(Debug, Clone, Default)]
-pub(super) struct RealmSeen {
-    name: String,
-    destroyed: bool,
-    time_remaining: Option<u64>,
-    /// Every pod in it (`realm::pod`), destroyed ones included.
-    pods: Vec<String>,
-    /// Access policies with a rule inside it.
-    policies: Vec<String>,
-}
 
 /// The realms of gone tenants' pods (`realm::pod` tagged for a tenant that does
 /// not exist). Nothing is read when there is none, so arrays older than REST 2.36

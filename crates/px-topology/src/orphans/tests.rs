@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use super::array::Seen;
-use super::cluster::{self, ClaimFact, ClusterFacts};
+use super::cluster;
 use super::evidence::{self, TenantRef};
+use super::seen::{ClaimFact, ClusterFacts, Seen};
 use super::{Evidence, Known, OrphanKind, OrphanReport};
 use crate::{Tenant, parse_valid_spec};
 

@@ -32,6 +32,9 @@ pub use model::*;
 pub use net::{Ipv4Cidr, Ipv4Range};
 pub use version::Version;
 
+/// Largest spec read, in bytes: a spec file's limit (`files`).
+pub(crate) use crate::files::MAX_SPEC_BYTES;
+
 /// Longest tenant name. Derived names append worker, disk and role parts to it and
 /// must fit the array's 63 characters; 40 keeps them whole and readable (longer
 /// names would have to be cut and hashed).
@@ -90,11 +93,6 @@ impl From<SpecError> for SpecErrors {
         SpecErrors(vec![e])
     }
 }
-
-/// Largest spec file read, in bytes. The largest valid spec (500 management nodes
-/// with a few initiators each) is well under 1 MiB; refusing more before parsing
-/// keeps a wrong file (a disk image, a log) from costing memory.
-pub(crate) const MAX_SPEC_BYTES: usize = 4 * 1024 * 1024;
 
 /// The YAML parser's budget: a spec is one small document, so a few tens of
 /// thousands of nodes, shallow nesting and few aliases are plenty. The library's

@@ -179,7 +179,7 @@ impl TenantStorage {
     }
 }
 
-/// Validation of the provisioning fields, kept apart from `validate.rs`.
+/// Validation of the provisioning fields, kept apart from `validate`.
 pub(super) fn validate(t: &TenantStorage) -> Vec<SpecError> {
     let mut out = Vec::new();
     let s = &t.spec.storage;

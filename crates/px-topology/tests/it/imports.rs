@@ -1,12 +1,17 @@
-//! No import circles in `plan/`: the crate's own sources, read as text, give the
-//! module graph (an edge for every `use crate::`/`super::` path and every inline
-//! `crate::`/`super::` path, followed through re-exports to the module that defines
-//! the item), and no cycle may pass through a module under `plan`.
+//! No import circles in any crate of the workspace: each crate's sources, read as
+//! text, give its module graph (an edge for every `use crate::`/`super::` path and
+//! every inline `crate::`/`super::` path, followed through re-exports to the module
+//! that defines the item), and the graph may have no cycle.
 //!
 //! A module's `mod` lines are no edges; a parent's `pub use child::X` is one (the
-//! parent depends on the child), so a child that imports an item *defined* in its
-//! parent closes a circle, while one that imports an item the parent only
-//! re-exports depends on the defining sibling instead.
+//! parent depends on the child). Across the workspace a child's use of an item
+//! *defined* in one of its ancestors is no edge either: a child is part of its
+//! parent (Rust gives it the parent's private items; a `#[macro_export]` macro lives
+//! at the crate root whatever defines it), so a circle is one between modules
+//! neither of which contains the other. `plan/` keeps the stricter rule it has
+//! always met: there, a child that imports an item defined in its parent closes a
+//! circle, while one that imports an item the parent only re-exports depends on
+//! the defining sibling instead.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -14,17 +19,30 @@ use std::path::{Path, PathBuf};
 /// A module path below the crate root (`["plan", "diff"]`; the root is empty).
 type Module = Vec<String>;
 
-/// Every non-test module of the crate with its code (comments and inline test
-/// modules left out).
-fn sources() -> BTreeMap<Module, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// The `src` directory of every crate of the workspace, by the crate's directory name.
+fn crates() -> BTreeMap<String, PathBuf> {
+    let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    std::fs::read_dir(&all)
+        .expect("crates/ is readable")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.join("Cargo.toml").is_file() && p.join("src").is_dir())
+        .map(|p| {
+            let name = p.file_name().expect("a name").to_string_lossy().to_string();
+            (name, p.join("src"))
+        })
+        .collect()
+}
+
+/// Every non-test module of the crate under `root` (its `src`) with its code
+/// (comments and inline test modules left out).
+fn sources(root: &Path) -> BTreeMap<Module, String> {
     let mut files = Vec::new();
-    walk(&root, &mut files);
+    walk(root, &mut files);
     let mut all: BTreeMap<Module, String> = files
         .iter()
         .map(|f| {
             let text = std::fs::read_to_string(f).expect("a source file is readable");
-            (module_of(f.strip_prefix(&root).expect("under src")), text)
+            (module_of(f.strip_prefix(root).expect("under src")), text)
         })
         .collect();
     let test_only: Vec<Module> = all
@@ -52,13 +70,17 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `lib.rs` is the root, `a/mod.rs` and `a.rs` are `a`, `a/b.rs` is `a::b`.
+/// `lib.rs` (or a binary's `main.rs`) is the root, `a/mod.rs` and `a.rs` are `a`,
+/// `a/b.rs` is `a::b`.
 fn module_of(rel: &Path) -> Module {
     let mut parts: Vec<String> = rel
         .iter()
         .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
         .collect();
-    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
         parts.pop();
     }
     parts
@@ -232,8 +254,8 @@ struct Graph {
 }
 
 impl Graph {
-    fn of_crate() -> Graph {
-        let sources = sources();
+    fn of_crate(src: &Path) -> Graph {
+        let sources = sources(src);
         let modules: BTreeSet<Module> = sources.keys().cloned().collect();
         let mut imports: BTreeMap<Module, Vec<(Vec<String>, String)>> = BTreeMap::new();
         let mut inline: BTreeMap<Module, Vec<Vec<String>>> = BTreeMap::new();
@@ -268,6 +290,19 @@ impl Graph {
                 }
             }
         }
+        Graph { edges }
+    }
+
+    /// The graph without the edges from a module to one of its ancestors.
+    fn without_upward_edges(&self) -> Graph {
+        let edges = self
+            .edges
+            .iter()
+            .map(|(m, targets)| {
+                let down = targets.iter().filter(|t| !m.starts_with(t)).cloned();
+                (m.clone(), down.collect())
+            })
+            .collect();
         Graph { edges }
     }
 
@@ -399,8 +434,30 @@ fn show(cycle: &[Module]) -> String {
 }
 
 #[test]
+fn no_crate_has_an_import_circle() {
+    let crates = crates();
+    assert!(
+        crates.len() >= 8,
+        "the workspace's crates were found: {:?}",
+        crates.keys().collect::<Vec<_>>()
+    );
+    let mut circles = Vec::new();
+    for (name, src) in &crates {
+        let graph = Graph::of_crate(src);
+        assert!(
+            graph.edges.len() > 2,
+            "{name}'s sources were read: {:?}",
+            graph.edges.keys().collect::<Vec<_>>()
+        );
+        let cycles = graph.without_upward_edges().cycles();
+        circles.extend(cycles.iter().map(|c| format!("{name}: {}", show(c))));
+    }
+    assert!(circles.is_empty(), "import circles: {circles:#?}");
+}
+
+#[test]
 fn plan_has_no_import_circles() {
-    let graph = Graph::of_crate();
+    let graph = Graph::of_crate(&crates()["px-topology"]);
     let plan = vec!["plan".to_string()];
     assert!(
         graph.edges.keys().filter(|m| m.starts_with(&plan)).count() > 5,
@@ -458,6 +515,17 @@ fn the_graph_sees_a_circle_and_follows_re_exports() {
     let cycles = graph.cycles();
     assert_eq!(cycles.len(), 1, "{cycles:?}");
     assert_eq!(cycles[0].len(), 3, "a, b and c (c -> b -> a -> c)");
+    // Without the children's edges up to `a`, `a` -> `c` -> `b` is no circle.
+    assert!(graph.without_upward_edges().cycles().is_empty());
+    let siblings = Graph {
+        edges: [
+            (b.clone(), BTreeSet::from([c.clone()])),
+            (c.clone(), BTreeSet::from([b.clone()])),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    assert_eq!(siblings.without_upward_edges().cycles().len(), 1, "b <-> c");
     let (inline_free, rest) = uses("use crate::x::{y as z, w::*};\nfn f() { super::q::r(); }\n");
     assert_eq!(
         inline_free,

@@ -16,6 +16,7 @@ pub(crate) mod paging;
 pub(crate) mod resolve;
 pub(crate) mod retry;
 pub(crate) mod session;
+pub(crate) mod token_exchange;
 
 use backon::{ExponentialBuilder, Retryable};
 use bytes::Bytes;
