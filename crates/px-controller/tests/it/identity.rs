@@ -99,3 +99,60 @@ async fn deleting_with_eradicate_leaves_another_namespaces_same_named_tenant_who
     assert_eq!(live.len(), theirs.len());
     assert!(live.iter().all(|v| !v.destroyed), "{live:?}");
 }
+
+/// Issue #34: array users carry no tags, and the default token user
+/// (`pxfa-tenant-full`) derives from the name alone. With `team-b/tenant-full` on the
+/// array (its own pod, and that user's token), the controller's tenant of the same
+/// name never takes, replaces or deletes the token: its plan is a `Conflict` naming
+/// team-b with no array write, and its delete leaves team-b's token as it was.
+#[tokio::test]
+async fn a_same_named_tenants_token_user_is_never_taken_or_deleted() {
+    const USER: &str = "pxfa-tenant-full";
+    let mut obj = crate::fake::cloud_drive_object();
+    obj["spec"]["onDelete"] = json!("eradicate");
+    let w = World::start(obj).await;
+    let pod = PodName::new("team-b-pod").unwrap();
+    w.array
+        .create_pods(std::slice::from_ref(&pod), &PodPost::default())
+        .await
+        .unwrap();
+    w.array
+        .set_tags(TagResource::Pod, &tags("team-b-pod", "tenant-pod"))
+        .await
+        .unwrap();
+    let theirs = w.array.create_api_token(USER, None).await.unwrap();
+    let created_at = theirs.api_token.created_at;
+    assert!(created_at.is_some());
+
+    w.array.reset_stats();
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Waiting("Conflict"));
+    assert_eq!(w.array.stats().writes, 0, "{:?}", w.array.stats().per_op);
+    let ready = w.store.status(NAME).get(C::ArrayReady).unwrap().clone();
+    assert!(
+        ready
+            .message
+            .contains("default token user of tenant team-b/tenant-full"),
+        "{}",
+        ready.message
+    );
+
+    w.store.edit(NAME, |o| {
+        o["metadata"]["deletionTimestamp"] = json!("2026-12-01T11:00:00Z")
+    });
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
+    let tokens = w
+        .array
+        .list_api_tokens(&[USER.to_string()], false)
+        .await
+        .unwrap();
+    assert_eq!(tokens.len(), 1, "{tokens:?}");
+    assert_eq!(tokens[0].api_token.created_at, created_at);
+    let pods = w
+        .array
+        .list_pods(&flasharray::ListParams::names(vec![
+            "team-b-pod".to_string(),
+        ]))
+        .await
+        .unwrap();
+    assert!(pods.iter().all(|p| !p.destroyed), "{pods:?}");
+}
