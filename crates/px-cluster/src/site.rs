@@ -13,8 +13,8 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Client;
 use kube::api::{Api, DynamicObject, ListParams};
 use px_topology::site::{
-    CredentialView, EvictionView, ManagementView, MetallbView, ObjectRead, PoolView, Read,
-    SiteFacts, StorageClusterView, TenantView, UplinkView, WorkerPlacement,
+    CredentialView, EvictionView, MachineConfigView, ManagementView, MetallbView, ObjectRead,
+    PoolView, Read, SiteFacts, StorageClusterView, TenantView, UplinkView, WorkerPlacement,
 };
 use px_topology::{
     Cluster, Manifest, PORTWORX_OLM_PACKAGE, PureJson, TenantStorage, VALIDATION_PVC,
@@ -188,7 +188,7 @@ pub async fn read_management(
         portworx,
         storage_classes: names(client, &STORAGE_CLASS).await,
         snapshot_classes: names(client, &SNAPSHOT_CLASS).await,
-        machine_configs: names(client, &MACHINE_CONFIG).await,
+        machine_configs: machine_configs(client).await,
         referenced: referenced(client, spec).await,
         credentials,
     }
@@ -256,6 +256,24 @@ async fn ipam_controller(client: &Client) -> Read<bool> {
 /// The HyperConverged eviction settings, at `spec` (HyperConverged v1beta1) or under
 /// `spec.virtualization` (where Red Hat's procedure for non-migratable hosted-cluster
 /// VMs writes them).
+/// Every MachineConfig with the paths of the files it writes.
+async fn machine_configs(client: &Client) -> Read<Vec<MachineConfigView>> {
+    list(client, &MACHINE_CONFIG, None).await.map(|l| {
+        l.iter()
+            .map(|mc| MachineConfigView {
+                name: name_of(mc),
+                files: mc
+                    .pointer("/spec/config/storage/files")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|f| text(f, "/path"))
+                    .collect(),
+            })
+            .collect()
+    })
+}
+
 /// Where the tenant NodePool's VMIs run (doctor's `worker-spread`).
 async fn worker_placement(client: &Client, spec: &TenantStorage) -> Read<Vec<WorkerPlacement>> {
     match crate::vms::list_vmis(client, &spec.hcp_namespace()).await {

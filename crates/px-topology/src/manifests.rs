@@ -50,7 +50,11 @@ pub fn render(
     out.extend(management::nmstate_instance(spec));
     out.extend(management::metallb_instance(spec));
     out.extend(management::metallb(spec));
-    out.push(machineconfig::management_machine_config());
+    // Where the management Portworx install already wrote the host files, a second
+    // MachineConfig would write the same paths and reboot every worker again.
+    if spec.spec.management.existing_machine_config.is_none() {
+        out.push(machineconfig::management_machine_config());
+    }
     out.extend(management::node_network_policies(spec)?);
     out.extend(management::root_disk_storage_class(spec));
     out.push(hosted_cluster::namespace(spec));
@@ -126,5 +130,27 @@ mod tests {
                 (Cluster::Tenant, 2, "02-configmap-t2.yaml"),
             ]
         );
+    }
+
+    /// A MachineConfig the site already has (the management Portworx install's)
+    /// means no second one in the bundle.
+    #[test]
+    fn an_existing_machine_config_is_not_rendered_twice() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/tenant-cloud-drive.yaml"
+        );
+        let mut spec = crate::parse_valid_spec(&std::fs::read_to_string(file).unwrap()).unwrap();
+        let has_mc = |spec: &TenantStorage| {
+            crate::Tenant::from_spec(spec.clone(), file.as_ref())
+                .unwrap()
+                .manifests()
+                .unwrap()
+                .iter()
+                .any(|m| m.name == machineconfig::MANAGEMENT_MACHINE_CONFIG)
+        };
+        assert!(has_mc(&spec));
+        spec.spec.management.existing_machine_config = Some("99-worker-portworx".into());
+        assert!(!has_mc(&spec));
     }
 }

@@ -159,13 +159,27 @@ fn file(path: &str, mode: u32, text: &str) -> Value {
     })
 }
 
+/// The paths of [`flasharray_host_files`].
+const HOST_FILE_PATHS: [&str; 3] = [
+    "/etc/multipath.conf",
+    "/etc/udev/rules.d/99-pure-storage.rules",
+    "/etc/udev/rules.d/90-scsi-ua.rules",
+];
+
+/// The paths the management MachineConfig writes (what another MachineConfig must
+/// not write too).
+pub(crate) fn management_host_files() -> [&'static str; 3] {
+    HOST_FILE_PATHS
+}
+
 /// The files every FlashArray host gets: multipath.conf, Pure's udev rules, the
 /// SCSI unit-attention rules with the capacity rescan.
 fn flasharray_host_files() -> Vec<Value> {
+    let [multipath, udev, scsi_ua] = HOST_FILE_PATHS;
     vec![
-        file("/etc/multipath.conf", 420, MULTIPATH_CONF),
-        file("/etc/udev/rules.d/99-pure-storage.rules", 420, UDEV_RULES),
-        file("/etc/udev/rules.d/90-scsi-ua.rules", 420, SCSI_UA_RULES),
+        file(multipath, 420, MULTIPATH_CONF),
+        file(udev, 420, UDEV_RULES),
+        file(scsi_ua, 420, SCSI_UA_RULES),
     ]
 }
 

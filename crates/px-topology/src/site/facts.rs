@@ -59,6 +59,11 @@ pub struct SiteFacts {
     /// node (NodeNetworkState): moving it to OVS would drop the storage sessions on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub linux_bridge: Option<bool>,
+    /// A MachineConfig other than pxfa's that already writes the FlashArray host files
+    /// on the management workers (`/etc/multipath.conf`; the management Portworx
+    /// install's): pxfa renders no second one. `None`: none found, or not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing_machine_config: Option<String>,
 }
 
 /// nmstate's interface type of a linux bridge.
@@ -115,6 +120,10 @@ impl SiteFacts {
                 Read::Missing => Some(false),
                 Read::Unreadable(_) => None,
             },
+            existing_machine_config: view
+                .machine_configs
+                .found()
+                .and_then(|l| existing_machine_config(l)),
             linux_bridge: view.uplinks.found().map(|u| {
                 u.iter()
                     .any(|n| n.bridge_type.as_deref() == Some(LINUX_BRIDGE))
@@ -158,6 +167,18 @@ impl SiteFacts {
             (None, "not read".into())
         }
     }
+}
+
+/// The first MachineConfig, other than pxfa's own, that writes a file pxfa's
+/// management MachineConfig writes (the same path twice: the later config wins, and
+/// each rollout reboots every worker).
+pub(crate) fn existing_machine_config(l: &[super::views::MachineConfigView]) -> Option<String> {
+    use crate::render::machineconfig::{MANAGEMENT_MACHINE_CONFIG, management_host_files};
+    let ours = management_host_files();
+    l.iter()
+        .filter(|m| m.name != MANAGEMENT_MACHINE_CONFIG)
+        .find(|m| m.files.iter().any(|f| ours.contains(&f.as_str())))
+        .map(|m| m.name.clone())
 }
 
 /// `spec.defaultNetwork.type` of OVN-Kubernetes.
@@ -255,11 +276,40 @@ mod tests {
         assert_eq!(f.uplink_mtu, Some(1500));
         assert_eq!(f.whereabouts_reconciler, Some(false));
         assert_eq!(f.linux_bridge, Some(true));
+        assert_eq!(f.existing_machine_config, None, "machine configs not read");
         assert_eq!(f.openshift_version, None);
         assert_eq!(
             gate(&[GATE_DECLARATIVE.into()]),
             Some(HotplugGate::DeclarativeHotplugVolumes)
         );
         assert_eq!(gate(&[]), None);
+    }
+
+    #[test]
+    fn an_existing_machine_config_is_one_writing_pxfas_paths() {
+        use crate::site::views::MachineConfigView;
+        let mc = |name: &str, files: &[&str]| MachineConfigView {
+            name: name.into(),
+            files: files.iter().map(|f| (*f).to_string()).collect(),
+        };
+        let mut v = ManagementView::unread("test");
+        v.machine_configs = Read::Found(vec![
+            mc("99-worker-pxfa-flasharray", &["/etc/multipath.conf"]),
+            mc("00-worker", &["/etc/kubernetes/kubelet.conf"]),
+            mc("99-worker-portworx-multipath", &["/etc/multipath.conf"]),
+        ]);
+        let f = SiteFacts::from_management(&v, "clusters-t");
+        assert_eq!(
+            f.existing_machine_config.as_deref(),
+            Some("99-worker-portworx-multipath")
+        );
+        v.machine_configs = Read::Found(vec![mc(
+            "99-worker-pxfa-flasharray",
+            &["/etc/multipath.conf"],
+        )]);
+        assert_eq!(
+            SiteFacts::from_management(&v, "x").existing_machine_config,
+            None
+        );
     }
 }

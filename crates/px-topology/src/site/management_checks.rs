@@ -514,11 +514,34 @@ fn root_disk_class(spec: &TenantStorage, view: &ManagementView) -> Check {
 fn machine_config(view: &ManagementView) -> Check {
     let c = m(
         "multipath-machineconfig",
-        format!("MachineConfig {MANAGEMENT_MACHINE_CONFIG}"),
+        format!(
+            "MachineConfigs: {MANAGEMENT_MACHINE_CONFIG}, or another writing /etc/multipath.conf"
+        ),
     );
     match &view.machine_configs {
-        Read::Found(l) if l.iter().any(|n| n == MANAGEMENT_MACHINE_CONFIG) => c.ok("present"),
-        Read::Found(_) | Read::Missing => c.warn(
+        Read::Found(l) if l.iter().any(|mc| mc.name == MANAGEMENT_MACHINE_CONFIG) => {
+            match super::facts::existing_machine_config(l) {
+                Some(other) => c.warn(
+                    format!("present, and MachineConfig {other} writes the same paths"),
+                    format!(
+                        "delete one of them (`oc delete machineconfig {MANAGEMENT_MACHINE_CONFIG}` keeps the \
+                         management Portworx install's; the workers reboot once more)"
+                    ),
+                ),
+                None => c.ok("present"),
+            }
+        }
+        Read::Found(l) => match super::facts::existing_machine_config(l) {
+            Some(other) => c.ok(format!(
+                "MachineConfig {other} already writes the FlashArray host files: the bundle \
+                 renders none (management.existingMachineConfig)"
+            )),
+            None => c.warn(
+                "missing: no multipath/udev settings for FlashArray on the management nodes",
+                "apply the bundle's MachineConfig (`pxfa apply --apply-node-config`; the nodes reboot one at a time)",
+            ),
+        },
+        Read::Missing => c.warn(
             "missing: no multipath/udev settings for FlashArray on the management nodes",
             "apply the bundle's MachineConfig (`pxfa apply --apply-node-config`; the nodes reboot one at a time)",
         ),

@@ -34,6 +34,6 @@ pub use report::{Check, CheckStatus, Credential, Layer, SiteReport, Summary};
 pub use resolve::{Contradiction, Contradictions, ResolveError, resolve, resolve_tenant};
 pub use tenant_checks::tenant_checks;
 pub use views::{
-    ArrayView, CredentialView, EvictionView, ManagementView, MetallbView, ObjectRead, PoolView,
-    Read, StorageClusterView, TenantView, UplinkView, WorkerPlacement,
+    ArrayView, CredentialView, EvictionView, MachineConfigView, ManagementView, MetallbView,
+    ObjectRead, PoolView, Read, StorageClusterView, TenantView, UplinkView, WorkerPlacement,
 };

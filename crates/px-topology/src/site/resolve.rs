@@ -76,6 +76,14 @@ pub fn resolve(spec: &TenantStorage, facts: &SiteFacts) -> Result<TenantStorage,
     portworx(&mut out, facts, &mut bad);
     load_balancer(&mut out, facts, &mut bad);
     network(&mut out, facts, &mut bad);
+    // Unstated: the site's MachineConfig; a statement stands (the site may name
+    // its own differently than doctor can tell).
+    if out.spec.management.existing_machine_config.is_none() {
+        out.spec
+            .management
+            .existing_machine_config
+            .clone_from(&facts.existing_machine_config);
+    }
     if bad.is_empty() {
         Ok(out)
     } else {

@@ -105,6 +105,15 @@ pub struct WorkerPlacement {
     pub node: Option<String>,
 }
 
+/// One MachineConfig: its name and the files it writes.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MachineConfigView {
+    /// `metadata.name`.
+    pub name: String,
+    /// `spec.config.storage.files[].path`.
+    pub files: Vec<String>,
+}
+
 /// A Secret holding an array credential (a `pure.json`), found on a cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CredentialView {
@@ -175,8 +184,8 @@ pub struct ManagementView {
     pub storage_classes: Read<Vec<String>>,
     /// VolumeSnapshotClass names (Missing: the snapshot API is not served).
     pub snapshot_classes: Read<Vec<String>>,
-    /// MachineConfig names.
-    pub machine_configs: Read<Vec<String>>,
+    /// MachineConfigs: name and the paths of the files they write.
+    pub machine_configs: Read<Vec<MachineConfigView>>,
     /// Secrets and namespaces the bundle references but does not create.
     pub referenced: Vec<ObjectRead>,
     /// Array credentials found in Secrets (the management Portworx's, and any in

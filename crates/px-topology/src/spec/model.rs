@@ -538,6 +538,13 @@ pub struct ManagementSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub portworx_version: Option<Version>,
+    /// A statement about the site: the name of a MachineConfig that already writes
+    /// the FlashArray host files (`/etc/multipath.conf`, ...) on the management
+    /// workers, which the management Portworx install applied. Then pxfa renders no
+    /// second one (it would write the same paths and reboot every worker). Absent:
+    /// read from the site where it was read (`pxfa doctor`: `multipath-machineconfig`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub existing_machine_config: Option<String>,
 }
 
 /// One management worker node.
