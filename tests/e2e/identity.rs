@@ -222,8 +222,14 @@ fn an_earlier_pxfas_tenant_is_left_alone_until_claimed_for_one_namespace() {
     let (code, stdout, stderr) = sim.run(&["claim", "--dry-run", "-f", spec]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("pod tenant-gray"), "{stdout}");
+    // Still unclaimed: an empty destroy preview, exit 0 (#37).
     let planned = sim.run(&["plan", "--destroy", "-f", spec]);
-    assert_ne!(planned.0, Some(0), "still unclaimed: {}", planned.1);
+    assert_eq!(planned.0, Some(0), "{}", planned.2);
+    assert!(
+        !planned.1.contains("destroy pod tenant-gray"),
+        "still unclaimed: {}",
+        planned.1
+    );
     let claimed = sim.json(&["claim", "--yes", "-f", spec]);
     assert_eq!(claimed["tenant"], "team-gray/tenant-gray");
     assert_eq!(claimed["objects"][0]["name"], "tenant-gray");
