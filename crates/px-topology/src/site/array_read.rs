@@ -83,7 +83,7 @@ pub async fn read_array(tenant: &Tenant, array: &dyn FlashArray) -> ArrayView {
 
 /// Why the node → host check does not apply, for the doctor line.
 fn no_hosts_reason(tenant: &Tenant) -> String {
-    if tenant.spec.mode() == crate::spec::StorageMode::DirectAccess
+    if tenant.spec.mode().drives_are_vm_disks()
         && tenant.spec.spec.storage.attach == crate::spec::Attach::Fada
     {
         "not checked: with attach: fada the management Portworx connects the drives on \
