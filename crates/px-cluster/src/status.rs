@@ -162,7 +162,7 @@ pub async fn cluster_status(
             let missing: Vec<&str> = w
                 .disks
                 .iter()
-                .filter(|d| vm.claims.get(&d.serial) != Some(&d.claim))
+                .filter(|d| !vm.holds_claim(&d.claim))
                 .map(|d| d.serial.as_str())
                 .collect();
             layer.items.push(Item {

@@ -281,6 +281,15 @@ pub(crate) async fn discover_vms(
     Ok(vms)
 }
 
+impl VmInfo {
+    /// Whether one of the VM's volumes is backed by `claim`, whatever its name: pxfa
+    /// names the volume after the disk's serial, `virtctl addvolume --persist` after
+    /// the claim, so the claim (not the volume name) says the disk is attached.
+    pub(crate) fn holds_claim(&self, claim: &str) -> bool {
+        self.claims.values().any(|c| c == claim)
+    }
+}
+
 /// The VM chosen per worker index, and the indices left waiting with the reason.
 pub(crate) type Choice = (BTreeMap<u32, String>, Vec<(u32, String)>);
 
@@ -503,7 +512,7 @@ impl Worker<'_> {
             present: Vec::new(),
         };
         for d in &w.disks {
-            if vm.claims.contains_key(&d.serial) {
+            if vm.holds_claim(&d.claim) {
                 a.present.push(d.serial.clone());
                 continue;
             }
@@ -854,6 +863,14 @@ mod tests {
         assert_eq!(names(of_node_pool(unlabelled, "np")), ["np-a", "np-gpu-b"]);
         let labelled = vec![obj("np-a", Some("np")), obj("np-gpu-b", Some("np-gpu"))];
         assert_eq!(names(of_node_pool(labelled, "np")), ["np-a"]);
+    }
+
+    #[test]
+    fn a_disk_attached_under_the_claims_name_is_present() {
+        let mut v = vm("np-a", "t", Some(0));
+        v.claims.insert("t-w00-data0".into(), "t-w00-data0".into());
+        assert!(v.holds_claim("t-w00-data0"));
+        assert!(!v.holds_claim("t-w00-meta"));
     }
 
     #[test]
