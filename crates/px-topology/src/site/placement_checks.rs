@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::report::{Check, Layer};
 use super::views::{ManagementView, Read, WorkerPlacement};
-use crate::spec::{StorageMode, TenantStorage};
+use crate::spec::TenantStorage;
 
 /// The management nodes that run more than one of `placements`, each with the VMs on
 /// it (sorted by node, then VM). Unscheduled VMs share no node.
@@ -33,26 +33,26 @@ pub fn shared_nodes(placements: &[WorkerPlacement]) -> Vec<(String, Vec<String>)
 /// while running decides between a migration and a stop/start.
 fn move_one(spec: &TenantStorage) -> String {
     let ns = spec.hcp_namespace();
-    match spec.mode() {
-        StorageMode::CloudDrive => format!(
-            "live-migrate one of them to another node (`virtctl migrate <vm> -n {ns}`), one at a time, \
-             waiting for its Portworx node to be Online"
-        ),
-        StorageMode::DirectAccess => format!(
+    // Drives that are VM disks may be ReadWriteOnce (not live-migratable).
+    if spec.mode().drives_are_vm_disks() {
+        format!(
             "move one of them: `virtctl migrate <vm> -n {ns}` where the drives are ReadWriteMany; with \
              ReadWriteOnce drives cordon the node, `virtctl stop` and `virtctl start` the VM (it starts \
              elsewhere), uncordon, and wait for its Portworx node to be Online"
-        ),
-        StorageMode::KubevirtCsi => String::new(),
+        )
+    } else {
+        format!(
+            "live-migrate one of them to another node (`virtctl migrate <vm> -n {ns}`), one at a time, \
+             waiting for its Portworx node to be Online"
+        )
     }
 }
 
 /// `worker-spread`: no two storage workers of the tenant on one management node.
 /// Only for the modes that run Portworx in the tenant.
 pub(super) fn worker_spread(spec: &TenantStorage, view: &ManagementView) -> Option<Check> {
-    match spec.mode() {
-        StorageMode::KubevirtCsi => return None,
-        StorageMode::CloudDrive | StorageMode::DirectAccess => {}
+    if !spec.mode().runs_portworx() {
+        return None;
     }
     let c = Check::of(
         Layer::Management,

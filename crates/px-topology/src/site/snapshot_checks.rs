@@ -5,15 +5,14 @@
 
 use super::report::{Check, Layer};
 use super::views::{ManagementView, Read};
-use crate::spec::{StorageMode, TenantStorage};
+use crate::spec::TenantStorage;
 
 /// `infra-snapshot-class`: the management VolumeSnapshotClass the HostedCluster maps
 /// the guest's snapshots to (`spec.storage.infraSnapshotClass`) exists. kubevirt-csi
 /// only: the Portworx modes snapshot inside the tenant.
 pub(super) fn infra_snapshot_class(spec: &TenantStorage, view: &ManagementView) -> Option<Check> {
-    match spec.mode() {
-        StorageMode::KubevirtCsi => {}
-        StorageMode::CloudDrive | StorageMode::DirectAccess => return None,
+    if !spec.mode().guest_claims_are_management_claims() {
+        return None;
     }
     let name = &spec.spec.storage.infra_snapshot_class;
     let c = Check::of(
