@@ -196,7 +196,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
                 g.to_mermaid()
             })?;
         }
-        f @ OutputFormat::Name => return Err(crate::output::unsupported(f)),
+        f @ (OutputFormat::Name | OutputFormat::Csv) => return Err(crate::output::unsupported(f)),
     }
     Ok(Outcome::Success)
 }
@@ -374,7 +374,8 @@ pub(crate) async fn token_rotate(
     match p.format {
         OutputFormat::Json => p.stdout(&to_json(&report)?)?,
         OutputFormat::Yaml => p.stdout(&to_yaml(&report)?)?,
-        f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
+        f
+        @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot | OutputFormat::Csv) => {
             return Err(crate::output::unsupported(f));
         }
         OutputFormat::Table | OutputFormat::Wide => {
@@ -423,7 +424,8 @@ async fn token_rotate_file(
         OutputFormat::Yaml => p.stdout(&to_yaml(
             &serde_json::json!({"steps": run.steps, "done": run.done}),
         )?)?,
-        f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
+        f
+        @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot | OutputFormat::Csv) => {
             return Err(crate::output::unsupported(f));
         }
         OutputFormat::Table | OutputFormat::Wide => p.stdout(&run.steps.join("\n"))?,

@@ -34,5 +34,6 @@ mod spec_parse;
 mod spec_validate;
 mod support;
 mod token_journal;
+mod usage_document;
 mod wire;
 mod worlds;
