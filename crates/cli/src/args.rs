@@ -12,14 +12,17 @@ use clap::{Args, Parser, Subcommand};
 mod doctor;
 mod global;
 pub(crate) mod help;
+mod man;
 mod orphans;
 mod resource;
 mod runbook;
 mod services;
 mod tenant;
+mod usage;
 
 pub(crate) use doctor::DoctorArgs;
 pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, SimSeed};
+pub(crate) use man::ManArgs;
 pub(crate) use orphans::OrphansArgs;
 pub(crate) use resource::{
     ArrayCmd, ConnectionCmd, DestroyedArgs, HostCmd, HostGroupCmd, InitiatorArgs, ListArgs, PodCmd,
@@ -31,6 +34,7 @@ pub(crate) use tenant::{
     ApplyArgs, ClaimArgs, DemoArgs, DestroyArgs, KubeArgs, LintArgs, PlanArgs, RenderArgs,
     SizeArgs, StatusArgs, TokenRotateArgs,
 };
+pub(crate) use usage::UsageArgs;
 
 /// Portworx on Pure Storage FlashArray for OpenShift hosted control plane tenants.
 #[derive(Debug, Parser)]
@@ -114,6 +118,12 @@ pub(crate) enum Command {
         after_help = "Examples:\n  pxfa orphans -f tenants/                       # every tenant spec in the folder; array kinds only\n  pxfa orphans --kubeconfig mgmt.kubeconfig       # the TenantStorage objects are the tenants; every kind\n  pxfa orphans -f tenants/ --kubeconfig mgmt.kubeconfig -o json | jq '.orphans[].object'\n  pxfa orphans -f tenants/ --kubeconfig mgmt.kubeconfig --cleanup   # asks first; never eradicates"
     )]
     Orphans(OrphansArgs),
+    /// Per tenant: provisioned, used, pod quota and share of the array's capacity;
+    /// per worker its drive sizes (read only).
+    #[command(
+        after_help = "Examples:\n  pxfa --array sim --sim-seed brownfield usage\n  pxfa usage --tenant team-blue/tenant-blue --workers\n  pxfa usage -o csv > usage.csv\n  pxfa usage -o json | jq '.rows[] | select(.holder.kind == \"tenant\")'\n\nWhose an object is comes from its pxfa.io tags (tenant, tenant-namespace); untagged, shared, unclaimed and destroyed objects are rows of their own."
+    )]
+    Usage(UsageArgs),
     /// Print the TenantStorage CustomResourceDefinition (pxfa.io/v1alpha1).
     #[command(after_help = "Examples:\n  pxfa crd | oc apply -f -")]
     Crd,
@@ -126,6 +136,11 @@ pub(crate) enum Command {
     /// The TenantStorage controller for the management cluster.
     #[command(subcommand)]
     Controller(ControllerCmd),
+    /// Write manual pages (roff, section 1) for pxfa and every subcommand to a folder.
+    #[command(
+        after_help = "Examples:\n  pxfa man --out /usr/local/share/man/man1 && mandb -q\n  pxfa man --out man/ && man -l man/pxfa-usage.1"
+    )]
+    Man(ManArgs),
     /// Shell completion script on stdout.
     #[command(
         after_help = "Examples:\n  pxfa completions bash > ~/.local/share/bash-completion/completions/pxfa\n  pxfa completions zsh > \"${fpath[1]}/_pxfa\"\n  pxfa completions fish > ~/.config/fish/completions/pxfa.fish"

@@ -111,6 +111,27 @@ impl Printer {
         }
     }
 
+    /// Writes a report of rows: JSON/YAML of `value`, CSV of `rows(true)` (raw
+    /// numbers, for spreadsheets), or a table of `rows(false)` (sizes with units).
+    pub(crate) fn emit_rows<T: Serialize>(
+        &self,
+        value: &T,
+        headers: &[&str],
+        rows: impl Fn(bool) -> Vec<Vec<String>>,
+    ) -> Result<()> {
+        if self.format == OutputFormat::Csv {
+            let headers = (!self.no_headers).then_some(headers);
+            return self.stdout(to_csv(headers, &rows(true)).trim_end_matches('\n'));
+        }
+        self.emit(value, || {
+            let mut t = self.table(headers);
+            for r in rows(false) {
+                t.add_row(r.into_iter().map(|c| inert_cell(&c)));
+            }
+            t
+        })
+    }
+
     /// Writes a result that has a plain-text form for humans.
     pub(crate) fn emit_text<T: Serialize>(&self, value: &T, text: &str) -> Result<()> {
         match self.format {
@@ -218,9 +239,33 @@ pub(crate) fn unsupported(f: OutputFormat) -> anyhow::Error {
         OutputFormat::Mermaid | OutputFormat::Dot => {
             "-o mermaid and -o dot are for plan and status"
         }
+        OutputFormat::Csv => "-o csv is for usage",
         _ => "this output format is not available here",
     };
     crate::exit::InvalidInput::error(format!("{what}; use -o table, wide, json or yaml"))
+}
+
+/// RFC 4180 CSV: a field with a comma, quote or line break is quoted, quotes
+/// doubled; lines end with CRLF as the RFC says.
+pub(crate) fn to_csv(headers: Option<&[&str]>, rows: &[Vec<String>]) -> String {
+    fn field(f: &str) -> std::borrow::Cow<'_, str> {
+        if f.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", f.replace('"', "\"\"")).into()
+        } else {
+            f.into()
+        }
+    }
+    let mut out = String::new();
+    let lines = headers
+        .map(|h| h.iter().map(|s| (*s).to_string()).collect::<Vec<_>>())
+        .into_iter()
+        .chain(rows.iter().cloned());
+    for line in lines {
+        let cells: Vec<_> = line.iter().map(|c| field(c)).collect();
+        out.push_str(&cells.join(","));
+        out.push_str("\r\n");
+    }
+    out
 }
 
 /// Pretty JSON.
@@ -490,6 +535,16 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn csv_quotes_what_needs_it() {
+        let rows = vec![vec!["a,b".to_string(), "say \"hi\"".into(), "plain".into()]];
+        assert_eq!(
+            to_csv(Some(&["X", "Y", "Z"]), &rows),
+            "X,Y,Z\r\n\"a,b\",\"say \"\"hi\"\"\",plain\r\n"
+        );
+        assert_eq!(to_csv(None, &[]), "");
+    }
 
     #[test]
     fn color_rules() {

@@ -8,7 +8,7 @@ use flasharray::{ListParams, PodName, Result, TagResource};
 
 use crate::listing::refine;
 use crate::state::{Ctx, DestroyConnected, PodRec, State, bad};
-use crate::volume::{check_size, safemode_refusal, space_of};
+use crate::volume::{check_size, safemode_refusal, space_used};
 
 impl State {
     fn pod_id(&self, name: &str) -> Result<String> {
@@ -40,10 +40,13 @@ impl State {
             pod_array
         }];
         pod.destroyed = p.destroyed_at.is_some();
-        pod.footprint = Some(0);
         pod.mediator = Some("purestorage".into());
         pod.mediator_version = Some("1.0".into());
-        pod.space = space_of(self.pod_provisioned(id));
+        // A pod's space is its volumes' (the mock reduces nothing); `footprint`, the
+        // deprecated field, is the bytes its volumes hold.
+        let written = self.pod_written(id);
+        pod.footprint = Some(written);
+        pod.space = space_used(self.pod_provisioned(id), written);
         pod.time_remaining = self.time_remaining(p.destroyed_at, now);
         pod.link_source_count = Some(0);
         pod.link_target_count = Some(0);

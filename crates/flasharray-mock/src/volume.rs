@@ -147,6 +147,16 @@ impl State {
             .sum()
     }
 
+    /// Bytes written to the volumes of a pod, destroyed ones included (they hold
+    /// their data until eradicated).
+    pub(crate) fn pod_written(&self, pod_id: &str) -> u64 {
+        self.volumes
+            .iter()
+            .filter(|(_, v)| v.pod.as_deref() == Some(pod_id))
+            .map(|(_, v)| v.written)
+            .sum()
+    }
+
     /// The live pod a volume name points into, or the array's error.
     fn live_pod(&self, pod: &str) -> Result<String> {
         let (id, p) = self

@@ -297,7 +297,7 @@ async fn server_side_apply(
     }
 }
 
-fn api_version(m: &Manifest) -> Result<String> {
+pub(crate) fn api_version(m: &Manifest) -> Result<String> {
     m.body
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -305,6 +305,6 @@ fn api_version(m: &Manifest) -> Result<String> {
         .ok_or_else(|| Error::Manifest(format!("{}: the manifest has no apiVersion", describe(m))))
 }
 
-fn describe(m: &Manifest) -> String {
+pub(crate) fn describe(m: &Manifest) -> String {
     object_path(&m.kind, m.namespace.as_deref(), &m.name)
 }

@@ -21,6 +21,7 @@ mod discovery;
 mod error;
 mod kinds;
 pub mod orphans;
+mod preview;
 mod readiness;
 pub mod site;
 pub mod status;
@@ -37,6 +38,7 @@ pub use error::{BoxError, Error, Result};
 /// of their own.
 pub use kube::Client;
 pub use orphans::ClusterOrphans;
+pub use preview::{ClusterPreview, PreviewAction, PreviewItem, preview_manifests};
 pub use readiness::{Pending, WaitOptions};
 pub use site::{read_management, read_site_facts, read_tenant};
 pub use status::{StatusDocument, StatusReport, cluster_status};

@@ -104,6 +104,7 @@ pub mod spec;
 mod tenant;
 // The token journal: `token_journal::classify`, `token_journal::now_ms`, its entries.
 pub mod token_journal;
+mod usage;
 
 pub use converge::{
     ApplyOptions, ApplyReport, Cancel, DestroyOptions, DestroyReport, FailedChange, Outcome,
@@ -152,3 +153,7 @@ pub use sizing::{
 };
 pub use spec::{SpecError, SpecErrors, TenantStorage, load_spec, parse_spec, parse_valid_spec};
 pub use tenant::{NewTokenWouldBeLost, Tenant, TenantError};
+pub use usage::{
+    DriveUsage, UsageHolder, UsageReport, UsageRow, VolumeHolder, WorkerUsage, read_usage,
+    read_volume_holders,
+};

@@ -23,6 +23,8 @@ pub(crate) enum OutputFormat {
     Mermaid,
     /// `plan` and `status`: the tenant as a Graphviz digraph (`| dot -Tsvg`).
     Dot,
+    /// `usage`: comma-separated values with a header line; sizes in bytes.
+    Csv,
 }
 
 /// What a new simulated array starts with.

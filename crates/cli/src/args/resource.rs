@@ -13,7 +13,7 @@ pub(crate) enum ResourceCmd {
     /// Volumes: list, create, resize, rename, destroy, recover, eradicate, tag.
     #[command(subcommand)]
     #[command(
-        after_help = "Examples:\n  pxfa volume list --filter \"name='px-*'\" --sort provisioned- -o wide\n  pxfa volume list -o name --no-headers\n  pxfa volume create v1 v2 --size 100GiB\n  pxfa volume resize v1 --size 200GiB"
+        after_help = "Examples:\n  pxfa volume list --filter \"name='px-*'\" --sort provisioned- -o wide\n  pxfa volume list --tenant team-blue/tenant-blue -o wide   # TENANT and WORKER columns\n  pxfa volume list -o name --no-headers\n  pxfa volume create v1 v2 --size 100GiB\n  pxfa volume resize v1 --size 200GiB"
     )]
     Volume(VolumeCmd),
     /// Hosts and their initiators.
@@ -89,6 +89,10 @@ pub(crate) enum VolumeCmd {
         /// Destroyed or live only.
         #[command(flatten)]
         destroyed: DestroyedArgs,
+        /// Only this tenant's volumes, by their pxfa.io tags (or their pod's):
+        /// `NAMESPACE/NAME`, or a bare NAME for that name in any namespace.
+        #[arg(long, value_name = "NS/NAME")]
+        tenant: Option<String>,
     },
     /// Show one volume.
     Get {

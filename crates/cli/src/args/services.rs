@@ -38,6 +38,12 @@ pub(crate) struct SimServeArgs {
     /// What the array starts with (ignored when --state loads an existing file).
     #[arg(long, value_enum, value_name = "SEED", default_value = "empty")]
     pub(crate) seed: SimSeed,
+    /// Give `pureuser` the password in FILE (its first line), so that password logins
+    /// (REST 1.x `auth/apitoken`, as Pure's `purefa_token` makes them) work; without
+    /// it `pureuser` has no password. Never an argument: a password in argv is seen
+    /// by every user of the machine.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) admin_password_file: Option<PathBuf>,
 }
 
 /// `controller` subcommands.

@@ -217,7 +217,7 @@ fn print_status(t: &Tenant, plan: &Plan, report: &StatusReport, p: &Printer) -> 
                 g.to_mermaid()
             })?;
         }
-        f @ OutputFormat::Name => return Err(crate::output::unsupported(f)),
+        f @ (OutputFormat::Name | OutputFormat::Csv) => return Err(crate::output::unsupported(f)),
     }
     Ok(())
 }
@@ -422,7 +422,8 @@ pub(crate) async fn token_rotate(
     match p.format {
         OutputFormat::Json => p.stdout(&to_json(&report)?)?,
         OutputFormat::Yaml => p.stdout(&to_yaml(&report)?)?,
-        f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
+        f
+        @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot | OutputFormat::Csv) => {
             return Err(crate::output::unsupported(f));
         }
         OutputFormat::Table | OutputFormat::Wide => {
@@ -471,7 +472,8 @@ async fn token_rotate_file(
         OutputFormat::Yaml => p.stdout(&to_yaml(
             &serde_json::json!({"steps": run.steps, "done": run.done}),
         )?)?,
-        f @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot) => {
+        f
+        @ (OutputFormat::Name | OutputFormat::Mermaid | OutputFormat::Dot | OutputFormat::Csv) => {
             return Err(crate::output::unsupported(f));
         }
         OutputFormat::Table | OutputFormat::Wide => p.stdout(&run.steps.join("\n"))?,

@@ -95,7 +95,7 @@ async fn demo(a: &DemoArgs, p: &Printer, t: &Tenant, session: &Session) -> Resul
 
     heading(p, 4, "Array state")?;
     let vols = array.list_volumes(&ListParams::all()).await?;
-    p.stdout(&super::volume::table(p, &vols).to_string())?;
+    p.stdout(&super::volume::table(p, &vols, &[]).to_string())?;
     p.stdout("")?;
     let hosts = array.list_hosts(&ListParams::all()).await?;
     p.stdout(&super::host::table(p, &hosts).to_string())?;

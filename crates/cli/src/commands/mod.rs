@@ -14,6 +14,7 @@ pub(crate) mod drives;
 pub(crate) mod host;
 pub(crate) mod hostgroup;
 pub(crate) mod kube_clients;
+pub(crate) mod man;
 pub(crate) mod orphans;
 pub(crate) mod pipeline;
 pub(crate) mod pod;
@@ -25,6 +26,7 @@ pub(crate) mod size;
 pub(crate) mod tenant;
 pub(crate) mod token;
 pub(crate) mod token_delivery;
+pub(crate) mod usage;
 pub(crate) mod volume;
 
 use anyhow::Result;
@@ -114,6 +116,7 @@ async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcom
     let g = &cli.global;
     match cli.command {
         Command::Completions(a) => completions::run(&a),
+        Command::Man(a) => man::run(&a, printer),
         Command::Sim(SimCmd::Serve(a)) => sim::serve(&a, g, printer).await,
         Command::Controller(ControllerCmd::Run(a)) => controller::run(&a, printer).await,
         Command::Render(a) => render::render(&a, g, printer),
@@ -128,6 +131,7 @@ async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcom
         Command::Doctor(a) => doctor::run(&a, g, printer).await,
         Command::Runbook(a) => runbook::run(&a, printer),
         Command::Orphans(a) => orphans::run(&a, g, printer).await,
+        Command::Usage(a) => usage::run(&a, g, printer).await,
         // Rotation opens its own session (with the tenant's token users on a
         // simulated array) and a tenant cluster client.
         Command::Resource(ResourceCmd::Token(TokenCmd::Rotate(a))) => {

@@ -28,6 +28,11 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
         Some(s) => parse_faults(s).map_err(|e| InvalidInput::error(format!("--faults: {e}")))?,
         None => Vec::new(),
     };
+    let admin_password = a
+        .admin_password_file
+        .as_deref()
+        .map(|f| read_admin_password(f, p))
+        .transpose()?;
 
     let token = if token_file.exists() {
         crate::config::read_token_file(token_file, &mut |w| p.warn(w))?
@@ -73,6 +78,7 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
         listen: a.listen,
         faults,
         state_file: a.state.clone(),
+        admin_password,
         ..SimConfig::new(token)
     };
     let sim = Simulator::start(mock.clone(), cfg)
@@ -104,6 +110,31 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
         p.info(format!("state saved to {}", path.display()));
     }
     Ok(Outcome::Success)
+}
+
+/// `pureuser`'s password: the first line of `path`, which must not be empty (an
+/// empty password would be a login anyone can make). Read before the simulator
+/// starts, so a bad file exits 2 with nothing served and no token file written.
+fn read_admin_password(path: &std::path::Path, p: &Printer) -> Result<SecretString> {
+    crate::config::warn_if_shared(path, &mut |w| p.warn(w));
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        InvalidInput::error(format!(
+            "--admin-password-file: cannot read {}: {e}",
+            path.display()
+        ))
+    })?;
+    let first = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches('\r');
+    if first.is_empty() {
+        return Err(InvalidInput::error(format!(
+            "--admin-password-file: the first line of {} is empty; write pureuser's password there",
+            path.display()
+        )));
+    }
+    Ok(SecretString::from(first.to_string()))
 }
 
 #[cfg(unix)]

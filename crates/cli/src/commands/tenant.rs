@@ -411,7 +411,7 @@ fn print_plan(plan: &Plan, t: &Tenant, p: &Printer) -> Result<()> {
                 g.to_mermaid()
             })
         }
-        f @ OutputFormat::Name => Err(crate::output::unsupported(f)),
+        f @ (OutputFormat::Name | OutputFormat::Csv) => Err(crate::output::unsupported(f)),
     }
 }
 

@@ -4,28 +4,24 @@ use anyhow::{Context, Result};
 use comfy_table::Table;
 use flasharray::models::{Tag, Volume, VolumePatch, VolumePost};
 use flasharray::{ListParams, Size, TagParams, TagResource};
+use px_topology::{VolumeHolder, read_volume_holders};
 
 use super::{Ctx, describe, destroyed_filter, list_params, volume_names};
-use crate::args::{TagArgs, VolumeCmd};
+use crate::args::{DestroyedArgs, ListArgs, TagArgs, VolumeCmd};
 use crate::confirm::{check_selection, confirm};
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::{
-    Printer, destroyed_state, human_size, human_size_opt, local_time_opt, or_dash,
+    Printer, destroyed_state, human_size, human_size_opt, inert_cell, local_time_opt, or_dash,
 };
 
 /// Runs a `volume` subcommand.
 pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
-    let p = ctx.printer;
     match cmd {
-        VolumeCmd::List { list, destroyed } => {
-            volume_names(&list.names)?;
-            let vols = ctx
-                .array()
-                .list_volumes(&list_params(&list, destroyed_filter(&destroyed))?)
-                .await
-                .context("cannot list volumes")?;
-            p.emit_list("volume", &vols, |v| v.name.clone(), || table(p, &vols))?;
-        }
+        VolumeCmd::List {
+            list,
+            destroyed,
+            tenant,
+        } => list_volumes(ctx, &list, &destroyed, tenant.as_deref()).await?,
         VolumeCmd::Get { name } => get(ctx, &name).await?,
         VolumeCmd::Create { names, size } => create(ctx, &names, &size).await?,
         VolumeCmd::Resize {
@@ -44,6 +40,50 @@ pub(crate) async fn run(cmd: VolumeCmd, ctx: &Ctx<'_>) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Success)
+}
+
+/// `volume list`: with `--tenant`, only that tenant's volumes; `-o wide` and
+/// `--tenant` read the `pxfa.io` tags (the ownership rule's holder, as `usage`
+/// counts it) for the TENANT and WORKER columns.
+async fn list_volumes(
+    ctx: &Ctx<'_>,
+    list: &ListArgs,
+    destroyed: &DestroyedArgs,
+    tenant: Option<&str>,
+) -> Result<()> {
+    let p = ctx.printer;
+    volume_names(&list.names)?;
+    let filter = tenant.map(super::usage::tenant_filter).transpose()?;
+    let mut params = list_params(list, destroyed_filter(destroyed))?;
+    // The limit applies after the tenant filter: the array cannot filter by tags.
+    let limit = if filter.is_some() {
+        params.limit.take()
+    } else {
+        None
+    };
+    let vols = ctx
+        .array()
+        .list_volumes(&params)
+        .await
+        .context("cannot list volumes")?;
+    if filter.is_none() && !p.wide() {
+        return p.emit_list("volume", &vols, |v| v.name.clone(), || table(p, &vols, &[]));
+    }
+    let holders = read_volume_holders(ctx.array(), &vols)
+        .await
+        .context("cannot read the volumes' pxfa.io tags")?;
+    let (vols, holders): (Vec<Volume>, Vec<VolumeHolder>) = vols
+        .into_iter()
+        .zip(holders)
+        .filter(|(_, h)| filter.as_ref().is_none_or(|f| h.holder.is_named_by(f)))
+        .take(limit.unwrap_or(usize::MAX))
+        .unzip();
+    p.emit_list(
+        "volume",
+        &vols,
+        |v| v.name.clone(),
+        || table(p, &vols, &holders),
+    )
 }
 
 /// `volume get`.
@@ -76,7 +116,7 @@ async fn create(ctx: &Ctx<'_>, names: &[String], size: &str) -> Result<()> {
         .await
         .with_context(|| format!("cannot create {}", describe("volume", names)))?;
     p.done(format!("created {} of {size}", describe("volume", names)));
-    p.emit(&created, || table(p, &created))
+    p.emit(&created, || table(p, &created, &[]))
 }
 
 /// `volume resize`: a shrink only with `--truncate`, and confirmed.
@@ -115,7 +155,7 @@ async fn resize(ctx: &Ctx<'_>, names: &[String], size: &str, truncate: bool) -> 
         .await
         .with_context(|| format!("cannot resize {}", describe("volume", names)))?;
     p.done(format!("resized {} to {size}", describe("volume", names)));
-    p.emit(&out, || table(p, &out))
+    p.emit(&out, || table(p, &out, &[]))
 }
 
 /// `volume rename`.
@@ -130,7 +170,7 @@ async fn rename(ctx: &Ctx<'_>, name: &str, new_name: &str) -> Result<()> {
         .await
         .with_context(|| format!("cannot rename volume {name} to {new_name}"))?;
     p.done(format!("renamed volume {name} to {new_name}"));
-    p.emit(&out, || table(p, &out))
+    p.emit(&out, || table(p, &out, &[]))
 }
 
 /// `volume destroy`: recoverable until eradicated, confirmed.
@@ -155,7 +195,7 @@ async fn destroy(ctx: &Ctx<'_>, names: &[String]) -> Result<()> {
         "destroyed {}; `pxfa volume recover` brings them back until they are eradicated",
         describe("volume", names)
     ));
-    p.emit(&out, || table(p, &out))
+    p.emit(&out, || table(p, &out, &[]))
 }
 
 /// `volume recover`.
@@ -169,7 +209,7 @@ async fn recover(ctx: &Ctx<'_>, names: &[String]) -> Result<()> {
         .await
         .with_context(|| format!("cannot recover {}", describe("volume", names)))?;
     p.done(format!("recovered {}", describe("volume", names)));
-    p.emit(&out, || table(p, &out))
+    p.emit(&out, || table(p, &out, &[]))
 }
 
 /// `volume eradicate`: irreversible, confirmed.
@@ -272,8 +312,9 @@ fn tag_table(p: &Printer, tags: &[Tag]) -> Table {
     t
 }
 
-/// The volume list table.
-pub(crate) fn table(p: &Printer, vols: &[Volume]) -> Table {
+/// The volume list table; `-o wide` adds the holder and worker of each volume from
+/// `holders` (in the same order; `-` where not given).
+pub(crate) fn table(p: &Printer, vols: &[Volume], holders: &[VolumeHolder]) -> Table {
     let mut headers = vec![
         "NAME",
         "SIZE",
@@ -284,10 +325,10 @@ pub(crate) fn table(p: &Printer, vols: &[Volume]) -> Table {
         "STATE",
     ];
     if p.wide() {
-        headers.extend(["ID", "POD", "QOS BANDWIDTH", "QOS IOPS"]);
+        headers.extend(["ID", "POD", "QOS BANDWIDTH", "QOS IOPS", "TENANT", "WORKER"]);
     }
     let mut t = p.table(&headers);
-    for v in vols {
+    for (i, v) in vols.iter().enumerate() {
         let mut row = vec![
             v.name.clone(),
             human_size(v.provisioned),
@@ -309,6 +350,12 @@ pub(crate) fn table(p: &Printer, vols: &[Volume]) -> Table {
                     .iops_limit
                     .map_or_else(|| "unlimited".into(), |c| c.to_string()),
             ]);
+            let h = holders.get(i);
+            row.push(h.map_or_else(|| "-".into(), |h| inert_cell(&h.holder.to_string())));
+            row.push(h.and_then(|h| h.worker).map_or_else(
+                || "-".into(),
+                |w| format!("{w} ({})", h.and_then(|h| h.disk.as_deref()).unwrap_or("-")),
+            ));
         }
         t.add_row(row);
     }

@@ -35,5 +35,6 @@ mod spec_validate;
 mod storage_modes;
 mod support;
 mod token_journal;
+mod usage_document;
 mod wire;
 mod worlds;
