@@ -534,3 +534,30 @@ fn the_graph_sees_a_circle_and_follows_re_exports() {
     );
     assert_eq!(inline_paths(&rest), vec![path("super::q::r")]);
 }
+
+/// One module file convention in the workspace: a module with children is
+/// `name/mod.rs`, never `name.rs` beside a `name/` folder (`crates/api-surface`'s
+/// fixtures keep both on purpose: they are what its reader must understand).
+#[test]
+fn modules_with_children_are_mod_rs() {
+    let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for krate in std::fs::read_dir(&all).expect("crates/ is readable") {
+        let krate = krate.expect("a directory entry").path();
+        for dir in ["src", "tests", "benches", "examples"] {
+            if krate.join(dir).is_dir() {
+                walk(&krate.join(dir), &mut files);
+            }
+        }
+    }
+    assert!(files.len() > 100, "the sources were read: {}", files.len());
+    let beside: Vec<String> = files
+        .iter()
+        .filter(|f| f.with_extension("").is_dir())
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(
+        beside.is_empty(),
+        "name.rs beside a name/ folder (move it to name/mod.rs): {beside:#?}"
+    );
+}
