@@ -116,7 +116,7 @@ pub(crate) async fn serve(a: &SimServeArgs, g: &GlobalArgs, p: &Printer) -> Resu
 /// empty password would be a login anyone can make). Read before the simulator
 /// starts, so a bad file exits 2 with nothing served and no token file written.
 fn read_admin_password(path: &std::path::Path, p: &Printer) -> Result<SecretString> {
-    crate::config::warn_if_shared(path, &mut |w| p.warn(w));
+    crate::credential_source::warn_if_shared(path, &mut |w| p.warn(w));
     let text = std::fs::read_to_string(path).map_err(|e| {
         InvalidInput::error(format!(
             "--admin-password-file: cannot read {}: {e}",
