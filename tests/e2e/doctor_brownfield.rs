@@ -2,7 +2,8 @@
 //! its management hosts hold the example tenant's node initiators in the array's form
 //! (`2100F4C7AA002706`) while the spec writes them as colon pairs
 //! (`21:00:f4:c7:aa:00:27:06`); both are one WWN, so doctor's
-//! `management-initiators` check finds every node's host.
+//! `management-initiators` check finds every node's host. (With the example's
+//! `attach: fada` a node without a host is told, not warned about.)
 
 use serde_json::Value;
 
@@ -61,6 +62,11 @@ fn doctor_names_only_the_node_whose_wwns_no_host_holds() {
     let spec = dir.path().join("tenant.yaml");
     std::fs::write(&spec, text).unwrap();
     let (status, found) = initiator_check(&spec);
-    assert_eq!(status, "warn", "{found}");
-    assert_eq!(found, "no host holds the initiators of: worker-02");
+    // attach: fada: the management Portworx makes its hosts on demand, so a node
+    // without one is told (ok), not warned about.
+    assert_eq!(status, "ok", "{found}");
+    assert!(
+        found.ends_with("no host holds yet the initiators of: worker-02"),
+        "{found}"
+    );
 }

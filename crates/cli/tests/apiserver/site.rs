@@ -207,6 +207,18 @@ async fn doctor_reports_the_same_on_the_fake_site_loaded_into_the_real_server() 
     };
     let admin = server.admin().await;
     install_deploy(&admin).await;
+    // As deploy/rbac/management.yaml says: one RoleBinding of the tenant role per
+    // namespace pxfa works in; the shipped examples bind tenant-demo's, this is
+    // tenant-full's hosted control plane namespace.
+    ensure_namespace(&admin, "clusters-tenant-full").await;
+    let binding = json!({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": "pxfa", "namespace": "clusters-tenant-full"},
+        "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "pxfa"}],
+        "roleRef": {"kind": "ClusterRole", "apiGroup": "rbac.authorization.k8s.io",
+                    "name": "pxfa-management-tenant"},
+    });
+    apply_as(&admin, "pxfa-test-deploy", &binding).await;
     let dir = tempfile::tempdir().unwrap();
     let state = applied(dir.path(), &fixture("valid-full.yaml"));
 

@@ -3,7 +3,7 @@
 //! `pxfa` binary's doctor test.
 
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path};
+use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// What a fake management site has.
@@ -190,6 +190,16 @@ pub(crate) async fn mount(server: &MockServer, s: &SiteSpec) {
         list_of("NodeNetworkState", nns),
     )
     .await;
+    // No worker VM running yet (doctor's worker-spread reads the VMIs).
+    Mock::given(method("GET"))
+        .and(path_regex(
+            r"^/apis/kubevirt\.io/v1/namespaces/[^/]+/virtualmachineinstances$",
+        ))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(list_of("VirtualMachineInstance", vec![])),
+        )
+        .mount(server)
+        .await;
     if s.whereabouts {
         get_json(
             server,

@@ -53,7 +53,10 @@ pub fn array_checks(view: &ArrayView) -> Vec<Check> {
         "/hosts iqns, wwns, nqns of spec.management.nodes",
     );
     out.push(if let Some(why) = &view.no_hosts_planned {
-        hosts.ok(why.clone())
+        hosts.ok(match view.nodes_without_host.as_slice() {
+            [] => why.clone(),
+            nodes => format!("{why}; no host holds yet the initiators of: {}", nodes.join(", ")),
+        })
     } else if view.nodes_without_host.is_empty() {
         hosts.ok("every management node's initiators are on a host, or pxfa creates it")
     } else {

@@ -65,10 +65,9 @@ pub async fn read_array(tenant: &Tenant, array: &dyn FlashArray) -> ArrayView {
             .push(format!("cannot observe the tenant: {e}")),
     }
     if tenant.desired.hosts.is_empty() {
-        // Nothing to find: the plan makes no host (`attach: fada`, or a mode whose
-        // drives reach the tenant another way).
+        // The plan makes no host (`attach: fada`, or a mode whose drives reach the
+        // tenant another way): what the array holds is told, never a warning.
         view.no_hosts_planned = Some(no_hosts_reason(tenant));
-        return view;
     }
     let nodes = &tenant.spec.spec.management.nodes;
     // The array's hosts only for the nodes the plan's map does not answer for.
@@ -86,14 +85,11 @@ fn no_hosts_reason(tenant: &Tenant) -> String {
     if tenant.spec.mode().drives_are_vm_disks()
         && tenant.spec.spec.storage.attach == crate::spec::Attach::Fada
     {
-        "not checked: with attach: fada the management Portworx connects the drives on \
-         demand; pxfa plans no hosts"
+        "with attach: fada the management Portworx connects the drives on demand (its \
+         hosts); pxfa plans no hosts"
             .to_string()
     } else {
-        format!(
-            "not checked: pxfa plans no hosts for a {} tenant",
-            tenant.spec.mode()
-        )
+        format!("pxfa plans no hosts for a {} tenant", tenant.spec.mode())
     }
 }
 

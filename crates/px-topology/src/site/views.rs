@@ -262,8 +262,8 @@ pub struct ArrayView {
     /// Management nodes whose initiators no host holds yet (node names).
     pub nodes_without_host: Vec<String>,
     /// Why the plan has no hosts for the tenant (`attach: fada`: the management
-    /// Portworx connects drives on demand), when it has none: the management nodes'
-    /// initiators are then none of pxfa's business.
+    /// Portworx connects drives on demand), when it has none: a node without a host
+    /// is then told, not warned about (pxfa makes none).
     pub no_hosts_planned: Option<String>,
     /// Objects that stop the plan (foreign objects with pxfa's names, ...), as
     /// `kind name: reason`.

@@ -28,7 +28,7 @@ const ALLOWED: &[(&str, &str)] = &[
         "the day-2 procedures per operation and mode (pieces, unconfirmed)",
     ),
     (
-        "px-cluster/src/runbook_checks.rs",
+        "px-cluster/src/status/runbook_checks.rs",
         "the checks of those procedures per mode",
     ),
 ];
