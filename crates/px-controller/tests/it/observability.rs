@@ -63,7 +63,20 @@ async fn health_readiness_and_metrics_over_http() {
         ready = get(addr, "/readyz").await;
     }
     assert_eq!((ready.0, ready.2.as_str()), (200, "ok: leader\n"));
-    let (code, content_type, text) = get(addr, "/metrics").await;
+    // The reconcile counts itself when it returns, just after its status write
+    // made the tenant Ready: wait for that count.
+    let mut metrics = get(addr, "/metrics").await;
+    for _ in 0..100 {
+        if metrics
+            .2
+            .contains("pxfa_controller_reconciles_total{outcome=\"converged\"} ")
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        metrics = get(addr, "/metrics").await;
+    }
+    let (code, content_type, text) = metrics;
     assert_eq!(code, 200);
     assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
     assert!(
