@@ -31,17 +31,7 @@ fn private_file(dir: &Path, name: &str, body: &str) -> PathBuf {
 /// Registers the API client `pxfa-e2e` (array_admin) on the simulator through its
 /// REST API with the admin token, enables it, and returns its id and key id.
 fn register(sim: &Sim) -> (String, String) {
-    flasharray::rest::install_crypto_provider();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let cert = std::fs::read(&sim.cert).unwrap();
-        let http = reqwest::Client::builder()
-            .tls_certs_only(reqwest::Certificate::from_pem_bundle(&cert).unwrap())
-            .build()
-            .unwrap();
+    sim.with_http(async |http| {
         let login = http
             .post(format!("{}/api/2.38/login", sim.url))
             .header("api-token", sim.token())

@@ -98,6 +98,22 @@ pub(crate) struct Sim {
 }
 
 impl Sim {
+    /// Runs `f` with an HTTP client that trusts this simulator's certificate (for
+    /// tests that speak to the REST API directly), on a runtime of its own.
+    pub(crate) fn with_http<T>(&self, f: impl AsyncFnOnce(reqwest::Client) -> T) -> T {
+        flasharray::rest::install_crypto_provider();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let cert = std::fs::read(&self.cert).unwrap();
+        let http = reqwest::Client::builder()
+            .tls_certs_only(reqwest::Certificate::from_pem_bundle(&cert).unwrap())
+            .build()
+            .unwrap();
+        rt.block_on(f(http))
+    }
+
     /// Starts a simulator with extra `sim serve` arguments.
     pub(crate) fn start_with(extra: &[&str]) -> Sim {
         let dir = tempfile::tempdir().unwrap();

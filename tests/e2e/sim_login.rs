@@ -7,17 +7,7 @@ use crate::harness::{Sim, pxfa};
 /// POSTs `username`/`password` to the simulator's `/api/1.19/auth/apitoken` and
 /// returns the HTTP status and body.
 fn password_login(sim: &Sim, username: &str, password: &str) -> (u16, serde_json::Value) {
-    flasharray::rest::install_crypto_provider();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let cert = std::fs::read(&sim.cert).unwrap();
-        let http = reqwest::Client::builder()
-            .tls_certs_only(reqwest::Certificate::from_pem_bundle(&cert).unwrap())
-            .build()
-            .unwrap();
+    sim.with_http(async |http| {
         let answer = http
             .post(format!("{}/api/1.19/auth/apitoken", sim.url))
             .json(&serde_json::json!({"username": username, "password": password}))
