@@ -37,3 +37,14 @@ pub use views::{
     ArrayView, CredentialView, EvictionView, MachineConfigView, ManagementView, MetallbView,
     ObjectRead, PoolView, Read, StorageClusterView, TenantView, UplinkView, WorkerPlacement,
 };
+
+/// The shipped example spec of `mode` (`examples/tenant-<mode>.yaml`), for the
+/// checks' unit tests.
+#[cfg(test)]
+fn example_spec(mode: &str) -> crate::spec::TenantStorage {
+    let path = format!(
+        "{}/../../examples/tenant-{mode}.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    crate::parse_valid_spec(&std::fs::read_to_string(path).unwrap()).unwrap()
+}

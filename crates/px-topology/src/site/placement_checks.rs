@@ -113,14 +113,7 @@ mod tests {
         }
     }
 
-    /// The example spec of `mode`.
-    fn spec(mode: &str) -> TenantStorage {
-        let path = format!(
-            "{}/../../examples/tenant-{mode}.yaml",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        crate::parse_valid_spec(&std::fs::read_to_string(path).unwrap()).unwrap()
-    }
+    use crate::site::example_spec as spec;
 
     #[test]
     fn shared_nodes_name_each_node_and_its_vms() {

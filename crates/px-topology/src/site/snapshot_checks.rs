@@ -44,13 +44,7 @@ mod tests {
     use super::*;
     use crate::site::CheckStatus;
 
-    fn spec(mode: &str) -> TenantStorage {
-        let path = format!(
-            "{}/../../examples/tenant-{mode}.yaml",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        crate::parse_valid_spec(&std::fs::read_to_string(path).unwrap()).unwrap()
-    }
+    use crate::site::example_spec as spec;
 
     #[test]
     fn the_mapped_class_must_exist_for_kubevirt_csi_only() {
