@@ -157,9 +157,7 @@ impl ClaimFact {
 
     /// The tenant pxfa's labels name, when pxfa labelled it.
     pub(super) fn pxfa_tenant(&self) -> Option<&str> {
-        (self.labels.get(MANAGED_BY_LABEL).map(String::as_str) == Some("pxfa"))
-            .then(|| self.labels.get(TENANT_LABEL).map(String::as_str))
-            .flatten()
+        labelled_tenant(&self.labels)
     }
 }
 
@@ -228,9 +226,7 @@ pub struct TenantObjectFact {
 impl TenantObjectFact {
     /// The tenant pxfa's labels name, when pxfa labelled it.
     pub(super) fn pxfa_tenant(&self) -> Option<&str> {
-        (self.labels.get(MANAGED_BY_LABEL).map(String::as_str) == Some("pxfa"))
-            .then(|| self.labels.get(TENANT_LABEL).map(String::as_str))
-            .flatten()
+        labelled_tenant(&self.labels)
     }
 }
 
@@ -283,4 +279,12 @@ pub struct ClusterFacts {
     pub hosted_clusters: Vec<HostedClusterFact>,
     /// The objects of [`TENANT_OBJECT_KINDS`] that carry pxfa's labels.
     pub tenant_objects: Vec<TenantObjectFact>,
+}
+
+/// The tenant pxfa's labels name (`pxfa.io/tenant` beside
+/// `app.kubernetes.io/managed-by: pxfa`), when pxfa labelled the object.
+fn labelled_tenant(labels: &BTreeMap<String, String>) -> Option<&str> {
+    (labels.get(MANAGED_BY_LABEL).map(String::as_str) == Some("pxfa"))
+        .then(|| labels.get(TENANT_LABEL).map(String::as_str))
+        .flatten()
 }
