@@ -28,27 +28,15 @@ die() { echo "kube-apiserver.sh: $*" >&2; exit 1; }
 # The Kubernetes version the binary reports is the one go.mod pins.
 k8s_version() { awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v1\./ { print $2; exit }' "$src/go.mod"; }
 
-source_stamp() {
-  (cd "$src" && cat go.mod go.sum ./*.go && go version) | sha256sum | cut -d' ' -f1
-}
+# shellcheck source=lib/go-tool.sh
+source "$root/scripts/lib/go-tool.sh"
 
 build() {
-  command -v go >/dev/null || die "go is not installed (this tier needs Go >= 1.24)"
-  mkdir -p "$out"
-  local want
-  want="$(source_stamp)"
-  if [[ -x "$bin" && "$(cat "$bin.stamp" 2>/dev/null)" == "$want" ]]; then
-    echo "kube-apiserver.sh: $bin is up to date" >&2
-    return
-  fi
   local v minor
   v="$(k8s_version)"
   minor="${v#v1.}"; minor="${minor%%.*}"
-  echo "kube-apiserver.sh: building $bin (Kubernetes $v)" >&2
-  (cd "$src" && GOFLAGS=-mod=readonly go build -trimpath -o "$bin.tmp" \
-    -ldflags "-X k8s.io/component-base/version.gitVersion=$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor" .)
-  mv "$bin.tmp" "$bin"
-  echo "$want" > "$bin.stamp"
+  go_tool_build "this tier (Kubernetes $v)" "$src" "$bin" -ldflags \
+    "-X k8s.io/component-base/version.gitVersion=$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
 }
 
 # running DIR: the pid in DIR/pid is alive and is this server (not a recycled pid).
@@ -56,16 +44,6 @@ running() {
   local pid
   pid="$(cat "$1/pid" 2>/dev/null)" || return 1
   [[ -n "$pid" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF "pxfa-kube-apiserver -dir $1 "
-}
-
-pxfa_crd() {
-  if [[ -n "${PXFA_BIN:-}" ]]; then
-    "$PXFA_BIN" crd
-  elif [[ -x "$root/target/debug/pxfa" ]]; then
-    "$root/target/debug/pxfa" crd
-  else
-    (cd "$root" && cargo run -q -p pxfa -- crd)
-  fi
 }
 
 start() {
@@ -77,7 +55,7 @@ start() {
   local schemas="${PXFA_SCHEMAS_DIR:-$root/../shared/schemas}"
   [[ -d "$schemas" ]] || die "$schemas not found (set PXFA_SCHEMAS_DIR)"
   mkdir -p "$dir/crds"
-  pxfa_crd > "$dir/crds/pxfa.yaml"
+  pxfa crd > "$dir/crds/pxfa.yaml"
   local args=(-dir "$dir" -crds "$schemas" -crds "$dir/crds/pxfa.yaml"
     -crds "$src/kubevirt-standin.yaml" -crds "$src/nmstate-standin.yaml")
   [[ -d "$schemas/more" ]] && args+=(-crds "$schemas/more")

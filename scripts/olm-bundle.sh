@@ -18,34 +18,10 @@ bin="$out/olm-bundle"
 
 die() { echo "olm-bundle.sh: $*" >&2; exit 1; }
 
-source_stamp() {
-  (cd "$src" && cat go.mod go.sum ./*.go && go version) | sha256sum | cut -d' ' -f1
-}
+# shellcheck source=lib/go-tool.sh
+source "$root/scripts/lib/go-tool.sh"
 
-build() {
-  command -v go >/dev/null || die "go is not installed (the bundle's validation needs Go >= 1.24)"
-  mkdir -p "$out"
-  local want
-  want="$(source_stamp)"
-  if [[ -x "$bin" && "$(cat "$bin.stamp" 2>/dev/null)" == "$want" ]]; then
-    echo "olm-bundle.sh: $bin is up to date" >&2
-    return
-  fi
-  echo "olm-bundle.sh: building $bin" >&2
-  (cd "$src" && GOFLAGS=-mod=readonly go build -trimpath -o "$bin.tmp" .)
-  mv "$bin.tmp" "$bin"
-  echo "$want" > "$bin.stamp"
-}
-
-pxfa() {
-  if [[ -n "${PXFA_BIN:-}" ]]; then
-    "$PXFA_BIN" "$@"
-  elif [[ -x "$root/target/debug/pxfa" ]]; then
-    "$root/target/debug/pxfa" "$@"
-  else
-    (cd "$root" && cargo run -q -p pxfa -- "$@")
-  fi
-}
+build() { go_tool_build "the bundle's validation" "$src" "$bin"; }
 
 pxfa_version() {
   awk -F'"' '/^version *=/ { print $2; exit }' "$root/Cargo.toml"
