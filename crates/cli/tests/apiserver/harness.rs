@@ -123,6 +123,38 @@ impl Server {
         script("start", &self.dir);
     }
 
+    /// `/readyz?verbose` as the admin: every check passed, among them the RBAC
+    /// bootstrap roles and the informers the RBAC authorizer reads (until they have
+    /// synced, a starting server refuses what the roles allow). `start` and
+    /// `start_again` return only after `/readyz` said ok (tools/kube-apiserver);
+    /// this names the checks, so a server without them fails here.
+    pub(crate) async fn assert_ready(&self) {
+        // kube's own client: px-cluster's takes only JSON answers, and this one is text.
+        let kubeconfig = kube::config::Kubeconfig::read_from(&self.kubeconfig).unwrap();
+        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+            .await
+            .unwrap();
+        let client = kube::Client::try_from(config).unwrap();
+        let request = http::Request::get("/readyz?verbose")
+            .body(Vec::new())
+            .unwrap();
+        let body = client
+            .request_text(request)
+            .await
+            .expect("GET /readyz?verbose");
+        for check in [
+            "[+]poststarthook/rbac/bootstrap-roles ok",
+            "[+]informer-sync ok",
+            "readyz check passed",
+        ] {
+            assert!(
+                body.contains(check),
+                "/readyz?verbose lacks {check:?}:\n{body}"
+            );
+        }
+        assert!(!body.contains("[-]"), "/readyz?verbose:\n{body}");
+    }
+
     /// A client with the admin identity.
     pub(crate) async fn admin(&self) -> kube::Client {
         px_cluster::connect(&self.kubeconfig, None, px_cluster::KubeBounds::default())
