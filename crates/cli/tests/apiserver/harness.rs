@@ -6,6 +6,7 @@
 //! (set by `.ci/run`) makes that a failure. The server stops by itself when this
 //! test process ends (`PXFA_APISERVER_WATCH_PID`).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -219,6 +220,25 @@ pub(crate) async fn apply_as(client: &kube::Client, manager: &str, obj: &Value) 
     )
     .await
     .unwrap_or_else(|e| panic!("apply {} {name}: {e}", obj["kind"]))
+}
+
+/// The resourceVersion of every object loaded, by kind and name.
+pub(crate) async fn versions(admin: &kube::Client, loaded: &[Value]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for obj in loaded {
+        let (kind, ns) = (
+            obj["kind"].as_str().unwrap(),
+            obj["metadata"]["namespace"].as_str(),
+        );
+        let api = dynamic_api(admin, obj["apiVersion"].as_str().unwrap(), kind, ns).await;
+        let name = obj["metadata"]["name"].as_str().unwrap();
+        let got = api.get(name).await.unwrap();
+        out.insert(
+            format!("{kind} {}/{name}", ns.unwrap_or("")),
+            got.metadata.resource_version.unwrap(),
+        );
+    }
+    out
 }
 
 /// The documents of a YAML file.
