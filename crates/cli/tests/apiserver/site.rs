@@ -176,7 +176,7 @@ pub(crate) async fn load(admin: &kube::Client, objects: Vec<Value>) -> Vec<Value
     loaded
 }
 
-async fn remove(admin: &kube::Client, loaded: &[Value]) {
+pub(crate) async fn remove(admin: &kube::Client, loaded: &[Value]) {
     for obj in loaded {
         let api = dynamic_api(
             admin,

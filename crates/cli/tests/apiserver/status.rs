@@ -20,7 +20,7 @@ use crate::fake_sites::{applied, command, example, spec_of};
 use crate::harness::{
     self, Server, apply_as, ensure_namespace, versions, workspace, yaml_documents,
 };
-use crate::site::{impersonating, load};
+use crate::site::{impersonating, load, remove};
 
 /// A tenant's clusters as a scenario makes them (what the fake test mounts).
 struct Site {
@@ -164,6 +164,9 @@ async fn status(
         versions_before,
         "status wrote to the cluster"
     );
+    // doctor (site.rs) lists StorageClusters cluster-wide: this tenant's go. (Its
+    // claims and PVs stay, held by their protection finalizers; doctor reads neither.)
+    remove(&admin, &loaded).await;
     let layer = doc["layers"]
         .as_array()
         .unwrap()
