@@ -66,10 +66,14 @@ start() {
   echo "$dir/admin.kubeconfig"
 }
 
+# wait_ready DIR: the process just started is alive (kill -0, not `running`: until
+# the forked shell has exec'd the binary, which a loaded machine can delay, its
+# cmdline is still the shell's) until DIR/ready appears.
 wait_ready() {
-  local dir="$1" deadline=$((SECONDS + start_timeout))
+  local dir="$1" deadline=$((SECONDS + start_timeout)) pid
+  pid="$(cat "$dir/pid")"
   until [[ -f "$dir/ready" ]]; do
-    if [[ -f "$dir/failed" ]] || ! running "$dir" || ((SECONDS > deadline)); then
+    if [[ -f "$dir/failed" ]] || ! kill -0 "$pid" 2>/dev/null || ((SECONDS > deadline)); then
       tail -n 30 "$dir/apiserver.log" >&2 || true
       [[ -f "$dir/failed" ]] && sed 's/^/kube-apiserver.sh: /' "$dir/failed" >&2
       stop "$dir"

@@ -6,6 +6,7 @@
 //! (set by `.ci/run`) makes that a failure. The server stops by itself when this
 //! test process ends (`PXFA_APISERVER_WATCH_PID`).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -123,6 +124,38 @@ impl Server {
         script("start", &self.dir);
     }
 
+    /// `/readyz?verbose` as the admin: every check passed, among them the RBAC
+    /// bootstrap roles and the informers the RBAC authorizer reads (until they have
+    /// synced, a starting server refuses what the roles allow). `start` and
+    /// `start_again` return only after `/readyz` said ok (tools/kube-apiserver);
+    /// this names the checks, so a server without them fails here.
+    pub(crate) async fn assert_ready(&self) {
+        // kube's own client: px-cluster's takes only JSON answers, and this one is text.
+        let kubeconfig = kube::config::Kubeconfig::read_from(&self.kubeconfig).unwrap();
+        let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+            .await
+            .unwrap();
+        let client = kube::Client::try_from(config).unwrap();
+        let request = http::Request::get("/readyz?verbose")
+            .body(Vec::new())
+            .unwrap();
+        let body = client
+            .request_text(request)
+            .await
+            .expect("GET /readyz?verbose");
+        for check in [
+            "[+]poststarthook/rbac/bootstrap-roles ok",
+            "[+]informer-sync ok",
+            "readyz check passed",
+        ] {
+            assert!(
+                body.contains(check),
+                "/readyz?verbose lacks {check:?}:\n{body}"
+            );
+        }
+        assert!(!body.contains("[-]"), "/readyz?verbose:\n{body}");
+    }
+
     /// A client with the admin identity.
     pub(crate) async fn admin(&self) -> kube::Client {
         px_cluster::connect(&self.kubeconfig, None, px_cluster::KubeBounds::default())
@@ -187,6 +220,25 @@ pub(crate) async fn apply_as(client: &kube::Client, manager: &str, obj: &Value) 
     )
     .await
     .unwrap_or_else(|e| panic!("apply {} {name}: {e}", obj["kind"]))
+}
+
+/// The resourceVersion of every object loaded, by kind and name.
+pub(crate) async fn versions(admin: &kube::Client, loaded: &[Value]) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for obj in loaded {
+        let (kind, ns) = (
+            obj["kind"].as_str().unwrap(),
+            obj["metadata"]["namespace"].as_str(),
+        );
+        let api = dynamic_api(admin, obj["apiVersion"].as_str().unwrap(), kind, ns).await;
+        let name = obj["metadata"]["name"].as_str().unwrap();
+        let got = api.get(name).await.unwrap();
+        out.insert(
+            format!("{kind} {}/{name}", ns.unwrap_or("")),
+            got.metadata.resource_version.unwrap(),
+        );
+    }
+    out
 }
 
 /// The documents of a YAML file.

@@ -9,8 +9,10 @@ mod crd;
 mod examples;
 mod harness;
 mod olm;
+mod orphans;
 mod restart;
 mod site;
+mod status;
 
 // Its own `#![allow(dead_code)]`: this binary uses part of it.
 #[allow(unreachable_pub)]

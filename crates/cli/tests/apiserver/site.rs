@@ -89,7 +89,7 @@ async fn objects_read(fake: &Fake) -> Vec<Value> {
 }
 
 /// What the real server requires that the fake's objects leave out.
-fn completed(mut obj: Value) -> Value {
+pub(crate) fn completed(mut obj: Value) -> Value {
     match obj["kind"].as_str() {
         Some("StorageClass") => obj["provisioner"] = json!("pxd.portworx.com"),
         Some("ClusterVersion") => {
@@ -106,14 +106,38 @@ fn completed(mut obj: Value) -> Value {
                 "template": {"metadata": {"labels": labels},
                     "spec": {"containers": [{"name": "main", "image": "registry.invalid/main"}]}}});
         }
+        Some("PersistentVolume") => {
+            let spec = &mut obj["spec"];
+            default(spec, "capacity", json!({"storage": "1Gi"}));
+            default(spec, "accessModes", json!(["ReadWriteOnce"]));
+            let handle = obj["metadata"]["name"].clone();
+            let spec = &mut obj["spec"];
+            default(
+                spec,
+                "csi",
+                json!({"driver": "pxd.portworx.com", "volumeHandle": handle}),
+            );
+        }
+        Some("PersistentVolumeClaim") => {
+            let spec = &mut obj["spec"];
+            default(spec, "accessModes", json!(["ReadWriteOnce"]));
+            default(spec, "resources", json!({"requests": {"storage": "1Gi"}}));
+        }
         _ => {}
     }
     obj
 }
 
+/// Sets `obj[key]` unless it is there.
+fn default(obj: &mut Value, key: &str, value: Value) {
+    if obj.get(key).is_none_or(Value::is_null) {
+        obj[key] = value;
+    }
+}
+
 /// Loads `objects` into the real server as the admin (status through the status
 /// subresource where the kind has one); returns them as loaded, for removal.
-async fn load(admin: &kube::Client, objects: Vec<Value>) -> Vec<Value> {
+pub(crate) async fn load(admin: &kube::Client, objects: Vec<Value>) -> Vec<Value> {
     let mut loaded = Vec::new();
     for obj in objects.into_iter().map(completed) {
         if obj["kind"] == "Namespace" {
@@ -152,7 +176,7 @@ async fn load(admin: &kube::Client, objects: Vec<Value>) -> Vec<Value> {
     loaded
 }
 
-async fn remove(admin: &kube::Client, loaded: &[Value]) {
+pub(crate) async fn remove(admin: &kube::Client, loaded: &[Value]) {
     for obj in loaded {
         let api = dynamic_api(
             admin,
@@ -171,7 +195,7 @@ async fn remove(admin: &kube::Client, loaded: &[Value]) {
 }
 
 /// The admin kubeconfig impersonating `user` (in `system:authenticated`).
-fn impersonating(server: &Server, user: &str, dir: &Path) -> PathBuf {
+pub(crate) fn impersonating(server: &Server, user: &str, dir: &Path) -> PathBuf {
     let mut config: Value =
         serde_saphyr::from_str(&std::fs::read_to_string(&server.kubeconfig).unwrap()).unwrap();
     for u in config["users"].as_array_mut().unwrap() {

@@ -232,6 +232,17 @@ fn request(body: &serde_json::Value) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Two quantities are the same size. Compared as sizes, not text: the API server
+/// stores a request in its canonical form (`4096Gi` comes back as `4Ti`). Text that
+/// is not a size is compared as text.
+fn same_size(have: Option<&str>, want: Option<&str>) -> bool {
+    let size = |q: Option<&str>| q.and_then(|q| q.parse::<flasharray::Size>().ok());
+    match (size(have), size(want)) {
+        (Some(h), Some(w)) => h == w,
+        _ => have == want,
+    }
+}
+
 /// `grow.apply`: each data claim asks the size pxfa renders for it.
 fn grow(r: &Read, manifests: &[Manifest]) -> Item {
     let mut off = Vec::new();
@@ -252,7 +263,7 @@ fn grow(r: &Read, manifests: &[Manifest]) -> Item {
                 .get("storage")
                 .map(|q| q.0.clone())
         });
-        if have != want {
+        if !same_size(have.as_deref(), want.as_deref()) {
             off.push(format!(
                 "{}: {} (planned {})",
                 m.name,
@@ -503,6 +514,17 @@ mod tests {
         for id in listed {
             assert!(verifiable(id).is_some(), "{id}");
         }
+    }
+
+    #[test]
+    fn a_claim_size_is_compared_as_a_size() {
+        // A real API server returns the 4096Gi pxfa rendered as 4Ti.
+        assert!(same_size(Some("4Ti"), Some("4096Gi")));
+        assert!(!same_size(Some("1Gi"), Some("4096Gi")));
+        // Decimal and binary units differ, as in Kubernetes.
+        assert!(!same_size(Some("4T"), Some("4Ti")));
+        assert!(!same_size(None, Some("4096Gi")));
+        assert!(same_size(Some("odd"), Some("odd")));
     }
 
     #[test]
