@@ -69,7 +69,7 @@ fn file_part(s: &str) -> String {
 }
 
 fn err(what: &str, path: &Path, e: impl std::fmt::Display) -> JournalError {
-    JournalError(format!("{what} {}: {e}", path.display()))
+    JournalError::new(format!("{what} {}: {e}", path.display()))
 }
 
 impl FileTokenJournal {
@@ -114,7 +114,7 @@ impl FileTokenJournal {
                 p.display()
             );
         })
-        .map_err(|e| JournalError(e.to_string()))?;
+        .map_err(|e| JournalError::new(e.to_string()))?;
         locks.push(lock);
         Ok(())
     }
@@ -165,7 +165,7 @@ impl FileTokenJournal {
                 .permissions()
                 .mode();
             if mode & 0o077 != 0 {
-                return Err(JournalError(format!(
+                return Err(JournalError::new(format!(
                     "{} is open to other users (mode {:o}); the token journal needs an owner-only folder \
                      (chmod 700 it, or name another with --state-dir)",
                     dir.display(),
@@ -178,7 +178,7 @@ impl FileTokenJournal {
 
     fn prepare(&self) -> Result<&Path, JournalError> {
         let dir = self.dir().ok_or_else(|| {
-            JournalError("no folder for the token journal (set --state-dir)".into())
+            JournalError::new("no folder for the token journal (set --state-dir)")
         })?;
         // A missing folder is created owner-only. An existing one (a `--state-dir`
         // the admin named, or an `--out` folder's `.pxfa/`) must be a real folder of

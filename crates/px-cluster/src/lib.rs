@@ -43,8 +43,8 @@ pub use readiness::{Pending, WaitOptions};
 pub use site::{read_management, read_site_facts, read_tenant};
 pub use status::{StatusDocument, StatusReport, cluster_status};
 pub use tenant_clusters::{
-    ClusterClients, ClustersReport, FileBackedTokenJournal, Notice, TenantClusters,
-    TenantClustersError, TenantClustersOptions, TokenJournalHooks,
+    ClusterClients, ClustersReport, Notice, TenantClusters, TenantClustersError,
+    TenantClustersOptions,
 };
 pub use token::{RotateOptions, RotateReport, TokenProbe, rotate_token};
 pub use vms::{Assignment, GuestInterface, WorkerDisks, resolve_guest_interface, worker_disks};

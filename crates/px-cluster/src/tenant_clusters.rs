@@ -6,15 +6,16 @@
 //! whose claims bound tagged, and the one rule that says whether the token reached
 //! the tenant and whether the clusters are done ([`Delivery`]).
 //!
-//! What differs between the callers is injected, not written twice: where the
-//! token journal's durable copy lives ([`TokenJournalHooks`]: nothing for the CLI's
-//! file, a Secret for the controller), the switches of [`TenantClustersOptions`]
+//! The token journal is not here: the pipeline's site carries it, with its durable
+//! copy ([`px_topology::token_journal::TokenJournal`]); this side only delivers the
+//! token to the tenant cluster and says whether it did.
+//!
+//! What differs between the callers is injected, not written twice: the switches of
+//! [`TenantClustersOptions`]
 //! (`--apply-node-config`, `--force-conflicts`, `--adopt-replaced-vms`, the waits),
 //! whether the drives are tagged in the same run ([`TenantClusters::tagging_drives`]:
 //! the CLI does; the controller's array lease ends before the clusters, and its next
 //! reconcile's observation tags them), and how progress is shown ([`Notice`]).
-
-use std::convert::Infallible;
 
 use async_trait::async_trait;
 use flasharray::FlashArray;
@@ -52,49 +53,6 @@ pub struct TenantClustersOptions {
     pub apply_node_config: bool,
     /// Give the disks of a worker whose VM is gone to a new VM (see [`crate::vms`]).
     pub adopt_replaced_vms: bool,
-    /// The caller keeps a token the apply creates somewhere besides the tenant
-    /// cluster (the CLI's `--out DIR --include-secrets`).
-    pub keeps_token_elsewhere: bool,
-}
-
-/// Where the token journal's durable copy lives, around the array apply (see
-/// [`px_topology::token_journal`] for the journal's states). The pipeline reads and writes
-/// the journal itself ([`Site::journal`]); these hooks add a copy kept outside it.
-#[async_trait]
-pub trait TokenJournalHooks: Send + Sync {
-    /// Why a write of the durable copy failed.
-    type Error: std::error::Error + Send + Sync + 'static;
-
-    /// Whether a complete run with nothing pending lets the journal go (see
-    /// [`ClusterSide::drops_stale_entries`]).
-    fn drops_stale_entries(&self) -> bool {
-        false
-    }
-
-    /// Before the first array write: the intent of a token `plan` creates is durable.
-    async fn before_apply(&self, plan: &Plan) -> Result<(), Self::Error> {
-        let _ = plan;
-        Ok(())
-    }
-
-    /// After the apply, however it ended: a token it created is durable.
-    async fn after_apply(&self) -> Result<(), Self::Error> {
-        Ok(())
-    }
-
-    /// The journal let go of `user`'s token: the durable copy goes.
-    async fn token_delivered(&self, user: &str) {
-        let _ = user;
-    }
-}
-
-/// A token journal that is durable by itself (the CLI's file, synced on every
-/// write): nothing to do around the apply.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FileBackedTokenJournal;
-
-impl TokenJournalHooks for FileBackedTokenJournal {
-    type Error = Infallible;
 }
 
 /// What happens while the clusters are worked on, for the caller to show (the CLI
@@ -170,15 +128,16 @@ pub enum DriveTaggingError {
     /// names the blockers.
     #[error("the drive tagging plan cannot be applied: {} conflict(s), {} refusal(s)", .0.conflicts.len(), .0.refusals.len())]
     Blocked(Box<Plan>),
-    /// The tagging plan would create an API token (never: it only tags).
+    /// The tagging apply did not start (never: its plan only tags, so it creates
+    /// no API token, and its site has no token journal).
     #[error(transparent)]
-    TokenWouldBeLost(px_topology::NewTokenWouldBeLost),
+    Apply(ApplyError),
 }
 
 /// Why the cluster side stopped.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum TenantClustersError<J> {
+pub enum TenantClustersError {
     /// The manifests could not be rendered.
     #[error("cannot render the manifests")]
     Render(#[source] RenderError),
@@ -188,35 +147,29 @@ pub enum TenantClustersError<J> {
     /// The drives of bound claims could not be tagged.
     #[error(transparent)]
     Drives(DriveTaggingError),
-    /// The token journal's durable copy could not be written.
-    #[error("{0}")]
-    Journal(J),
 }
 
 /// The tenant's clusters as the pipeline's cluster side.
-pub struct TenantClusters<'a, J> {
+pub struct TenantClusters<'a> {
     clients: Option<ClusterClients>,
     options: TenantClustersOptions,
     drives: Option<DriveTagging<'a>>,
-    journal: J,
     notices: Notices<'a>,
 }
 
-impl<'a, J: TokenJournalHooks> TenantClusters<'a, J> {
+impl<'a> TenantClusters<'a> {
     /// The cluster side over `clients` (`None`: no cluster was given; a token the
-    /// apply creates then goes only where [`TenantClustersOptions::keeps_token_elsewhere`]
-    /// says, and nothing is applied).
+    /// apply creates then goes only to the adapter's copy, see
+    /// [`px_topology::Planned::with_token_copy`], and nothing is applied).
     pub fn new(
         clients: Option<ClusterClients>,
         options: TenantClustersOptions,
-        journal: J,
         notices: Notices<'a>,
     ) -> Self {
         TenantClusters {
             clients,
             options,
             drives: None,
-            journal,
             notices,
         }
     }
@@ -226,11 +179,6 @@ impl<'a, J: TokenJournalHooks> TenantClusters<'a, J> {
     pub fn tagging_drives(mut self, drives: DriveTagging<'a>) -> Self {
         self.drives = Some(drives);
         self
-    }
-
-    /// The token journal's hooks.
-    pub fn journal(&self) -> &J {
-        &self.journal
     }
 
     /// The tenant cluster, when there is one.
@@ -328,9 +276,7 @@ pub async fn tag_bound_drives(
     let applied = planned
         .apply(&ArrayOnly, opts, &|ev| notices(Notice::DriveProgress(&ev)))
         .await
-        .map_err(|e| match e {
-            ApplyError::TokenWouldBeLost(lost) => DriveTaggingError::TokenWouldBeLost(lost),
-        })?;
+        .map_err(DriveTaggingError::Apply)?;
     Ok(Some(applied.report().clone()))
 }
 
@@ -368,30 +314,12 @@ pub fn delivery(
 }
 
 #[async_trait]
-impl<J: TokenJournalHooks> ClusterSide for TenantClusters<'_, J> {
-    type Error = TenantClustersError<J::Error>;
+impl ClusterSide for TenantClusters<'_> {
+    type Error = TenantClustersError;
     type Report = ClustersReport;
 
     fn keeps_new_token(&self) -> bool {
-        self.options.keeps_token_elsewhere || self.tenant_cluster().is_some()
-    }
-
-    fn drops_stale_entries(&self) -> bool {
-        self.journal.drops_stale_entries()
-    }
-
-    async fn before_apply(&self, plan: &Plan) -> Result<(), Self::Error> {
-        self.journal
-            .before_apply(plan)
-            .await
-            .map_err(TenantClustersError::Journal)
-    }
-
-    async fn after_apply(&self) -> Result<(), Self::Error> {
-        self.journal
-            .after_apply()
-            .await
-            .map_err(TenantClustersError::Journal)
+        self.tenant_cluster().is_some()
     }
 
     async fn apply_manifests(
@@ -448,9 +376,5 @@ impl<J: TokenJournalHooks> ClusterSide for TenantClusters<'_, J> {
             clients.tenant.is_some(),
             facts,
         ))
-    }
-
-    async fn token_delivered(&self, user: &str) {
-        self.journal.token_delivered(user).await;
     }
 }

@@ -1,23 +1,24 @@
 //! The controller's adapter over the tenant pipeline's cluster side
-//! ([`px_cluster::TenantClusters`], the same the CLI's `apply` runs): the token
-//! journal's Secret around the array apply ([`ControllerTokenJournal`]), the
+//! ([`px_cluster::TenantClusters`], the same the CLI's `apply` runs): the
 //! management cluster and (through the HostedCluster's kubeconfig) the tenant
 //! cluster, notices as log lines and failures as the reconcile's errors. The drives
 //! are not tagged here: the array lease ends before the clusters, and the next
-//! reconcile's observation tags the drives whose claims bound.
+//! reconcile's observation tags the drives whose claims bound. The token journal's
+//! Secret is not here: the pipeline's site carries it
+//! ([`crate::token_journal::ControllerTokenJournal`]).
 
 use px_cluster::{
     ClusterClients, Notice, TenantClusters, TenantClustersError, TenantClustersOptions, WaitOptions,
 };
 use px_topology::ApplyError;
+use px_topology::token_journal::JournalError;
 
 use crate::error::{Error, Reason};
-use crate::token_journal::ControllerTokenJournal;
 
-/// One reconcile's clusters and token journal.
+/// One reconcile's clusters.
 pub(crate) struct Clusters<'a> {
     /// The pipeline's cluster side.
-    pub(crate) side: TenantClusters<'a, ControllerTokenJournal>,
+    pub(crate) side: TenantClusters<'a>,
     /// Why there is no tenant cluster yet, if there is none.
     pub(crate) tenant_missing: Option<Error>,
 }
@@ -30,7 +31,6 @@ impl<'a> Clusters<'a> {
         management: &kube::Client,
         tenant: Result<kube::Client, Error>,
         wait: WaitOptions,
-        journal: ControllerTokenJournal,
         id: &'a str,
     ) -> Self {
         let (tenant, tenant_missing) = match tenant {
@@ -48,7 +48,6 @@ impl<'a> Clusters<'a> {
         let side = TenantClusters::new(
             Some(clients),
             options,
-            journal,
             Box::new(move |n| log_notice(id, &n)),
         );
         Clusters {
@@ -58,7 +57,7 @@ impl<'a> Clusters<'a> {
     }
 
     /// The reconcile's error for a refused or failed apply.
-    pub(crate) fn apply_error(&self, e: ApplyError<TenantClustersError<Error>>) -> Error {
+    pub(crate) fn apply_error(&self, e: ApplyError) -> Error {
         match e {
             ApplyError::TokenWouldBeLost(lost) => {
                 let why = self
@@ -68,15 +67,21 @@ impl<'a> Clusters<'a> {
                     .unwrap_or_default();
                 Error::new(Reason::TenantKubeconfigMissing, format!("{lost}: {why}"))
             }
-            ApplyError::Journal(e) => cluster_error(e),
+            ApplyError::Journal(e) => journal_error(e),
         }
     }
 }
 
+/// The reconcile's error for a failed write of the token journal: the Secret's own
+/// error (its reason and message) as it is.
+pub(crate) fn journal_error(e: JournalError) -> Error {
+    e.downcast::<Error>()
+        .unwrap_or_else(|e| Error::new(Reason::Internal, e.to_string()))
+}
+
 /// The reconcile's error for a failed run on the clusters.
-pub(crate) fn cluster_error(e: TenantClustersError<Error>) -> Error {
+pub(crate) fn cluster_error(e: TenantClustersError) -> Error {
     match e {
-        TenantClustersError::Journal(e) => e,
         TenantClustersError::Render(e) => Error::new(
             Reason::Internal,
             format!("cannot render the manifests: {e}"),

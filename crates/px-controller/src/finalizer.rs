@@ -8,8 +8,8 @@ use flasharray::FlashArray;
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use px_topology::{
-    ApplyError, ApplyOptions, ArrayOnly, DestroyError, DestroyOptions, DestroyReport, ObserveError,
-    Site, Tenant,
+    ApplyOptions, ArrayOnly, DestroyError, DestroyOptions, DestroyReport, ObserveError, Site,
+    Tenant,
 };
 
 use px_topology::spec::OnDelete;
@@ -147,10 +147,8 @@ async fn adopt_bound_drives(
         .await
     {
         Ok(a) => a,
-        // No token is created by a drive tagging.
-        Err(ApplyError::TokenWouldBeLost(lost)) => {
-            return Err(Error::new(Reason::Internal, format!("{id}: {lost}")));
-        }
+        // No token is created by a drive tagging, and its site has no journal.
+        Err(e) => return Err(Error::new(Reason::Internal, format!("{id}: {e}"))),
     };
     let report = applied.report();
     if let Some(f) = report.failed.first() {

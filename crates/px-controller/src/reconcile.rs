@@ -17,12 +17,14 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::{Api, ResourceExt};
 use px_cluster::ClustersReport;
 use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
 use px_topology::spec::{self, API_VERSION, KIND};
+use px_topology::token_journal::TokenJournal;
 use px_topology::{
     Action as PlanAction, ApplyOptions, ApplyReport, Delivery, ObserveError, Plan, PlanOptions,
     Planned, Site, Tenant,
@@ -197,7 +199,8 @@ async fn converge_tenant(
         all.entry(id.to_string()).or_default().clone()
     };
     let secret = SecretTokenJournal::new(ctx.client.clone(), &ns, &obj.name_any());
-    let journal = ControllerTokenJournal::open(token_journal, secret, &tenant.desired, id).await?;
+    let journal: Arc<dyn TokenJournal> =
+        Arc::new(ControllerTokenJournal::open(token_journal, secret, &tenant.desired, id).await?);
     // Dynamic drives not found by their tags: through the claims on this cluster
     // (the management Portworx creates a drive when its claim binds); unbound ones
     // stay pending and a later reconcile tags them.
@@ -205,7 +208,7 @@ async fn converge_tenant(
     let site = Site {
         array: array.as_ref(),
         claims: Some(&claims),
-        journal: Some(journal.token_journal()),
+        journal: Some(journal.clone()),
     };
     let planned = match observe_and_plan(tenant, site, fresh.as_ref(), id).await {
         Ok(p) => p,
@@ -227,7 +230,7 @@ async fn converge_tenant(
 
     // The tenant cluster is where a new API token is kept; found before any write.
     let tenant_client = tenant_cluster(&ctx.client, planned.tenant()).await;
-    let clusters = Clusters::new(&ctx.client, tenant_client, ctx.wait, journal, id);
+    let clusters = Clusters::new(&ctx.client, tenant_client, ctx.wait, id);
     let applied = planned
         .apply(&clusters.side, ApplyOptions::default(), &|_| {})
         .await
@@ -262,8 +265,10 @@ async fn converge_tenant(
         .to_clusters(&clusters.side)
         .await
         .map_err(cluster_error)?;
+    // The Secret left behind is read again by the next reconcile: a delivered token
+    // is delivered again (the same value), a stale entry ignored.
     if let Some(Err(e)) = journal {
-        tracing::warn!(tenant = %id, "token journal: {e}");
+        tracing::warn!(tenant = %id, "{}", crate::clusters::journal_error(e).message);
     }
     let tenant_missing = clusters.tenant_missing.is_some();
     cluster_conditions(&delivery, tenant_missing, id, status, stamp)?;

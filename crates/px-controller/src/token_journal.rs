@@ -4,8 +4,9 @@
 //! receiving it (the array shows a token's value only in the answer that creates it).
 //!
 //! The converge engine journals into a [`MemTokenJournal`] (its calls are synchronous, so
-//! that no await falls between the create answer and the record); this module makes
-//! that durable around it:
+//! that no await falls between the create answer and the record);
+//! [`ControllerTokenJournal`] wraps it, as the pipeline's one [`TokenJournal`], and
+//! makes it durable through the journal's hooks around the apply:
 //!
 //! 1. before the apply, when the plan creates a token, the *intent* is written here
 //!    (the apply does not start unless it is);
@@ -28,11 +29,10 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams, Preconditions};
-use px_cluster::TokenJournalHooks;
 use px_topology::token_journal::{
     JournalEntry, JournalError, JournalState, MemTokenJournal, TokenJournal, classify, now_ms,
 };
-use px_topology::{Action, DesiredState, JournalVerdict, Kind, Plan, read_token_state};
+use px_topology::{DesiredState, JournalVerdict, read_token_state};
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 
@@ -214,10 +214,10 @@ impl SecretTokenJournal {
 }
 
 /// The token journal of one reconcile: this process's [`MemTokenJournal`] (the converge
-/// engine's, which the pipeline reads and writes), made durable by the object's
-/// [`SecretTokenJournal`] at the three points in the module text, as the hooks of
-/// the cluster side ([`TokenJournalHooks`]). Inert when the desired state wants no
-/// token.
+/// engine's entries, which the pipeline reads and writes), made durable by the
+/// object's [`SecretTokenJournal`] at the three points in the module text (the
+/// [`TokenJournal`] hooks). The durable half is inert when the desired state wants
+/// no token.
 pub(crate) struct ControllerTokenJournal {
     token_journal: Arc<MemTokenJournal>,
     user: Option<String>,
@@ -277,35 +277,12 @@ impl ControllerTokenJournal {
         })
     }
 
-    /// The journal the pipeline reads and the apply journals into.
-    pub(crate) fn token_journal(&self) -> Arc<dyn TokenJournal> {
-        self.token_journal.clone()
-    }
-}
-
-#[async_trait]
-impl TokenJournalHooks for ControllerTokenJournal {
-    type Error = Error;
-
-    // A Secret of a tenant with nothing pending goes too: it would otherwise stay
-    // beside the object forever.
-    fn drops_stale_entries(&self) -> bool {
-        true
-    }
-
-    /// Write-ahead, durably: when `plan` creates a token, its intent is in the
-    /// Secret before the apply starts, or the apply does not start.
-    async fn before_apply(&self, plan: &Plan) -> Result<(), Error> {
+    /// Write-ahead, durably: the intent is in the Secret before the apply starts,
+    /// or the apply does not start.
+    async fn store_intent(&self) -> Result<(), Error> {
         let Some(user) = &self.user else {
             return Ok(());
         };
-        let creates = plan
-            .changes
-            .iter()
-            .any(|c| c.action == Action::Create && c.kind == Kind::ApiToken);
-        if !creates {
-            return Ok(());
-        }
         let intent = JournalEntry {
             user: user.clone(),
             state: JournalState::Creating,
@@ -322,7 +299,7 @@ impl TokenJournalHooks for ControllerTokenJournal {
     /// However the apply ended, a token it created goes to the Secret before
     /// anything else; the caller delivers it only when this succeeds (else the next
     /// reconcile of this process writes it again from memory).
-    async fn after_apply(&self) -> Result<(), Error> {
+    async fn store_token(&self) -> Result<(), Error> {
         let Some(user) = self.user.clone() else {
             return Ok(());
         };
@@ -351,19 +328,69 @@ impl TokenJournalHooks for ControllerTokenJournal {
     }
 
     /// The pipeline let go of the token (the tenant's px-pure-secret holds it, or
-    /// nothing was pending; the token journal is told already): the Secret goes. A Secret
-    /// left behind is read again by the next reconcile: a delivered token is
-    /// delivered again (the same value), a stale entry ignored.
-    async fn token_delivered(&self, _user: &str) {
+    /// nothing was pending; the entry in memory is gone already): the Secret goes.
+    async fn remove(&self) -> Result<(), Error> {
         if self.user.is_none() {
-            return;
+            return Ok(());
         }
         let mut durable = self.durable.lock().await;
         // A no-op when the last read found no Secret.
-        match durable.secret.remove().await {
-            Ok(()) => durable.entry = None,
-            Err(e) => tracing::warn!(tenant = %self.id, "{}", e.message),
-        }
+        durable.secret.remove().await?;
+        durable.entry = None;
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for ControllerTokenJournal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControllerTokenJournal")
+            .field("tenant", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The entries are this process's memory; the hooks copy them to the Secret.
+#[async_trait]
+impl TokenJournal for ControllerTokenJournal {
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
+        self.token_journal.record_intent(user, at_ms)
+    }
+
+    fn record_token(
+        &self,
+        user: &str,
+        created_at: Option<u64>,
+        token: &SecretString,
+    ) -> Result<(), JournalError> {
+        self.token_journal.record_token(user, created_at, token)
+    }
+
+    fn delivered(&self, user: &str) -> Result<(), JournalError> {
+        self.token_journal.delivered(user)
+    }
+
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
+        self.token_journal.load(user)
+    }
+
+    async fn persist_intent(&self, _user: &str) -> Result<(), JournalError> {
+        self.store_intent().await.map_err(JournalError::other)
+    }
+
+    async fn persist_token(&self, _user: &str) -> Result<(), JournalError> {
+        self.store_token().await.map_err(JournalError::other)
+    }
+
+    /// A Secret left behind is read again by the next reconcile: a delivered token
+    /// is delivered again (the same value), a stale entry ignored.
+    async fn persist_delivered(&self, _user: &str) -> Result<(), JournalError> {
+        self.remove().await.map_err(JournalError::other)
+    }
+
+    // A Secret of a tenant with nothing pending goes too: it would otherwise stay
+    // beside the object forever.
+    fn drops_stale_entries(&self) -> bool {
+        true
     }
 }
 

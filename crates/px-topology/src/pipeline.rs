@@ -14,12 +14,20 @@
 //! * [`Observation::plan`]: the diff plus the sizing's refusals and notes
 //!   ([`Tenant::plan`]), blockers included: a [`Planned`], which also answers the
 //!   preflight and the token-loss rule.
-//! * [`Planned::apply`]: refuses to create a token nobody would keep, has the
-//!   [`ClusterSide`] make the journal's intent durable, converges the array with the
-//!   journal of the observation, and has the token made durable after: [`Applied`].
+//! * [`Planned::apply`]: refuses to create a token nobody would keep (neither the
+//!   [`ClusterSide`]'s tenant cluster nor the adapter's [copy](Planned::with_token_copy)),
+//!   has the journal make its intent durable, converges the array with the journal
+//!   of the observation, and has the journal make the token durable after:
+//!   [`Applied`].
 //! * [`Applied::to_clusters`]: the manifests with the array's facts onto the
 //!   clusters, and the journal let go once the tenant holds the token (or nothing
-//!   was pending).
+//!   was pending); [`Applied::token_delivered`] lets it go once the adapter's copy
+//!   holds it.
+//!
+//! The token has one owner: the journal the [`Site`] carries
+//! ([`crate::token_journal::TokenJournal`], entries and their durable copy). The
+//! cluster side only delivers the token to the tenant cluster and says so
+//! ([`Delivery::token_kept`]).
 //!
 //! Destroying a tenant is the same first stage and its own two after it:
 //!
@@ -57,6 +65,7 @@
 //! ```
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 use flasharray::FlashArray;
@@ -86,7 +95,7 @@ pub struct Site<'a> {
     /// pending.
     pub claims: Option<&'a dyn DriveLocator>,
     /// The token journal (see [`crate::token_journal`]): read by the observation, written by
-    /// the apply.
+    /// the apply, made durable around it and let go of after the delivery.
     pub journal: Option<Arc<dyn TokenJournal>>,
 }
 
@@ -204,6 +213,7 @@ impl<'a> Observation<'a> {
             tenant: self.tenant,
             observed: self.observed,
             plan,
+            token_copy: false,
         }
     }
 
@@ -229,6 +239,7 @@ impl<'a> Observation<'a> {
             tenant: self.tenant,
             observed: self.observed,
             plan,
+            token_copy: false,
         }
     }
 }
@@ -239,19 +250,19 @@ pub struct Planned<'a> {
     tenant: Tenant,
     observed: Observed,
     plan: Plan,
+    token_copy: bool,
 }
 
 /// Why an apply did not start, or stopped after the array; see [`Planned::apply`].
 #[derive(Debug, thiserror::Error)]
-pub enum ApplyError<E> {
-    /// The plan creates a token and the cluster side has nowhere to keep it;
-    /// nothing was written.
+pub enum ApplyError {
+    /// The plan creates a token and nothing would keep it; nothing was written.
     #[error(transparent)]
     TokenWouldBeLost(NewTokenWouldBeLost),
-    /// The cluster side's journal write failed (before the apply: nothing was
-    /// written; after it: the token stays in the journal's memory).
-    #[error("token journal: {0}")]
-    Journal(E),
+    /// The journal's durable copy could not be written (before the apply: nothing
+    /// was written; after it: the token stays in the journal's memory).
+    #[error(transparent)]
+    Journal(JournalError),
 }
 
 impl<'a> Planned<'a> {
@@ -286,9 +297,28 @@ impl<'a> Planned<'a> {
         preflight::preflight(&self.plan, &self.observed, space, opts)
     }
 
-    /// The plan creates an API token and `kept` is false: the token would be lost.
-    pub fn refuse_losing_a_new_token(&self, kept: bool) -> Result<(), NewTokenWouldBeLost> {
-        refuse_losing_a_new_token(&self.plan, kept)
+    /// When `copy`, the adapter writes a copy of a token this run creates outside
+    /// the clusters after the apply (the CLI's `--out DIR --include-secrets`), so a
+    /// new token is kept without a tenant cluster; the adapter says when the copy
+    /// holds it with [`Applied::token_delivered`].
+    #[must_use]
+    pub fn with_token_copy(mut self, copy: bool) -> Self {
+        self.token_copy = copy;
+        self
+    }
+
+    /// The plan creates an API token that neither the clusters (`kept_by_clusters`)
+    /// nor the adapter's [copy](Planned::with_token_copy) would keep: it would be lost.
+    pub fn refuse_losing_a_new_token(
+        &self,
+        kept_by_clusters: bool,
+    ) -> Result<(), NewTokenWouldBeLost> {
+        refuse_losing_a_new_token(&self.plan, kept_by_clusters || self.token_copy)
+    }
+
+    /// The site's journal and the token user, when the tenant has a token.
+    fn journal(&self) -> Option<(&dyn TokenJournal, &str)> {
+        journal_of(&self.site, &self.tenant)
     }
 
     /// Whether the plan writes on the array. Delivering a journaled token writes
@@ -299,22 +329,27 @@ impl<'a> Planned<'a> {
             .any(|c| !(c.kind == Kind::ApiToken && c.action == Action::Update))
     }
 
-    /// The third stage: refuses a new token `clusters` cannot keep, has `clusters`
-    /// make the journal's intent durable, applies the plan on the array (journaling
-    /// into the site's journal; `opts.journal` is replaced by it) and has `clusters`
-    /// make a created token durable, however the apply ended.
+    /// The third stage: refuses a new token nothing would keep (`clusters`, or the
+    /// adapter's copy), has the journal make the intent of a token the plan creates
+    /// durable, applies the plan on the array (journaling into the site's journal;
+    /// `opts.journal` is replaced by it) and has the journal make a created token
+    /// durable, however the apply ended.
     pub async fn apply<C: ClusterSide + ?Sized>(
         self,
         clusters: &C,
         mut opts: ApplyOptions,
         progress: &(dyn Fn(ProgressEvent) + Send + Sync),
-    ) -> Result<Applied<'a>, ApplyError<C::Error>> {
+    ) -> Result<Applied<'a>, ApplyError> {
         self.refuse_losing_a_new_token(clusters.keeps_new_token())
             .map_err(ApplyError::TokenWouldBeLost)?;
-        clusters
-            .before_apply(&self.plan)
-            .await
-            .map_err(ApplyError::Journal)?;
+        if let Some((journal, user)) = self.journal()
+            && creates_token(&self.plan)
+        {
+            journal
+                .persist_intent(user)
+                .await
+                .map_err(ApplyError::Journal)?;
+        }
         opts.journal = self.site.journal.clone();
         let report = converge::apply(
             self.site.array,
@@ -324,13 +359,19 @@ impl<'a> Planned<'a> {
             progress,
         )
         .await;
-        clusters.after_apply().await.map_err(ApplyError::Journal)?;
+        if let Some((journal, user)) = self.journal() {
+            journal
+                .persist_token(user)
+                .await
+                .map_err(ApplyError::Journal)?;
+        }
         Ok(Applied {
             site: self.site,
             tenant: self.tenant,
             observed: self.observed,
             plan: self.plan,
             report,
+            let_go: AtomicBool::new(false),
         })
     }
 }
@@ -347,10 +388,10 @@ pub struct Delivery<R> {
     pub complete: bool,
 }
 
-/// What happens on the clusters around the array's part: the journal's durable copy
-/// (the controller keeps it in a Secret; a file journal needs nothing), the manifests
-/// with the array's facts, and the token's delivery. Implemented by the adapters
-/// over px-cluster; a fake in tests.
+/// The clusters' part of the pipeline: the manifests with the array's facts, and
+/// with them the token's delivery to the tenant cluster. Only that: the token's
+/// journal, its durable copy and when it lets go are the [`Site`]'s journal's.
+/// Implemented by the adapters over px-cluster; a fake in tests.
 #[async_trait]
 pub trait ClusterSide: Send + Sync {
     /// The adapter's error.
@@ -358,22 +399,8 @@ pub trait ClusterSide: Send + Sync {
     /// The adapter's report of a manifest apply.
     type Report: Send;
 
-    /// Whether a token the apply creates has somewhere to go (a tenant cluster, a
-    /// secret file).
+    /// Whether a token the apply creates reaches a tenant cluster.
     fn keeps_new_token(&self) -> bool;
-
-    /// Before the first array write: when `plan` creates a token, its intent must be
-    /// durable, or the apply does not start.
-    async fn before_apply(&self, plan: &Plan) -> Result<(), Self::Error> {
-        let _ = plan;
-        Ok(())
-    }
-
-    /// After the apply, however it ended: a token it created must be durable before
-    /// anyone gets it.
-    async fn after_apply(&self) -> Result<(), Self::Error> {
-        Ok(())
-    }
 
     /// Renders and applies the tenant's manifests with the array's facts.
     async fn apply_manifests(
@@ -381,20 +408,6 @@ pub trait ClusterSide: Send + Sync {
         tenant: &Tenant,
         facts: &ArrayFacts,
     ) -> Result<Delivery<Self::Report>, Self::Error>;
-
-    /// Whether a complete run that had nothing pending (no entry, or a stale one)
-    /// lets the journal go: a journal kept outside the run (the controller's Secret)
-    /// would otherwise hold a stale entry forever; a file journal keeps it until the
-    /// next intent overwrites it.
-    fn drops_stale_entries(&self) -> bool {
-        false
-    }
-
-    /// The journal let go of `user`'s token (delivered, or nothing was pending):
-    /// remove the durable copy.
-    async fn token_delivered(&self, user: &str) {
-        let _ = user;
-    }
 }
 
 /// The array part alone: no clusters, and nowhere to keep a new token (a plan that
@@ -431,6 +444,8 @@ pub struct Applied<'a> {
     observed: Observed,
     plan: Plan,
     report: ApplyReport,
+    /// The journal let go of the tenant's token already.
+    let_go: AtomicBool,
 }
 
 impl Applied<'_> {
@@ -479,37 +494,31 @@ impl Applied<'_> {
     /// whose token the apply created without an answer must stay: it is the only
     /// evidence that the token is pxfa's and nobody has it.
     pub fn nothing_pending(&self) -> bool {
-        let creates = self
-            .plan
-            .changes
-            .iter()
-            .any(|c| c.action == Action::Create && c.kind == Kind::ApiToken);
-        !creates
+        !creates_token(&self.plan)
             && matches!(
                 self.observed.token_journal,
                 JournalVerdict::None | JournalVerdict::Stale
             )
     }
 
-    /// The journal lets go of the tenant's token: it is durable elsewhere now.
-    pub async fn token_delivered<C: ClusterSide + ?Sized>(
-        &self,
-        clusters: &C,
-    ) -> Result<(), JournalError> {
-        let Some(user) = self.tenant.desired.api_token.as_ref().map(|t| &t.admin) else {
+    /// The journal lets go of the tenant's token (its entry, then the entry's
+    /// durable copy): it is durable elsewhere now (the tenant cluster, the
+    /// adapter's [copy](Planned::with_token_copy)). Once: a second call does nothing.
+    pub async fn token_delivered(&self) -> Result<(), JournalError> {
+        let Some((journal, user)) = journal_of(&self.site, &self.tenant) else {
             return Ok(());
         };
-        let kept = match &self.site.journal {
-            Some(v) => v.delivered(user),
-            None => Ok(()),
-        };
-        clusters.token_delivered(user).await;
-        kept
+        if self.let_go.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let kept = journal.delivered(user);
+        let copy = journal.persist_delivered(user).await;
+        kept.and(copy)
     }
 
     /// The last stage: the manifests with the array's facts onto the clusters; the
-    /// journal lets go once the tenant holds the token, or (for a cluster side that
-    /// [drops stale entries](ClusterSide::drops_stale_entries)) when both clusters
+    /// journal lets go once the tenant holds the token, or (for a journal that
+    /// [drops stale entries](TokenJournal::drops_stale_entries)) when both clusters
     /// are done and nothing was pending. The second value is `None` when the journal
     /// kept its entry, else whether letting go worked (when it did not, the token is
     /// delivered all the same and the next run delivers the same token again).
@@ -520,15 +529,36 @@ impl Applied<'_> {
         let delivery = clusters
             .apply_manifests(&self.tenant, &self.facts())
             .await?;
-        let nothing_pending =
-            clusters.drops_stale_entries() && delivery.complete && self.nothing_pending();
+        let drops_stale = self
+            .site
+            .journal
+            .as_ref()
+            .is_some_and(|j| j.drops_stale_entries());
+        let nothing_pending = drops_stale && delivery.complete && self.nothing_pending();
         let journal = if delivery.token_kept || nothing_pending {
-            Some(self.token_delivered(clusters).await)
+            Some(self.token_delivered().await)
         } else {
             None
         };
         Ok((delivery, journal))
     }
+}
+
+/// The site's journal and the tenant's token user, when the tenant has a token
+/// and the site a journal.
+fn journal_of<'s>(
+    site: &'s Site<'_>,
+    tenant: &'s Tenant,
+) -> Option<(&'s dyn TokenJournal, &'s str)> {
+    let user = tenant.desired.api_token.as_ref()?.admin.as_str();
+    Some((site.journal.as_deref()?, user))
+}
+
+/// Whether `plan` creates an API token.
+fn creates_token(plan: &Plan) -> bool {
+    plan.changes
+        .iter()
+        .any(|c| c.action == Action::Create && c.kind == Kind::ApiToken)
 }
 
 /// A tenant about to be destroyed: the destroy plan and the array it is for.

@@ -17,14 +17,15 @@
 //! | anything else | | stale: ignored, overwritten by the next intent |
 //!
 //! The planner does no I/O: the token journal is the caller's (a 0600 file in the CLI,
-//! [`MemTokenJournal`] in tests and in the controller, which copies it to a Secret before and
-//! after the apply).
+//! [`MemTokenJournal`] in tests, and in the controller a [`MemTokenJournal`] whose
+//! [`TokenJournal`] hooks copy it to a Secret before and after the apply).
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use async_trait::async_trait;
 use secrecy::SecretString;
 
 use crate::desired::DesiredState;
@@ -63,13 +64,78 @@ pub struct JournalEntry {
 
 /// A journal that cannot be read or written. Creating a token is refused when the
 /// intent cannot be recorded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("token journal: {0}")]
-pub struct JournalError(pub String);
+#[derive(Debug)]
+pub struct JournalError {
+    message: String,
+    /// The journal's own error, kept whole for the adapter that made the journal
+    /// (see [`JournalError::downcast`]).
+    inner: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
 
-/// Durable storage of the journal, one entry per array user. Every method is
-/// synchronous so that recording the token right after the create answer involves no
-/// await (a cancelled future cannot fall between the two).
+impl JournalError {
+    /// An error the message says all of ("token journal: " goes before it).
+    pub fn new(message: impl Into<String>) -> Self {
+        JournalError {
+            message: message.into(),
+            inner: None,
+        }
+    }
+
+    /// A journal's own error (the controller's Secret: a conflict, an API
+    /// failure), shown as it is and handed back whole by [`JournalError::downcast`].
+    pub fn other(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        JournalError {
+            message: error.to_string(),
+            inner: Some(Box::new(error)),
+        }
+    }
+
+    /// The error [`JournalError::other`] was made of, when it is an `E`.
+    pub fn downcast<E: std::error::Error + 'static>(self) -> Result<E, Self> {
+        match self.inner.map(|b| b.downcast::<E>()) {
+            Some(Ok(e)) => Ok(*e),
+            Some(Err(inner)) => Err(JournalError {
+                message: self.message,
+                inner: Some(inner),
+            }),
+            None => Err(JournalError {
+                message: self.message,
+                inner: None,
+            }),
+        }
+    }
+}
+
+impl fmt::Display for JournalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.inner.is_some() {
+            // The journal's own error names the journal.
+            f.write_str(&self.message)
+        } else {
+            write!(f, "token journal: {}", self.message)
+        }
+    }
+}
+
+impl std::error::Error for JournalError {}
+
+/// The token journal, one entry per array user: the one trait every journal
+/// implements (the CLI's 0600 file, the controller's Secret over this process's
+/// memory, [`MemTokenJournal`] in tests), and the only place the pipeline keeps a
+/// token it created before the token reached the tenant.
+///
+/// Two halves. The entries: every method is synchronous so that recording the
+/// token right after the create answer involves no await (a cancelled future
+/// cannot fall between the two). Their durable copy: asynchronous hooks the
+/// pipeline ([`crate::Planned::apply`], [`crate::Applied::token_delivered`]) calls
+/// around the array apply, for a journal whose entries live in memory and are
+/// copied elsewhere (the controller's Secret); a journal durable by itself (a file
+/// synced on every write) keeps their defaults, which do nothing.
+///
+/// The rule every journal keeps: the token is kept (the intent durable before the
+/// create call, the token durable before anyone is given it), and the journal lets
+/// go only once the token was delivered.
+#[async_trait]
 pub trait TokenJournal: Send + Sync + fmt::Debug {
     /// Before the create call: `user` is about to get a token (the plan saw none).
     fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError>;
@@ -84,6 +150,34 @@ pub trait TokenJournal: Send + Sync + fmt::Debug {
     fn delivered(&self, user: &str) -> Result<(), JournalError>;
     /// The entry of `user`, if any.
     fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError>;
+
+    /// Before the first array write of a plan that creates `user`'s token: the
+    /// intent is durable, or the apply does not start.
+    async fn persist_intent(&self, user: &str) -> Result<(), JournalError> {
+        let _ = user;
+        Ok(())
+    }
+
+    /// After the apply, however it ended: a token it created for `user` is durable
+    /// before anyone is given it.
+    async fn persist_token(&self, user: &str) -> Result<(), JournalError> {
+        let _ = user;
+        Ok(())
+    }
+
+    /// After [`TokenJournal::delivered`]: the durable copy of `user`'s entry goes.
+    async fn persist_delivered(&self, user: &str) -> Result<(), JournalError> {
+        let _ = user;
+        Ok(())
+    }
+
+    /// Whether a complete run that had nothing pending (no entry, or a stale one)
+    /// lets the entry go: a copy kept outside the run (the controller's Secret)
+    /// would otherwise hold a stale entry forever; a file keeps it until the next
+    /// intent overwrites it.
+    fn drops_stale_entries(&self) -> bool {
+        false
+    }
 }
 
 /// This machine's clock in ms since the epoch.

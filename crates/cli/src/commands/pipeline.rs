@@ -109,7 +109,6 @@ pub(crate) async fn run_planned<'a, C>(
 ) -> Result<Applied<'a>>
 where
     C: ClusterSide,
-    C::Error: Into<anyhow::Error>,
 {
     let total = planned.plan().actionable().count();
     let progress = ChangeProgress::new(p, total);
@@ -119,7 +118,7 @@ where
     progress.finish();
     applied.map_err(|e| match e {
         ApplyError::TokenWouldBeLost(lost) => anyhow::Error::new(lost),
-        ApplyError::Journal(e) => e.into(),
+        ApplyError::Journal(e) => anyhow::Error::new(e),
     })
 }
 

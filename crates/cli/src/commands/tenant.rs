@@ -127,7 +127,8 @@ async fn plan_with_space<'a>(
 /// Where this apply keeps a token it creates: `--out DIR --include-secrets` or the
 /// tenant cluster's px-pure-secret. Without either, px-topology's rule refuses.
 fn keep_new_token(planned: &Planned<'_>, a: &ApplyArgs, f: &mut Findings) {
-    if let Err(lost) = planned.refuse_losing_a_new_token(super::token_delivery::keeps_token(a)) {
+    // `--out DIR --include-secrets` is the planned apply's copy already.
+    if let Err(lost) = planned.refuse_losing_a_new_token(a.kube.tenant_kubeconfig.is_some()) {
         f.input(format!(
             "{lost}. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
              or with --tenant-kubeconfig to write it into the tenant cluster, \
@@ -305,6 +306,7 @@ async fn apply_in(
         journal: token_journal.clone().map(|v| v as Arc<dyn TokenJournal>),
     };
     let (planned, space) = plan_with_space(session, t, site, a.plan.to_options(), p).await?;
+    let planned = planned.with_token_copy(super::token_delivery::copies_token(a));
     approve(a, kube, g, p, session, &planned, space).await?;
     let opts = ApplyOptions {
         concurrency: a.concurrency as usize,

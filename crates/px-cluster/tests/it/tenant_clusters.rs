@@ -1,8 +1,8 @@
 //! The tenant pipeline's cluster side (`px_cluster::TenantClusters`) against a
 //! management and a tenant fake API server and an in-memory array: the whole
 //! pipeline from the observation to the clusters, the one rule for a kept token and
-//! a complete run, the token journal's hooks in their order, and a new token refused
-//! where nothing could keep it.
+//! a complete run, the token journal's durable-copy hooks in their order around the
+//! clusters, and a new token refused where nothing could keep it.
 
 use std::sync::{Arc, Mutex};
 
@@ -10,13 +10,11 @@ use async_trait::async_trait;
 use flasharray_mock::MockArray;
 use px_cluster::tenant_clusters::delivery;
 use px_cluster::{
-    ApplyReport, ClusterClients, ClustersReport, FileBackedTokenJournal, Notice, TenantClusters,
-    TenantClustersOptions, TokenJournalHooks,
+    ApplyReport, ClusterClients, ClustersReport, Notice, TenantClusters, TenantClustersOptions,
 };
-use px_topology::token_journal::{MemTokenJournal, TokenJournal};
+use px_topology::token_journal::{JournalEntry, JournalError, MemTokenJournal, TokenJournal};
 use px_topology::{
-    Action, ApplyError, ApplyOptions, ArrayFacts, Cluster, Kind, Manifest, Plan, PlanOptions, Site,
-    Tenant,
+    ApplyError, ApplyOptions, ArrayFacts, Cluster, Manifest, PlanOptions, Site, Tenant,
 };
 use secrecy::SecretString;
 use serde_json::{Value, json};
@@ -27,46 +25,56 @@ use crate::support::*;
 
 const CSV: &str = "portworx-operator.v25.2.0";
 
-/// Records the hooks' calls in order.
-#[derive(Default)]
-struct Recorder(Mutex<Vec<String>>);
+/// A journal in memory whose durable copy's hooks are recorded in order, as the
+/// controller's Secret gets them.
+#[derive(Debug, Default)]
+struct Recorder {
+    entries: MemTokenJournal,
+    calls: Mutex<Vec<String>>,
+}
 
 impl Recorder {
     fn calls(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
+        self.calls.lock().unwrap().clone()
+    }
+    fn note(&self, s: String) {
+        self.calls.lock().unwrap().push(s);
     }
 }
 
 #[async_trait]
-impl TokenJournalHooks for Recorder {
-    type Error = std::convert::Infallible;
-
+impl TokenJournal for Recorder {
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
+        self.entries.record_intent(user, at_ms)
+    }
+    fn record_token(
+        &self,
+        user: &str,
+        created_at: Option<u64>,
+        token: &SecretString,
+    ) -> Result<(), JournalError> {
+        self.entries.record_token(user, created_at, token)
+    }
+    fn delivered(&self, user: &str) -> Result<(), JournalError> {
+        self.entries.delivered(user)
+    }
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
+        self.entries.load(user)
+    }
     fn drops_stale_entries(&self) -> bool {
         true
     }
-
-    async fn before_apply(&self, plan: &Plan) -> Result<(), Self::Error> {
-        let creates = plan
-            .changes
-            .iter()
-            .any(|c| c.kind == Kind::ApiToken && c.action == Action::Create);
-        self.0
-            .lock()
-            .unwrap()
-            .push(format!("before_apply creates={creates}"));
+    async fn persist_intent(&self, user: &str) -> Result<(), JournalError> {
+        self.note(format!("persist_intent {user}"));
         Ok(())
     }
-
-    async fn after_apply(&self) -> Result<(), Self::Error> {
-        self.0.lock().unwrap().push("after_apply".to_string());
+    async fn persist_token(&self, user: &str) -> Result<(), JournalError> {
+        self.note(format!("persist_token {user}"));
         Ok(())
     }
-
-    async fn token_delivered(&self, user: &str) {
-        self.0
-            .lock()
-            .unwrap()
-            .push(format!("token_delivered {user}"));
+    async fn persist_delivered(&self, user: &str) -> Result<(), JournalError> {
+        self.note(format!("persist_delivered {user}"));
+        Ok(())
     }
 }
 
@@ -163,15 +171,10 @@ fn options() -> TenantClustersOptions {
 #[tokio::test]
 async fn a_new_token_reaches_the_tenant_cluster_and_the_journal_lets_go() {
     let w = World::start(true).await;
-    let journal = Arc::new(MemTokenJournal::new());
+    let journal = Arc::new(Recorder::default());
     let notices = Mutex::new(Vec::new());
     let notify = |n: Notice<'_>| notices.lock().unwrap().push(format!("{n:?}"));
-    let side = TenantClusters::new(
-        Some(w.clients(true).await),
-        options(),
-        Recorder::default(),
-        Box::new(notify),
-    );
+    let side = TenantClusters::new(Some(w.clients(true).await), options(), Box::new(notify));
     let site = Site {
         journal: Some(journal.clone() as Arc<dyn TokenJournal>),
         ..Site::array(&w.array)
@@ -197,11 +200,11 @@ async fn a_new_token_reaches_the_tenant_cluster_and_the_journal_lets_go() {
     assert!(let_go.expect("the journal let go").is_ok());
     let user = w.tenant.spec.token_user();
     assert_eq!(
-        side.journal().calls(),
+        journal.calls(),
         [
-            "before_apply creates=true".to_string(),
-            "after_apply".to_string(),
-            format!("token_delivered {user}")
+            format!("persist_intent {user}"),
+            format!("persist_token {user}"),
+            format!("persist_delivered {user}")
         ]
     );
     assert!(journal.load(&user).expect("journal").is_none());
@@ -230,12 +233,7 @@ async fn a_new_token_reaches_the_tenant_cluster_and_the_journal_lets_go() {
 async fn a_tenant_cluster_still_installing_keeps_the_token_but_is_not_complete() {
     let w = World::start(false).await;
     let journal = Arc::new(MemTokenJournal::new());
-    let side = TenantClusters::new(
-        Some(w.clients(true).await),
-        options(),
-        Recorder::default(),
-        Box::new(|_| {}),
-    );
+    let side = TenantClusters::new(Some(w.clients(true).await), options(), Box::new(|_| {}));
     let site = Site {
         journal: Some(journal.clone() as Arc<dyn TokenJournal>),
         ..Site::array(&w.array)
@@ -262,12 +260,7 @@ async fn a_tenant_cluster_still_installing_keeps_the_token_but_is_not_complete()
 #[tokio::test]
 async fn without_a_tenant_cluster_a_new_token_is_refused_before_any_write() {
     let w = World::start(true).await;
-    let side = TenantClusters::new(
-        Some(w.clients(false).await),
-        options(),
-        FileBackedTokenJournal,
-        Box::new(|_| {}),
-    );
+    let side = TenantClusters::new(Some(w.clients(false).await), options(), Box::new(|_| {}));
     let planned = w
         .tenant
         .observe(Site::array(&w.array))
@@ -284,21 +277,14 @@ async fn without_a_tenant_cluster_a_new_token_is_refused_before_any_write() {
 #[tokio::test]
 async fn a_token_kept_elsewhere_is_not_delivered_by_a_run_without_the_tenant_cluster() {
     let w = World::start(true).await;
-    let side = TenantClusters::new(
-        Some(w.clients(false).await),
-        TenantClustersOptions {
-            keeps_token_elsewhere: true,
-            ..options()
-        },
-        FileBackedTokenJournal,
-        Box::new(|_| {}),
-    );
+    let side = TenantClusters::new(Some(w.clients(false).await), options(), Box::new(|_| {}));
     let planned = w
         .tenant
         .observe(Site::array(&w.array))
         .await
         .expect("observe")
-        .plan(&PlanOptions::default());
+        .plan(&PlanOptions::default())
+        .with_token_copy(true);
     let applied = planned
         .apply(&side, ApplyOptions::default(), &|_| {})
         .await
@@ -474,7 +460,6 @@ async fn the_storage_nic_the_worker_vms_report_is_rendered_for_both_adapters() {
             tenant: Some(tenant_fake.client().await),
         }),
         options(),
-        FileBackedTokenJournal,
         Box::new(|n: Notice<'_>| {
             if let Notice::GuestInterfaceReplaced { specified, found } = n {
                 notices
@@ -526,20 +511,13 @@ async fn the_drives_of_claims_bound_on_the_management_cluster_are_tagged_once() 
     let array = MockArray::new();
     array.add_admin(&tenant.spec.token_user());
     // The array part: the pod; the drives stay pending until their claims bind.
-    let side = TenantClusters::new(
-        None,
-        TenantClustersOptions {
-            keeps_token_elsewhere: true,
-            ..options()
-        },
-        FileBackedTokenJournal,
-        Box::new(|_| {}),
-    );
+    let side = TenantClusters::new(None, options(), Box::new(|_| {}));
     let planned = tenant
         .observe(Site::array(&array))
         .await
         .expect("observe")
-        .plan(&PlanOptions::default());
+        .plan(&PlanOptions::default())
+        .with_token_copy(true);
     let applied = planned
         .apply(&side, ApplyOptions::default(), &|_| {})
         .await

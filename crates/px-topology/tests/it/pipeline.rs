@@ -1,6 +1,6 @@
 //! The tenant pipeline (`Tenant::observe` → `Observation` → `Planned` → `Applied`)
-//! with a fake cluster side: the stages run in order, the journal's hooks come around
-//! the apply, a token goes to the clusters and the journal lets go of it, and a token
+//! with a fake cluster side: the stages run in order, the journal's durable-copy
+//! hooks come around the apply, a token goes to the clusters and the journal lets go of it, and a token
 //! nobody would keep is refused before any write.
 
 use crate::support as examples;
@@ -9,25 +9,30 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use flasharray_mock::MockArray;
-use px_topology::token_journal::{MemTokenJournal, TokenJournal};
+use px_topology::token_journal::{JournalEntry, JournalError, MemTokenJournal, TokenJournal};
 use px_topology::{
-    ApplyError, ApplyOptions, ArrayFacts, ClusterSide, Delivery, Plan, PlanOptions, Site, Tenant,
+    ApplyError, ApplyOptions, ArrayFacts, ClusterSide, Delivery, PlanOptions, Site, Tenant,
 };
+use secrecy::SecretString;
 
-/// Records what the pipeline asked of the clusters, in order.
+/// What the pipeline asked of the clusters and of the journal's durable copy, in
+/// order.
+type Calls = Arc<Mutex<Vec<String>>>;
+
+fn note(calls: &Calls, s: impl Into<String>) {
+    calls.lock().unwrap().push(s.into());
+}
+
+/// Records what the pipeline asked of the clusters.
 #[derive(Default)]
 struct FakeClusters {
     keeps: bool,
-    drops_stale: bool,
-    calls: Mutex<Vec<String>>,
+    calls: Calls,
 }
 
 impl FakeClusters {
     fn calls(&self) -> Vec<String> {
         self.calls.lock().unwrap().clone()
-    }
-    fn note(&self, s: impl Into<String>) {
-        self.calls.lock().unwrap().push(s.into());
     }
 }
 
@@ -40,36 +45,66 @@ impl ClusterSide for FakeClusters {
         self.keeps
     }
 
-    fn drops_stale_entries(&self) -> bool {
-        self.drops_stale
-    }
-
-    async fn before_apply(&self, plan: &Plan) -> Result<(), String> {
-        self.note(format!("before {}", plan.actionable().count()));
-        Ok(())
-    }
-
-    async fn after_apply(&self) -> Result<(), String> {
-        self.note("after");
-        Ok(())
-    }
-
     async fn apply_manifests(
         &self,
         tenant: &Tenant,
         facts: &ArrayFacts,
     ) -> Result<Delivery<usize>, String> {
         let n = tenant.manifests().map_err(|e| e.to_string())?.len();
-        self.note(format!("manifests token={}", facts.api_token.is_some()));
+        note(
+            &self.calls,
+            format!("manifests token={}", facts.api_token.is_some()),
+        );
         Ok(Delivery {
             report: n,
             token_kept: facts.api_token.is_some(),
             complete: true,
         })
     }
+}
 
-    async fn token_delivered(&self, user: &str) {
-        self.note(format!("delivered {user}"));
+/// A journal in memory whose durable copy's hooks are recorded, as a journal
+/// copied elsewhere (the controller's Secret) would get them.
+#[derive(Debug, Default)]
+struct RecordingJournal {
+    entries: MemTokenJournal,
+    drops_stale: bool,
+    calls: Calls,
+}
+
+#[async_trait]
+impl TokenJournal for RecordingJournal {
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
+        self.entries.record_intent(user, at_ms)
+    }
+    fn record_token(
+        &self,
+        user: &str,
+        created_at: Option<u64>,
+        token: &SecretString,
+    ) -> Result<(), JournalError> {
+        self.entries.record_token(user, created_at, token)
+    }
+    fn delivered(&self, user: &str) -> Result<(), JournalError> {
+        self.entries.delivered(user)
+    }
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
+        self.entries.load(user)
+    }
+    async fn persist_intent(&self, user: &str) -> Result<(), JournalError> {
+        note(&self.calls, format!("persist_intent {user}"));
+        Ok(())
+    }
+    async fn persist_token(&self, user: &str) -> Result<(), JournalError> {
+        note(&self.calls, format!("persist_token {user}"));
+        Ok(())
+    }
+    async fn persist_delivered(&self, user: &str) -> Result<(), JournalError> {
+        note(&self.calls, format!("persist_delivered {user}"));
+        Ok(())
+    }
+    fn drops_stale_entries(&self) -> bool {
+        self.drops_stale
     }
 }
 
@@ -86,15 +121,19 @@ fn cloud_drive() -> (Tenant, MockArray) {
 async fn a_tenant_goes_through_every_stage_and_its_token_reaches_the_clusters() {
     let (tenant, array) = cloud_drive();
     let token_journal = MemTokenJournal::new();
-    let journal: Arc<dyn TokenJournal> = Arc::new(token_journal.clone());
+    let clusters = FakeClusters {
+        keeps: true,
+        ..FakeClusters::default()
+    };
+    let journal: Arc<dyn TokenJournal> = Arc::new(RecordingJournal {
+        entries: token_journal.clone(),
+        calls: clusters.calls.clone(),
+        ..RecordingJournal::default()
+    });
     let site = Site {
         array: &array,
         claims: None,
         journal: Some(journal.clone()),
-    };
-    let clusters = FakeClusters {
-        keeps: true,
-        ..FakeClusters::default()
     };
     let planned = tenant
         .observe(site.clone())
@@ -102,7 +141,6 @@ async fn a_tenant_goes_through_every_stage_and_its_token_reaches_the_clusters() 
         .unwrap()
         .plan(&PlanOptions::default());
     assert!(planned.plan().is_applicable() && planned.writes_array());
-    let changes = planned.plan().actionable().count();
     let applied = planned
         .apply(&clusters, ApplyOptions::default(), &|_| {})
         .await
@@ -124,10 +162,10 @@ async fn a_tenant_goes_through_every_stage_and_its_token_reaches_the_clusters() 
     assert_eq!(
         clusters.calls(),
         [
-            format!("before {changes}"),
-            "after".to_string(),
+            format!("persist_intent {user}"),
+            format!("persist_token {user}"),
             "manifests token=true".to_string(),
-            format!("delivered {user}"),
+            format!("persist_delivered {user}"),
         ]
     );
     assert!(
@@ -169,17 +207,22 @@ async fn a_token_nobody_would_keep_is_refused_before_any_write() {
 }
 
 #[tokio::test]
-async fn a_complete_run_with_nothing_pending_lets_go_only_where_the_side_asks() {
+async fn a_complete_run_with_nothing_pending_lets_go_only_where_the_journal_asks() {
     let spec = examples::example("direct-access");
     let tenant = Tenant::from_spec(spec, "direct-access".as_ref()).unwrap();
     let array = MockArray::new();
     for drops_stale in [false, true] {
-        let clusters = FakeClusters {
+        let clusters = FakeClusters::default();
+        let journal = RecordingJournal {
             drops_stale,
-            ..FakeClusters::default()
+            ..RecordingJournal::default()
+        };
+        let site = Site {
+            journal: Some(Arc::new(journal)),
+            ..Site::array(&array)
         };
         let applied = tenant
-            .observe(Site::array(&array))
+            .observe(site)
             .await
             .unwrap()
             .plan(&PlanOptions::default())
