@@ -171,7 +171,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
     )
     .await?;
     let session = Session::open(g, p, &t.token_users())?;
-    let array = array_layer(&session, &t).await;
+    let array = array_layer(&session, &t, management.as_ref()).await;
     let closed = session.close().await;
     let (array, plan) = array?;
     let mut report = StatusReport {
@@ -222,11 +222,32 @@ fn print_status(t: &Tenant, plan: &Plan, report: &StatusReport, p: &Printer) -> 
     Ok(())
 }
 
+/// How a pending drive's state begins: ok (nothing anyone here can do makes its claim
+/// bind; a dynamic tenant without a kubeconfig stays so), shown as `??` with why.
+const PENDING_STATE: &str = "pending";
+
+/// Whether `i` is a pending drive (see [`PENDING_STATE`]).
+fn is_pending(i: &Item) -> bool {
+    i.ok && i.state.starts_with(PENDING_STATE)
+}
+
 /// The array's layer of the status: the pipeline's first two stages (the drives in
-/// use keep their size, as `plan` and `apply` see them), read only.
-async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
+/// use keep their size, as `plan` and `apply` see them), read only. With the
+/// management cluster's client the drive claims are read as `plan` reads them, so a
+/// drive whose claim is bound shows as a tag to add.
+async fn array_layer(
+    session: &Session,
+    t: &Tenant,
+    management: Option<&px_cluster::Client>,
+) -> Result<(Layer, Plan)> {
+    let locator = super::drives::locator_for(session, t, management);
+    let site = Site {
+        array: session.array.as_ref(),
+        claims: locator.as_deref(),
+        journal: None,
+    };
     let (_, observed, plan) = t
-        .observe(Site::array(session.array.as_ref()))
+        .observe(site)
         .await
         .map_err(super::pipeline::observe_error)?
         .plan(&PlanOptions::default())
@@ -234,16 +255,25 @@ async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
     let mut items = Vec::new();
     for c in &plan.changes {
         let ok = c.action == Action::NoOp;
+        let state = match c.action {
+            Action::NoOp => "present, tagged, as specified".to_string(),
+            Action::Pending => {
+                items.push(Item {
+                    object: format!("{} {}", c.kind.label(), c.name),
+                    state: format!("{PENDING_STATE}: {}", c.reason),
+                    ok: true,
+                    problem: None,
+                });
+                continue;
+            }
+            action => format!(
+                "needs {}",
+                serde_json::to_value(action)?.as_str().unwrap_or("change")
+            ),
+        };
         items.push(Item {
             object: format!("{} {}", c.kind.label(), c.name),
-            state: if ok {
-                "present, tagged, as specified".to_string()
-            } else {
-                format!(
-                    "needs {}",
-                    serde_json::to_value(c.action)?.as_str().unwrap_or("change")
-                )
-            },
+            state,
             ok,
             problem: (!ok).then(|| format!("{}: run pxfa apply", c.reason)),
         });
@@ -311,7 +341,9 @@ fn status_text(r: &StatusReport, p: &Printer) -> String {
             out.push("  (nothing)".to_string());
         }
         for i in &l.items {
-            let mark = if i.ok {
+            let mark = if is_pending(i) {
+                p.paint_out("33", "?? ")
+            } else if i.ok {
                 p.paint_out("32", "ok ")
             } else {
                 p.paint_out("31;1", "!! ")
@@ -326,7 +358,15 @@ fn status_text(r: &StatusReport, p: &Printer) -> String {
             }
         }
     }
-    out.push(if r.healthy() {
+    let pending = r
+        .layers
+        .iter()
+        .flat_map(|l| &l.items)
+        .filter(|i| is_pending(i))
+        .count();
+    out.push(if r.healthy() && pending > 0 {
+        format!("healthy; {pending} drive(s) pending (marked ??): not a problem, see why above")
+    } else if r.healthy() {
         "healthy".to_string()
     } else {
         "problems found (marked !!)".to_string()

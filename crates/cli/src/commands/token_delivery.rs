@@ -57,7 +57,7 @@ pub(super) type CliClusters<'a> = TenantClusters<'a, FileBackedTokenJournal>;
 /// Where this apply keeps a token it creates: `--out DIR --include-secrets` or the
 /// tenant cluster's px-pure-secret.
 pub(super) fn keeps_token(a: &ApplyArgs) -> bool {
-    (a.include_secrets && a.out.is_some()) || a.kube.tenant_kubeconfig.is_some()
+    (a.include_secrets && a.out.is_some()) || a.kube.clusters.tenant_kubeconfig.is_some()
 }
 
 /// The cluster side of `a`: `clients`, the clusters of `--kubeconfig` and
@@ -170,7 +170,7 @@ pub(super) async fn after_apply(
     };
     // Whether the pipeline let the journal go already.
     let mut let_go = false;
-    if report.is_success() && a.kube.kubeconfig.is_some() {
+    if report.is_success() && a.kube.clusters.kubeconfig.is_some() {
         let (delivery, journal) = applied
             .to_clusters(clusters)
             .await
@@ -197,7 +197,7 @@ pub(super) async fn after_apply(
             }
         }
     }
-    if report.is_success() && a.kube.kubeconfig.is_none() {
+    if report.is_success() && a.kube.clusters.kubeconfig.is_none() {
         if let Some(l) = locator.filter(|_| session.is_simulated()) {
             super::drives::simulate_management_portworx(session, t, p).await?;
             let drives =
