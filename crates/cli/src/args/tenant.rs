@@ -291,6 +291,10 @@ pub(crate) struct StatusArgs {
     /// Context in the tenant kubeconfig.
     #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
     pub(crate) tenant_context: Option<String>,
+    /// The tenant's API token is a problem (exit 3, naming `pxfa token rotate`) when
+    /// it expires within this long; `0s`: only once it has expired.
+    #[arg(long, value_name = "DURATION", default_value = "30d", value_parser = humantime::parse_duration)]
+    pub(crate) token_expiry_warning: Duration,
 }
 
 /// `token rotate`.

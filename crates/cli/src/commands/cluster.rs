@@ -14,7 +14,7 @@ use px_cluster::{
     ApplyReport, BoxError, Notice, RotateOptions, StatusDocument, StatusReport, TokenProbe,
     cluster_status, connect, rotate_token,
 };
-use px_topology::{Action, Plan, PlanOptions, ProgressEvent, Site, Tenant};
+use px_topology::{Action, Kind, Plan, PlanOptions, ProgressEvent, Site, Tenant};
 use secrecy::{ExposeSecret, SecretString};
 
 use super::kube_clients::connect as kube_connect;
@@ -171,7 +171,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
     )
     .await?;
     let session = Session::open(g, p, &t.token_users())?;
-    let array = array_layer(&session, &t, management.as_ref()).await;
+    let array = array_layer(&session, &t, management.as_ref(), a).await;
     let closed = session.close().await;
     let (array, plan) = array?;
     let mut report = StatusReport {
@@ -239,6 +239,7 @@ async fn array_layer(
     session: &Session,
     t: &Tenant,
     management: Option<&px_cluster::Client>,
+    a: &StatusArgs,
 ) -> Result<(Layer, Plan)> {
     let locator = super::drives::locator_for(session, t, management);
     let site = Site {
@@ -271,12 +272,16 @@ async fn array_layer(
                 serde_json::to_value(action)?.as_str().unwrap_or("change")
             ),
         };
-        items.push(Item {
+        let mut item = Item {
             object: format!("{} {}", c.kind.label(), c.name),
             state,
             ok,
             problem: (!ok).then(|| format!("{}: run pxfa apply", c.reason)),
-        });
+        };
+        if ok && c.kind == Kind::ApiToken {
+            token_expiry(&mut item, observed.token_expires_at, a);
+        }
+        items.push(item);
     }
     for b in &plan.conflicts {
         items.push(Item {
@@ -294,6 +299,42 @@ async fn array_layer(
         },
         plan,
     ))
+}
+
+/// The tenant's token as it is, with its expiry: a problem when it expires within
+/// `--token-expiry-warning` (or has expired), naming the rotation that replaces it
+/// without a gap. Times are the array's (`expires_at`) against this machine's clock.
+fn token_expiry(item: &mut Item, expires_at: Option<u64>, a: &StatusArgs) {
+    let Some(expires) = expires_at else {
+        item.state = "present, never expires".to_string();
+        return;
+    };
+    let now = u64::try_from(jiff::Timestamp::now().as_millisecond()).unwrap_or(0);
+    let within = u64::try_from(a.token_expiry_warning.as_millis()).unwrap_or(u64::MAX);
+    let when = crate::output::local_time(expires);
+    if expires > now.saturating_add(within) {
+        item.state = format!(
+            "present, expires {when} (in {})",
+            crate::output::human_ms(expires - now)
+        );
+        return;
+    }
+    item.ok = false;
+    item.state = if expires <= now {
+        format!("EXPIRED {when}")
+    } else {
+        format!(
+            "expires {when} (in {})",
+            crate::output::human_ms(expires - now)
+        )
+    };
+    item.problem = Some(format!(
+        "rotate it before Portworx loses the array: `pxfa token rotate -f {} --tenant-kubeconfig FILE` \
+         (or `--out DIR` through the px-pure-secret file); the new token lives spec.array.tokenLifetime \
+         (default 365d). This warning starts {} before expiry (--token-expiry-warning)",
+        a.file.display(),
+        humantime::format_duration(a.token_expiry_warning)
+    ));
 }
 
 /// What an earlier pxfa tagged for this tenant's name without a namespace and no
