@@ -230,6 +230,7 @@ fn a_bad_kubeconfig_is_2_with_nothing_sent() {
         vec!["orphans", "-f", &spec, "--kubeconfig", bad],
         vec!["doctor", "-f", &spec, "--kubeconfig", bad],
         vec!["apply", "-f", &spec, "--yes", "--kubeconfig", bad],
+        vec!["plan", "-f", &spec, "--kubeconfig", bad],
     ] {
         let (code, err) = unreachable(dir.path(), &args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
@@ -254,6 +255,28 @@ fn apply_takes_kubeconfig_from_the_environment() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("env.kubeconfig"), "{stderr}");
     assert!(!state.exists(), "nothing may change");
+}
+
+/// `apply --dry-run` (a kubectl habit) is refused with a pointer to `plan
+/// --kubeconfig`, exit 2, before anything is sent; `--dry-run=server` too.
+#[test]
+fn apply_dry_run_points_to_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = spec();
+    for flag in ["--dry-run", "--dry-run=server", "--dry-run=client"] {
+        let args = ["apply", "-f", &spec, "--yes", flag];
+        let (code, err) = unreachable(dir.path(), &args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("apply has no --dry-run: use `pxfa plan -f")
+                && err.contains("--kubeconfig"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("did not answer"),
+            "nothing may be sent: {err}"
+        );
+    }
 }
 
 #[test]
@@ -402,6 +425,28 @@ fn pending_drives_nobody_here_can_progress_are_not_changes() {
         stderr.contains("not a change pxfa can make from here"),
         "{stderr}"
     );
+    // status: the pending drives are shown with why, and are not problems (exit 0).
+    let out = sim.cmd().args(["status", "-f", &spec]).output().unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("?? volume for claim clusters-tenant-demo/tenant-demo-w00-data0: pending: created by the management Portworx when claim"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .trim_end()
+            .ends_with("healthy; 6 drive(s) pending (marked ??): not a problem, see why above"),
+        "{stdout}"
+    );
+    let out = sim
+        .cmd()
+        .args(["status", "-f", &spec, "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["healthy"], true, "{v:#}");
 }
 
 /// Shared options are listed once (`pxfa help array`), `--yes` where a command

@@ -80,3 +80,64 @@ fn tenant_tokens_expire_after_a_year_unless_the_spec_says_otherwise() {
         );
     }
 }
+
+/// `status` of the applied tenant in `dir` with `extra` flags: the exit code and stdout.
+fn status_of(dir: &Path, extra: &[&str]) -> (Option<i32>, String) {
+    let out = pxfa()
+        .args(["--array", "sim", "--sim-state"])
+        .arg(dir.join("state.json"))
+        .args(["status", "-f"])
+        .arg(dir.join("spec.yaml"))
+        .args(extra)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    (out.status.code(), format!("{stdout}{stderr}"))
+}
+
+/// `status` reads the token's expiry from the array: a token expiring within
+/// `--token-expiry-warning` (default 30 days) is a problem naming `pxfa token
+/// rotate` (exit 3); a later one is shown with its date; a token that never expires
+/// says so.
+#[test]
+fn status_warns_before_the_tenant_token_expires() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, said, _) = apply_with(dir.path(), Some("10d"));
+    assert_eq!(code, Some(0), "{said}");
+    let (code, said) = status_of(dir.path(), &[]);
+    assert_eq!(code, Some(3), "{said}");
+    assert!(
+        said.contains("!! api token of pxfa-tenant-cd: expires "),
+        "{said}"
+    );
+    assert!(said.contains("(in 9d 23h)"), "{said}");
+    assert!(said.contains("pxfa token rotate -f "), "{said}");
+    assert!(said.contains("problems found"), "{said}");
+    // A shorter warning window: as specified, exit 0.
+    let (code, said) = status_of(dir.path(), &["--token-expiry-warning", "7d"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("ok api token of pxfa-tenant-cd: present, expires "),
+        "{said}"
+    );
+    let (code, said) = status_of(dir.path(), &["--token-expiry-warning", "soon"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("--token-expiry-warning"), "{said}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (code, said, _) = apply_with(dir.path(), None);
+    assert_eq!(code, Some(0), "{said}");
+    let (code, said) = status_of(dir.path(), &[]);
+    assert_eq!(code, Some(0), "a year ahead: {said}");
+    assert!(said.contains("(in 364d 23h)"), "{said}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let (code, said, _) = apply_with(dir.path(), Some("never"));
+    assert_eq!(code, Some(0), "{said}");
+    let (code, said) = status_of(dir.path(), &[]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("ok api token of pxfa-tenant-cd: present, never expires"),
+        "{said}"
+    );
+}

@@ -97,6 +97,8 @@ impl Verdicts<'_> {
         match self {
             Verdicts::Plan => Style::of(action),
             Verdicts::Status(_) if action == Action::NoOp => Style::Ok,
+            // Not a problem (see `status`): drawn as the plan draws it.
+            Verdicts::Status(_) if action == Action::Pending => Style::of(action),
             Verdicts::Status(_) => Style::Problem,
         }
     }

@@ -4,9 +4,12 @@
 
 mod fake_sites;
 
+use px_topology::Manifest;
 use serde_json::Value;
 
-use crate::fake_sites::support::{Fake, direct_access_spec, mount_ready_management, rendered};
+use crate::fake_sites::support::{
+    Fake, direct_access_spec, mount_discovery, mount_ready_management, rendered, resource_of,
+};
 use crate::fake_sites::{command, fixture, pxfa};
 
 #[test]
@@ -138,4 +141,210 @@ async fn status_without_kubeconfig_shows_the_array_layer_only() {
             .iter()
             .any(|i| i["ok"] == false)
     );
+}
+
+/// The API path of a rendered object, as the fake's discovery serves its kind.
+fn object_path(m: &Manifest) -> String {
+    let api_version = m.body["apiVersion"].as_str().unwrap();
+    let (_, plural) = resource_of(api_version, &m.kind);
+    let root = if api_version.contains('/') {
+        format!("/apis/{api_version}")
+    } else {
+        format!("/api/{api_version}")
+    };
+    match &m.namespace {
+        Some(ns) => format!("{root}/namespaces/{ns}/{plural}/{}", m.name),
+        None => format!("{root}/{plural}/{}", m.name),
+    }
+}
+
+/// A management cluster where the first management object of `manifests` exists as
+/// apply would leave it, the second with a label apply does not set, and the rest of
+/// the bundle not yet; the site's other objects cannot be read (forbidden: the site
+/// facts are then the spec's statements). Dry-run applies echo the body. Returns the
+/// three: unchanged, changed, to create.
+async fn mount_half_applied(fake: &Fake, manifests: &[Manifest]) -> [Manifest; 3] {
+    use wiremock::matchers::{header, method, path};
+    use wiremock::{Mock, Request, ResponseTemplate};
+
+    mount_discovery(&fake.server, manifests).await;
+    let objects: Vec<&Manifest> = manifests
+        .iter()
+        .filter(|m| {
+            m.cluster == px_topology::Cluster::Management
+                && m.form == px_topology::Form::Resource
+                && !m.secret
+                && m.kind != "MachineConfig"
+        })
+        .collect();
+    let (same, changed) = (objects[0], objects[1]);
+    Mock::given(method("GET"))
+        .and(path(object_path(same)))
+        .respond_with(ResponseTemplate::new(200).set_body_json(same.body.clone()))
+        .mount(&fake.server)
+        .await;
+    let mut other = changed.body.clone();
+    other["metadata"]["labels"]["team"] = "storage".into();
+    Mock::given(method("GET"))
+        .and(path(object_path(changed)))
+        .respond_with(ResponseTemplate::new(200).set_body_json(other))
+        .mount(&fake.server)
+        .await;
+    Mock::given(method("PATCH"))
+        .and(header("content-type", "application/apply-patch+yaml"))
+        .respond_with(|r: &Request| {
+            ResponseTemplate::new(200).set_body_json(r.body_json::<Value>().unwrap())
+        })
+        .mount(&fake.server)
+        .await;
+    let bundle: std::collections::BTreeSet<String> = manifests
+        .iter()
+        .filter(|m| m.form == px_topology::Form::Resource)
+        .map(object_path)
+        .collect();
+    Mock::given(method("GET"))
+        .respond_with(move |r: &Request| {
+            let (code, reason) = if bundle.contains(r.url.path()) {
+                (404, "NotFound")
+            } else {
+                (403, "Forbidden")
+            };
+            ResponseTemplate::new(code).set_body_json(serde_json::json!({
+                "kind": "Status", "apiVersion": "v1", "status": "Failure",
+                "code": code, "reason": reason, "message": reason}))
+        })
+        .mount(&fake.server)
+        .await;
+    [same.clone(), changed.clone(), objects[2].clone()]
+}
+
+/// `Kind namespace/name`, as the preview names an object.
+fn describe(m: &Manifest) -> String {
+    match &m.namespace {
+        Some(ns) => format!("{} {ns}/{}", m.kind, m.name),
+        None => format!("{} {}", m.kind, m.name),
+    }
+}
+
+/// `plan --kubeconfig`: beside the array plan, what `apply --kubeconfig` would change
+/// on the management cluster, per object a read and a server-side apply dry run;
+/// nothing is written, in text and `-o json`, and `--detailed-exitcode` counts it.
+#[tokio::test]
+async fn plan_with_kubeconfig_previews_the_clusters_without_writing() {
+    let fake = Fake::start().await;
+    let manifests = rendered(&direct_access_spec());
+    let [same, changed, created] = mount_half_applied(&fake, &manifests).await;
+    let kubeconfig = fake.kubeconfig.to_str().unwrap().to_string();
+    let spec_file = fixture("valid-full.yaml").to_str().unwrap().to_string();
+    let run = move |extra: &'static [&'static str]| {
+        let (kubeconfig, spec_file) = (kubeconfig.clone(), spec_file.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut args = vec![
+                "--array",
+                "sim",
+                "plan",
+                "-f",
+                &spec_file,
+                "--kubeconfig",
+                &kubeconfig,
+                "--context",
+                "fake",
+            ];
+            args.extend_from_slice(extra);
+            pxfa(&args)
+        })
+    };
+    let out = run(&["--detailed-exitcode"]).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(
+        stdout.contains("Plan for "),
+        "the array plan first: {stdout}"
+    );
+    assert!(
+        stdout.contains("Clusters (server-side apply dry run, nothing written):"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "~ change management {}: metadata.labels.team",
+            describe(&changed)
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("+ create management {}", describe(&created))),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains(&describe(&same)),
+        "unchanged objects only with -v: {stdout}"
+    );
+    assert!(
+        stdout.contains(" to create, 1 to change, 1 unchanged, 0 conflict(s)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("not applied MachineConfig/"), "{stdout}");
+
+    let out = run(&["-o", "json"]).await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("plan JSON");
+    assert_eq!(v["kind"], "Plan");
+    let previewed = v["clusters"]["objects"].as_array().unwrap();
+    let action_of = |m: &Manifest| {
+        previewed
+            .iter()
+            .find(|o| o["object"] == describe(m).as_str())
+            .map(|o| o["action"].clone())
+    };
+    assert_eq!(action_of(&same), Some("unchanged".into()), "{v:#}");
+    assert_eq!(action_of(&changed), Some("change".into()), "{v:#}");
+    assert_eq!(action_of(&created), Some("create".into()), "{v:#}");
+
+    // Every request was a read or a dry run.
+    let requests = fake.server.received_requests().await.unwrap();
+    let dry_runs = requests
+        .iter()
+        .filter(|r| r.method.as_str() == "PATCH")
+        .count();
+    assert!(dry_runs > 2, "{dry_runs}");
+    for r in &requests {
+        assert!(
+            r.method.as_str() == "GET" || r.url.query().unwrap_or("").contains("dryRun=All"),
+            "a write: {} {}",
+            r.method,
+            r.url
+        );
+    }
+}
+
+/// `plan --kubeconfig` with a file that does not load: exit 2 naming the flag,
+/// before the array is opened.
+#[test]
+fn plan_with_a_bad_kubeconfig_exits_2_before_the_array() {
+    let spec_file = fixture("valid-full.yaml").to_str().unwrap().to_string();
+    let out = pxfa(&[
+        "--array",
+        "https://127.0.0.1:1",
+        "--retries",
+        "0",
+        "plan",
+        "-f",
+        &spec_file,
+        "--kubeconfig",
+        "/nonexistent/kubeconfig",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--kubeconfig"), "{stderr}");
+    assert!(!stderr.contains("did not answer"), "{stderr}");
 }

@@ -32,7 +32,7 @@ const NOT_RUN: &[(&str, &str, &str)] = &[
     ("README.md", "export PUREFA_URL=fa1-mgmt", "a real array"),
     (
         "README.md",
-        "pxfa apply -f SPEC --yes --kubeconfig",
+        "pxfa plan -f SPEC --kubeconfig",
         "needs clusters",
     ),
     ("README.md", "pxfa crd | oc apply", "needs a cluster"),

@@ -44,15 +44,36 @@ pub fn cluster_bundle(
     manifests: Vec<Manifest>,
     node_config: bool,
 ) -> (Vec<Manifest>, Vec<String>) {
+    let (kept, skipped) = bundle(spec, manifests, node_config);
+    let skipped = skipped
+        .into_iter()
+        .map(|s| format!("{} ({})", s.object, s.reason))
+        .collect();
+    (kept, skipped)
+}
+
+/// [`cluster_bundle`] with each object left out and its reason apart (the preview
+/// lists them as it lists its own skipped objects).
+pub(crate) fn bundle(
+    spec: &TenantStorage,
+    manifests: Vec<Manifest>,
+    node_config: bool,
+) -> (Vec<Manifest>, Vec<Skipped>) {
     let pull_secret = spec.pull_secret_name();
     let ssh_key = spec.spec.hosted_cluster.ssh_key_secret.as_deref();
     let mut skipped = Vec::new();
+    let mut skip = |object: String, reason: &str| {
+        skipped.push(Skipped {
+            object,
+            reason: reason.to_string(),
+        });
+    };
     let kept = manifests
         .into_iter()
         .filter(|m| {
             let ssh_template = m.kind == "Secret" && Some(m.name.as_str()) == ssh_key;
             if ssh_template {
-                skipped.push(format!("Secret/{} (SSH public key template: apply your own)", m.name));
+                skip(format!("Secret/{}", m.name), "SSH public key template: apply your own");
                 return false;
             }
             let template = m.secret && m.kind == "Secret" && m.name == pull_secret;
@@ -60,12 +81,12 @@ pub fn cluster_bundle(
                 && m.cluster == Cluster::Management
                 && m.kind == "MachineConfig";
             if template {
-                skipped.push(format!("Secret/{} (pull secret: apply your own)", m.name));
+                skip(format!("Secret/{}", m.name), "pull secret: apply your own");
             } else if reboots {
-                skipped.push(format!(
-                    "MachineConfig/{} (reboots every management worker; pass --apply-node-config, or apply the rendered file in a maintenance window)",
-                    m.name
-                ));
+                skip(
+                    format!("MachineConfig/{}", m.name),
+                    "reboots every management worker; pass --apply-node-config, or apply the rendered file in a maintenance window",
+                );
             }
             !(template || reboots)
         })

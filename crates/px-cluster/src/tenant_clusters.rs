@@ -25,9 +25,10 @@ use px_topology::{
     RenderOptions, Site, Tenant, render,
 };
 
-use crate::apply::{ApplyOptions, ApplyReport, apply_manifests, cluster_bundle};
+use crate::apply::{ApplyOptions, ApplyReport, apply_manifests, bundle, cluster_bundle};
 use crate::bindings::{BindingWait, ClaimBindings, wait_for_bindings};
 use crate::error::Error;
+use crate::preview::{ClusterPreview, preview_manifests};
 use crate::readiness::WaitOptions;
 use crate::vms::{GuestInterface, resolve_guest_interface};
 
@@ -184,6 +185,41 @@ impl<'a> TenantClusters<'a> {
     /// The tenant cluster, when there is one.
     pub fn tenant_cluster(&self) -> Option<&kube::Client> {
         self.clients.as_ref().and_then(|c| c.tenant.as_ref())
+    }
+
+    /// What [`ClusterSide::apply_manifests`] would do on the clusters after an array
+    /// apply giving `facts`, asked of the API servers as dry runs
+    /// ([`preview_manifests`]): the same spec (the storage NIC the VMs report), bundle
+    /// and switches. Rendered without credentials whatever `facts` holds: a Secret
+    /// that carries one is listed as skipped, so no credential is sent or shown.
+    /// `None` without clusters.
+    pub async fn preview(
+        &self,
+        t: &Tenant,
+        facts: &ArrayFacts,
+    ) -> Result<Option<ClusterPreview>, TenantClustersError<J::Error>> {
+        let Some(clients) = &self.clients else {
+            return Ok(None);
+        };
+        let spec = self.resolved_spec(&clients.management, t).await;
+        let facts = ArrayFacts {
+            volume_serials: facts.volume_serials.clone(),
+            api_token: None,
+        };
+        let rendered = render(&spec, &t.sizing, &facts, RenderOptions::default())
+            .map_err(TenantClustersError::Render)?;
+        let (manifests, left_out) = bundle(&spec, rendered, self.options.apply_node_config);
+        let mut preview = preview_manifests(
+            &manifests,
+            &clients.management,
+            clients.tenant.as_ref(),
+            false,
+            self.options.force_conflicts,
+        )
+        .await
+        .map_err(TenantClustersError::Clusters)?;
+        preview.skipped.splice(0..0, left_out);
+        Ok(Some(preview))
     }
 
     /// The tenant's spec with the storage NIC the worker VMs report (a failure to

@@ -281,6 +281,16 @@ impl<'a> Planned<'a> {
         &self.observed
     }
 
+    /// What the manifests need from the array as it is before the apply: the
+    /// serials of the volumes it holds (no token: a plan creates none). A preview of
+    /// the clusters renders with these.
+    pub fn facts(&self) -> ArrayFacts {
+        ArrayFacts {
+            volume_serials: self.plan.serials.clone(),
+            api_token: None,
+        }
+    }
+
     /// The tenant (re-sized), what was observed and the plan, for a caller that
     /// only plans.
     pub fn into_parts(self) -> (Tenant, Observed, Plan) {

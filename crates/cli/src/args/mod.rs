@@ -31,7 +31,7 @@ pub(crate) use resource::{
 pub(crate) use runbook::RunbookArgs;
 pub(crate) use services::{ControllerCmd, ControllerRunArgs, LogFormat, SimCmd, SimServeArgs};
 pub(crate) use tenant::{
-    ApplyArgs, ClaimArgs, DemoArgs, DestroyArgs, KubeArgs, LintArgs, PlanArgs, RenderArgs,
+    ApplyArgs, ClaimArgs, ClusterArgs, DemoArgs, DestroyArgs, LintArgs, PlanArgs, RenderArgs,
     SizeArgs, StatusArgs, TokenRotateArgs,
 };
 pub(crate) use usage::UsageArgs;

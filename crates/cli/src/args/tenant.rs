@@ -87,6 +87,17 @@ pub(crate) struct PlanArgs {
     /// With --destroy: as `destroy --delete-token` would.
     #[arg(long, requires = "destroy")]
     pub(crate) delete_token: bool,
+    /// The clusters: with --kubeconfig, also what `apply` would change on them.
+    #[command(flatten)]
+    pub(crate) clusters: ClusterArgs,
+    /// Preview as `apply --force-conflicts` would apply: fields another field manager
+    /// owns are taken over instead of shown as conflicts.
+    #[arg(long, requires = "kubeconfig")]
+    pub(crate) force_conflicts: bool,
+    /// Preview the management MachineConfig too, as `apply --apply-node-config`
+    /// would apply it.
+    #[arg(long, requires = "kubeconfig")]
+    pub(crate) apply_node_config: bool,
 }
 
 /// The flags `plan` and `apply` share: what the plan may do beyond the spec. They
@@ -157,6 +168,18 @@ pub(crate) struct ApplyArgs {
     /// The clusters: with --kubeconfig, apply the manifests there after the array.
     #[command(flatten)]
     pub(crate) kube: KubeArgs,
+    /// Refused with a pointer to `plan` (which previews the array and, with
+    /// --kubeconfig, the clusters); hidden: apply has no dry run of its own, and
+    /// `kubectl apply --dry-run[=server]` habits should land on the command that has.
+    #[arg(
+        long,
+        hide = true,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "server",
+        value_name = "MODE"
+    )]
+    pub(crate) dry_run: Option<String>,
 }
 
 /// `destroy`.
@@ -200,24 +223,34 @@ pub(crate) struct DemoArgs {
     pub(crate) out: PathBuf,
 }
 
-/// Cluster options of `apply`. Without `--kubeconfig` nothing touches a cluster.
+/// The clusters of `apply` and `plan`: which kubeconfigs and contexts. Without
+/// `--kubeconfig` (or `$KUBECONFIG`) no cluster is contacted.
 #[derive(Debug, Clone, Args)]
-pub(crate) struct KubeArgs {
-    /// Management cluster kubeconfig: after the array, apply the management manifests
-    /// there (server-side apply, field manager `pxfa`), wait for them and attach the
-    /// worker disks. Default `$KUBECONFIG` (a `:` list, as for `oc`), as `status`,
-    /// `doctor` and `orphans` read it; without either, apply is array-only.
+pub(crate) struct ClusterArgs {
+    /// Management cluster kubeconfig. `apply` applies the management manifests there
+    /// after the array (server-side apply, field manager `pxfa`), waits for them and
+    /// attaches the worker disks; `plan` previews that as a server-side apply dry run
+    /// (writes nothing). Default `$KUBECONFIG` (a `:` list, as for `oc`), as `status`,
+    /// `doctor` and `orphans` read it; without either, array only.
     #[arg(long, value_name = "FILE", env = "KUBECONFIG")]
     pub(crate) kubeconfig: Option<PathBuf>,
     /// Context in the management kubeconfig (default: its current context).
     #[arg(long, value_name = "NAME", requires = "kubeconfig")]
     pub(crate) context: Option<String>,
-    /// Tenant (hosted) cluster kubeconfig: apply the tenant manifests there too.
+    /// Tenant (hosted) cluster kubeconfig: the tenant manifests there too.
     #[arg(long, value_name = "FILE", requires = "kubeconfig")]
     pub(crate) tenant_kubeconfig: Option<PathBuf>,
     /// Context in the tenant kubeconfig.
     #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
     pub(crate) tenant_context: Option<String>,
+}
+
+/// Cluster options of `apply`. Without `--kubeconfig` nothing touches a cluster.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct KubeArgs {
+    /// Which clusters.
+    #[command(flatten)]
+    pub(crate) clusters: ClusterArgs,
     /// Take over fields another field manager owns instead of stopping at the conflict.
     #[arg(long, requires = "kubeconfig")]
     pub(crate) force_conflicts: bool,
@@ -258,6 +291,10 @@ pub(crate) struct StatusArgs {
     /// Context in the tenant kubeconfig.
     #[arg(long, value_name = "NAME", requires = "tenant_kubeconfig")]
     pub(crate) tenant_context: Option<String>,
+    /// The tenant's API token is a problem (exit 3, naming `pxfa token rotate`) when
+    /// it expires within this long; `0s`: only once it has expired.
+    #[arg(long, value_name = "DURATION", default_value = "30d", value_parser = humantime::parse_duration)]
+    pub(crate) token_expiry_warning: Duration,
 }
 
 /// `token rotate`.

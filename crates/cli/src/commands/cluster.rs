@@ -14,7 +14,7 @@ use px_cluster::{
     ApplyReport, BoxError, Notice, RotateOptions, StatusDocument, StatusReport, TokenProbe,
     cluster_status, connect, rotate_token,
 };
-use px_topology::{Action, Plan, PlanOptions, ProgressEvent, Site, Tenant};
+use px_topology::{Action, Kind, Plan, PlanOptions, ProgressEvent, Site, Tenant};
 use secrecy::{ExposeSecret, SecretString};
 
 use super::kube_clients::connect as kube_connect;
@@ -171,7 +171,7 @@ pub(crate) async fn status(a: &StatusArgs, g: &GlobalArgs, p: &Printer) -> Resul
     )
     .await?;
     let session = Session::open(g, p, &t.token_users())?;
-    let array = array_layer(&session, &t).await;
+    let array = array_layer(&session, &t, management.as_ref(), a).await;
     let closed = session.close().await;
     let (array, plan) = array?;
     let mut report = StatusReport {
@@ -222,11 +222,33 @@ fn print_status(t: &Tenant, plan: &Plan, report: &StatusReport, p: &Printer) -> 
     Ok(())
 }
 
+/// How a pending drive's state begins: ok (nothing anyone here can do makes its claim
+/// bind; a dynamic tenant without a kubeconfig stays so), shown as `??` with why.
+const PENDING_STATE: &str = "pending";
+
+/// Whether `i` is a pending drive (see [`PENDING_STATE`]).
+fn is_pending(i: &Item) -> bool {
+    i.ok && i.state.starts_with(PENDING_STATE)
+}
+
 /// The array's layer of the status: the pipeline's first two stages (the drives in
-/// use keep their size, as `plan` and `apply` see them), read only.
-async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
+/// use keep their size, as `plan` and `apply` see them), read only. With the
+/// management cluster's client the drive claims are read as `plan` reads them, so a
+/// drive whose claim is bound shows as a tag to add.
+async fn array_layer(
+    session: &Session,
+    t: &Tenant,
+    management: Option<&px_cluster::Client>,
+    a: &StatusArgs,
+) -> Result<(Layer, Plan)> {
+    let locator = super::drives::locator_for(session, t, management);
+    let site = Site {
+        array: session.array.as_ref(),
+        claims: locator.as_deref(),
+        journal: None,
+    };
     let (_, observed, plan) = t
-        .observe(Site::array(session.array.as_ref()))
+        .observe(site)
         .await
         .map_err(super::pipeline::observe_error)?
         .plan(&PlanOptions::default())
@@ -234,19 +256,32 @@ async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
     let mut items = Vec::new();
     for c in &plan.changes {
         let ok = c.action == Action::NoOp;
-        items.push(Item {
+        let state = match c.action {
+            Action::NoOp => "present, tagged, as specified".to_string(),
+            Action::Pending => {
+                items.push(Item {
+                    object: format!("{} {}", c.kind.label(), c.name),
+                    state: format!("{PENDING_STATE}: {}", c.reason),
+                    ok: true,
+                    problem: None,
+                });
+                continue;
+            }
+            action => format!(
+                "needs {}",
+                serde_json::to_value(action)?.as_str().unwrap_or("change")
+            ),
+        };
+        let mut item = Item {
             object: format!("{} {}", c.kind.label(), c.name),
-            state: if ok {
-                "present, tagged, as specified".to_string()
-            } else {
-                format!(
-                    "needs {}",
-                    serde_json::to_value(c.action)?.as_str().unwrap_or("change")
-                )
-            },
+            state,
             ok,
             problem: (!ok).then(|| format!("{}: run pxfa apply", c.reason)),
-        });
+        };
+        if ok && c.kind == Kind::ApiToken {
+            token_expiry(&mut item, observed.token_expires_at, a);
+        }
+        items.push(item);
     }
     for b in &plan.conflicts {
         items.push(Item {
@@ -264,6 +299,42 @@ async fn array_layer(session: &Session, t: &Tenant) -> Result<(Layer, Plan)> {
         },
         plan,
     ))
+}
+
+/// The tenant's token as it is, with its expiry: a problem when it expires within
+/// `--token-expiry-warning` (or has expired), naming the rotation that replaces it
+/// without a gap. Times are the array's (`expires_at`) against this machine's clock.
+fn token_expiry(item: &mut Item, expires_at: Option<u64>, a: &StatusArgs) {
+    let Some(expires) = expires_at else {
+        item.state = "present, never expires".to_string();
+        return;
+    };
+    let now = u64::try_from(jiff::Timestamp::now().as_millisecond()).unwrap_or(0);
+    let within = u64::try_from(a.token_expiry_warning.as_millis()).unwrap_or(u64::MAX);
+    let when = crate::output::local_time(expires);
+    if expires > now.saturating_add(within) {
+        item.state = format!(
+            "present, expires {when} (in {})",
+            crate::output::human_ms(expires - now)
+        );
+        return;
+    }
+    item.ok = false;
+    item.state = if expires <= now {
+        format!("EXPIRED {when}")
+    } else {
+        format!(
+            "expires {when} (in {})",
+            crate::output::human_ms(expires - now)
+        )
+    };
+    item.problem = Some(format!(
+        "rotate it before Portworx loses the array: `pxfa token rotate -f {} --tenant-kubeconfig FILE` \
+         (or `--out DIR` through the px-pure-secret file); the new token lives spec.array.tokenLifetime \
+         (default 365d). This warning starts {} before expiry (--token-expiry-warning)",
+        a.file.display(),
+        humantime::format_duration(a.token_expiry_warning)
+    ));
 }
 
 /// What an earlier pxfa tagged for this tenant's name without a namespace and no
@@ -311,7 +382,9 @@ fn status_text(r: &StatusReport, p: &Printer) -> String {
             out.push("  (nothing)".to_string());
         }
         for i in &l.items {
-            let mark = if i.ok {
+            let mark = if is_pending(i) {
+                p.paint_out("33", "?? ")
+            } else if i.ok {
                 p.paint_out("32", "ok ")
             } else {
                 p.paint_out("31;1", "!! ")
@@ -326,7 +399,15 @@ fn status_text(r: &StatusReport, p: &Printer) -> String {
             }
         }
     }
-    out.push(if r.healthy() {
+    let pending = r
+        .layers
+        .iter()
+        .flat_map(|l| &l.items)
+        .filter(|i| is_pending(i))
+        .count();
+    out.push(if r.healthy() && pending > 0 {
+        format!("healthy; {pending} drive(s) pending (marked ??): not a problem, see why above")
+    } else if r.healthy() {
         "healthy".to_string()
     } else {
         "problems found (marked !!)".to_string()

@@ -7,7 +7,7 @@
 use anyhow::{Result, anyhow};
 use px_cluster::{Client, ClusterClients};
 
-use crate::args::KubeArgs;
+use crate::args::ClusterArgs;
 use crate::exit::InvalidInput;
 use crate::preflight::Findings;
 
@@ -35,7 +35,7 @@ pub(crate) struct KubeClients {
 impl KubeClients {
     /// Reads the kubeconfigs `k` names (none without `--kubeconfig`) and builds their
     /// clients, whose requests stay within `bounds`; no cluster is contacted.
-    pub(crate) async fn load(k: &KubeArgs, bounds: px_cluster::KubeBounds) -> Self {
+    pub(crate) async fn load(k: &ClusterArgs, bounds: px_cluster::KubeBounds) -> Self {
         KubeClients {
             management: load(
                 "--kubeconfig",

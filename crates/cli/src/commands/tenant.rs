@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use px_cluster::{ClusterClients, ClusterPreview};
 use px_topology::token_journal::TokenJournal;
 use px_topology::{
     ApplyOptions, ApplyReport, ArrayFacts, ArraySpaceInfo, Cancel, DestroyError, DestroyOptions,
@@ -177,8 +178,14 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
         return plan_destroy(a, g, p).await;
     }
     let t = load_tenant(&a.file)?;
+    // The kubeconfigs load before the array is opened: one that does not is bad
+    // input (exit 2), with nothing sent anywhere.
+    let clusters = super::cluster_preview::clients(&a.clusters, g).await?;
+    let management = clusters.as_ref().map(|c| &c.management);
+    // The site's facts as apply reads them, so the preview renders what apply would.
+    let t = preflight::site_resolved(t, management, &a.file, p).await?;
     let session = Session::open(g, p, &t.token_users())?;
-    let locator = super::drives::locator_for(&session, &t, None);
+    let locator = super::drives::locator_for(&session, &t, management);
     let token_journal = super::token_delivery::journal(&t, &session, None, None)
         .map(|v| Arc::new(FileTokenJournal::read_only(v)) as Arc<dyn TokenJournal>);
     let site = Site {
@@ -190,24 +197,53 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
     // Observing was the last array call.
     session.end_array_work();
     let url = session.url.clone();
-    let outcome = plan_outcome(a, p, result, url.as_ref()).await;
+    let seen = Seen {
+        url: url.as_ref(),
+        // Only the simulated management Portworx binds pending claims in an apply.
+        apply_binds_claims: session.is_simulated() && management.is_none(),
+    };
+    let outcome = plan_outcome(a, p, result, clusters, seen).await;
     session.close().await?;
     outcome
 }
 
-/// Prints the plan and what apply's preflight would refuse; the exit code is the plan's.
+/// What `plan_outcome` needs to know of the session.
+struct Seen<'u> {
+    url: Option<&'u url::Url>,
+    /// An apply from here makes pending drives' claims bind (`--array sim`).
+    apply_binds_claims: bool,
+}
+
+/// Prints the plan (and, with clusters, what apply would change on them) and what
+/// apply's preflight would refuse; the exit code is the plan's.
 async fn plan_outcome(
     a: &PlanArgs,
     p: &Printer,
     result: Result<(Planned<'_>, Option<ArraySpaceInfo>)>,
-    url: Option<&url::Url>,
+    clusters: Option<ClusterClients>,
+    seen: Seen<'_>,
 ) -> Result<Outcome> {
     let (planned, space) = result?;
     let (t, plan) = (planned.tenant(), planned.plan());
-    print_plan(plan, t, p)?;
+    // A cluster that cannot be read fails the command after the array plan is shown.
+    let (preview, unread) = match clusters {
+        Some(c) if plan.is_applicable() => {
+            match super::cluster_preview::preview(a, c, &planned, p).await {
+                Ok(preview) => (Some(preview), None),
+                Err(e) => (None, Some(e)),
+            }
+        }
+        _ => (None, None),
+    };
+    print_plan_with(plan, t, preview.as_ref(), p)?;
     let mut f = Findings::default();
-    if let Some(note) =
-        preflight::endpoint(t.spec.spec.array.endpoint.as_deref(), url, false, &mut f).await
+    if let Some(note) = preflight::endpoint(
+        t.spec.spec.array.endpoint.as_deref(),
+        seen.url,
+        false,
+        &mut f,
+    )
+    .await
     {
         p.info(note);
     }
@@ -220,23 +256,41 @@ async fn plan_outcome(
     if !plan.is_applicable() {
         return Err(blocked_error(plan));
     }
-    // Pending drives are not array changes. They count only when this plan read the
-    // claims (`--array sim`'s simulated Portworx): an apply like it then tags them.
-    // Unread, no apply from here progresses them, and a drift check would alarm
-    // forever.
-    let located = planned.observed().drives.located;
-    let pending = plan.summary.pending;
-    if pending > 0 && !located {
-        p.info(format!(
-            "{pending} drive(s) pending on claims this plan cannot read: not a change pxfa can \
-             make from here (`pxfa apply --kubeconfig` tags them once bound); \
-             --detailed-exitcode does not count them"
-        ));
+    if let Some(e) = unread {
+        return Err(e);
     }
-    if a.detailed_exitcode && (plan.has_changes() || (located && pending > 0)) {
+    let pending_counts = pending_counts(planned.observed().drives.located, &seen, plan, p);
+    let clusters_change = preview.as_ref().is_some_and(ClusterPreview::has_changes);
+    if a.detailed_exitcode && (plan.has_changes() || pending_counts || clusters_change) {
         return Ok(Outcome::Found);
     }
     Ok(Outcome::Success)
+}
+
+/// Whether the plan's pending drives count as changes for `--detailed-exitcode`:
+/// only when an apply from here makes their claims bind (`--array sim`'s simulated
+/// Portworx). Otherwise no apply from here progresses them (their claims bind when
+/// the management Portworx provisions them), and a drift check would alarm forever:
+/// stderr says why they do not count.
+fn pending_counts(located: bool, seen: &Seen<'_>, plan: &Plan, p: &Printer) -> bool {
+    let pending = plan.summary.pending;
+    if pending == 0 {
+        return false;
+    }
+    if seen.apply_binds_claims {
+        return true;
+    }
+    let why = if located {
+        "their claims are not bound yet (the management Portworx creates the volumes when they \
+         bind; `pxfa apply --kubeconfig` then tags them)"
+    } else {
+        "on claims this plan cannot read: `pxfa apply --kubeconfig` tags them once bound"
+    };
+    p.info(format!(
+        "{pending} drive(s) pending, {why}; not a change pxfa can make from here, \
+         --detailed-exitcode does not count them"
+    ));
+    false
 }
 
 /// What `apply -o json` prints.
@@ -253,8 +307,16 @@ pub(crate) async fn apply(
     p: &Printer,
     cancel: &Cancel,
 ) -> Result<Outcome> {
+    if a.dry_run.is_some() {
+        return Err(InvalidInput::error(format!(
+            "apply has no --dry-run: use `pxfa plan -f {} --kubeconfig FILE` (what apply would \
+             change on the array and, as a server-side apply dry run, on the clusters; it writes \
+             nothing); nothing was sent",
+            a.file.display()
+        )));
+    }
     let t = load_tenant(&a.file)?;
-    if a.kube.kubeconfig.is_none() {
+    if a.kube.clusters.kubeconfig.is_none() {
         p.info(
             "array only: no --kubeconfig or $KUBECONFIG, so no cluster is touched (the manifests \
              are for you to apply; --out DIR writes them)",
@@ -262,7 +324,7 @@ pub(crate) async fn apply(
     }
     // Each kubeconfig is read once, here; one that did not load is refused before the
     // array is opened (exit 2, nothing sent), as status, doctor and orphans do.
-    let kube = KubeClients::load(&a.kube, g.kube_bounds(false)).await;
+    let kube = KubeClients::load(&a.kube.clusters, g.kube_bounds(false)).await;
     let mut unloaded = Findings::default();
     kube.check(&mut unloaded);
     unloaded.refuse()?;
@@ -319,7 +381,8 @@ async fn apply_in(
     // The last array call has returned: the logout runs while the report, the
     // manifests and the clusters are dealt with. Not yet when the dynamic drives
     // are to be tagged once the claims bind on the cluster: that needs the array.
-    if a.kube.kubeconfig.is_none() || t.desired.drives.is_empty() || session.is_simulated() {
+    if a.kube.clusters.kubeconfig.is_none() || t.desired.drives.is_empty() || session.is_simulated()
+    {
         session.end_array_work();
     }
     print_report(applied.plan(), report, p)?;
@@ -401,10 +464,41 @@ fn print_report(plan: &Plan, report: &ApplyReport, p: &Printer) -> Result<()> {
 
 /// Prints a plan (a real one or a destroy preview) in the chosen format.
 fn print_plan(plan: &Plan, t: &Tenant, p: &Printer) -> Result<()> {
+    print_plan_with(plan, t, None, p)
+}
+
+/// What `plan -o json|yaml` prints: the plan document, and with `--kubeconfig` the
+/// clusters' preview under `clusters`.
+#[derive(Serialize)]
+struct PlanOut<'a> {
+    #[serde(flatten)]
+    plan: px_topology::PlanDocument<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clusters: Option<&'a ClusterPreview>,
+}
+
+/// [`print_plan`] with the clusters' preview, when there is one.
+fn print_plan_with(
+    plan: &Plan,
+    t: &Tenant,
+    clusters: Option<&ClusterPreview>,
+    p: &Printer,
+) -> Result<()> {
+    let doc = || PlanOut {
+        plan: plan.document(),
+        clusters,
+    };
     match p.format {
-        OutputFormat::Table | OutputFormat::Wide => p.stdout(&plan_text(plan, p)),
-        OutputFormat::Json => p.stdout(&to_json(&plan.document())?),
-        OutputFormat::Yaml => p.stdout(&to_yaml(&plan.document())?),
+        OutputFormat::Table | OutputFormat::Wide => {
+            let mut text = plan_text(plan, p);
+            if let Some(c) = clusters {
+                text.push('\n');
+                text.push_str(&super::cluster_preview::text(c, p));
+            }
+            p.stdout(&text)
+        }
+        OutputFormat::Json => p.stdout(&to_json(&doc())?),
+        OutputFormat::Yaml => p.stdout(&to_yaml(&doc())?),
         OutputFormat::Mermaid | OutputFormat::Dot => {
             let g = Graph::tenant(plan, &picture_manifests(t)?, &Verdicts::Plan);
             p.stdout(&if p.format == OutputFormat::Dot {

@@ -136,7 +136,7 @@ pub(super) async fn after_apply(
         return Ok(Outcome::Interrupted);
     }
     let mut outcome = array_outcome(p, report);
-    if report.is_success() && a.kube.kubeconfig.is_some() {
+    if report.is_success() && a.kube.clusters.kubeconfig.is_some() {
         outcome = on_clusters(p, applied, clusters, unknown, &mut copies).await?;
     } else if report.is_success() {
         outcome = drives_without_clusters(a, p, session, locator, applied).await?;

@@ -28,7 +28,7 @@ use super::observed::{Orphans, keyed};
 use super::ownership::{TagIndex, lookup_tags};
 use super::pods::lookup_pods;
 use super::realm::read_realm;
-use super::token::read_token_state;
+use super::token::read_token;
 use super::volumes::lookup_volumes;
 use crate::desired::{DesiredState, Scope, TenantId};
 
@@ -119,7 +119,7 @@ async fn first_round(
             relevant_tags(array, k, (&desired.tenant, admin), names)
         }),
     );
-    let token = read_token_state(array, desired);
+    let token = read_token(array, desired);
     let all_hosts = async {
         if desired.hosts.is_empty() {
             Ok(Vec::new())
@@ -149,8 +149,9 @@ async fn first_round(
         hosts: keyed(hosts, |h| &h.name),
         volumes: keyed(volumes, |v| &v.name),
         all_hosts,
-        token: token.0,
-        token_created_at: token.1,
+        token: token.state,
+        token_created_at: token.created_at,
+        token_expires_at: token.expires_at,
         realm,
         rounds: 1,
         ..Observed::default()

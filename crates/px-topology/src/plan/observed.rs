@@ -37,6 +37,9 @@ pub struct Observed {
     pub token: TokenState,
     /// When the admin's token was created (ms since the epoch, the array's clock).
     pub token_created_at: Option<u64>,
+    /// When the admin's token expires (ms since the epoch, the array's clock); `None`
+    /// when it never does or there is none. `status` warns ahead of it.
+    pub token_expires_at: Option<u64>,
     /// What the token journal says about that token.
     pub token_journal: JournalVerdict,
     /// The desired realm, its pods, policy and admin (read in round 1).

@@ -47,8 +47,31 @@ pub async fn read_token_state(
     array: &dyn FlashArray,
     desired: &DesiredState,
 ) -> Result<(TokenState, Option<u64>)> {
+    read_token(array, desired)
+        .await
+        .map(|t| (t.state, t.created_at))
+}
+
+/// The desired token user's token as the array lists it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct TokenRead {
+    pub(crate) state: TokenState,
+    /// ms since the epoch, the array's clock.
+    pub(crate) created_at: Option<u64>,
+    /// ms since the epoch, the array's clock; `None`: never, or no token.
+    pub(crate) expires_at: Option<u64>,
+}
+
+/// [`read_token_state`] with the token's expiry.
+pub(crate) async fn read_token(
+    array: &dyn FlashArray,
+    desired: &DesiredState,
+) -> Result<TokenRead> {
     let Some(tok) = &desired.api_token else {
-        return Ok((TokenState::NotWanted, None));
+        return Ok(TokenRead {
+            state: TokenState::NotWanted,
+            ..TokenRead::default()
+        });
     };
     match array
         .list_api_tokens(std::slice::from_ref(&tok.admin), false)
@@ -62,11 +85,21 @@ pub async fn read_token_state(
                         || a.api_token.expires_at.is_some())
             });
             Ok(match found {
-                Some(a) => (TokenState::HasToken, a.api_token.created_at),
-                None => (TokenState::NoToken, None),
+                Some(a) => TokenRead {
+                    state: TokenState::HasToken,
+                    created_at: a.api_token.created_at,
+                    expires_at: a.api_token.expires_at,
+                },
+                None => TokenRead {
+                    state: TokenState::NoToken,
+                    ..TokenRead::default()
+                },
             })
         }
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok((TokenState::AdminMissing, None)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(TokenRead {
+            state: TokenState::AdminMissing,
+            ..TokenRead::default()
+        }),
         Err(e) => Err(e),
     }
 }
