@@ -82,6 +82,8 @@ pub mod crd;
 mod desired;
 mod driver;
 mod duration;
+// pxfa's labels on rendered objects: `labels::labelled_tenant` reads them back.
+mod labels;
 // The CLI's file rules (`files::read_input`, `files::FileLock`): generic names.
 pub mod files;
 mod lint;
@@ -118,6 +120,10 @@ pub use desired::{
 };
 pub use driver::{ArrayFacts, DriverError, StorageDriver, driver_for};
 pub use duration::human_ms;
+pub use labels::{
+    LabelledTenant, TENANT_LABEL, TENANT_NAMESPACE_LABEL, labelled_tenant, tenant_selector,
+    unclaimed_selector,
+};
 pub use lint::{
     Finding, LintError, RULES as LINT_RULES, Rule, Severity, lint_manifests, lint_path, lint_paths,
     lint_spec, nodiscard_needed, rule as lint_rule,
