@@ -141,8 +141,8 @@ pub use plan::{
     Action, Binding, Blocker, BoundDrive, Change, Claim, DestroyError, DestroyPlan, DestroyScope,
     Detail, DriveLocator, HostOwner, JournalVerdict, Kind, LocateError, NodeHost, Observed,
     ObservedDrives, Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState, TagIndex,
-    TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for, locate_drives, observe, plan,
-    plan_destroy, plan_drive_adoption, read_token_state, require_realm_support,
+    TokenClaimants, TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for, locate_drives,
+    observe, plan, plan_destroy, plan_drive_adoption, read_token_state, require_realm_support,
     token_user_claimants,
 };
 pub use preflight::{PreflightFinding, PreflightOptions, new_bytes, preflight};
