@@ -273,9 +273,10 @@ fn cloud_drive_dev(dir: &Path, namespace: &str, pod: &str, token_user: Option<&s
 /// name). team-a/dev and team-b/dev with different pods: team-b's default token user
 /// (`pxfa-dev`, from the name alone) is refused before any write; with a user of its
 /// own, team-b applies, and its `destroy --delete-token` leaves team-a's token user,
-/// token and journal entry alone. team-a's own destroy then keeps `pxfa-dev`'s token
-/// while team-b's (destroyed, recoverable) pod may still name it, and `token rotate`
-/// of a tenant whose default user another tenant may use is refused.
+/// token and journal entry alone. team-b's pod records its own user (`token-user`
+/// tag), so team-a's own destroy then deletes `pxfa-dev`'s token: no other tenant
+/// may use it. `token rotate` of a tenant whose default user another tenant may use
+/// is refused.
 #[test]
 fn a_same_named_tenant_never_takes_rotates_or_deletes_the_others_token_user() {
     let dir = tempfile::tempdir().unwrap();
@@ -384,7 +385,8 @@ fn a_same_named_tenant_never_takes_rotates_or_deletes_the_others_token_user() {
     );
     assert!(entry.exists(), "team-a's journal entry went");
 
-    // team-a's destroy keeps the token team-b's (recoverable) pod may still name.
+    // team-b's (destroyed, recoverable) pod names its own user, not pxfa-dev: team-a's
+    // destroy takes its token.
     let (code, stdout, stderr) = run(&[
         "destroy",
         "--yes",
@@ -395,9 +397,105 @@ fn a_same_named_tenant_never_takes_rotates_or_deletes_the_others_token_user() {
     ]);
     assert_eq!(code, Some(0), "{stderr}");
     let said = format!("{stdout}{stderr}");
+    assert!(!said.contains("kept: array user pxfa-dev"), "{said}");
+    assert!(said.contains("delete api token of pxfa-dev"), "{said}");
+    assert_eq!(created_at("pxfa-dev"), None);
+}
+
+/// Issue #34: an explicit `spec.array.tokenUser` is recorded on the tenant's pod
+/// (`pxfa.io token-user`), so another tenant naming the same user (any name, any
+/// namespace) is refused before any write, naming the owner, and cannot rotate that
+/// user's token. Without the record, an explicit user was invisible: only default
+/// names (`pxfa-<name>`) were checked. With a user of its own the other applies, and
+/// the owner's `destroy --delete-token` takes only the owner's token.
+#[test]
+fn an_explicit_token_user_another_tenants_pod_names_is_never_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = pxfa()
+            .env("XDG_STATE_HOME", dir.path().join("xdg"))
+            .args(["--array", "sim", "--sim-seed", "empty", "--sim-state"])
+            .arg(dir.path().join("state.json"))
+            .args(args)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    let created_at = |user: &str| {
+        let (code, stdout, stderr) = run(&["token", "list", user, "-o", "json"]);
+        assert_eq!(code, Some(0), "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        v[0]["api_token"]["created_at"].as_u64()
+    };
+    let apply = |spec: &Path, out: &str| {
+        let out = dir.path().join(out);
+        run(&[
+            "apply",
+            "--yes",
+            "--allow-endpoint-mismatch",
+            "-f",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--include-secrets",
+        ])
+    };
+    // team-a/dev with the user `px-shared`; team-b/dev (its own pod) names it too.
+    let team_a = cloud_drive_dev(dir.path(), "team-a", "dev-a", Some("px-shared"));
+    let (code, _, stderr) = apply(&team_a, "out-a");
+    assert_eq!(code, Some(0), "{stderr}");
+    let token_a = created_at("px-shared").expect("team-a's token");
+
+    let team_b = cloud_drive_dev(dir.path(), "team-b", "dev-b", Some("px-shared"));
+    let (code, stdout, stderr) = apply(&team_b, "out-b");
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
     assert!(
-        said.contains("kept: array user pxfa-dev is the default token user of tenant team-b/dev"),
-        "{said}"
+        stderr.contains(
+            "px-shared is the token user of tenant team-a/dev (its pod's pxfa.io token-user tag)"
+        ),
+        "{stderr}"
     );
-    assert_eq!(created_at("pxfa-dev"), Some(token_a));
+    assert!(stderr.contains("spec.array.tokenUser"), "the fix: {stderr}");
+    let (_, pods, _) = run(&["pod", "list", "-o", "json"]);
+    assert!(!pods.contains("dev-b"), "a refused apply wrote: {pods}");
+    let (code, _, stderr) = run(&[
+        "token",
+        "rotate",
+        "-f",
+        team_b.to_str().unwrap(),
+        "--out",
+        dir.path().join("out-b").to_str().unwrap(),
+        "--yes",
+    ]);
+    assert_ne!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("refused: array user px-shared is the token user of tenant team-a/dev"),
+        "{stderr}"
+    );
+    assert_eq!(created_at("px-shared"), Some(token_a));
+
+    // A user of its own: team-b applies; team-a's destroy still keeps nothing of
+    // team-b's, and deletes its own token (no other pod names px-shared).
+    let team_b = cloud_drive_dev(dir.path(), "team-b", "dev-b", Some("px-team-b"));
+    let (code, _, stderr) = apply(&team_b, "out-b");
+    assert_eq!(code, Some(0), "{stderr}");
+    let token_b = created_at("px-team-b").expect("team-b's token");
+    let (code, stdout, stderr) = run(&[
+        "destroy",
+        "--yes",
+        "--allow-endpoint-mismatch",
+        "--delete-token",
+        "-f",
+        team_a.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let said = format!("{stdout}{stderr}");
+    assert!(said.contains("delete api token of px-shared"), "{said}");
+    assert_eq!(created_at("px-shared"), None);
+    assert_eq!(
+        created_at("px-team-b"),
+        Some(token_b),
+        "team-b's token changed"
+    );
 }

@@ -26,6 +26,14 @@ pub const TAG_TENANT: &str = "tenant";
 /// Tag key naming the owning tenant's namespace (its `metadata.namespace`). An earlier
 /// pxfa wrote [`TAG_TENANT`] alone: such an object is no tenant's until claimed.
 pub const TAG_TENANT_NAMESPACE: &str = "tenant-namespace";
+/// Tag key on the pod of a tenant with an API token: the array user that owns the
+/// token (`spec.array.tokenUser`, default `pxfa-<name>`). Array users carry no
+/// tags, so the tenant's anchor object records whose user it is, and another
+/// tenant never takes, rotates or deletes a user a pod names
+/// (`plan::ownership`). Every mode with a token keeps its drives in a pod. User
+/// names are at most 32 characters (`spec::identifiers`), well inside a tag value's
+/// 256.
+pub(crate) const TAG_TOKEN_USER: &str = "token-user";
 /// Tag key for shared objects; value [`SCOPE_SHARED`].
 pub(crate) const TAG_SCOPE: &str = "scope";
 /// Value of `TAG_SCOPE` on shared objects.
@@ -130,6 +138,17 @@ pub fn ownership_tags(tenant: &TenantId, scope: Scope, role: &str) -> BTreeMap<S
     }
     t.insert(TAG_ROLE.to_string(), role.to_string());
     t
+}
+
+impl DesiredState {
+    /// Records the token user on the tenant's pod ([`TAG_TOKEN_USER`]): what the
+    /// driver of a mode with a token calls once both are built.
+    pub(crate) fn with_token_user_tag(mut self) -> Self {
+        if let (Some(t), Some(pod)) = (&self.api_token, self.pod.as_mut()) {
+            pod.tags.insert(TAG_TOKEN_USER.to_string(), t.admin.clone());
+        }
+        self
+    }
 }
 
 /// A pod for the tenant's volumes.

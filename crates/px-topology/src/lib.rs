@@ -82,6 +82,8 @@ pub mod crd;
 mod desired;
 mod driver;
 mod duration;
+// pxfa's labels on rendered objects: `labels::labelled_tenant` reads them back.
+mod labels;
 // The CLI's file rules (`files::read_input`, `files::FileLock`): generic names.
 pub mod files;
 mod lint;
@@ -118,6 +120,10 @@ pub use desired::{
 };
 pub use driver::{ArrayFacts, DriverError, StorageDriver, driver_for};
 pub use duration::human_ms;
+pub use labels::{
+    LabelledTenant, TENANT_LABEL, TENANT_NAMESPACE_LABEL, labelled_tenant, tenant_selector,
+    unclaimed_selector,
+};
 pub use lint::{
     Finding, LintError, RULES as LINT_RULES, Rule, Severity, lint_manifests, lint_path, lint_paths,
     lint_spec, nodiscard_needed, rule as lint_rule,
@@ -135,8 +141,8 @@ pub use plan::{
     Action, Binding, Blocker, BoundDrive, Change, Claim, DestroyError, DestroyPlan, DestroyScope,
     Detail, DriveLocator, HostOwner, JournalVerdict, Kind, LocateError, NodeHost, Observed,
     ObservedDrives, Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState, TagIndex,
-    TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for, locate_drives, observe, plan,
-    plan_destroy, plan_drive_adoption, read_token_state, require_realm_support,
+    TokenClaimants, TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for, locate_drives,
+    observe, plan, plan_destroy, plan_drive_adoption, read_token_state, require_realm_support,
     token_user_claimants,
 };
 pub use preflight::{PreflightFinding, PreflightOptions, new_bytes, preflight};

@@ -416,19 +416,18 @@ fn status_text(r: &StatusReport, p: &Printer) -> String {
 }
 
 /// Refuses, before any array write, to rotate a token user that another tenant's
-/// objects on the array may use (a same-named tenant of another namespace: the
-/// default token user derives from the name alone).
+/// objects on the array may use (its pod's `token-user` tag names it, or it is a
+/// same-named tenant's default token user, which derives from the name alone).
 async fn refuse_anothers_token(t: &Tenant, session: &Session) -> Result<()> {
     let others = px_topology::token_user_claimants(session.array.as_ref(), &t.desired).await?;
     if others.is_empty() {
         return Ok(());
     }
     anyhow::bail!(
-        "refused: array user {} is the default token user of tenant {} too, whose objects are on the array; \
+        "refused: array user {} is {others} too, whose objects are on the array; \
          rotating its token would take it from that tenant. Nothing changed. Give this tenant a token user of \
          its own (spec.array.tokenUser) and apply",
-        t.spec.token_user(),
-        others.join(", ")
+        t.spec.token_user()
     )
 }
 

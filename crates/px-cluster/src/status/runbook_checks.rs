@@ -15,7 +15,9 @@ use kube::api::{Api, DynamicObject, ListParams};
 use kube::{Client, ResourceExt};
 use px_topology::runbook::verifiable;
 use px_topology::spec::StorageMode;
-use px_topology::{Cluster, Form, Manifest, TenantStorage};
+use px_topology::{
+    Cluster, Form, LabelledTenant, Manifest, TENANT_LABEL, TenantStorage, labelled_tenant,
+};
 
 use crate::ATTACHED_VM_ANNOTATION;
 use crate::discovery::status_code;
@@ -49,8 +51,12 @@ const NODE_INDEX_LABEL: &str = "pxfa.io/node-index";
 /// What the checks read once.
 struct Read {
     vms: Vec<VmInfo>,
-    /// The tenant's drive claims (pxfa's labels), by name.
+    /// The tenant's drive claims (pxfa's labels name its identity), by name.
     claims: BTreeMap<String, PersistentVolumeClaim>,
+    /// Drive claims an earlier pxfa labelled with the tenant's name alone (no
+    /// `pxfa.io/tenant-namespace`): not the tenant's for certain, so not read as
+    /// its; the next `pxfa apply` of the tenant labels its own.
+    unlabelled: Vec<String>,
     /// StorageNodes of the tenant (name, online); `None` without the tenant cluster.
     nodes: Option<Vec<(String, bool)>>,
 }
@@ -101,8 +107,8 @@ async fn direct_access(
     let r = read(spec, management, tenant).await?;
     let replicas = spec.spec.hosted_cluster.replicas;
     items.push(scale_in(&r.vms, replicas));
-    items.push(find_vm(&r, replicas));
-    items.push(grow(&r, manifests));
+    items.push(with_unlabelled(find_vm(&r, replicas), &r));
+    items.push(with_unlabelled(grow(&r, manifests), &r));
     items.extend(no_released_pvs(management, spec, &["release.pvs", "delete.released-pvs"]).await?);
     if let Some(nodes) = &r.nodes {
         let (ok, state) = removed_nodes_gone(&r, nodes, replicas);
@@ -140,20 +146,41 @@ async fn read(spec: &TenantStorage, management: &Client, tenant: Option<&Client>
     let ns = spec.hcp_namespace();
     let vms = discover_vms(management, &ns, &spec.node_pool()).await?;
     let api: Api<PersistentVolumeClaim> = Api::namespaced(management.clone(), &ns);
-    let lp = ListParams::default().labels(&format!("pxfa.io/tenant={}", spec.tenant_name()));
-    let claims = list_all(&api, &lp)
+    // Every claim pxfa labelled with the tenant's name, then the one rule
+    // (`labelled_tenant`) says which are this tenant's: both labels name its
+    // identity. An earlier pxfa's (the name alone) are counted apart.
+    let lp = ListParams::default().labels(&format!(
+        "app.kubernetes.io/managed-by=pxfa,{TENANT_LABEL}={}",
+        spec.tenant_name()
+    ));
+    let me = spec.tenant_id();
+    let mut claims = BTreeMap::new();
+    let mut unlabelled = Vec::new();
+    let listed = list_all(&api, &lp)
         .await
-        .map_err(|e| Error::kube(format!("cannot list the drive claims in {ns}"), e))?
-        .items
-        .into_iter()
-        .filter(|c| c.labels().contains_key(NODE_INDEX_LABEL))
-        .map(|c| (c.name_any(), c))
-        .collect();
+        .map_err(|e| Error::kube(format!("cannot list the drive claims in {ns}"), e))?;
+    for c in listed.items {
+        if !c.labels().contains_key(NODE_INDEX_LABEL) {
+            continue;
+        }
+        match labelled_tenant(c.labels()) {
+            Some(LabelledTenant::Tenant(id)) if id == me => {
+                claims.insert(c.name_any(), c);
+            }
+            Some(LabelledTenant::Unclaimed(_)) => unlabelled.push(c.name_any()),
+            _ => {}
+        }
+    }
     let nodes = match tenant {
         Some(t) => Some(storage_nodes(t, &spec.spec.portworx.namespace).await?),
         None => None,
     };
-    Ok(Read { vms, claims, nodes })
+    Ok(Read {
+        vms,
+        claims,
+        unlabelled,
+        nodes,
+    })
 }
 
 async fn storage_nodes(tenant: &Client, ns: &str) -> Result<Vec<(String, bool)>> {
@@ -224,6 +251,20 @@ fn find_vm(r: &Read, replicas: u32) -> Item {
             format!("claims not naming one existing VM: {}", bad.join("; "))
         },
     )
+}
+
+/// `it`, saying which claims were not read as the tenant's because an earlier pxfa
+/// labelled them with its name alone: the checks count them missing until the
+/// next `pxfa apply` of the tenant adds `pxfa.io/tenant-namespace` to its claims.
+fn with_unlabelled(mut it: Item, r: &Read) -> Item {
+    if !r.unlabelled.is_empty() {
+        it.state.push_str(&format!(
+            "; not read as this tenant's: {} (labelled by an earlier pxfa without pxfa.io/tenant-namespace; \
+             pxfa apply labels this tenant's)",
+            r.unlabelled.join(", ")
+        ));
+    }
+    it
 }
 
 fn request(body: &serde_json::Value) -> Option<String> {

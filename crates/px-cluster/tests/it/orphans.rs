@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use flasharray_mock::{MockArray, OTHER_TENANT, Seed, blue_volume};
+use flasharray_mock::{MockArray, OTHER_TENANT, OTHER_TENANT_NAMESPACE, Seed, blue_volume};
 use px_cluster::ClusterOrphans;
 use px_cluster::orphans::tenant_storage_id;
 use px_topology::Cluster;
@@ -171,8 +171,8 @@ async fn every_cluster_kind_found_nothing_foreign_and_clean_after_cleanup() {
     let fake = Fake::start().await;
     let spec = direct_access_spec();
     let ns = spec.hcp_namespace();
-    let labels =
-        json!({"app.kubernetes.io/managed-by": "pxfa", "pxfa.io/tenant": spec.tenant_name()});
+    let labels = json!({"app.kubernetes.io/managed-by": "pxfa", "pxfa.io/tenant": spec.tenant_name(),
+                        "pxfa.io/tenant-namespace": spec.tenant_id().namespace});
     let claims: Vec<String> = rendered(&spec)
         .into_iter()
         .filter(|m| m.kind == "PersistentVolumeClaim" && m.cluster == Cluster::Management)
@@ -201,8 +201,18 @@ async fn every_cluster_kind_found_nothing_foreign_and_clean_after_cleanup() {
     st.claims.push(pvc(
         "clusters-blue",
         "blue-w00-data0",
-        json!({"app.kubernetes.io/managed-by": "pxfa", "pxfa.io/tenant": OTHER_TENANT}),
+        json!({"app.kubernetes.io/managed-by": "pxfa", "pxfa.io/tenant": OTHER_TENANT,
+               "pxfa.io/tenant-namespace": OTHER_TENANT_NAMESPACE}),
         &blue_pv,
+    ));
+    // A claim an earlier pxfa labelled with tenant-full's name alone, which no
+    // tenant renders: it may be any namespace's tenant-full, so it is never
+    // selected while tenant-full exists, and the report says why.
+    st.claims.push(pvc(
+        &ns,
+        "tenant-full-w09-data0",
+        json!({"app.kubernetes.io/managed-by": "pxfa", "pxfa.io/tenant": spec.tenant_name()}),
+        "pv-old-label",
     ));
     st.claims.push(pvc("apps", "db", json!({}), "pv-db"));
     st.pvs = vec![
@@ -296,11 +306,15 @@ async fn every_cluster_kind_found_nothing_foreign_and_clean_after_cleanup() {
             "{:#?}",
             r.orphans
         );
-        assert_eq!(r.unaccounted.len(), 1, "{:#?}", r.unaccounted);
+        // tenant-blue, and the earlier pxfa's claim (below).
+        assert_eq!(r.unaccounted.len(), 2, "{:#?}", r.unaccounted);
+        let blue = r
+            .unaccounted
+            .iter()
+            .find(|u| u.tenant == format!("{OTHER_TENANT_NAMESPACE}/{OTHER_TENANT}"))
+            .unwrap_or_else(|| panic!("{:#?}", r.unaccounted));
         assert!(
-            r.unaccounted[0]
-                .evidence
-                .contains("HostedCluster clusters/blue exists"),
+            blue.evidence.contains("HostedCluster clusters/blue exists"),
             "{:#?}",
             r.unaccounted
         );
@@ -340,12 +354,24 @@ async fn every_cluster_kind_found_nothing_foreign_and_clean_after_cleanup() {
         "someone-elses",
         "hp-volume-live",
         "workers-0",
+        "w09-data0",
     ] {
         assert!(
             !listed.iter().any(|l| l.contains(foreign)),
             "{foreign} listed: {listed:#?}"
         );
     }
+
+    let old = r
+        .unaccounted
+        .iter()
+        .find(|u| u.tenant.contains("earlier pxfa"))
+        .unwrap_or_else(|| panic!("{:#?}", r.unaccounted));
+    assert_eq!(
+        old.objects,
+        [format!("PersistentVolumeClaim {ns}/tenant-full-w09-data0")]
+    );
+    assert!(old.evidence.contains("may own it"), "{}", old.evidence);
 
     let done = cleanup(&array, Some(&reader), &r).await;
     assert!(done.is_success(), "{done:#?}");

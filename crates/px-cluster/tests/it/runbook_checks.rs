@@ -41,6 +41,23 @@ async fn each_verifiable_step_is_ok_only_when_the_clusters_show_it() {
     removed["metadata"]["labels"]["pxfa.io/node-index"] = json!("4");
     removed["metadata"]["annotations"] = json!({"pxfa.io/attached-vm": vm(9)});
     claims.push(removed);
+    // Worker 0's claim as an earlier pxfa labelled it (the name alone) and as a
+    // same-named tenant of another namespace labels it, each recording another VM:
+    // neither is read as this tenant's (worker 0 would name two VMs), and the
+    // earlier pxfa's is named in the state.
+    let mut old = claims[0].clone();
+    old["metadata"]["name"] = json!("tenant-full-w00-old");
+    old["metadata"]["labels"]
+        .as_object_mut()
+        .unwrap()
+        .remove("pxfa.io/tenant-namespace")
+        .expect("rendered claims carry the namespace label");
+    old["metadata"]["annotations"] = json!({"pxfa.io/attached-vm": vm(8)});
+    let mut other = claims[0].clone();
+    other["metadata"]["name"] = json!("tenant-full-w00-other");
+    other["metadata"]["labels"]["pxfa.io/tenant-namespace"] = json!("team-other");
+    other["metadata"]["annotations"] = json!({"pxfa.io/attached-vm": vm(7)});
+    claims.extend([old, other]);
     Mock::given(method("GET"))
         .and(path(format!(
             "/apis/kubevirt.io/v1/namespaces/{ns}/virtualmachines"
@@ -119,6 +136,17 @@ async fn each_verifiable_step_is_ok_only_when_the_clusters_show_it() {
         .find(|i| i.object.ends_with("grow.apply"))
         .unwrap();
     assert!(grow.state.contains("1Gi"), "{grow:?}");
+    let find = layer
+        .items
+        .iter()
+        .find(|i| i.object.ends_with("worker.find-vm"))
+        .unwrap();
+    assert!(
+        find.state
+            .contains("not read as this tenant's: tenant-full-w00-old")
+            && !find.state.contains("w00-other"),
+        "{find:?}"
+    );
     let released = layer
         .items
         .iter()

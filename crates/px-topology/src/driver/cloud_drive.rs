@@ -79,7 +79,8 @@ impl StorageDriver for CloudDrive {
                 lifetime: spec.token_lifetime(),
             }),
             ..DesiredState::default()
-        })
+        }
+        .with_token_user_tag())
     }
 
     fn manifests(

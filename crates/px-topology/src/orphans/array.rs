@@ -189,7 +189,7 @@ fn gone_tenants(seen: &Seen, judged: &Judged, opts: &ScanOptions) -> Vec<Orphan>
     for kind in TENANT_KINDS {
         for (name, tenant) in marked(&seen.tags, kind) {
             let Some(t) = tenant else { continue };
-            let Some(evidence) = judged.gone(&t) else {
+            let Some(evidence) = judged.gone(&tagged_identity(&t)) else {
                 continue;
             };
             if !live(seen, kind, &name) {
@@ -224,7 +224,7 @@ pub(super) fn unaccounted(seen: &Seen, judged: &Judged) -> Vec<Unaccounted> {
     for kind in TENANT_KINDS {
         for (name, tenant) in marked(&seen.tags, kind) {
             let Some(t) = tenant else { continue };
-            let Some(why) = judged.unaccounted(&t) else {
+            let Some(why) = judged.unaccounted(&tagged_identity(&t)) else {
                 continue;
             };
             if !live(seen, kind, &name) {
@@ -328,7 +328,10 @@ fn hosts_without_nodes(seen: &Seen, known: &Known) -> Vec<Orphan> {
     let nodes = node_initiators(known);
     let mut out = Vec::new();
     for (name, tenant) in marked(&seen.tags, TagResource::Host) {
-        if tenant.as_ref().is_some_and(|t| !known.exists(t)) {
+        if tenant
+            .as_deref()
+            .is_some_and(|t| !known.exists(&tagged_identity(t)))
+        {
             continue; // a gone tenant's host goes with the tenant
         }
         let Some(h) = seen

@@ -5,31 +5,135 @@
 //! and NodePool ConfigMap, which outlive the HostedCluster).
 //!
 //! What makes a cluster object pxfa's: the labels pxfa renders on its claims
-//! (`app.kubernetes.io/managed-by: pxfa`, `pxfa.io/tenant`, from
-//! [`crate::render::management::labels`]), the worker-index annotation pxfa puts on
-//! a worker VM together with a disk named by a pxfa serial, or the link to an array
-//! volume pxfa tagged. Nothing else is listed.
+//! (`app.kubernetes.io/managed-by: pxfa`, `pxfa.io/tenant`,
+//! `pxfa.io/tenant-namespace`, read by [`crate::labels`]' one rule), the
+//! worker-index annotation pxfa puts on a worker VM together with a disk named by a
+//! pxfa serial, or the link to an array volume pxfa tagged. Nothing else is listed.
+//!
+//! Whose a labelled object is: [`whose`]. An object an earlier pxfa labelled with
+//! the tenant's name alone is no tenant's until claimed: while any tenant of that
+//! name exists (or is not accounted for) it is kept and the report says why
+//! ([`unaccounted`]); it is an orphan only when every tenant of that name is gone on
+//! evidence.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::evidence::Judged;
+use super::evidence::{Judged, TenantRef, Unaccounted};
 use super::seen::{ClaimFact, ClusterFacts, Seen, TaggedDrive, tagged_drives};
 use super::{ClusterTarget, Known, NotChecked, Orphan, OrphanKind, Target};
+use crate::labels::{LabelledTenant, TENANT_LABEL, TENANT_NAMESPACE_LABEL};
 use crate::render::Cluster;
 
-/// The claims the known tenants render, by `namespace/name` and tenant; `None`
-/// when a tenant's manifests cannot be rendered (its claims are then unknown).
+/// The claims the known tenants render, by `namespace/name`, with the tenant
+/// (`namespace/name`); `None` when a tenant's manifests cannot be rendered (its
+/// claims are then unknown).
 fn rendered_claims(known: &Known) -> Option<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     for t in &known.tenants {
         for m in t.manifests().ok()? {
             if m.cluster == Cluster::Management && m.kind == "PersistentVolumeClaim" {
                 let ns = m.namespace.clone().unwrap_or_default();
-                out.insert(format!("{ns}/{}", m.name), t.spec.tenant_name().to_string());
+                out.insert(format!("{ns}/{}", m.name), t.desired.tenant.to_string());
             }
         }
     }
     Some(out)
+}
+
+/// Whose an object pxfa labelled is, as the orphan rules decide it.
+#[derive(Debug)]
+enum Whose {
+    /// A known tenant's: both labels name it.
+    Known(TenantRef),
+    /// A tenant's that is gone, with the evidence (the labels first).
+    Gone(TenantRef, String),
+    /// Kept, with why: a tenant not accounted for, or an earlier pxfa's label whose
+    /// name a tenant that exists bears.
+    Kept(String),
+}
+
+/// How the labels read, for evidence: both, or the name alone.
+fn label_text(l: &LabelledTenant) -> String {
+    match l {
+        LabelledTenant::Tenant(id) => format!(
+            "labelled {TENANT_LABEL}={},{TENANT_NAMESPACE_LABEL}={}",
+            id.name, id.namespace
+        ),
+        LabelledTenant::Unclaimed(name) => format!(
+            "labelled {TENANT_LABEL}={name} without {TENANT_NAMESPACE_LABEL} (an earlier pxfa)"
+        ),
+    }
+}
+
+/// The one decision about an object pxfa labelled for `l`: a known tenant's, gone
+/// on evidence, or kept (the safe side). An earlier pxfa's label (the name alone)
+/// is kept while any tenant of that name exists: it may be that tenant's.
+fn whose(l: &LabelledTenant, known: &Known, judged: &Judged) -> Whose {
+    let r = TenantRef::from(l);
+    if known.exists(&r) {
+        return match l {
+            LabelledTenant::Tenant(_) => Whose::Known(r),
+            LabelledTenant::Unclaimed(name) => {
+                let owners: Vec<String> = known
+                    .ids()
+                    .filter(|id| id.matches(&r))
+                    .map(|id| id.to_string())
+                    .collect();
+                let why = format!(
+                    "{}: tenant {} bears the name and may own it, so it is no orphan until claimed; \
+                     applying that tenant again labels its own objects, and one that stays unlabelled is \
+                     deleted by hand once known to be no tenant's (selector {})",
+                    label_text(l),
+                    owners.join(", "),
+                    crate::labels::unclaimed_selector(name)
+                );
+                Whose::Kept(why)
+            }
+        };
+    }
+    if let Some(evidence) = judged.gone(&r) {
+        return Whose::Gone(r, format!("{}; {evidence}", label_text(l)));
+    }
+    let why = judged
+        .unaccounted(&r)
+        .map_or_else(|| "not judged".to_string(), str::to_string);
+    Whose::Kept(format!("{}; {why}", label_text(l)))
+}
+
+/// The labelled objects kept though no known tenant accounts for them, by tenant,
+/// with why: the report's `unaccounted`, beside the array's.
+pub(super) fn unaccounted(
+    facts: &ClusterFacts,
+    known: &Known,
+    judged: &Judged,
+) -> Vec<Unaccounted> {
+    let claims = facts.claims.iter().filter_map(|c| {
+        Some((
+            c.pxfa_tenant()?,
+            format!("PersistentVolumeClaim {}", c.key()),
+        ))
+    });
+    let objects = facts.tenant_objects.iter().filter_map(|o| {
+        Some((
+            o.pxfa_tenant()?,
+            format!("{} {}/{}", o.kind, o.namespace, o.name),
+        ))
+    });
+    let mut by_tenant: BTreeMap<String, Unaccounted> = BTreeMap::new();
+    for (l, object) in claims.chain(objects) {
+        if let Whose::Kept(why) = whose(&l, known, judged) {
+            by_tenant
+                .entry(l.to_string())
+                .or_insert_with(|| Unaccounted {
+                    tenant: l.to_string(),
+                    objects: Vec::new(),
+                    evidence: why,
+                })
+                .objects
+                .push(object);
+        }
+    }
+    by_tenant.into_values().collect()
 }
 
 /// Whether `serial` is a disk name pxfa gives (`pxdata<N>`, `pxmeta`).
@@ -85,20 +189,17 @@ pub(super) fn find(
 fn tenant_objects(facts: &ClusterFacts, known: &Known, judged: &Judged) -> Vec<Orphan> {
     let mut out = Vec::new();
     for o in &facts.tenant_objects {
-        let Some(t) = o.pxfa_tenant() else {
+        let Some(l) = o.pxfa_tenant() else {
             continue;
         };
-        if known.exists(t) {
-            continue;
-        }
-        let Some(evidence) = judged.gone(t) else {
+        let Whose::Gone(t, evidence) = whose(&l, known, judged) else {
             continue;
         };
         out.push(orphan(
             OrphanKind::TenantObject,
             format!("{} {}/{}", o.kind, o.namespace, o.name),
             Some(t.to_string()),
-            format!("labelled pxfa.io/tenant={t}; {evidence}"),
+            evidence,
             ClusterTarget::Object {
                 object_kind: o.kind.clone(),
                 namespace: o.namespace.clone(),
@@ -187,25 +288,27 @@ fn leftover_claims(
 ) -> Vec<Orphan> {
     let mut out = Vec::new();
     for c in &facts.claims {
-        let Some(t) = c.pxfa_tenant() else {
+        let Some(l) = c.pxfa_tenant() else {
             continue;
         };
-        let why = if !known.exists(t) {
-            match judged.gone(t) {
-                Some(evidence) => format!("labelled pxfa.io/tenant={t}; {evidence}"),
-                None => continue,
+        let (t, why) = match whose(&l, known, judged) {
+            Whose::Gone(t, evidence) => (t, evidence),
+            Whose::Kept(_) => continue,
+            Whose::Known(_) if rendered.contains_key(&c.key()) => continue,
+            Whose::Known(_)
+                if drives
+                    .iter()
+                    .any(|d| d.live && d.backs(c.volume_name.as_deref(), Some(&c.key()))) =>
+            {
+                continue; // a retained drive's claim: kept until its drive is released
             }
-        } else if rendered.contains_key(&c.key()) {
-            continue;
-        } else if drives
-            .iter()
-            .any(|d| d.live && d.backs(c.volume_name.as_deref(), Some(&c.key())))
-        {
-            continue; // a retained drive's claim: kept until its drive is released
-        } else {
-            format!(
-                "labelled pxfa.io/tenant={t}; tenant {t} renders no such claim and no live drive of it is bound here"
-            )
+            Whose::Known(t) => {
+                let why = format!(
+                    "{}; tenant {t} renders no such claim and no live drive of it is bound here",
+                    label_text(&l)
+                );
+                (t, why)
+            }
         };
         out.push(orphan(
             OrphanKind::LeftoverClaim,
@@ -265,7 +368,7 @@ fn hotplug_pods(
     let labelled: BTreeMap<String, String> = facts
         .claims
         .iter()
-        .filter_map(|c| Some((c.key(), c.pxfa_tenant()?.to_string())))
+        .filter_map(|c| Some((c.key(), TenantRef::from(&c.pxfa_tenant()?).to_string())))
         .collect();
     let mut out = Vec::new();
     for p in &facts.hotplug_pods {

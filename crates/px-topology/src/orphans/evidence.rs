@@ -15,9 +15,11 @@
 //!
 //! Identity: a tenant is its namespace and its name (`px_topology::TenantId`). The
 //! array's tags give both (an earlier pxfa's objects, tagged without a namespace, are
-//! never orphans: see `plan::ownership`); pxfa's cluster labels name the tenant alone.
-//! A [`TenantRef`] with no namespace (a label) matches a tenant of that name in any
-//! namespace, so a missing namespace can only keep a tenant, never make it gone.
+//! never orphans: see `plan::ownership`), and so do pxfa's cluster labels
+//! (`crate::labels`). An object an earlier pxfa labelled with the name alone is a
+//! [`TenantRef`] with no namespace: it matches a tenant of that name in any
+//! namespace, so it is gone only when every tenant of that name is, and a missing
+//! namespace can only keep a tenant, never make it gone.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -28,6 +30,7 @@ use serde::Serialize;
 use super::Known;
 use super::seen::{ClusterFacts, HostedClusterFact, Seen, marked};
 use crate::Tenant;
+use crate::labels::LabelledTenant;
 
 /// A tenant as one side names it: the namespace of its TenantStorage (when that
 /// side gives one) and its name.
@@ -63,6 +66,14 @@ impl TenantRef {
         }
     }
 
+    /// The key the verdicts are kept by: array names ignore case.
+    fn key(&self) -> TenantRef {
+        TenantRef {
+            namespace: self.namespace.clone(),
+            name: self.name.to_ascii_lowercase(),
+        }
+    }
+
     /// Whether `self` and `other` can be the same tenant: the names are equal
     /// without case (array names are), and so are the namespaces where both are
     /// known.
@@ -72,6 +83,17 @@ impl TenantRef {
                 (Some(a), Some(b)) => a == b,
                 _ => true,
             }
+    }
+}
+
+/// The tenant pxfa's labels name; an earlier pxfa's label (no namespace) matches
+/// that name in any namespace.
+impl From<&LabelledTenant> for TenantRef {
+    fn from(l: &LabelledTenant) -> Self {
+        match l {
+            LabelledTenant::Tenant(id) => TenantRef::new(Some(&id.namespace), &id.name),
+            LabelledTenant::Unclaimed(name) => TenantRef::new(None, name),
+        }
     }
 }
 
@@ -114,33 +136,33 @@ impl Default for Evidence {
 pub struct Unaccounted {
     /// The tenant, as its tags name it.
     pub tenant: String,
-    /// Its live objects on the array, as `kind name`.
+    /// Its live objects on the array, and the objects pxfa labelled for it on the
+    /// management cluster, as `kind name`.
     pub objects: Vec<String>,
     /// Why it is neither known nor gone, and what would decide it.
     pub evidence: String,
 }
 
-/// The verdict on every tenant the tags name that is not known: gone (with the
-/// evidence) or not accounted for (with why), by lower-cased tag name.
+/// The verdict on every tenant the tags and labels name that is not known: gone
+/// (with the evidence) or not accounted for (with why), by identity (names without
+/// case).
 #[derive(Debug, Default)]
 pub(super) struct Judged {
-    gone: BTreeMap<String, String>,
-    unaccounted: BTreeMap<String, String>,
+    gone: BTreeMap<TenantRef, String>,
+    unaccounted: BTreeMap<TenantRef, String>,
 }
 
 impl Judged {
-    /// The evidence that `tenant` (a tag's name) is gone, when it is.
-    pub(super) fn gone(&self, tenant: &str) -> Option<&str> {
-        self.gone
-            .get(&tenant.to_ascii_lowercase())
-            .map(String::as_str)
+    /// The evidence that `tenant` is gone, when it is. A tenant with no namespace
+    /// (an earlier pxfa's label) is gone only when no tenant of its name is known or
+    /// evidenced in any namespace.
+    pub(super) fn gone(&self, tenant: &TenantRef) -> Option<&str> {
+        self.gone.get(&tenant.key()).map(String::as_str)
     }
 
     /// Why `tenant` is kept though nobody accounts for it, when that is so.
-    pub(super) fn unaccounted(&self, tenant: &str) -> Option<&str> {
-        self.unaccounted
-            .get(&tenant.to_ascii_lowercase())
-            .map(String::as_str)
+    pub(super) fn unaccounted(&self, tenant: &TenantRef) -> Option<&str> {
+        self.unaccounted.get(&tenant.key()).map(String::as_str)
     }
 
     /// Whether any tenant on the array is not accounted for.
@@ -149,13 +171,13 @@ impl Judged {
     }
 }
 
-/// The tenant an orphan rule names: `namespace/name` from the array's tags, or a
-/// bare name from a cluster label (any namespace, [`TenantRef::matches`]).
+/// The tenant the array's tags name, as orphans spell it (`namespace/name`; the
+/// labels are read as [`TenantRef::from`] a `LabelledTenant`).
 pub(super) fn tagged_identity(tenant: &str) -> TenantRef {
     TenantRef::parse(tenant)
 }
 
-/// Judges every tenant the tags name that `known` does not hold.
+/// Judges every tenant the tags and labels name that `known` does not hold.
 pub(super) fn judge(seen: &Seen, known: &Known, facts: Option<&ClusterFacts>) -> Judged {
     let mut tenants = BTreeSet::new();
     for kind in [
@@ -165,23 +187,25 @@ pub(super) fn judge(seen: &Seen, known: &Known, facts: Option<&ClusterFacts>) ->
         TagResource::Volume,
     ] {
         for (_, t) in marked(&seen.tags, kind) {
-            if let Some(t) = t.filter(|t| !known.exists(t)) {
-                tenants.insert(t);
-            }
+            tenants.extend(t.as_deref().map(tagged_identity));
         }
     }
-    // Claims pxfa labelled for a tenant the array no longer shows.
-    for c in facts.iter().flat_map(|f| &f.claims) {
-        if let Some(t) = c.pxfa_tenant().filter(|t| !known.exists(t)) {
-            tenants.insert(t.to_string());
-        }
+    // Claims and other objects pxfa labelled, for a tenant the array may no
+    // longer show.
+    if let Some(f) = facts {
+        let claims = f
+            .claims
+            .iter()
+            .filter_map(super::seen::ClaimFact::pxfa_tenant);
+        let objects =
+            (f.tenant_objects.iter()).filter_map(super::seen::TenantObjectFact::pxfa_tenant);
+        tenants.extend(claims.chain(objects).map(|l| TenantRef::from(&l)));
     }
     let mut out = Judged::default();
-    for t in tenants {
-        let key = t.to_ascii_lowercase();
-        match verdict(&tagged_identity(&t), seen, known, facts) {
-            Ok(evidence) => out.gone.insert(key, evidence),
-            Err(why) => out.unaccounted.insert(key, why),
+    for t in tenants.iter().filter(|t| !known.exists(t)) {
+        match verdict(t, seen, known, facts) {
+            Ok(evidence) => out.gone.insert(t.key(), evidence),
+            Err(why) => out.unaccounted.insert(t.key(), why),
         };
     }
     out
@@ -194,12 +218,24 @@ fn verdict(
     known: &Known,
     facts: Option<&ClusterFacts>,
 ) -> Result<String, String> {
+    // An earlier pxfa's label names no namespace: every namespace is asked.
+    let (who, storage) = match &id.namespace {
+        Some(_) => (format!("tenant {id}"), id.to_string()),
+        None => (
+            format!(
+                "a tenant named {} in any namespace (labelled by an earlier pxfa without {})",
+                id.name,
+                crate::labels::TENANT_NAMESPACE_LABEL
+            ),
+            format!("named {}", id.name),
+        ),
+    };
     match &known.evidence {
         Evidence::Specs { complete: true } => Ok(format!(
-            "no spec given names tenant {id}, and --all-tenants-given states the specs are every tenant on the array"
+            "no spec given names {who}, and --all-tenants-given states the specs are every tenant on the array"
         )),
         Evidence::Specs { complete: false } => Err(format!(
-            "no spec given names tenant {id}; without the management cluster (--kubeconfig) there is no evidence it is gone \
+            "no spec given names {who}; without the management cluster (--kubeconfig) there is no evidence it is gone \
              (give its spec, read the cluster, or state --all-tenants-given)"
         )),
         Evidence::Cluster { storages } => {
@@ -210,16 +246,16 @@ fn verdict(
             }
             let Some(facts) = facts else {
                 return Err(format!(
-                    "no TenantStorage names tenant {id}, but the HostedClusters were not read"
+                    "no TenantStorage names {who}, but the HostedClusters were not read"
                 ));
             };
             match hosted_cluster_of(id, seen, facts) {
                 Some(hc) => Err(format!(
-                    "no TenantStorage names tenant {id}, but its HostedCluster {}/{} exists (a tenant pxfa's CLI applies has no TenantStorage)",
+                    "no TenantStorage names {who}, but its HostedCluster {}/{} exists (a tenant pxfa's CLI applies has no TenantStorage)",
                     hc.namespace, hc.name
                 )),
                 None => Ok(format!(
-                    "no TenantStorage {id} on the management cluster (every namespace), and no HostedCluster of it: none named {}, none whose control plane namespace holds its claims{}",
+                    "no TenantStorage {storage} on the management cluster (every namespace), and no HostedCluster of it: none named {}, none whose control plane namespace holds its claims{}",
                     id.name,
                     claim_namespaces_text(&claim_namespaces(id, seen, facts))
                 )),
@@ -240,7 +276,7 @@ fn claim_namespaces(id: &TenantRef, seen: &Seen, facts: &ClusterFacts) -> BTreeS
         .iter()
         .filter(|c| {
             c.pxfa_tenant()
-                .is_some_and(|t| tagged_identity(t).matches(id))
+                .is_some_and(|t| TenantRef::from(&t).matches(id))
         })
         .map(|c| c.namespace.clone());
     from_tags.chain(from_labels).collect()

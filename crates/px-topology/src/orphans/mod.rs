@@ -306,12 +306,11 @@ impl Known {
             .chain(self.unloaded.iter().map(|(id, _)| id.clone()))
     }
 
-    /// Whether the tenant pxfa's tags (`namespace/name`) or labels (a bare name:
-    /// any namespace, so a claim is kept while any tenant of that name exists) name
-    /// `tenant` is one of these.
-    fn exists(&self, tenant: &str) -> bool {
-        let tagged = evidence::tagged_identity(tenant);
-        self.ids().any(|id| id.matches(&tagged))
+    /// Whether `tenant`, as pxfa's tags or labels name it, is one of these; one
+    /// without a namespace (an earlier pxfa's label) is while any tenant of that
+    /// name is.
+    fn exists(&self, tenant: &TenantRef) -> bool {
+        self.ids().any(|id| id.matches(tenant))
     }
 
     /// Why the rules needing every tenant's details cannot run, if one is unknown.
@@ -423,10 +422,34 @@ pub async fn scan(
             .collect(),
         not_checked,
         orphans,
-        unaccounted: array::unaccounted(&seen, &judged),
+        unaccounted: unaccounted(&seen, known, &judged, facts.as_ref()),
         pending_eradication: array::pending(&seen, known),
         safe_mode: seen.safe_mode.clone(),
     })
+}
+
+/// Every tenant kept though nobody accounts for it, with its array objects and its
+/// labelled cluster objects (one entry per tenant).
+fn unaccounted(
+    seen: &seen::Seen,
+    known: &Known,
+    judged: &evidence::Judged,
+    facts: Option<&ClusterFacts>,
+) -> Vec<Unaccounted> {
+    let mut out = array::unaccounted(seen, judged);
+    for u in facts
+        .map(|f| cluster::unaccounted(f, known, judged))
+        .unwrap_or_default()
+    {
+        match out
+            .iter_mut()
+            .find(|o| o.tenant.eq_ignore_ascii_case(&u.tenant))
+        {
+            Some(o) => o.objects.extend(u.objects),
+            None => out.push(u),
+        }
+    }
+    out
 }
 
 /// One cleanup action's outcome.

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use flasharray::models::{ManagementAccessPolicy, RealmPatch};
 use flasharray::{ErrorKind, FlashArray, ListParams, RealmName, TagResource};
 
-use super::evidence::Judged;
+use super::evidence::{Judged, tagged_identity};
 use super::seen::{RealmSeen, marked};
 use super::{Known, Orphan, OrphanKind, PendingEradication, Target};
 use crate::plan::TagIndex;
@@ -37,7 +37,10 @@ pub(super) async fn read(
 ) -> flasharray::Result<Vec<RealmSeen>> {
     let names: BTreeSet<String> = marked(tags, TagResource::Pod)
         .into_iter()
-        .filter(|(_, t)| t.as_ref().is_some_and(|t| !known.exists(t)))
+        .filter(|(_, t)| {
+            t.as_deref()
+                .is_some_and(|t| !known.exists(&tagged_identity(t)))
+        })
         .filter_map(|(pod, _)| pod.split_once("::").map(|(r, _)| r.to_ascii_lowercase()))
         .collect();
     if names.is_empty() {
@@ -117,10 +120,10 @@ fn gone_owner(r: &RealmSeen, tags: &TagIndex, gone: impl Fn(&str) -> bool) -> Op
 pub(super) fn find(realms: &[RealmSeen], tags: &TagIndex, judged: &Judged) -> Vec<Orphan> {
     let mut out = Vec::new();
     for r in realms.iter().filter(|r| !r.destroyed) {
-        let Some(t) = gone_owner(r, tags, |t| judged.gone(t).is_some()) else {
+        let Some(t) = gone_owner(r, tags, |t| judged.gone(&tagged_identity(t)).is_some()) else {
             continue;
         };
-        let evidence = judged.gone(&t).unwrap_or_default();
+        let evidence = judged.gone(&tagged_identity(&t)).unwrap_or_default();
         let left = if r.policies.is_empty() {
             String::new()
         } else {
@@ -158,10 +161,12 @@ pub(super) fn pending(
         .iter()
         .filter(|r| r.destroyed)
         .filter_map(|r| {
-            gone_owner(r, tags, |t| !known.exists(t)).map(|t| PendingEradication {
-                object: format!("realm {}", r.name),
-                tenant: Some(t),
-                time_remaining_ms: r.time_remaining,
+            gone_owner(r, tags, |t| !known.exists(&tagged_identity(t))).map(|t| {
+                PendingEradication {
+                    object: format!("realm {}", r.name),
+                    tenant: Some(t),
+                    time_remaining_ms: r.time_remaining,
+                }
             })
         })
         .collect()

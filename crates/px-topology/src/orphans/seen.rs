@@ -11,12 +11,8 @@ use flasharray::models::{Connection, Host, Pod, Volume};
 use serde::Serialize;
 
 use crate::desired::TenantId;
+use crate::labels::{LabelledTenant, labelled_tenant};
 use crate::plan::{Owner, TagIndex, marked_tenant, owner};
-
-/// The label pxfa's rendered objects carry (`render::management::labels`).
-const MANAGED_BY_LABEL: &str = "app.kubernetes.io/managed-by";
-/// The label naming the tenant (`render::management::labels`).
-const TENANT_LABEL: &str = "pxfa.io/tenant";
 
 /// The array's eradication settings: pxfa never eradicates, and says how long
 /// destroyed objects stay.
@@ -141,7 +137,8 @@ pub struct ClaimFact {
     pub namespace: String,
     /// The claim's name within it.
     pub name: String,
-    /// Its labels, where pxfa's `pxfa.io/tenant` mark is read.
+    /// Its labels, where pxfa's `pxfa.io/tenant` and `pxfa.io/tenant-namespace`
+    /// marks are read (`crate::labels`).
     pub labels: BTreeMap<String, String>,
     /// `status.phase`.
     pub phase: Option<String>,
@@ -156,7 +153,7 @@ impl ClaimFact {
     }
 
     /// The tenant pxfa's labels name, when pxfa labelled it.
-    pub(super) fn pxfa_tenant(&self) -> Option<&str> {
+    pub(super) fn pxfa_tenant(&self) -> Option<LabelledTenant> {
         labelled_tenant(&self.labels)
     }
 }
@@ -219,13 +216,14 @@ pub struct TenantObjectFact {
     pub namespace: String,
     /// Its name.
     pub name: String,
-    /// Its labels, where pxfa's `pxfa.io/tenant` mark is read.
+    /// Its labels, where pxfa's `pxfa.io/tenant` and `pxfa.io/tenant-namespace`
+    /// marks are read (`crate::labels`).
     pub labels: BTreeMap<String, String>,
 }
 
 impl TenantObjectFact {
     /// The tenant pxfa's labels name, when pxfa labelled it.
-    pub(super) fn pxfa_tenant(&self) -> Option<&str> {
+    pub(super) fn pxfa_tenant(&self) -> Option<LabelledTenant> {
         labelled_tenant(&self.labels)
     }
 }
@@ -279,12 +277,4 @@ pub struct ClusterFacts {
     pub hosted_clusters: Vec<HostedClusterFact>,
     /// The objects of [`TENANT_OBJECT_KINDS`] that carry pxfa's labels.
     pub tenant_objects: Vec<TenantObjectFact>,
-}
-
-/// The tenant pxfa's labels name (`pxfa.io/tenant` beside
-/// `app.kubernetes.io/managed-by: pxfa`), when pxfa labelled the object.
-fn labelled_tenant(labels: &BTreeMap<String, String>) -> Option<&str> {
-    (labels.get(MANAGED_BY_LABEL).map(String::as_str) == Some("pxfa"))
-        .then(|| labels.get(TENANT_LABEL).map(String::as_str))
-        .flatten()
 }

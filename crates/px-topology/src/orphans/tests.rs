@@ -3,10 +3,14 @@
 
 use std::path::Path;
 
+use std::collections::BTreeMap;
+
 use super::cluster;
 use super::evidence::{self, TenantRef};
-use super::seen::{ClaimFact, ClusterFacts, Seen};
+use super::seen::{ClaimFact, ClusterFacts, Seen, TenantObjectFact};
 use super::{Evidence, Known, OrphanKind, OrphanReport};
+use crate::desired::TenantId;
+use crate::labels::tenant_labels;
 use crate::{Tenant, parse_valid_spec};
 
 fn demo() -> Tenant {
@@ -14,17 +18,45 @@ fn demo() -> Tenant {
     Tenant::from_spec(parse_valid_spec(yaml).unwrap(), Path::new("demo.yaml")).unwrap()
 }
 
-fn labelled(ns: &str, name: &str, tenant: &str) -> ClaimFact {
+/// The direct-access example as the tenant `namespace/name`.
+fn tenant(namespace: &str, name: &str) -> Tenant {
+    let yaml = include_str!("../../../../examples/tenant-direct-access.yaml");
+    let mut spec = parse_valid_spec(yaml).unwrap();
+    spec.metadata.name = name.into();
+    spec.metadata.namespace = Some(namespace.into());
+    Tenant::from_spec(spec, Path::new("t.yaml")).unwrap()
+}
+
+fn claim(ns: &str, name: &str, labels: BTreeMap<String, String>) -> ClaimFact {
     ClaimFact {
         namespace: ns.into(),
         name: name.into(),
-        labels: [
-            ("app.kubernetes.io/managed-by".into(), "pxfa".into()),
-            ("pxfa.io/tenant".into(), tenant.into()),
-        ]
-        .into(),
+        labels,
         phase: Some("Bound".into()),
         volume_name: Some(format!("pv-{name}")),
+    }
+}
+
+/// A claim labelled by pxfa for `tenant` (`namespace/name`).
+fn labelled(ns: &str, name: &str, tenant: &str) -> ClaimFact {
+    claim(ns, name, tenant_labels(&TenantId::from(tenant)))
+}
+
+/// The labels an earlier pxfa wrote: the tenant's name alone.
+fn old_labels(tenant: &str) -> BTreeMap<String, String> {
+    [
+        ("app.kubernetes.io/managed-by".into(), "pxfa".into()),
+        ("pxfa.io/tenant".into(), tenant.into()),
+    ]
+    .into()
+}
+
+fn secret(ns: &str, name: &str, labels: BTreeMap<String, String>) -> TenantObjectFact {
+    TenantObjectFact {
+        kind: "Secret".into(),
+        namespace: ns.into(),
+        name: name.into(),
+        labels,
     }
 }
 
@@ -41,9 +73,9 @@ fn claims_a_tenant_renders_are_kept_and_unrendered_ones_without_a_drive_are_left
         .name;
     let facts = ClusterFacts {
         claims: vec![
-            labelled(&ns, &rendered, "tenant-demo"),
-            labelled(&ns, "tenant-demo-w07-data0", "tenant-demo"),
-            labelled("apps", "db", "tenant-gone"),
+            labelled(&ns, &rendered, "default/tenant-demo"),
+            labelled(&ns, "tenant-demo-w07-data0", "default/tenant-demo"),
+            labelled("apps", "db", "default/tenant-gone"),
             ClaimFact {
                 namespace: "apps".into(),
                 name: "plain".into(),
@@ -78,7 +110,7 @@ fn claims_a_tenant_renders_are_kept_and_unrendered_ones_without_a_drive_are_left
     assert!(
         found[1]
             .evidence
-            .contains("no TenantStorage tenant-gone on the management cluster"),
+            .contains("no TenantStorage default/tenant-gone on the management cluster"),
         "{}",
         found[1].evidence
     );
@@ -97,7 +129,7 @@ fn claims_a_tenant_renders_are_kept_and_unrendered_ones_without_a_drive_are_left
 #[test]
 fn a_tenant_whose_hosted_cluster_exists_is_not_gone() {
     let facts = ClusterFacts {
-        claims: vec![labelled("clusters-blue", "db", "tenant-blue")],
+        claims: vec![claim("clusters-blue", "db", old_labels("tenant-blue"))],
         hosted_clusters: vec![super::HostedClusterFact {
             namespace: "clusters".into(),
             name: "blue".into(),
@@ -114,22 +146,168 @@ fn a_tenant_whose_hosted_cluster_exists_is_not_gone() {
     };
     let seen = Seen::default();
     let judged = evidence::judge(&seen, &known, Some(&facts));
-    assert!(judged.gone("tenant-blue").is_none());
-    let why = judged.unaccounted("tenant-blue").unwrap();
+    let blue = TenantRef::new(None, "tenant-blue");
+    assert!(judged.gone(&blue).is_none());
+    let why = judged.unaccounted(&blue).unwrap();
     assert!(why.contains("HostedCluster clusters/blue exists"), "{why}");
     let mut skipped = Vec::new();
     assert!(cluster::find(&facts, &known, &judged, &seen, &mut skipped).is_empty());
 
-    // A TenantStorage of that name in another namespace keeps it too (the tags
-    // give no namespace).
+    // A TenantStorage of that name in another namespace keeps it too (an earlier
+    // pxfa's labels give no namespace).
     let known = Known {
         evidence: Evidence::Cluster {
             storages: vec![TenantRef::new(Some("team-b"), "tenant-blue")],
         },
         ..Known::default()
     };
-    let judged = evidence::judge(&seen, &known, Some(&ClusterFacts::default()));
-    assert!(judged.gone("tenant-blue").is_none());
+    let judged = evidence::judge(&seen, &known, Some(&facts));
+    assert!(judged.gone(&blue).is_none());
+}
+
+/// Issue #34: team-a/dev and team-b/dev both have labelled claims and objects;
+/// team-a is gone on evidence (no TenantStorage, no HostedCluster), team-b is
+/// loaded. Only team-a's are selected; a claim an earlier pxfa labelled `dev`
+/// (no namespace) may be team-b's, so it is never selected, and the report says
+/// why.
+#[test]
+fn a_gone_tenants_labelled_objects_go_and_a_same_named_tenants_stay() {
+    let b = tenant("team-b", "dev");
+    let b_ns = b.spec.hcp_namespace();
+    let b_claim = b
+        .manifests()
+        .unwrap()
+        .into_iter()
+        .find(|m| m.kind == "PersistentVolumeClaim" && m.name.contains("-w00-data0"))
+        .unwrap()
+        .name;
+    let a = TenantId::new("team-a", "dev");
+    let facts = ClusterFacts {
+        claims: vec![
+            labelled("clusters-dev-a", "dev-w00-data0", "team-a/dev"),
+            labelled(&b_ns, &b_claim, "team-b/dev"),
+            claim("clusters-dev-old", "dev-w00-data0", old_labels("dev")),
+        ],
+        tenant_objects: vec![
+            secret("clusters", "dev-a-pull-secret", tenant_labels(&a)),
+            secret(
+                "clusters",
+                "dev-b-pull-secret",
+                tenant_labels(&b.desired.tenant),
+            ),
+            secret("clusters", "dev-old-pull-secret", old_labels("dev")),
+        ],
+        ..ClusterFacts::default()
+    };
+    let known = Known {
+        tenants: vec![b],
+        unloaded: Vec::new(),
+        evidence: Evidence::Cluster {
+            storages: vec![TenantRef::new(Some("team-b"), "dev")],
+        },
+    };
+    let seen = Seen::default();
+    let judged = evidence::judge(&seen, &known, Some(&facts));
+    assert!(
+        judged
+            .gone(&TenantRef::new(Some("team-a"), "dev"))
+            .is_some()
+    );
+    assert!(judged.gone(&TenantRef::new(None, "dev")).is_none());
+    let mut skipped = Vec::new();
+    let found = cluster::find(&facts, &known, &judged, &seen, &mut skipped);
+    let objects: Vec<&str> = found.iter().map(|o| o.object.as_str()).collect();
+    assert_eq!(
+        objects,
+        [
+            "PersistentVolumeClaim clusters-dev-a/dev-w00-data0",
+            "Secret clusters/dev-a-pull-secret",
+        ],
+        "{found:#?}"
+    );
+    for o in &found {
+        assert_eq!(o.tenant.as_deref(), Some("team-a/dev"));
+        assert!(
+            o.evidence
+                .contains("pxfa.io/tenant=dev,pxfa.io/tenant-namespace=team-a"),
+            "{}",
+            o.evidence
+        );
+    }
+
+    // The earlier pxfa's objects are reported, kept, with why.
+    let kept = cluster::unaccounted(&facts, &known, &judged);
+    assert_eq!(kept.len(), 1, "{kept:#?}");
+    assert!(
+        kept[0].tenant.contains("earlier pxfa"),
+        "{}",
+        kept[0].tenant
+    );
+    assert_eq!(
+        kept[0].objects,
+        [
+            "PersistentVolumeClaim clusters-dev-old/dev-w00-data0",
+            "Secret clusters/dev-old-pull-secret",
+        ]
+    );
+    assert!(
+        kept[0]
+            .evidence
+            .contains("tenant team-b/dev bears the name"),
+        "{}",
+        kept[0].evidence
+    );
+}
+
+/// An object an earlier pxfa labelled with a name alone is never selected while a
+/// tenant of that name may own it: one that exists, one not accounted for (specs
+/// only), or one whose HostedCluster exists. Only when every tenant of that name is
+/// gone on evidence is it an orphan.
+#[test]
+fn an_earlier_pxfas_label_is_kept_while_any_tenant_of_its_name_may_own_it() {
+    let facts = ClusterFacts {
+        claims: vec![claim("clusters-dev", "dev-w00-data0", old_labels("dev"))],
+        tenant_objects: vec![secret("clusters", "dev-pull-secret", old_labels("dev"))],
+        ..ClusterFacts::default()
+    };
+    let seen = Seen::default();
+    let selected = |known: &Known| {
+        let judged = evidence::judge(&seen, known, Some(&facts));
+        let mut skipped = Vec::new();
+        let found = cluster::find(&facts, known, &judged, &seen, &mut skipped);
+        let kept = cluster::unaccounted(&facts, known, &judged);
+        (found.len(), kept)
+    };
+    for known in [
+        Known {
+            tenants: vec![tenant("team-b", "dev")],
+            evidence: Evidence::Specs { complete: true },
+            ..Known::default()
+        },
+        Known::default(),
+        Known {
+            evidence: Evidence::Cluster {
+                storages: vec![TenantRef::new(Some("team-c"), "dev")],
+            },
+            ..Known::default()
+        },
+    ] {
+        let (found, kept) = selected(&known);
+        assert_eq!(found, 0, "{:?}", known.evidence);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].objects.len(), 2);
+    }
+
+    // No tenant named dev in any namespace, on the cluster's evidence: gone.
+    let known = Known {
+        evidence: Evidence::Cluster {
+            storages: Vec::new(),
+        },
+        ..Known::default()
+    };
+    let (found, kept) = selected(&known);
+    assert_eq!(found, 2);
+    assert!(kept.is_empty());
 }
 
 #[test]

@@ -51,9 +51,9 @@ pub use drives::{
 };
 pub use observe::{locate_drives, observe};
 pub use observed::{Observed, Orphans};
-pub use ownership::TagIndex;
 pub(crate) use ownership::lookup_tags;
 pub(crate) use ownership::{Owner, kind_label, marked_tenant, owner};
+pub use ownership::{TagIndex, TokenClaimants};
 pub(crate) use pods::lookup_pods;
 pub use realm::{RealmGateError, RealmState, require_realm_support};
 pub use token::{JournalVerdict, TokenState, read_token_state, token_user_claimants};

@@ -21,7 +21,11 @@
 //! takes an object another tenant's tags claim.
 //!
 //! Realms, access policies and admins carry no tags: `realm.rs` decides theirs from
-//! what they hold, with [`is_tenants`] for the pods inside a realm.
+//! what they hold, with [`is_tenants`] for the pods inside a realm. A tenant's token
+//! user is recorded on its pod instead (`token-user=<user>`): another tenant whose
+//! token user a pod names, or whose token user is the default name of a tenant
+//! that records none, is refused it ([`TagIndex::token_claimants`],
+//! `token::claimed_elsewhere`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -32,7 +36,7 @@ use futures_util::future::try_join_all;
 use super::change::{Action, Blocker, Change, Kind, MAX_NAMES_PER_CALL, Payload};
 use crate::desired::{
     MANAGED_BY_VALUE, SCOPE_SHARED, Scope, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_SCOPE, TAG_TENANT,
-    TAG_TENANT_NAMESPACE, TenantId,
+    TAG_TENANT_NAMESPACE, TAG_TOKEN_USER, TenantId,
 };
 
 /// pxfa's tags (`pxfa.io` namespace) per object, keyed by lower-cased object name
@@ -52,9 +56,93 @@ pub struct TagIndex {
     /// By kind slot: whether [`TagIndex::insert_relevant`] left other tenants'
     /// objects out, so that a name missing here may still be another tenant's.
     left_out: [bool; 4],
-    /// Other tenants with objects on the array whose default token user is the
-    /// desired one ([`TagIndex::note_token_claimants`]), as reports name them.
-    token_claimants: BTreeSet<String>,
+    /// Other tenants with objects on the array, as reports name them, with what
+    /// their tags say of the desired token user ([`TagIndex::note_token_claimants`]).
+    token_uses: BTreeMap<String, TokenUse>,
+}
+
+/// What one other tenant's tags say of a token user: read over all its objects,
+/// since only its pod records its token user.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct TokenUse {
+    /// A `token-user` tag of its names the user.
+    names_it: bool,
+    /// It has a `token-user` tag at all: its user is the one the tag names.
+    recorded: bool,
+    /// The user is its default token user (`pxfa-<name>`).
+    default_is_it: bool,
+}
+
+impl TokenUse {
+    fn merge(&mut self, other: TokenUse) {
+        self.names_it |= other.names_it;
+        self.recorded |= other.recorded;
+        self.default_is_it |= other.default_is_it;
+    }
+
+    /// Whether it may use the user: its pod names it, or the user is its default
+    /// and no tag of it says otherwise (a tenant of an earlier pxfa, or one not
+    /// applied since pxfa recorded token users).
+    fn claims(self) -> bool {
+        self.names_it || (!self.recorded && self.default_is_it)
+    }
+}
+
+/// The other tenants with objects on the array that may use a token user, and how:
+/// their pod's `token-user` tag names it, or it is their default token user and no
+/// tag of theirs names another. Shown as the phrase reports use ("the default token
+/// user of tenant team-a/dev").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TokenClaimants {
+    /// Tenants whose pod's `token-user` tag names the user, with whether it is
+    /// their default token user too.
+    tagged: BTreeMap<String, bool>,
+    /// Tenants whose default token user it is, with no tag naming another.
+    by_default: BTreeSet<String>,
+}
+
+impl TokenClaimants {
+    /// True when no other tenant may use the user.
+    pub fn is_empty(&self) -> bool {
+        self.tagged.is_empty() && self.by_default.is_empty()
+    }
+
+    /// Whether a tenant's pod names the user (not only its default name).
+    pub(crate) fn any_tagged(&self) -> bool {
+        !self.tagged.is_empty()
+    }
+
+    /// Whether a tenant may use it as its default token user.
+    pub(crate) fn any_by_default(&self) -> bool {
+        !self.by_default.is_empty()
+    }
+}
+
+/// `the default token user of tenant a, b and the token user of tenant c (its pod's
+/// pxfa.io token-user tag)`.
+impl std::fmt::Display for TokenClaimants {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let list = |s: Vec<&String>| s.into_iter().cloned().collect::<Vec<_>>().join(", ");
+        let tagged = |default: bool| -> Vec<&String> {
+            (self.tagged.iter())
+                .filter(|(_, d)| **d == default)
+                .map(|(t, _)| t)
+                .collect()
+        };
+        let tag = format!("its pod's {TAG_NAMESPACE} {TAG_TOKEN_USER} tag");
+        let mut parts = Vec::new();
+        if !self.by_default.is_empty() {
+            let names = list(self.by_default.iter().collect());
+            parts.push(format!("the default token user of tenant {names}"));
+        }
+        for (default, what) in [(true, "the default token user"), (false, "the token user")] {
+            let names = tagged(default);
+            if !names.is_empty() {
+                parts.push(format!("{what} of tenant {} ({tag})", list(names)));
+            }
+        }
+        f.write_str(&parts.join(" and "))
+    }
 }
 
 /// A taggable kind as pxfa's reports name it (`host group`, not `hostGroup`).
@@ -161,9 +249,11 @@ impl TagIndex {
             pods,
             spelled,
             left_out,
-            token_claimants,
+            token_uses,
         } = other;
-        self.token_claimants.extend(token_claimants);
+        for (t, u) in token_uses {
+            self.token_uses.entry(t).or_default().merge(u);
+        }
         self.volumes.extend(volumes);
         self.hosts.extend(hosts);
         self.host_groups.extend(host_groups);
@@ -174,11 +264,14 @@ impl TagIndex {
         }
     }
 
-    /// Notes the tenants other than `tenant` that tagged objects among `tags` name
-    /// (another namespace's, or an earlier pxfa's without one) whose default token
-    /// user is `admin`. Array users carry no tags, and a default token user derives
-    /// from the tenant name alone: while such a tenant has objects on the array, the
-    /// user may be its.
+    /// Notes what the objects among `tags` of tenants other than `tenant` (another
+    /// namespace's, or an earlier pxfa's without one) say of the token user
+    /// `admin`. Array users carry no tags: a tenant's pod records its token user
+    /// ([`TAG_TOKEN_USER`]), and a tenant none of whose objects records one (an
+    /// earlier pxfa's, or one not applied since) may use its default token user,
+    /// which derives from the tenant name alone. Either way, while such a tenant
+    /// has objects on the array, the user may be its
+    /// ([`TagIndex::token_claimants`]).
     pub(crate) fn note_token_claimants(&mut self, tags: &[Tag], tenant: &TenantId, admin: &str) {
         for t in by_object(tags).values() {
             if !matches!(
@@ -187,18 +280,45 @@ impl TagIndex {
             ) {
                 continue;
             }
-            if let Some(other) = marked_tenant(t)
-                && crate::spec::default_token_user(other.name).eq_ignore_ascii_case(admin)
-            {
-                self.token_claimants.insert(other.to_string());
-            }
+            let Some(other) = marked_tenant(t) else {
+                continue;
+            };
+            let recorded = t.get(TAG_TOKEN_USER);
+            let seen = TokenUse {
+                names_it: recorded.is_some_and(|u| u.eq_ignore_ascii_case(admin)),
+                recorded: recorded.is_some(),
+                default_is_it: crate::spec::default_token_user(other.name)
+                    .eq_ignore_ascii_case(admin),
+            };
+            self.token_uses
+                .entry(other.to_string())
+                .or_default()
+                .merge(seen);
         }
     }
 
     /// The other tenants that may use the desired token user
     /// ([`TagIndex::note_token_claimants`]).
-    pub(crate) fn token_claimants(&self) -> &BTreeSet<String> {
-        &self.token_claimants
+    pub(crate) fn token_claimants(&self) -> TokenClaimants {
+        let mut out = TokenClaimants::default();
+        for (t, u) in self.token_uses.iter().filter(|(_, u)| u.claims()) {
+            if u.names_it {
+                out.tagged.insert(t.clone(), u.default_is_it);
+            } else {
+                out.by_default.insert(t.clone());
+            }
+        }
+        out
+    }
+
+    /// Whether a pod of `tenant` records `admin` as its token user: it has been
+    /// using it.
+    pub(crate) fn records_token_user(&self, tenant: &TenantId, admin: &str) -> bool {
+        self.pods.values().any(|t| {
+            is_tenants(Some(t), tenant)
+                && t.get(TAG_TOKEN_USER)
+                    .is_some_and(|u| u.eq_ignore_ascii_case(admin))
+        })
     }
 
     /// Whether the array holds a pod or volume tagged for `tenant`.
@@ -653,6 +773,167 @@ mod tests {
         assert!(claims.conflicts[0].reason.contains("team-b/blue"));
         assert!(claims.conflicts[1].resolution.contains("pxfa claim"));
         assert_eq!(claims.tag_changes.len(), 1);
+    }
+
+    /// `tenant`'s pod `pod`, recording `user` as its token user when given.
+    fn pod_of(pod: &str, tenant: &str, user: Option<&str>) -> Vec<Tag> {
+        let mut tags = ours(pod, tenant);
+        if let Some(u) = user {
+            tags.extend(tagged(pod, &[(TAG_TOKEN_USER, u)]));
+        }
+        tags
+    }
+
+    /// The claimants of `admin` seen from `me`, over every kind's listing.
+    fn claimants_of(listings: &[(TagResource, Vec<Tag>)], me: &TenantId, admin: &str) -> TagIndex {
+        let mut index = TagIndex::default();
+        for (kind, tags) in listings {
+            let mut one = TagIndex::default();
+            one.note_token_claimants(tags, me, admin);
+            one.insert(*kind, tags);
+            index.merge(one);
+        }
+        index
+    }
+
+    #[test]
+    fn a_pods_token_user_tag_names_its_user_and_frees_its_default_name() {
+        let me = TenantId::new("team-c", "beta");
+        // team-a/alpha's pod names `shared` explicitly: it claims `shared`.
+        let listings = [(
+            TagResource::Pod,
+            pod_of("alpha", "team-a/alpha", Some("Shared")),
+        )];
+        let c = claimants_of(&listings, &me, "shared").token_claimants();
+        assert!(c.any_tagged() && !c.any_by_default(), "{c:?}");
+        assert_eq!(
+            c.to_string(),
+            "the token user of tenant team-a/alpha (its pod's pxfa.io token-user tag)"
+        );
+        assert!(
+            claimants_of(&listings, &me, "other")
+                .token_claimants()
+                .is_empty()
+        );
+
+        // team-b/dev's pod names its own user: pxfa-dev, its default name, is free,
+        // though its volumes (which record no user) are read too.
+        let me = TenantId::new("team-a", "dev");
+        let listings = [
+            (
+                TagResource::Pod,
+                pod_of("dev-b", "team-b/dev", Some("pxfa-team-b-dev")),
+            ),
+            (TagResource::Volume, ours("dev-b::v1", "team-b/dev")),
+        ];
+        assert!(
+            claimants_of(&listings, &me, "pxfa-dev")
+                .token_claimants()
+                .is_empty()
+        );
+        let c = claimants_of(&listings, &me, "pxfa-team-b-dev").token_claimants();
+        assert!(c.any_tagged());
+
+        // A tenant that records no user (an earlier pxfa's, or not applied since)
+        // may use its default name.
+        let listings = [
+            (TagResource::Pod, pod_of("dev-b", "team-b/dev", None)),
+            (
+                TagResource::Pod,
+                tagged(
+                    "dev",
+                    &[(TAG_MANAGED_BY, MANAGED_BY_VALUE), (TAG_TENANT, "dev")],
+                ),
+            ),
+        ];
+        let c = claimants_of(&listings, &me, "pxfa-dev").token_claimants();
+        assert!(c.any_by_default() && !c.any_tagged());
+        assert_eq!(
+            c.to_string(),
+            "the default token user of tenant dev (no namespace: tagged by an earlier pxfa), team-b/dev"
+        );
+        // This tenant's own objects never claim its user from it.
+        let listings = [(
+            TagResource::Pod,
+            pod_of("dev-a", "team-a/dev", Some("pxfa-dev")),
+        )];
+        let index = claimants_of(&listings, &me, "pxfa-dev");
+        assert!(index.token_claimants().is_empty());
+        assert!(index.records_token_user(&me, "PXFA-dev"));
+        assert!(!index.records_token_user(&TenantId::new("team-b", "dev"), "pxfa-dev"));
+    }
+
+    /// Issue #34: an explicit `spec.array.tokenUser` another tenant's pod names is
+    /// refused before any write, naming the owner, even to a tenant with objects
+    /// unless its own pod names the user too; a default name is refused only to a
+    /// tenant with no objects yet.
+    #[test]
+    fn a_token_user_another_tenants_pod_names_is_refused() {
+        use crate::desired::{DesiredApiToken, DesiredState};
+        let desired = |ns: &str, name: &str, admin: &str| DesiredState {
+            tenant: TenantId::new(ns, name),
+            api_token: Some(DesiredApiToken {
+                admin: admin.into(),
+                lifetime: None,
+            }),
+            ..DesiredState::default()
+        };
+        let refused = |d: &DesiredState, listings: &[(TagResource, Vec<Tag>)]| {
+            let admin = &d.api_token.as_ref().unwrap().admin;
+            super::super::token::claimed_elsewhere(d, &claimants_of(listings, &d.tenant, admin))
+        };
+        let alpha = (
+            TagResource::Pod,
+            pod_of("alpha", "team-a/alpha", Some("shared")),
+        );
+
+        // A new tenant naming team-a/alpha's user: refused, naming the owner.
+        let beta = desired("team-b", "beta", "shared");
+        let b = refused(&beta, std::slice::from_ref(&alpha)).expect("refused");
+        assert!(
+            b.reason.contains("team-a/alpha") && b.reason.contains("token-user tag"),
+            "{}",
+            b.reason
+        );
+        assert!(
+            !b.reason.contains("derives from the tenant name"),
+            "{}",
+            b.reason
+        );
+        assert!(b.resolution.contains("spec.array.tokenUser"));
+        // ... and a live one (it has a pod, which records another user or none).
+        for own in [None, Some("mine")] {
+            let live = [
+                alpha.clone(),
+                (TagResource::Pod, pod_of("beta", "team-b/beta", own)),
+            ];
+            assert!(refused(&beta, &live).is_some(), "{own:?}");
+        }
+        // Both pods name it (they shared it before pxfa recorded users): kept.
+        let both = [
+            alpha.clone(),
+            (
+                TagResource::Pod,
+                pod_of("beta", "team-b/beta", Some("shared")),
+            ),
+        ];
+        assert!(refused(&beta, &both).is_none());
+
+        // The default-name rule is as it was: refused to a tenant with no objects,
+        // kept by one that has them.
+        let other = (TagResource::Pod, pod_of("dev-b", "team-b/dev", None));
+        let dev = desired("team-a", "dev", "pxfa-dev");
+        let b = refused(&dev, std::slice::from_ref(&other)).expect("refused");
+        assert!(
+            b.reason.contains("default token user of tenant team-b/dev"),
+            "{}",
+            b.reason
+        );
+        let live = [
+            other,
+            (TagResource::Pod, pod_of("dev-a", "team-a/dev", None)),
+        ];
+        assert!(refused(&dev, &live).is_none());
     }
 
     fn ownership_tags_for(id: &TenantId) -> BTreeMap<String, String> {

@@ -6,7 +6,7 @@
 use flasharray::{ErrorKind, FlashArray, Result, TagResource};
 
 use super::change::{Action, Blocker, Change, Kind, Payload};
-use super::ownership::TagIndex;
+use super::ownership::{TagIndex, TokenClaimants};
 use crate::desired::DesiredState;
 
 /// The token admin as the array reports it.
@@ -104,16 +104,17 @@ pub(crate) async fn read_token(
     }
 }
 
-/// The tenants other than `desired`'s whose objects are on the array and whose
-/// default token user is `desired`'s (see [`TagIndex::note_token_claimants`]):
-/// what rotating or deleting that user's token would take from them. Empty when the
-/// desired state wants no token.
+/// The tenants other than `desired`'s whose objects are on the array and that may
+/// use `desired`'s token user: their pod's `token-user` tag names it, or it is their
+/// default token user and no tag of theirs names another (see
+/// [`TagIndex::note_token_claimants`]): what rotating or deleting that user's token
+/// would take from them. Empty when the desired state wants no token.
 pub async fn token_user_claimants(
     array: &dyn FlashArray,
     desired: &DesiredState,
-) -> Result<Vec<String>> {
+) -> Result<TokenClaimants> {
     let Some(t) = &desired.api_token else {
-        return Ok(Vec::new());
+        return Ok(TokenClaimants::default());
     };
     let mut index = TagIndex::default();
     for kind in [
@@ -125,28 +126,39 @@ pub async fn token_user_claimants(
         let tags = super::ownership::lookup_tags(array, kind, &[]).await?;
         index.note_token_claimants(&tags, &desired.tenant, &t.admin);
     }
-    Ok(index.token_claimants().iter().cloned().collect())
+    Ok(index.token_claimants())
 }
 
 /// The conflict of a token user that another tenant may use (see
-/// [`TagIndex::note_token_claimants`]): a tenant with no objects on the array yet
-/// never takes, keeps or replaces it. A tenant that already has objects keeps the
-/// user it has been using.
+/// [`TagIndex::note_token_claimants`]), refused before any write. A user another
+/// tenant's pod names (its `token-user` tag) is refused to every other tenant
+/// unless its own pod names it too (both have been using it: neither is renamed);
+/// one that is another tenant's default name only is refused to a tenant with no
+/// objects on the array yet, while one that has objects keeps the user it has been
+/// using.
 pub(crate) fn claimed_elsewhere(desired: &DesiredState, tags: &TagIndex) -> Option<Blocker> {
     let t = desired.api_token.as_ref()?;
     let others = tags.token_claimants();
-    if others.is_empty() || tags.owns_objects(&desired.tenant) {
+    let id = &desired.tenant;
+    let keeps = if others.any_tagged() {
+        tags.records_token_user(id, &t.admin)
+    } else {
+        tags.owns_objects(id)
+    };
+    if others.is_empty() || keeps {
         return None;
     }
-    let id = &desired.tenant;
+    let why = if others.any_by_default() {
+        " (a default token user derives from the tenant name alone)"
+    } else {
+        ""
+    };
     Some(Blocker {
         kind: Kind::ApiToken,
         name: t.admin.clone(),
         reason: format!(
-            "array user {} is the default token user of tenant {}, whose objects are on the array \
-             (a default token user derives from the tenant name alone)",
-            t.admin,
-            others.iter().cloned().collect::<Vec<_>>().join(", ")
+            "array user {} is {others}, whose objects are on the array{why}",
+            t.admin
         ),
         resolution: format!(
             "name a token user of this tenant's own in spec.array.tokenUser (e.g. pxfa-{}-{})",

@@ -866,13 +866,12 @@ pub(crate) fn shared_labels() -> Value {
     json!({"app.kubernetes.io/managed-by": "pxfa"})
 }
 
-/// Labels pxfa puts on every tenant-owned Kubernetes object it renders, so that
-/// `oc get all -l pxfa.io/tenant=<name>` finds them.
+/// Labels pxfa puts on every tenant-owned Kubernetes object it renders: the
+/// tenant's identity (`crate::labels`), so that `oc get all -l` with
+/// `crate::labels::tenant_selector` finds them and no other namespace's tenant of
+/// the same name.
 pub(crate) fn labels(spec: &TenantStorage) -> Value {
-    json!({
-        "app.kubernetes.io/managed-by": "pxfa",
-        "pxfa.io/tenant": spec.tenant_name(),
-    })
+    json!(crate::labels::tenant_labels(&spec.tenant_id()))
 }
 
 #[cfg(test)]

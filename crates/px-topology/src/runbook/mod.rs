@@ -473,6 +473,7 @@ impl Vars {
         let scalar = BTreeMap::from([
             ("spec", spec_path.to_string()),
             ("tenant", s.tenant_name().to_string()),
+            ("tenant_ns", s.tenant_id().namespace),
             ("hc", hc.name.clone()),
             ("hc_ns", hc.namespace.clone()),
             ("hcp", s.hcp_namespace()),

@@ -3,7 +3,8 @@
 //! filled from the spec by `super::vars`, `<name>` words are what the operator reads
 //! off an earlier step's output.
 //!
-//! Template words: `{spec}`, `{tenant}`, `{hc}` (HostedCluster), `{hc_ns}` (its
+//! Template words: `{spec}`, `{tenant}`, `{tenant_ns}` (the tenant's namespace, its
+//! `pxfa.io/tenant-namespace` label), `{hc}` (HostedCluster), `{hc_ns}` (its
 //! namespace), `{hcp}` (hosted control plane namespace), `{nodepool}`, `{px_ns}`
 //! (tenant Portworx namespace), `{stc}` (tenant StorageCluster), `{fada_class}`,
 //! `{pod}` (array pod), `{repl}`, `{old_gib}` and `{grow_gib}` (drive size before and after the edit); per worker `{worker}` (two digits),
@@ -930,7 +931,10 @@ pub(crate) const DELETE_HOSTED_CLUSTER: Piece = &[st(
 
 /// What the HostedCluster's deletion leaves: pxfa's MetalLB pool (still reserving
 /// its range) and the Secrets and ConfigMap pxfa rendered in the HostedCluster's
-/// namespace. `pxfa orphans` lists any left as `tenant-object`.
+/// namespace. `pxfa orphans` lists any left as `tenant-object`. The selectors name
+/// the tenant's identity (`crate::labels::tenant_selector`), so that a same-named
+/// tenant of another namespace keeps its objects; what an earlier pxfa labelled
+/// with the name alone is not selected, and the check says how to find it.
 pub(crate) const DELETE_TENANT_OBJECTS: Piece = &[
     st(
         "delete.metallb",
@@ -944,9 +948,12 @@ pub(crate) const DELETE_TENANT_OBJECTS: Piece = &[
             "-n",
             "metallb-system",
             "-l",
-            "app.kubernetes.io/managed-by=pxfa,pxfa.io/tenant={tenant}",
+            "app.kubernetes.io/managed-by=pxfa,pxfa.io/tenant={tenant},pxfa.io/tenant-namespace={tenant_ns}",
         ],
-        "`oc get ipaddresspool,l2advertisement -n metallb-system -l pxfa.io/tenant={tenant}` finds nothing: the range is free for another tenant",
+        "`oc get ipaddresspool,l2advertisement -n metallb-system -l pxfa.io/tenant={tenant},pxfa.io/tenant-namespace={tenant_ns}` finds nothing: the range is free for another tenant. \
+         Objects an earlier pxfa labelled without pxfa.io/tenant-namespace are not selected (a same-named tenant of another namespace may own them): \
+         list them with `oc get ipaddresspool,l2advertisement -n metallb-system -l 'pxfa.io/tenant={tenant},!pxfa.io/tenant-namespace'` \
+         and delete by name only those whose addresses are this tenant's",
         "pxfa-lifecycle",
         H,
     ),
@@ -962,9 +969,12 @@ pub(crate) const DELETE_TENANT_OBJECTS: Piece = &[
             "-n",
             "{hc_ns}",
             "-l",
-            "app.kubernetes.io/managed-by=pxfa,pxfa.io/tenant={tenant}",
+            "app.kubernetes.io/managed-by=pxfa,pxfa.io/tenant={tenant},pxfa.io/tenant-namespace={tenant_ns}",
         ],
-        "`pxfa orphans --kubeconfig <management-kubeconfig>` lists no tenant-object of {tenant}",
+        "`pxfa orphans --kubeconfig <management-kubeconfig>` lists no tenant-object of {tenant_ns}/{tenant}. \
+         Objects an earlier pxfa labelled without pxfa.io/tenant-namespace are not selected: \
+         `oc get secret,configmap -n {hc_ns} -l 'pxfa.io/tenant={tenant},!pxfa.io/tenant-namespace'` lists them \
+         (pxfa orphans reports them as kept); delete by name only those this HostedCluster used",
         "pxfa-lifecycle",
         H,
     ),

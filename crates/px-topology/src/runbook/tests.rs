@@ -313,10 +313,7 @@ fn delete_removes_the_tenants_other_objects_in_every_mode() {
     for mode in MODES {
         let (t, file) = tenant(mode);
         let text = to_text(&build(&t, file, Operation::Delete, &[]).unwrap());
-        let selector = format!(
-            "app.kubernetes.io/managed-by=pxfa,pxfa.io/tenant={}",
-            t.spec.tenant_name()
-        );
+        let selector = crate::labels::tenant_selector(&t.spec.tenant_id());
         let hc = text
             .find("oc delete hostedcluster")
             .expect("hosted cluster step");
@@ -328,5 +325,11 @@ fn delete_removes_the_tenants_other_objects_in_every_mode() {
             .unwrap_or_else(|| panic!("{mode}: {text}"));
         assert!(hc < pool && pool < secrets, "{mode}: {text}");
         assert_eq!(text.matches(&selector).count(), 2, "{mode}: {text}");
+        // What an earlier pxfa labelled with the name alone: found by hand.
+        assert_eq!(
+            text.matches("!pxfa.io/tenant-namespace").count(),
+            2,
+            "{mode}: {text}"
+        );
     }
 }

@@ -181,6 +181,101 @@ async fn a_tenant_goes_through_every_stage_and_its_token_reaches_the_clusters() 
     assert!(!again.plan().has_changes() && !again.writes_array());
 }
 
+/// Issue #34: the pod records the tenant's token user (`pxfa.io token-user`), from
+/// its creation on. A pod an earlier pxfa made without it gets the tag as drift:
+/// one tag update on the pod, nothing re-created, and the next plan is empty.
+#[tokio::test]
+async fn the_pod_records_the_token_user_and_drift_adds_it_as_a_tag() {
+    use flasharray::{FlashArray, TagParams, TagResource};
+    let (tenant, array) = cloud_drive();
+    let pod = tenant.desired.pod.as_ref().unwrap().name.to_string();
+    let user = tenant.token_users()[0].clone();
+    let clusters = FakeClusters {
+        keeps: true,
+        ..FakeClusters::default()
+    };
+    let site = Site::array(&array);
+    let applied = tenant
+        .observe(site.clone())
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default())
+        .apply(&clusters, ApplyOptions::default(), &|_| {})
+        .await
+        .unwrap();
+    assert!(
+        applied.report().is_success(),
+        "{:?}",
+        applied.report().failed
+    );
+    let token_user_tag = || async {
+        let params = TagParams {
+            resource_names: vec![pod.clone()],
+            namespaces: vec!["pxfa.io".into()],
+            resource_destroyed: None,
+        };
+        (array.list_tags(TagResource::Pod, &params).await.unwrap())
+            .into_iter()
+            .find(|t| t.key == "token-user")
+            .map(|t| t.value)
+    };
+    assert_eq!(token_user_tag().await.as_deref(), Some(user.as_str()));
+
+    // As an earlier pxfa left it: no token-user tag.
+    array
+        .delete_tags(
+            TagResource::Pod,
+            std::slice::from_ref(&pod),
+            &["token-user".to_string()],
+            &["pxfa.io".to_string()],
+        )
+        .await
+        .unwrap();
+    let planned = tenant
+        .observe(site.clone())
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default());
+    let plan = planned.plan();
+    assert!(plan.is_applicable(), "{}", plan.to_text(false));
+    let changed: Vec<_> = plan
+        .actionable()
+        .map(|c| (c.action, c.kind, c.name.clone()))
+        .collect();
+    assert_eq!(
+        changed,
+        [(
+            px_topology::Action::Update,
+            px_topology::Kind::Tag,
+            pod.clone()
+        )],
+        "{}",
+        plan.to_text(false)
+    );
+    let tag = plan.actionable().next().unwrap();
+    assert!(tag.reason.contains("token-user"), "{tag:?}");
+    let applied = planned
+        .apply(&clusters, ApplyOptions::default(), &|_| {})
+        .await
+        .unwrap();
+    assert!(
+        applied.report().is_success(),
+        "{:?}",
+        applied.report().failed
+    );
+    assert_eq!(token_user_tag().await.as_deref(), Some(user.as_str()));
+    let again = tenant
+        .observe(site)
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default());
+    assert!(
+        !again.plan().has_changes(),
+        "{}",
+        again.plan().to_text(false)
+    );
+}
+
 #[tokio::test]
 async fn a_token_nobody_would_keep_is_refused_before_any_write() {
     let (tenant, array) = cloud_drive();

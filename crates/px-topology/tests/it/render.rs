@@ -196,6 +196,11 @@ fn cloud_drive_desired_state() {
     assert_eq!(pod.name, PodName::new("tenant-cd").unwrap());
     assert_eq!(pod.quota, Some(sizing.pod_quota));
     assert_eq!(state.api_token.as_ref().unwrap().admin, "pxfa-tenant-cd");
+    // The pod records the token user: array users carry no tags (#34).
+    assert_eq!(
+        pod.tags.get("token-user").map(String::as_str),
+        Some("pxfa-tenant-cd")
+    );
     assert!(state.volumes.is_empty() && state.hosts.is_empty());
     assert!(state.host_groups.is_empty() && state.connections.is_empty());
 

@@ -13,7 +13,7 @@ use super::ops::Op;
 use super::schedule::Graph;
 use crate::desired::{
     DesiredState, TAG_MANAGED_BY, TAG_NAMESPACE, TAG_ROLE, TAG_SCOPE, TAG_TENANT,
-    TAG_TENANT_NAMESPACE,
+    TAG_TENANT_NAMESPACE, TAG_TOKEN_USER,
 };
 use crate::plan::{Action, Change, Kind, MAX_NAMES_PER_CALL, Payload, Plan};
 
@@ -42,13 +42,15 @@ fn deps_of(map: &NodeMap, name: &str) -> Vec<usize> {
 /// The tags an object is created with: who owns it and what it is for. They go in
 /// the create call itself, so that an apply killed right after a create leaves an
 /// object the next plan recognises as pxfa's (never an untagged "conflict"). They
-/// are the same for every object of a batch, so batching is unaffected.
-const CREATION_KEYS: [&str; 5] = [
+/// are the same for every object of a batch, so batching is unaffected. The pod's
+/// token user is one: a pod is born naming it, before the token is made.
+const CREATION_KEYS: [&str; 6] = [
     TAG_MANAGED_BY,
     TAG_TENANT,
     TAG_TENANT_NAMESPACE,
     TAG_SCOPE,
     TAG_ROLE,
+    TAG_TOKEN_USER,
 ];
 
 type TagMap = BTreeMap<String, String>;

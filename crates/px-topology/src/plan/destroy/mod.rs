@@ -165,9 +165,8 @@ fn keeps_anothers_token(obs: &Observed, token: &DesiredApiToken, kept: &mut Vec<
         kind: Kind::ApiToken,
         name: token.admin.clone(),
         reason: format!(
-            "kept: array user {} is the default token user of tenant {} too, whose objects are on the array",
-            token.admin,
-            others.iter().cloned().collect::<Vec<_>>().join(", ")
+            "kept: array user {} is {others} too, whose objects are on the array",
+            token.admin
         ),
         resolution: "delete the token by hand once no tenant uses it".to_string(),
     });

@@ -66,10 +66,7 @@ pub(super) fn select(
                 kept.push(kept_because(
                     Kind::RealmUser,
                     &user.admin,
-                    format!(
-                        "the default token user of tenant {} too, whose objects are on the array",
-                        others.iter().cloned().collect::<Vec<_>>().join(", ")
-                    ),
+                    format!("{others} too, whose objects are on the array"),
                 ));
                 false
             }
