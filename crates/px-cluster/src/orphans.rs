@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::bounds::list_all;
+use crate::bounds::{list_all, list_all_metadata};
 use async_trait::async_trait;
 use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Pod};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams};
@@ -103,16 +103,24 @@ fn tenant_object_kind(kind: &str) -> Option<&'static Kind> {
 /// The objects of [`TENANT_OBJECT_RESOURCES`] labelled `managed-by: pxfa`, by
 /// metadata only: a Secret's data is dropped as it is read, never kept. A kind not
 /// served (no MetalLB) has none.
-async fn tenant_objects(c: &Client) -> Result<Vec<TenantObjectFact>, String> {
+async fn tenant_objects(c: &Client) -> Result<(Vec<TenantObjectFact>, Option<String>), String> {
     let lp = ListParams::default().labels("app.kubernetes.io/managed-by=pxfa");
     let mut out = Vec::new();
+    let mut forbidden = Vec::new();
     for k in &TENANT_OBJECT_RESOURCES {
-        let items = list_or_none(
-            Api::<DynamicObject>::all_with(c.clone(), &k.resource()),
-            &lp,
-            &format!("list {}s", k.kind),
-        )
-        .await?;
+        // Metadata only: the Secrets' data (pull secret, SSH key) is never read.
+        let api = Api::<DynamicObject>::all_with(c.clone(), &k.resource());
+        let items = match list_all_metadata(&api, &lp).await {
+            Ok(l) => l.items,
+            Err(e) if status_code(&e) == Some(404) => Vec::new(),
+            // A reader without `list` on the kind (the controller's role, for
+            // Secrets and ConfigMaps) leaves the kind unchecked, not the whole scan.
+            Err(e) if status_code(&e) == Some(403) => {
+                forbidden.push(format!("{}s", k.kind));
+                Vec::new()
+            }
+            Err(e) => return Err(err(&format!("list {}s", k.kind), &e)),
+        };
         out.extend(items.into_iter().map(|o| TenantObjectFact {
             kind: k.kind.to_string(),
             namespace: o.namespace().unwrap_or_default(),
@@ -120,7 +128,13 @@ async fn tenant_objects(c: &Client) -> Result<Vec<TenantObjectFact>, String> {
             labels: o.labels().clone(),
         }));
     }
-    Ok(out)
+    let unread = (!forbidden.is_empty()).then(|| {
+        format!(
+            "listing {} is forbidden to this user (list on them, cluster-wide: docs/cli.md#orphans)",
+            forbidden.join(", ")
+        )
+    });
+    Ok((out, unread))
 }
 
 fn claim_fact(c: PersistentVolumeClaim) -> ClaimFact {
@@ -249,6 +263,7 @@ impl ClusterReader for ClusterOrphans {
             "list HostedClusters",
         )
         .await?;
+        let (tenant_objects, tenant_objects_unread) = tenant_objects(c).await?;
         Ok(ClusterFacts {
             claims: claims.into_iter().map(claim_fact).collect(),
             pvs: pvs.into_iter().map(pv_fact).collect(),
@@ -259,7 +274,8 @@ impl ClusterReader for ClusterOrphans {
                 .map(|p| format!("{}/{}", p.namespace().unwrap_or_default(), p.name_any()))
                 .collect::<BTreeSet<_>>(),
             hosted_clusters: hosted.iter().map(hosted_cluster_fact).collect(),
-            tenant_objects: tenant_objects(c).await?,
+            tenant_objects,
+            tenant_objects_unread,
         })
     }
 

@@ -50,7 +50,16 @@ pub(super) fn find(
     not_checked: &mut Vec<NotChecked>,
 ) -> Vec<Orphan> {
     let drives = tagged_drives(seen);
-    let gone_objects = tenant_objects(facts, known, judged);
+    let gone_objects = match &facts.tenant_objects_unread {
+        Some(why) => {
+            not_checked.push(NotChecked {
+                kind: OrphanKind::TenantObject,
+                why: why.clone(),
+            });
+            Vec::new()
+        }
+        None => tenant_objects(facts, known, judged),
+    };
     let rendered = match (known.incomplete(), rendered_claims(known)) {
         (None, Some(r)) => r,
         (why, _) => {

@@ -279,6 +279,9 @@ pub struct ClusterFacts {
     pub hosted_clusters: Vec<HostedClusterFact>,
     /// The objects of [`TENANT_OBJECT_KINDS`] that carry pxfa's labels.
     pub tenant_objects: Vec<TenantObjectFact>,
+    /// Why some of those kinds could not be listed (the reader may not list Secrets:
+    /// the controller's shipped role does not); `tenant-object` is then not checked.
+    pub tenant_objects_unread: Option<String>,
 }
 
 /// The tenant pxfa's labels name (`pxfa.io/tenant` beside

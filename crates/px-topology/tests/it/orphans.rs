@@ -228,6 +228,7 @@ fn cluster_of(t: &Tenant) -> (FakeCluster, String) {
             ),
             object("ConfigMap", "clusters", "foreign-config", None),
         ],
+        tenant_objects_unread: None,
     };
     let fake = FakeCluster {
         facts: Mutex::new(facts),
