@@ -163,17 +163,12 @@ fn pv_fact(p: PersistentVolume) -> PvFact {
 }
 
 fn vm_fact(vm: &DynamicObject) -> VmFact {
-    let disks = vm.data["spec"]["template"]["spec"]["volumes"]
-        .as_array()
+    let disks = crate::vms::claim_volumes(&vm.data)
         .into_iter()
-        .flatten()
-        .filter_map(|v| {
-            Some(VmDiskFact {
-                volume: v["name"].as_str()?.to_string(),
-                claim: v["persistentVolumeClaim"]["claimName"]
-                    .as_str()?
-                    .to_string(),
-            })
+        .map(|v| VmDiskFact {
+            volume: v.name,
+            serial: v.serial,
+            claim: v.claim,
         })
         .collect();
     VmFact {
@@ -423,22 +418,37 @@ mod tests {
 
     #[test]
     fn a_vm_lists_its_claim_disks_and_pxfas_index() {
+        // pxdata0 as pxfa's patch names it; pxmeta as `virtctl addvolume --persist`
+        // does: disk and volume named after the claim, the serial set by --serial.
         let vm: DynamicObject = serde_json::from_value(json!({
             "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
             "metadata": {"name": "w-0", "namespace": "ns", "annotations": {"pxfa.io/worker-index": "0"}},
-            "spec": {"template": {"spec": {"volumes": [
-                {"name": "rootdisk", "dataVolume": {"name": "root"}},
-                {"name": "pxdata0", "persistentVolumeClaim": {"claimName": "t-w00-data0"}}]}}}
+            "spec": {"template": {"spec": {
+                "domain": {"devices": {"disks": [
+                    {"name": "pxdata0", "serial": "pxdata0", "disk": {"bus": "scsi"}},
+                    {"name": "t-w00-meta", "serial": "pxmeta", "disk": {"bus": "scsi"}}]}},
+                "volumes": [
+                    {"name": "rootdisk", "dataVolume": {"name": "root"}},
+                    {"name": "pxdata0", "persistentVolumeClaim": {"claimName": "t-w00-data0"}},
+                    {"name": "t-w00-meta", "persistentVolumeClaim": {"claimName": "t-w00-meta"}}]}}}
         }))
         .unwrap();
         let f = vm_fact(&vm);
         assert_eq!(f.worker_index.as_deref(), Some("0"));
         assert_eq!(
             f.disks,
-            vec![VmDiskFact {
-                volume: "pxdata0".into(),
-                claim: "t-w00-data0".into()
-            }]
+            vec![
+                VmDiskFact {
+                    volume: "pxdata0".into(),
+                    serial: "pxdata0".into(),
+                    claim: "t-w00-data0".into()
+                },
+                VmDiskFact {
+                    volume: "t-w00-meta".into(),
+                    serial: "pxmeta".into(),
+                    claim: "t-w00-meta".into()
+                }
+            ]
         );
     }
 }

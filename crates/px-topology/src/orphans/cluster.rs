@@ -238,7 +238,9 @@ fn vm_disks(facts: &ClusterFacts) -> Vec<Orphan> {
     for vm in facts.vms.iter().filter(|v| v.worker_index.is_some()) {
         for d in &vm.disks {
             let key = format!("{}/{}", vm.namespace, d.claim);
-            if !is_pxfa_serial(&d.volume) || claims.contains(&key) {
+            // pxfa's disks are known by serial: `virtctl addvolume --persist` names
+            // the disk and volume after the claim.
+            if !is_pxfa_serial(&d.serial) || claims.contains(&key) {
                 continue;
             }
             out.push(orphan(
@@ -249,8 +251,9 @@ fn vm_disks(facts: &ClusterFacts) -> Vec<Orphan> {
                 ),
                 None,
                 format!(
-                    "pxfa's disk {} (worker index {}) names claim {key}, which does not exist",
+                    "pxfa's disk {} (serial {}, worker index {}) names claim {key}, which does not exist",
                     d.volume,
+                    d.serial,
                     vm.worker_index.as_deref().unwrap_or_default()
                 ),
                 ClusterTarget::VmDisk {
