@@ -23,7 +23,7 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body::{Body as HttpBody, Frame, SizeHint};
 use http_body_util::BodyExt;
-use kube::api::{Api, ListParams, ObjectList};
+use kube::api::{Api, ListParams, ObjectList, PartialObjectMeta};
 use kube::client::Body;
 use serde::de::DeserializeOwned;
 use tokio::time::Instant;
@@ -569,15 +569,37 @@ pub(crate) async fn list_all<K>(api: &Api<K>, params: &ListParams) -> kube::Resu
 where
     K: Clone + DeserializeOwned + fmt::Debug,
 {
+    pages(params, |p| async move { api.list(&p).await }).await
+}
+
+/// [`list_all`], reading only each item's metadata (`PartialObjectMetadataList`):
+/// for kinds whose bodies the caller must not fetch, such as Secrets.
+pub(crate) async fn list_all_metadata<K>(
+    api: &Api<K>,
+    params: &ListParams,
+) -> kube::Result<ObjectList<PartialObjectMeta<K>>>
+where
+    K: kube::Resource + Clone + DeserializeOwned + fmt::Debug,
+{
+    pages(params, |p| async move { api.list_metadata(&p).await }).await
+}
+
+/// The paging of [`list_all`] over any list call.
+async fn pages<T, F, Fut>(params: &ListParams, fetch: F) -> kube::Result<ObjectList<T>>
+where
+    T: Clone,
+    F: Fn(ListParams) -> Fut,
+    Fut: std::future::Future<Output = kube::Result<ObjectList<T>>>,
+{
     let mut page = params.clone().limit(LIST_PAGE);
     page.continue_token = None;
-    let mut list = api.list(&page).await?;
+    let mut list = fetch(page.clone()).await?;
     while let Some(token) = list.metadata.continue_.take().filter(|t| !t.is_empty()) {
         if list.items.len() > MAX_LIST_ITEMS {
             break;
         }
         page.continue_token = Some(token);
-        let next = api.list(&page).await?;
+        let next = fetch(page.clone()).await?;
         list.items.extend(next.items);
         list.metadata = next.metadata;
     }

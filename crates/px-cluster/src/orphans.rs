@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::bounds::list_all;
+use crate::bounds::{list_all, list_all_metadata};
 use async_trait::async_trait;
 use k8s_openapi::api::core::v1::{PersistentVolume, PersistentVolumeClaim, Pod};
 use kube::api::{Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams};
@@ -103,16 +103,24 @@ fn tenant_object_kind(kind: &str) -> Option<&'static Kind> {
 /// The objects of [`TENANT_OBJECT_RESOURCES`] labelled `managed-by: pxfa`, by
 /// metadata only: a Secret's data is dropped as it is read, never kept. A kind not
 /// served (no MetalLB) has none.
-async fn tenant_objects(c: &Client) -> Result<Vec<TenantObjectFact>, String> {
+async fn tenant_objects(c: &Client) -> Result<(Vec<TenantObjectFact>, Option<String>), String> {
     let lp = ListParams::default().labels("app.kubernetes.io/managed-by=pxfa");
     let mut out = Vec::new();
+    let mut forbidden = Vec::new();
     for k in &TENANT_OBJECT_RESOURCES {
-        let items = list_or_none(
-            Api::<DynamicObject>::all_with(c.clone(), &k.resource()),
-            &lp,
-            &format!("list {}s", k.kind),
-        )
-        .await?;
+        // Metadata only: the Secrets' data (pull secret, SSH key) is never read.
+        let api = Api::<DynamicObject>::all_with(c.clone(), &k.resource());
+        let items = match list_all_metadata(&api, &lp).await {
+            Ok(l) => l.items,
+            Err(e) if status_code(&e) == Some(404) => Vec::new(),
+            // A reader without `list` on the kind (the controller's role, for
+            // Secrets and ConfigMaps) leaves the kind unchecked, not the whole scan.
+            Err(e) if status_code(&e) == Some(403) => {
+                forbidden.push(format!("{}s", k.kind));
+                Vec::new()
+            }
+            Err(e) => return Err(err(&format!("list {}s", k.kind), &e)),
+        };
         out.extend(items.into_iter().map(|o| TenantObjectFact {
             kind: k.kind.to_string(),
             namespace: o.namespace().unwrap_or_default(),
@@ -120,7 +128,13 @@ async fn tenant_objects(c: &Client) -> Result<Vec<TenantObjectFact>, String> {
             labels: o.labels().clone(),
         }));
     }
-    Ok(out)
+    let unread = (!forbidden.is_empty()).then(|| {
+        format!(
+            "listing {} is forbidden to this user (list on them, cluster-wide: docs/cli.md#orphans)",
+            forbidden.join(", ")
+        )
+    });
+    Ok((out, unread))
 }
 
 fn claim_fact(c: PersistentVolumeClaim) -> ClaimFact {
@@ -149,17 +163,12 @@ fn pv_fact(p: PersistentVolume) -> PvFact {
 }
 
 fn vm_fact(vm: &DynamicObject) -> VmFact {
-    let disks = vm.data["spec"]["template"]["spec"]["volumes"]
-        .as_array()
+    let disks = crate::vms::claim_volumes(&vm.data)
         .into_iter()
-        .flatten()
-        .filter_map(|v| {
-            Some(VmDiskFact {
-                volume: v["name"].as_str()?.to_string(),
-                claim: v["persistentVolumeClaim"]["claimName"]
-                    .as_str()?
-                    .to_string(),
-            })
+        .map(|v| VmDiskFact {
+            volume: v.name,
+            serial: v.serial,
+            claim: v.claim,
         })
         .collect();
     VmFact {
@@ -249,6 +258,7 @@ impl ClusterReader for ClusterOrphans {
             "list HostedClusters",
         )
         .await?;
+        let (tenant_objects, tenant_objects_unread) = tenant_objects(c).await?;
         Ok(ClusterFacts {
             claims: claims.into_iter().map(claim_fact).collect(),
             pvs: pvs.into_iter().map(pv_fact).collect(),
@@ -259,7 +269,8 @@ impl ClusterReader for ClusterOrphans {
                 .map(|p| format!("{}/{}", p.namespace().unwrap_or_default(), p.name_any()))
                 .collect::<BTreeSet<_>>(),
             hosted_clusters: hosted.iter().map(hosted_cluster_fact).collect(),
-            tenant_objects: tenant_objects(c).await?,
+            tenant_objects,
+            tenant_objects_unread,
         })
     }
 
@@ -407,22 +418,37 @@ mod tests {
 
     #[test]
     fn a_vm_lists_its_claim_disks_and_pxfas_index() {
+        // pxdata0 as pxfa's patch names it; pxmeta as `virtctl addvolume --persist`
+        // does: disk and volume named after the claim, the serial set by --serial.
         let vm: DynamicObject = serde_json::from_value(json!({
             "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine",
             "metadata": {"name": "w-0", "namespace": "ns", "annotations": {"pxfa.io/worker-index": "0"}},
-            "spec": {"template": {"spec": {"volumes": [
-                {"name": "rootdisk", "dataVolume": {"name": "root"}},
-                {"name": "pxdata0", "persistentVolumeClaim": {"claimName": "t-w00-data0"}}]}}}
+            "spec": {"template": {"spec": {
+                "domain": {"devices": {"disks": [
+                    {"name": "pxdata0", "serial": "pxdata0", "disk": {"bus": "scsi"}},
+                    {"name": "t-w00-meta", "serial": "pxmeta", "disk": {"bus": "scsi"}}]}},
+                "volumes": [
+                    {"name": "rootdisk", "dataVolume": {"name": "root"}},
+                    {"name": "pxdata0", "persistentVolumeClaim": {"claimName": "t-w00-data0"}},
+                    {"name": "t-w00-meta", "persistentVolumeClaim": {"claimName": "t-w00-meta"}}]}}}
         }))
         .unwrap();
         let f = vm_fact(&vm);
         assert_eq!(f.worker_index.as_deref(), Some("0"));
         assert_eq!(
             f.disks,
-            vec![VmDiskFact {
-                volume: "pxdata0".into(),
-                claim: "t-w00-data0".into()
-            }]
+            vec![
+                VmDiskFact {
+                    volume: "pxdata0".into(),
+                    serial: "pxdata0".into(),
+                    claim: "t-w00-data0".into()
+                },
+                VmDiskFact {
+                    volume: "t-w00-meta".into(),
+                    serial: "pxmeta".into(),
+                    claim: "t-w00-meta".into()
+                }
+            ]
         );
     }
 }

@@ -65,7 +65,8 @@ pub(crate) struct VmInfo {
     pub created: String,
     /// The worker index recorded on it, if any.
     pub index: Option<u32>,
-    /// Volumes in its spec: volume name -> claim name (claims only).
+    /// Claim-backed volumes in its spec, by the serial of their disk (the volume
+    /// name where the disk has none): serial -> claim ([`claims_by_serial`]).
     pub claims: BTreeMap<String, String>,
 }
 
@@ -254,22 +255,7 @@ pub(crate) async fn discover_vms(
             .as_ref()
             .map(|t| t.0.to_string())
             .unwrap_or_default();
-        let mut claims = BTreeMap::new();
-        if let Some(vols) = vm
-            .data
-            .pointer("/spec/template/spec/volumes")
-            .and_then(Value::as_array)
-        {
-            for v in vols {
-                if let (Some(n), Some(c)) = (
-                    v.get("name").and_then(Value::as_str),
-                    v.pointer("/persistentVolumeClaim/claimName")
-                        .and_then(Value::as_str),
-                ) {
-                    claims.insert(n.to_string(), c.to_string());
-                }
-            }
-        }
+        let claims = claims_by_serial(&vm.data);
         vms.push(VmInfo {
             name,
             created,
@@ -288,6 +274,47 @@ impl VmInfo {
     pub(crate) fn holds_claim(&self, claim: &str) -> bool {
         self.claims.values().any(|c| c == claim)
     }
+}
+
+/// A VM's claim-backed volumes keyed by their disk's serial, which names the guest's
+/// `/dev/disk/by-id` path and is what pxfa sets (`pxdata<d>`, `pxmeta`). The disk
+/// name does not identify a pxfa disk: pxfa's patch names it after the serial, but
+/// `virtctl addvolume --persist` after the volume (the claim). A volume whose disk
+/// has no serial (or no disk) is keyed by its name.
+pub(crate) fn claims_by_serial(vm: &Value) -> BTreeMap<String, String> {
+    claim_volumes(vm)
+        .into_iter()
+        .map(|v| (v.serial, v.claim))
+        .collect()
+}
+
+/// One claim-backed volume of a VM: its name, its disk's serial (the name where
+/// the disk has none) and its claim.
+pub(crate) struct ClaimVolume {
+    pub(crate) name: String,
+    pub(crate) serial: String,
+    pub(crate) claim: String,
+}
+
+/// The claim-backed volumes of a VM, with their disks' serials.
+pub(crate) fn claim_volumes(vm: &Value) -> Vec<ClaimVolume> {
+    let spec = &vm["spec"]["template"]["spec"];
+    let serials: BTreeMap<&str, &str> = (spec["domain"]["devices"]["disks"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|d| Some((d["name"].as_str()?, d["serial"].as_str()?)))
+        .collect();
+    (spec["volumes"].as_array().into_iter().flatten())
+        .filter_map(|v| {
+            let name = v["name"].as_str()?;
+            let claim = v.pointer("/persistentVolumeClaim/claimName")?.as_str()?;
+            Some(ClaimVolume {
+                name: name.to_string(),
+                serial: serials.get(name).copied().unwrap_or(name).to_string(),
+                claim: claim.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// The VM chosen per worker index, and the indices left waiting with the reason.
@@ -492,13 +519,13 @@ impl Worker<'_> {
     async fn attach(&self, w: &WorkerDisks, vm: &VmInfo) -> Result<Assignment> {
         let (namespace, vm_name) = (self.namespace, &vm.name);
         // Refuse before recording anything if the VM holds another claim under one
-        // of this worker's disk names.
+        // of this worker's disk serials.
         for d in &w.disks {
             if let Some(claim) = vm.claims.get(&d.serial)
                 && claim != &d.claim
             {
                 return Err(Error::State(format!(
-                    "VirtualMachine {namespace}/{vm_name} already has a volume {} backed by claim {claim}, \
+                    "VirtualMachine {namespace}/{vm_name} already has a disk with serial {} backed by claim {claim}, \
                      not {}; it belongs to another worker or was attached by hand",
                     d.serial, d.claim
                 )));

@@ -51,9 +51,14 @@ pub(crate) async fn on_delete(
         OnDelete::Eradicate => true,
     };
     let name = tenant.desired.tenant.to_string();
+    // The controller does not yet release dynamic drives through Portworx (PV
+    // reclaim policy Delete, claim deleted): its finalizer runs apart from the
+    // HostedCluster's deletion, so it destroys them on the array as before rather
+    // than leave them behind (their PVs and Portworx's records stay; docs/lifecycle.md).
     let opts = DestroyOptions {
         eradicate,
         delete_token,
+        destroy_dynamic_drives: true,
         ..DestroyOptions::default()
     };
     let report = destroy_tenant(array, tenant, &opts).await.map_err(|e| {

@@ -98,6 +98,9 @@ pub(crate) struct PlanArgs {
     /// would apply it.
     #[arg(long, requires = "kubeconfig")]
     pub(crate) apply_node_config: bool,
+    /// With --destroy: as `destroy --destroy-dynamic-drives` would.
+    #[arg(long, requires = "destroy")]
+    pub(crate) destroy_dynamic_drives: bool,
 }
 
 /// The flags `plan` and `apply` share: what the plan may do beyond the spec. They
@@ -195,6 +198,13 @@ pub(crate) struct DestroyArgs {
     /// tenant: tokens carry no tags).
     #[arg(long)]
     pub(crate) delete_token: bool,
+    /// Also destroy on the array the live drives the management Portworx created
+    /// (dynamic provisioning). Without it they are kept, for Portworx to release
+    /// (PV reclaim policy Delete, claim deleted: `pxfa runbook delete`); an
+    /// array-side destroy leaves Portworx's volume records and the PVs stale. For a
+    /// management Portworx that is gone.
+    #[arg(long)]
+    pub(crate) destroy_dynamic_drives: bool,
     /// Go on when spec.array.endpoint names another host than the array being
     /// written, because both name the same array.
     #[arg(long)]

@@ -383,3 +383,72 @@ async fn every_cluster_kind_found_nothing_foreign_and_clean_after_cleanup() {
     let again = scan(&array, Some(&reader), &known, &opts).await.unwrap();
     assert!(again.is_empty(), "{:#?}", again.orphans);
 }
+
+/// The tenant objects are listed by metadata only: the Secrets' data (pull secret,
+/// SSH key) never crosses the wire. The fake answers a full list with data and
+/// counts it; a metadata-only list (`as=PartialObjectMetadataList`) with metadata.
+#[tokio::test]
+async fn tenant_secrets_are_listed_by_metadata_only() {
+    use px_topology::orphans::ClusterReader;
+    let fake = Fake::start().await;
+    let full_reads = Arc::new(Mutex::new(0usize));
+    let labels = json!({"app.kubernetes.io/managed-by": "pxfa", "pxfa.io/tenant": "gone"});
+    for (plural, kind) in [("secrets", "Secret"), ("configmaps", "ConfigMap")] {
+        let full = full_reads.clone();
+        let labels = labels.clone();
+        Mock::given(method("GET"))
+            .and(path(format!("/api/v1/{plural}")))
+            .respond_with(move |r: &Request| {
+                let accept = (r.headers.get("accept"))
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default();
+                let item_meta = meta(Some("clusters"), "gone-pull-secret", labels.clone());
+                if accept.contains("as=PartialObjectMetadataList") {
+                    return ResponseTemplate::new(200).set_body_json(json!({
+                        "apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadataList",
+                        "metadata": {},
+                        "items": [{"apiVersion": "meta.k8s.io/v1", "kind": "PartialObjectMetadata",
+                                   "metadata": item_meta}]}));
+                }
+                *full.lock().unwrap() += 1;
+                list(
+                    kind,
+                    &[
+                        json!({"apiVersion": "v1", "kind": kind, "metadata": item_meta,
+                                     "data": {".dockerconfigjson": "c2VjcmV0"}}),
+                    ],
+                )
+            })
+            .mount(&fake.server)
+            .await;
+    }
+    for (p, kind) in [
+        ("/api/v1/persistentvolumeclaims", "PersistentVolumeClaim"),
+        ("/api/v1/persistentvolumes", "PersistentVolume"),
+        ("/api/v1/pods", "Pod"),
+    ] {
+        Mock::given(method("GET"))
+            .and(path(p))
+            .respond_with(list(kind, &[]))
+            .mount(&fake.server)
+            .await;
+    }
+    let reader = ClusterOrphans::new(fake.client().await);
+    let facts = reader.facts().await.unwrap();
+    let found: Vec<(&str, &str)> = (facts.tenant_objects.iter())
+        .map(|o| (o.kind.as_str(), o.name.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("Secret", "gone-pull-secret"),
+            ("ConfigMap", "gone-pull-secret")
+        ]
+    );
+    assert_eq!(facts.tenant_objects[0].labels["pxfa.io/tenant"], "gone");
+    assert_eq!(
+        *full_reads.lock().unwrap(),
+        0,
+        "no full Secret or ConfigMap list"
+    );
+}

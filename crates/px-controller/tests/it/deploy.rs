@@ -52,12 +52,19 @@ fn rbac_covers_leases_events_and_the_tenant_storage_kinds() {
         ("hypershift.openshift.io", "hostedclusters", "list"),
         ("events.k8s.io", "events", "create"),
         ("events.k8s.io", "events", "patch"),
+        // The orphan pass's tenant objects (Secrets and ConfigMaps deliberately not).
+        ("metallb.io", "ipaddresspools", "list"),
+        ("metallb.io", "l2advertisements", "list"),
     ] {
         assert!(
             grants(&cluster, group, resource, verb),
             "ClusterRole pxfa-controller: {verb} {group}/{resource}"
         );
     }
+    assert!(
+        !grants(&cluster, "", "secrets", "list"),
+        "listing Secrets cluster-wide reads their data: not granted"
+    );
     let leader = rules(&docs, "Role", "pxfa-controller-leader");
     for verb in ["get", "create", "update"] {
         assert!(

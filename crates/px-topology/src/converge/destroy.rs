@@ -32,6 +32,9 @@ pub struct DestroyOptions {
     /// whether another tool uses the same admin's token: off by default, and meant
     /// for admins dedicated to one tenant.
     pub delete_token: bool,
+    /// Destroy on the array the live drives the management Portworx created
+    /// (dynamic provisioning); see [`DestroyScope::destroy_dynamic_drives`].
+    pub destroy_dynamic_drives: bool,
     /// Most REST calls in flight at once.
     pub concurrency: usize,
     /// Raised (first Ctrl-C): start no more calls, let the ones in flight finish.
@@ -43,6 +46,7 @@ impl Default for DestroyOptions {
         DestroyOptions {
             eradicate: false,
             delete_token: false,
+            destroy_dynamic_drives: false,
             concurrency: 8,
             cancel: super::Cancel::default(),
         }
@@ -154,6 +158,7 @@ impl From<&DestroyOptions> for DestroyScope {
         DestroyScope {
             eradicate: opts.eradicate,
             delete_token: opts.delete_token,
+            destroy_dynamic_drives: opts.destroy_dynamic_drives,
         }
     }
 }

@@ -154,7 +154,16 @@ pub(super) fn find(
     not_checked: &mut Vec<NotChecked>,
 ) -> Vec<Orphan> {
     let drives = tagged_drives(seen);
-    let gone_objects = tenant_objects(facts, known, judged);
+    let gone_objects = match &facts.tenant_objects_unread {
+        Some(why) => {
+            not_checked.push(NotChecked {
+                kind: OrphanKind::TenantObject,
+                why: why.clone(),
+            });
+            Vec::new()
+        }
+        None => tenant_objects(facts, known, judged),
+    };
     let rendered = match (known.incomplete(), rendered_claims(known)) {
         (None, Some(r)) => r,
         (why, _) => {
@@ -332,7 +341,9 @@ fn vm_disks(facts: &ClusterFacts) -> Vec<Orphan> {
     for vm in facts.vms.iter().filter(|v| v.worker_index.is_some()) {
         for d in &vm.disks {
             let key = format!("{}/{}", vm.namespace, d.claim);
-            if !is_pxfa_serial(&d.volume) || claims.contains(&key) {
+            // pxfa's disks are known by serial: `virtctl addvolume --persist` names
+            // the disk and volume after the claim.
+            if !is_pxfa_serial(&d.serial) || claims.contains(&key) {
                 continue;
             }
             out.push(orphan(
@@ -343,8 +354,9 @@ fn vm_disks(facts: &ClusterFacts) -> Vec<Orphan> {
                 ),
                 None,
                 format!(
-                    "pxfa's disk {} (worker index {}) names claim {key}, which does not exist",
+                    "pxfa's disk {} (serial {}, worker index {}) names claim {key}, which does not exist",
                     d.volume,
+                    d.serial,
                     vm.worker_index.as_deref().unwrap_or_default()
                 ),
                 ClusterTarget::VmDisk {

@@ -172,8 +172,12 @@ pub struct PvFact {
 /// A disk of a VM backed by a claim.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct VmDiskFact {
-    /// The volume (and disk) name in the VM.
+    /// The volume name in the VM (what `removevolume` takes).
     pub volume: String,
+    /// The serial of its disk (what names `/dev/disk/by-id` in the guest and marks
+    /// pxfa's disks, `pxdata<N>`/`pxmeta`); the volume name when the disk has none.
+    /// Not the disk name: `virtctl addvolume --persist` names the disk after the claim.
+    pub serial: String,
     /// The claim it names.
     pub claim: String,
 }
@@ -277,4 +281,7 @@ pub struct ClusterFacts {
     pub hosted_clusters: Vec<HostedClusterFact>,
     /// The objects of [`TENANT_OBJECT_KINDS`] that carry pxfa's labels.
     pub tenant_objects: Vec<TenantObjectFact>,
+    /// Why some of those kinds could not be listed (the reader may not list Secrets:
+    /// the controller's shipped role does not); `tenant-object` is then not checked.
+    pub tenant_objects_unread: Option<String>,
 }

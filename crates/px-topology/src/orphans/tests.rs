@@ -347,3 +347,45 @@ fn counts_name_every_kind() {
     assert_eq!(c.len(), OrphanKind::ALL.len());
     assert!(c.values().all(|n| *n == 0));
 }
+
+/// A reader that may not list some tenant-object kinds (the controller's role, for
+/// Secrets) leaves `tenant-object` not checked, with why, rather than reporting a
+/// partial list as the whole truth.
+#[test]
+fn unreadable_tenant_objects_are_not_checked() {
+    let t = demo();
+    let gone_pool = super::seen::TenantObjectFact {
+        kind: "IPAddressPool".into(),
+        namespace: "metallb-system".into(),
+        name: "gone-api".into(),
+        labels: [
+            ("app.kubernetes.io/managed-by".into(), "pxfa".into()),
+            ("pxfa.io/tenant".into(), "tenant-gone".into()),
+        ]
+        .into(),
+    };
+    let known = Known {
+        tenants: vec![t],
+        unloaded: Vec::new(),
+        evidence: Evidence::Cluster {
+            storages: Vec::new(),
+        },
+    };
+    let seen = Seen::default();
+    let mut facts = ClusterFacts {
+        tenant_objects: vec![gone_pool],
+        ..ClusterFacts::default()
+    };
+    let judged = evidence::judge(&seen, &known, Some(&facts));
+    let mut skipped = Vec::new();
+    let found = cluster::find(&facts, &known, &judged, &seen, &mut skipped);
+    assert!(skipped.is_empty());
+    assert!(found.iter().all(|o| o.kind == OrphanKind::TenantObject));
+
+    facts.tenant_objects_unread = Some("listing Secrets is forbidden to this user".into());
+    let found = cluster::find(&facts, &known, &judged, &seen, &mut skipped);
+    assert!(found.is_empty(), "{found:#?}");
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].kind, OrphanKind::TenantObject);
+    assert!(skipped[0].why.contains("forbidden"));
+}

@@ -95,17 +95,33 @@ pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest
             net.uplink_type.as_str()
         ));
         out.push(if net.keeps_addresses() {
-            m.note(format!(
-                "ovn.bridge-mappings entries are kept per entry (state: present): another tenant's mapping \
-                 on {} stays on the node when this policy is re-applied without it. The bridge is OVS, not a \
-                 linux bridge: every tenant on this storage network must set network.persistentIps alike.",
-                net.bridge
-            ))
+            m.note(mapping_note(spec, net))
         } else {
             m
         });
     }
     Ok(out)
+}
+
+/// What the NNCP's bridge mapping means for the other tenants on the bridge.
+fn mapping_note(spec: &TenantStorage, net: &NetworkSpec) -> String {
+    let ovs = "The bridge is OVS, not a linux bridge: every tenant on this storage network must set \
+               network.persistentIps alike.";
+    match site_physical_network(spec, net) {
+        Some(physical) => format!(
+            "One site-wide bridge mapping, {physical} -> {}: every tenant's localnet NAD names it \
+             (physicalNetworkName, OpenShift 4.18+), so re-applying this policy for any tenant writes the \
+             same entry. Mappings an older render made per tenant stay (state: present) until removed with \
+             state: absent (docs/lifecycle.md, \"Moving a storage network to persistent IPs\"). {ovs}",
+            net.bridge
+        ),
+        None => format!(
+            "ovn.bridge-mappings entries are kept per entry (state: present): another tenant's mapping on {} \
+             stays on the node when this policy is re-applied without it, and none is ever removed; state \
+             management.openshiftVersion (4.18+) for one site-wide mapping. {ovs}",
+            net.bridge
+        ),
+    }
 }
 
 /// The linux-bridge layout: the uplink, its VLAN sub-interface (when tagged), and the
@@ -188,7 +204,7 @@ fn ovs_bridge_state(
             },
         ],
         "ovn": {"bridge-mappings": [{
-            "localnet": localnet_name(spec, net),
+            "localnet": bridge_mapping_name(spec, net),
             "bridge": net.bridge,
             "state": "present",
         }]},
@@ -207,6 +223,32 @@ fn ovs_host_interface(net: &NetworkSpec) -> String {
 /// to carry the same configuration, and each tenant has its own `vmRange`.
 pub(crate) fn localnet_name(spec: &TenantStorage, net: &NetworkSpec) -> String {
     format!("{}-{}", spec.tenant_name(), net.nad_name)
+}
+
+/// The first OpenShift release whose OVN-Kubernetes localnet NADs take
+/// `physicalNetworkName` (openshift-docs PR 87994, "Version(s): 4.18+"; the alias
+/// is ovn-kubernetes PR 4320): many localnet networks, one bridge mapping.
+const PHYSICAL_NETWORK_NAME_FROM: (u32, u32) = (4, 18);
+
+/// The site-wide physical network name of a storage bridge, when the management
+/// cluster's release takes `physicalNetworkName` (its OpenShift version, or its
+/// OpenShift Virtualization version, which ships for the same OpenShift minor): every
+/// tenant's localnet NAD on the bridge names it, and the shared NNCP maps it once, so
+/// per-tenant mappings no longer pile up on the NNCP. `None` (version unknown or
+/// older): the NNCP maps each tenant's own network name.
+pub(crate) fn site_physical_network(spec: &TenantStorage, net: &NetworkSpec) -> Option<String> {
+    let at_least = |v: crate::spec::Version| (v.major, v.minor) >= PHYSICAL_NETWORK_NAME_FROM;
+    let known = (spec.management_ocp_version().map(at_least))
+        .or(spec.virtualization_version().map(at_least));
+    known
+        .unwrap_or(false)
+        .then(|| format!("pxfa-{}", net.bridge))
+}
+
+/// The name the NNCP's bridge mapping gives the storage bridge: the site-wide
+/// physical network where the release allows, else the tenant's localnet name.
+fn bridge_mapping_name(spec: &TenantStorage, net: &NetworkSpec) -> String {
+    site_physical_network(spec, net).unwrap_or_else(|| localnet_name(spec, net))
 }
 
 /// Whether the management nodes need the storage bridge (NNCPs, and the NMState
@@ -331,6 +373,9 @@ fn localnet_config(spec: &TenantStorage, net: &NetworkSpec) -> String {
     }
     if let Some(vlan) = net.vlan {
         cfg.insert("vlanID".into(), json!(vlan));
+    }
+    if let Some(physical) = site_physical_network(spec, net) {
+        cfg.insert("physicalNetworkName".into(), json!(physical));
     }
     cfg.insert("mtu".into(), json!(net.mtu));
     cfg.insert("allowPersistentIPs".into(), json!(true));
@@ -894,6 +939,47 @@ mod tests {
             ["10.40.0.7/32"]
         );
         assert_eq!(cidrs(&cover(0, u32::MAX)), ["0.0.0.0/0"]);
+    }
+
+    /// N10: on OpenShift 4.18+ every tenant's localnet NAD names one site-wide
+    /// physical network and the shared NNCP maps only that; on an unknown or older
+    /// release each tenant keeps its own mapping.
+    #[test]
+    fn one_site_wide_bridge_mapping_where_the_release_takes_physical_network_name() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/tenant-cloud-drive.yaml"
+        ))
+        .unwrap();
+        let mapping = |t: &TenantStorage| -> (String, Option<String>) {
+            let nncp = &node_network_policies(t).unwrap()[0];
+            let body = &nncp.body;
+            let m = body["spec"]["desiredState"]["ovn"]["bridge-mappings"][0]["localnet"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let nad = network_attachment(t).unwrap();
+            let cfg: Value =
+                serde_json::from_str(nad.body["spec"]["config"].as_str().unwrap()).unwrap();
+            (m, cfg["physicalNetworkName"].as_str().map(str::to_string))
+        };
+        let mut a = crate::parse_valid_spec(&text).unwrap();
+        assert!(a.spec.network.as_ref().unwrap().keeps_addresses());
+        let bridge = a.spec.network.as_ref().unwrap().bridge.clone();
+        let site = format!("pxfa-{bridge}");
+        assert_eq!(mapping(&a), (site.clone(), Some(site.clone())));
+        // Another tenant on the same bridge maps the same name.
+        let mut b = a.clone();
+        b.metadata.name = "other".into();
+        assert_eq!(mapping(&b).0, site);
+
+        a.spec.management.openshift_version = None;
+        a.spec.management.virtualization_version = None;
+        a.spec.hosted_cluster.virtualization_version = None;
+        let net = a.spec.network.clone().unwrap();
+        assert_eq!(mapping(&a), (localnet_name(&a, &net), None));
+        a.spec.management.openshift_version = Some("4.17.3".parse().unwrap());
+        assert_eq!(mapping(&a).1, None);
     }
 
     #[test]

@@ -30,6 +30,7 @@ use crate::manifests::{RenderOptions, render};
 use crate::naming::{DiskRole, worker_volume_short};
 use crate::render::Cluster;
 use crate::spec::StorageMode;
+use crate::spec::provisioning::Strategy;
 use steps::*;
 
 /// The runbook's document version.
@@ -166,7 +167,9 @@ pub(crate) fn pieces(op: Operation, mode: StorageMode) -> Result<Vec<Piece>, &'s
         (O::ReplaceVm, S::KubevirtCsi) => vec![CSI_REPLACE],
         (O::Delete, S::DirectAccess) => vec![
             DA_DELETE_PREPARE,
+            DA_DELETE_RELEASE_DYNAMIC,
             DELETE_HOSTED_CLUSTER,
+            DA_DELETE_RELEASED_DYNAMIC,
             DELETE_TENANT_OBJECTS,
             PXFA_DESTROY,
             DA_DELETE_LEFTOVERS,
@@ -285,9 +288,14 @@ pub fn build_edited(
         check_edit(tenant, e)?;
     }
     let vars = Vars::new(tenant, spec_path, edited);
+    let strategy = delete_strategy(tenant, op);
     let mut out = Vec::new();
     for piece in pieces {
-        expand_piece(piece, &workers, &vars, &mut out);
+        let piece: Vec<StepTemplate> = (piece.iter())
+            .filter(|t| applies_to(t.id, strategy))
+            .copied()
+            .collect();
+        expand_piece(&piece, &workers, &vars, &mut out);
     }
     Ok(Runbook {
         api_version: API_VERSION,
@@ -409,9 +417,30 @@ fn scale_in_workers(mut w: Vec<u32>, replicas: u32) -> Result<Vec<u32>, NoRunboo
     Ok(w)
 }
 
+/// A direct-access delete's provisioning strategy: its drives are released through
+/// the management Portworx (dynamic) or through the array (import). `None` for
+/// other operations and modes, whose steps do not depend on it.
+fn delete_strategy(tenant: &Tenant, op: Operation) -> Option<Strategy> {
+    (op == Operation::Delete && tenant.spec.mode() == StorageMode::DirectAccess).then(|| {
+        // A refused import is lint's error; nothing was imported, so release as dynamic.
+        (tenant.spec.provisioning()).map_or(Strategy::Dynamic, |r| r.strategy)
+    })
+}
+
+/// Whether the step with `id` is for `strategy` (steps not in
+/// [`steps::DELETE_ONLY_FOR`] are for every strategy).
+fn applies_to(id: &str, strategy: Option<Strategy>) -> bool {
+    let Some(strategy) = strategy else {
+        return true;
+    };
+    (steps::DELETE_ONLY_FOR.iter())
+        .find(|(only, _)| *only == id)
+        .is_none_or(|(_, s)| *s == strategy)
+}
+
 /// Steps of one piece: runs of per-worker steps are repeated worker by worker, the
 /// others appear once.
-fn expand_piece(piece: Piece, workers: &[u32], vars: &Vars, out: &mut Vec<Step>) {
+fn expand_piece(piece: &[StepTemplate], workers: &[u32], vars: &Vars, out: &mut Vec<Step>) {
     let mut i = 0;
     while i < piece.len() {
         if !piece[i].per_worker {

@@ -127,6 +127,16 @@ pub(crate) const SOURCES: &[Source] = &[
         url: "https://kubernetes.io/docs/concepts/storage/persistent-volumes/#reclaiming",
     },
     Source {
+        key: "k8s-reclaim-policy",
+        title: "Kubernetes: Change the Reclaim Policy of a PersistentVolume (Delete: deleting the claim deletes the volume through its driver)",
+        url: "https://kubernetes.io/docs/tasks/administer-cluster/change-pv-reclaim-policy/",
+    },
+    Source {
+        key: "px-fada",
+        title: "Portworx: Configure FlashArray as a Direct Access volume (CSI operations: create, ..., delete)",
+        url: "https://docs.portworx.com/portworx-enterprise/provision-storage/create-pvcs/pure-flasharray",
+    },
+    Source {
         key: "wipefs",
         title: "wipefs(8): wipe a signature from a device",
         url: "https://man7.org/linux/man-pages/man8/wipefs.8.html",

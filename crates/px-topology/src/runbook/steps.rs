@@ -1012,13 +1012,93 @@ pub(crate) const DA_DELETE_PREPARE: Piece = &[st(
     H,
 )];
 
+/// Dynamic provisioning: the management Portworx created the drives, so it releases
+/// them. With the PVs' reclaim policy Delete, the claims going with the namespace
+/// make its CSI driver delete each volume on the array and its own record of it; a
+/// destroy by pxfa on the array would leave both the record and the PV stale [L].
+pub(crate) const DA_DELETE_RELEASE_DYNAMIC: Piece = &[
+    st(
+        "delete.drive-pvs",
+        Management,
+        false,
+        "(dynamic provisioning) Find the PVs of the tenant's drive claims",
+        &[
+            "oc",
+            "get",
+            "pvc",
+            "-n",
+            "{hcp}",
+            "-l",
+            "pxfa.io/tenant={tenant}",
+            "-o",
+            "custom-columns=CLAIM:.metadata.name,PV:.spec.volumeName",
+        ],
+        "note every PV; call each <pv>",
+        "pxfa-cluster",
+        H,
+    ),
+    st(
+        "delete.reclaim-delete",
+        Management,
+        false,
+        "(dynamic provisioning) Let the management Portworx delete the drives with their claims: set each PV's reclaim policy to Delete",
+        &[
+            "oc",
+            "patch",
+            "pv",
+            "<pv>",
+            "--type",
+            "merge",
+            "-p",
+            "{\"spec\":{\"persistentVolumeReclaimPolicy\":\"Delete\"}}",
+        ],
+        "`oc get pv <pv> -o jsonpath={.spec.persistentVolumeReclaimPolicy}` prints Delete for every PV noted",
+        "k8s-reclaim-policy",
+        H,
+    ),
+];
+
+/// Dynamic provisioning, after the namespace is gone: Portworx released the drives.
+pub(crate) const DA_DELETE_RELEASED_DYNAMIC: Piece = &[st(
+    "delete.drives-released",
+    Management,
+    false,
+    "(dynamic provisioning) Wait until the management Portworx has deleted the drives",
+    &["oc", "get", "pv", "<pv>"],
+    "every PV noted says NotFound; `pxfa plan --destroy -f {spec}` keeps no drive as \"released through the management Portworx\" (a PV stuck Released or Failed: `oc describe pv <pv>` names the driver's error) [M]",
+    "px-fada",
+    M,
+)];
+
+/// The steps that apply to one provisioning strategy only (direct-access delete):
+/// the dynamic ones release through Portworx, the import ones through the array.
+pub(crate) const DELETE_ONLY_FOR: &[(&str, crate::spec::provisioning::Strategy)] = &[
+    (
+        "delete.drive-pvs",
+        crate::spec::provisioning::Strategy::Dynamic,
+    ),
+    (
+        "delete.reclaim-delete",
+        crate::spec::provisioning::Strategy::Dynamic,
+    ),
+    (
+        "delete.drives-released",
+        crate::spec::provisioning::Strategy::Dynamic,
+    ),
+    (
+        "delete.released-pvs",
+        crate::spec::provisioning::Strategy::Import,
+    ),
+    ("release.pvs", crate::spec::provisioning::Strategy::Import),
+];
+
 /// After the namespace is gone: the Released PVs are what remain.
 pub(crate) const DA_DELETE_LEFTOVERS: Piece = &[
     st(
         "delete.released-pvs",
         Management,
         false,
-        "Find the Released PVs the deleted claims left (the claims went with the namespace)",
+        "(import provisioning) Find the Released PVs the deleted claims left (the claims went with the namespace)",
         &[
             "oc",
             "get",

@@ -333,3 +333,55 @@ fn delete_removes_the_tenants_other_objects_in_every_mode() {
         );
     }
 }
+
+/// N6: a dynamic direct-access tenant's drives are released through the management
+/// Portworx (reclaim policy Delete before the claims go); an import tenant's, which
+/// pxfa made, through the array and the Released PVs deleted by hand.
+#[test]
+fn direct_access_delete_releases_drives_by_provisioning() {
+    let ids = |t: &Tenant| -> Vec<&'static str> {
+        (build(t, "t.yaml", Operation::Delete, &[])
+            .unwrap()
+            .steps
+            .iter())
+        .map(|s| s.id)
+        .collect()
+    };
+    let (dynamic, _) = tenant(StorageMode::DirectAccess);
+    let got = ids(&dynamic);
+    let at = |id: &str| got.iter().position(|s| *s == id);
+    let (reclaim, hc, released, destroy) = (
+        at("delete.reclaim-delete").expect("reclaim step"),
+        at("delete.hosted-cluster").unwrap(),
+        at("delete.drives-released").expect("released step"),
+        at("delete.pxfa-destroy").unwrap(),
+    );
+    assert!(
+        reclaim < hc && hc < released && released < destroy,
+        "{got:?}"
+    );
+    assert!(
+        at("delete.released-pvs").is_none() && at("release.pvs").is_none(),
+        "{got:?}"
+    );
+
+    let mut spec = dynamic.spec.clone();
+    spec.spec.portworx.version = "3.7.0".parse().unwrap();
+    spec.spec.management.portworx_version = None;
+    spec.spec.management.fa_fb_driver = true;
+    spec.spec.storage.provisioning = crate::spec::Provisioning::Import;
+    assert_eq!(spec.provisioning().unwrap().strategy, Strategy::Import);
+    let import = Tenant::from_spec(spec, "t.yaml".as_ref()).unwrap();
+    let got = ids(&import);
+    assert!(
+        got.contains(&"delete.released-pvs") && got.contains(&"release.pvs"),
+        "{got:?}"
+    );
+    for dynamic_only in [
+        "delete.drive-pvs",
+        "delete.reclaim-delete",
+        "delete.drives-released",
+    ] {
+        assert!(!got.contains(&dynamic_only), "{got:?}");
+    }
+}

@@ -160,18 +160,54 @@ async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
     let after = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
     assert_eq!(after.changes_since(&before), Vec::<String>::new());
 
-    // Destroy: the tagged drives and the pod, softly; nothing foreign.
+    // Destroy leaves the live drives (and the pod holding them) to the management
+    // Portworx, which created them: it writes nothing and says why.
+    m.reset_stats();
+    let held = destroy(a, &d, &DestroyOptions::default(), &quiet)
+        .await
+        .unwrap();
+    assert!(held.is_success(), "{held:?}");
+    assert!(held.done.is_empty(), "{held:?}");
+    assert_eq!(m.stats().writes, 0, "nothing destroyed on the array");
+    let kept_drives = (held.kept.iter())
+        .filter(|k| {
+            k.kind == Kind::Volume
+                && k.reason
+                    .contains("released through the management Portworx")
+        })
+        .count();
+    assert_eq!(kept_drives, 6, "{:?}", held.kept);
+    assert!(
+        held.kept
+            .iter()
+            .any(|k| k.kind == Kind::Pod && k.name == "tenant-demo"),
+        "{:?}",
+        held.kept
+    );
+
+    // Portworx releases them (reclaim policy Delete, claims deleted): its CSI
+    // DeleteVolume destroys each volume on the array. Then the pod goes.
+    let names: Vec<String> = (a
+        .list_volumes(&ListParams::all())
+        .await
+        .unwrap()
+        .into_iter())
+    .filter(|v| v.name.starts_with("tenant-demo::"))
+    .map(|v| v.name)
+    .collect();
+    let names: Vec<flasharray::VolumeName> = names
+        .iter()
+        .map(|n| flasharray::VolumeName::new(n.as_str()).unwrap())
+        .collect();
+    a.patch_volumes(&names, &flasharray::models::VolumePatch::destroy(), false)
+        .await
+        .unwrap();
     let r = destroy(a, &d, &DestroyOptions::default(), &quiet)
         .await
         .unwrap();
     assert!(r.is_success(), "{r:?}");
     let gone: Vec<(Kind, &str)> = r.done.iter().map(|c| (c.kind, c.name.as_str())).collect();
-    assert_eq!(
-        gone.iter().filter(|(k, _)| *k == Kind::Volume).count(),
-        6,
-        "{gone:?}"
-    );
-    assert!(gone.contains(&(Kind::Pod, "tenant-demo")), "{gone:?}");
+    assert_eq!(gone, [(Kind::Pod, "tenant-demo")], "{gone:?}");
     let vols = a.list_volumes(&ListParams::all()).await.unwrap();
     let mine: Vec<_> = vols
         .iter()
@@ -184,6 +220,30 @@ async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
     );
     let end = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
     assert_eq!(end.changes_since(&before), Vec::<String>::new());
+}
+
+/// With the management Portworx gone, `--destroy-dynamic-drives` destroys the
+/// drives on the array as before, and the pod with them.
+#[tokio::test]
+async fn destroy_dynamic_drives_takes_them_on_the_array() {
+    let m = mock(Seed::brownfield());
+    let d = desired(&example());
+    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    assert_eq!(bind_claims(&m, &d).await, 6);
+    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    let opts = DestroyOptions {
+        destroy_dynamic_drives: true,
+        ..DestroyOptions::default()
+    };
+    let r = destroy(&m, &d, &opts, &quiet).await.unwrap();
+    assert!(r.is_success(), "{r:?}");
+    let gone: Vec<Kind> = r.done.iter().map(|c| c.kind).collect();
+    assert_eq!(
+        gone.iter().filter(|k| **k == Kind::Volume).count(),
+        6,
+        "{gone:?}"
+    );
+    assert!(gone.contains(&Kind::Pod), "{gone:?}");
 }
 
 #[tokio::test]
@@ -352,7 +412,7 @@ async fn pending_drives_count_against_the_free_space_preflight() {
 
 /// `plan_drive_adoption`: only the first tagging of bound, untagged drives, nothing
 /// else of the plan (a spec change stays out), and nothing once they are tagged; a
-/// destroy after it takes them with the pod.
+/// destroy after it with `destroy_dynamic_drives` (the controller's) takes them with the pod.
 #[tokio::test]
 async fn adoption_before_a_destroy_tags_only_the_bound_drives() {
     use px_topology::plan_drive_adoption;
@@ -399,9 +459,12 @@ async fn adoption_before_a_destroy_tags_only_the_bound_drives() {
     apply_plan(&m, &d, &adoption).await;
     assert!(!plan_drive_adoption(&d, &locate(&d).await).has_changes());
 
-    let r = destroy(&m, &d, &DestroyOptions::default(), &quiet)
-        .await
-        .unwrap();
+    // As the controller's finalizer destroys (it does not release through Portworx).
+    let opts = DestroyOptions {
+        destroy_dynamic_drives: true,
+        ..DestroyOptions::default()
+    };
+    let r = destroy(&m, &d, &opts, &quiet).await.unwrap();
     assert!(r.failed.is_empty(), "{r:?}");
     let live = m
         .list_volumes(&ListParams::all())

@@ -184,8 +184,11 @@ fn cluster_of(t: &Tenant) -> (FakeCluster, String) {
                 namespace: ns.clone(),
                 name: "tenant-demo-workers-2".into(),
                 worker_index: Some("2".into()),
+                // Attached with `virtctl addvolume --persist`: named after the
+                // claim, pxfa's by its serial.
                 disks: vec![VmDiskFact {
-                    volume: "pxdata0".into(),
+                    volume: gone.clone(),
+                    serial: "pxdata0".into(),
                     claim: gone.clone(),
                 }],
             },
@@ -195,6 +198,7 @@ fn cluster_of(t: &Tenant) -> (FakeCluster, String) {
                 worker_index: None,
                 disks: vec![VmDiskFact {
                     volume: "pxdata0".into(),
+                    serial: "pxdata0".into(),
                     claim: "missing".into(),
                 }],
             },
@@ -241,6 +245,7 @@ fn cluster_of(t: &Tenant) -> (FakeCluster, String) {
                 Some(&t.desired.tenant.name),
             ),
         ],
+        tenant_objects_unread: None,
     };
     let fake = FakeCluster {
         facts: Mutex::new(facts),
@@ -338,7 +343,9 @@ async fn orphans_in(w: &World) {
         format!("connection {w00} -> {GONE_HOST}"),
         "PersistentVolume pvc-".to_string(),
         "PersistentVolumeClaim clusters-blue/blue-w00-data0".to_string(),
-        "disk pxdata0".to_string(),
+        "VirtualMachine ".to_string()
+            + &known.tenants[0].spec.hcp_namespace()
+            + "/tenant-demo-workers-2 disk",
         "Pod ".to_string() + &known.tenants[0].spec.hcp_namespace() + "/hp-volume-gone",
         "IPAddressPool metallb-system/blue-hcp-api".to_string(),
     ]

@@ -91,6 +91,9 @@ struct Selection<'a> {
     token: Option<&'a DesiredApiToken>,
     realm: RealmRemoval,
     kept: Vec<Blocker>,
+    /// Drives are left for the management Portworx to release (a destroy with
+    /// nothing else to remove is then an empty plan, not "nothing tagged").
+    held: bool,
 }
 
 impl<'a> Selection<'a> {
@@ -110,7 +113,7 @@ impl<'a> Selection<'a> {
             }
             mine
         };
-        let volumes: Vec<&Volume> = (obs.volumes.values())
+        let mut volumes: Vec<&Volume> = (obs.volumes.values())
             .filter(|v| ours(Kind::Volume, TagResource::Volume, &v.name))
             .collect();
         let hosts = (obs.hosts.values())
@@ -119,17 +122,23 @@ impl<'a> Selection<'a> {
         let groups = (obs.host_groups.values())
             .filter(|g| ours(Kind::HostGroup, TagResource::HostGroup, &g.name))
             .collect();
-        let pods: Vec<&Pod> = (obs.pods.values())
+        let mut pods: Vec<&Pod> = (obs.pods.values())
             .filter(|p| ours(Kind::Pod, TagResource::Pod, &p.name))
             .collect();
-        let realm = realm::select(obs, desired, scope, &mut kept);
+        let mut realm = realm::select(obs, desired, scope, &mut kept);
+        let held = !scope.destroy_dynamic_drives
+            && hold_dynamic_drives(obs, &mut volumes, &mut kept).is_some_and(|in_pods| {
+                hold_their_places(&in_pods, &mut pods, &mut realm, &mut kept)
+            });
         // A realm user pxfa deletes takes its token with it. The user's name derives
         // from the tenant's name alone: its token is this tenant's only beside
         // objects tagged for this tenant (never a same-named tenant's of another
         // namespace).
         let owns_objects = !(volumes.is_empty() && pods.is_empty());
+        // The management Portworx may still need the token to release the drives.
         let token = (desired.api_token.as_ref())
             .filter(|_| scope.delete_token && obs.token == TokenState::HasToken && owns_objects)
+            .filter(|_| !held)
             .filter(|t| !realm.deletes_user(&t.admin))
             .filter(|t| keeps_anothers_token(obs, t, &mut kept));
         Selection {
@@ -140,6 +149,7 @@ impl<'a> Selection<'a> {
             token,
             realm,
             kept,
+            held,
         }
     }
 
@@ -151,6 +161,74 @@ impl<'a> Selection<'a> {
             && self.pods.is_empty()
             && self.token.is_none()
     }
+}
+
+/// How a kept dynamic drive's reason begins (and what keeps its pod and realm).
+const RELEASED_BY_PORTWORX: &str = "kept: released through the management Portworx";
+
+/// The live drives the management Portworx created (dynamic provisioning: pxfa
+/// tagged them with their claim) leave `volumes` for `kept`: they are released
+/// through Portworx, whose volume records and PVs an array-side destroy would leave
+/// stale. Destroyed ones stay in `volumes` (Portworx already released them; only
+/// their eradication is pxfa's). Returns the held drives' pods (keys), `None` when
+/// no drive is held.
+fn hold_dynamic_drives(
+    obs: &Observed,
+    volumes: &mut Vec<&Volume>,
+    kept: &mut Vec<Blocker>,
+) -> Option<BTreeSet<String>> {
+    let mut pods = BTreeSet::new();
+    let before = volumes.len();
+    volumes.retain(|v| {
+        let claim = (obs.tags.get(TagResource::Volume, &v.name))
+            .and_then(|t| t.get(crate::desired::TAG_CLAIM));
+        let Some(claim) = claim.filter(|_| !v.destroyed) else {
+            return true;
+        };
+        if let Some(pod) = VolumeName::new(v.name.as_str()).ok().and_then(|n| n.pod().map(key)) {
+            pods.insert(pod);
+        }
+        kept.push(Blocker {
+            kind: Kind::Volume,
+            name: v.name.clone(),
+            reason: format!(
+                "{RELEASED_BY_PORTWORX}, which created it for claim {claim} (dynamic provisioning)"
+            ),
+            resolution: "set its PV's reclaim policy to Delete and delete the claim (`pxfa runbook delete`); \
+                 or, with the management Portworx gone, `pxfa destroy --destroy-dynamic-drives`"
+                .to_string(),
+        });
+        false
+    });
+    (volumes.len() < before).then_some(pods)
+}
+
+/// A pod holding a drive Portworx still has to release stays, and so do the realm
+/// around it (the array refuses to destroy either while they hold a live volume).
+/// Always `true`: something is held.
+fn hold_their_places(
+    held: &BTreeSet<String>,
+    pods: &mut Vec<&Pod>,
+    realm: &mut RealmRemoval,
+    kept: &mut Vec<Blocker>,
+) -> bool {
+    pods.retain(|p| {
+        if p.destroyed || !held.contains(&key(&p.name)) {
+            return true;
+        }
+        kept.push(Blocker {
+            kind: Kind::Pod,
+            name: p.name.clone(),
+            reason: format!(
+                "{RELEASED_BY_PORTWORX}: it holds drives Portworx has not released yet"
+            ),
+            resolution: "destroy again once the management Portworx released the drives"
+                .to_string(),
+        });
+        false
+    });
+    realm.hold(kept, RELEASED_BY_PORTWORX);
+    true
 }
 
 /// Whether `token`'s user is free of other tenants (`true`: it may go); a user
@@ -188,7 +266,7 @@ pub fn plan_destroy(
 ) -> Result<DestroyPlan, DestroyError> {
     let scope = scope.into();
     let sel = Selection::of(obs, desired, scope);
-    if sel.is_empty() {
+    if sel.is_empty() && !sel.held {
         return Err(DestroyError::NothingSelected {
             tenant: desired.tenant.clone(),
         });

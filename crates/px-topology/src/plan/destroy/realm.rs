@@ -29,11 +29,47 @@ impl RealmRemoval {
         self.user.is_none() && self.policy.is_none() && self.realm.is_none()
     }
 
+    /// Keeps the realm, its policy and its user (the management Portworx may still
+    /// use them to release drives): each is noted in `kept` with `why`.
+    pub(super) fn hold(&mut self, kept: &mut Vec<Blocker>, why: &str) {
+        let reason = |what: &str| format!("{why}: {what} until Portworx has released the drives");
+        if let Some(user) = self.user.take() {
+            kept.push(held(
+                Kind::RealmUser,
+                &user,
+                reason("the management Portworx may log in as it"),
+            ));
+        }
+        if let Some(policy) = self.policy.take() {
+            kept.push(held(
+                Kind::AccessPolicy,
+                &policy,
+                reason("its user is kept"),
+            ));
+        }
+        if let Some((realm, _)) = self.realm.take() {
+            kept.push(held(
+                Kind::Realm,
+                realm.as_str(),
+                reason("it holds the tenant's pod"),
+            ));
+        }
+    }
+
     /// Whether the realm user `admin` is deleted (its token with it).
     pub(super) fn deletes_user(&self, admin: &str) -> bool {
         self.user
             .as_deref()
             .is_some_and(|u| u.eq_ignore_ascii_case(admin))
+    }
+}
+
+fn held(kind: Kind, name: &str, reason: String) -> Blocker {
+    Blocker {
+        kind,
+        name: name.to_string(),
+        reason,
+        resolution: "destroy again once the management Portworx released the drives".to_string(),
     }
 }
 

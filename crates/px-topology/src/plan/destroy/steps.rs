@@ -15,6 +15,13 @@ pub struct DestroyScope {
     pub eradicate: bool,
     /// Delete the token admin's API token (tokens carry no tags).
     pub delete_token: bool,
+    /// Destroy on the array the live drives the management Portworx created
+    /// (dynamic provisioning, tagged with their claim). Off by default: those are
+    /// released through Portworx (the PV's reclaim policy set to Delete, the claim
+    /// deleted), which removes the array volume and Portworx's record of it; an
+    /// array-side destroy leaves the record and the PV stale [L]. For a management
+    /// Portworx that is gone.
+    pub destroy_dynamic_drives: bool,
 }
 
 /// One REST call of a destroy.
