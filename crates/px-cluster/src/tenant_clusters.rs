@@ -197,7 +197,7 @@ impl<'a> TenantClusters<'a> {
         &self,
         t: &Tenant,
         facts: &ArrayFacts,
-    ) -> Result<Option<ClusterPreview>, TenantClustersError<J::Error>> {
+    ) -> Result<Option<ClusterPreview>, TenantClustersError> {
         let Some(clients) = &self.clients else {
             return Ok(None);
         };

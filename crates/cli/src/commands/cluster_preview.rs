@@ -6,8 +6,7 @@
 
 use anyhow::{Context, Result};
 use px_cluster::{
-    ClusterClients, ClusterPreview, FileBackedTokenJournal, PreviewAction, TenantClusters,
-    TenantClustersOptions,
+    ClusterClients, ClusterPreview, PreviewAction, TenantClusters, TenantClustersOptions,
 };
 use px_topology::Planned;
 
@@ -49,12 +48,7 @@ pub(crate) async fn preview(
         apply_node_config: a.apply_node_config,
         ..TenantClustersOptions::default()
     };
-    let side = TenantClusters::new(
-        Some(clients),
-        options,
-        FileBackedTokenJournal,
-        super::cluster::notices(p),
-    );
+    let side = TenantClusters::new(Some(clients), options, super::cluster::notices(p));
     let preview = side
         .preview(planned.tenant(), &planned.facts())
         .await

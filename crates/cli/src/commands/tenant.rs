@@ -129,7 +129,9 @@ async fn plan_with_space<'a>(
 /// tenant cluster's px-pure-secret. Without either, px-topology's rule refuses.
 fn keep_new_token(planned: &Planned<'_>, a: &ApplyArgs, f: &mut Findings) {
     // `--out DIR --include-secrets` is the planned apply's copy already.
-    if let Err(lost) = planned.refuse_losing_a_new_token(a.kube.clusters.tenant_kubeconfig.is_some()) {
+    if let Err(lost) =
+        planned.refuse_losing_a_new_token(a.kube.clusters.tenant_kubeconfig.is_some())
+    {
         f.input(format!(
             "{lost}. Re-run with --out DIR --include-secrets (px-pure-secret is written with mode 0600), \
              or with --tenant-kubeconfig to write it into the tenant cluster, \
