@@ -417,6 +417,20 @@ mod tests {
     }
 
     #[test]
+    fn a_journals_own_error_comes_back_whole() {
+        let e = JournalError::other(std::io::Error::other("Secret ns/j: conflict"));
+        assert_eq!(e.to_string(), "Secret ns/j: conflict");
+        let back = e.downcast::<std::io::Error>().unwrap();
+        assert_eq!(back.to_string(), "Secret ns/j: conflict");
+        let plain = JournalError::new("cannot write /x");
+        assert_eq!(plain.to_string(), "token journal: cannot write /x");
+        let not = JournalError::other(std::fmt::Error)
+            .downcast::<std::io::Error>()
+            .unwrap_err();
+        assert!(not.downcast::<std::fmt::Error>().is_ok());
+    }
+
+    #[test]
     fn entries_hide_the_token() {
         let v = MemTokenJournal::new();
         v.record_intent("U", 1).unwrap();
