@@ -348,8 +348,14 @@ async fn persistent_ips_render_localnet_where_the_site_keeps_addresses() {
     assert_eq!(config["allowPersistentIPs"], true);
     assert_eq!(config["vlanID"], 400);
     assert!(!mappings.is_empty());
+    // The mapping names the site-wide physical network where the NAD gives one
+    // (OpenShift 4.18+, #36 N10), else the tenant's network.
+    let mapped = match &config["physicalNetworkName"] {
+        serde_json::Value::Null => &config["name"],
+        physical => physical,
+    };
     for m in &mappings {
-        assert_eq!(m[0]["localnet"], config["name"], "{m}");
+        assert_eq!(&m[0]["localnet"], mapped, "{m}");
         assert_eq!(m[0]["state"], "present");
     }
 }
