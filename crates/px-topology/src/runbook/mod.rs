@@ -421,7 +421,7 @@ fn scale_in_workers(mut w: Vec<u32>, replicas: u32) -> Result<Vec<u32>, NoRunboo
 /// the management Portworx (dynamic) or through the array (import). `None` for
 /// other operations and modes, whose steps do not depend on it.
 fn delete_strategy(tenant: &Tenant, op: Operation) -> Option<Strategy> {
-    (op == Operation::Delete && tenant.spec.mode() == StorageMode::DirectAccess).then(|| {
+    (op == Operation::Delete && tenant.spec.mode().drives_are_vm_disks()).then(|| {
         // A refused import is lint's error; nothing was imported, so release as dynamic.
         (tenant.spec.provisioning()).map_or(Strategy::Dynamic, |r| r.strategy)
     })
