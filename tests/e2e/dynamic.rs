@@ -147,8 +147,20 @@ fn dynamic_option_b_on_3_6_2_on_the_brownfield_array() {
     }
     assert_eq!(claims, 6, "one claim per drive");
 
-    // Destroy: the tenant's drives and pod, softly; nothing foreign.
-    let gone = run(sim(&state).args(["destroy", "--yes", "-f"]).arg(&spec));
+    // Destroy without the management Portworx's help: kept, and said why (#36 N6).
+    let kept = run(sim(&state).args(["destroy", "--yes", "-f"]).arg(&spec));
+    assert!(
+        kept.contains("released through the management Portworx"),
+        "{kept}"
+    );
+    assert!(
+        drives(&state).iter().all(|v| v["destroyed"] == false),
+        "kept live"
+    );
+    // Destroy on the array, as asked: the tenant's drives and pod, softly; nothing foreign.
+    let gone = run(sim(&state)
+        .args(["destroy", "--destroy-dynamic-drives", "--yes", "-f"])
+        .arg(&spec));
     assert!(gone.contains("Released"), "{gone}");
     let after = drives(&state);
     assert_eq!(after.len(), 6);

@@ -210,10 +210,21 @@ fn tenant_lifecycle() {
     expect(s, &["plan", "-f", &spec, "--detailed-exitcode"], 3);
     expect(
         s,
-        &["plan", "--destroy", "-f", &spec, "--detailed-exitcode"],
+        &[
+            "plan",
+            "--destroy",
+            "--destroy-dynamic-drives",
+            "-f",
+            &spec,
+            "--detailed-exitcode",
+        ],
         3,
     );
-    expect(s, &["destroy", "-f", &spec, "--yes"], 0);
+    expect(
+        s,
+        &["destroy", "--destroy-dynamic-drives", "-f", &spec, "--yes"],
+        0,
+    );
 }
 
 /// A kubeconfig that does not load is bad input, 2, in every command that reads one,

@@ -3,18 +3,16 @@
 //! output.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use async_trait::async_trait;
 use flasharray::{FlashArray, RestArray};
 use px_cluster::status::{Item, Layer};
-use px_cluster::tenant_clusters::Notices;
 use px_cluster::{
-    ApplyReport, BoxError, Notice, RotateOptions, StatusDocument, StatusReport, TokenProbe,
-    cluster_status, connect, rotate_token,
+    ApplyReport, BoxError, RotateOptions, StatusDocument, StatusReport, TokenProbe, cluster_status,
+    connect, rotate_token,
 };
-use px_topology::{Action, Kind, Plan, PlanOptions, ProgressEvent, Site, Tenant};
+use px_topology::{Action, Kind, Plan, PlanOptions, Site, Tenant};
 use secrecy::{ExposeSecret, SecretString};
 
 use super::kube_clients::connect as kube_connect;
@@ -23,7 +21,7 @@ use crate::args::{GlobalArgs, OutputFormat, StatusArgs, TokenRotateArgs};
 use crate::config::{self, Target};
 use crate::exit::Outcome;
 use crate::graph::{Graph, Verdicts};
-use crate::output::{ChangeProgress, Printer, inert_cell, to_json, to_yaml};
+use crate::output::{Printer, inert_cell, to_json, to_yaml};
 use crate::session::Session;
 
 /// The clusters' part of `apply`'s output: what the apply did on them, and a
@@ -44,72 +42,6 @@ pub(crate) fn clusters_outcome(p: &Printer, report: &ApplyReport) -> Result<Outc
         );
         Ok(Outcome::PartialFailure)
     }
-}
-
-/// Shows the cluster side's notices ([`px_cluster::TenantClusters`],
-/// [`px_cluster::tenant_clusters::tag_bound_drives`]) on stderr, the drive
-/// tagging's progress included.
-pub(crate) fn notices(p: &Printer) -> Notices<'_> {
-    let progress: Mutex<Option<ChangeProgress>> = Mutex::new(None);
-    Box::new(move |n| show_notice(p, &progress, n))
-}
-
-fn show_notice(p: &Printer, progress: &Mutex<Option<ChangeProgress>>, n: Notice<'_>) {
-    match n {
-        Notice::GuestInterfaceReplaced { specified, found } => p.warn(format!(
-            "the worker VMs name the storage interface {found}, not {specified} (spec.network.guestInterface); using {found}"
-        )),
-        Notice::GuestInterfaceUnknown { specified, error } => p.warn(format!(
-            "cannot discover the guest storage interface, using {specified}: {}",
-            chain(error)
-        )),
-        Notice::NotApplied(s) => p.warn(format!("not applied: {s}")),
-        Notice::ClaimsUnbound(w) => {
-            let names: Vec<String> = w.unbound.iter().map(ToString::to_string).collect();
-            p.warn(format!(
-                "{} drive claim(s) not bound after {}: {}; their drives stay pending and the next `pxfa apply --kubeconfig` tags them",
-                w.unbound.len(),
-                humantime::format_duration(std::time::Duration::from_secs(w.waited.as_secs())),
-                names.join(", ")
-            ));
-        }
-        Notice::BindingsUnreadable(e) => p.warn(format!("cannot read the drive claims: {e}")),
-        Notice::ClaimsUnreadable(e) => p.warn(format!(
-            "cannot read which drive claims are bound, their drives stay pending: {e}"
-        )),
-        Notice::DrivesPending(n) => p.warn(format!(
-            "{n} drive(s) pending: their claims are not bound yet; the next `pxfa apply` that can read them tags them"
-        )),
-        Notice::DrivesTagging { changes } => {
-            *lock(progress) = Some(ChangeProgress::new(p, changes));
-        }
-        Notice::DriveProgress(ev) => {
-            let last = matches!(ev, ProgressEvent::RoundFinished { round, rounds } if round == rounds);
-            let mut bar = lock(progress);
-            if let Some(b) = bar.as_ref() {
-                b.event(ev.clone());
-            }
-            if last && let Some(b) = bar.take() {
-                b.finish();
-            }
-        }
-        _ => {}
-    }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// `error: cause: cause`, as anyhow's `{:#}` shows a chain.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        s.push_str(&format!(": {c}"));
-        cause = c.source();
-    }
-    s
 }
 
 fn apply_text(r: &ApplyReport) -> String {

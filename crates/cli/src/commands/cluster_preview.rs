@@ -48,7 +48,7 @@ pub(crate) async fn preview(
         apply_node_config: a.apply_node_config,
         ..TenantClustersOptions::default()
     };
-    let side = TenantClusters::new(Some(clients), options, super::cluster::notices(p));
+    let side = TenantClusters::new(Some(clients), options, super::cluster_notices::notices(p));
     let preview = side
         .preview(planned.tenant(), &planned.facts())
         .await

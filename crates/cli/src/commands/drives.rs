@@ -132,7 +132,7 @@ pub(crate) async fn tag_found_drives(
         array: session.array.as_ref(),
         concurrency,
     };
-    let notices = super::cluster::notices(p);
+    let notices = super::cluster_notices::notices(p);
     let tagged = tag_bound_drives(drives, t, locator, &*notices)
         .await
         .map_err(drive_tagging_error)?;

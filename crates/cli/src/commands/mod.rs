@@ -5,6 +5,7 @@
 
 pub(crate) mod array;
 pub(crate) mod cluster;
+pub(crate) mod cluster_notices;
 pub(crate) mod cluster_preview;
 pub(crate) mod completions;
 pub(crate) mod connection;

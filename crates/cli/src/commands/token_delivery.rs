@@ -77,7 +77,7 @@ pub(super) fn cluster_side<'a>(
         apply_node_config: k.apply_node_config,
         adopt_replaced_vms: k.adopt_replaced_vms,
     };
-    let side = TenantClusters::new(clients, options, super::cluster::notices(p));
+    let side = TenantClusters::new(clients, options, super::cluster_notices::notices(p));
     side.tagging_drives(DriveTagging {
         array: session.array.as_ref(),
         concurrency: a.concurrency as usize,
