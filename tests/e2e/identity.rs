@@ -250,6 +250,48 @@ fn an_earlier_pxfas_tenant_is_left_alone_until_claimed_for_one_namespace() {
     assert!(stdout.contains("nothing to claim"), "{stdout}");
 }
 
+/// An empty simulated array in `dir` with its own state home (token journal) for
+/// the token-user tests: every command, its exit code and streams; a user's token
+/// creation time; and `apply --out DIR --include-secrets` of a spec.
+struct TokenSite<'a> {
+    dir: &'a Path,
+}
+
+impl TokenSite<'_> {
+    fn run(&self, args: &[&str]) -> (Option<i32>, String, String) {
+        let out = pxfa()
+            .env("XDG_STATE_HOME", self.dir.join("xdg"))
+            .args(["--array", "sim", "--sim-seed", "empty", "--sim-state"])
+            .arg(self.dir.join("state.json"))
+            .args(args)
+            .output()
+            .unwrap();
+        let (stdout, stderr) = streams(&out);
+        (out.status.code(), stdout, stderr)
+    }
+
+    fn created_at(&self, user: &str) -> Option<u64> {
+        let (code, stdout, stderr) = self.run(&["token", "list", user, "-o", "json"]);
+        assert_eq!(code, Some(0), "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        v[0]["api_token"]["created_at"].as_u64()
+    }
+
+    fn apply(&self, spec: &Path, out: &str) -> (Option<i32>, String, String) {
+        let out = self.dir.join(out);
+        self.run(&[
+            "apply",
+            "--yes",
+            "--allow-endpoint-mismatch",
+            "-f",
+            spec.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--include-secrets",
+        ])
+    }
+}
+
 /// The cloud-drive example as the tenant `namespace/dev` with its own pod, and a
 /// token user of its own when `token_user` is given.
 fn cloud_drive_dev(dir: &Path, namespace: &str, pod: &str, token_user: Option<&str>) -> PathBuf {
@@ -280,45 +322,18 @@ fn cloud_drive_dev(dir: &Path, namespace: &str, pod: &str, token_user: Option<&s
 #[test]
 fn a_same_named_tenant_never_takes_rotates_or_deletes_the_others_token_user() {
     let dir = tempfile::tempdir().unwrap();
-    let state_home = dir.path().join("xdg");
-    let run = |args: &[&str]| {
-        let out = pxfa()
-            .env("XDG_STATE_HOME", &state_home)
-            .args(["--array", "sim", "--sim-seed", "empty", "--sim-state"])
-            .arg(dir.path().join("state.json"))
-            .args(args)
-            .output()
-            .unwrap();
-        let (stdout, stderr) = streams(&out);
-        (out.status.code(), stdout, stderr)
-    };
-    let created_at = |user: &str| {
-        let (code, stdout, stderr) = run(&["token", "list", user, "-o", "json"]);
-        assert_eq!(code, Some(0), "{stderr}");
-        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-        v[0]["api_token"]["created_at"].as_u64()
-    };
-    let apply = |spec: &Path, out: &Path| {
-        let (spec, out) = (spec.to_str().unwrap(), out.to_str().unwrap());
-        run(&[
-            "apply",
-            "--yes",
-            "--allow-endpoint-mismatch",
-            "-f",
-            spec,
-            "--out",
-            out,
-            "--include-secrets",
-        ])
-    };
+    let site = TokenSite { dir: dir.path() };
+    let run = |args: &[&str]| site.run(args);
+    let created_at = |user: &str| site.created_at(user);
+    let apply = |spec: &Path, out: &str| site.apply(spec, out);
     let team_a = cloud_drive_dev(dir.path(), "team-a", "dev-a", None);
-    let (code, _, stderr) = apply(&team_a, &dir.path().join("out-a"));
+    let (code, _, stderr) = apply(&team_a, "out-a");
     assert_eq!(code, Some(0), "{stderr}");
     let token_a = created_at("pxfa-dev").expect("team-a's token");
 
     // team-b/dev with the default user: refused before any write, naming the owner.
     let team_b = cloud_drive_dev(dir.path(), "team-b", "dev-b", None);
-    let (code, stdout, stderr) = apply(&team_b, &dir.path().join("out-b"));
+    let (code, stdout, stderr) = apply(&team_b, "out-b");
     assert_eq!(code, Some(1), "{stdout}\n{stderr}");
     assert!(
         stderr.contains("pxfa-dev is the default token user of tenant team-a/dev"),
@@ -342,7 +357,7 @@ fn a_same_named_tenant_never_takes_rotates_or_deletes_the_others_token_user() {
     assert_eq!(created_at("pxfa-dev"), Some(token_a));
 
     // A journal entry of team-a's (what a killed apply leaves in the state folder).
-    let journal = state_home.join("pxfa");
+    let journal = dir.path().join("xdg").join("pxfa");
     std::fs::create_dir_all(&journal).unwrap();
     #[cfg(unix)]
     {
@@ -360,7 +375,7 @@ fn a_same_named_tenant_never_takes_rotates_or_deletes_the_others_token_user() {
 
     // team-b with a user of its own applies, and its destroy --delete-token takes only that.
     let team_b = cloud_drive_dev(dir.path(), "team-b", "dev-b", Some("pxfa-team-b-dev"));
-    let (code, _, stderr) = apply(&team_b, &dir.path().join("out-b"));
+    let (code, _, stderr) = apply(&team_b, "out-b");
     assert_eq!(code, Some(0), "{stderr}");
     assert!(created_at("pxfa-team-b-dev").is_some());
     let (code, stdout, stderr) = run(&[
@@ -411,36 +426,10 @@ fn a_same_named_tenant_never_takes_rotates_or_deletes_the_others_token_user() {
 #[test]
 fn an_explicit_token_user_another_tenants_pod_names_is_never_taken() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let out = pxfa()
-            .env("XDG_STATE_HOME", dir.path().join("xdg"))
-            .args(["--array", "sim", "--sim-seed", "empty", "--sim-state"])
-            .arg(dir.path().join("state.json"))
-            .args(args)
-            .output()
-            .unwrap();
-        let (stdout, stderr) = streams(&out);
-        (out.status.code(), stdout, stderr)
-    };
-    let created_at = |user: &str| {
-        let (code, stdout, stderr) = run(&["token", "list", user, "-o", "json"]);
-        assert_eq!(code, Some(0), "{stderr}");
-        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-        v[0]["api_token"]["created_at"].as_u64()
-    };
-    let apply = |spec: &Path, out: &str| {
-        let out = dir.path().join(out);
-        run(&[
-            "apply",
-            "--yes",
-            "--allow-endpoint-mismatch",
-            "-f",
-            spec.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--include-secrets",
-        ])
-    };
+    let site = TokenSite { dir: dir.path() };
+    let run = |args: &[&str]| site.run(args);
+    let created_at = |user: &str| site.created_at(user);
+    let apply = |spec: &Path, out: &str| site.apply(spec, out);
     // team-a/dev with the user `px-shared`; team-b/dev (its own pod) names it too.
     let team_a = cloud_drive_dev(dir.path(), "team-a", "dev-a", Some("px-shared"));
     let (code, _, stderr) = apply(&team_a, "out-a");
