@@ -45,11 +45,12 @@ pub fn cluster_bundle(
     node_config: bool,
 ) -> (Vec<Manifest>, Vec<String>) {
     let (kept, skipped) = bundle(spec, manifests, node_config);
-    let skipped = skipped
-        .into_iter()
-        .map(|s| format!("{} ({})", s.object, s.reason))
-        .collect();
-    (kept, skipped)
+    (kept, skipped.iter().map(left_out_text).collect())
+}
+
+/// How a left-out object is named to the admin: `object (reason)`.
+pub(crate) fn left_out_text(s: &Skipped) -> String {
+    format!("{} ({})", s.object, s.reason)
 }
 
 /// [`cluster_bundle`] with each object left out and its reason apart (the preview

@@ -1,7 +1,7 @@
 //! The tenant pipeline's cluster side ([`px_topology::ClusterSide`]),
 //! written once for the CLI's `apply` and the controller's reconcile: the manifests
 //! rendered with the array's facts, the part of the bundle pxfa applies
-//! ([`cluster_bundle`]) server-side applied to the management cluster and, when
+//! ([`crate::cluster_bundle`]) server-side applied to the management cluster and, when
 //! there is one, the tenant cluster (with the readiness waits), the dynamic drives
 //! whose claims bound tagged, and the one rule that says whether the token reached
 //! the tenant and whether the clusters are done ([`Delivery`]).
@@ -22,10 +22,10 @@ use flasharray::FlashArray;
 use px_topology::{
     ApplyError, ArrayFacts, ArrayOnly, Cluster, ClusterSide, Delivery, DriveClaim, DriveLocator,
     LocateError, Manifest, ObserveError, Plan, PlanOptions, ProgressEvent, RenderError,
-    RenderOptions, Site, Tenant, render,
+    RenderOptions, Site, Tenant, TenantStorage, render,
 };
 
-use crate::apply::{ApplyOptions, ApplyReport, apply_manifests, bundle, cluster_bundle};
+use crate::apply::{ApplyOptions, ApplyReport, Skipped, apply_manifests, bundle, left_out_text};
 use crate::bindings::{BindingWait, ClaimBindings, wait_for_bindings};
 use crate::error::Error;
 use crate::preview::{ClusterPreview, preview_manifests};
@@ -50,7 +50,7 @@ pub struct TenantClustersOptions {
     /// Take over fields another field manager owns instead of reporting the conflict.
     pub force_conflicts: bool,
     /// Apply the management MachineConfigs, which reboot every management worker
-    /// (the admin's explicit yes; see [`cluster_bundle`]).
+    /// (the admin's explicit yes; see [`crate::cluster_bundle`]).
     pub apply_node_config: bool,
     /// Give the disks of a worker whose VM is gone to a new VM (see [`crate::vms`]).
     pub adopt_replaced_vms: bool,
@@ -201,14 +201,11 @@ impl<'a> TenantClusters<'a> {
         let Some(clients) = &self.clients else {
             return Ok(None);
         };
-        let spec = self.resolved_spec(&clients.management, t).await;
         let facts = ArrayFacts {
             volume_serials: facts.volume_serials.clone(),
             api_token: None,
         };
-        let rendered = render(&spec, &t.sizing, &facts, RenderOptions::default())
-            .map_err(TenantClustersError::Render)?;
-        let (manifests, left_out) = bundle(&spec, rendered, self.options.apply_node_config);
+        let (_, manifests, left_out) = self.bundle(&clients.management, t, &facts, false).await?;
         let mut preview = preview_manifests(
             &manifests,
             &clients.management,
@@ -222,13 +219,30 @@ impl<'a> TenantClusters<'a> {
         Ok(Some(preview))
     }
 
-    /// The tenant's spec with the storage NIC the worker VMs report (a failure to
-    /// ask is a notice, not an error).
-    async fn resolved_spec(
+    /// What apply sends and preview asks about, made once: the spec with the storage
+    /// NIC the VMs report, rendered (with the credentials `facts` holds only when
+    /// `include_secrets`), and the objects left out of the bundle.
+    async fn bundle(
         &self,
         management: &kube::Client,
         t: &Tenant,
-    ) -> px_topology::TenantStorage {
+        facts: &ArrayFacts,
+        include_secrets: bool,
+    ) -> Result<(TenantStorage, Vec<Manifest>, Vec<Skipped>), TenantClustersError> {
+        let spec = self.resolved_spec(management, t).await;
+        let options = RenderOptions {
+            include_secrets,
+            ..RenderOptions::default()
+        };
+        let rendered =
+            render(&spec, &t.sizing, facts, options).map_err(TenantClustersError::Render)?;
+        let (manifests, left_out) = bundle(&spec, rendered, self.options.apply_node_config);
+        Ok((spec, manifests, left_out))
+    }
+
+    /// The tenant's spec with the storage NIC the worker VMs report (a failure to
+    /// ask is a notice, not an error).
+    async fn resolved_spec(&self, management: &kube::Client, t: &Tenant) -> TenantStorage {
         let mut spec = t.spec.clone();
         let specified = spec
             .spec
@@ -366,21 +380,10 @@ impl ClusterSide for TenantClusters<'_> {
         let Some(clients) = &self.clients else {
             return Ok(delivery(&[], ClustersReport::default(), false, facts));
         };
-        let spec = self.resolved_spec(&clients.management, t).await;
         // The token goes only to the API servers (TLS), never to a file or the output.
-        let rendered = render(
-            &spec,
-            &t.sizing,
-            facts,
-            RenderOptions {
-                include_secrets: true,
-                ..RenderOptions::default()
-            },
-        )
-        .map_err(TenantClustersError::Render)?;
-        let (manifests, skipped) = cluster_bundle(&spec, rendered, self.options.apply_node_config);
+        let (spec, manifests, skipped) = self.bundle(&clients.management, t, facts, true).await?;
         for s in &skipped {
-            (self.notices)(Notice::NotApplied(s));
+            (self.notices)(Notice::NotApplied(&left_out_text(s)));
         }
         let opts = ApplyOptions {
             force_conflicts: self.options.force_conflicts,
