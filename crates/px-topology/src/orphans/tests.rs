@@ -60,17 +60,21 @@ fn secret(ns: &str, name: &str, labels: BTreeMap<String, String>) -> TenantObjec
     }
 }
 
-#[test]
-fn claims_a_tenant_renders_are_kept_and_unrendered_ones_without_a_drive_are_leftovers() {
-    let t = demo();
-    let ns = t.spec.hcp_namespace();
-    let rendered = t
-        .manifests()
+/// The name of the claim `t` renders for worker 0's first data drive.
+fn first_data_claim(t: &Tenant) -> String {
+    t.manifests()
         .unwrap()
         .into_iter()
         .find(|m| m.kind == "PersistentVolumeClaim" && m.name.contains("-w00-data0"))
         .unwrap()
-        .name;
+        .name
+}
+
+#[test]
+fn claims_a_tenant_renders_are_kept_and_unrendered_ones_without_a_drive_are_leftovers() {
+    let t = demo();
+    let ns = t.spec.hcp_namespace();
+    let rendered = first_data_claim(&t);
     let facts = ClusterFacts {
         claims: vec![
             labelled(&ns, &rendered, "default/tenant-demo"),
@@ -174,13 +178,7 @@ fn a_tenant_whose_hosted_cluster_exists_is_not_gone() {
 fn a_gone_tenants_labelled_objects_go_and_a_same_named_tenants_stay() {
     let b = tenant("team-b", "dev");
     let b_ns = b.spec.hcp_namespace();
-    let b_claim = b
-        .manifests()
-        .unwrap()
-        .into_iter()
-        .find(|m| m.kind == "PersistentVolumeClaim" && m.name.contains("-w00-data0"))
-        .unwrap()
-        .name;
+    let b_claim = first_data_claim(&b);
     let a = TenantId::new("team-a", "dev");
     let facts = ClusterFacts {
         claims: vec![
