@@ -52,6 +52,7 @@ pub fn lint_paths<P: AsRef<Path>>(
     }
     let mut findings = Vec::new();
     let mut manifests: Vec<(Value, String)> = Vec::new();
+    let mut specs: Vec<(spec::TenantStorage, String)> = Vec::new();
     for f in &files {
         let text = crate::files::read_input_text(f, crate::files::InputKind::Spec)
             .map_err(|e| err(f, format!("cannot read: {e}")))?;
@@ -70,15 +71,18 @@ pub fn lint_paths<P: AsRef<Path>>(
                     .iter()
                     .filter(|t| t.document == i)
                     .map(|t| Finding::new("PXFA000", Severity::Error, t.path.clone(), t.message()));
-                findings.extend(tagged.chain(lint_spec_value(d)).map(|mut x| {
+                let (own, parsed) = lint_spec_value(d);
+                findings.extend(tagged.chain(own).map(|mut x| {
                     x.source = Some(source.clone());
                     x
                 }));
+                specs.extend(parsed.map(|t| (t, source.clone())));
             } else {
                 manifests.push((d, source.clone()));
             }
         }
     }
+    findings.extend(super::spec_rules::lint_spec_set(&specs));
     let docs: Vec<Value> = manifests.iter().map(|(d, _)| d.clone()).collect();
     for mut f in lint_manifests(&docs) {
         f.source = source_of(&f.object, &manifests);
@@ -143,25 +147,31 @@ fn ambiguous_sizes(d: &Value) -> Vec<Finding> {
         .collect()
 }
 
-/// Spec checks on one `TenantStorage` document.
-fn lint_spec_value(d: Value) -> Vec<Finding> {
+/// Spec checks on one `TenantStorage` document, and the spec when it is valid (for
+/// the rules that relate the specs of one call).
+fn lint_spec_value(d: Value) -> (Vec<Finding>, Option<spec::TenantStorage>) {
     let mut findings = ambiguous_sizes(&d);
-    findings.extend(lint_parsed_spec(d));
-    findings
+    let (own, parsed) = lint_parsed_spec(d);
+    findings.extend(own);
+    (findings, parsed)
 }
 
-fn lint_parsed_spec(d: Value) -> Vec<Finding> {
+fn lint_parsed_spec(d: Value) -> (Vec<Finding>, Option<spec::TenantStorage>) {
     match spec::from_value(d) {
-        Err(e) => vec![Finding::new("PXFA000", Severity::Error, e.path, e.message)],
+        Err(e) => (
+            vec![Finding::new("PXFA000", Severity::Error, e.path, e.message)],
+            None,
+        ),
         Ok(t) => {
             let errors = t.validate();
             if errors.is_empty() {
-                lint_spec(&t)
+                (lint_spec(&t), Some(t))
             } else {
-                errors
+                let f = errors
                     .into_iter()
                     .map(|e| Finding::new("PXFA000", Severity::Error, e.path, e.message))
-                    .collect()
+                    .collect();
+                (f, None)
             }
         }
     }

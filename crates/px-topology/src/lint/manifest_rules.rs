@@ -10,7 +10,9 @@ use serde_json::Value;
 
 use super::finding::{Finding, Severity};
 use super::manifest_doc::{kind, name, namespace, object, of_kind, quantity, str_at};
-use super::network_rules::{metallb_pools, nad_namespaces, nncp_addresses, nncp_vlan_ports};
+use super::network_rules::{
+    bridge_conversions, metallb_pools, nad_namespaces, nncp_addresses, nncp_vlan_ports,
+};
 use super::nodiscard::{OCP_VERSION_ANNOTATION, VIRT_VERSION_ANNOTATION, nodiscard_reason};
 use super::spec_rules::{PX_STOREV2_MIN_CORES, PX_STOREV2_MIN_MEMORY, PX_STOREV2_MIN_ROOT};
 use crate::spec::{DEFAULT_PORTWORX_VERSION, Version};
@@ -94,6 +96,7 @@ pub fn lint_manifests(docs: &[Value]) -> Vec<Finding> {
     nncp_vlan_ports(&docs, &mut out);
     operator_owned_classes(&docs, &mut out);
     metallb_pools(&docs, &mut out);
+    bridge_conversions(&docs, &mut out);
     out
 }
 

@@ -191,6 +191,11 @@ pub const RULES: &[Rule] = &[
         Severity::Warning,
         "a spec size with a bare decimal unit (4T): 4 TB as Kubernetes reads it, not 4 TiB",
     ),
+    Rule::new(
+        "PXFA035",
+        Severity::Error,
+        "a linux bridge carrying storage sessions would be converted to OVS",
+    ),
 ];
 
 /// The catalogue entry for `id`.

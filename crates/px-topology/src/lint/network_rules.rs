@@ -157,3 +157,84 @@ pub(super) fn metallb_pools(docs: &[Value], out: &mut Vec<Finding>) {
         }
     }
 }
+
+/// A bridge the linted set says exists: its name and node (None: every node the
+/// policy selects, or unknown).
+struct BridgeSeen<'a> {
+    name: &'a str,
+    node: Option<&'a str>,
+    by: String,
+}
+
+/// The node an NNCP's `nodeSelector` pins (`kubernetes.io/hostname`), if any.
+fn nncp_node(p: &Value) -> Option<&str> {
+    str_at(p, "/spec/nodeSelector/kubernetes.io~1hostname")
+}
+
+/// Bridges of `bridge_type` in the set: NNCPs' desired interfaces and (for the state a
+/// node reports, `oc get nns -o yaml`) NodeNetworkStates' current interfaces.
+fn bridges<'a>(docs: &'a [Value], bridge_type: &str) -> Vec<BridgeSeen<'a>> {
+    let mut out = Vec::new();
+    let sources = [
+        (
+            "NodeNetworkConfigurationPolicy",
+            "/spec/desiredState/interfaces",
+        ),
+        ("NodeNetworkState", "/status/currentState/interfaces"),
+    ];
+    for (k, ptr) in sources {
+        for d in of_kind(docs, k) {
+            let node = if k == "NodeNetworkState" {
+                Some(super::manifest_doc::name(d))
+            } else {
+                nncp_node(d)
+            };
+            let ifaces = d.pointer(ptr).and_then(Value::as_array);
+            for i in ifaces.into_iter().flatten() {
+                if str_at(i, "/type") == Some(bridge_type)
+                    && let Some(name) = str_at(i, "/name")
+                {
+                    out.push(BridgeSeen {
+                        name,
+                        node,
+                        by: object(d),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// PXFA035: a policy makes a bridge OVS (pxfa's persistent-IP storage network) where
+/// the set shows the same bridge as a linux bridge on that node: another tenant's
+/// whereabouts policy, or the node's reported state. nmstate converting it drops
+/// every iSCSI/NVMe session on it, every tenant's at once. `doctor` and `render
+/// --site` refuse this from NodeNetworkState; this is the same refusal for an
+/// unread site (a GitOps folder of every tenant's policies, or `oc get nns -o yaml`
+/// linted alongside).
+pub(super) fn bridge_conversions(docs: &[Value], out: &mut Vec<Finding>) {
+    let linux = bridges(docs, "linux-bridge");
+    for ovs in bridges(docs, "ovs-bridge") {
+        let clash = linux.iter().find(|l| {
+            l.name == ovs.name && (l.node.is_none() || ovs.node.is_none() || l.node == ovs.node)
+        });
+        let Some(l) = clash else { continue };
+        out.push(Finding::new(
+            "PXFA035",
+            Severity::Error,
+            &ovs.by,
+            format!(
+                "makes {} an OVS bridge{}, but {} has it as a linux bridge: nmstate converting a \
+                 linux bridge drops every iSCSI/NVMe session on it, every tenant's on that storage \
+                 network at once. Move the network one node at a time (drain, apply the node's OVS \
+                 policy, wait for the enactment, uncordon; docs/lifecycle.md, \"Moving a storage \
+                 network to persistent IPs\"), or keep network.persistentIps: false for every tenant \
+                 on the bridge",
+                ovs.name,
+                ovs.node.map_or(String::new(), |n| format!(" on {n}")),
+                l.by,
+            ),
+        ));
+    }
+}

@@ -367,3 +367,64 @@ fn workers_on_array_network(spec: &TenantStorage, out: &mut Vec<Finding>) {
         ),
     ));
 }
+
+/// PXFA035 across the specs of one `pxfa lint` call: a tenant whose storage network
+/// keeps addresses (`network.persistentIps`, an OVS bridge on the management nodes)
+/// shares a bridge name and management nodes with a tenant whose policies make that
+/// bridge a linux bridge. Whichever is applied second converts the bridge under the
+/// other's live iSCSI/NVMe sessions. `doctor` and `render --site` refuse this from the
+/// nodes' state; this is the refusal for specs linted without the site.
+/// The bridge a spec's policies make on the management nodes, and whether OVS.
+fn management_bridge(t: &TenantStorage) -> Option<(&str, bool)> {
+    t.spec
+        .network
+        .as_ref()
+        .filter(|_| crate::render::management::management_bridge_needed(t))
+        .map(|n| (n.bridge.as_str(), n.keeps_addresses()))
+}
+
+/// Each spec comes with the file it was read from.
+pub(crate) fn lint_spec_set(specs: &[(TenantStorage, String)]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (ovs, source) in specs {
+        let Some((name, true)) = management_bridge(ovs) else {
+            continue;
+        };
+        let nodes: std::collections::BTreeSet<&str> = ovs
+            .spec
+            .management
+            .nodes
+            .iter()
+            .map(|n| n.name.as_str())
+            .collect();
+        let linux = specs.iter().find(|(t, _)| {
+            management_bridge(t) == Some((name, false))
+                && t.spec
+                    .management
+                    .nodes
+                    .iter()
+                    .any(|n| nodes.contains(n.name.as_str()))
+        });
+        let Some((other, other_source)) = linux else {
+            continue;
+        };
+        let mut f = Finding::new(
+            "PXFA035",
+            Severity::Error,
+            "spec.network.persistentIps",
+            format!(
+                "tenant {} makes {name} an OVS bridge on the management nodes, but tenant {} ({}) \
+                 keeps {name} a linux bridge on the same nodes: applying one tenant's policies over \
+                 the other's converts the bridge and drops every iSCSI/NVMe session on it. Set \
+                 network.persistentIps alike for every tenant on the bridge; to move them all, go \
+                 one node at a time (docs/lifecycle.md, \"Moving a storage network to persistent IPs\")",
+                ovs.tenant_name(),
+                other.tenant_name(),
+                other_source,
+            ),
+        );
+        f.source = Some(source.clone());
+        out.push(f);
+    }
+    out
+}

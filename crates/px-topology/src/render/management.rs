@@ -96,6 +96,7 @@ pub(crate) fn node_network_policies(spec: &TenantStorage) -> Result<Vec<Manifest
         ));
         out.push(if net.keeps_addresses() {
             m.note(mapping_note(spec, net))
+                .note(conversion_note(&net.bridge, &node.name))
         } else {
             m
         });
@@ -122,6 +123,20 @@ fn mapping_note(spec: &TenantStorage, net: &NetworkSpec) -> String {
             net.bridge
         ),
     }
+}
+
+/// The check an OVS policy needs where pxfa did not read the node: converting a linux
+/// bridge drops the storage sessions on it (doctor and `render --site` refuse it from
+/// NodeNetworkState; `pxfa lint` with the node's state alongside refuses it, PXFA035).
+fn conversion_note(bridge: &str, node: &str) -> String {
+    format!(
+        "Before applying: {bridge} must not run as a linux bridge on {node} (oc get nns {node} -o \
+         jsonpath='{{.status.currentState.interfaces[?(@.name==\"{bridge}\")].type}}' prints \
+         linux-bridge): converting it drops every iSCSI/NVMe session on it. pxfa doctor and render --site \
+         refuse that; otherwise lint this folder with the node's state (oc get nns -o yaml > /tmp/nns.yaml; \
+         pxfa lint . /tmp/nns.yaml: PXFA035) or move the node as docs/lifecycle.md says (\"Moving a storage \
+         network to persistent IPs\")."
+    )
 }
 
 /// The linux-bridge layout: the uplink, its VLAN sub-interface (when tagged), and the

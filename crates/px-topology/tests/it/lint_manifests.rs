@@ -494,3 +494,63 @@ fn pxfa009_covers_kubevirt_csi_infra_classes() {
         ("PXFA009", "StorageClass/px-infra")
     );
 }
+
+/// A node's reported state (`oc get nns -o yaml`) showing `bridge` as a linux bridge.
+fn node_state(node: &str, bridge: &str) -> Value {
+    json!({
+        "apiVersion": "nmstate.io/v1beta1",
+        "kind": "NodeNetworkState",
+        "metadata": {"name": node},
+        "status": {"currentState": {"interfaces": [
+            {"name": "ens1f1", "type": "ethernet", "state": "up"},
+            {"name": bridge, "type": "linux-bridge", "state": "up"},
+        ]}},
+    })
+}
+
+/// PXFA035: an OVS policy over a bridge the set shows as a linux bridge on that node
+/// (the node's state, or another tenant's policy) is refused; another node's linux
+/// bridge, or the node's state alone, is not a conversion.
+#[test]
+fn pxfa035_linux_bridge_converted_to_ovs() {
+    let mut docs = good();
+    docs.push(node_state("worker-02", "br-storage"));
+    assert!(rules(&docs).is_empty(), "{:#?}", lint_manifests(&docs));
+    set(
+        find(
+            &mut docs,
+            "NodeNetworkConfigurationPolicy",
+            "br-storage-worker-02",
+        ),
+        "/spec/desiredState/interfaces/0/type",
+        json!("ovs-bridge"),
+    );
+    assert_eq!(rules(&docs), BTreeSet::from(["PXFA035"]));
+    let f = lint_manifests(&docs);
+    assert_eq!(f[0].severity, Severity::Error);
+    assert_eq!(
+        f[0].object,
+        "NodeNetworkConfigurationPolicy/br-storage-worker-02"
+    );
+    assert!(
+        f[0].message.contains("NodeNetworkState/worker-02")
+            && f[0].message.contains("one node at a time"),
+        "{}",
+        f[0].message
+    );
+    // worker-01's linux bridge (its own policy) is another node: no conversion there.
+    docs.retain(|d| d["kind"] != "NodeNetworkState");
+    assert!(rules(&docs).is_empty(), "{:#?}", lint_manifests(&docs));
+    // A second policy for worker-02 keeping the linux bridge (another tenant's render).
+    let mut other = find(
+        &mut good(),
+        "NodeNetworkConfigurationPolicy",
+        "br-storage-worker-02",
+    )
+    .clone();
+    other["metadata"]["name"] = json!("other-tenant-worker-02");
+    other["spec"]["desiredState"]["interfaces"][0]["ipv4"]["address"][0]["ip"] =
+        json!("10.40.0.150");
+    docs.push(other);
+    assert_eq!(rules(&docs), BTreeSet::from(["PXFA035"]));
+}

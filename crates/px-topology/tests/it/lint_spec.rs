@@ -339,3 +339,47 @@ fn a_bare_decimal_unit_in_a_spec_warns_with_both_sizes() {
             .all(|f| f.rule != "PXFA034")
     );
 }
+
+/// PXFA035 across specs: a tenant on persistent IPs (OVS bridge) and one on the same
+/// bridge and nodes with a linux bridge, linted together, are refused on the first;
+/// each alone, or on other nodes, is not.
+#[test]
+fn pxfa035_tenants_disagree_on_the_bridge_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let ovs = dir.path().join("cloud-drive.yaml");
+    std::fs::copy(example("tenant-cloud-drive-realm.yaml"), &ovs).unwrap();
+    // Another cloud-drive tenant on whereabouts: a linux bridge on the same nodes.
+    let linux = dir.path().join("whereabouts.yaml");
+    let text = std::fs::read_to_string(example("tenant-cloud-drive.yaml")).unwrap();
+    assert!(text.contains("persistentIps: true"));
+    std::fs::write(
+        &linux,
+        text.replace("persistentIps: true", "persistentIps: false"),
+    )
+    .unwrap();
+    let ids = |f: &[px_topology::Finding]| -> BTreeSet<&'static str> {
+        f.iter().map(|f| f.rule).collect()
+    };
+    assert!(!ids(&lint_path(&ovs).unwrap()).contains("PXFA035"));
+    let f = px_topology::lint_paths([&ovs, &linux]).unwrap();
+    let hits: Vec<_> = f.iter().filter(|f| f.rule == "PXFA035").collect();
+    assert_eq!(hits.len(), 1, "{f:#?}");
+    assert_eq!(hits[0].severity, Severity::Error);
+    assert_eq!(hits[0].object, "spec.network.persistentIps");
+    assert_eq!(
+        hits[0].source.as_deref(),
+        Some(ovs.display().to_string().as_str())
+    );
+    assert!(
+        hits[0].message.contains("br-storage"),
+        "{}",
+        hits[0].message
+    );
+    // The same bridge name on another management cluster's nodes is no conflict.
+    let text = std::fs::read_to_string(&linux)
+        .unwrap()
+        .replace("name: worker-0", "name: other-0");
+    std::fs::write(&linux, text).unwrap();
+    let f = px_topology::lint_paths([&ovs, &linux]).unwrap();
+    assert!(!ids(&f).contains("PXFA035"), "{f:#?}");
+}
