@@ -143,7 +143,8 @@ fn key(obj: &DynamicObject) -> String {
 /// The requeue after a successful reconcile.
 pub(crate) fn action_for(outcome: &Outcome, ctx: &Context, opts: &Options) -> Action {
     match outcome {
-        Outcome::Converged | Outcome::Waiting("ApprovalPending" | "Conflict") => {
+        Outcome::Converged
+        | Outcome::Waiting("ApprovalPending" | "Conflict" | crate::finalizer::DRIVES_HELD) => {
             Action::requeue(ctx.drift_interval)
         }
         Outcome::InProgress => Action::requeue(opts.in_progress_interval),

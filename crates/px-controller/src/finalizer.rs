@@ -32,6 +32,9 @@ pub(crate) enum Deleted {
     Kept,
     /// Destroyed (and eradicated when asked); the report says what is recoverable.
     Destroyed(DestroyReport),
+    /// Dynamic drives the management Portworx is to release are still live: they,
+    /// and the pod, realm and token around them, stay until it has (the names).
+    Held(Vec<String>),
 }
 
 /// Runs the object's delete policy against the array. An incomplete destroy is an
@@ -51,14 +54,13 @@ pub(crate) async fn on_delete(
         OnDelete::Eradicate => true,
     };
     let name = tenant.desired.tenant.to_string();
-    // The controller does not yet release dynamic drives through Portworx (PV
-    // reclaim policy Delete, claim deleted): its finalizer runs apart from the
-    // HostedCluster's deletion, so it destroys them on the array as before rather
-    // than leave them behind (their PVs and Portworx's records stay; docs/lifecycle.md).
+    // Dynamic drives are the management Portworx's: an array-side destroy leaves its
+    // volume records and PVs stale, so as with `pxfa destroy` they are held for it to
+    // release unless spec.destroyDynamicDrives says to destroy them here (#36 N6).
     let opts = DestroyOptions {
         eradicate,
         delete_token,
-        destroy_dynamic_drives: true,
+        destroy_dynamic_drives: tenant.spec.spec.destroy_dynamic_drives,
         ..DestroyOptions::default()
     };
     let report = destroy_tenant(array, tenant, &opts).await.map_err(|e| {
@@ -69,6 +71,12 @@ pub(crate) async fn on_delete(
     })?;
     if let Some(f) = report.failed.first() {
         return Err(Error::write_failed(&format!("destroying tenant {name}"), f));
+    }
+    let held: Vec<String> = (report.held_dynamic_drives().iter())
+        .map(|b| b.name.clone())
+        .collect();
+    if !held.is_empty() {
+        return Ok(Deleted::Held(held));
     }
     Ok(Deleted::Destroyed(report))
 }
@@ -271,6 +279,9 @@ pub(crate) async fn delete(
                 )
                 .await;
         }
+        Ok(Deleted::Held(drives)) => {
+            return held(ctx, (api, obj), id, (status, stamp), &tenant, &drives).await;
+        }
         Err(e) => {
             status.set(
                 C::Degraded,
@@ -301,6 +312,50 @@ pub(crate) async fn delete(
     )
     .await?;
     Ok(Outcome::Deleted)
+}
+
+/// Why the delete waits, and what ends the wait (the status and a warning Event).
+pub(crate) const DRIVES_HELD: &str = "DynamicDrivesHeld";
+
+/// The delete waits for the management Portworx to release the tenant's dynamic
+/// drives: the finalizer stays, `Degraded` says which drives and how to release
+/// them (announced as a warning Event when it turns so), and the delete is retried
+/// at the drift interval (the release happens on the cluster, not on this object).
+async fn held(
+    ctx: &Context,
+    (api, obj): (&Api<DynamicObject>, &DynamicObject),
+    id: &str,
+    (status, stamp): (&mut TenantStatus, &str),
+    tenant: &Tenant,
+    drives: &[String],
+) -> Result<Outcome, Error> {
+    let message = format!(
+        "{id}: deleting waits for the management Portworx to release {} dynamic drive(s) it \
+         created ({}): set their PVs' reclaim policy to Delete and delete their claims in {} \
+         (pxfa runbook delete), or delete the HostedCluster with Delete PVs; the pod, realm and \
+         token go once they are released. To destroy them on the array instead (the management \
+         Portworx is gone), set spec.destroyDynamicDrives: true",
+        drives.len(),
+        drives.join(", "),
+        tenant.spec.hcp_namespace(),
+    );
+    tracing::info!(
+        object = id,
+        drives = drives.len(),
+        "deleting waits for dynamic drives"
+    );
+    status.set(C::Degraded, true, DRIVES_HELD, message, stamp);
+    status.set(
+        C::Ready,
+        false,
+        DRIVES_HELD,
+        "deleting: waiting for dynamic drives; see Degraded",
+        stamp,
+    );
+    write_status(api, obj, status).await?;
+    // A warning Event when Degraded turns to this reason.
+    announce_transitions(&ctx.events, obj, status).await;
+    Ok(Outcome::Waiting(DRIVES_HELD))
 }
 
 /// Adds the finalizer unless the object has it: from then on, deleting the object

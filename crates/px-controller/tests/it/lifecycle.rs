@@ -464,9 +464,66 @@ async fn dynamic_drives_are_tagged_as_their_claims_bind_and_then_converge() {
         "{reasons:?}"
     );
 
-    // Found by their tags, the drives go with the tenant (recoverable).
+    // Deleting: the drives are the management Portworx's to release (#36 N6), so the
+    // delete holds them, and their pod, and waits, saying so.
+    delete(&w);
+    w.array.reset_stats();
+    assert_eq!(
+        w.reconcile().await.unwrap(),
+        Outcome::Waiting("DynamicDrivesHeld")
+    );
+    assert_eq!(w.array.stats().writes, 0, "nothing destroyed on the array");
+    assert!(w.exists(), "the finalizer stays");
+    let d = drives(&w).await;
+    assert!(d.values().all(|(_, destroyed)| !destroyed), "{d:?}");
+    let (state, reason, message) = cond(&w, C::Degraded);
+    assert_eq!(
+        (state, reason.as_str()),
+        (ConditionStatus::True, "DynamicDrivesHeld")
+    );
+    assert!(
+        message.contains("12 dynamic drive(s)")
+            && message.contains("reclaim policy to Delete")
+            && message.contains("spec.destroyDynamicDrives: true"),
+        "{message}"
+    );
+    assert!(
+        w.events.reasons().iter().any(|r| r == "DynamicDrivesHeld"),
+        "{:?}",
+        w.events.reasons()
+    );
+    // Portworx releases them (reclaim policy Delete, claims deleted: its CSI
+    // DeleteVolume destroys each volume); the next delete takes the pod and ends.
+    let names: Vec<flasharray::VolumeName> = d
+        .keys()
+        .map(|n| flasharray::VolumeName::new(n.as_str()).unwrap())
+        .collect();
+    w.array
+        .patch_volumes(&names, &flasharray::models::VolumePatch::destroy(), false)
+        .await
+        .unwrap();
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
+    assert!(!w.exists(), "the finalizer is gone");
+    let pods = w.array.list_pods(&ListParams::names([POD])).await.unwrap();
+    assert!(pods.iter().all(|p| p.destroyed), "{pods:?}");
+}
+
+/// spec.destroyDynamicDrives: the delete destroys the dynamic drives on the array
+/// (recoverably), for a management Portworx that is gone, and ends at once.
+#[tokio::test]
+async fn destroy_dynamic_drives_takes_them_on_the_array() {
+    let array = MockArray::builder().admin("pxfa-tenant-full").build();
+    let mut obj = dynamic_object();
+    obj["spec"]["destroyDynamicDrives"] = json!(true);
+    let w = World::start_on(obj, array, 300).await;
+    let claims = w.serve_drive_claims().await;
+    let all = drive_claims(&w);
+    assert_eq!(w.reconcile().await.unwrap(), Outcome::InProgress);
+    bind(&w, &claims, &all).await;
+    converged(&w, "all bound").await;
     delete(&w);
     assert_eq!(w.reconcile().await.unwrap(), Outcome::Deleted);
+    assert!(!w.exists(), "the finalizer is gone");
     let d = drives(&w).await;
     assert_eq!(d.len(), 12);
     assert!(d.values().all(|(_, destroyed)| *destroyed), "{d:?}");
@@ -475,7 +532,11 @@ async fn dynamic_drives_are_tagged_as_their_claims_bind_and_then_converge() {
 #[tokio::test]
 async fn deleting_before_the_drives_are_tagged_tags_then_destroys_them() {
     let array = MockArray::builder().admin("pxfa-tenant-full").build();
-    let w = World::start_on(dynamic_object(), array, 300).await;
+    // Destroyed on the array (spec.destroyDynamicDrives) so that the tagging shows
+    // in what the delete takes; by default it holds them (the test above).
+    let mut obj = dynamic_object();
+    obj["spec"]["destroyDynamicDrives"] = json!(true);
+    let w = World::start_on(obj, array, 300).await;
     let claims = w.serve_drive_claims().await;
     let all = drive_claims(&w);
     assert_eq!(w.reconcile().await.unwrap(), Outcome::InProgress);

@@ -95,6 +95,16 @@ pub struct DestroyReport {
 }
 
 impl DestroyReport {
+    /// The live dynamic drives the destroy kept because the management Portworx
+    /// created them and is to release them ([`DestroyOptions::destroy_dynamic_drives`]
+    /// off): while any is listed, their pod, realm and token stay too.
+    pub fn held_dynamic_drives(&self) -> Vec<&Blocker> {
+        self.kept
+            .iter()
+            .filter(|b| b.kind == Kind::Volume && crate::plan::is_held_dynamic_drive(b))
+            .collect()
+    }
+
     /// True when nothing failed or was skipped; pending eradications are not failures.
     pub fn is_success(&self) -> bool {
         self.failed.is_empty() && self.skipped.is_empty()

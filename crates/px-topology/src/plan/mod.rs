@@ -42,8 +42,8 @@ pub use change::{
 };
 pub use claim::{Claim, UnclaimedObject, find_unclaimed};
 pub(crate) use connections::{list_connections_of, row_target};
-pub(crate) use destroy::Removal;
 pub use destroy::{DestroyError, DestroyPlan, DestroyScope, plan_destroy};
+pub(crate) use destroy::{Removal, is_held_dynamic_drive};
 pub use diff::{plan, plan_drive_adoption};
 pub use document::PlanDocument;
 pub use drives::{

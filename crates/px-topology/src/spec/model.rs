@@ -126,6 +126,15 @@ pub struct TenantSpec {
     /// `destroy` (recoverable for the array's eradication delay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_delete: Option<OnDelete>,
+    /// Controller only: deleting the object destroys the dynamic FADA drives (the
+    /// ones the management Portworx created for the drive claims) on the array, as
+    /// `pxfa destroy --destroy-dynamic-drives` does; for a management Portworx that is
+    /// gone, since it leaves that Portworx's volume records and PVs stale. Default
+    /// false: they are released through the management Portworx (PV reclaim policy
+    /// Delete, claim deleted: `pxfa runbook delete`), and the delete waits, saying so
+    /// in the status, until Portworx has released them, then destroys the rest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub destroy_dynamic_drives: bool,
 }
 
 /// Whether the controller applies a plan by itself.

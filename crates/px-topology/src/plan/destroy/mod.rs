@@ -166,6 +166,12 @@ impl<'a> Selection<'a> {
 /// How a kept dynamic drive's reason begins (and what keeps its pod and realm).
 const RELEASED_BY_PORTWORX: &str = "kept: released through the management Portworx";
 
+/// Whether `b` is a live dynamic drive (or what it keeps) held for the management
+/// Portworx to release.
+pub(crate) fn is_held_dynamic_drive(b: &Blocker) -> bool {
+    b.reason.starts_with(RELEASED_BY_PORTWORX)
+}
+
 /// The live drives the management Portworx created (dynamic provisioning: pxfa
 /// tagged them with their claim) leave `volumes` for `kept`: they are released
 /// through Portworx, whose volume records and PVs an array-side destroy would leave
