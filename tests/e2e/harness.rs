@@ -17,6 +17,9 @@ pub(crate) fn pxfa() -> Command {
     let mut c = Command::new(pxfa_path());
     c.env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
+        // Never the tester's pxfa profiles (a current-profile would name an array).
+        .env_remove("PXFA_PROFILE")
+        .env("PXFA_CONFIG", no_config())
         // status, doctor, orphans and apply read it: never the tester's cluster.
         .env_remove("KUBECONFIG")
         // An API client's settings (Pure's names).
@@ -37,12 +40,20 @@ pub(crate) fn pxfa() -> Command {
     c
 }
 
+/// A pxfa config file that does not exist: no profile applies unless a test writes
+/// its own file and points `PXFA_CONFIG` at it.
+pub(crate) fn no_config() -> PathBuf {
+    std::env::temp_dir().join(format!("pxfa-e2e-no-config-{}.yaml", std::process::id()))
+}
+
 /// `pxfa` as a child process to watch while it runs: the clean environment of
 /// [`pxfa`], no stdin or stdout, stderr piped.
 pub(crate) fn pxfa_child() -> StdCommand {
     let mut c = StdCommand::new(pxfa_path());
     c.env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
+        .env_remove("PXFA_PROFILE")
+        .env("PXFA_CONFIG", no_config())
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

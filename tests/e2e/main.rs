@@ -28,6 +28,7 @@ mod man;
 mod orphans;
 mod output;
 mod preflight;
+mod profiles;
 mod realm;
 mod resources;
 mod rest_versions;

@@ -76,12 +76,31 @@ struct PureEntry {
 }
 
 /// Resolves the target from flags, environment (`env`) and pure.json. `warn` receives
-/// warnings (insecure mode, readable credential files).
+/// warnings (insecure mode, readable credential files). An error with a profile in
+/// effect names the profile: its values show as the flags they stand for.
 pub(crate) fn resolve(
     global: &GlobalArgs,
     env: &dyn Fn(&str) -> Option<String>,
     warn: &mut dyn FnMut(String),
 ) -> Result<Target> {
+    let target = resolve_options(global, env, warn);
+    match &global.profile_in_effect {
+        Some(p) => target.with_context(|| format!("profile `{}` of {}", p.name, p.file.display())),
+        None => target,
+    }
+}
+
+fn resolve_options(
+    global: &GlobalArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+    warn: &mut dyn FnMut(String),
+) -> Result<Target> {
+    // A profile in effect names the array and its credential as a unit: the PUREFA_*
+    // environment is not read beside it (profiles::apply warned about those set).
+    let env = &|k: &str| match &global.profile_in_effect {
+        Some(_) if crate::profiles::ARRAY_ENV.contains(&k) => None,
+        _ => env(k),
+    };
     let env_url = env(ENV_URL).filter(|s| !s.trim().is_empty());
     let flag_or_env_url = match (&global.array, env_url) {
         (Some(a), _) => Some((a.clone(), Source::Flag)),

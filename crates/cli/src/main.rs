@@ -16,6 +16,7 @@ mod exit;
 mod graph;
 mod output;
 mod preflight;
+mod profiles;
 mod secret_file;
 mod session;
 mod token_journal;

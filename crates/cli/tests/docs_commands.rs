@@ -3,9 +3,9 @@
 //! Every fenced `sh` block with a line starting `pxfa ` (or the README's `pxsim `
 //! alias) is one of three things:
 //!
-//! * commands: the block runs as one bash script in a scratch folder (HOME, /tmp and
-//!   the working folder are the test's; `examples/` is there; `PUREFA_URL=sim`, so
-//!   the embedded simulated array answers), and each `pxfa`/`pxsim` line must exit 0,
+//! * commands: the block runs as one bash script in a scratch folder (HOME, so the
+//!   pxfa config file, /tmp and the working folder are the test's; `examples/` is
+//!   there; `PUREFA_URL=sim`, so the embedded simulated array answers), and each `pxfa`/`pxsim` line must exit 0,
 //!   or N when its comment says `exit N`;
 //! * synopses: a line with placeholders (`SPEC`, `[--out DIR]`, `<COMMAND>`, `...`)
 //!   is not run; its command path must exist (`pxfa PATH --help` exits 0);
@@ -126,6 +126,8 @@ fn pxfa() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_pxfa"));
     c.env_remove("PUREFA_API")
         .env_remove("KUBECONFIG")
+        .env_remove("PXFA_PROFILE")
+        .env("PXFA_CONFIG", "/nonexistent/pxfa-config.yaml")
         .env("NO_COLOR", "1")
         .env("PUREFA_URL", "sim");
     c
@@ -243,6 +245,10 @@ fn run_doc(doc: &str) {
             .env("XDG_STATE_HOME", dir.path().join("state"))
             .env_remove("PUREFA_API")
             .env_remove("KUBECONFIG")
+            // The pxfa config file is the scratch HOME's (~/.config/pxfa/config.yaml).
+            .env_remove("PXFA_PROFILE")
+            .env_remove("PXFA_CONFIG")
+            .env_remove("XDG_CONFIG_HOME")
             .env("NO_COLOR", "1")
             .env("PUREFA_URL", "sim")
             .output()

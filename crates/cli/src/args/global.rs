@@ -85,6 +85,16 @@ pub(crate) struct GlobalArgs {
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
     pub(crate) api_token_file: Option<PathBuf>,
 
+    /// A named profile of the pxfa config file (`pxfa config get-profiles`): its array
+    /// and credential file. Default: `PXFA_PROFILE`, then the file's `current-profile`
+    /// when no flag or `PUREFA_URL` names an array.
+    #[arg(long, global = true, value_name = "NAME", help_heading = "Array")]
+    pub(crate) profile: Option<String>,
+
+    /// The profile applied to these options (`profiles::apply`), if any.
+    #[arg(skip)]
+    pub(crate) profile_in_effect: Option<crate::profiles::InEffect>,
+
     /// A px-pure-secret `pure.json` file to take the address and token from.
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]
     pub(crate) pure_json: Option<PathBuf>,

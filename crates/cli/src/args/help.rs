@@ -75,7 +75,7 @@ const SERVE_TOKEN_HELP: &str = "File with the token the simulator accepts (requi
 exists, else a new random token is written there (mode 0600). PUREFA_API and pure.json are not read.";
 
 /// The pointer at the end of a command's help.
-const POINTER: &str = "Array options (--array, --api-token-file, --pure-json, --ca-file, --insecure, \
+const POINTER: &str = "Array options (--array, --profile, --api-token-file, --pure-json, --ca-file, --insecure, \
 --retries, ...) work with every command: `pxfa help array` lists them. The address and token also \
 come from PUREFA_URL and PUREFA_API.";
 

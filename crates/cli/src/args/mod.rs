@@ -14,6 +14,7 @@ mod global;
 pub(crate) mod help;
 mod man;
 mod orphans;
+mod profiles;
 mod resource;
 mod runbook;
 mod services;
@@ -24,6 +25,7 @@ pub(crate) use doctor::DoctorArgs;
 pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, SimSeed};
 pub(crate) use man::ManArgs;
 pub(crate) use orphans::OrphansArgs;
+pub(crate) use profiles::ConfigCmd;
 pub(crate) use resource::{
     ArrayCmd, ConnectionCmd, DestroyedArgs, HostCmd, HostGroupCmd, InitiatorArgs, ListArgs, PodCmd,
     ResourceCmd, TagArgs, TargetArgs, TokenCmd, VolumeCmd,
@@ -136,6 +138,13 @@ pub(crate) enum Command {
     /// The TenantStorage controller for the management cluster.
     #[command(subcommand)]
     Controller(ControllerCmd),
+    /// Named array profiles (array address and credential file) in the pxfa config
+    /// file: list them, show or choose the current one.
+    #[command(
+        subcommand,
+        after_help = "The file: $PXFA_CONFIG, else $XDG_CONFIG_HOME/pxfa/config.yaml, else ~/.config/pxfa/config.yaml.\nUse a profile with --profile NAME or PXFA_PROFILE=NAME (docs/cli.md, \"Profiles\")."
+    )]
+    Config(ConfigCmd),
     /// Write manual pages (roff, section 1) for pxfa and every subcommand to a folder.
     #[command(
         after_help = "Examples:\n  pxfa man --out /usr/local/share/man/man1 && mandb -q\n  pxfa man --out man/ && man -l man/pxfa-usage.1"

@@ -20,6 +20,7 @@ pub(crate) mod man;
 pub(crate) mod orphans;
 pub(crate) mod pipeline;
 pub(crate) mod pod;
+pub(crate) mod profiles;
 pub(crate) mod render;
 pub(crate) mod rotate_file;
 pub(crate) mod runbook;
@@ -38,6 +39,7 @@ use px_topology::Cancel;
 use crate::args::{Cli, Command, ControllerCmd, ListArgs, ResourceCmd, SimCmd, TokenCmd};
 use crate::exit::{InvalidInput, Outcome};
 use crate::output::Printer;
+use crate::profiles::apply as apply_profile;
 use crate::session::Session;
 
 /// What a resource command gets: the open array, the output, and `--yes`.
@@ -58,7 +60,11 @@ impl Ctx<'_> {
 
 /// Runs the parsed command line. Ctrl-C ends every command but `sim serve` (which
 /// shuts its server down itself) with exit 130; see [`interruptible`].
-pub(crate) async fn run(cli: Cli, printer: &Printer) -> Result<Outcome> {
+pub(crate) async fn run(mut cli: Cli, printer: &Printer) -> Result<Outcome> {
+    if reaches_array(&cli.command) {
+        let env = |k: &str| std::env::var(k).ok();
+        apply_profile(&mut cli.global, &env, &mut |w| printer.warn(w))?;
+    }
     if let Command::Sim(SimCmd::Serve(a)) = &cli.command {
         return sim::serve(a, &cli.global, printer).await;
     }
@@ -72,6 +78,34 @@ pub(crate) async fn run(cli: Cli, printer: &Printer) -> Result<Outcome> {
         graceful.then_some(&cancel),
     )
     .await
+}
+
+/// The commands that open an array through the array options, and so take a
+/// profile's (`render`, `lint`, `size` without `--on-array`, `demo`, `sim serve` and
+/// the controller never do; `sim serve`'s token file is the one it serves).
+fn reaches_array(cmd: &Command) -> bool {
+    match cmd {
+        Command::Resource(_)
+        | Command::Plan(_)
+        | Command::Apply(_)
+        | Command::Destroy(_)
+        | Command::Claim(_)
+        | Command::Status(_)
+        | Command::Doctor(_)
+        | Command::Orphans(_)
+        | Command::Usage(_) => true,
+        Command::Size(a) => a.on_array,
+        Command::Render(_)
+        | Command::Lint(_)
+        | Command::Runbook(_)
+        | Command::Crd
+        | Command::Demo(_)
+        | Command::Sim(_)
+        | Command::Controller(_)
+        | Command::Config(_)
+        | Command::Man(_)
+        | Command::Completions(_) => false,
+    }
 }
 
 async fn ctrl_c() {
@@ -119,6 +153,7 @@ async fn dispatch(cli: Cli, printer: &Printer, cancel: &Cancel) -> Result<Outcom
     match cli.command {
         Command::Completions(a) => completions::run(&a),
         Command::Man(a) => man::run(&a, printer),
+        Command::Config(c) => profiles::run(&c, printer),
         Command::Sim(SimCmd::Serve(a)) => sim::serve(&a, g, printer).await,
         Command::Controller(ControllerCmd::Run(a)) => controller::run(&a, printer).await,
         Command::Render(a) => render::render(&a, g, printer),

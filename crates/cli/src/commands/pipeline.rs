@@ -50,9 +50,13 @@ fn oc_namespace() -> std::result::Result<String, String> {
 /// even with `PUREFA_URL` exported; an explicit array option gets one warning so that
 /// nobody mistakes the output for a check against the array.
 pub(crate) fn warn_offline(command: &str, g: &GlobalArgs, p: &Printer) {
-    if g.array.is_some() || g.pure_json.is_some() || g.api_token_file.is_some() {
+    if g.array.is_some()
+        || g.pure_json.is_some()
+        || g.api_token_file.is_some()
+        || g.profile.is_some()
+    {
         p.warn(format!(
-            "{command} does not contact the array; --array, --pure-json and --api-token-file are ignored \
+            "{command} does not contact the array; --array, --profile, --pure-json and --api-token-file are ignored \
              (`pxfa plan` reads the array)"
         ));
     }

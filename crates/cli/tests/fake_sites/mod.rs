@@ -30,6 +30,8 @@ pub(crate) fn command(args: &[&str]) -> Command {
         .env_remove("PUREFA_URL")
         .env_remove("PUREFA_API")
         .env_remove("KUBECONFIG")
+        .env_remove("PXFA_PROFILE")
+        .env("PXFA_CONFIG", "/nonexistent/pxfa-config.yaml")
         .env("NO_COLOR", "1");
     c
 }
