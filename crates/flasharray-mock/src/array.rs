@@ -230,6 +230,10 @@ impl MockArray {
         if !faults.latency.is_zero() {
             tokio::time::sleep(faults.latency).await;
         }
+        // Polled, not notified: a held call is a test's rare, seconds-long wait.
+        while self.inner.faults.holds(op) {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
         if let Some(e) = faults.refuse {
             return Err(e);
         }

@@ -37,6 +37,8 @@ struct FaultState {
     safemode: bool,
     /// Listings never carry token values, even with `expose_api_token`.
     withhold_tokens: bool,
+    /// Operations whose calls wait before they run, until released.
+    held: Vec<Op>,
 }
 
 /// What the fault switches say about one call, decided before it runs.
@@ -128,6 +130,26 @@ impl Faults {
         self.lock().stalled
     }
 
+    /// Every call of `op` from now on waits, once its call is counted and before it
+    /// does anything, until [`Faults::release`]: a call kept in flight while the test
+    /// does something else (a latency the test ends). Its caller sees a slow array.
+    pub fn hold(&self, op: Op) {
+        let mut s = self.lock();
+        if !s.held.contains(&op) {
+            s.held.push(op);
+        }
+    }
+
+    /// Lets the held calls of `op` run, and later ones run at once.
+    pub fn release(&self, op: Op) {
+        self.lock().held.retain(|&o| o != op);
+    }
+
+    /// Whether calls of `op` are held.
+    pub(crate) fn holds(&self, op: Op) -> bool {
+        self.lock().held.contains(&op)
+    }
+
     /// SafeMode: every eradication is refused ("Cannot eradicate ... SafeMode").
     pub fn set_safemode(&self, on: bool) {
         self.lock().safemode = on;
@@ -151,7 +173,7 @@ impl Faults {
         self.lock().withhold_tokens
     }
 
-    /// Removes every fault (latency, pending counts, SafeMode).
+    /// Removes every fault (latency, pending counts, SafeMode, held calls).
     pub fn clear(&self) {
         *self.lock() = FaultState::default();
     }
@@ -298,6 +320,20 @@ mod tests {
         f.clear();
         assert!(!f.stalled());
         assert_eq!(f.on_call(Op::CreatePods).stall, Stall::No);
+    }
+
+    #[test]
+    fn a_held_operation_is_held_until_released() {
+        let f = Faults::default();
+        f.hold(Op::CreateApiToken);
+        f.hold(Op::CreateApiToken);
+        assert!(f.holds(Op::CreateApiToken));
+        assert!(!f.holds(Op::ListApiTokens));
+        f.release(Op::CreateApiToken);
+        assert!(!f.holds(Op::CreateApiToken));
+        f.hold(Op::CreateApiToken);
+        f.clear();
+        assert!(!f.holds(Op::CreateApiToken));
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod orphans;
 mod restart;
 mod site;
 mod status;
+mod token_restart;
 
 // Its own `#![allow(dead_code)]`: this binary uses part of it.
 #[allow(unreachable_pub)]

@@ -9,12 +9,8 @@
 //! second tenant is caught mid-reconcile, its management objects applied and its
 //! HostedCluster without a kubeconfig (HyperShift is held back), when the server
 //! goes down for longer than the Lease. It converges, and its array has the writes
-//! of the reference: nothing. A cloud-drive tenant (a pod and an API token on the
-//! array) cannot be caught with its token only in the journal here: the controller
-//! makes the token only once the HostedCluster exists with its kubeconfig, and the
-//! HostedCluster is the controller's own apply. "No token lost" across an API
-//! server outage is therefore checked against the fake only (px-controller
-//! `faults.rs`, `token_journal.rs`).
+//! of the reference: nothing. A cloud-drive tenant's API token across the same
+//! restart: `token_restart.rs`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -35,7 +31,7 @@ use crate::controller::{
 use crate::harness::{self, namespace};
 
 /// The array's write calls, per operation.
-fn writes(array: &MockArray) -> BTreeMap<Op, u64> {
+pub(crate) fn writes(array: &MockArray) -> BTreeMap<Op, u64> {
     array
         .stats()
         .per_op

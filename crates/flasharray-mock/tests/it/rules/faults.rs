@@ -86,6 +86,26 @@ async fn latency_applies_to_every_call() {
     assert_eq!(t.elapsed(), Duration::ZERO);
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_held_operation_waits_before_its_effect_until_released() {
+    let m = mock();
+    m.faults().hold(Op::CreateVolumes);
+    let array = m.clone();
+    let call = tokio::spawn(async move {
+        let a: &dyn FlashArray = &array;
+        a.create_volumes(&vs(&["held"]), &size(GIB)).await
+    });
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert!(!call.is_finished(), "answered while held");
+    assert_eq!(m.stats().op(Op::CreateVolumes), 1, "counted");
+    let a: &dyn FlashArray = &m;
+    let none = a.list_volumes(&ListParams::all()).await.unwrap();
+    assert!(none.is_empty(), "no effect while held: {none:?}");
+    m.faults().release(Op::CreateVolumes);
+    call.await.unwrap().unwrap();
+    assert_eq!(a.list_volumes(&ListParams::all()).await.unwrap().len(), 1);
+}
+
 #[tokio::test]
 async fn errors_name_the_operation() {
     let m = mock();
