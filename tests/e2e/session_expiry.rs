@@ -10,7 +10,7 @@ use std::time::Duration;
 use flasharray::RestArray;
 use flasharray_mock::MockArray;
 use flasharray_sim::{SimConfig, Simulator};
-use px_topology::{ApplyOptions, PlanOptions, Tenant, apply, observe, plan};
+use px_topology::{ApplyOptions, ArrayOnly, PlanOptions, Site, Tenant};
 use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 
@@ -110,11 +110,15 @@ async fn converge_with_expiry_every(n: u64) {
         ..ApplyOptions::default()
     };
     for run in ["cold", "again"] {
-        let observed = observe(&array, &tenant.desired)
+        let applied = tenant
+            .observe(Site::array(&array))
             .await
-            .unwrap_or_else(|e| panic!("N={n} {run}: observe failed: {e}"));
-        let p = plan(&tenant.desired, &observed, &PlanOptions::default());
-        let report = apply(&array, &tenant.desired, &p, &opts, &|_| {}).await;
+            .unwrap_or_else(|e| panic!("N={n} {run}: observe failed: {e}"))
+            .plan(&PlanOptions::default())
+            .apply(&ArrayOnly, opts.clone(), &|_| {})
+            .await
+            .unwrap_or_else(|e| panic!("N={n} {run}: apply refused: {e}"));
+        let report = applied.report();
         assert!(
             report.failed.is_empty() && report.skipped.is_empty(),
             "N={n} {run}: {} failed, {} skipped: {:?}",

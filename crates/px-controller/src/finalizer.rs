@@ -234,7 +234,7 @@ pub(crate) async fn delete(
         // token (docs/controller.md).
         let mut journal = SecretTokenJournal::new(ctx.client.clone(), &ns, &obj.name_any());
         let undelivered =
-            !keep && undelivered_token(&mut journal, lease.fresh.as_ref(), &tenant.desired).await?;
+            !keep && undelivered_token(&mut journal, lease.fresh.as_ref(), &tenant).await?;
         let deleted = on_delete(lease.fresh.as_ref(), &tenant, undelivered).await?;
         if matches!(deleted, Deleted::Destroyed(_)) {
             journal.remove().await?;

@@ -30,9 +30,9 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams, Preconditions};
 use px_topology::token_journal::{
-    JournalEntry, JournalError, JournalState, MemTokenJournal, TokenJournal, classify, now_ms,
+    JournalEntry, JournalError, JournalState, MemTokenJournal, TokenJournal, now_ms,
 };
-use px_topology::{DesiredState, JournalVerdict, read_token_state};
+use px_topology::{DesiredState, JournalVerdict, Tenant};
 use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::Mutex;
 
@@ -402,9 +402,9 @@ impl TokenJournal for ControllerTokenJournal {
 pub(crate) async fn undelivered_token(
     journal: &mut SecretTokenJournal,
     array: &dyn FlashArray,
-    desired: &DesiredState,
+    tenant: &Tenant,
 ) -> Result<bool, Error> {
-    let Some(user) = desired.api_token.as_ref().map(|t| t.admin.clone()) else {
+    let Some(user) = tenant.desired.api_token.as_ref().map(|t| t.admin.clone()) else {
         return Ok(false);
     };
     let Some(entry) = journal
@@ -414,7 +414,7 @@ pub(crate) async fn undelivered_token(
     else {
         return Ok(false);
     };
-    let (state, created_at) = read_token_state(array, desired).await.map_err(|e| {
+    let verdict = tenant.token_verdict(array, &entry).await.map_err(|e| {
         Error::array(
             Reason::ArrayUnreachable,
             "reading the tenant's API token",
@@ -422,7 +422,7 @@ pub(crate) async fn undelivered_token(
         )
     })?;
     Ok(matches!(
-        classify(Some(&entry), state, created_at),
+        verdict,
         JournalVerdict::PendingDelivery | JournalVerdict::Interrupted
     ))
 }

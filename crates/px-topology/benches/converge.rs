@@ -27,7 +27,9 @@ use flasharray::models::{HostPost, PodPost, Tag, VolumePost};
 use flasharray::{FlashArray, ListParams, Size, TagResource};
 use flasharray_mock::MockArray;
 use flasharray_sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
-use px_topology::{ApplyOptions, DesiredState, PlanOptions, TAG_NAMESPACE, apply, observe, plan};
+use px_topology::{
+    ApplyOptions, ApplyReport, ArrayOnly, DesiredState, PlanOptions, Site, TAG_NAMESPACE,
+};
 
 // The tenant the integration tests provision; the bench uses only part of the file.
 #[allow(dead_code)]
@@ -257,6 +259,24 @@ struct Row {
     naive_failure: Option<String>,
 }
 
+/// One pxfa run through the pipeline's door for a hand-built state: observe, plan,
+/// apply (no clusters; the bench holds a new token, as an adapter's copy would).
+/// Returns the observation's rounds and the apply's report.
+async fn pipeline_run(a: &dyn FlashArray, d: &DesiredState) -> (usize, ApplyReport) {
+    let planned = d
+        .observe(Site::array(a))
+        .await
+        .expect("observe")
+        .plan(&PlanOptions::default());
+    let rounds = planned.observed().rounds;
+    let applied = planned
+        .with_token_copy(true)
+        .apply(&ArrayOnly, ApplyOptions::default(), &|_| {})
+        .await
+        .expect("apply");
+    (rounds, applied.report().clone())
+}
+
 async fn measure(mode: Mode, workers: usize, latency: Duration) -> Row {
     let d = direct_access(workers);
     let objects = 1 + d.host_groups.len() + d.hosts.len() * 2 + d.volumes.len() * 2 + 1;
@@ -266,9 +286,7 @@ async fn measure(mode: Mode, workers: usize, latency: Duration) -> Row {
     let t = Target::new(mode, latency).await;
     let a = t.array();
     let start = Instant::now();
-    let obs = observe(a, &d).await.expect("observe");
-    let p = plan(&d, &obs, &PlanOptions::default());
-    let r = apply(a, &d, &p, &ApplyOptions::default(), &|_| {}).await;
+    let (obs_rounds, r) = pipeline_run(a, &d).await;
     let wall = start.elapsed();
     let calls = t.mock.stats().calls;
     let wire = t.wire();
@@ -276,7 +294,7 @@ async fn measure(mode: Mode, workers: usize, latency: Duration) -> Row {
     // mode, plus one latency for the first connection.
     let (rounds, floor_units) = match wire {
         Some(w) => (w.depth, w.depth + 1),
-        None => (obs.rounds + r.rounds, obs.rounds + r.rounds),
+        None => (obs_rounds + r.rounds, obs_rounds + r.rounds),
     };
     let floor = latency * u32::try_from(floor_units).expect("few rounds");
     let failure = (!r.is_success()).then(|| {
@@ -292,9 +310,7 @@ async fn measure(mode: Mode, workers: usize, latency: Duration) -> Row {
     let again = if failure.is_none() {
         t.mock.reset_stats();
         let start = Instant::now();
-        let obs = observe(a, &d).await.expect("observe");
-        let p = plan(&d, &obs, &PlanOptions::default());
-        let r = apply(a, &d, &p, &ApplyOptions::default(), &|_| {}).await;
+        let (_, r) = pipeline_run(a, &d).await;
         let wall = start.elapsed();
         assert!(
             r.is_success() && r.applied.is_empty(),

@@ -110,7 +110,7 @@ mod usage;
 
 pub use converge::{
     ApplyOptions, ApplyReport, Cancel, DestroyOptions, DestroyReport, FailedChange, Outcome,
-    PartialChange, ProgressEvent, SkippedChange, WriteCounts, apply, destroy, preview_destroy,
+    PartialChange, ProgressEvent, SkippedChange, WriteCounts,
 };
 pub use desired::{
     DEFAULT_TENANT_NAMESPACE, DesiredApiToken, DesiredConnection, DesiredDrive, DesiredHost,
@@ -131,7 +131,7 @@ pub use lint::{
 pub use manifests::{RenderOptions, render};
 pub use pipeline::{
     Applied, ApplyError, ArrayOnly, ClusterSide, Delivery, DestroyPlanned, Observation,
-    ObserveError, Planned, Site,
+    ObserveError, Planned, Site, Subject,
 };
 pub use plan::lifecycle::read_drives_in_use;
 // `Summary` is the plan's counts per action; the alias keeps it apart from the
@@ -141,9 +141,7 @@ pub use plan::{
     Action, Binding, Blocker, BoundDrive, Change, Claim, DestroyError, DestroyPlan, DestroyScope,
     Detail, DriveLocator, HostOwner, JournalVerdict, Kind, LocateError, NodeHost, Observed,
     ObservedDrives, Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState, TagIndex,
-    TokenClaimants, TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for, locate_drives,
-    observe, plan, plan_destroy, plan_drive_adoption, read_token_state, require_realm_support,
-    token_user_claimants,
+    TokenClaimants, TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for,
 };
 pub use preflight::{PreflightFinding, PreflightOptions, new_bytes, preflight};
 pub use pure_json::{FlashArrayEntry, PureJson, PureJsonError};

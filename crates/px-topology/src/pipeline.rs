@@ -73,15 +73,16 @@ use flasharray::FlashArray;
 use crate::converge::{
     self, ApplyOptions, ApplyReport, DestroyOptions, DestroyReport, ProgressEvent,
 };
+use crate::desired::DesiredState;
 use crate::driver::ArrayFacts;
 use crate::plan::{
     self, Action, DestroyError, DestroyPlan, DestroyScope, DriveLocator, JournalVerdict, Kind,
-    LocateError, Observed, Plan, PlanOptions, RealmGateError, TokenState,
+    LocateError, Observed, Plan, PlanOptions, RealmGateError, TokenClaimants, TokenState,
 };
 use crate::preflight::{self, PreflightFinding, PreflightOptions};
 use crate::sizing::ArraySpaceInfo;
 use crate::tenant::{NewTokenWouldBeLost, Tenant, TenantError, refuse_losing_a_new_token};
-use crate::token_journal::{JournalError, TokenJournal, read_journal};
+use crate::token_journal::{JournalEntry, JournalError, TokenJournal, classify, read_journal};
 
 /// Where a tenant is made true: the array, and who can say more than the array.
 #[derive(Clone)]
@@ -135,62 +136,161 @@ pub enum ObserveError {
     Tenant(TenantError),
 }
 
+/// What the pipeline makes true: a [`Tenant`] loaded from its spec (every adapter),
+/// or a [`DesiredState`] taken as it is, with no spec behind it (the converge
+/// benchmark, and the crate's tests of array states no spec makes). Sealed: these
+/// two are all there is.
+pub trait Subject: Clone + Send + Sync + sealed::Stages {}
+
+impl Subject for Tenant {}
+impl Subject for DesiredState {}
+
+mod sealed {
+    use super::{DesiredState, Observed, Plan, PlanOptions, Tenant, TenantError};
+
+    /// What the stages ask of their subject.
+    pub trait Stages: Sized {
+        /// The array objects it needs.
+        fn desired(&self) -> &DesiredState;
+        /// Itself, re-sized so that the drives in use keep their size; `None` when
+        /// nothing changes.
+        fn keeping_drives_in_use(&self, observed: &Observed) -> Result<Option<Self>, TenantError>;
+        /// The plan against what was observed.
+        fn plan(&self, observed: &Observed, opts: &PlanOptions) -> Plan;
+    }
+
+    impl Stages for Tenant {
+        fn desired(&self) -> &DesiredState {
+            &self.desired
+        }
+        fn keeping_drives_in_use(&self, observed: &Observed) -> Result<Option<Self>, TenantError> {
+            Tenant::keeping_drives_in_use(self, observed)
+        }
+        fn plan(&self, observed: &Observed, opts: &PlanOptions) -> Plan {
+            Tenant::plan(self, observed, opts)
+        }
+    }
+
+    /// No spec, so no sizing: the state is planned as it is.
+    impl Stages for DesiredState {
+        fn desired(&self) -> &DesiredState {
+            self
+        }
+        fn keeping_drives_in_use(&self, _: &Observed) -> Result<Option<Self>, TenantError> {
+            Ok(None)
+        }
+        fn plan(&self, observed: &Observed, opts: &PlanOptions) -> Plan {
+            crate::plan::plan(self, observed, opts)
+        }
+    }
+}
+
 impl Tenant {
     /// The first stage: what `site` holds of this tenant, with the journal read, the
     /// dynamic drives located and the tenant re-sized to the drives in use. Reads
     /// only.
     pub async fn observe<'a>(&self, site: Site<'a>) -> Result<Observation<'a>, ObserveError> {
-        plan::require_realm_support(site.array, &self.desired)
-            .await
-            .map_err(ObserveError::Realm)?;
-        let mut observed = plan::observe(site.array, &self.desired)
-            .await
-            .map_err(|source| ObserveError::Array {
-                tenant: self.desired.tenant.to_string(),
-                source,
-            })?;
-        // The token journal of an earlier, interrupted run.
-        if let Some(v) = &site.journal {
-            read_journal(v.as_ref(), &self.desired, &mut observed)
-                .map_err(ObserveError::Journal)?;
-        }
-        // Dynamic drives not found by their tags: through their claims (drive names
-        // do not depend on sizes, so this may come before the re-sizing).
-        let mut claims_unreadable = None;
-        if let Some(l) = site.claims.filter(|_| !self.desired.drives.is_empty())
-            && let Err(e) = plan::locate_drives(site.array, &self.desired, &mut observed, l).await
-        {
-            claims_unreadable = Some(e);
-        }
-        // The drives on the array keep their size: new workers get it too, and the
-        // claims rendered later ask for it.
-        let tenant = self
-            .keeping_drives_in_use(&observed)
-            .map_err(ObserveError::Tenant)?
-            .unwrap_or_else(|| self.clone());
-        Ok(Observation {
-            site,
-            tenant,
-            observed,
-            claims_unreadable,
-        })
+        observe(self, site).await
     }
 }
 
-/// What the array holds of a tenant: the stage before the plan.
-pub struct Observation<'a> {
+/// The token user's two questions that come outside a run of the stages: the
+/// controller's finalizer and `pxfa token rotate` ask them without observing the
+/// whole tenant.
+impl Tenant {
+    /// What a token journal's `entry` for this tenant's token user means for the
+    /// token the array holds now ([`crate::token_journal::classify`]); one read.
+    pub async fn token_verdict(
+        &self,
+        array: &dyn FlashArray,
+        entry: &JournalEntry,
+    ) -> flasharray::Result<JournalVerdict> {
+        let (state, created_at) = plan::read_token_state(array, &self.desired).await?;
+        Ok(classify(Some(entry), state, created_at))
+    }
+
+    /// The other tenants on the array that may use this tenant's token user (see
+    /// [`crate::TagIndex::note_token_claimants`]): what rotating or deleting its
+    /// token would take from them. Empty when the tenant has no token.
+    pub async fn token_user_claimants(
+        &self,
+        array: &dyn FlashArray,
+    ) -> flasharray::Result<TokenClaimants> {
+        plan::token_user_claimants(array, &self.desired).await
+    }
+}
+
+impl DesiredState {
+    /// The first stage for array objects built by hand rather than loaded from a
+    /// spec: the same gate, read, journal and claims as [`Tenant::observe`], and no
+    /// re-sizing (there is no spec to size). The converge benchmark's way in; an
+    /// adapter starts from a [`Tenant`].
+    pub async fn observe<'a>(
+        &self,
+        site: Site<'a>,
+    ) -> Result<Observation<'a, DesiredState>, ObserveError> {
+        observe(self, site).await
+    }
+}
+
+/// The first stage, for either subject.
+async fn observe<'a, S: Subject>(
+    subject: &S,
     site: Site<'a>,
-    tenant: Tenant,
+) -> Result<Observation<'a, S>, ObserveError> {
+    let desired = subject.desired();
+    plan::require_realm_support(site.array, desired)
+        .await
+        .map_err(ObserveError::Realm)?;
+    let mut observed =
+        plan::observe(site.array, desired)
+            .await
+            .map_err(|source| ObserveError::Array {
+                tenant: desired.tenant.to_string(),
+                source,
+            })?;
+    // The token journal of an earlier, interrupted run.
+    if let Some(v) = &site.journal {
+        read_journal(v.as_ref(), desired, &mut observed).map_err(ObserveError::Journal)?;
+    }
+    // Dynamic drives not found by their tags: through their claims (drive names
+    // do not depend on sizes, so this may come before the re-sizing).
+    let mut claims_unreadable = None;
+    if let Some(l) = site.claims.filter(|_| !desired.drives.is_empty())
+        && let Err(e) = plan::locate_drives(site.array, desired, &mut observed, l).await
+    {
+        claims_unreadable = Some(e);
+    }
+    // The drives on the array keep their size: new workers get it too, and the
+    // claims rendered later ask for it.
+    let subject = subject
+        .keeping_drives_in_use(&observed)
+        .map_err(ObserveError::Tenant)?
+        .unwrap_or_else(|| subject.clone());
+    Ok(Observation {
+        site,
+        subject,
+        observed,
+        claims_unreadable,
+    })
+}
+
+/// What the array holds of a tenant: the stage before the plan.
+pub struct Observation<'a, S = Tenant> {
+    site: Site<'a>,
+    subject: S,
     observed: Observed,
     claims_unreadable: Option<LocateError>,
 }
 
-impl<'a> Observation<'a> {
+impl Observation<'_> {
     /// The tenant as it will be planned: re-sized to the drives in use.
     pub fn tenant(&self) -> &Tenant {
-        &self.tenant
+        &self.subject
     }
+}
 
+impl<'a, S: Subject> Observation<'a, S> {
     /// What was read.
     pub fn observed(&self) -> &Observed {
         &self.observed
@@ -206,11 +306,11 @@ impl<'a> Observation<'a> {
     /// of the drives found through their bound claims
     /// ([`crate::plan::plan_drive_adoption`]), so that the destroy, which goes by
     /// tags, takes them with the pod.
-    pub fn plan_drive_adoption(self) -> Planned<'a> {
-        let plan = plan::plan_drive_adoption(&self.tenant.desired, &self.observed);
+    pub fn plan_drive_adoption(self) -> Planned<'a, S> {
+        let plan = plan::plan_drive_adoption(self.subject.desired(), &self.observed);
         Planned {
             site: self.site,
-            tenant: self.tenant,
+            subject: self.subject,
             observed: self.observed,
             plan,
             token_copy: false,
@@ -224,7 +324,7 @@ impl<'a> Observation<'a> {
         self,
         scope: impl Into<DestroyScope>,
     ) -> Result<DestroyPlanned<'a>, DestroyError> {
-        let plan = plan::plan_destroy(&self.observed, &self.tenant.desired, scope)?;
+        let plan = plan::plan_destroy(&self.observed, self.subject.desired(), scope)?;
         Ok(DestroyPlanned {
             site: self.site,
             plan,
@@ -232,11 +332,11 @@ impl<'a> Observation<'a> {
     }
 
     /// The second stage: the plan, blockers included.
-    pub fn plan(self, opts: &PlanOptions) -> Planned<'a> {
-        let plan = self.tenant.plan(&self.observed, opts);
+    pub fn plan(self, opts: &PlanOptions) -> Planned<'a, S> {
+        let plan = self.subject.plan(&self.observed, opts);
         Planned {
             site: self.site,
-            tenant: self.tenant,
+            subject: self.subject,
             observed: self.observed,
             plan,
             token_copy: false,
@@ -245,9 +345,9 @@ impl<'a> Observation<'a> {
 }
 
 /// A plan and what it was made from: the stage before the apply.
-pub struct Planned<'a> {
+pub struct Planned<'a, S = Tenant> {
     site: Site<'a>,
-    tenant: Tenant,
+    subject: S,
     observed: Observed,
     plan: Plan,
     token_copy: bool,
@@ -265,15 +365,23 @@ pub enum ApplyError {
     Journal(JournalError),
 }
 
-impl<'a> Planned<'a> {
+impl Planned<'_> {
+    /// The tenant the plan is for (re-sized to the drives in use).
+    pub fn tenant(&self) -> &Tenant {
+        &self.subject
+    }
+
+    /// The tenant (re-sized), what was observed and the plan, for a caller that
+    /// only plans.
+    pub fn into_parts(self) -> (Tenant, Observed, Plan) {
+        (self.subject, self.observed, self.plan)
+    }
+}
+
+impl<'a, S: Subject> Planned<'a, S> {
     /// The plan.
     pub fn plan(&self) -> &Plan {
         &self.plan
-    }
-
-    /// The tenant the plan is for (re-sized to the drives in use).
-    pub fn tenant(&self) -> &Tenant {
-        &self.tenant
     }
 
     /// What the plan was made from.
@@ -289,12 +397,6 @@ impl<'a> Planned<'a> {
             volume_serials: self.plan.serials.clone(),
             api_token: None,
         }
-    }
-
-    /// The tenant (re-sized), what was observed and the plan, for a caller that
-    /// only plans.
-    pub fn into_parts(self) -> (Tenant, Observed, Plan) {
-        (self.tenant, self.observed, self.plan)
     }
 
     /// The checks before the first write (space and quotas); `space` is `None` when
@@ -328,7 +430,7 @@ impl<'a> Planned<'a> {
 
     /// The site's journal and the token user, when the tenant has a token.
     fn journal(&self) -> Option<(&dyn TokenJournal, &str)> {
-        journal_of(&self.site, &self.tenant)
+        journal_of(&self.site, self.subject.desired())
     }
 
     /// Whether the plan writes on the array. Delivering a journaled token writes
@@ -349,7 +451,7 @@ impl<'a> Planned<'a> {
         clusters: &C,
         mut opts: ApplyOptions,
         progress: &(dyn Fn(ProgressEvent) + Send + Sync),
-    ) -> Result<Applied<'a>, ApplyError> {
+    ) -> Result<Applied<'a, S>, ApplyError> {
         self.refuse_losing_a_new_token(clusters.keeps_new_token())
             .map_err(ApplyError::TokenWouldBeLost)?;
         if let Some((journal, user)) = self.journal()
@@ -363,7 +465,7 @@ impl<'a> Planned<'a> {
         opts.journal = self.site.journal.clone();
         let report = converge::apply(
             self.site.array,
-            &self.tenant.desired,
+            self.subject.desired(),
             &self.plan,
             &opts,
             progress,
@@ -377,7 +479,7 @@ impl<'a> Planned<'a> {
         }
         Ok(Applied {
             site: self.site,
-            tenant: self.tenant,
+            subject: self.subject,
             observed: self.observed,
             plan: self.plan,
             report,
@@ -448,9 +550,9 @@ impl ClusterSide for ArrayOnly {
 }
 
 /// An applied plan: the last stage, before the clusters.
-pub struct Applied<'a> {
+pub struct Applied<'a, S = Tenant> {
     site: Site<'a>,
-    tenant: Tenant,
+    subject: S,
     observed: Observed,
     plan: Plan,
     report: ApplyReport,
@@ -458,7 +560,7 @@ pub struct Applied<'a> {
     let_go: AtomicBool,
 }
 
-impl Applied<'_> {
+impl<S: Subject> Applied<'_, S> {
     /// The converge report.
     pub fn report(&self) -> &ApplyReport {
         &self.report
@@ -467,11 +569,6 @@ impl Applied<'_> {
     /// The plan that was applied.
     pub fn plan(&self) -> &Plan {
         &self.plan
-    }
-
-    /// The tenant (re-sized to the drives in use).
-    pub fn tenant(&self) -> &Tenant {
-        &self.tenant
     }
 
     /// What the plan was made from.
@@ -515,7 +612,7 @@ impl Applied<'_> {
     /// durable copy): it is durable elsewhere now (the tenant cluster, the
     /// adapter's [copy](Planned::with_token_copy)). Once: a second call does nothing.
     pub async fn token_delivered(&self) -> Result<(), JournalError> {
-        let Some((journal, user)) = journal_of(&self.site, &self.tenant) else {
+        let Some((journal, user)) = journal_of(&self.site, self.subject.desired()) else {
             return Ok(());
         };
         if self.let_go.swap(true, Ordering::SeqCst) {
@@ -524,6 +621,13 @@ impl Applied<'_> {
         let kept = journal.delivered(user);
         let copy = journal.persist_delivered(user).await;
         kept.and(copy)
+    }
+}
+
+impl Applied<'_> {
+    /// The tenant (re-sized to the drives in use).
+    pub fn tenant(&self) -> &Tenant {
+        &self.subject
     }
 
     /// The last stage: the manifests with the array's facts onto the clusters; the
@@ -537,7 +641,7 @@ impl Applied<'_> {
         clusters: &C,
     ) -> Result<(Delivery<C::Report>, Option<Result<(), JournalError>>), C::Error> {
         let delivery = clusters
-            .apply_manifests(&self.tenant, &self.facts())
+            .apply_manifests(&self.subject, &self.facts())
             .await?;
         let drops_stale = self
             .site
@@ -558,9 +662,9 @@ impl Applied<'_> {
 /// and the site a journal.
 fn journal_of<'s>(
     site: &'s Site<'_>,
-    tenant: &'s Tenant,
+    desired: &'s DesiredState,
 ) -> Option<(&'s dyn TokenJournal, &'s str)> {
-    let user = tenant.desired.api_token.as_ref()?.admin.as_str();
+    let user = desired.api_token.as_ref()?.admin.as_str();
     Some((site.journal.as_deref()?, user))
 }
 
@@ -581,6 +685,11 @@ impl DestroyPlanned<'_> {
     /// What goes, in order, and what is kept.
     pub fn plan(&self) -> &DestroyPlan {
         &self.plan
+    }
+
+    /// The destroy plan, for a caller that only previews it.
+    pub fn into_plan(self) -> DestroyPlan {
+        self.plan
     }
 
     /// The last stage of a destroy: exactly the plan's calls, in dependent rounds

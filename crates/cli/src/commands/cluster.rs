@@ -351,7 +351,7 @@ fn status_text(r: &StatusReport, p: &Printer) -> String {
 /// objects on the array may use (its pod's `token-user` tag names it, or it is a
 /// same-named tenant's default token user, which derives from the name alone).
 async fn refuse_anothers_token(t: &Tenant, session: &Session) -> Result<()> {
-    let others = px_topology::token_user_claimants(session.array.as_ref(), &t.desired).await?;
+    let others = t.token_user_claimants(session.array.as_ref()).await?;
     if others.is_empty() {
         return Ok(());
     }

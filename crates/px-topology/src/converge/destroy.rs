@@ -112,7 +112,7 @@ impl DestroyReport {
 }
 
 /// Reads the array and computes what [`destroy`] would remove; writes nothing.
-pub async fn preview_destroy(
+async fn preview_destroy(
     array: &dyn FlashArray,
     desired: &DesiredState,
     opts: &DestroyOptions,
@@ -122,7 +122,7 @@ pub async fn preview_destroy(
 }
 
 /// Removes the tenant's objects. Soft by default; see [`DestroyOptions`].
-pub async fn destroy(
+pub(crate) async fn destroy(
     array: &dyn FlashArray,
     desired: &DesiredState,
     opts: &DestroyOptions,

@@ -28,8 +28,9 @@ use std::sync::Arc;
 use flasharray::FlashArray;
 use serde::Serialize;
 
+pub(crate) use destroy::destroy;
 pub(crate) use destroy::destroy_planned;
-pub use destroy::{DestroyOptions, DestroyReport, destroy, preview_destroy};
+pub use destroy::{DestroyOptions, DestroyReport};
 pub use schedule::Cancel;
 pub use writes::WriteCounts;
 
@@ -219,7 +220,7 @@ impl ApplyReport {
 /// Carries out `plan` on `array` (inside `flasharray::Settling`: see the module
 /// text). A blocked plan changes nothing: every change comes back skipped. Refused
 /// changes are not in the plan's changes and are not applied.
-pub async fn apply(
+pub(crate) async fn apply(
     array: &dyn FlashArray,
     desired: &DesiredState,
     plan: &Plan,

@@ -15,7 +15,7 @@ use super::{host_groups, hosts, pods, volumes};
 use crate::desired::DesiredState;
 
 /// Computes the plan. Pure: no array access, same inputs give the same plan.
-pub fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> Plan {
+pub(crate) fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptions) -> Plan {
     let obs = observed;
     let mut claims = Claims::new(&desired.tenant, &obs.tags, opts.adopt);
     let pods = pods::plan_pod(desired, obs, &mut claims);
@@ -127,7 +127,7 @@ fn drive_facts(obs: &Observed) -> DriveFacts<'_> {
 /// apply tagged its drives does not leave them in its pod. A drive pxfa cannot tell
 /// apart (a claim matching two volumes, a volume tagged for another tenant) is not
 /// tagged: it is a note, not a blocker, so the others are still taken. Pure.
-pub fn plan_drive_adoption(desired: &DesiredState, obs: &Observed) -> Plan {
+pub(crate) fn plan_drive_adoption(desired: &DesiredState, obs: &Observed) -> Plan {
     let drives = plan_drives(desired, drive_facts(obs));
     let first_tagging = drives
         .tags
@@ -147,4 +147,40 @@ pub fn plan_drive_adoption(desired: &DesiredState, obs: &Observed) -> Plan {
         .map(|c| format!("not tagged: {} {}: {}", c.kind.label(), c.name, c.reason))
         .collect();
     plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plan;
+    use crate::driver::driver_for;
+    use crate::plan::{Action, Observed, PlanOptions, TokenState};
+    use crate::sizing::size;
+    use crate::spec::parse_valid_spec;
+
+    /// The plan against a fresh array (nothing there, the token user missing), from
+    /// an observation built by hand: a stage of the pipeline on its own.
+    #[test]
+    fn plan_text_names_the_realm_objects() {
+        let yaml = include_str!("../../../../examples/tenant-cloud-drive-realm.yaml");
+        let spec = parse_valid_spec(yaml).unwrap();
+        let d = driver_for(&spec)
+            .desired_state(&spec, &size(&spec, None).unwrap())
+            .unwrap();
+        let fresh = Observed {
+            token: TokenState::AdminMissing,
+            ..Default::default()
+        };
+        let p = plan(&d, &fresh, &PlanOptions::default());
+        let text = p.to_text(false);
+        for line in [
+            "+ create realm tenant-cdr-realm",
+            "+ create pod tenant-cdr-realm::tenant-cdr",
+            "+ create access policy pxfa-tenant-cdr",
+            "+ create realm user pxfa-tenant-cdr",
+            "+ create api token of pxfa-tenant-cdr",
+        ] {
+            assert!(text.contains(line), "{line:?} not in\n{text}");
+        }
+        assert!(p.changes.iter().all(|c| c.action == Action::Create));
+    }
 }

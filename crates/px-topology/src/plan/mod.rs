@@ -42,19 +42,22 @@ pub use change::{
 };
 pub use claim::{Claim, UnclaimedObject, find_unclaimed};
 pub(crate) use connections::{list_connections_of, row_target};
-pub use destroy::{DestroyError, DestroyPlan, DestroyScope, plan_destroy};
+pub(crate) use destroy::plan_destroy;
 pub(crate) use destroy::{Removal, is_held_dynamic_drive};
-pub use diff::{plan, plan_drive_adoption};
+pub use destroy::{DestroyError, DestroyPlan, DestroyScope};
+pub(crate) use diff::{plan, plan_drive_adoption};
 pub use document::PlanDocument;
 pub use drives::{
     Binding, BoundDrive, DriveLocator, LocateError, ObservedDrives, is_fada_volume_for,
 };
-pub use observe::{locate_drives, observe};
+pub(crate) use observe::{locate_drives, observe};
 pub use observed::{Observed, Orphans};
 pub(crate) use ownership::lookup_tags;
 pub(crate) use ownership::{Owner, kind_label, marked_tenant, owner};
 pub use ownership::{TagIndex, TokenClaimants};
 pub(crate) use pods::lookup_pods;
-pub use realm::{RealmGateError, RealmState, require_realm_support};
-pub use token::{JournalVerdict, TokenState, read_token_state, token_user_claimants};
+pub(crate) use realm::require_realm_support;
+pub use realm::{RealmGateError, RealmState};
+pub use token::{JournalVerdict, TokenState};
+pub(crate) use token::{read_token_state, token_user_claimants};
 pub(crate) use volumes::lookup_volumes;

@@ -86,7 +86,7 @@ impl Names {
 }
 
 /// Reads what `desired` depends on. Read-only; see the module text for the rounds.
-pub async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<Observed> {
+pub(crate) async fn observe(array: &dyn FlashArray, desired: &DesiredState) -> Result<Observed> {
     let names = Names::of(desired);
     let (mut obs, mut rows) = first_round(array, desired, &names).await?;
     rows.extend(second_round(array, desired, &names, &mut obs).await?);
@@ -239,7 +239,7 @@ fn orphans(obs: &Observed, tenant: &TenantId, names: &Names, known_volumes: &[St
 /// Asks `locator` about the desired drives `observe` did not find by tags and looks
 /// the bound ones up on the array (one filtered listing per pod and batch of
 /// claims); records the result in `observed.drives`. Read-only on the array.
-pub async fn locate_drives(
+pub(crate) async fn locate_drives(
     array: &dyn FlashArray,
     desired: &DesiredState,
     observed: &mut Observed,

@@ -85,7 +85,7 @@ fn untaggable(desired: &DesiredState, found: u32) -> Option<(&'static str, u32)>
 /// or with a pod, hosts or host groups on one that cannot tag them (pxfa's ownership
 /// marks); one read at most (the version is negotiated once per session). Call it
 /// before observing, so that nothing is read from or written to such an array.
-pub async fn require_realm_support(
+pub(crate) async fn require_realm_support(
     array: &dyn FlashArray,
     desired: &DesiredState,
 ) -> std::result::Result<(), RealmGateError> {

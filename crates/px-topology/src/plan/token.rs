@@ -43,7 +43,7 @@ pub enum JournalVerdict {
 /// The desired token user's token on the array, and when it was created
 /// (`NotWanted` when the desired state wants no token; the admin missing is
 /// [`TokenState::AdminMissing`], not an error).
-pub async fn read_token_state(
+pub(crate) async fn read_token_state(
     array: &dyn FlashArray,
     desired: &DesiredState,
 ) -> Result<(TokenState, Option<u64>)> {
@@ -109,7 +109,7 @@ pub(crate) async fn read_token(
 /// default token user and no tag of theirs names another (see
 /// [`TagIndex::note_token_claimants`]): what rotating or deleting that user's token
 /// would take from them. Empty when the desired state wants no token.
-pub async fn token_user_claimants(
+pub(crate) async fn token_user_claimants(
     array: &dyn FlashArray,
     desired: &DesiredState,
 ) -> Result<TokenClaimants> {

@@ -9,12 +9,10 @@ use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{MockArray, OTHER_TENANT, Seed};
 use flasharray_sim::{SimConfig, Simulator};
 use px_topology::spec::{Attach, TenantStorage};
-use px_topology::{
-    Action, ApplyOptions, DesiredState, Kind, Plan, PlanOptions, apply, observe, plan,
-};
+use px_topology::{Action, ApplyOptions, DesiredState, Kind, Plan, PlanOptions};
 
 use crate::support;
-use crate::support::tenant::quiet;
+use crate::support::tenant::{Planned, apply, planned, quiet};
 
 const TOKEN: &str = "5e2a1c3d-0f4b-4e7a-9c1d-2b3a4c5d6e7f";
 
@@ -40,24 +38,29 @@ fn mock(seed: Seed) -> MockArray {
 }
 
 async fn plan_on(a: &dyn FlashArray, d: &DesiredState) -> Plan {
-    let obs = observe(a, d).await.expect("observe");
-    plan(d, &obs, &PlanOptions::default())
+    planned_on(a, d).await.plan().clone()
+}
+
+async fn planned_on<'a>(a: &'a dyn FlashArray, d: &DesiredState) -> Planned<'a> {
+    planned(a, d, PlanOptions::default()).await
 }
 
 /// Plans, applies, checks the foreign view and that a second run plans nothing
 /// and writes nothing; returns the first plan.
 async fn apply_twice(m: &MockArray, a: &dyn FlashArray, d: &DesiredState) -> Plan {
     let before = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
-    let p = plan_on(a, d).await;
+    let staged = planned_on(a, d).await;
+    let p = staged.plan().clone();
     assert!(p.is_applicable(), "{}", p.to_text(false));
-    let r = apply(a, d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let after = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
     assert_eq!(after.changes_since(&before), Vec::<String>::new());
-    let again = plan_on(a, d).await;
+    let again_planned = planned_on(a, d).await;
+    let again = again_planned.plan().clone();
     assert!(!again.has_changes(), "{}", again.to_text(true));
     m.reset_stats();
-    let r = apply(a, d, &again, &ApplyOptions::default(), &quiet).await;
+    let r = apply(again_planned, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     assert_eq!(m.stats().writes, 0, "re-apply writes nothing");
     p
@@ -213,8 +216,8 @@ async fn drives_in_use_are_read_from_the_tenants_tags_only() {
     let none = read_drives_in_use(&m, &"t1".into()).await.unwrap();
     assert_eq!(none.drives_per_node, 0);
     let d = crate::support::tenant::desired("t1", 3, flasharray::Size::gib(512));
-    let p = plan_on(&m, &d).await;
-    let r = apply(&m, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let staged = planned_on(&m, &d).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let got = read_drives_in_use(&m, &"t1".into()).await.unwrap();
     // tenant-blue's 4 TiB drives on the same array do not count.
@@ -228,9 +231,9 @@ async fn drives_in_use_are_read_from_the_tenants_tags_only() {
 async fn report_counts_what_was_written_on_the_array() {
     let m = mock(Seed::brownfield());
     let d = desired(&host_group());
-    let p = plan_on(&m, &d).await;
+    let staged = planned_on(&m, &d).await;
     m.reset_stats();
-    let r = apply(&m, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let w = r.writes;
     // 6 drives, the pod and the group; three foreign hosts join it; 6 connections.
@@ -248,7 +251,7 @@ async fn report_counts_what_was_written_on_the_array() {
         "Wrote {} objects on the array (8 created",
         w.total()
     )));
-    let again = plan_on(&m, &d).await;
-    let r = apply(&m, &d, &again, &ApplyOptions::default(), &quiet).await;
+    let again_planned = planned_on(&m, &d).await;
+    let r = apply(again_planned, &ApplyOptions::default(), &quiet).await;
     assert_eq!(r.writes.total(), 0);
 }

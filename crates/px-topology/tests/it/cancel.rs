@@ -1,11 +1,9 @@
 //! `converge::Cancel`: a raised flag stops apply and destroy from starting more
 //! operations; the ones in flight finish, and the next run carries on.
 
-use px_topology::{
-    ApplyOptions, Cancel, DestroyOptions, PlanOptions, ProgressEvent, apply, destroy,
-};
+use px_topology::{ApplyOptions, Cancel, DestroyOptions, PlanOptions, ProgressEvent};
 
-use crate::support::tenant::{array, converge, plan_for, tenant_state};
+use crate::support::tenant::{apply, array, converge, destroy, planned, tenant_state};
 
 /// Raises `cancel` when the first change ends.
 fn cancel_after_first(cancel: &Cancel) -> impl Fn(ProgressEvent) {
@@ -56,7 +54,8 @@ async fn a_cancelled_destroy_starts_nothing_more_and_a_rerun_finishes() {
 async fn a_flag_raised_before_apply_writes_nothing() {
     let d = tenant_state();
     let a = array();
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    let staged = planned(&a, &d, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     let cancel = Cancel::new();
     cancel.cancel();
     a.reset_stats();
@@ -64,7 +63,7 @@ async fn a_flag_raised_before_apply_writes_nothing() {
         cancel,
         ..ApplyOptions::default()
     };
-    let r = apply(&a, &d, &p, &opts, &|_| {}).await;
+    let r = apply(staged, &opts, &|_| {}).await;
     assert!(r.interrupted);
     assert!(r.applied.is_empty(), "{r:?}");
     assert_eq!(r.skipped.len(), p.actionable().count(), "{r:?}");

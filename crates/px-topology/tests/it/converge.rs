@@ -13,12 +13,13 @@ use flasharray::{
 use flasharray_mock::Op;
 use px_topology::{
     Action, ApplyOptions, Kind, PlanOptions, ProgressEvent, Scope, TAG_DISK, TAG_NAMESPACE,
-    TAG_NODE, apply, ownership_tags,
+    TAG_NODE, ownership_tags,
 };
 use secrecy::ExposeSecret;
 
 use crate::support::tenant::{
-    TENANT, array, converge, desired, destroy_with, eradicating, plan_for, quiet, tenant_state,
+    TENANT, apply, array, converge, desired, destroy_with, eradicating, plan_for, planned, quiet,
+    tenant_state,
 };
 
 #[tokio::test]
@@ -26,7 +27,8 @@ async fn fresh_apply_creates_everything_in_few_rounds() {
     let a = array();
     let d = tenant_state();
     let events = Mutex::new(Vec::new());
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    let staged = planned(&a, &d, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert_eq!(
         p.summary.create,
         1 + 1 + 2 + 2 + 9 + 9 + 1,
@@ -45,7 +47,7 @@ async fn fresh_apply_creates_everything_in_few_rounds() {
     assert_eq!(json["changes"][0]["kind"], "pod");
 
     a.reset_stats();
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &|e| {
+    let r = apply(staged, &ApplyOptions::default(), &|e| {
         events.lock().unwrap().push(e)
     })
     .await;
@@ -101,11 +103,12 @@ async fn second_apply_plans_nothing_and_writes_nothing() {
     let (_, r) = converge(&a, &d).await;
     assert!(r.is_success(), "{r:?}");
     a.reset_stats();
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    let staged = planned(&a, &d, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert!(!p.has_changes(), "{}", p.to_text(false));
     assert_eq!(p.summary.create + p.summary.update + p.summary.delete, 0);
     assert_eq!(p.summary.noop, 25);
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success());
     assert!(r.applied.is_empty());
     assert_eq!(
@@ -133,7 +136,8 @@ async fn an_owned_volume_missing_its_detail_tags_gets_a_tag_update_not_a_conflic
     )
     .await
     .unwrap();
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    let staged = planned(&a, &d, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert!(p.conflicts.is_empty(), "{}", p.to_text(false));
     let changed: Vec<_> = p
         .changes
@@ -142,7 +146,7 @@ async fn an_owned_volume_missing_its_detail_tags_gets_a_tag_update_not_a_conflic
         .map(|c| (c.action, c.kind, c.name.clone()))
         .collect();
     assert_eq!(changed, [(Action::Update, Kind::Tag, v.clone())]);
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     assert!(!plan_for(&a, &d, PlanOptions::default()).await.has_changes());
 }
@@ -162,7 +166,8 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
     .await
     .unwrap();
 
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    let staged = planned(&a, &d, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert!(p.is_blocked());
     assert!(
         p.conflicts
@@ -172,11 +177,11 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
         p.conflicts
     );
     a.reset_stats();
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.applied.is_empty() && !r.skipped.is_empty());
     assert_eq!(a.stats().writes, 0, "a blocked plan writes nothing");
 
-    let p = plan_for(
+    let staged = planned(
         &a,
         &d,
         PlanOptions {
@@ -186,13 +191,14 @@ async fn untagged_same_named_volume_is_a_conflict_and_adopt_takes_it() {
         },
     )
     .await;
+    let p = staged.plan().clone();
     assert!(!p.is_blocked(), "{:?}", p.conflicts);
     assert!(
         p.changes.iter().any(|c| c.kind == Kind::Tag
             && c.action == Action::Create
             && c.name == foreign.as_str())
     );
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let tags = a
         .list_tags(
@@ -263,7 +269,8 @@ async fn destroyed_volume_is_recovered_not_duplicated() {
         .serial
         .clone();
 
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    let staged = planned(&a, &d, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     let actions: Vec<(Action, Kind, &str)> = p
         .actionable()
         .map(|c| (c.action, c.kind, c.name.as_str()))
@@ -272,7 +279,7 @@ async fn destroyed_volume_is_recovered_not_duplicated() {
     assert_eq!(actions[0], (Action::Recover, Kind::Volume, v.as_str()));
     assert_eq!(actions[1].1, Kind::Connection);
     assert_eq!(p.summary.update, 1);
-    let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let after = a
         .list_volumes(&ListParams::names([v.as_str()]))
@@ -292,10 +299,11 @@ async fn grow_is_applied_and_shrink_is_refused_unless_allowed() {
     let a = array();
     converge(&a, &tenant_state()).await;
     let bigger = desired(TENANT, 3, Size::gib(768));
-    let p = plan_for(&a, &bigger, PlanOptions::default()).await;
+    let staged = planned(&a, &bigger, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert_eq!(p.summary.update, 6, "{}", p.to_text(false));
     a.reset_stats();
-    let r = apply(&a, &bigger, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     assert_eq!(
         a.stats().op(Op::PatchVolumes),
@@ -313,7 +321,7 @@ async fn grow_is_applied_and_shrink_is_refused_unless_allowed() {
     assert_eq!(p.refusals.len(), 6);
     assert!(p.refusals[0].reason.contains("loses data"));
     assert!(!p.has_changes(), "refused changes are not planned");
-    let p = plan_for(
+    let staged = planned(
         &a,
         &smaller,
         PlanOptions {
@@ -323,8 +331,9 @@ async fn grow_is_applied_and_shrink_is_refused_unless_allowed() {
         },
     )
     .await;
+    let p = staged.plan().clone();
     assert!(p.refusals.is_empty());
-    let r = apply(&a, &smaller, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     assert!(
         !plan_for(&a, &smaller, PlanOptions::default())
@@ -338,13 +347,13 @@ async fn throttling_surfaces_as_failures_and_a_rerun_converges() {
     for busy in [false, true] {
         let a = array();
         let d = tenant_state();
-        let p = plan_for(&a, &d, PlanOptions::default()).await;
+        let staged = planned(&a, &d, PlanOptions::default()).await;
         if busy {
             a.faults().busy_next(1000);
         } else {
             a.faults().rate_limit_next(1000, Duration::from_secs(1));
         }
-        let r = apply(&a, &d, &p, &ApplyOptions::default(), &quiet).await;
+        let r = apply(staged, &ApplyOptions::default(), &quiet).await;
         assert!(!r.is_success());
         assert!(!r.failed.is_empty());
         assert!(
@@ -376,11 +385,12 @@ async fn host_initiators_are_added_to_pxfa_hosts_only() {
     // The node got a new port: pxfa's own host gains it and keeps the old one.
     let mut changed = d.clone();
     changed.hosts[1].wwns = vec!["2100F4C7AA0027FF".into()];
-    let p = plan_for(&a, &changed, PlanOptions::default()).await;
+    let staged = planned(&a, &changed, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     let upd: Vec<_> = p.actionable().collect();
     assert_eq!(upd.len(), 1, "{}", p.to_text(true));
     assert_eq!((upd[0].kind, upd[0].action), (Kind::Host, Action::Update));
-    let r = apply(&a, &changed, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let h = a
         .list_hosts(&ListParams::names(["mgmt-worker-02"]))
@@ -433,14 +443,15 @@ async fn host_initiators_are_added_to_pxfa_hosts_only() {
     )
     .await
     .unwrap();
-    let p = plan_for(&c, &d, PlanOptions::default()).await;
+    let staged = planned(&c, &d, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert!(!p.is_blocked(), "{:?}", p.conflicts);
     assert_eq!(p.host_map[0].hosts, ["server-a"]);
     assert!(
         p.actionable()
             .all(|ch| !(ch.kind == Kind::Host && ch.name.eq_ignore_ascii_case("server-a")))
     );
-    let r = apply(&c, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let hosts = c.list_hosts(&ListParams::all()).await.unwrap();
     assert_eq!(hosts.len(), 2, "one created (node 2), none for node 1");
@@ -455,7 +466,8 @@ async fn two_tenants_share_management_objects_without_touching_each_other() {
     let t2 = desired("t2", 2, Size::gib(256));
     let (_, r) = converge(&a, &t1).await;
     assert!(r.is_success(), "{r:?}");
-    let p = plan_for(&a, &t2, PlanOptions::default()).await;
+    let staged = planned(&a, &t2, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert!(!p.is_blocked(), "{:?}", p.conflicts);
     let noop_shared = p
         .changes
@@ -468,7 +480,7 @@ async fn two_tenants_share_management_objects_without_touching_each_other() {
         "shared hosts and group are reused: {}",
         p.to_text(true)
     );
-    let r = apply(&a, &t2, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     assert!(
         !plan_for(&a, &t1, PlanOptions::default())

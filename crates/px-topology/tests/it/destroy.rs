@@ -2,14 +2,11 @@
 //! state shrinks and their release, soft destroy that keeps shared objects, eradication and SafeMode.
 
 use flasharray::{ConnectionParams, FlashArray, ListParams, Size};
-use px_topology::{
-    Action, ApplyOptions, DestroyError, DestroyOptions, Kind, PlanOptions, apply, destroy,
-    preview_destroy,
-};
+use px_topology::{Action, ApplyOptions, DestroyError, DestroyOptions, Kind, PlanOptions};
 
 use crate::support::tenant::{
-    ADMIN, TENANT, array, converge, desired, destroy_with, eradicating, plan_for, quiet,
-    tenant_state,
+    ADMIN, TENANT, apply, array, converge, desired, destroy, destroy_with, eradicating, plan_for,
+    planned, preview_destroy, quiet, tenant_state,
 };
 
 #[tokio::test]
@@ -19,7 +16,8 @@ async fn scale_in_retains_until_release_flag() {
     let fewer = desired(TENANT, 2, Size::gib(512));
 
     // Scale-in: worker 2's drives are retained, not a change; nothing is written.
-    let p = plan_for(&a, &fewer, PlanOptions::default()).await;
+    let staged = planned(&a, &fewer, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert!(p.is_applicable());
     let retained: Vec<&str> = p
         .changes
@@ -37,7 +35,7 @@ async fn scale_in_retains_until_release_flag() {
     // #24: the retirement steps are the runbook's decommission (px/enabled=false).
     assert!(text.contains("px/enabled=false"), "{text}");
     a.reset_stats();
-    let r = apply(&a, &fewer, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     assert_eq!(a.stats().writes, 0, "retaining writes nothing");
 
@@ -56,7 +54,8 @@ async fn scale_in_retains_until_release_flag() {
         release_removed_workers: true,
         ..PlanOptions::default()
     };
-    let p = plan_for(&a, &fewer, release).await;
+    let staged = planned(&a, &fewer, release).await;
+    let p = staged.plan().clone();
     let deletes: Vec<(Kind, &str)> = p
         .changes
         .iter()
@@ -77,7 +76,7 @@ async fn scale_in_retains_until_release_flag() {
         3,
         "{deletes:?}"
     );
-    let r = apply(&a, &fewer, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let w2 = a
         .list_volumes(&ListParams::names(["t1::t1-w02-data0"]))
@@ -120,7 +119,8 @@ async fn scale_in_retains_until_release_flag() {
         recover_released: true,
         ..PlanOptions::default()
     };
-    let p = plan_for(&a, &desired(TENANT, 3, Size::gib(512)), recover).await;
+    let staged = planned(&a, &desired(TENANT, 3, Size::gib(512)), recover).await;
+    let p = staged.plan().clone();
     assert!(p.is_applicable(), "{}", p.to_text(true));
     assert_eq!(
         p.changes
@@ -130,14 +130,7 @@ async fn scale_in_retains_until_release_flag() {
         3
     );
     assert_eq!(p.summary.create, 3, "connections only");
-    let r = apply(
-        &a,
-        &desired(TENANT, 3, Size::gib(512)),
-        &p,
-        &ApplyOptions::default(),
-        &quiet,
-    )
-    .await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     assert!(
         !plan_for(

@@ -15,11 +15,11 @@ use flasharray_sim::{SimConfig, Simulator};
 use px_topology::spec::TenantStorage;
 use px_topology::{
     Action, ApplyOptions, Binding, DesiredState, DestroyOptions, DriveClaim, DriveLocator, Kind,
-    LocateError, Plan, PlanOptions, apply, destroy, locate_drives, observe, plan,
+    LocateError, Observation, Plan, PlanOptions, Site,
 };
 
 use crate::support;
-use crate::support::tenant::quiet;
+use crate::support::tenant::{Planned, apply, destroy, observe, quiet};
 
 const TOKEN: &str = "5e2a1c3d-0f4b-4e7a-9c1d-2b3a4c5d6e7f";
 
@@ -87,21 +87,44 @@ async fn bind_claims(a: &dyn FlashArray, d: &DesiredState) -> usize {
         .len()
 }
 
-async fn plan_on(a: &dyn FlashArray, d: &DesiredState, locate: bool) -> Plan {
-    let mut obs = observe(a, d).await.expect("observe");
-    if locate {
-        let l = Fada {
-            array: a,
-            pod: pod(d),
-        };
-        locate_drives(a, d, &mut obs, &l).await.expect("locate");
-    }
-    plan(d, &obs, &PlanOptions::default())
+/// Observes `d` through the pipeline, with the simulated management Portworx as
+/// the site's claims when `locate` (their drives found through them).
+async fn located<'a>(
+    a: &'a dyn FlashArray,
+    d: &DesiredState,
+    locate: bool,
+) -> Observation<'a, DesiredState> {
+    let site = Site {
+        // The locator lives as long as the test's array; a test leaks one per call.
+        claims: locate.then(|| {
+            &*Box::leak(Box::new(Fada {
+                array: a,
+                pod: pod(d),
+            })) as &dyn DriveLocator
+        }),
+        ..Site::array(a)
+    };
+    let obs = d.observe(site).await.expect("observe");
+    assert!(
+        obs.claims_unreadable().is_none(),
+        "locate: {:?}",
+        obs.claims_unreadable()
+    );
+    obs
 }
 
-async fn apply_plan(a: &dyn FlashArray, d: &DesiredState, p: &Plan) {
+async fn planned_on<'a>(a: &'a dyn FlashArray, d: &DesiredState, locate: bool) -> Planned<'a> {
+    located(a, d, locate).await.plan(&PlanOptions::default())
+}
+
+async fn plan_on(a: &dyn FlashArray, d: &DesiredState, locate: bool) -> Plan {
+    planned_on(a, d, locate).await.plan().clone()
+}
+
+async fn apply_plan(staged: Planned<'_>) {
+    let p = staged.plan();
     assert!(p.is_applicable(), "{}", p.to_text(true));
-    let r = apply(a, d, p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
 }
 
@@ -121,16 +144,18 @@ async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
     let before = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
 
     // Before the claims bind: only the pod; the drives are pending, not changes.
-    let first = plan_on(a, &d, true).await;
+    let first_staged = planned_on(a, &d, true).await;
+    let first = first_staged.plan().clone();
     assert_eq!(first.summary.pending, 6, "{}", first.to_text(true));
     let kinds: Vec<Kind> = first.actionable().map(|c| c.kind).collect();
     assert_eq!(kinds, [Kind::Pod], "{}", first.to_text(true));
     assert!(first.to_text(false).contains("? pending volume for claim"));
-    apply_plan(a, &d, &first).await;
+    apply_plan(first_staged).await;
 
     // The management Portworx creates the volumes; pxfa finds and tags them.
     assert_eq!(bind_claims(a, &d).await, 6);
-    let tag = plan_on(a, &d, true).await;
+    let tag_staged = planned_on(a, &d, true).await;
+    let tag = tag_staged.plan().clone();
     assert_eq!(
         count(&tag, Kind::Tag, Action::Create),
         6,
@@ -143,18 +168,19 @@ async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
         "{}",
         tag.to_text(true)
     );
-    apply_plan(a, &d, &tag).await;
+    apply_plan(tag_staged).await;
     assert_eq!(bind_claims(a, &d).await, 0, "provisioning is idempotent");
 
     // Later plans find them by tags, with or without the cluster; nothing to write.
     for locate in [false, true] {
-        let again = plan_on(a, &d, locate).await;
+        let again_staged = planned_on(a, &d, locate).await;
+        let again = again_staged.plan().clone();
         assert!(!again.has_changes(), "{}", again.to_text(true));
         assert!(again.is_applicable());
         assert_eq!(count(&again, Kind::Volume, Action::NoOp), 6);
         assert_eq!((again.summary.pending, again.summary.retain), (0, 0));
         m.reset_stats();
-        apply_plan(a, &d, &again).await;
+        apply_plan(again_staged).await;
         assert_eq!(m.stats().writes, 0, "re-apply writes nothing");
     }
     let after = ForeignView::read(a, &d.tenant.to_string()).await.unwrap();
@@ -228,9 +254,9 @@ async fn dynamic_flow(m: &MockArray, a: &dyn FlashArray) {
 async fn destroy_dynamic_drives_takes_them_on_the_array() {
     let m = mock(Seed::brownfield());
     let d = desired(&example());
-    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    apply_plan(planned_on(&m, &d, true).await).await;
     assert_eq!(bind_claims(&m, &d).await, 6);
-    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    apply_plan(planned_on(&m, &d, true).await).await;
     let opts = DestroyOptions {
         destroy_dynamic_drives: true,
         ..DestroyOptions::default()
@@ -274,7 +300,7 @@ async fn dynamic_drives_over_https_on_the_brownfield_array() {
 async fn without_a_cluster_untagged_drives_stay_pending_and_nothing_is_tagged() {
     let m = mock(Seed::brownfield());
     let d = desired(&example());
-    apply_plan(&m, &d, &plan_on(&m, &d, false).await).await;
+    apply_plan(planned_on(&m, &d, false).await).await;
     bind_claims(&m, &d).await;
     // Bound, but no locator was asked: pending, with how to finish.
     let p = plan_on(&m, &d, false).await;
@@ -296,7 +322,7 @@ async fn without_a_cluster_untagged_drives_stay_pending_and_nothing_is_tagged() 
 async fn a_claim_that_matches_two_volumes_or_another_tenants_is_a_conflict() {
     let m = mock(Seed::brownfield());
     let d = desired(&example());
-    apply_plan(&m, &d, &plan_on(&m, &d, false).await).await;
+    apply_plan(planned_on(&m, &d, false).await).await;
     bind_claims(&m, &d).await;
     // A second volume named after worker 0's PV, under another prefix.
     let c0 = &d.drives[0].claim;
@@ -349,9 +375,9 @@ async fn scale_in_of_a_dynamic_tenant_retains_until_released() {
     let mut four = example();
     four.spec.hosted_cluster.replicas = 4;
     let d = desired(&four);
-    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    apply_plan(planned_on(&m, &d, true).await).await;
     bind_claims(&m, &d).await;
-    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    apply_plan(planned_on(&m, &d, true).await).await;
     // 4 -> 3 workers: worker 3's drives are retained, not destroyed.
     let d3 = desired(&example());
     let p = plan_on(&m, &d3, false).await;
@@ -359,15 +385,16 @@ async fn scale_in_of_a_dynamic_tenant_retains_until_released() {
     assert!(!p.has_changes(), "{}", p.to_text(true));
     assert!(p.next_steps.iter().any(|s| s.contains("worker 3")));
     // The flag releases them (soft destroy), and only them.
-    let obs = observe(&m, &d3).await.unwrap();
+    let obs = observe(&m, &d3).await;
     let opts = PlanOptions {
         release_removed_workers: true,
         ..PlanOptions::default()
     };
-    let release = plan(&d3, &obs, &opts);
+    let release_staged = obs.plan(&opts);
+    let release = release_staged.plan().clone();
     assert_eq!(count(&release, Kind::Volume, Action::Delete), 2);
     assert_eq!(count(&release, Kind::Volume, Action::NoOp), 6);
-    apply_plan(&m, &d3, &release).await;
+    apply_plan(release_staged).await;
     // 3 -> 4 again: the released drives are recovered, found by their tags.
     let back = plan_on(&m, &d, false).await;
     assert_eq!(
@@ -385,7 +412,7 @@ async fn pending_drives_count_against_the_free_space_preflight() {
     let m = mock(Seed::Empty);
     let d = desired(&example());
     let p = plan_on(&m, &d, false).await;
-    let obs = px_topology::observe(&m, &d).await.unwrap();
+    let obs = observe(&m, &d).await.observed().clone();
     // pxfa creates only the pod; the management Portworx creates every drive as soon
     // as the claims this apply writes bind, on the same array.
     let drives: u64 = d.drives.iter().map(|x| x.size.as_u64()).sum();
@@ -415,39 +442,25 @@ async fn pending_drives_count_against_the_free_space_preflight() {
 /// destroy after it with `destroy_dynamic_drives` (the controller's) takes them with the pod.
 #[tokio::test]
 async fn adoption_before_a_destroy_tags_only_the_bound_drives() {
-    use px_topology::plan_drive_adoption;
     let m = mock(Seed::brownfield());
     let d = desired(&example());
     let before = ForeignView::read(&m, &d.tenant.to_string()).await.unwrap();
-    apply_plan(&m, &d, &plan_on(&m, &d, true).await).await;
+    apply_plan(planned_on(&m, &d, true).await).await;
     assert_eq!(bind_claims(&m, &d).await, 6);
 
-    let locate = |d: &DesiredState| {
-        let d = d.clone();
-        let m = m.clone();
-        async move {
-            let mut obs = observe(&m, &d).await.unwrap();
-            let l = Fada {
-                array: &m,
-                pod: pod(&d),
-            };
-            locate_drives(&m, &d, &mut obs, &l).await.unwrap();
-            obs
-        }
-    };
     // A spec change the adoption must not carry: a larger pod quota.
     let mut grown = d.clone();
     if let Some(p) = grown.pod.as_mut() {
         p.quota = p.quota.map(|q| q.checked_mul(2).unwrap());
     }
-    let obs = locate(&grown).await;
-    let full = plan(&grown, &obs, &PlanOptions::default());
+    let full = planned_on(&m, &grown, true).await.plan().clone();
     assert!(
         full.actionable().any(|c| c.kind == Kind::Pod),
         "{}",
         full.to_text(true)
     );
-    let adoption = plan_drive_adoption(&grown, &obs);
+    let adoption_staged = located(&m, &grown, true).await.plan_drive_adoption();
+    let adoption = adoption_staged.plan().clone();
     assert!(adoption.is_applicable(), "{}", adoption.to_text(true));
     let kinds: Vec<(Kind, Action)> = adoption.actionable().map(|c| (c.kind, c.action)).collect();
     assert_eq!(
@@ -456,8 +469,9 @@ async fn adoption_before_a_destroy_tags_only_the_bound_drives() {
         "{}",
         adoption.to_text(true)
     );
-    apply_plan(&m, &d, &adoption).await;
-    assert!(!plan_drive_adoption(&d, &locate(&d).await).has_changes());
+    apply_plan(adoption_staged).await;
+    let again = located(&m, &d, true).await.plan_drive_adoption();
+    assert!(!again.plan().has_changes());
 
     // As the controller's finalizer destroys (it does not release through Portworx).
     let opts = DestroyOptions {

@@ -7,9 +7,10 @@
 use std::collections::BTreeMap;
 
 use flasharray::{FlashArray, ListParams, Size};
-use px_topology::{Action, ApplyOptions, Kind, PlanOptions, ProgressEvent, apply};
+use px_topology::{Action, ApplyOptions, Kind, PlanOptions, ProgressEvent};
 
 use super::worlds::{World, apply_step, import_tenant, in_every_world, refused_step};
+use crate::support::tenant::apply;
 
 /// The tenant's volumes: name → (provisioned, destroyed).
 async fn drives(a: &dyn FlashArray) -> BTreeMap<String, (u64, bool)> {
@@ -197,7 +198,7 @@ async fn report_counts_a_created_pod_whose_tagging_failed_as_partial() {
         pod.tags
             .insert(px_topology::TAG_CAPACITY.into(), "1".into());
     }
-    let p = crate::support::tenant::plan_for(&m, &d, PlanOptions::default()).await;
+    let staged = crate::support::tenant::planned(&m, &d, PlanOptions::default()).await;
     // Every call after the first round (pod, group, hosts, token) fails with 503.
     let faults = m.clone();
     let after_round_1 = move |ev: ProgressEvent| {
@@ -205,7 +206,7 @@ async fn report_counts_a_created_pod_whose_tagging_failed_as_partial() {
             faults.faults().unavailable_next(1000);
         }
     };
-    let r = apply(&m, &d, &p, &ApplyOptions::default(), &after_round_1).await;
+    let r = apply(staged, &ApplyOptions::default(), &after_round_1).await;
     m.faults().clear();
     assert!(!r.is_success());
     let created: Vec<&str> = r
@@ -240,7 +241,7 @@ async fn report_counts_a_created_pod_whose_tagging_failed_as_partial() {
     assert_eq!(json["partial"].as_array().unwrap().len(), r.partial.len());
     assert!(json["writes"]["created"].as_u64().unwrap() >= 3);
     // A re-apply finishes the tagging and the rest.
-    let p = crate::support::tenant::plan_for(
+    let staged = crate::support::tenant::planned(
         &m,
         &d,
         PlanOptions {
@@ -250,9 +251,7 @@ async fn report_counts_a_created_pod_whose_tagging_failed_as_partial() {
     )
     .await;
     let r = apply(
-        &m,
-        &d,
-        &p,
+        staged,
         &ApplyOptions::default(),
         &crate::support::tenant::quiet,
     )

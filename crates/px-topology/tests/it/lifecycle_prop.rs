@@ -13,10 +13,10 @@ use flasharray::{FlashArray, ListParams, Size};
 use flasharray_mock::Seed;
 use flasharray_mock::foreign::ForeignView;
 use proptest::prelude::*;
-use px_topology::{ApplyOptions, PlanOptions, apply};
+use px_topology::{ApplyOptions, PlanOptions};
 
-use super::worlds::{World, import_tenant, plan_step, world};
-use crate::support::tenant::quiet;
+use super::worlds::{World, import_tenant, planned_step, world};
+use crate::support::tenant::{apply, quiet};
 
 #[derive(Debug, Clone, Copy)]
 enum Edit {
@@ -71,7 +71,8 @@ async fn walk(w: &World, edits: Vec<Edit>) -> Result<(), TestCaseError> {
                 spec.spec.storage.capacity = Size::bytes(c + c / 100 * p);
             }
         }
-        let (t, plan) = plan_step(a, &spec, opts).await;
+        let plan_staged = planned_step(a, &spec, opts).await;
+        let plan = plan_staged.plan().clone();
         if !plan.is_applicable() {
             prop_assert!(plan.conflicts.is_empty(), "{}", plan.to_text(true));
             prop_assert!(
@@ -84,7 +85,7 @@ async fn walk(w: &World, edits: Vec<Edit>) -> Result<(), TestCaseError> {
             spec = before;
             continue;
         }
-        let r = apply(a, &t.desired, &plan, &ApplyOptions::default(), &quiet).await;
+        let r = apply(plan_staged, &ApplyOptions::default(), &quiet).await;
         prop_assert!(r.is_success(), "{}, {e:?}: {r:?}", w.name);
         let now = tenant_volumes(a).await;
         for (name, (size, destroyed)) in &seen {
@@ -93,10 +94,11 @@ async fn walk(w: &World, edits: Vec<Edit>) -> Result<(), TestCaseError> {
             prop_assert!(!d || *destroyed, "{name} destroyed after {e:?}");
         }
         seen = now;
-        let (t, again) = plan_step(a, &spec, opts).await;
+        let again_staged = planned_step(a, &spec, opts).await;
+        let again = again_staged.plan().clone();
         prop_assert!(!again.has_changes(), "{e:?}: {}", again.to_text(true));
         m.reset_stats();
-        let r = apply(a, &t.desired, &again, &ApplyOptions::default(), &quiet).await;
+        let r = apply(again_staged, &ApplyOptions::default(), &quiet).await;
         prop_assert!(r.is_success(), "{r:?}");
         prop_assert_eq!(m.stats().writes, 0, "second apply after {:?} wrote", e);
         let after = ForeignView::read(a, "tenant-demo").await.unwrap();

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use flasharray::Size;
 use flasharray_mock::MockArray;
-use px_topology::{Action, Kind, PlanDocument, PlanOptions, observe, plan};
+use px_topology::{Action, Kind, PlanDocument, PlanOptions};
 
-use crate::support::tenant::{TENANT, desired};
+use crate::support::tenant::{TENANT, desired, observe};
 
 fn schema_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/plan.schema.json")
@@ -31,8 +31,8 @@ fn committed_schema_matches_the_types() {
 async fn a_plan_validates_against_the_schema_with_typed_details() {
     let array = MockArray::new();
     let want = desired(TENANT, 1, Size::gib(512));
-    let observed = observe(&array, &want).await.unwrap();
-    let p = plan(&want, &observed, &PlanOptions::default());
+    let staged = observe(&array, &want).await.plan(&PlanOptions::default());
+    let p = staged.plan();
     let doc = p.to_json();
 
     assert_eq!(doc["apiVersion"], "pxfa.io/v1alpha1");

@@ -4,11 +4,9 @@
 use flasharray::models::PodPost;
 use flasharray::{FlashArray, PodName, Size};
 use flasharray_mock::MockArray;
-use px_topology::{
-    ArraySpaceInfo, PlanOptions, PreflightOptions, new_bytes, observe, plan, preflight,
-};
+use px_topology::{ArraySpaceInfo, PlanOptions, PreflightOptions, new_bytes};
 
-use crate::support::tenant::{ADMIN, TENANT, tenant_state};
+use crate::support::tenant::{ADMIN, TENANT, observe, tenant_state};
 
 /// 3 workers x (2 x 512 GiB + 64 GiB).
 const TENANT_GIB: u64 = 3 * (2 * 512 + 64);
@@ -28,10 +26,12 @@ async fn checks(
     sp: Option<&ArraySpaceInfo>,
     opts: PreflightOptions,
 ) -> Vec<px_topology::PreflightFinding> {
-    let obs = observe(array, d).await.unwrap();
-    let p = plan(d, &obs, &PlanOptions::default());
-    assert_eq!(new_bytes(&p, &obs), Size::gib(TENANT_GIB).as_u64());
-    preflight(&p, &obs, sp, opts)
+    let staged = observe(array, d).await.plan(&PlanOptions::default());
+    assert_eq!(
+        new_bytes(staged.plan(), staged.observed()),
+        Size::gib(TENANT_GIB).as_u64()
+    );
+    staged.preflight(sp, opts)
 }
 
 #[tokio::test]
@@ -103,16 +103,13 @@ async fn pod_quota_exceeded_and_raised_by_the_plan() {
     .unwrap();
     let mut adopt = d.clone();
     adopt.pod.as_mut().unwrap().quota = Some(Size::gib(4096));
-    let obs = observe(&array, &adopt).await.unwrap();
-    let p = plan(
-        &adopt,
-        &obs,
-        &PlanOptions {
-            adopt: true,
-            ..PlanOptions::default()
-        },
-    );
-    let f: Vec<_> = preflight(&p, &obs, None, PreflightOptions::default())
+    let staged = observe(&array, &adopt).await.plan(&PlanOptions {
+        adopt: true,
+        ..PlanOptions::default()
+    });
+    let p = staged.plan();
+    let f: Vec<_> = staged
+        .preflight(None, PreflightOptions::default())
         .into_iter()
         .filter(|f| f.check == "pod-quota")
         .collect();
@@ -124,15 +121,10 @@ async fn pod_quota_exceeded_and_raised_by_the_plan() {
     // Without the raise, the observed quota counts.
     let mut keep = d.clone();
     keep.pod.as_mut().unwrap().quota = None;
-    let obs = observe(&array, &keep).await.unwrap();
-    let p = plan(
-        &keep,
-        &obs,
-        &PlanOptions {
-            adopt: true,
-            ..PlanOptions::default()
-        },
-    );
-    let f = preflight(&p, &obs, None, PreflightOptions::default());
+    let staged = observe(&array, &keep).await.plan(&PlanOptions {
+        adopt: true,
+        ..PlanOptions::default()
+    });
+    let f = staged.preflight(None, PreflightOptions::default());
     assert!(f.iter().any(|f| f.check == "pod-quota"), "{f:?}");
 }

@@ -16,12 +16,14 @@ use flasharray_sim::{SimConfig, Simulator};
 use px_topology::spec::{TenantStorage, parse_valid_spec};
 use px_topology::{
     Action, ApplyOptions, ApplyReport, DesiredState, DestroyOptions, Kind, Plan, PlanOptions,
-    RealmGateError, apply, destroy, observe, plan, plan_destroy, require_realm_support,
+    RealmGateError,
 };
 use secrecy::ExposeSecret;
 
 use crate::support;
-use crate::support::tenant::quiet;
+use crate::support::tenant::{
+    Planned, apply, destroy, planned, preview_destroy, quiet, realm_gate,
+};
 
 const TOKEN: &str = "9b1d2c3e-4f5a-4b6c-8d7e-0f1a2b3c4d5e";
 const REALM: &str = "tenant-cdr-realm";
@@ -41,25 +43,30 @@ fn mock(seed: Seed) -> MockArray {
 }
 
 async fn plan_on(a: &dyn FlashArray, d: &DesiredState, opts: PlanOptions) -> Plan {
-    require_realm_support(a, d).await.expect("realms supported");
-    let obs = observe(a, d).await.expect("observe");
-    plan(d, &obs, &opts)
+    planned_on(a, d, opts).await.plan().clone()
+}
+
+/// Observes (the realm gate first: realms must be supported) and plans.
+async fn planned_on<'a>(a: &'a dyn FlashArray, d: &DesiredState, opts: PlanOptions) -> Planned<'a> {
+    planned(a, d, opts).await
 }
 
 /// Plans and applies; then a second plan has no changes and its apply writes nothing.
 async fn apply_twice(m: &MockArray, a: &dyn FlashArray, d: &DesiredState) -> (Plan, ApplyReport) {
-    let p = plan_on(a, d, PlanOptions::default()).await;
+    let staged = planned_on(a, d, PlanOptions::default()).await;
+    let p = staged.plan().clone();
     assert!(p.is_applicable(), "{}", p.to_text(false));
-    let r = apply(a, d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
-    let again = plan_on(a, d, PlanOptions::default()).await;
+    let again_planned = planned_on(a, d, PlanOptions::default()).await;
+    let again = again_planned.plan().clone();
     assert!(
         again.is_applicable() && !again.has_changes(),
         "{}",
         again.to_text(true)
     );
     m.reset_stats();
-    let r2 = apply(a, d, &again, &ApplyOptions::default(), &quiet).await;
+    let r2 = apply(again_planned, &ApplyOptions::default(), &quiet).await;
     assert!(r2.is_success(), "{r2:?}");
     assert_eq!(m.stats().writes, 0, "re-apply writes nothing");
     assert_eq!(r2.writes.total(), 0);
@@ -272,14 +279,15 @@ async fn a_realm_pxfa_did_not_make_is_adopted_only_when_told() {
         adopt: true,
         ..PlanOptions::default()
     };
-    let p = plan_on(&m, &d, adopt).await;
+    let staged = planned_on(&m, &d, adopt).await;
+    let p = staged.plan().clone();
     assert!(p.is_applicable(), "{}", p.to_text(true));
     assert!(
         p.actionable().all(|c| c.kind != Kind::Realm),
         "{}",
         p.to_text(true)
     );
-    let r = apply(&m, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     // From now on the tenant's pod marks the realm as this tenant's.
     let p = plan_on(&m, &d, PlanOptions::default()).await;
@@ -372,8 +380,9 @@ async fn destroy_keeps_a_realm_holding_foreign_pods() {
     m.create_pods(std::slice::from_ref(&foreign), &PodPost::default())
         .await
         .unwrap();
-    let obs = observe(&m, &d).await.unwrap();
-    let preview = plan_destroy(&obs, &d, &DestroyOptions::default()).unwrap();
+    let preview = preview_destroy(&m, &d, &DestroyOptions::default())
+        .await
+        .unwrap();
     assert!(
         preview.changes.iter().all(|c| c.kind != Kind::Realm),
         "{:?}",
@@ -454,7 +463,7 @@ async fn an_array_without_realms_is_refused_before_anything_is_read() {
         .build()
         .unwrap();
     let d = desired(&spec());
-    let e = require_realm_support(&rest, &d).await.unwrap_err();
+    let e = realm_gate(&rest, &d).await.unwrap_err();
     assert!(
         matches!(e, RealmGateError::Unsupported { found: 35, .. }),
         "{e:?}"
@@ -472,7 +481,7 @@ async fn an_array_without_realms_is_refused_before_anything_is_read() {
     // Without a realm the same array still cannot tag the tenant's pod (pods/tags is
     // REST 2.39, py-pure-client's FA_2_39); the in-memory array has everything.
     let plain = desired(&support::example_specs()[0].1);
-    let e = require_realm_support(&rest, &plain).await.unwrap_err();
+    let e = realm_gate(&rest, &plain).await.unwrap_err();
     assert!(
         matches!(
             e,
@@ -484,7 +493,7 @@ async fn an_array_without_realms_is_refused_before_anything_is_read() {
         ),
         "{e:?}"
     );
-    require_realm_support(&m, &d).await.unwrap();
+    realm_gate(&m, &d).await.unwrap();
 }
 
 fn realm_spec(edit: impl Fn(String) -> String) -> String {
@@ -562,28 +571,6 @@ fn direct_access_volumes_live_in_the_realms_pod() {
     );
 }
 
-#[test]
-fn plan_text_names_the_realm_objects() {
-    let d = desired(&spec());
-    // A fresh array: nothing there, the token user missing.
-    let fresh = px_topology::Observed {
-        token: px_topology::TokenState::AdminMissing,
-        ..Default::default()
-    };
-    let p = plan(&d, &fresh, &PlanOptions::default());
-    let text = p.to_text(false);
-    for line in [
-        "+ create realm tenant-cdr-realm",
-        "+ create pod tenant-cdr-realm::tenant-cdr",
-        "+ create access policy pxfa-tenant-cdr",
-        "+ create realm user pxfa-tenant-cdr",
-        "+ create api token of pxfa-tenant-cdr",
-    ] {
-        assert!(text.contains(line), "{line:?} not in\n{text}");
-    }
-    assert!(p.changes.iter().all(|c| c.action == Action::Create));
-}
-
 fn rendered(t: &TenantStorage) -> Vec<px_topology::Manifest> {
     px_topology::render(
         t,
@@ -642,27 +629,28 @@ async fn lost_answers_and_dropped_writes_of_the_realm_tenant_are_settled() {
         for lose in [true, false] {
             let label = if lose { "answer lost" } else { "write dropped" };
             let m = mock(Seed::Empty);
-            let p = plan_on(&m, &d, PlanOptions::default()).await;
+            // Settled by the one layer a caller puts around the array.
+            let settling = flasharray::Settling::new(&m);
+            let staged = planned_on(&settling, &d, PlanOptions::default()).await;
             if lose {
                 m.faults().fail_write_after_effect(n);
             } else {
                 m.faults().drop_write(n);
             }
-            // Settled by the one layer a caller puts around the array.
-            let settling = flasharray::Settling::new(&m);
-            let first = apply(&settling, &d, &p, &ApplyOptions::default(), &quiet).await;
+            let first = apply(staged, &ApplyOptions::default(), &quiet).await;
             m.faults().clear();
             if lose {
                 // The re-read settles it within the same apply.
                 assert!(first.is_success(), "{label} at write {n}: {first:?}");
             }
-            let p2 = plan_on(&m, &d, PlanOptions::default()).await;
+            let p2_planned = planned_on(&m, &d, PlanOptions::default()).await;
+            let p2 = p2_planned.plan().clone();
             assert!(
                 p2.is_applicable(),
                 "{label} at write {n}: {}",
                 p2.to_text(true)
             );
-            let second = apply(&m, &d, &p2, &ApplyOptions::default(), &quiet).await;
+            let second = apply(p2_planned, &ApplyOptions::default(), &quiet).await;
             assert!(second.is_success(), "{label} at write {n}: {second:?}");
             let p3 = plan_on(&m, &d, PlanOptions::default()).await;
             assert!(

@@ -9,9 +9,11 @@ use std::time::Duration;
 
 use flasharray::{ConnectionParams, FlashArray, ListParams, TagParams, TagResource};
 use flasharray_mock::MockArray;
-use px_topology::{ApplyOptions, DesiredState, PlanOptions, apply};
+use px_topology::{ApplyOptions, DesiredState, PlanOptions};
 
-use crate::support::tenant::{ADMIN, array, converge, plan_for, quiet, tenant_state};
+use crate::support::tenant::{
+    ADMIN, apply, array, converge, plan_for, planned, quiet, tenant_state,
+};
 
 /// The array as an admin sees it, without ids, serials, times or LUN numbers (the
 /// array allocates those): what must be equal after any interrupted apply is resumed.
@@ -95,20 +97,21 @@ async fn resume_after(
     label: &str,
 ) {
     let a = array();
-    let p = plan_for(&a, d, PlanOptions::default()).await;
-    inject(&a);
     // Settled by the one layer a caller puts around the array.
     let settling = flasharray::Settling::new(&a);
-    let first = apply(&settling, d, &p, &ApplyOptions::default(), &quiet).await;
+    let staged = planned(&settling, d, PlanOptions::default()).await;
+    inject(&a);
+    let first = apply(staged, &ApplyOptions::default(), &quiet).await;
     a.faults().clear();
     // Whatever the first attempt managed, a new plan and apply must converge.
-    let p2 = plan_for(&a, d, PlanOptions::default()).await;
+    let p2_planned = planned(&a, d, PlanOptions::default()).await;
+    let p2 = p2_planned.plan().clone();
     assert!(
         !p2.is_blocked(),
         "{label}: {}\nfirst: {first:?}",
         p2.to_text(false)
     );
-    let second = apply(&a, d, &p2, &ApplyOptions::default(), &quiet).await;
+    let second = apply(p2_planned, &ApplyOptions::default(), &quiet).await;
     assert!(second.is_success(), "{label}: {second:?}");
     let p3 = plan_for(&a, d, PlanOptions::default()).await;
     assert!(!p3.has_changes(), "{label}: {}", p3.to_text(false));
@@ -155,14 +158,14 @@ fn array_for(d: &DesiredState) -> MockArray {
 async fn kill_after_write(d: &DesiredState, n: u64, want: &serde_json::Value) {
     let label = format!("{}: killed after write {n}", d.tenant);
     let a = array_for(d);
-    let p = plan_for(&a, d, PlanOptions::default()).await;
+    let staged = planned(&a, d, PlanOptions::default()).await;
     a.faults().stall_after_write(n);
     // The stalled array never answers again; the timeout drops the apply future
     // mid-flight, which is what a killed process amounts to. The clock is paused,
     // so the timeout costs no real time.
     let killed = tokio::time::timeout(
         Duration::from_secs(3600),
-        apply(&a, d, &p, &ApplyOptions::default(), &quiet),
+        apply(staged, &ApplyOptions::default(), &quiet),
     )
     .await;
     assert!(killed.is_err(), "{label}: the apply finished anyway");
@@ -170,10 +173,11 @@ async fn kill_after_write(d: &DesiredState, n: u64, want: &serde_json::Value) {
     a.faults().clear();
     every_volume_fully_tagged(&a, d, &label).await;
 
-    let p2 = plan_for(&a, d, PlanOptions::default()).await;
+    let p2_planned = planned(&a, d, PlanOptions::default()).await;
+    let p2 = p2_planned.plan().clone();
     assert!(!p2.is_blocked(), "{label}: {}", p2.to_text(false));
     assert!(p2.conflicts.is_empty(), "{label}: {:?}", p2.conflicts);
-    let second = apply(&a, d, &p2, &ApplyOptions::default(), &quiet).await;
+    let second = apply(p2_planned, &ApplyOptions::default(), &quiet).await;
     assert!(second.is_success(), "{label}: {second:?}");
     let p3 = plan_for(&a, d, PlanOptions::default()).await;
     assert!(!p3.has_changes(), "{label}: {}", p3.to_text(false));
@@ -269,12 +273,12 @@ async fn killed_applies_of_the_example_tenants_converge_too() {
 async fn lost_answer_is_reconciled_within_the_same_apply() {
     let d = tenant_state();
     let a = array();
-    let p = plan_for(&a, &d, PlanOptions::default()).await;
+    let settling = flasharray::Settling::new(&a);
+    let staged = planned(&settling, &d, PlanOptions::default()).await;
     // The first write is the pod or another round-1 create; its answer is lost.
     a.faults().fail_write_after_effect(1);
     a.faults().drop_write(6);
-    let settling = flasharray::Settling::new(&a);
-    let r = apply(&settling, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(
         r.is_success(),
         "re-read, then resend only what is missing: {r:?}"

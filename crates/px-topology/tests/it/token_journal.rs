@@ -9,12 +9,13 @@ use crate::support as examples;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::tenant::{Planned, apply};
 use flasharray::FlashArray;
 use flasharray_mock::MockArray;
-use px_topology::token_journal::{JournalStep, MemTokenJournal, TokenJournal, read_journal};
+use px_topology::token_journal::{JournalStep, MemTokenJournal, TokenJournal};
 use px_topology::{
     Action, ApplyOptions, Cancel, DesiredState, JournalVerdict, Kind, Plan, PlanOptions,
-    ProgressEvent, apply, observe, plan,
+    ProgressEvent, Site,
 };
 use secrecy::{ExposeSecret, SecretString};
 
@@ -53,21 +54,33 @@ impl Store {
     }
 }
 
+/// Observes with the journal in the site (read into the observation, written by
+/// the apply) and plans.
+async fn journal_planned<'a>(
+    a: &'a dyn FlashArray,
+    d: &DesiredState,
+    token_journal: &MemTokenJournal,
+) -> (Planned<'a>, JournalVerdict) {
+    let site = Site {
+        journal: Some(Arc::new(token_journal.clone())),
+        ..Site::array(a)
+    };
+    let staged = d
+        .observe(site)
+        .await
+        .expect("observe")
+        .plan(&PlanOptions::default());
+    let verdict = staged.observed().token_journal;
+    (staged, verdict)
+}
+
 async fn journal_plan(
     a: &MockArray,
     d: &DesiredState,
     token_journal: &MemTokenJournal,
 ) -> (Plan, JournalVerdict) {
-    let mut obs = observe(a, d).await.expect("observe");
-    read_journal(token_journal, d, &mut obs).expect("journal");
-    (plan(d, &obs, &PlanOptions::default()), obs.token_journal)
-}
-
-fn opts(token_journal: &MemTokenJournal) -> ApplyOptions {
-    ApplyOptions {
-        journal: Some(Arc::new(token_journal.clone())),
-        ..ApplyOptions::default()
-    }
+    let (staged, verdict) = journal_planned(a, d, token_journal).await;
+    (staged.plan().clone(), verdict)
 }
 
 /// One run: plan with the journal, apply, deliver, mark delivered. Returns whether
@@ -78,12 +91,16 @@ async fn run(
     token_journal: &MemTokenJournal,
     store: &Store,
 ) -> bool {
-    let (p, _) = journal_plan(a, d, token_journal).await;
-    let (a2, d2, o) = (a.clone(), d.clone(), opts(token_journal));
+    let (a2, d2, j2) = (a.clone(), d.clone(), token_journal.clone());
     // A spawned task: a token journal crash hook panics it, which ends every call of the
     // apply at that instant, as a killed process would.
     let task = tokio::spawn(async move {
-        tokio::time::timeout(Duration::from_secs(3600), apply(&a2, &d2, &p, &o, &quiet)).await
+        let (p, _) = journal_planned(&a2, &d2, &j2).await;
+        tokio::time::timeout(
+            Duration::from_secs(3600),
+            apply(p, &ApplyOptions::default(), &quiet),
+        )
+        .await
     });
     let report = match task.await {
         Ok(Ok(r)) => r,
@@ -126,8 +143,8 @@ async fn killed_then_rerun(d: &DesiredState, kill: Kill, label: &str) {
             run(&a, d, &token_journal, &store).await;
         }
         Kill::BeforeDelivery => {
-            let (p, _) = journal_plan(&a, d, &token_journal).await;
-            let r = apply(&a, d, &p, &opts(&token_journal), &quiet).await;
+            let (p, _) = journal_planned(&a, d, &token_journal).await;
+            let r = apply(p, &ApplyOptions::default(), &quiet).await;
             assert!(r.is_success(), "{label}: {r:?}");
         }
     }
@@ -263,16 +280,16 @@ async fn a_cancelled_apply_starts_nothing_more() {
     let d = cloud_drive();
     let a = array_for(&d);
     let token_journal = MemTokenJournal::new();
-    let (p, _) = journal_plan(&a, &d, &token_journal).await;
+    let (p, _) = journal_planned(&a, &d, &token_journal).await;
     let cancel = Cancel::new();
     let c2 = cancel.clone();
     // One call at a time; cancel when the first change ends.
     let o = ApplyOptions {
         concurrency: 1,
         cancel: cancel.clone(),
-        ..opts(&token_journal)
+        ..ApplyOptions::default()
     };
-    let r = apply(&a, &d, &p, &o, &move |ev| {
+    let r = apply(p, &o, &move |ev| {
         if matches!(ev, ProgressEvent::ChangeFinished { .. }) {
             c2.cancel();
         }
@@ -308,12 +325,12 @@ async fn a_token_whose_answer_was_lost_is_a_failure_then_replaced() {
     for n in 1..=8 {
         let a = array_for(&d);
         let token_journal = MemTokenJournal::new();
-        let (p, _) = journal_plan(&a, &d, &token_journal).await;
-        a.faults().fail_write_after_effect(n);
-        a.faults().withhold_token_values(true);
         // Settled by the one layer a caller puts around the array.
         let settling = flasharray::Settling::new(&a);
-        let r = apply(&settling, &d, &p, &opts(&token_journal), &quiet).await;
+        let (p, _) = journal_planned(&settling, &d, &token_journal).await;
+        a.faults().fail_write_after_effect(n);
+        a.faults().withhold_token_values(true);
+        let r = apply(p, &ApplyOptions::default(), &quiet).await;
         a.faults().clear();
         let on_array = token_created_at(&a, &user).await.is_some();
         if !on_array || r.facts.api_token.is_some() {

@@ -8,10 +8,11 @@ use flasharray::Size;
 use flasharray::rest::RestArray;
 use flasharray_mock::MockArray;
 use flasharray_sim::{RunningSim, SimConfig, Simulator, critical_path_depth};
-use px_topology::{PlanOptions, RealmGateError, observe, plan, require_realm_support};
+use px_topology::{ApplyOptions, PlanOptions, RealmGateError};
 
-use crate::support::tenant::{TENANT, array, converge, desired, quiet, tenant_state};
-use px_topology::{ApplyOptions, apply};
+use crate::support::tenant::{
+    TENANT, apply, array, converge, desired, observe, quiet, realm_gate, tenant_state,
+};
 
 const TOKEN: &str = "wire-test-token-4f1c";
 
@@ -39,7 +40,8 @@ async fn fresh_observe_is_one_round_after_version_and_login() {
     let mock = array();
     let (sim, rest) = serve(&mock).await;
     let d = tenant_state();
-    let obs = observe(&rest, &d).await.unwrap();
+    let observation = observe(&rest, &d).await;
+    let obs = observation.observed();
     assert_eq!(obs.rounds, 1);
     let log = sim.request_log();
     // version, login, then every read at once: no second try for missing names.
@@ -53,13 +55,15 @@ async fn converged_observe_is_one_round() {
     let d = tenant_state();
     converge(&mock, &d).await;
     let (sim, rest) = serve(&mock).await;
-    observe(&rest, &d).await.unwrap();
+    observe(&rest, &d).await;
     sim.reset_stats();
-    let obs = observe(&rest, &d).await.unwrap();
+    let observation = observe(&rest, &d).await;
+    let obs = observation.observed();
     assert_eq!(obs.rounds, 1);
     assert!(!obs.connections.is_empty());
     assert_eq!(critical_path_depth(&sim.request_log()), 1);
-    let p = plan(&d, &obs, &PlanOptions::default());
+    let staged = observation.plan(&PlanOptions::default());
+    let p = staged.plan();
     assert!(!p.has_changes(), "{}", p.to_text(false));
 }
 
@@ -69,9 +73,10 @@ async fn orphans_cost_one_more_round() {
     converge(&mock, &desired(TENANT, 3, Size::gib(512))).await;
     let (sim, rest) = serve(&mock).await;
     let smaller = desired(TENANT, 2, Size::gib(512));
-    observe(&rest, &smaller).await.unwrap();
+    observe(&rest, &smaller).await;
     sim.reset_stats();
-    let obs = observe(&rest, &smaller).await.unwrap();
+    let observation = observe(&rest, &smaller).await;
+    let obs = observation.observed();
     assert_eq!(obs.rounds, 2);
     assert_eq!(obs.orphans.volumes.len(), 3);
     // The orphans' connections come in the same round as the orphans.
@@ -91,9 +96,8 @@ async fn orphans_cost_one_more_round() {
 async fn fresh_apply_at(version: Option<&str>, mock: &MockArray) -> (Vec<String>, usize) {
     let (sim, rest) = serve_at(mock, version).await;
     let d = tenant_state();
-    let obs = observe(&rest, &d).await.unwrap();
-    let p = plan(&d, &obs, &PlanOptions::default());
-    let r = apply(&rest, &d, &p, &ApplyOptions::default(), &quiet).await;
+    let staged = observe(&rest, &d).await.plan(&PlanOptions::default());
+    let r = apply(staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{r:?}");
     let log = sim.request_log();
     let depth = critical_path_depth(&log);
@@ -102,11 +106,8 @@ async fn fresh_apply_at(version: Option<&str>, mock: &MockArray) -> (Vec<String>
         .map(|r| format!("{} {}", r.method, r.path))
         .collect();
     // Converged whatever the path: nothing left to do.
-    let again = plan(
-        &d,
-        &observe(&rest, &d).await.unwrap(),
-        &PlanOptions::default(),
-    );
+    let again = observe(&rest, &d).await.plan(&PlanOptions::default());
+    let again = again.plan();
     assert!(!again.has_changes(), "{}", again.to_text(false));
     (lines, depth)
 }
@@ -139,7 +140,7 @@ async fn below_2_39_a_tenant_pod_is_refused_before_anything_is_written() {
     let mock = array();
     let (sim, rest) = serve_at(&mock, Some("2.31")).await;
     let d = tenant_state();
-    let e = require_realm_support(&rest, &d).await.unwrap_err();
+    let e = realm_gate(&rest, &d).await.unwrap_err();
     assert!(
         matches!(
             e,

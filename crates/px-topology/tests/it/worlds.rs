@@ -13,10 +13,10 @@ use flasharray_mock::foreign::ForeignView;
 use flasharray_mock::{MockArray, MockClock, Seed};
 use flasharray_sim::{RunningSim, SimConfig, Simulator};
 use px_topology::spec::{Attach, TenantStorage};
-use px_topology::{ApplyOptions, ApplyReport, Plan, PlanOptions, Site, Tenant, apply};
+use px_topology::{ApplyOptions, ApplyReport, Plan, PlanOptions, Planned, Site, Tenant};
 
 use crate::support;
-use crate::support::tenant::quiet;
+use crate::support::tenant::{apply, quiet};
 
 const TOKEN: &str = "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6";
 
@@ -118,14 +118,21 @@ pub(crate) async fn plan_step(
     spec: &TenantStorage,
     opts: PlanOptions,
 ) -> (Tenant, Plan) {
+    let (t, _, p) = planned_step(array, spec, opts).await.into_parts();
+    (t, p)
+}
+
+/// [`plan_step`]'s plan as the pipeline's stage before the apply.
+pub(crate) async fn planned_step<'a>(
+    array: &'a dyn FlashArray,
+    spec: &TenantStorage,
+    opts: PlanOptions,
+) -> Planned<'a> {
     let t = Tenant::from_spec(spec.clone(), Path::new("spec.yaml")).unwrap();
-    let (t, _, p) = t
-        .observe(Site::array(array))
+    t.observe(Site::array(array))
         .await
         .expect("observe")
         .plan(&opts)
-        .into_parts();
-    (t, p)
 }
 
 /// What one applied step did.
@@ -142,9 +149,10 @@ pub(crate) struct Step {
 pub(crate) async fn apply_step(w: &World, spec: &TenantStorage, opts: PlanOptions) -> Step {
     let a = w.array();
     let before = ForeignView::read(a, spec.tenant_name()).await.unwrap();
-    let (t, plan) = plan_step(a, spec, opts).await;
+    let plan_staged = planned_step(a, spec, opts).await;
+    let plan = plan_staged.plan().clone();
     assert!(plan.is_applicable(), "{}: {}", w.name, plan.to_text(false));
-    let report = apply(a, &t.desired, &plan, &ApplyOptions::default(), &quiet).await;
+    let report = apply(plan_staged, &ApplyOptions::default(), &quiet).await;
     assert!(report.is_success(), "{}: {report:?}", w.name);
     let after = ForeignView::read(a, spec.tenant_name()).await.unwrap();
     assert_eq!(
@@ -153,10 +161,11 @@ pub(crate) async fn apply_step(w: &World, spec: &TenantStorage, opts: PlanOption
         "{}",
         w.name
     );
-    let (t, again) = plan_step(a, spec, opts).await;
+    let again_staged = planned_step(a, spec, opts).await;
+    let again = again_staged.plan().clone();
     assert!(!again.has_changes(), "{}: {}", w.name, again.to_text(true));
     w.mock.reset_stats();
-    let r = apply(a, &t.desired, &again, &ApplyOptions::default(), &quiet).await;
+    let r = apply(again_staged, &ApplyOptions::default(), &quiet).await;
     assert!(r.is_success(), "{}: {r:?}", w.name);
     assert_eq!(
         w.mock.stats().writes,

@@ -265,7 +265,7 @@ struct Disconnected {
 }
 
 /// What would be destroyed, from an observation. Pure: no array access.
-pub fn plan_destroy(
+pub(crate) fn plan_destroy(
     obs: &Observed,
     desired: &DesiredState,
     scope: impl Into<DestroyScope>,

@@ -2,13 +2,14 @@
 //! tests share (and the converge benchmark, by path): a direct-access-like desired
 //! state built by hand, a mock array with its admins, and plan-then-apply.
 
+use flasharray::FlashArray;
 use flasharray::{ConnectionTarget, HostGroupName, HostName, PodName, Size, VolumeName};
 use flasharray_mock::MockArray;
 use px_topology::{
-    ApplyOptions, ApplyReport, DesiredApiToken, DesiredConnection, DesiredHost, DesiredHostGroup,
-    DesiredPod, DesiredState, DesiredVolume, DestroyOptions, DestroyReport, Plan, PlanOptions,
-    ProgressEvent, Scope, TAG_DISK, TAG_NODE, TenantId, apply, destroy, observe, ownership_tags,
-    plan,
+    ApplyOptions, ApplyReport, ArrayOnly, DesiredApiToken, DesiredConnection, DesiredHost,
+    DesiredHostGroup, DesiredPod, DesiredState, DesiredVolume, DestroyError, DestroyOptions,
+    DestroyPlan, DestroyReport, Observation, ObserveError, Plan, PlanOptions, ProgressEvent,
+    RealmGateError, Scope, Site, Subject, TAG_DISK, TAG_NODE, TenantId, ownership_tags,
 };
 
 /// The tenant of [`tenant_state`].
@@ -110,18 +111,86 @@ pub(crate) fn array() -> MockArray {
 /// Progress that goes nowhere.
 pub(crate) fn quiet(_: ProgressEvent) {}
 
+/// A plan of a hand-built state, the stage before its apply.
+pub(crate) type Planned<'a> = px_topology::Planned<'a, DesiredState>;
+
+/// Observes `d` on `array` through the pipeline (the door for a state built by hand).
+pub(crate) async fn observe<'a>(
+    array: &'a dyn FlashArray,
+    d: &DesiredState,
+) -> Observation<'a, DesiredState> {
+    d.observe(Site::array(array)).await.expect("observe")
+}
+
+/// The pipeline's realm gate alone: `d` observed on `array`, its gate's refusal
+/// returned (any other error fails the test).
+pub(crate) async fn realm_gate(
+    array: &dyn FlashArray,
+    d: &DesiredState,
+) -> Result<(), RealmGateError> {
+    match d.observe(Site::array(array)).await {
+        Ok(_) => Ok(()),
+        Err(ObserveError::Realm(e)) => Err(e),
+        Err(e) => panic!("observe: {e:?}"),
+    }
+}
+
+/// Observes `d` on `array` and plans it.
+pub(crate) async fn planned<'a>(
+    array: &'a dyn FlashArray,
+    d: &DesiredState,
+    opts: PlanOptions,
+) -> Planned<'a> {
+    observe(array, d).await.plan(&opts)
+}
+
 /// Observes `d` on the array and plans it.
 pub(crate) async fn plan_for(array: &MockArray, d: &DesiredState, opts: PlanOptions) -> Plan {
-    let obs = observe(array, d).await.expect("observe");
-    plan(d, &obs, &opts)
+    planned(array, d, opts).await.plan().clone()
+}
+
+/// The pipeline's apply of `planned` with no clusters; the test keeps a token the
+/// plan creates (the adapter's copy), so a plan creating one is not refused.
+pub(crate) async fn apply<S: Subject>(
+    planned: px_topology::Planned<'_, S>,
+    opts: &ApplyOptions,
+    progress: &(dyn Fn(ProgressEvent) + Send + Sync),
+) -> ApplyReport {
+    let applied = planned
+        .with_token_copy(true)
+        .apply(&ArrayOnly, opts.clone(), progress)
+        .await
+        .expect("apply");
+    applied.report().clone()
 }
 
 /// Plans and applies `d` (the plan must not be blocked).
 pub(crate) async fn converge(array: &MockArray, d: &DesiredState) -> (Plan, ApplyReport) {
-    let p = plan_for(array, d, PlanOptions::default()).await;
+    let planned = planned(array, d, PlanOptions::default()).await;
+    let p = planned.plan().clone();
     assert!(!p.is_blocked(), "{}", p.to_text(false));
-    let r = apply(array, d, &p, &ApplyOptions::default(), &quiet).await;
+    let r = apply(planned, &ApplyOptions::default(), &quiet).await;
     (p, r)
+}
+
+/// The destroy plan of `d` (observe, then the destroy's plan); writes nothing.
+pub(crate) async fn preview_destroy(
+    array: &dyn FlashArray,
+    d: &DesiredState,
+    opts: &DestroyOptions,
+) -> Result<DestroyPlan, DestroyError> {
+    Ok(observe(array, d).await.plan_destroy(opts)?.into_plan())
+}
+
+/// The pipeline's destroy of `d`: observe, plan the destroy, run it.
+pub(crate) async fn destroy(
+    array: &dyn FlashArray,
+    d: &DesiredState,
+    opts: &DestroyOptions,
+    progress: &(dyn Fn(ProgressEvent) + Send + Sync),
+) -> Result<DestroyReport, DestroyError> {
+    let planned = observe(array, d).await.plan_destroy(opts)?;
+    Ok(planned.destroy(opts, progress).await)
 }
 
 /// `destroy` of `d` with these options; the call itself must not fail.
