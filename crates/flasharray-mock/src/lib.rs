@@ -5,8 +5,9 @@
 //! case-insensitive names, destroyed objects pending eradication on a controllable
 //! [`MockClock`], initiators owned by one host, LUNs allocated as the array does,
 //! pods that refuse destruction while not empty, space accounting, tags, API tokens.
-//! [`Faults`] injects latency, 429/500/503 answers, lost answers, dropped writes and
-//! SafeMode; [`CallStats`] counts round trips per [`Op`].
+//! [`Faults`] injects latency, calls of one operation held until released, 429/500/503
+//! answers, lost answers, dropped writes and SafeMode; [`CallStats`] counts round
+//! trips per [`Op`].
 //!
 //! The crate has no HTTP or TLS stack: the HTTPS simulator that serves a [`MockArray`]
 //! is the `flasharray-sim` crate. Feature `testing` adds the conformance checks

@@ -10,6 +10,7 @@ mod examples;
 mod harness;
 mod olm;
 mod orphans;
+mod plan;
 mod restart;
 mod site;
 mod status;

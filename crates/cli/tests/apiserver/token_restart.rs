@@ -68,8 +68,8 @@ fn cloud_drive_tenant(ns: &str, endpoint: &str, px_ns: &str) -> Value {
     obj
 }
 
-/// The tenant's HostedCluster as `pxfa apply --kubeconfig` makes it (the rendered
-/// object, field manager `pxfa`, the controller's too). The controller alone does
+/// The tenant's HostedCluster as an admin makes it from `pxfa render`'s file (field
+/// manager `pxfa`, the controller's too). The controller alone does
 /// not get a new cloud-drive tenant this far: it refuses the array apply while the
 /// new API token has no tenant cluster to go to, and applies the HostedCluster only
 /// after the array (docs/cluster.md, the table's row on this test).
