@@ -352,25 +352,8 @@ impl std::fmt::Debug for ControllerTokenJournal {
 /// The entries are this process's memory; the hooks copy them to the Secret.
 #[async_trait]
 impl TokenJournal for ControllerTokenJournal {
-    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
-        self.token_journal.record_intent(user, at_ms)
-    }
-
-    fn record_token(
-        &self,
-        user: &str,
-        created_at: Option<u64>,
-        token: &SecretString,
-    ) -> Result<(), JournalError> {
-        self.token_journal.record_token(user, created_at, token)
-    }
-
-    fn delivered(&self, user: &str) -> Result<(), JournalError> {
-        self.token_journal.delivered(user)
-    }
-
-    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
-        self.token_journal.load(user)
+    fn memory(&self) -> Option<&MemTokenJournal> {
+        Some(&self.token_journal)
     }
 
     async fn persist_intent(&self, _user: &str) -> Result<(), JournalError> {

@@ -135,21 +135,42 @@ impl std::error::Error for JournalError {}
 /// The rule every journal keeps: the token is kept (the intent durable before the
 /// create call, the token durable before anyone is given it), and the journal lets
 /// go only once the token was delivered.
+///
+/// A journal keeps its entries one of two ways: itself, implementing the four entry
+/// methods (the CLI's file, [`MemTokenJournal`]), or in this process's memory,
+/// answering [`TokenJournal::memory`] and implementing only the hooks that copy it
+/// (the controller's Secret, tests' recorders): the entry methods then forward to
+/// that memory. A journal that does neither has no entries: its entry methods fail.
 #[async_trait]
 pub trait TokenJournal: Send + Sync + fmt::Debug {
+    /// The in-memory entries the entry methods forward to, for a journal whose
+    /// hooks copy them elsewhere; `None` (the default) for a journal that keeps its
+    /// entries itself.
+    fn memory(&self) -> Option<&MemTokenJournal> {
+        None
+    }
+
     /// Before the create call: `user` is about to get a token (the plan saw none).
-    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError>;
+    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
+        memory_of(self)?.record_intent(user, at_ms)
+    }
     /// The array's answer: the token and its creation time.
     fn record_token(
         &self,
         user: &str,
         created_at: Option<u64>,
         token: &SecretString,
-    ) -> Result<(), JournalError>;
+    ) -> Result<(), JournalError> {
+        memory_of(self)?.record_token(user, created_at, token)
+    }
     /// A durable copy exists elsewhere: the entry is removed.
-    fn delivered(&self, user: &str) -> Result<(), JournalError>;
+    fn delivered(&self, user: &str) -> Result<(), JournalError> {
+        memory_of(self)?.delivered(user)
+    }
     /// The entry of `user`, if any.
-    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError>;
+    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
+        memory_of(self)?.load(user)
+    }
 
     /// Before the first array write of a plan that creates `user`'s token: the
     /// intent is durable, or the apply does not start.
@@ -178,6 +199,15 @@ pub trait TokenJournal: Send + Sync + fmt::Debug {
     fn drops_stale_entries(&self) -> bool {
         false
     }
+}
+
+/// The memory a journal's entry methods forward to (see [`TokenJournal::memory`]).
+fn memory_of<J: TokenJournal + ?Sized>(journal: &J) -> Result<&MemTokenJournal, JournalError> {
+    journal.memory().ok_or_else(|| {
+        JournalError::new(format!(
+            "{journal:?} keeps no entries (neither its own nor in memory)"
+        ))
+    })
 }
 
 /// This machine's clock in ms since the epoch.
@@ -361,6 +391,50 @@ impl TokenJournal for MemTokenJournal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A journal copied elsewhere: only `memory`, and its entries are that memory's.
+    #[derive(Debug, Default)]
+    struct Copied {
+        entries: MemTokenJournal,
+    }
+
+    impl TokenJournal for Copied {
+        fn memory(&self) -> Option<&MemTokenJournal> {
+            Some(&self.entries)
+        }
+    }
+
+    /// Neither its own entries nor a memory.
+    #[derive(Debug)]
+    struct Nothing;
+
+    impl TokenJournal for Nothing {}
+
+    #[test]
+    fn entry_methods_forward_to_the_journals_memory() {
+        let j = Copied::default();
+        let t = SecretString::from("tok".to_string());
+        j.record_intent("px-a", 5).unwrap();
+        j.record_token("px-a", Some(7), &t).unwrap();
+        let e = j.entries.load("PX-A").unwrap().expect("in the memory");
+        assert_eq!(
+            (e.state, e.intent_at_ms, e.created_at),
+            (JournalState::Created, 5, Some(7))
+        );
+        assert_eq!(
+            j.load("px-a").unwrap().map(|e| e.user),
+            Some("px-a".to_string())
+        );
+        j.delivered("px-a").unwrap();
+        assert!(j.entries.load("px-a").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_journal_without_entries_refuses_to_record() {
+        let e = Nothing.record_intent("px-a", 1).unwrap_err();
+        assert!(e.to_string().contains("keeps no entries"), "{e}");
+        assert!(Nothing.load("px-a").is_err());
+    }
 
     fn entry(state: JournalState, intent: u64, created_at: Option<u64>) -> JournalEntry {
         JournalEntry {

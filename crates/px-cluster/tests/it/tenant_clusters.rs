@@ -12,7 +12,7 @@ use px_cluster::tenant_clusters::delivery;
 use px_cluster::{
     ApplyReport, ClusterClients, ClustersReport, Notice, TenantClusters, TenantClustersOptions,
 };
-use px_topology::token_journal::{JournalEntry, JournalError, MemTokenJournal, TokenJournal};
+use px_topology::token_journal::{JournalError, MemTokenJournal, TokenJournal};
 use px_topology::{
     ApplyError, ApplyOptions, ArrayFacts, Cluster, Manifest, PlanOptions, Site, Tenant,
 };
@@ -44,22 +44,8 @@ impl Recorder {
 
 #[async_trait]
 impl TokenJournal for Recorder {
-    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
-        self.entries.record_intent(user, at_ms)
-    }
-    fn record_token(
-        &self,
-        user: &str,
-        created_at: Option<u64>,
-        token: &SecretString,
-    ) -> Result<(), JournalError> {
-        self.entries.record_token(user, created_at, token)
-    }
-    fn delivered(&self, user: &str) -> Result<(), JournalError> {
-        self.entries.delivered(user)
-    }
-    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
-        self.entries.load(user)
+    fn memory(&self) -> Option<&MemTokenJournal> {
+        Some(&self.entries)
     }
     fn drops_stale_entries(&self) -> bool {
         true

@@ -9,11 +9,10 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use flasharray_mock::MockArray;
-use px_topology::token_journal::{JournalEntry, JournalError, MemTokenJournal, TokenJournal};
+use px_topology::token_journal::{JournalError, MemTokenJournal, TokenJournal};
 use px_topology::{
     ApplyError, ApplyOptions, ArrayFacts, ClusterSide, Delivery, PlanOptions, Site, Tenant,
 };
-use secrecy::SecretString;
 
 /// What the pipeline asked of the clusters and of the journal's durable copy, in
 /// order.
@@ -74,22 +73,8 @@ struct RecordingJournal {
 
 #[async_trait]
 impl TokenJournal for RecordingJournal {
-    fn record_intent(&self, user: &str, at_ms: u64) -> Result<(), JournalError> {
-        self.entries.record_intent(user, at_ms)
-    }
-    fn record_token(
-        &self,
-        user: &str,
-        created_at: Option<u64>,
-        token: &SecretString,
-    ) -> Result<(), JournalError> {
-        self.entries.record_token(user, created_at, token)
-    }
-    fn delivered(&self, user: &str) -> Result<(), JournalError> {
-        self.entries.delivered(user)
-    }
-    fn load(&self, user: &str) -> Result<Option<JournalEntry>, JournalError> {
-        self.entries.load(user)
+    fn memory(&self) -> Option<&MemTokenJournal> {
+        Some(&self.entries)
     }
     async fn persist_intent(&self, user: &str) -> Result<(), JournalError> {
         note(&self.calls, format!("persist_intent {user}"));
