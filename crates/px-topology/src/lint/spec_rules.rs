@@ -44,15 +44,17 @@ pub(crate) const VIRTIO_HOTPLUG_LIMIT: u32 = 4;
 /// ("Supported limits", 4.12 to 4.21). [L]
 pub(crate) const SCSI_HOTPLUG_LIMIT: u32 = 255;
 
-/// PXFA036: a direct-access worker takes more disks by hotplug (its data drives, as
-/// sized, and its metadata drive) than the site's limit
+/// PXFA036: a direct-access worker takes more disks by hotplug (its data drives,
+/// `drivesPerNode`, and its metadata drive) than the site's limit
 /// (`management.hotplugDiskLimit`) or, unstated, the documented limit of the bus.
 fn hotplug_limit(spec: &TenantStorage, out: &mut Vec<Finding>) {
     if !spec.mode().drives_are_vm_disks() {
         return;
     }
-    let data = crate::sizing::size(spec, None)
-        .map_or(spec.spec.storage.drives_per_node, |s| s.drives_per_node);
+    // drivesPerNode, a lower bound: the sizing adds drives where the pool ceiling
+    // needs them (`pxfa size` shows them). Not the sizing itself: it reads this
+    // module's PX-StoreV2 minimums.
+    let data = spec.spec.storage.drives_per_node;
     let disks = data + 1;
     let bus = spec.spec.storage.disk_bus;
     let (limit, why) = match (spec.spec.management.hotplug_disk_limit, bus) {

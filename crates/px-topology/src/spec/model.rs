@@ -525,7 +525,7 @@ pub struct ManagementSpec {
     #[serde(default)]
     pub hotplug_gate: HotplugGate,
     /// A statement about the site: the most disks a worker VM takes by hotplug there
-    /// (direct-access drives: data and metadata per worker). Absent: the documented
+    /// (direct-access drives: `drivesPerNode` data drives and the metadata drive). Absent: the documented
     /// limit of the disk bus, [L]: 4 on `virtio` (each hotplugged virtio disk takes a
     /// PCIe port; the fifth fails "No more available PCI slots", kubevirt/kubevirt
     /// #14180) and 255 on `scsi` (OpenShift Virtualization's tested maximum of
