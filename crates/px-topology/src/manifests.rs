@@ -57,6 +57,7 @@ pub fn render(
     }
     out.extend(management::node_network_policies(spec)?);
     out.extend(management::root_disk_storage_class(spec));
+    out.extend(management::etcd_storage_class(spec));
     out.push(hosted_cluster::namespace(spec));
     out.push(hosted_cluster::pull_secret(spec, pull_secret));
     out.extend(hosted_cluster::ssh_key_secret(spec));

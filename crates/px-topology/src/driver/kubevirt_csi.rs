@@ -57,8 +57,15 @@ impl StorageDriver for KubevirtCsi {
             "Binds through the mapping: a PVC appears in the hosted control plane namespace {}.",
             spec.hcp_namespace()
         ));
+        // HyperShift makes the guest class from the mapping with no volumeBindingMode
+        // (hostedclusterconfigoperator resources/kubevirt, whose unit test
+        // TestReconcileKubevirtCSIDriver expects csi.kubevirt.io, bus scsi,
+        // infraStorageClassName and expansion only), and Kubernetes defaults it to
+        // Immediate: the claim binds with no pod.
         pvc = pvc.note(
-            "If the guest class binds WaitForFirstConsumer, the PVC stays Pending until a pod mounts it.",
+            "The guest class HyperShift makes from the mapping sets no volumeBindingMode, so it binds Immediate (the \
+             Kubernetes default; openshift/hypershift hostedclusterconfigoperator resources/kubevirt, \
+             TestReconcileKubevirtCSIDriver): the claim binds with no pod. Pending means the mapping or the infra class.",
         );
         Ok(vec![management::node_pool(spec, &[])?, pvc])
     }

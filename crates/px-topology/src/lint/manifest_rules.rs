@@ -97,6 +97,7 @@ pub fn lint_manifests(docs: &[Value]) -> Vec<Finding> {
     operator_owned_classes(&docs, &mut out);
     metallb_pools(&docs, &mut out);
     bridge_conversions(&docs, &mut out);
+    kubevirt_csi_virtio(&docs, &mut out);
     out
 }
 
@@ -662,6 +663,29 @@ fn rwx_on_kubevirt_csi(docs: &[Value], out: &mut Vec<Finding>) {
             )
         };
         out.push(finding);
+    }
+}
+
+/// PXFA036 in manifests: a kubevirt-csi class on the virtio bus. Each guest claim is
+/// a disk hotplugged into a worker VM: virtio-blk keeps only 20 characters of the
+/// serial, so kubevirt-csi cannot find the device and the mount fails
+/// (kubevirt/csi-driver#368), and each virtio disk takes a PCIe port, the fifth
+/// failing "No more available PCI slots" (kubevirt/kubevirt#14180). [L]
+fn kubevirt_csi_virtio(docs: &[Value], out: &mut Vec<Finding>) {
+    let virtio = of_kind(docs, "StorageClass").filter(|s| {
+        str_at(s, "/provisioner") == Some(KUBEVIRT_CSI_PROVISIONER)
+            && str_at(s, "/parameters/bus") == Some("virtio")
+    });
+    for sc in virtio {
+        out.push(Finding::new(
+            "PXFA036",
+            Severity::Warning,
+            object(sc),
+            "kubevirt-csi class on the virtio bus: virtio keeps 20 characters of a disk serial, so the \
+             driver cannot find the hotplugged disk and the mount fails (kubevirt/csi-driver#368), and \
+             each virtio disk takes a PCIe port, the fifth failing \"No more available PCI slots\" \
+             (kubevirt/kubevirt#14180) [L]. Use bus: scsi (HyperShift's default)",
+        ));
     }
 }
 

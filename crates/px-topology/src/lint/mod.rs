@@ -196,6 +196,11 @@ pub const RULES: &[Rule] = &[
         Severity::Error,
         "a linux bridge carrying storage sessions would be converted to OVS",
     ),
+    Rule::new(
+        "PXFA036",
+        Severity::Warning,
+        "more hotplugged disks per VM than the documented limit, or kubevirt-csi on the virtio bus",
+    ),
 ];
 
 /// The catalogue entry for `id`.

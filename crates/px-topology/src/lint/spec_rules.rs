@@ -8,7 +8,7 @@ use flasharray::Size;
 
 use super::finding::{Finding, Severity};
 use super::nodiscard::nodiscard_reason;
-use crate::spec::{DEFAULT_PORTWORX_VERSION, HotplugGate, TenantStorage, VolumeMode};
+use crate::spec::{DEFAULT_PORTWORX_VERSION, DiskBus, HotplugGate, TenantStorage, VolumeMode};
 
 /// PX-StoreV2 minimum vCPU cores.
 pub(crate) const PX_STOREV2_MIN_CORES: u32 = 8;
@@ -33,7 +33,66 @@ pub fn lint_spec(spec: &TenantStorage) -> Vec<Finding> {
     whereabouts_reconciler(spec, &mut out);
     whereabouts_under_migration(spec, &mut out);
     array_wide_tenant_token(spec, &mut out);
+    hotplug_limit(spec, &mut out);
     out
+}
+
+/// Hotplugged virtio disks per VM before KubeVirt runs out of PCIe ports
+/// (kubevirt/kubevirt#14180: the fifth fails "No more available PCI slots"). [L]
+pub(crate) const VIRTIO_HOTPLUG_LIMIT: u32 = 4;
+/// OpenShift Virtualization's tested maximum of hot-pluggable disks per VM
+/// ("Supported limits", 4.12 to 4.21). [L]
+pub(crate) const SCSI_HOTPLUG_LIMIT: u32 = 255;
+
+/// PXFA036: a direct-access worker takes more disks by hotplug (its data drives,
+/// `drivesPerNode`, and its metadata drive) than the site's limit
+/// (`management.hotplugDiskLimit`) or, unstated, the documented limit of the bus.
+fn hotplug_limit(spec: &TenantStorage, out: &mut Vec<Finding>) {
+    if !spec.mode().drives_are_vm_disks() {
+        return;
+    }
+    // drivesPerNode, a lower bound: the sizing adds drives where the pool ceiling
+    // needs them (`pxfa size` shows them). Not the sizing itself: it reads this
+    // module's PX-StoreV2 minimums.
+    let data = spec.spec.storage.drives_per_node;
+    let disks = data + 1;
+    let bus = spec.spec.storage.disk_bus;
+    let (limit, why) = match (spec.spec.management.hotplug_disk_limit, bus) {
+        (Some(l), _) => (l, "management.hotplugDiskLimit".to_string()),
+        (None, DiskBus::Virtio) => (
+            VIRTIO_HOTPLUG_LIMIT,
+            "each hotplugged virtio disk takes a PCIe port and the fifth fails \"No more available PCI \
+             slots\" (kubevirt/kubevirt#14180) [L]"
+                .to_string(),
+        ),
+        (None, DiskBus::Scsi) => (
+            SCSI_HOTPLUG_LIMIT,
+            "OpenShift Virtualization's tested maximum of hot-pluggable disks per VM (\"Supported limits\") [L]"
+                .to_string(),
+        ),
+    };
+    if disks <= limit {
+        return;
+    }
+    out.push(Finding::new(
+        "PXFA036",
+        Severity::Warning,
+        "spec.storage.drivesPerNode",
+        format!(
+            "each worker VM takes {disks} disks by hotplug ({data} data and 1 metadata) on the {} bus, past \
+             {limit}: {why}. Use fewer, larger drives (drivesPerNode, portworx.maxPoolSize){}; or, where \
+             the site takes more, state it in management.hotplugDiskLimit",
+            match bus {
+                DiskBus::Virtio => "virtio",
+                DiskBus::Scsi => "scsi",
+            },
+            if bus == DiskBus::Virtio {
+                ", or storage.diskBus: scsi (virtio-scsi takes no PCIe port per disk)"
+            } else {
+                ""
+            },
+        ),
+    ));
 }
 
 /// PXFA032: a cloud-drive tenant without a realm gets an API token whose user has an

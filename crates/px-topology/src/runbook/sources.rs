@@ -72,6 +72,11 @@ pub(crate) const SOURCES: &[Source] = &[
         url: "https://docs.portworx.com/portworx-enterprise/platform/install/pure-storage/flasharray/prepare",
     },
     Source {
+        key: "rhel-online-resize",
+        title: "Red Hat Enterprise Linux 7 Storage Administration Guide: Resizing an online logical unit (echo 1 > /sys/block/sdX/device/rescan)",
+        url: "https://access.redhat.com/documentation/en-us/red_hat_enterprise_linux/7/html/storage_administration_guide/online-iscsi-resizing",
+    },
+    Source {
         key: "px-node-labels",
         title: "Portworx: Node labels (portworx.io/provision-storage-node, px/enabled)",
         url: "https://docs.portworx.com/portworx-enterprise/reference/node-labels",

@@ -148,9 +148,10 @@ impl Growth {
                 format!(
                     "once the claims show the new size ({} GiB per data drive), check inside each \
                      worker VM that every data disk (pxdata<d>) has grown (`lsblk`); VM disk \
-                     expansion through KubeVirt is [L], and SCSI disks need the guest's \
-                     CAPACITY_DATA_HAS_CHANGED udev rule (pxfa installs no MachineConfig on \
-                     direct-access guests)",
+                     expansion through KubeVirt is [L], and a SCSI disk shows its new size only \
+                     after a rescan (`echo 1 > /sys/class/block/<sd>/device/rescan`; direct-access \
+                     guests have no CAPACITY_DATA_HAS_CHANGED udev rule; `pxfa runbook grow` \
+                     prints the command per worker)",
                     to.as_u64() / GIB
                 ),
                 "in the tenant, one storage node at a time, resize each data pool onto its grown \

@@ -524,6 +524,14 @@ pub struct ManagementSpec {
     /// disks are hotplugged (see [`HotplugGate`]).
     #[serde(default)]
     pub hotplug_gate: HotplugGate,
+    /// A statement about the site: the most disks a worker VM takes by hotplug there
+    /// (direct-access drives: `drivesPerNode` data drives and the metadata drive). Absent: the documented
+    /// limit of the disk bus, [L]: 4 on `virtio` (each hotplugged virtio disk takes a
+    /// PCIe port; the fifth fails "No more available PCI slots", kubevirt/kubevirt
+    /// #14180) and 255 on `scsi` (OpenShift Virtualization's tested maximum of
+    /// hot-pluggable disks per VM, "Supported limits"). Lint PXFA036 warns past it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hotplug_disk_limit: Option<u32>,
     /// The management StorageCluster runs the FA/FB driver
     /// (`portworx.io/pure-csi-integration: "true"`); only the provisioning table
     /// reads it.

@@ -554,3 +554,25 @@ fn pxfa035_linux_bridge_converted_to_ovs() {
     docs.push(other);
     assert_eq!(rules(&docs), BTreeSet::from(["PXFA035"]));
 }
+
+/// PXFA036 in manifests: a kubevirt-csi class on the virtio bus (kubevirt/csi-driver#368
+/// serial truncation, kubevirt/kubevirt#14180 PCIe ports).
+#[test]
+fn pxfa036_kubevirt_csi_on_virtio() {
+    fires_alone("PXFA036", |d| {
+        set(
+            find(d, "StorageClass", "px-kubevirt-csi"),
+            "/parameters/bus",
+            json!("virtio"),
+        )
+    });
+    let mut docs = good();
+    set(
+        find(&mut docs, "StorageClass", "px-kubevirt-csi"),
+        "/parameters/bus",
+        json!("virtio"),
+    );
+    let f = lint_manifests(&docs);
+    assert_eq!(f[0].object, "StorageClass/px-kubevirt-csi");
+    assert!(f[0].message.contains("csi-driver#368"), "{}", f[0].message);
+}

@@ -383,3 +383,41 @@ fn pxfa035_tenants_disagree_on_the_bridge_type() {
     let f = px_topology::lint_paths([&ovs, &linux]).unwrap();
     assert!(!ids(&f).contains("PXFA035"), "{f:#?}");
 }
+
+/// PXFA036: a direct-access worker's hotplugged disks (its data drives and metadata
+/// drive) past the bus's documented limit, or the site's stated one.
+#[test]
+fn pxfa036_hotplugged_disks_past_the_limit() {
+    // virtio: 4 data drives and the metadata drive are five, past kubevirt/kubevirt#14180's four.
+    fires_alone("PXFA036", |t| {
+        t.spec.storage.disk_bus = px_topology::spec::DiskBus::Virtio;
+        t.spec.storage.drives_per_node = 4;
+    });
+    let mut t = good();
+    t.spec.storage.disk_bus = px_topology::spec::DiskBus::Virtio;
+    t.spec.storage.drives_per_node = 3;
+    assert!(rules(&t).is_empty(), "four disks fit: {:#?}", lint_spec(&t));
+    t.spec.storage.drives_per_node = 4;
+    let f = lint_spec(&t);
+    assert_eq!(f[0].object, "spec.storage.drivesPerNode");
+    assert_eq!(f[0].severity, Severity::Warning);
+    assert!(
+        f[0].message.contains("5 disks")
+            && f[0].message.contains("14180")
+            && f[0].message.contains("[L]"),
+        "{}",
+        f[0].message
+    );
+    // The site states it takes more: quiet.
+    t.spec.management.hotplug_disk_limit = Some(8);
+    assert!(rules(&t).is_empty(), "{:#?}", lint_spec(&t));
+    // scsi: the stated limit is what counts.
+    fires_alone("PXFA036", |t| {
+        t.spec.storage.drives_per_node = 2;
+        t.spec.management.hotplug_disk_limit = Some(2);
+    });
+    // Not a direct-access tenant: nothing is hotplugged by pxfa.
+    let mut kv = load_spec(example("tenant-kubevirt-csi.yaml")).unwrap();
+    kv.spec.management.hotplug_disk_limit = Some(0);
+    assert!(!rules(&kv).contains("PXFA036"));
+}

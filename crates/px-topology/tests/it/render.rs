@@ -450,9 +450,26 @@ fn portworx_tenants_get_storage_driver_none_and_a_complete_hosted_cluster() {
     let da = render_default(&example("direct-access"));
     let hc = &find(&da, "HostedCluster")[0].body["spec"];
     assert_eq!(hc["sshKey"]["name"], "tenant-demo-ssh-key");
+    // The example puts etcd on the low-latency class pxfa renders for it (#36).
     assert_eq!(
         hc["etcd"]["managed"]["storage"]["persistentVolume"]["storageClassName"],
-        "pxfa-vm-rootdisk"
+        "pxfa-etcd"
+    );
+    let etcd = find(&da, "StorageClass")
+        .into_iter()
+        .find(|m| m.name == "pxfa-etcd")
+        .expect("the etcd class is rendered when the spec names it");
+    assert_eq!(etcd.body["parameters"]["repl"], "2");
+    assert_eq!(etcd.body["parameters"]["priority_io"], "high");
+    assert!(etcd.purpose.iter().any(|l| l.contains("[L]")));
+    // Another class named: pxfa renders none.
+    let mut t = example("direct-access");
+    t.spec.hosted_cluster.etcd_storage_class = Some("pxfa-vm-rootdisk".into());
+    let ms = render_default(&t);
+    assert!(
+        !find(&ms, "StorageClass")
+            .iter()
+            .any(|m| m.name == "pxfa-etcd")
     );
 }
 
