@@ -22,7 +22,7 @@ mod tenant;
 mod usage;
 
 pub(crate) use doctor::DoctorArgs;
-pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, SimSeed};
+pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, ProfileInEffect, SimSeed};
 pub(crate) use man::ManArgs;
 pub(crate) use orphans::OrphansArgs;
 pub(crate) use profiles::ConfigCmd;

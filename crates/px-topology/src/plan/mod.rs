@@ -47,7 +47,8 @@ pub use destroy::{DestroyError, DestroyPlan, DestroyScope, plan_destroy};
 pub use diff::{plan, plan_drive_adoption};
 pub use document::PlanDocument;
 pub use drives::{
-    Binding, BoundDrive, DriveLocator, LocateError, ObservedDrives, is_fada_volume_for,
+    Binding, BoundDrive, CLAIM_DETAIL, DriveLocator, LocateError, ObservedDrives,
+    is_fada_volume_for,
 };
 pub use observe::{locate_drives, observe};
 pub use observed::{Observed, Orphans};
