@@ -174,12 +174,12 @@ fn a_failing_or_silent_array_completes_nothing_quickly_and_quietly() {
     std::fs::write(&cfg, "profiles: [\n").unwrap();
     let (got, err, _) = names(&cfg, &[("PXFA_PROFILE", "x")], &["volume", "get", ""]);
     assert!(got.is_empty() && err.is_empty(), "{got:?} {err}");
-    // An unknown shell: exit 1, nothing printed.
+    // COMPLETE set to something that is no shell is not a request: the command runs.
     let out = pxfa()
-        .env("COMPLETE", "nosh")
-        .args(["--", "pxfa", "volume", ""])
+        .env("COMPLETE", "1")
+        .args(["--array", "sim", "volume", "list", "-o", "json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
 }

@@ -56,13 +56,24 @@ pub(crate) enum Completion {
     NotAsked,
     /// The registration or the candidates were written: exit 0.
     Done,
-    /// It failed (an unknown shell, a closed pipe): exit 1, printing nothing.
+    /// It failed (a closed pipe, a panic): exit 1, printing nothing.
     Failed,
 }
 
 /// Answers the shell when `COMPLETE` is set; `main` calls it before anything else.
 pub(crate) fn complete_from_env() -> Completion {
-    let asked = std::env::var_os(COMPLETE_VAR).is_some_and(|v| !v.is_empty() && v != "0");
+    // Only a shell clap_complete knows is a request: a `COMPLETE=1` exported for
+    // something else must not turn every pxfa command into a silent exit.
+    let asked = std::env::var_os(COMPLETE_VAR).is_some_and(|v| {
+        let shell = std::path::Path::new(&v)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned());
+        shell.is_some_and(|s| {
+            clap_complete::env::Shells::builtins()
+                .completer(&s)
+                .is_some()
+        })
+    });
     if !asked {
         return Completion::NotAsked;
     }
