@@ -537,3 +537,22 @@ fn shows(help: &str, option: &str) -> bool {
             || l.starts_with(&format!("- {option}:"))
     })
 }
+
+/// The commands the per-command table lists last: `usage`, `man` and `config`.
+#[test]
+fn usage_man_and_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let st = dir.path().join("state.json");
+    let s = st.as_path();
+    expect(s, &["usage"], 0);
+    expect(s, &["usage", "--tenant", "a/b/c"], 2);
+    expect(s, &["usage", "-o", "name"], 2);
+    let man = dir.path().join("man");
+    expect(s, &["man", "--out", man.to_str().unwrap()], 0);
+    // The harness's config file does not exist: no profiles, none current.
+    let (out, _) = expect(s, &["config", "get-profiles", "-o", "json"], 0);
+    assert_eq!(out.trim(), "[]");
+    expect(s, &["config", "current-profile"], 1);
+    expect(s, &["config", "use-profile", "prod"], 2);
+    expect(s, &["--profile", "prod", "volume", "list"], 2);
+}

@@ -134,6 +134,10 @@ fn bounded_command(args: &[OsString], home: &Path) -> Command {
         .env_remove("KUBECONFIG")
         .env("HOME", home.join("home"))
         .env("XDG_STATE_HOME", home.join("state"))
+        // The pxfa config file: the temporary HOME's, never the tester's.
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("PXFA_CONFIG")
+        .env_remove("PXFA_PROFILE")
         .env("NO_COLOR", "1")
         // glibc reserves 64 MiB of address space per malloc arena, up to 8 per core:
         // on a machine with many cores that alone would pass the bound. Two arenas

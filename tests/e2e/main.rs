@@ -11,6 +11,7 @@
 mod harness;
 
 mod api_client;
+mod completion;
 mod controller;
 mod destroy_preview;
 mod doctor_brownfield;

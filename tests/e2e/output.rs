@@ -243,3 +243,58 @@ fn array_options_are_listed_once_and_pointed_to() {
         .success()
         .stdout("[]\n");
 }
+
+/// A dynamic drive's claim is drawn from the volume the array holds for it once the
+/// management Portworx made it and pxfa found it (the plan's `claim` detail).
+#[test]
+fn status_draws_a_found_dynamic_drive_into_its_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let spec = direct_access_spec();
+    let spec = spec.to_str().unwrap();
+    let out = sim(&state, &["apply", "-f", spec, "--yes"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = sim(&state, &["plan", "-f", spec, "-o", "json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, String)> = doc["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["kind"] == "volume" && c["details"]["claim"].is_string())
+        .map(|c| {
+            let claim = c["details"]["claim"].as_str().unwrap();
+            let name = claim.rsplit('/').next().unwrap().to_string();
+            (c["name"].as_str().unwrap().to_string(), name)
+        })
+        .collect();
+    assert_eq!(found.len(), 6, "three workers, two drives each: {doc}");
+    let out = sim(&state, &["status", "-f", spec, "-o", "mermaid"])
+        .output()
+        .unwrap();
+    let m = String::from_utf8(out.stdout).unwrap();
+    let id_of = |label: &str| {
+        m.lines()
+            .find(|l| l.contains(&format!("[\"{label}\"]")))
+            .and_then(|l| l.trim().split('[').next())
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("{label} missing in {m}"))
+    };
+    for (volume, claim) in &found {
+        let (v, c) = (
+            id_of(&format!("volume {volume}")),
+            id_of(&format!("PVC {claim}")),
+        );
+        assert!(
+            m.contains(&format!("{v} --> {c}")),
+            "{volume} -> {claim}:\n{m}"
+        );
+    }
+}

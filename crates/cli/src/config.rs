@@ -28,6 +28,18 @@ pub(crate) const ENV_URL: &str = "PUREFA_URL";
 /// Environment variable with the API token.
 pub(crate) const ENV_TOKEN: &str = "PUREFA_API";
 
+/// The environment variables a profile in effect (`profiles`) stands in for.
+pub(crate) const ARRAY_ENV: &[&str] = &[
+    ENV_URL,
+    ENV_TOKEN,
+    crate::api_client::ENV_CLIENT_ID,
+    crate::api_client::ENV_KEY_ID,
+    crate::api_client::ENV_ISSUER,
+    crate::api_client::ENV_USERNAME,
+    crate::api_client::ENV_PRIVATE_KEY_FILE,
+    crate::api_client::ENV_PRIVATE_KEY_PASSWORD,
+];
+
 /// Which array to talk to.
 #[derive(Debug)]
 pub(crate) enum Target {
@@ -98,7 +110,7 @@ fn resolve_options(
     // A profile in effect names the array and its credential as a unit: the PUREFA_*
     // environment is not read beside it (profiles::apply warned about those set).
     let env = &|k: &str| match &global.profile_in_effect {
-        Some(_) if crate::profiles::ARRAY_ENV.contains(&k) => None,
+        Some(_) if ARRAY_ENV.contains(&k) => None,
         _ => env(k),
     };
     let env_url = env(ENV_URL).filter(|s| !s.trim().is_empty());

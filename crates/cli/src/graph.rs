@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use px_cluster::{StatusReport, WorkerDisks};
-use px_topology::{Action, Cluster, Form, Kind, Manifest, Plan};
+use px_topology::{Action, CLAIM_DETAIL, Cluster, Detail, Form, Kind, Manifest, Plan};
 
 /// How a node or edge is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -154,7 +154,7 @@ impl Graph {
         g.array_objects(plan, verdicts);
         g.links(plan, verdicts);
         g.pods_hold_volumes();
-        g.claims(manifests, verdicts);
+        g.claims(plan, manifests, verdicts);
         let workers = g.workers(manifests, verdicts);
         g.storage_clusters(manifests, &workers, verdicts);
         // Everything without a parent hangs off the tenant, so the picture is one tree.
@@ -238,8 +238,19 @@ impl Graph {
         }
     }
 
-    /// The management cluster's claims, each from the array volume it imports.
-    fn claims(&mut self, manifests: &[Manifest], verdicts: &Verdicts<'_>) {
+    /// The management cluster's claims, each from the array volume it imports or,
+    /// for a dynamic drive, the volume the array holds for it (the plan's claim
+    /// detail of a found drive).
+    fn claims(&mut self, plan: &Plan, manifests: &[Manifest], verdicts: &Verdicts<'_>) {
+        let found: Vec<(&str, &str)> = plan
+            .changes
+            .iter()
+            .filter(|c| c.kind == Kind::Volume)
+            .filter_map(|c| match c.details.get(CLAIM_DETAIL) {
+                Some(Detail::Text(claim)) => Some((claim.as_str(), c.name.as_str())),
+                _ => None,
+            })
+            .collect();
         for m in manifests.iter().filter(|m| {
             m.cluster == Cluster::Management
                 && m.kind == "PersistentVolumeClaim"
@@ -252,11 +263,13 @@ impl Graph {
                 verdicts.status_of("PersistentVolumeClaim", &m.name),
             );
             // An import claim names its array volume (`<pod>::<volume>`); a dynamic
-            // claim's volume is made by Portworx when it binds, so it has no edge yet.
+            // claim's volume is made by Portworx when it binds: an edge once found.
             let annotations = &m.body["metadata"]["annotations"];
+            let claim = format!("{}/{}", m.namespace.as_deref().unwrap_or_default(), m.name);
             let imported = annotations[px_topology::spec::provisioning::IMPORT_ANNOTATION]
                 .as_str()
-                .or_else(|| annotations["pure_vol_name"].as_str());
+                .or_else(|| annotations["pure_vol_name"].as_str())
+                .or_else(|| found.iter().find(|(c, _)| *c == claim).map(|(_, v)| *v));
             if let Some(vol) = imported {
                 self.edge(&format!("volume:{vol}"), &key, None, Style::Plain);
             }

@@ -41,6 +41,12 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// Runs the command line and returns the process exit code.
 fn main() -> ExitCode {
+    // `COMPLETE=SHELL pxfa ...`: the shell asks for completions; nothing else runs.
+    match commands::completions::complete_from_env() {
+        commands::completions::Completion::NotAsked => {}
+        commands::completions::Completion::Done => return ExitCode::SUCCESS,
+        commands::completions::Completion::Failed => return ExitCode::from(1),
+    }
     // The long version is built at run time (it names the REST and Portworx versions
     // the libraries know); clap keeps it for the life of the process.
     let long_version: &'static str = version::long().leak();

@@ -34,7 +34,8 @@ use px_topology::files::{self, InputKind};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::args::GlobalArgs;
+use crate::args::{GlobalArgs, ProfileInEffect};
+use crate::config::ARRAY_ENV;
 use crate::exit::InvalidInput;
 
 /// Environment variable naming the profile to use.
@@ -46,18 +47,6 @@ pub(crate) const ENV_CONFIG: &str = "PXFA_CONFIG";
 const CURRENT: &str = "current-profile";
 /// The key of the profiles.
 const PROFILES: &str = "profiles";
-
-/// The environment variables a profile in effect stands in for.
-pub(crate) const ARRAY_ENV: &[&str] = &[
-    crate::config::ENV_URL,
-    crate::config::ENV_TOKEN,
-    crate::api_client::ENV_CLIENT_ID,
-    crate::api_client::ENV_KEY_ID,
-    crate::api_client::ENV_ISSUER,
-    crate::api_client::ENV_USERNAME,
-    crate::api_client::ENV_PRIVATE_KEY_FILE,
-    crate::api_client::ENV_PRIVATE_KEY_PASSWORD,
-];
 
 /// Keys that would put a secret in the file, refused with a pointer to the
 /// `*-file` key that names a file instead.
@@ -152,16 +141,6 @@ pub(crate) struct Config {
     pub(crate) profiles: BTreeMap<String, Profile>,
     /// The file's text, as read (`use-profile` edits one line of it).
     pub(crate) text: String,
-}
-
-/// The profile a command uses, recorded in [`GlobalArgs`] so that the target's
-/// resolution leaves the `PUREFA_*` environment aside.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct InEffect {
-    /// Its name.
-    pub(crate) name: String,
-    /// The config file.
-    pub(crate) file: PathBuf,
 }
 
 /// The config file's path: `$PXFA_CONFIG`, `$XDG_CONFIG_HOME/pxfa/config.yaml` or
@@ -480,7 +459,7 @@ pub(crate) fn apply(
         ));
     }
     merge(g, profile);
-    g.profile_in_effect = Some(InEffect {
+    g.profile_in_effect = Some(ProfileInEffect {
         name,
         file: config.path.clone(),
     });

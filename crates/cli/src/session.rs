@@ -31,7 +31,7 @@ use flasharray::{FlashArray, Settling};
 use flasharray_mock::MockArray;
 
 use crate::args::GlobalArgs;
-use crate::config::{self, Target};
+use crate::config::{self, RestTarget, Target};
 use crate::exit::InvalidInput;
 use crate::output::Printer;
 use px_topology::files::{self, FileLock, InputKind, LockError};
@@ -130,30 +130,12 @@ impl Session {
                 if global.sim_state.is_some() {
                     printer.warn("--sim-state only applies to --array sim; ignored");
                 }
-                tracing::debug!(url = %t.url, url_source = %t.url_source, token_source = %t.token_source, "connecting");
-                let retry = RetryConfig {
-                    max_retries: global.retries,
-                    max_elapsed: global.retry_for,
-                    ..RetryConfig::default()
-                };
-                let b = RestArray::builder(t.url.as_str());
-                let mut b = match t.api_client {
-                    Some(client) => b.api_client(*client),
-                    None => b.api_token(t.token),
-                }
-                .insecure(t.insecure)
-                .connect_timeout(global.connect_timeout)
-                .retry(retry);
-                if let Some(ca) = &t.ca_file {
-                    b = b.ca_file(ca.clone());
-                }
-                let array = b
-                    .build()
-                    .with_context(|| format!("cannot set up the client for {}", t.url))?;
+                let url = t.url.clone();
+                let array = rest_client(t, global)?;
                 Ok(Session {
                     array: settled(array),
-                    label: t.url.as_str().trim_end_matches('/').to_string(),
-                    url: Some(t.url.clone()),
+                    label: url.as_str().trim_end_matches('/').to_string(),
+                    url: Some(url),
                     sim: None,
                     logout: Mutex::new(None),
                 })
@@ -284,12 +266,21 @@ pub(crate) fn load_sim(
     seed: flasharray_mock::Seed,
     printer: &Printer,
 ) -> Result<MockArray> {
+    load_sim_warning(state, seed, &mut |w| printer.warn(w))
+}
+
+/// [`load_sim`] with the warnings to `warn` (shell completion shows none).
+pub(crate) fn load_sim_warning(
+    state: Option<(&Path, &str)>,
+    seed: flasharray_mock::Seed,
+    warn: &mut dyn FnMut(String),
+) -> Result<MockArray> {
     let mock = MockArray::builder().seed(seed).build();
     if let Some((path, flag)) = state
         && path.exists()
     {
         for w in files::loose_permissions(path) {
-            printer.warn(format!(
+            warn(format!(
                 "{flag} (it holds the simulated admins' API tokens): {w}"
             ));
         }
@@ -310,6 +301,30 @@ pub(crate) fn load_sim(
         mock.add_admin(a);
     }
     Ok(mock)
+}
+
+/// The REST client of a resolved target, with the global options' retries and
+/// connect timeout.
+pub(crate) fn rest_client(t: RestTarget, global: &GlobalArgs) -> Result<RestArray> {
+    tracing::debug!(url = %t.url, url_source = %t.url_source, token_source = %t.token_source, "connecting");
+    let retry = RetryConfig {
+        max_retries: global.retries,
+        max_elapsed: global.retry_for,
+        ..RetryConfig::default()
+    };
+    let b = RestArray::builder(t.url.as_str());
+    let mut b = match t.api_client {
+        Some(client) => b.api_client(*client),
+        None => b.api_token(t.token),
+    }
+    .insecure(t.insecure)
+    .connect_timeout(global.connect_timeout)
+    .retry(retry);
+    if let Some(ca) = &t.ca_file {
+        b = b.ca_file(ca.clone());
+    }
+    b.build()
+        .with_context(|| format!("cannot set up the client for {}", t.url))
 }
 
 /// Writes the simulated array's state as JSON, owner-only (it holds the simulated

@@ -299,6 +299,26 @@ async fn plan_with_kubeconfig_previews_the_clusters_without_writing() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("plan JSON");
     assert_eq!(v["kind"], "Plan");
+    // The documented schema describes `clusters` too, and refuses a wrong action.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/plan.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut wrong = v.clone();
+    wrong["clusters"]["objects"][0]["action"] = "explode".into();
+    assert!(
+        !validator.is_valid(&wrong),
+        "clusters.objects[].action is an enum"
+    );
+    let mut wrong = v.clone();
+    wrong["clusters"]["skipped"] = "none".into();
+    assert!(!validator.is_valid(&wrong), "clusters.skipped is a list");
     let previewed = v["clusters"]["objects"].as_array().unwrap();
     let action_of = |m: &Manifest| {
         previewed

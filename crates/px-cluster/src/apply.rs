@@ -107,7 +107,7 @@ pub struct Conflict {
 }
 
 /// Something deliberately not applied, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Skipped {
     /// `Kind namespace/name` or the file name.
     pub object: String,

@@ -11,6 +11,7 @@
 
 use kube::api::{Patch, PatchParams};
 use px_topology::{Cluster, Form, Manifest};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -20,7 +21,7 @@ use crate::discovery::{Resources, status_code};
 use crate::error::{Error, Result};
 
 /// What apply would do to one object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PreviewAction {
     /// It does not exist: apply creates it.
@@ -35,7 +36,7 @@ pub enum PreviewAction {
 }
 
 /// One object's preview.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct PreviewItem {
     /// `management` or `tenant`.
     pub cluster: &'static str,
@@ -54,8 +55,10 @@ pub struct PreviewItem {
 /// The most differing fields listed per object.
 pub(crate) const MAX_FIELDS: usize = 12;
 
-/// The clusters' side of a plan.
-#[derive(Debug, Clone, Default, Serialize)]
+/// The clusters' side of a plan: what `apply --kubeconfig` would change on the
+/// management (and tenant) cluster, as `plan --kubeconfig -o json` prints it under
+/// `clusters`.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct ClusterPreview {
     /// Objects apply would apply, in apply's order.
     pub objects: Vec<PreviewItem>,
@@ -73,6 +76,12 @@ impl ClusterPreview {
             n(PreviewAction::Unchanged),
             n(PreviewAction::Conflict),
         ]
+    }
+
+    /// The JSON Schema (draft 2020-12) of the preview, the `clusters` part of
+    /// `docs/plan.schema.json`.
+    pub fn json_schema() -> Value {
+        serde_json::to_value(schemars::schema_for!(ClusterPreview)).unwrap_or_default()
     }
 
     /// Whether apply would change anything on the clusters.

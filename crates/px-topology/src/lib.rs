@@ -138,10 +138,10 @@ pub use plan::lifecycle::read_drives_in_use;
 // site report's `site::Summary` (the JSON schema keeps the type's own name).
 pub use plan::Summary as ActionCounts;
 pub use plan::{
-    Action, Binding, Blocker, BoundDrive, Change, Claim, DestroyError, DestroyPlan, DestroyScope,
-    Detail, DriveLocator, HostOwner, JournalVerdict, Kind, LocateError, NodeHost, Observed,
-    ObservedDrives, Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState, TagIndex,
-    TokenClaimants, TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for,
+    Action, Binding, Blocker, BoundDrive, CLAIM_DETAIL, Change, Claim, DestroyError, DestroyPlan,
+    DestroyScope, Detail, DriveLocator, HostOwner, JournalVerdict, Kind, LocateError, NodeHost,
+    Observed, ObservedDrives, Orphans, Plan, PlanDocument, PlanOptions, RealmGateError, RealmState,
+    TagIndex, TokenClaimants, TokenState, UnclaimedObject, find_unclaimed, is_fada_volume_for,
 };
 pub use preflight::{PreflightFinding, PreflightOptions, new_bytes, preflight};
 pub use pure_json::{FlashArrayEntry, PureJson, PureJsonError};

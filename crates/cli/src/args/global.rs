@@ -72,6 +72,16 @@ fn nonzero_duration(s: &str) -> Result<std::time::Duration, String> {
     }
 }
 
+/// The profile a command uses (`profiles::apply`), recorded so that the target's
+/// resolution leaves the `PUREFA_*` environment aside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProfileInEffect {
+    /// Its name.
+    pub(crate) name: String,
+    /// The config file.
+    pub(crate) file: PathBuf,
+}
+
 /// Options shared by every command.
 #[derive(Debug, Clone, Args)]
 pub(crate) struct GlobalArgs {
@@ -93,7 +103,7 @@ pub(crate) struct GlobalArgs {
 
     /// The profile applied to these options (`profiles::apply`), if any.
     #[arg(skip)]
-    pub(crate) profile_in_effect: Option<crate::profiles::InEffect>,
+    pub(crate) profile_in_effect: Option<ProfileInEffect>,
 
     /// A px-pure-secret `pure.json` file to take the address and token from.
     #[arg(long, global = true, value_name = "FILE", help_heading = "Array")]

@@ -22,7 +22,7 @@ mod tenant;
 mod usage;
 
 pub(crate) use doctor::DoctorArgs;
-pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, SimSeed};
+pub(crate) use global::{ColorChoice, GlobalArgs, OutputFormat, ProfileInEffect, SimSeed};
 pub(crate) use man::ManArgs;
 pub(crate) use orphans::OrphansArgs;
 pub(crate) use profiles::ConfigCmd;
@@ -152,7 +152,7 @@ pub(crate) enum Command {
     Man(ManArgs),
     /// Shell completion script on stdout.
     #[command(
-        after_help = "Examples:\n  pxfa completions bash > ~/.local/share/bash-completion/completions/pxfa\n  pxfa completions zsh > \"${fpath[1]}/_pxfa\"\n  pxfa completions fish > ~/.config/fish/completions/pxfa.fish"
+        after_help = "Examples:\n  pxfa completions bash > ~/.local/share/bash-completion/completions/pxfa\n  pxfa completions zsh > \"${fpath[1]}/_pxfa\"\n  pxfa completions fish > ~/.config/fish/completions/pxfa.fish\n\nTo complete the array's volume, host, host group, pod and tenant names too, source the dynamic completion instead (docs/cli.md, \"Completions\"):\n  echo 'source <(COMPLETE=bash pxfa)' >> ~/.bashrc"
     )]
     Completions(CompletionsArgs),
 }

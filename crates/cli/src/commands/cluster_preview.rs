@@ -107,3 +107,81 @@ pub(crate) fn text(c: &ClusterPreview, p: &Printer) -> String {
     ));
     out.join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use px_topology::PlanDocument;
+    use serde_json::{Value, json};
+
+    /// The JSON Schema of what `plan -o json` prints, as committed in
+    /// `docs/plan.schema.json`: the plan document (px-topology's) and, with
+    /// `--kubeconfig`, the clusters' preview (px-cluster's) under `clusters`.
+    fn plan_schema() -> Value {
+        let mut doc = PlanDocument::json_schema();
+        let mut clusters = ClusterPreview::json_schema();
+        let mut defs = serde_json::Map::new();
+        if let Some(c) = clusters.as_object_mut() {
+            if let Some(Value::Object(d)) = c.remove("$defs") {
+                defs = d;
+            }
+            c.remove("$schema");
+            c.remove("title");
+        }
+        defs.insert("ClusterPreview".to_string(), clusters);
+        if let Some(Value::Object(d)) = doc.get_mut("$defs") {
+            d.extend(defs);
+        }
+        if let Some(Value::Object(p)) = doc.get_mut("properties") {
+            p.insert(
+            "clusters".to_string(),
+            json!({
+                "description": "With `--kubeconfig`: what `apply --kubeconfig` would change on the clusters (a server-side apply dry run per object). Absent without it.",
+                "$ref": "#/$defs/ClusterPreview"
+            }),
+        );
+        }
+        doc
+    }
+
+    fn schema_path() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/plan.schema.json")
+    }
+
+    /// `docs/plan.schema.json` is what the types generate (`PXFA_WRITE_SCHEMAS=1`
+    /// writes it), `clusters` included.
+    #[test]
+    fn committed_plan_schema_matches_the_types() {
+        let generated = serde_json::to_string_pretty(&plan_schema()).unwrap() + "\n";
+        if std::env::var_os("PXFA_WRITE_SCHEMAS").is_some() {
+            std::fs::write(schema_path(), &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(schema_path()).unwrap();
+        assert_eq!(
+            committed, generated,
+            "docs/plan.schema.json is stale: run the test with PXFA_WRITE_SCHEMAS=1"
+        );
+        let v: Value = serde_json::from_str(&committed).unwrap();
+        assert_eq!(
+            v["properties"]["clusters"]["$ref"],
+            "#/$defs/ClusterPreview"
+        );
+        for def in [
+            "ClusterPreview",
+            "PreviewItem",
+            "PreviewAction",
+            "Skipped",
+            "Change",
+        ] {
+            assert!(v["$defs"][def].is_object(), "{def}");
+        }
+        assert!(
+            !v["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r == "clusters"),
+            "clusters only with --kubeconfig"
+        );
+    }
+}

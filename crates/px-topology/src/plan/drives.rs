@@ -411,6 +411,10 @@ fn plan_bound(
     }
 }
 
+/// The detail of a found drive's volume change naming its claim (`NAMESPACE/NAME`):
+/// the tenant picture draws the edge from the volume to the claim with it.
+pub const CLAIM_DETAIL: &str = "claim";
+
 /// A drive found by its tags: one volume expected.
 fn plan_tagged(d: &DesiredDrive, names: &[String], facts: DriveFacts<'_>, out: &mut DrivePlan) {
     let claim = &d.claim;
@@ -440,7 +444,8 @@ fn plan_tagged(d: &DesiredDrive, names: &[String], facts: DriveFacts<'_>, out: &
             Kind::Volume,
             name,
             format!("drive of claim {claim}, destroyed and still pending eradication: recovered"),
-        );
+        )
+        .detail(CLAIM_DETAIL, Detail::Text(claim.to_string()));
         if let Some(ms) = v.time_remaining {
             c = c.detail("eradicated in", Detail::Millis(ms));
         }
@@ -461,7 +466,8 @@ fn plan_tagged(d: &DesiredDrive, names: &[String], facts: DriveFacts<'_>, out: &
                     "drive of claim {claim}, created by the management Portworx, found by its tags"
                 ),
             )
-            .detail("size", size),
+            .detail("size", size)
+            .detail(CLAIM_DETAIL, Detail::Text(claim.to_string())),
         );
     }
     let drift = drifted(&d.tags, facts.tags.get(TagResource::Volume, name));

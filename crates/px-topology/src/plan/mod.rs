@@ -43,12 +43,13 @@ pub use change::{
 pub use claim::{Claim, UnclaimedObject, find_unclaimed};
 pub(crate) use connections::{list_connections_of, row_target};
 pub(crate) use destroy::plan_destroy;
-pub(crate) use destroy::{Removal, is_held_dynamic_drive};
 pub use destroy::{DestroyError, DestroyPlan, DestroyScope};
+pub(crate) use destroy::{Removal, is_held_dynamic_drive};
 pub(crate) use diff::{plan, plan_drive_adoption};
 pub use document::PlanDocument;
 pub use drives::{
-    Binding, BoundDrive, DriveLocator, LocateError, ObservedDrives, is_fada_volume_for,
+    Binding, BoundDrive, CLAIM_DETAIL, DriveLocator, LocateError, ObservedDrives,
+    is_fada_volume_for,
 };
 pub(crate) use observe::{locate_drives, observe};
 pub use observed::{Observed, Orphans};
