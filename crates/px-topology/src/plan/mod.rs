@@ -43,8 +43,8 @@ pub use change::{
 pub use claim::{Claim, UnclaimedObject, find_unclaimed};
 pub(crate) use connections::{list_connections_of, row_target};
 pub(crate) use destroy::plan_destroy;
-pub(crate) use destroy::{Removal, is_held_dynamic_drive};
 pub use destroy::{DestroyError, DestroyPlan, DestroyScope};
+pub(crate) use destroy::{Removal, is_held_dynamic_drive};
 pub(crate) use diff::{plan, plan_drive_adoption};
 pub use document::PlanDocument;
 pub use drives::{
@@ -59,5 +59,5 @@ pub(crate) use pods::lookup_pods;
 pub(crate) use realm::require_realm_support;
 pub use realm::{RealmGateError, RealmState};
 pub use token::{JournalVerdict, TokenState};
-pub(crate) use token::{read_token_state, token_user_claimants};
+pub(crate) use token::{hold_new_token, read_token_state, token_user_claimants};
 pub(crate) use volumes::lookup_volumes;
