@@ -3,7 +3,7 @@
 
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use px_topology::{Action, Change, Kind, Plan};
+use px_topology::{Action, Kind, Plan};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Reason};
@@ -68,7 +68,7 @@ pub(crate) fn array_state(
     endpoint: &str,
     applied: usize,
 ) -> (bool, &'static str, String) {
-    let held = held_token(plan);
+    let held = plan.held_token();
     let pending: Vec<&str> = plan
         .changes
         .iter()
@@ -110,14 +110,6 @@ pub(crate) fn array_state(
         (None, true) => (true, "Converged", message),
         (None, false) => (false, "DrivesPending", message),
     }
-}
-
-/// The plan's API token creation held back, if it was
-/// ([`px_topology::Planned::holding_a_new_token`]).
-fn held_token(plan: &Plan) -> Option<&Change> {
-    plan.changes
-        .iter()
-        .find(|c| c.action == Action::Pending && c.kind == Kind::ApiToken)
 }
 
 fn names(plan: &Plan, action: Action) -> Vec<&str> {

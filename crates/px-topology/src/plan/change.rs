@@ -461,6 +461,14 @@ impl Plan {
         self.actionable().next().is_some()
     }
 
+    /// The API token creation held back because nothing would keep the token yet
+    /// (`Planned::holding_a_new_token`), if it was: its reason says why.
+    pub fn held_token(&self) -> Option<&Change> {
+        self.changes
+            .iter()
+            .find(|c| c.action == Action::Pending && c.kind == Kind::ApiToken)
+    }
+
     /// The changes `apply` would make (no-ops, retained and pending drives left out).
     pub fn actionable(&self) -> impl Iterator<Item = &Change> {
         self.changes
