@@ -368,3 +368,96 @@ fn plan_with_a_bad_kubeconfig_exits_2_before_the_array() {
     assert!(stderr.contains("--kubeconfig"), "{stderr}");
     assert!(!stderr.contains("did not answer"), "{stderr}");
 }
+
+/// `apply --kubeconfig` of a new cloud-drive tenant without `--tenant-kubeconfig`
+/// (its HostedCluster, which gives the tenant cluster, is made by this very apply):
+/// the API token has nowhere to go yet, so its creation is held (the plan shows
+/// it, with why) and everything else applies, the HostedCluster included; exit 4
+/// with what to do next. No token is created, and a later plan still creates it.
+#[tokio::test]
+async fn apply_without_a_tenant_cluster_holds_the_new_token_and_applies_the_rest() {
+    let fake = Fake::start().await;
+    // The example, on a site whose default network is not OVN-Kubernetes.
+    let dir = tempfile::tempdir().unwrap();
+    let example = std::fs::read_to_string(crate::fake_sites::example("cloud-drive")).unwrap();
+    let spec_path = dir.path().join("tenant.yaml");
+    std::fs::write(
+        &spec_path,
+        example.replace("persistentIps: true", "persistentIps: false"),
+    )
+    .unwrap();
+    mount_ready_management(
+        &fake.server,
+        &rendered(&crate::fake_sites::spec_of(&spec_path)),
+    )
+    .await;
+    let state = dir.path().join("state.json").to_str().unwrap().to_string();
+    let kubeconfig = fake.kubeconfig.to_str().unwrap().to_string();
+    let spec_file = spec_path.to_str().unwrap().to_string();
+    let (state_arg, spec_arg) = (state.clone(), spec_file.clone());
+    let out = tokio::task::spawn_blocking(move || {
+        pxfa(&[
+            "--array",
+            "sim",
+            "--sim-state",
+            &state_arg,
+            "--yes",
+            "apply",
+            "-f",
+            &spec_arg,
+            "--kubeconfig",
+            &kubeconfig,
+            "--context",
+            "fake",
+            "--wait-timeout",
+            "5s",
+        ])
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(
+        stdout.contains("? pending api token of") && stdout.contains("--tenant-kubeconfig"),
+        "the plan shows the held token and why:\n{stdout}"
+    );
+    assert!(
+        stderr.contains("is not created yet") && stderr.contains("Run apply again with"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fake.requests("PATCH", "/hostedclusters/").await.len(),
+        1,
+        "the HostedCluster was applied"
+    );
+    let again = pxfa(&[
+        "--array",
+        "sim",
+        "--sim-state",
+        &state,
+        "plan",
+        "-f",
+        &spec_file,
+        "-o",
+        "json",
+    ]);
+    let plan: Value = serde_json::from_slice(&again.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&again.stderr)));
+    let actionable: Vec<(&str, &str)> = plan["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["action"] != "noop")
+        .map(|c| (c["action"].as_str().unwrap(), c["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        actionable,
+        [("create", "api-token")],
+        "only the token is left, not created:\n{plan:#}"
+    );
+}

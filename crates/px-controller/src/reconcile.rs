@@ -214,6 +214,12 @@ async fn converge_tenant(
         Ok(p) => p,
         Err(e) => return observe_failed(e, id, &lease.endpoint, status, stamp),
     };
+    // The tenant cluster keeps a new API token. Until it exists (its HostedCluster
+    // is among the objects applied below) the token's creation is held and the
+    // rest applies; a later reconcile creates and delivers it.
+    let tenant_client = tenant_cluster(&ctx.client, planned.tenant()).await;
+    let why = tenant_client.as_ref().err().map(|e| e.message.clone());
+    let planned = planned.holding_a_new_token(why.is_none(), why.as_deref().unwrap_or_default());
     let plan = planned.plan();
     status.array_objects = count_objects(plan, false);
     if !plan.is_applicable() {
@@ -228,8 +234,6 @@ async fn converge_tenant(
     }
     status.last_plan = Some(PlanSummary::of(plan, false));
 
-    // The tenant cluster is where a new API token is kept; found before any write.
-    let tenant_client = tenant_cluster(&ctx.client, planned.tenant()).await;
     let clusters = Clusters::new(&ctx.client, tenant_client, ctx.wait, id);
     let applied = planned
         .apply(&clusters.side, ApplyOptions::default(), &|_| {})

@@ -3,7 +3,7 @@
 
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use px_topology::{Action, Plan};
+use px_topology::{Action, Kind, Plan};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Reason};
@@ -59,26 +59,44 @@ pub(crate) async fn announce_transitions(
 /// claims have not bound (dynamic provisioning) are not on the array yet: the
 /// management Portworx creates each when its claim binds and a later reconcile tags
 /// it, so until then the array is `DrivesPending`, not converged (tagging them then
-/// is not drift). Drives of removed workers are named as retained: they keep their
-/// data, and the controller never releases them.
+/// is not drift). An API token held back while no tenant cluster can keep it
+/// (`TokenHeld`, its reason in the message) is created by a later reconcile. Drives
+/// of removed workers are named as retained: they keep their data, and the
+/// controller never releases them.
 pub(crate) fn array_state(
     plan: &Plan,
     endpoint: &str,
     applied: usize,
 ) -> (bool, &'static str, String) {
-    let pending = names(plan, Action::Pending);
+    let held = plan.held_token();
+    let pending: Vec<&str> = plan
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Pending && c.kind != Kind::ApiToken)
+        .map(|c| c.name.as_str())
+        .collect();
     let retained = names(plan, Action::Retain);
-    let mut message = if pending.is_empty() {
-        format!("array {endpoint} holds every object ({applied} change(s) applied)")
-    } else {
-        format!(
+    let mut message = match (pending.is_empty(), held) {
+        (true, None) => {
+            format!("array {endpoint} holds every object ({applied} change(s) applied)")
+        }
+        (true, Some(_)) => format!(
+            "array {endpoint} holds every object but the API token ({applied} change(s) applied)"
+        ),
+        (false, _) => format!(
             "array {endpoint}: {applied} change(s) applied; {} drive(s) wait for their claims to \
              bind (the management Portworx creates each drive then, and the next reconcile tags \
              it): the volumes {}",
             pending.len(),
             listed(&pending)
-        )
+        ),
     };
+    if let Some(t) = held {
+        message.push_str(&format!(
+            "; the API token of array user {}: {}",
+            t.name, t.reason
+        ));
+    }
     if !retained.is_empty() {
         message.push_str(&format!(
             "; {} drive(s) of removed workers retained with their data (released only by \
@@ -87,10 +105,10 @@ pub(crate) fn array_state(
             listed(&retained)
         ));
     }
-    if pending.is_empty() {
-        (true, "Converged", message)
-    } else {
-        (false, "DrivesPending", message)
+    match (held, pending.is_empty()) {
+        (Some(_), _) => (false, "TokenHeld", message),
+        (None, true) => (true, "Converged", message),
+        (None, false) => (false, "DrivesPending", message),
     }
 }
 

@@ -15,7 +15,9 @@
 //!   ([`Tenant::plan`]), blockers included: a [`Planned`], which also answers the
 //!   preflight and the token-loss rule.
 //! * [`Planned::apply`]: refuses to create a token nobody would keep (neither the
-//!   [`ClusterSide`]'s tenant cluster nor the adapter's [copy](Planned::with_token_copy)),
+//!   [`ClusterSide`]'s tenant cluster nor the adapter's [copy](Planned::with_token_copy));
+//!   an adapter that would rather wait holds the creation back first
+//!   ([`Planned::holding_a_new_token`]: a pending step, the rest applies),
 //!   has the journal make its intent durable, converges the array with the journal
 //!   of the observation, and has the journal make the token durable after:
 //!   [`Applied`].
@@ -426,6 +428,21 @@ impl<'a, S: Subject> Planned<'a, S> {
         kept_by_clusters: bool,
     ) -> Result<(), NewTokenWouldBeLost> {
         refuse_losing_a_new_token(&self.plan, kept_by_clusters || self.token_copy)
+    }
+
+    /// The same rule as [`Planned::refuse_losing_a_new_token`], answered by waiting
+    /// instead of refusing: a token the plan creates that nothing would keep
+    /// (neither the clusters, `kept_by_clusters`, nor the adapter's copy) is held
+    /// back. Its creation becomes a pending step saying `why`, the rest of the plan
+    /// applies (the clusters' objects too: the tenant cluster may be among them), and
+    /// a later run, with somewhere to keep the token, creates it. The controller's
+    /// answer; the CLI refuses.
+    #[must_use]
+    pub fn holding_a_new_token(mut self, kept_by_clusters: bool, why: &str) -> Self {
+        if self.refuse_losing_a_new_token(kept_by_clusters).is_err() {
+            self.plan = plan::hold_new_token(self.plan, why);
+        }
+        self
     }
 
     /// The site's journal and the token user, when the tenant has a token.

@@ -16,7 +16,7 @@ use px_topology::{
 use serde::Serialize;
 
 use crate::args::{
-    ApplyArgs, ClaimArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs,
+    ApplyArgs, ClaimArgs, ClusterArgs, DestroyArgs, GlobalArgs, LintArgs, OutputFormat, PlanArgs,
 };
 use crate::confirm::confirm;
 use crate::exit::{InvalidInput, Outcome};
@@ -195,7 +195,9 @@ pub(crate) async fn plan(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Ou
         claims: locator.as_deref(),
         journal: token_journal,
     };
-    let result = plan_with_space(&session, &t, site, a.plan.to_options(), p).await;
+    let result = plan_with_space(&session, &t, site, a.plan.to_options(), p)
+        .await
+        .map(|(planned, space)| (hold_new_token(planned, &a.clusters), space));
     // Observing was the last array call.
     session.end_array_work();
     let url = session.url.clone();
@@ -371,6 +373,7 @@ async fn apply_in(
     };
     let (planned, space) = plan_with_space(session, t, site, a.plan.to_options(), p).await?;
     let planned = planned.with_token_copy(super::token_delivery::copies_token(a));
+    let planned = hold_new_token(planned, &a.kube.clusters);
     approve(a, kube, g, p, session, &planned, space).await?;
     let opts = ApplyOptions {
         concurrency: a.concurrency as usize,
@@ -396,7 +399,43 @@ async fn apply_in(
         journal: token_journal.as_deref(),
         interrupted,
     };
-    super::token_delivery::after_apply(a, p, session, locator.as_deref(), done).await
+    let outcome =
+        super::token_delivery::after_apply(a, p, session, locator.as_deref(), done).await?;
+    Ok(warn_held_token(applied.plan(), outcome, p))
+}
+
+/// With the management cluster and no tenant cluster (nor `--out DIR
+/// --include-secrets`), a token the plan creates has nowhere to go yet, while the
+/// HostedCluster this apply makes is where the tenant cluster comes from: the
+/// token's creation is held (the plan shows it) and the rest applies; `apply` with
+/// `--tenant-kubeconfig` then creates and delivers it, as the controller's next
+/// reconcile does. Array only, [`keep_new_token`]'s refusal stands.
+fn hold_new_token<'a>(planned: Planned<'a>, k: &ClusterArgs) -> Planned<'a> {
+    if k.kubeconfig.is_none() {
+        return planned;
+    }
+    planned.holding_a_new_token(
+        k.tenant_kubeconfig.is_some(),
+        "no tenant cluster given (--tenant-kubeconfig)",
+    )
+}
+
+/// A token held back ([`hold_new_token`]) is said with what to do next; the apply
+/// is then not complete (exit 4).
+fn warn_held_token(plan: &Plan, outcome: Outcome, p: &Printer) -> Outcome {
+    let Some(held) = plan.held_token() else {
+        return outcome;
+    };
+    p.warn(format!(
+        "the API token of array user {} is not created yet: {}. Run apply again with \
+         --tenant-kubeconfig (the HostedCluster's admin kubeconfig) once the tenant cluster is up",
+        held.name, held.reason
+    ));
+    if outcome == Outcome::Success {
+        Outcome::PartialFailure
+    } else {
+        outcome
+    }
 }
 
 /// Everything between the plan and the first write: the plan printed, a blocked

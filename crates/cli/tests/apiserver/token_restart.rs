@@ -16,6 +16,11 @@
 //! px-controller `faults.rs` and `token_journal.rs` tests check the same against the
 //! fake API server.
 //!
+//! Nobody but the controller creates the HostedCluster: its first reconcile holds
+//! the token back (no tenant cluster to keep it in yet) and applies the array
+//! objects and the HostedCluster; HyperShift (played) gives the HostedCluster its
+//! admin kubeconfig, and a later reconcile creates the token.
+//!
 //! The server is the management and the tenant cluster. The controller reaches the
 //! tenant cluster with the HostedCluster's admin kubeconfig (HyperShift's, played
 //! here), not as the user `pxfa` of `deploy/rbac/tenant.yaml`, so only
@@ -66,39 +71,6 @@ fn cloud_drive_tenant(ns: &str, endpoint: &str, px_ns: &str) -> Value {
     obj["spec"]["credentialsSecret"] = json!({"name": CREDS, "caKey": "ca.crt"});
     obj["spec"]["portworx"]["namespace"] = json!(px_ns);
     obj
-}
-
-/// The tenant's HostedCluster as an admin makes it from `pxfa render`'s file (field
-/// manager `pxfa`, the controller's too). The controller alone does
-/// not get a new cloud-drive tenant this far: it refuses the array apply while the
-/// new API token has no tenant cluster to go to, and applies the HostedCluster only
-/// after the array (docs/cluster.md, the table's row on this test).
-async fn hosted_cluster_first(admin: &kube::Client, tenant: &Value) {
-    let spec = px_topology::parse_valid_spec(&serde_json::to_string(tenant).unwrap()).unwrap();
-    let sizing = px_topology::size(&spec, None).unwrap();
-    let manifests =
-        px_topology::render(&spec, &sizing, &Default::default(), Default::default()).unwrap();
-    let hc = manifests
-        .iter()
-        .find(|m| m.kind == "HostedCluster")
-        .expect("a HostedCluster rendered");
-    let api = fixed(
-        admin,
-        (
-            "hypershift.openshift.io",
-            "v1beta1",
-            "HostedCluster",
-            "hostedclusters",
-        ),
-        hc.namespace.as_deref(),
-    );
-    api.patch(
-        &hc.name,
-        &PatchParams::apply(px_cluster::FIELD_MANAGER),
-        &Patch::Apply(&hc.body),
-    )
-    .await
-    .expect("the rendered HostedCluster applied");
 }
 
 /// A fixed kind's API (no discovery: it runs while the server is down too).
@@ -368,7 +340,6 @@ async fn a_token_created_while_the_api_server_is_down_is_replaced_and_delivered_
     let controller = spawn_controller(&kubeconfig, &ns, dir.path(), "token-a");
     wait_for_leader(&admin, &["token-a"], Duration::from_secs(30)).await;
     let tenant = cloud_drive_tenant(&ns, &endpoint(&sim), &px_ns);
-    hosted_cluster_first(&admin, &tenant).await;
     add_tenant(&admin, &tenant).await;
 
     // The token creation reached the array and is held there, before its effect;

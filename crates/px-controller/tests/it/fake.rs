@@ -1,7 +1,7 @@
 //! The fake management cluster and the objects a TenantStorage reconcile reads.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -495,7 +495,53 @@ pub(crate) struct World {
     pub(crate) built: Arc<AtomicUsize>,
     /// How many worker VMs the NodePool has (4 at the start).
     pub(crate) vms: Arc<AtomicUsize>,
+    /// The tenant's HostedCluster (there at the start; a test may remove it).
+    pub(crate) hosted: HostedCluster,
     pub(crate) ctx: Arc<Context>,
+}
+
+/// HostedCluster `clusters/tenant-full` and its admin kubeconfig Secret, as
+/// HyperShift keeps them: while the HostedCluster exists it names the Secret in
+/// `status.kubeconfig` and the Secret holds the tenant cluster's kubeconfig; absent,
+/// both are 404 until the HostedCluster is applied (server-side apply), and then
+/// both are there (HyperShift's work, done at once).
+#[derive(Clone)]
+pub(crate) struct HostedCluster {
+    exists: Arc<AtomicBool>,
+    kubeconfig: String,
+}
+
+impl HostedCluster {
+    /// No HostedCluster (and no kubeconfig Secret) until one is applied.
+    pub(crate) fn remove(&self) {
+        self.exists.store(false, Ordering::SeqCst);
+    }
+}
+
+impl Respond for HostedCluster {
+    fn respond(&self, r: &Request) -> ResponseTemplate {
+        let secret_read = r.url.path().starts_with("/api/v1/");
+        if r.method.as_str() == "PATCH" && !secret_read {
+            self.exists.store(true, Ordering::SeqCst);
+        }
+        if !self.exists.load(Ordering::SeqCst) {
+            return ResponseTemplate::new(404).set_body_json(
+                json!({"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404}),
+            );
+        }
+        if secret_read {
+            return ResponseTemplate::new(200).set_body_json(secret(
+                "clusters",
+                "tenant-full-admin-kubeconfig",
+                &[],
+                &[("kubeconfig", &self.kubeconfig)],
+            ));
+        }
+        ResponseTemplate::new(200).set_body_json(json!({
+            "apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+            "metadata": {"name": "tenant-full", "namespace": "clusters"},
+            "status": {"kubeconfig": {"name": "tenant-full-admin-kubeconfig"}}}))
+    }
 }
 
 /// The valid-full fixture as a cloud-drive tenant (option a): Portworx in the tenant
@@ -636,32 +682,22 @@ impl World {
             .with_priority(1)
             .mount(server)
             .await;
-        Mock::given(method("GET"))
-            .and(path("/apis/hypershift.openshift.io/v1beta1/namespaces/clusters/hostedclusters/tenant-full"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-                "apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
-                "metadata": {"name": "tenant-full", "namespace": "clusters"},
-                "status": {"kubeconfig": {"name": "tenant-full-admin-kubeconfig"}}})))
-            .with_priority(1)
-            .mount(server)
-            .await;
-        // The tenant cluster is the same fake server, reached through the HostedCluster's secret.
+        // The HostedCluster and its admin kubeconfig Secret; the tenant cluster is
+        // the same fake server, reached through that Secret.
         let kubeconfig = std::fs::read_to_string(&fake.kubeconfig)
             .unwrap()
             .replace("current-context: other", "current-context: fake");
-        Mock::given(method("GET"))
-            .and(path(
-                "/api/v1/namespaces/clusters/secrets/tenant-full-admin-kubeconfig",
-            ))
-            .respond_with(ResponseTemplate::new(200).set_body_json(secret(
-                "clusters",
-                "tenant-full-admin-kubeconfig",
-                &[],
-                &[("kubeconfig", &kubeconfig)],
-            )))
-            .with_priority(1)
-            .mount(server)
-            .await;
+        let hosted = HostedCluster {
+            exists: Arc::new(AtomicBool::new(true)),
+            kubeconfig,
+        };
+        Mock::given(path_regex(
+            r"^/apis/hypershift\.openshift\.io/v1beta1/namespaces/clusters/hostedclusters/tenant-full$|^/api/v1/namespaces/clusters/secrets/tenant-full-admin-kubeconfig$",
+        ))
+        .respond_with(hosted.clone())
+        .with_priority(1)
+        .mount(server)
+        .await;
         // Portworx in the tenant is Online at once (a test may hold it back).
         let portworx_phase = Arc::new(Mutex::new("Online"));
         let phase = portworx_phase.clone();
@@ -755,6 +791,7 @@ impl World {
             array,
             built,
             vms,
+            hosted,
             ctx,
         }
     }

@@ -69,7 +69,12 @@ pub(crate) async fn delivered(w: &World) -> Option<String> {
         .fake
         .requests("PATCH", "/namespaces/portworx/secrets/px-pure-secret")
         .await;
-    let body: Value = applied.last()?.body_json().ok()?;
+    token_in(applied.last()?)
+}
+
+/// The token in one px-pure-secret apply.
+fn token_in(applied: &wiremock::Request) -> Option<String> {
+    let body: Value = applied.body_json().ok()?;
     let pure = match body["stringData"]["pure.json"].as_str() {
         Some(s) => s.to_string(),
         None => data_field(&body, "pure.json")?,
@@ -506,4 +511,72 @@ async fn a_returning_leader_does_not_replace_the_token_another_delivered() {
     assert_eq!(tokens(&w).await, created, "replica-b's token is kept");
     assert_eq!(w.array.stats().writes, 0);
     assert_eq!(delivered(&w).await.as_deref(), Some(held.as_str()));
+}
+
+/// A new cloud-drive tenant whose HostedCluster does not exist yet (nobody but the
+/// controller creates it): nothing could keep a token made now, so the first
+/// reconcile holds the token's creation back (`ArrayReady=False, TokenHeld`, the
+/// reason in the message) and applies everything else, the array objects and the
+/// HostedCluster among them. Once HyperShift gave it an admin kubeconfig (the fake
+/// does at once), the next reconcile creates the token and delivers it: one token,
+/// one value delivered, no journal left.
+#[tokio::test]
+async fn a_new_tenant_without_its_hosted_cluster_gets_one_token_once_the_cluster_exists() {
+    use flasharray_mock::Op;
+    use px_controller::ConditionType as C;
+    let w = World::start(cloud_drive_object()).await;
+    w.hosted.remove();
+
+    let first = w
+        .reconcile()
+        .await
+        .expect("the first reconcile writes what it can");
+    assert_eq!(first, Outcome::InProgress);
+    let s = w.store.status(NAME);
+    let array = s.get(C::ArrayReady).expect("ArrayReady");
+    assert_eq!(array.reason, "TokenHeld", "{s:?}");
+    assert!(
+        array
+            .message
+            .contains("HostedCluster clusters/tenant-full does not exist"),
+        "{s:?}"
+    );
+    assert!(!s.is_true(C::Degraded), "waiting is not a failure: {s:?}");
+    assert_eq!(
+        w.array.stats().op(Op::CreateApiToken),
+        0,
+        "no token without a place"
+    );
+    assert!(tokens(&w).await.is_empty());
+    assert!(w.journal.is_empty(), "no intent journaled for a held token");
+    assert!(delivered(&w).await.is_none());
+    assert!(
+        w.array.stats().writes > 0,
+        "the array objects other than the token were written"
+    );
+    assert_eq!(
+        w.fake
+            .requests("PATCH", "/hostedclusters/tenant-full")
+            .await
+            .len(),
+        1,
+        "the HostedCluster was applied"
+    );
+
+    converge(&w, &w.ctx, "once the HostedCluster exists").await;
+    assert_eq!(
+        w.array.stats().op(Op::CreateApiToken),
+        1,
+        "one token created"
+    );
+    let token = assert_delivered_and_clean(&w, "once the HostedCluster exists").await;
+    let applied = w
+        .fake
+        .requests("PATCH", "/namespaces/portworx/secrets/px-pure-secret")
+        .await;
+    let values: Vec<Option<String>> = applied.iter().map(token_in).collect();
+    assert!(
+        !values.is_empty() && values.iter().all(|v| v.as_deref() == Some(token.as_str())),
+        "every delivery carries the one token"
+    );
 }

@@ -34,8 +34,9 @@ pub enum Action {
     /// Kept although the desired state no longer names it: a drive of a removed
     /// worker, which holds Portworx data. Not a change.
     Retain,
-    /// A drive the management Portworx creates when its claim binds: nothing for
-    /// pxfa to do on the array yet. Not a change.
+    /// Nothing for pxfa to do on the array yet. Not a change. A drive the
+    /// management Portworx creates when its claim binds, or an API token held back
+    /// while nothing would keep its value (see `Planned::holding_a_new_token`).
     Pending,
 }
 
@@ -342,8 +343,27 @@ pub struct Summary {
     pub noop: usize,
     /// Drives of removed workers kept with their data.
     pub retain: usize,
-    /// Drives waiting for their claim to bind (dynamic provisioning).
+    /// Drives waiting for their claim to bind (dynamic provisioning), and an API
+    /// token held back until something can keep it.
     pub pending: usize,
+}
+
+impl Summary {
+    /// The counts of `changes`.
+    pub(crate) fn of(changes: &[Change]) -> Self {
+        let mut summary = Summary::default();
+        for c in changes {
+            match c.action {
+                Action::Create => summary.create += 1,
+                Action::Update | Action::Recover => summary.update += 1,
+                Action::Delete => summary.delete += 1,
+                Action::NoOp => summary.noop += 1,
+                Action::Retain => summary.retain += 1,
+                Action::Pending => summary.pending += 1,
+            }
+        }
+        summary
+    }
 }
 
 /// Switches of [`plan`].
@@ -410,17 +430,7 @@ impl Plan {
         refusals: Vec<Blocker>,
         serials: BTreeMap<String, String>,
     ) -> Self {
-        let mut summary = Summary::default();
-        for c in &changes {
-            match c.action {
-                Action::Create => summary.create += 1,
-                Action::Update | Action::Recover => summary.update += 1,
-                Action::Delete => summary.delete += 1,
-                Action::NoOp => summary.noop += 1,
-                Action::Retain => summary.retain += 1,
-                Action::Pending => summary.pending += 1,
-            }
-        }
+        let summary = Summary::of(&changes);
         Plan {
             tenant: tenant.to_string(),
             changes,
@@ -449,6 +459,14 @@ impl Plan {
     /// True when applying would change the array.
     pub fn has_changes(&self) -> bool {
         self.actionable().next().is_some()
+    }
+
+    /// The API token creation held back because nothing would keep the token yet
+    /// (`Planned::holding_a_new_token`), if it was: its reason says why.
+    pub fn held_token(&self) -> Option<&Change> {
+        self.changes
+            .iter()
+            .find(|c| c.action == Action::Pending && c.kind == Kind::ApiToken)
     }
 
     /// The changes `apply` would make (no-ops, retained and pending drives left out).

@@ -60,5 +60,5 @@ pub(crate) use pods::lookup_pods;
 pub(crate) use realm::require_realm_support;
 pub use realm::{RealmGateError, RealmState};
 pub use token::{JournalVerdict, TokenState};
-pub(crate) use token::{read_token_state, token_user_claimants};
+pub(crate) use token::{hold_new_token, read_token_state, token_user_claimants};
 pub(crate) use volumes::lookup_volumes;

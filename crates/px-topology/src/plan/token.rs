@@ -5,7 +5,7 @@
 
 use flasharray::{ErrorKind, FlashArray, Result, TagResource};
 
-use super::change::{Action, Blocker, Change, Kind, Payload};
+use super::change::{Action, Blocker, Change, Kind, Payload, Plan, Summary};
 use super::ownership::{TagIndex, TokenClaimants};
 use crate::desired::DesiredState;
 
@@ -231,4 +231,30 @@ pub(crate) fn plan_token(
         },
         TokenState::NotWanted => Vec::new(),
     })
+}
+
+/// `plan` with its API token creation held back because nothing would keep the
+/// token's value (`why`): the creation becomes one pending step saying so, and the
+/// deletion of an interrupted token it would replace is dropped (that token stays,
+/// and the journal with it, until the replacement can be kept). Nothing else changes:
+/// the rest of the plan applies, and a later plan creates the token.
+pub(crate) fn hold_new_token(mut plan: Plan, why: &str) -> Plan {
+    let is_token = |c: &Change, a: Action| c.kind == Kind::ApiToken && c.action == a;
+    let Some(created) = plan
+        .changes
+        .iter()
+        .position(|c| is_token(c, Action::Create))
+    else {
+        return plan;
+    };
+    let held = &mut plan.changes[created];
+    held.action = Action::Pending;
+    held.reason = format!(
+        "held: {why}; created once the tenant cluster can keep it (the array shows a token's value only once)"
+    );
+    held.payload = Payload::None;
+    held.details.insert("held".into(), why.into());
+    plan.changes.retain(|c| !is_token(c, Action::Delete));
+    plan.summary = Summary::of(&plan.changes);
+    plan
 }

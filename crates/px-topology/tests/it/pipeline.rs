@@ -287,6 +287,58 @@ async fn a_token_nobody_would_keep_is_refused_before_any_write() {
 }
 
 #[tokio::test]
+async fn a_token_nobody_would_keep_yet_is_held_and_the_rest_applies() {
+    let (tenant, array) = cloud_drive();
+    let clusters = FakeClusters::default();
+    let why = "HostedCluster clusters/tenant-cd does not exist";
+    let planned = tenant
+        .observe(Site::array(&array))
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default())
+        .holding_a_new_token(false, why);
+    let plan = planned.plan();
+    let held: Vec<_> = plan
+        .changes
+        .iter()
+        .filter(|c| c.kind == px_topology::Kind::ApiToken)
+        .collect();
+    assert_eq!(held.len(), 1, "{}", plan.to_text(true));
+    assert_eq!(held[0].action, px_topology::Action::Pending);
+    assert!(held[0].reason.contains(why), "{:?}", held[0]);
+    assert!(held[0].to_line().contains(why), "{}", held[0].to_line());
+    assert_eq!((plan.summary.create > 0, plan.summary.pending), (true, 1));
+    let applied = planned
+        .apply(&clusters, ApplyOptions::default(), &|_| {})
+        .await
+        .expect("the rest applies");
+    assert!(
+        applied.report().is_success(),
+        "{:?}",
+        applied.report().failed
+    );
+    assert!(applied.facts().api_token.is_none(), "no token created");
+    // A later run with somewhere to keep it creates it; the rest is done.
+    let later = tenant
+        .observe(Site::array(&array))
+        .await
+        .unwrap()
+        .plan(&PlanOptions::default())
+        .holding_a_new_token(true, why);
+    let actionable: Vec<_> = later
+        .plan()
+        .actionable()
+        .map(|c| (c.action, c.kind))
+        .collect();
+    assert_eq!(
+        actionable,
+        [(px_topology::Action::Create, px_topology::Kind::ApiToken)],
+        "{}",
+        later.plan().to_text(false)
+    );
+}
+
+#[tokio::test]
 async fn a_complete_run_with_nothing_pending_lets_go_only_where_the_journal_asks() {
     let spec = examples::example("direct-access");
     let tenant = Tenant::from_spec(spec, "direct-access".as_ref()).unwrap();
