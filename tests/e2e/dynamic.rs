@@ -176,7 +176,7 @@ fn dynamic_option_b_on_3_6_2_on_the_brownfield_array() {
 }
 
 #[test]
-fn dynamic_scale_3_4_3_keeps_every_drive_and_rewrites_nothing() {
+fn dynamic_scale_3_4_3_holds_removed_drives_until_told_to_destroy_them() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state.json");
     let spec = dir.path().join("tenant.yaml");
@@ -209,6 +209,41 @@ fn dynamic_scale_3_4_3_keeps_every_drive_and_rewrites_nothing() {
     assert!(text.contains("--release-removed-workers"), "{text}");
     assert_eq!(std::fs::read(&state).unwrap(), saved, "zero writes at 3");
     assert_eq!(drives(&state), four, "nothing destroyed");
+
+    // A plain release holds them (#36 N6): the management Portworx created them and
+    // releases them; the plan says so, with the reclaim-policy steps, and writes nothing.
+    let held = run(sim(&state)
+        .args(["apply", "--yes", "--release-removed-workers", "-f"])
+        .arg(&spec));
+    assert!(held.contains("held, not destroyed on the array"), "{held}");
+    assert!(held.contains("persistentVolumeReclaimPolicy"), "{held}");
+    assert!(held.contains("--destroy-dynamic-drives"), "{held}");
+    assert_eq!(std::fs::read(&state).unwrap(), saved, "zero writes held");
+    assert_eq!(drives(&state), four, "nothing destroyed");
+    // The flag alone is refused: it only widens a release.
+    sim(&state)
+        .args(["apply", "--yes", "--destroy-dynamic-drives", "-f"])
+        .arg(&spec)
+        .assert()
+        .code(2);
+    // Asked to, pxfa destroys worker 3's drives on the array (softly), and only them.
+    run(sim(&state)
+        .args([
+            "apply",
+            "--yes",
+            "--release-removed-workers",
+            "--destroy-dynamic-drives",
+            "-f",
+        ])
+        .arg(&spec));
+    let after = drives(&state);
+    assert_eq!(after.len(), 8, "{after:?}");
+    let destroyed: Vec<&Value> = after.iter().filter(|v| v["destroyed"] == true).collect();
+    assert_eq!(destroyed.len(), 2, "{after:?}");
+    assert!(
+        destroyed.iter().all(|v| !three.contains(v)),
+        "only worker 3's drives: {destroyed:?}"
+    );
     assert_eq!(
         foreign_objects(&state).changes_since(&objects),
         Vec::<String>::new()

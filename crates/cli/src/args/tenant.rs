@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 use px_topology::PlanOptions;
 
 /// `size`.
@@ -68,6 +68,7 @@ impl LintArgs {
 
 /// `plan`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("releases").args(["destroy", "release_removed_workers"]).multiple(true)))]
 pub(crate) struct PlanArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]
@@ -98,9 +99,6 @@ pub(crate) struct PlanArgs {
     /// would apply it.
     #[arg(long, requires = "kubeconfig")]
     pub(crate) apply_node_config: bool,
-    /// With --destroy: as `destroy --destroy-dynamic-drives` would.
-    #[arg(long, requires = "destroy")]
-    pub(crate) destroy_dynamic_drives: bool,
 }
 
 /// The flags `plan` and `apply` share: what the plan may do beyond the spec. They
@@ -122,6 +120,13 @@ pub(crate) struct PlanFlags {
     /// again (only if its Portworx node was never decommissioned).
     #[arg(long)]
     pub(crate) recover_released: bool,
+    /// With --release-removed-workers (or plan --destroy): also destroy on the array
+    /// the drives the management Portworx created (dynamic provisioning). Without it
+    /// they are kept for Portworx to release (PV reclaim policy Delete, claim
+    /// deleted: `pxfa runbook scale-in`); an array-side destroy leaves Portworx's
+    /// volume records and the PVs stale. For a management Portworx that is gone.
+    #[arg(long, requires = "releases")]
+    pub(crate) destroy_dynamic_drives: bool,
 }
 
 impl PlanFlags {
@@ -132,12 +137,14 @@ impl PlanFlags {
             allow_shrink: self.allow_shrink,
             release_removed_workers: self.release_removed_workers,
             recover_released: self.recover_released,
+            destroy_dynamic_drives: self.destroy_dynamic_drives,
         }
     }
 }
 
 /// `apply`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("releases").args(["release_removed_workers"])))]
 pub(crate) struct ApplyArgs {
     /// Tenant spec (YAML).
     #[arg(short = 'f', long = "file", value_name = "SPEC")]

@@ -559,7 +559,7 @@ async fn plan_destroy(a: &PlanArgs, g: &GlobalArgs, p: &Printer) -> Result<Outco
     let scope = DestroyScope {
         eradicate: a.eradicate,
         delete_token: a.delete_token,
-        destroy_dynamic_drives: a.destroy_dynamic_drives,
+        destroy_dynamic_drives: a.plan.destroy_dynamic_drives,
     };
     // Nothing tagged for the tenant is an empty preview, exit 0, as the destroy
     // itself succeeds then with nothing to do (`nothing_to_destroy`).

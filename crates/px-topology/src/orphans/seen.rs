@@ -115,11 +115,7 @@ pub(super) fn tagged_drives(seen: &Seen) -> Vec<TaggedDrive> {
                 .volumes
                 .get(&name.to_ascii_lowercase())
                 .is_some_and(|v| !v.destroyed);
-            let claim = seen
-                .tags
-                .get(TagResource::Volume, &name)
-                .and_then(|t| t.get(crate::desired::TAG_CLAIM))
-                .cloned();
+            let claim = seen.tags.claim_of(&name).map(str::to_string);
             Some(TaggedDrive {
                 name,
                 tenant,

@@ -377,6 +377,11 @@ pub struct PlanOptions {
     /// Soft-destroy the retained drives of worker indexes at or past the desired
     /// workers (CLI `--release-removed-workers`); never touches desired indexes.
     pub release_removed_workers: bool,
+    /// With `release_removed_workers`: also destroy on the array the drives the
+    /// management Portworx created (dynamic provisioning; CLI
+    /// `--destroy-dynamic-drives`). Without it they stay retained for Portworx to
+    /// release (PV reclaim policy Delete, claim deleted), as `destroy` keeps them.
+    pub destroy_dynamic_drives: bool,
     /// Recover the destroyed drives of a released worker index when the desired
     /// state has that index again (CLI `--recover-released`); without it that is a
     /// refusal, since the index's Portworx node was probably decommissioned.

@@ -75,7 +75,10 @@ pub(crate) fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptio
     let next_steps = retention
         .workers()
         .iter()
-        .flat_map(|&w| super::lifecycle::decommission_steps(&desired.tenant.name, w))
+        .flat_map(|&w| {
+            let dynamic = retention.dynamic.contains(&w);
+            super::lifecycle::decommission_steps(&desired.tenant.name, w, dynamic)
+        })
         .collect();
     let changes: Vec<_> = [
         retention.retained,

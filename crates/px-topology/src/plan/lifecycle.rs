@@ -17,6 +17,7 @@ use crate::desired::{
     TenantId,
 };
 use crate::runbook::steps::{DA_SCALE_IN, outline};
+use crate::spec::provisioning::Strategy;
 use crate::sizing::DrivesInUse;
 
 /// Reads the drives tagged for `tenant` (two tag listings, one volume lookup) for
@@ -196,14 +197,21 @@ fn count_drives<'a>(
 /// one source: [`crate::runbook::steps::DA_SCALE_IN`], the step data alone, so
 /// that `plan` does not depend on the runbook's use of the tenant), each with where
 /// it runs and its command.
-pub(crate) fn decommission_steps(tenant: &str, index: u32) -> Vec<String> {
+/// `dynamic`: the management Portworx created the drives (their release steps go
+/// through it, not the array).
+pub(crate) fn decommission_steps(tenant: &str, index: u32, dynamic: bool) -> Vec<String> {
+    let strategy = if dynamic {
+        Strategy::Dynamic
+    } else {
+        Strategy::Import
+    };
     let head = format!(
         "worker {index} ({tenant}-w{index:02}) drives are retained; retire its Portworx node the way \
          Portworx documents it, skipping what is done already (`pxfa runbook scale-in -f SPEC \
          --worker {index}` prints every step with its check and source):"
     );
     std::iter::once(head)
-        .chain(outline(DA_SCALE_IN, tenant, index))
+        .chain(outline(DA_SCALE_IN, Some(strategy), tenant, index))
         .collect()
 }
 
@@ -306,7 +314,7 @@ mod tests {
 
     #[test]
     fn steps_are_the_runbooks_decommission_for_the_worker() {
-        let s = decommission_steps("tenant-demo", 3);
+        let s = decommission_steps("tenant-demo", 3, false);
         assert!(s.iter().all(|l| l.starts_with("worker 3")), "{s:#?}");
         assert!(s[0].contains("tenant-demo-w03"));
         assert!(s[0].contains("pxfa runbook scale-in -f SPEC --worker 3"));
@@ -323,7 +331,15 @@ mod tests {
             ids(DA_SCALE_IN),
             "the runbook's scale-in is the plan's"
         );
-        assert_eq!(s.len(), 1 + book.iter().map(|p| p.len()).sum::<usize>());
+        let import = |t: &&crate::runbook::steps::StepTemplate| {
+            crate::runbook::steps::applies_to(t.id, Some(Strategy::Import))
+        };
+        let steps = |p: &[crate::runbook::Piece]| p.iter().flat_map(|p| p.iter()).count();
+        assert_eq!(
+            s.len(),
+            1 + book.iter().flat_map(|p| p.iter()).filter(import).count()
+        );
+        assert!(steps(&book) > s.len() - 1, "the dynamic steps are left out");
         let pos = |needle: &str| {
             s.iter()
                 .position(|l| l.contains(needle))
@@ -341,5 +357,24 @@ mod tests {
             "every word filled or a <hole>: {s:#?}"
         );
         assert!(s.iter().any(|l| l.contains("-n <hcp>")));
+    }
+
+    /// #36 N6: a dynamic worker's drives are released through the management
+    /// Portworx (reclaim policy Delete, then the claims), never `--release-removed-workers`.
+    #[test]
+    fn a_dynamic_workers_steps_release_through_portworx() {
+        let s = decommission_steps("tenant-demo", 3, true);
+        let pos = |needle: &str| {
+            s.iter()
+                .position(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle} in {s:#?}"))
+        };
+        assert!(pos("pxctl cluster delete") < pos("persistentVolumeReclaimPolicy"));
+        assert!(pos("persistentVolumeReclaimPolicy") < pos("oc delete pvc"));
+        assert!(
+            !s.iter().any(|l| l.contains("--release-removed-workers")
+                || l.contains("oc delete pv <pv>")),
+            "{s:#?}"
+        );
     }
 }

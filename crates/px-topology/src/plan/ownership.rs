@@ -189,6 +189,14 @@ impl TagIndex {
         self.of(kind).get(&name.to_ascii_lowercase())
     }
 
+    /// The claim a drive is tagged with: the management Portworx created it (dynamic
+    /// provisioning) and releases it, not pxfa. The one test of "a dynamic drive".
+    pub(crate) fn claim_of(&self, volume: &str) -> Option<&str> {
+        (self.get(TagResource::Volume, volume))
+            .and_then(|t| t.get(crate::desired::TAG_CLAIM))
+            .map(String::as_str)
+    }
+
     /// Adds tags read from the array; tags outside `pxfa.io` are ignored.
     pub fn insert(&mut self, kind: TagResource, tags: &[Tag]) {
         for t in tags {

@@ -4,7 +4,9 @@
 //! A volume only grows unless shrinking is allowed; a destroyed one is recovered,
 //! not re-created, except a drive of a released worker (its Portworx node was
 //! probably decommissioned). The drives of workers the desired state dropped are
-//! retained with their data; only `--release-removed-workers` destroys them.
+//! retained with their data; only `--release-removed-workers` destroys them, and
+//! those the management Portworx created (dynamic provisioning) only with
+//! `--destroy-dynamic-drives` too: Portworx releases those itself.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -212,6 +214,9 @@ pub(crate) struct Retention {
     pub(crate) retained: Vec<Change>,
     /// Released (`--release-removed-workers`): destroyed with the other orphans.
     pub(crate) released: BTreeSet<String>,
+    /// The retained workers whose drives the management Portworx created (dynamic
+    /// provisioning): released through Portworx, not on the array.
+    pub(crate) dynamic: BTreeSet<u32>,
 }
 
 impl Retention {
@@ -264,22 +269,44 @@ pub(crate) fn retain_drives(
         if o.destroyed {
             continue;
         }
-        if opts.release_removed_workers && desired_workers > 0 && index >= desired_workers {
+        let claim = obs.tags.claim_of(name);
+        let release = opts.release_removed_workers && desired_workers > 0 && index >= desired_workers;
+        if release && (claim.is_none() || opts.destroy_dynamic_drives) {
             out.released.insert(key(name));
             continue;
         }
+        let mut why = format!(
+            "drive of worker {index}, which the desired state no longer has: kept with its data"
+        );
+        if let Some(claim) = claim {
+            out.dynamic.insert(index);
+            why = held_dynamic(index, claim, release);
+        }
         out.retained.push(
-            Change::new(
-                Action::Retain,
-                Kind::Volume,
-                name,
-                format!("drive of worker {index}, which the desired state no longer has: kept with its data"),
-            )
-            .detail("size", Size::bytes(o.provisioned))
-            .detail("worker", index),
+            Change::new(Action::Retain, Kind::Volume, name, why)
+                .detail("size", Size::bytes(o.provisioned))
+                .detail("worker", index),
         );
     }
     out
+}
+
+/// Why a removed worker's drive that the management Portworx created stays: an
+/// array-side destroy would leave Portworx's volume record and the PV stale (#36
+/// N6), as `destroy` holds them too.
+fn held_dynamic(index: u32, claim: &str, release: bool) -> String {
+    let asked = if release {
+        "held, not destroyed on the array"
+    } else {
+        "kept with its data"
+    };
+    format!(
+        "drive of worker {index} (claim {claim}), which the desired state no longer has: {asked}; \
+         the management Portworx created it and releases it: set the claim's PV reclaim policy to \
+         Delete, then delete the claim (`pxfa runbook scale-in`); `--release-removed-workers \
+         --destroy-dynamic-drives` destroys it on the array instead (for a management Portworx \
+         that is gone)"
+    )
 }
 
 /// Destroys (recoverably) the live volumes tagged for the tenant that the desired

@@ -288,11 +288,11 @@ pub fn build_edited(
         check_edit(tenant, e)?;
     }
     let vars = Vars::new(tenant, spec_path, edited);
-    let strategy = delete_strategy(tenant, op);
+    let strategy = release_strategy(tenant, op);
     let mut out = Vec::new();
     for piece in pieces {
         let piece: Vec<StepTemplate> = (piece.iter())
-            .filter(|t| applies_to(t.id, strategy))
+            .filter(|t| steps::applies_to(t.id, strategy))
             .copied()
             .collect();
         expand_piece(&piece, &workers, &vars, &mut out);
@@ -417,25 +417,15 @@ fn scale_in_workers(mut w: Vec<u32>, replicas: u32) -> Result<Vec<u32>, NoRunboo
     Ok(w)
 }
 
-/// A direct-access delete's provisioning strategy: its drives are released through
-/// the management Portworx (dynamic) or through the array (import). `None` for
-/// other operations and modes, whose steps do not depend on it.
-fn delete_strategy(tenant: &Tenant, op: Operation) -> Option<Strategy> {
-    (op == Operation::Delete && tenant.spec.mode().drives_are_vm_disks()).then(|| {
+/// A direct-access delete's or scale-in's provisioning strategy: its drives are
+/// released through the management Portworx (dynamic) or through the array
+/// (import). `None` for other operations and modes, whose steps do not depend on it.
+fn release_strategy(tenant: &Tenant, op: Operation) -> Option<Strategy> {
+    let releases = matches!(op, Operation::Delete | Operation::ScaleIn);
+    (releases && tenant.spec.mode().drives_are_vm_disks()).then(|| {
         // A refused import is lint's error; nothing was imported, so release as dynamic.
         (tenant.spec.provisioning()).map_or(Strategy::Dynamic, |r| r.strategy)
     })
-}
-
-/// Whether the step with `id` is for `strategy` (steps not in
-/// [`steps::DELETE_ONLY_FOR`] are for every strategy).
-fn applies_to(id: &str, strategy: Option<Strategy>) -> bool {
-    let Some(strategy) = strategy else {
-        return true;
-    };
-    (steps::DELETE_ONLY_FOR.iter())
-        .find(|(only, _)| *only == id)
-        .is_none_or(|(_, s)| *s == strategy)
 }
 
 /// Steps of one piece: runs of per-worker steps are repeated worker by worker, the

@@ -13,6 +13,7 @@
 //! disks among them).
 
 use super::sources::Confidence::{self, H, M};
+use crate::spec::provisioning::Strategy;
 
 /// Where a step runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -387,13 +388,59 @@ pub(crate) const DA_STATUS: Piece = &[st(
     H,
 )];
 
-/// Release the drives of removed workers and clear what Kubernetes keeps.
+/// Delete the Released PVs of deleted claims (import provisioning: their policy is
+/// Retain, and pxfa destroyed the drives on the array).
+const RELEASE_PVS: StepTemplate = st(
+    "release.pvs",
+    Management,
+    false,
+    "(import provisioning) Delete the Released PVs of those claims",
+    &["oc", "delete", "pv", "<pv>"],
+    "`oc get pv` lists no Released PV whose claim was in {hcp}",
+    "k8s-retain",
+    H,
+);
+
+/// Release the drives of removed workers and clear what Kubernetes keeps. Dynamic
+/// provisioning: the management Portworx created the drives, so it deletes them
+/// with their claims once each PV's reclaim policy is Delete (as `delete` does;
+/// pxfa keeps them unless `--destroy-dynamic-drives`) [L]. Import: pxfa made
+/// them, so pxfa destroys them and the Released PVs go by hand.
 pub(crate) const DA_RELEASE: Piece = &[
+    st(
+        "release.reclaim-delete",
+        Management,
+        true,
+        "(dynamic provisioning) Let the management Portworx delete the removed worker's drives with their claims: set the reclaim policy of each PV noted in the first step to Delete",
+        &[
+            "oc",
+            "patch",
+            "pv",
+            "<pv>",
+            "--type",
+            "merge",
+            "-p",
+            "{\"spec\":{\"persistentVolumeReclaimPolicy\":\"Delete\"}}",
+        ],
+        "`oc get pv <pv> -o jsonpath={.spec.persistentVolumeReclaimPolicy}` prints Delete for every PV of worker {worker}",
+        "k8s-reclaim-policy",
+        H,
+    ),
+    st(
+        "release.claims-delete",
+        Management,
+        true,
+        "(dynamic provisioning) Delete the removed worker's claims: the management Portworx deletes each drive on the array and its PV",
+        &["oc", "delete", "pvc", "-n", "{hcp}", "{claims}"],
+        "`oc get pv <pv>` says NotFound for every PV of worker {worker}; `pxfa plan -f {spec}` retains no drive of worker {worker} (a PV stuck Released or Failed: `oc describe pv <pv>` names the driver's error) [M]",
+        "px-fada",
+        M,
+    ),
     st(
         "release.drives",
         Local,
         false,
-        "Soft-destroy the removed workers' retained drives on the array",
+        "(import provisioning) Soft-destroy the removed workers' retained drives on the array",
         &[
             "pxfa",
             "apply",
@@ -410,22 +457,13 @@ pub(crate) const DA_RELEASE: Piece = &[
         "release.claims",
         Management,
         true,
-        "Delete the removed worker's claims (their PVs go Released; Retain keeps nothing on the array now)",
+        "(import provisioning) Delete the removed worker's claims (their PVs go Released; Retain keeps nothing on the array now)",
         &["oc", "delete", "pvc", "-n", "{hcp}", "{claims}"],
         "`oc get pv` shows the PVs noted in the first step as Released",
         "k8s-retain",
         H,
     ),
-    st(
-        "release.pvs",
-        Management,
-        false,
-        "Delete the Released PVs of those claims",
-        &["oc", "delete", "pv", "<pv>"],
-        "`oc get pv` lists no Released PV whose claim was in {hcp}",
-        "k8s-retain",
-        H,
-    ),
+    RELEASE_PVS,
 ];
 
 /// Replace a lost VM's node: the new VM gets the worker's disks, wiped, and joins
@@ -1071,27 +1109,31 @@ pub(crate) const DA_DELETE_RELEASED_DYNAMIC: Piece = &[st(
     M,
 )];
 
-/// The steps that apply to one provisioning strategy only (direct-access delete):
-/// the dynamic ones release through Portworx, the import ones through the array.
-pub(crate) const DELETE_ONLY_FOR: &[(&str, crate::spec::provisioning::Strategy)] = &[
-    (
-        "delete.drive-pvs",
-        crate::spec::provisioning::Strategy::Dynamic,
-    ),
-    (
-        "delete.reclaim-delete",
-        crate::spec::provisioning::Strategy::Dynamic,
-    ),
-    (
-        "delete.drives-released",
-        crate::spec::provisioning::Strategy::Dynamic,
-    ),
-    (
-        "delete.released-pvs",
-        crate::spec::provisioning::Strategy::Import,
-    ),
-    ("release.pvs", crate::spec::provisioning::Strategy::Import),
+/// The steps that apply to one provisioning strategy only (direct-access delete
+/// and scale-in): the dynamic ones release through Portworx, the import ones
+/// through the array.
+const RELEASE_ONLY_FOR: &[(&str, Strategy)] = &[
+    ("delete.drive-pvs", Strategy::Dynamic),
+    ("delete.reclaim-delete", Strategy::Dynamic),
+    ("delete.drives-released", Strategy::Dynamic),
+    ("release.reclaim-delete", Strategy::Dynamic),
+    ("release.claims-delete", Strategy::Dynamic),
+    ("delete.released-pvs", Strategy::Import),
+    ("release.drives", Strategy::Import),
+    ("release.claims", Strategy::Import),
+    ("release.pvs", Strategy::Import),
 ];
+
+/// Whether the step with `id` is for `strategy` (`None`: no strategy applies;
+/// steps not in [`RELEASE_ONLY_FOR`] are for every strategy).
+pub(crate) fn applies_to(id: &str, strategy: Option<Strategy>) -> bool {
+    let Some(strategy) = strategy else {
+        return true;
+    };
+    (RELEASE_ONLY_FOR.iter())
+        .find(|(only, _)| *only == id)
+        .is_none_or(|(_, s)| *s == strategy)
+}
 
 /// After the namespace is gone: the Released PVs are what remain.
 pub(crate) const DA_DELETE_LEFTOVERS: Piece = &[
@@ -1111,7 +1153,7 @@ pub(crate) const DA_DELETE_LEFTOVERS: Piece = &[
         "k8s-retain",
         H,
     ),
-    DA_RELEASE[2],
+    RELEASE_PVS,
     st(
         "delete.storage-class",
         Management,
@@ -1234,7 +1276,12 @@ pub(crate) const DA_SCALE_IN: &[Piece] = &[
 /// known. `{tenant}` and `{worker}` are filled; every other `{name}` becomes the
 /// operator's `<name>` (the whole runbook, `pxfa runbook`, fills them from the
 /// spec).
-pub(crate) fn outline(pieces: &[Piece], tenant: &str, worker: u32) -> Vec<String> {
+pub(crate) fn outline(
+    pieces: &[Piece],
+    strategy: Option<Strategy>,
+    tenant: &str,
+    worker: u32,
+) -> Vec<String> {
     let fill = |s: &str| {
         let s = s
             .replace("{tenant}", tenant)
@@ -1244,6 +1291,7 @@ pub(crate) fn outline(pieces: &[Piece], tenant: &str, worker: u32) -> Vec<String
     pieces
         .iter()
         .flat_map(|p| p.iter())
+        .filter(|t| applies_to(t.id, strategy))
         .map(|t| {
             let mut line = format!("worker {worker}: {}", fill(t.title));
             if !t.command.is_empty() {

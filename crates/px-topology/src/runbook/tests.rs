@@ -385,3 +385,49 @@ fn direct_access_delete_releases_drives_by_provisioning() {
         assert!(!got.contains(&dynamic_only), "{got:?}");
     }
 }
+
+/// #36 N6 for scale-in: a dynamic worker's drives are released through the
+/// management Portworx (each PV's reclaim policy Delete, then its claims), never by
+/// `pxfa apply --release-removed-workers`; an import worker's, which pxfa made,
+/// through the array and the Released PVs deleted by hand, as before.
+#[test]
+fn direct_access_scale_in_releases_drives_by_provisioning() {
+    let ids = |t: &Tenant| -> Vec<&'static str> {
+        (build(t, "t.yaml", Operation::ScaleIn, &[])
+            .unwrap()
+            .steps
+            .iter())
+        .map(|s| s.id)
+        .collect()
+    };
+    let (dynamic, _) = tenant(StorageMode::DirectAccess);
+    let got = ids(&dynamic);
+    let at = |id: &str| got.iter().position(|s| *s == id);
+    let (find, delete, reclaim, claims) = (
+        at("worker.find-vm").unwrap(),
+        at("decommission.cluster-delete").expect("decommission step"),
+        at("release.reclaim-delete").expect("reclaim step"),
+        at("release.claims-delete").expect("claims step"),
+    );
+    assert!(find < delete && delete < reclaim && reclaim < claims, "{got:?}");
+    for import_only in ["release.drives", "release.claims", "release.pvs"] {
+        assert!(!got.contains(&import_only), "{got:?}");
+    }
+    let book = build(&dynamic, "t.yaml", Operation::ScaleIn, &[]).unwrap();
+    let text = serde_json::to_string(&book.steps[reclaim]).unwrap();
+    assert!(text.contains("persistentVolumeReclaimPolicy"), "{text}");
+
+    let mut spec = dynamic.spec.clone();
+    spec.spec.portworx.version = "3.7.0".parse().unwrap();
+    spec.spec.management.portworx_version = None;
+    spec.spec.management.fa_fb_driver = true;
+    spec.spec.storage.provisioning = crate::spec::Provisioning::Import;
+    let import = Tenant::from_spec(spec, "t.yaml".as_ref()).unwrap();
+    let got = ids(&import);
+    for import_only in ["release.drives", "release.claims", "release.pvs"] {
+        assert!(got.contains(&import_only), "{got:?}");
+    }
+    for dynamic_only in ["release.reclaim-delete", "release.claims-delete"] {
+        assert!(!got.contains(&dynamic_only), "{got:?}");
+    }
+}

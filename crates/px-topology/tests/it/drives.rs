@@ -370,7 +370,7 @@ async fn a_claim_that_matches_two_volumes_or_another_tenants_is_a_conflict() {
 }
 
 #[tokio::test]
-async fn scale_in_of_a_dynamic_tenant_retains_until_released() {
+async fn scale_in_of_a_dynamic_tenant_holds_its_drives_unless_told_to_destroy_them() {
     let m = mock(Seed::Empty);
     let mut four = example();
     four.spec.hosted_cluster.replicas = 4;
@@ -384,12 +384,33 @@ async fn scale_in_of_a_dynamic_tenant_retains_until_released() {
     assert_eq!(p.summary.retain, 2, "{}", p.to_text(true));
     assert!(!p.has_changes(), "{}", p.to_text(true));
     assert!(p.next_steps.iter().any(|s| s.contains("worker 3")));
-    // The flag releases them (soft destroy), and only them.
-    let obs = observe(&m, &d3).await;
+    // The release flag alone holds them: the management Portworx created them and
+    // releases them (#36 N6), as the plan says, with the reclaim-policy steps.
+    let held = observe(&m, &d3)
+        .await
+        .plan(&PlanOptions {
+            release_removed_workers: true,
+            ..PlanOptions::default()
+        })
+        .plan()
+        .clone();
+    assert_eq!(held.summary.retain, 2, "{}", held.to_text(true));
+    assert!(!held.has_changes(), "{}", held.to_text(true));
+    let text = held.to_text(true);
+    assert!(text.contains("held, not destroyed on the array"), "{text}");
+    assert!(text.contains("--destroy-dynamic-drives"), "{text}");
+    assert!(
+        (held.next_steps.iter()).any(|s| s.contains("persistentVolumeReclaimPolicy")),
+        "{:#?}",
+        held.next_steps
+    );
+    // With --destroy-dynamic-drives too it releases them (soft destroy), and only them.
     let opts = PlanOptions {
         release_removed_workers: true,
+        destroy_dynamic_drives: true,
         ..PlanOptions::default()
     };
+    let obs = observe(&m, &d3).await;
     let release_staged = obs.plan(&opts);
     let release = release_staged.plan().clone();
     assert_eq!(count(&release, Kind::Volume, Action::Delete), 2);

@@ -186,8 +186,7 @@ fn hold_dynamic_drives(
     let mut pods = BTreeSet::new();
     let before = volumes.len();
     volumes.retain(|v| {
-        let claim = (obs.tags.get(TagResource::Volume, &v.name))
-            .and_then(|t| t.get(crate::desired::TAG_CLAIM));
+        let claim = obs.tags.claim_of(&v.name);
         let Some(claim) = claim.filter(|_| !v.destroyed) else {
             return true;
         };
