@@ -443,7 +443,8 @@ fn plan_tagged(d: &DesiredDrive, names: &[String], facts: DriveFacts<'_>, out: &
             Action::Recover,
             Kind::Volume,
             name,
-            format!("drive of claim {claim}, destroyed and still pending eradication: recovered"),
+            // The claim is the detail (CLAIM_DETAIL), said once.
+            "drive destroyed and still pending eradication: recovered",
         )
         .detail(CLAIM_DETAIL, Detail::Text(claim.to_string()));
         if let Some(ms) = v.time_remaining {
@@ -462,9 +463,7 @@ fn plan_tagged(d: &DesiredDrive, names: &[String], facts: DriveFacts<'_>, out: &
                 Action::NoOp,
                 Kind::Volume,
                 name,
-                format!(
-                    "drive of claim {claim}, created by the management Portworx, found by its tags"
-                ),
+                "drive created by the management Portworx, found by its tags",
             )
             .detail("size", size)
             .detail(CLAIM_DETAIL, Detail::Text(claim.to_string())),

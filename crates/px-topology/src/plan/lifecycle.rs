@@ -17,8 +17,8 @@ use crate::desired::{
     TenantId,
 };
 use crate::runbook::steps::{DA_SCALE_IN, outline};
-use crate::spec::provisioning::Strategy;
 use crate::sizing::DrivesInUse;
+use crate::spec::provisioning::Strategy;
 
 /// Reads the drives tagged for `tenant` (two tag listings, one volume lookup) for
 /// [`crate::sizing::keep_drives_in_use`]. Destroyed drives do not count; the

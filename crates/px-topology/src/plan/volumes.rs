@@ -270,7 +270,8 @@ pub(crate) fn retain_drives(
             continue;
         }
         let claim = obs.tags.claim_of(name);
-        let release = opts.release_removed_workers && desired_workers > 0 && index >= desired_workers;
+        let release =
+            opts.release_removed_workers && desired_workers > 0 && index >= desired_workers;
         if release && (claim.is_none() || opts.destroy_dynamic_drives) {
             out.released.insert(key(name));
             continue;

@@ -409,7 +409,10 @@ fn direct_access_scale_in_releases_drives_by_provisioning() {
         at("release.reclaim-delete").expect("reclaim step"),
         at("release.claims-delete").expect("claims step"),
     );
-    assert!(find < delete && delete < reclaim && reclaim < claims, "{got:?}");
+    assert!(
+        find < delete && delete < reclaim && reclaim < claims,
+        "{got:?}"
+    );
     for import_only in ["release.drives", "release.claims", "release.pvs"] {
         assert!(!got.contains(&import_only), "{got:?}");
     }
