@@ -452,9 +452,10 @@ async fn direct_access_status_verifies_workers_claims_and_storage_nodes() {
 
 /// `release.drives` (soft-destroy the removed workers' retained drives) rests on
 /// the array alone, and status's array layer shows it without a cluster and without
-/// writing: after a scale-in the removed worker's live drives are problems ("needs
-/// retain", naming the worker), and once `apply --release-removed-workers` has
-/// destroyed them the tenant is healthy.
+/// writing: after a scale-in the removed worker's live drives are problems
+/// ("retained", naming the worker), held by `--release-removed-workers` alone (they
+/// are dynamic), and once `--destroy-dynamic-drives` too has destroyed them the
+/// tenant is healthy.
 #[test]
 fn release_drives_shows_in_the_array_layer() {
     let dir = tempfile::tempdir().unwrap();
@@ -514,14 +515,34 @@ fn release_drives_shows_in_the_array_layer() {
     let (healthy, removed) = status();
     assert!(!healthy);
     assert!(!removed.is_empty());
+    let retained = |removed: &[Value]| {
+        removed.iter().all(|i| {
+            i["ok"] == false
+                && i["state"] == "retained, of a removed worker"
+                && i["problem"]
+                    .as_str()
+                    .is_some_and(|p| !p.contains("run pxfa apply"))
+        })
+    };
+    assert!(retained(&removed), "{removed:#?}");
+    // The example's drives are dynamic: the release flag alone holds them (the
+    // management Portworx releases them, #36 N6), and status still shows them.
+    run(&["apply", "--release-removed-workers"]);
+    let (healthy, removed) = status();
+    assert!(!healthy);
+    assert!(retained(&removed), "{removed:#?}");
     assert!(
-        removed
-            .iter()
-            .all(|i| i["ok"] == false && i["state"] == "needs retain"),
+        (removed.iter()).all(|i| i["problem"]
+            .as_str()
+            .is_some_and(|p| p.contains("held, not destroyed on the array"))),
         "{removed:#?}"
     );
-    // The runbook's release.drives step.
-    run(&["apply", "--release-removed-workers"]);
+    // The array-side release (a management Portworx that is gone).
+    run(&[
+        "apply",
+        "--release-removed-workers",
+        "--destroy-dynamic-drives",
+    ]);
     let (healthy, removed) = status();
     assert!(healthy, "{removed:#?}");
     assert!(removed.is_empty(), "{removed:#?}");

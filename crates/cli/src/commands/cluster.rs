@@ -190,6 +190,7 @@ async fn array_layer(
         let ok = c.action == Action::NoOp;
         let state = match c.action {
             Action::NoOp => "present, tagged, as specified".to_string(),
+            Action::Retain => "retained, of a removed worker".to_string(),
             Action::Pending => {
                 items.push(Item {
                     object: format!("{} {}", c.kind.label(), c.name),
@@ -204,11 +205,18 @@ async fn array_layer(
                 serde_json::to_value(action)?.as_str().unwrap_or("change")
             ),
         };
+        // A retained drive is released by the steps its reason names, not by a
+        // plain apply.
+        let problem = match c.action {
+            _ if ok => None,
+            Action::Retain => Some(c.reason.clone()),
+            _ => Some(format!("{}: run pxfa apply", c.reason)),
+        };
         let mut item = Item {
             object: format!("{} {}", c.kind.label(), c.name),
             state,
             ok,
-            problem: (!ok).then(|| format!("{}: run pxfa apply", c.reason)),
+            problem,
         };
         if ok && c.kind == Kind::ApiToken {
             token_expiry(&mut item, observed.token_expires_at, a);

@@ -72,6 +72,7 @@ pub(crate) fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptio
         }
     };
 
+    let held = retention.held_warning();
     let next_steps = retention
         .workers()
         .iter()
@@ -112,6 +113,7 @@ pub(crate) fn plan(desired: &DesiredState, observed: &Observed, opts: &PlanOptio
     );
     plan.host_map = resolved.map;
     plan.warnings = resolved.warnings;
+    plan.warnings.extend(held);
     plan.notes = desired.notes.clone();
     plan.next_steps = next_steps;
     plan

@@ -217,9 +217,29 @@ pub(crate) struct Retention {
     /// The retained workers whose drives the management Portworx created (dynamic
     /// provisioning): released through Portworx, not on the array.
     pub(crate) dynamic: BTreeSet<u32>,
+    /// Of those, the drives a release asked for keeps (no `--destroy-dynamic-drives`).
+    pub(crate) held: usize,
 }
 
 impl Retention {
+    /// Said when a release kept drives the management Portworx releases: the apply
+    /// would otherwise look as if the flag did nothing.
+    pub(crate) fn held_warning(&self) -> Option<String> {
+        (self.held > 0).then(|| {
+            format!(
+                "--release-removed-workers holds {} drive(s) of worker(s) {}: the management \
+                 Portworx created them and releases them (each PV's reclaim policy to Delete, \
+                 then delete the claims: `pxfa runbook scale-in`); `--destroy-dynamic-drives` \
+                 destroys them on the array instead, for a management Portworx that is gone",
+                self.held,
+                (self.dynamic.iter())
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+    }
+
     /// The worker indexes whose drives are retained, once each.
     pub(crate) fn workers(&self) -> Vec<u32> {
         let mut workers: Vec<u32> = self
@@ -276,13 +296,17 @@ pub(crate) fn retain_drives(
             out.released.insert(key(name));
             continue;
         }
-        let mut why = format!(
-            "drive of worker {index}, which the desired state no longer has: kept with its data"
-        );
-        if let Some(claim) = claim {
-            out.dynamic.insert(index);
-            why = held_dynamic(index, claim, release);
-        }
+        let why = match claim {
+            Some(claim) => {
+                out.dynamic.insert(index);
+                out.held += usize::from(release);
+                held_dynamic(index, claim, release)
+            }
+            None => format!(
+                "drive of worker {index}, which the desired state no longer has: kept with its \
+                 data until `--release-removed-workers` releases it, after `pxfa runbook scale-in`"
+            ),
+        };
         out.retained.push(
             Change::new(Action::Retain, Kind::Volume, name, why)
                 .detail("size", Size::bytes(o.provisioned))
