@@ -322,6 +322,28 @@ fn doctor_passes_the_shipped_example_on_the_array() {
     );
 }
 
+/// The embedded array (`--array sim`) says its REST version as the served simulator
+/// does: the demo's doctor has one unknown (no kubeconfig), not two (#37).
+#[test]
+fn doctor_on_the_embedded_array_knows_its_rest_version() {
+    let out = pxfa()
+        .args(["--array", "sim", "doctor", "-f", &spec(), "-o", "json"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = streams(&out);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let checks = report["checks"].as_array().unwrap();
+    let rest = checks.iter().find(|c| c["name"] == "rest-version").unwrap();
+    assert_eq!(rest["status"], "ok", "{rest}");
+    assert!(
+        rest["found"].as_str().unwrap().starts_with("REST 2."),
+        "{rest}"
+    );
+    let unknown: Vec<_> = checks.iter().filter(|c| c["status"] == "unknown").collect();
+    assert_eq!(unknown.len(), 1, "only the kubeconfig: {unknown:#?}");
+}
+
 #[test]
 fn safemode_is_said_once_and_shown_by_array_info() {
     let sim = Sim::start_with(&["--seed", "brownfield"]);

@@ -117,7 +117,10 @@ impl Session {
                 if let Some(d) = global.sim_latency {
                     mock.faults().set_latency(d);
                 }
-                if let Some(minor) = global.rest_version {
+                // The embedded array answers as the simulator's newest REST version
+                // unless told otherwise, and says which (doctor's rest-version check).
+                let newest = flasharray_sim::parse_rest_version(flasharray_sim::TOP_REST_VERSION);
+                if let Some(minor) = global.rest_version.or(newest.ok()) {
                     mock.set_rest_version(minor);
                 }
                 let mut session = Session::simulated(mock, global.sim_state.clone());

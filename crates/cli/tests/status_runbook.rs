@@ -534,7 +534,7 @@ fn release_drives_shows_in_the_array_layer() {
     assert!(
         (removed.iter()).all(|i| i["problem"]
             .as_str()
-            .is_some_and(|p| p.contains("held, not destroyed on the array"))),
+            .is_some_and(|p| p.contains("the management Portworx created it and releases it"))),
         "{removed:#?}"
     );
     // The array-side release (a management Portworx that is gone).
