@@ -334,19 +334,18 @@ fn delete_removes_the_tenants_other_objects_in_every_mode() {
     }
 }
 
+/// The ids of `op`'s steps for `t`, in order.
+fn step_ids(t: &Tenant, op: Operation) -> Vec<&'static str> {
+    let book = build(t, "t.yaml", op, &[]).unwrap();
+    book.steps.iter().map(|s| s.id).collect()
+}
+
 /// N6: a dynamic direct-access tenant's drives are released through the management
 /// Portworx (reclaim policy Delete before the claims go); an import tenant's, which
 /// pxfa made, through the array and the Released PVs deleted by hand.
 #[test]
 fn direct_access_delete_releases_drives_by_provisioning() {
-    let ids = |t: &Tenant| -> Vec<&'static str> {
-        (build(t, "t.yaml", Operation::Delete, &[])
-            .unwrap()
-            .steps
-            .iter())
-        .map(|s| s.id)
-        .collect()
-    };
+    let ids = |t: &Tenant| step_ids(t, Operation::Delete);
     let (dynamic, _) = tenant(StorageMode::DirectAccess);
     let got = ids(&dynamic);
     let at = |id: &str| got.iter().position(|s| *s == id);
@@ -392,14 +391,7 @@ fn direct_access_delete_releases_drives_by_provisioning() {
 /// through the array and the Released PVs deleted by hand, as before.
 #[test]
 fn direct_access_scale_in_releases_drives_by_provisioning() {
-    let ids = |t: &Tenant| -> Vec<&'static str> {
-        (build(t, "t.yaml", Operation::ScaleIn, &[])
-            .unwrap()
-            .steps
-            .iter())
-        .map(|s| s.id)
-        .collect()
-    };
+    let ids = |t: &Tenant| step_ids(t, Operation::ScaleIn);
     let (dynamic, _) = tenant(StorageMode::DirectAccess);
     let got = ids(&dynamic);
     let at = |id: &str| got.iter().position(|s| *s == id);
