@@ -388,6 +388,19 @@ pub(crate) const DA_STATUS: Piece = &[st(
     H,
 )];
 
+/// A PV's reclaim policy set to Delete: deleting its claim then deletes the volume
+/// through its driver (the management Portworx, for dynamic drives).
+const RECLAIM_DELETE: &[&str] = &[
+    "oc",
+    "patch",
+    "pv",
+    "<pv>",
+    "--type",
+    "merge",
+    "-p",
+    "{\"spec\":{\"persistentVolumeReclaimPolicy\":\"Delete\"}}",
+];
+
 /// Delete the Released PVs of deleted claims (import provisioning: their policy is
 /// Retain, and pxfa destroyed the drives on the array).
 const RELEASE_PVS: StepTemplate = st(
@@ -412,16 +425,7 @@ pub(crate) const DA_RELEASE: Piece = &[
         Management,
         true,
         "(dynamic provisioning) Let the management Portworx delete the removed worker's drives with their claims: set the reclaim policy of each PV noted in the first step to Delete",
-        &[
-            "oc",
-            "patch",
-            "pv",
-            "<pv>",
-            "--type",
-            "merge",
-            "-p",
-            "{\"spec\":{\"persistentVolumeReclaimPolicy\":\"Delete\"}}",
-        ],
+        RECLAIM_DELETE,
         "`oc get pv <pv> -o jsonpath={.spec.persistentVolumeReclaimPolicy}` prints Delete for every PV of worker {worker}",
         "k8s-reclaim-policy",
         H,
@@ -1081,16 +1085,7 @@ pub(crate) const DA_DELETE_RELEASE_DYNAMIC: Piece = &[
         Management,
         false,
         "(dynamic provisioning) Let the management Portworx delete the drives with their claims: set each PV's reclaim policy to Delete",
-        &[
-            "oc",
-            "patch",
-            "pv",
-            "<pv>",
-            "--type",
-            "merge",
-            "-p",
-            "{\"spec\":{\"persistentVolumeReclaimPolicy\":\"Delete\"}}",
-        ],
+        RECLAIM_DELETE,
         "`oc get pv <pv> -o jsonpath={.spec.persistentVolumeReclaimPolicy}` prints Delete for every PV noted",
         "k8s-reclaim-policy",
         H,
