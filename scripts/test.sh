@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh checkout: formatting, lints, each crate built on
 # its own (feature unification in the workspace can hide a missing feature), the
-# network-free core built without the HTTP stack, every test once, and Pure's Python
+# network-free core built without the HTTP stack, the docs (rustdoc, warnings are errors), every test once, and Pure's Python
 # SDK and Ansible collection against the simulator. Each step prints how long it took.
 #
 # Tests that need ../shared (the upstream CRD schemas) skip with a loud notice when it
@@ -69,6 +69,11 @@ if cargo tree -q --workspace -e normal -i aws-lc-sys >/dev/null 2>&1; then
   cargo tree -q --workspace -e normal -i aws-lc-sys >&2 || true
   exit 1
 fi
+
+# Public docs that link to private items (or to nothing) mislead the reader of the
+# curated API; rustdoc finds them, with deps' metadata from the checks above.
+step "cargo doc --workspace --no-deps (warnings are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
 
 step "kube-apiserver and olm-bundle for the real API server tests (built beside the steps above)"
 if [[ -n "$apiserver_pid" ]]; then

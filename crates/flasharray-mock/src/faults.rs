@@ -162,7 +162,7 @@ impl Faults {
 
     /// Token listings carry no token value even when asked to expose it: an array
     /// that exposes only the calling admin's own token (Purity's documented
-    /// `expose_api_token` is "the API token of the current user" [L]), so a lost
+    /// `expose_api_token` is "the API token of the current user" \[L\]), so a lost
     /// creation answer cannot be recovered by reading.
     pub fn withhold_token_values(&self, on: bool) {
         self.lock().withhold_tokens = on;

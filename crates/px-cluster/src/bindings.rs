@@ -70,7 +70,7 @@ impl DriveLocator for ClaimBindings {
     }
 }
 
-/// The outcome of [`wait_for_bindings`].
+/// The outcome of `wait_for_bindings`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BindingWait {
     /// The claims bound when the wait ended.

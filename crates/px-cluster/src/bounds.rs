@@ -1,5 +1,5 @@
 //! Every answer of a Kubernetes API server read within bounds, in one place: each
-//! client [`crate::connect()`] builds sends its requests through [`Bounded`], so no
+//! client [`crate::connect()`] builds sends its requests through `Bounded`, so no
 //! command or reconcile has to remember a limit.
 //!
 //! | rule | why |
@@ -8,7 +8,7 @@
 //! | one exchange (head and body) ends within the request timeout, and every one before the command's deadline | a 120 s answer or a `Retry-After: 3600` kept `doctor` and `orphans` running |
 //! | 429 (and 503/504 to a GET) is retried up to [`MAX_RETRIES`] times, waiting what the server asks only when that wait fits the request timeout and the deadline | a server may ask for an hour |
 //! | an answer that is not JSON is reported by its first bytes, escaped, and a Secret's not at all | a 50 MB unparsable answer was copied whole to stderr |
-//! | a list is read in pages of [`LIST_PAGE`] items ([`list_all`]), at most [`MAX_LIST_ITEMS`] in all | one answer holding every object of a kind |
+//! | a list is read in pages of [`LIST_PAGE`] items (`list_all`), at most [`MAX_LIST_ITEMS`] in all | one answer holding every object of a kind |
 //!
 //! The caps follow `px_topology::files::InputKind`: a kind of input, its largest
 //! size in bytes, and an error that names the object and the cap.

@@ -94,7 +94,7 @@ fn read_kubeconfigs(paths: &Path) -> Result<Kubeconfig> {
 /// rustls provider, which reqwest uses too), so building the TLS stack cannot hit
 /// rustls's "cannot determine the process-level CryptoProvider" panic; tests check
 /// that. kube's own retry layer is left out: it waits whatever `Retry-After` asks
-/// (an hour, if a server says so); [`Bounded`] retries within `bounds` instead.
+/// (an hour, if a server says so); `Bounded` retries within `bounds` instead.
 pub fn client_from_config(mut config: Config, bounds: KubeBounds) -> Result<Client> {
     let url = config.cluster_url.to_string();
     let namespace = config.default_namespace.clone();

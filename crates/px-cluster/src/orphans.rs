@@ -7,7 +7,7 @@
 //! KubeVirt labels a hotplug attachment pod `kubevirt.io: hotplug-disk` and makes
 //! it owned by the VM's virt-launcher pod (`kubevirt.io: virt-launcher`), so an
 //! attachment pod whose owner is gone belongs to no running VM
-//! (kubevirt/kubevirt `pkg/virt-controller/services/template.go` [M];
+//! (kubevirt/kubevirt `pkg/virt-controller/services/template.go` \[M\];
 //! kubevirt/csi-driver#182 and #183 report such leftovers). A VM disk is removed
 //! with the VM's `removevolume` subresource, what `virtctl removevolume --persist`
 //! calls (<https://kubevirt.io/user-guide/storage/hotplug_volumes/>).

@@ -88,7 +88,7 @@ pub trait Connector: Send + Sync {
 /// page the requests of a resync pass grew with the tenants (13 per array at 62
 /// tenants, 31 at 250). With 20,000 each listing is one request up to about 330
 /// such tenants per array. The array's own largest page
-/// is not documented ([L]): the REST reference says a larger `limit` is answered
+/// is not documented (\[L\]): the REST reference says a larger `limit` is answered
 /// with the array's maximum and the client follows the continuation token, so on an
 /// array whose cap is lower the requests grow again, by one per cap's worth of items
 /// (see [`flasharray::rest::RestArrayBuilder::page_size`]).
@@ -180,7 +180,7 @@ impl ArrayPool {
     }
 
     /// How long an array's listings answer the drift checks' reads (default
-    /// [`DEFAULT_LISTING_INTERVAL`]; zero: every read goes to the array).
+    /// `DEFAULT_LISTING_INTERVAL`; zero: every read goes to the array).
     pub fn with_listing_interval(mut self, interval: Duration) -> Self {
         self.listing_interval = interval;
         self

@@ -31,11 +31,11 @@ pub struct Context {
     pub health: Arc<Health>,
     /// The token journals of this process, by `namespace/name`: what the converge
     /// engine journals into (synchronously, see `px_topology::token_journal`). The durable
-    /// copy is the object's journal Secret ([`crate::token_journal`]), read back into this
+    /// copy is the object's journal Secret (`crate::token_journal`), read back into this
     /// map at every reconcile, so a killed process or a new leader loses nothing.
     pub journals: std::sync::Mutex<std::collections::HashMap<String, Arc<MemTokenJournal>>>,
     /// The namespaces a TenantStorage may refer to besides its own
-    /// ([`crate::references`]).
+    /// (`crate::references`).
     pub references: NamespaceReferences,
 }
 

@@ -65,7 +65,7 @@ pub struct Options {
     /// Leader election (`None`: this is the only replica and always reconciles).
     pub leader: Option<LeaseConfig>,
     /// Whether the leader takes the orphan counts every drift interval
-    /// ([`crate::orphans`]; read-only; default on). Off for a caller that measures
+    /// (`crate::orphans`; read-only; default on). Off for a caller that measures
     /// the drift checks' array calls alone.
     pub orphan_counts: bool,
 }

@@ -212,7 +212,7 @@ impl Tenant {
     }
 
     /// The other tenants on the array that may use this tenant's token user (see
-    /// [`crate::TagIndex::note_token_claimants`]): what rotating or deleting its
+    /// `crate::TagIndex::note_token_claimants`): what rotating or deleting its
     /// token would take from them. Empty when the tenant has no token.
     pub async fn token_user_claimants(
         &self,
@@ -306,7 +306,7 @@ impl<'a, S: Subject> Observation<'a, S> {
 
     /// The second stage for a tenant about to be destroyed: only the first tagging
     /// of the drives found through their bound claims
-    /// ([`crate::plan::plan_drive_adoption`]), so that the destroy, which goes by
+    /// (`crate::plan::plan_drive_adoption`), so that the destroy, which goes by
     /// tags, takes them with the pod.
     pub fn plan_drive_adoption(self) -> Planned<'a, S> {
         let plan = plan::plan_drive_adoption(self.subject.desired(), &self.observed);

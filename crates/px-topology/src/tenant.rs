@@ -144,7 +144,7 @@ impl Tenant {
         }))
     }
 
-    /// The plan against `observed` ([`crate::plan::plan`]) plus what the sizing
+    /// The plan against `observed` (`crate::plan::plan`) plus what the sizing
     /// against the drives in use says: a capacity raise the growth path cannot do
     /// or a decrease (without `allow_shrink`) is a refusal on the data drives, and
     /// the path taken and the Portworx steps after it are a note and next steps.

@@ -77,8 +77,8 @@ fn item(id: &str, ok: bool, state: String) -> Item {
 
 /// The runbook steps' checks for the tenant of `spec`, rendered as `manifests`:
 /// direct-access by worker index, cloud-drive and kubevirt-csi by the NodePool's
-/// VMs, the StorageNodes and the tenant StorageCluster ([`cloud_drive`],
-/// [`kubevirt_csi`]). The node and StorageCluster checks need `tenant`; without it
+/// VMs, the StorageNodes and the tenant StorageCluster (`cloud_drive`,
+/// `kubevirt_csi`). The node and StorageCluster checks need `tenant`; without it
 /// they are left out.
 pub async fn runbook_checks(
     spec: &TenantStorage,

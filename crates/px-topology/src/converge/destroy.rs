@@ -23,7 +23,7 @@ use crate::plan::{
 };
 use crate::plan::{DestroyError, plan_destroy};
 
-/// Switches of [`destroy`].
+/// Switches of `destroy`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DestroyOptions {
     /// Eradicate destroyed volumes and the pod: irreversible.
@@ -66,7 +66,7 @@ pub struct PendingEradication {
     pub reason: String,
 }
 
-/// The result of [`destroy`].
+/// The result of `destroy`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct DestroyReport {
     /// The tenant destroyed, `namespace/name` (empty when destroy found nothing of

@@ -40,7 +40,7 @@ use crate::plan::{Action, Change, Kind, Plan};
 use crate::token_journal::TokenJournal;
 use rounds::build_graph;
 
-/// Switches of [`apply`].
+/// Switches of `apply`.
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
     /// Most REST calls in flight at once. Arrays rate-limit per session; 8 keeps a
@@ -172,7 +172,7 @@ pub struct PartialChange {
     pub request_id: Option<String>,
 }
 
-/// The result of [`apply`].
+/// The result of `apply`.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ApplyReport {
     /// Changes carried out.

@@ -366,7 +366,7 @@ impl Summary {
     }
 }
 
-/// Switches of [`plan`].
+/// Switches of the plan stage ([`crate::Observation::plan`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PlanOptions {
     /// Take over same-named objects without pxfa's tags by tagging them. Objects

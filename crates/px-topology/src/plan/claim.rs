@@ -71,7 +71,7 @@ pub async fn find_unclaimed(array: &dyn FlashArray, tenant: &TenantId) -> Result
 
 impl Claim {
     /// Tags every object `tenant-namespace=<namespace>`: from then on they are this
-    /// tenant's. One batched tag call per kind and [`MAX_NAMES_PER_CALL`] objects;
+    /// tenant's. One batched tag call per kind and `MAX_NAMES_PER_CALL` objects;
     /// a claim interrupted half-way is finished by running it again.
     pub async fn take(&self, array: &dyn FlashArray) -> Result<()> {
         for kind in KINDS {

@@ -90,7 +90,7 @@ const CLAIMS_PER_LISTING: usize = 16;
 /// by `<pod>::` when the class names a pod (`pure_fa_pod_name`): PX-CSI "Control
 /// volume placement using FlashArray pods" [H for PX-CSI, M for Portworx
 /// Enterprise FADA; reference `peers.md`]. The PV name is `pvc-<claim uid>`, the
-/// CSI external-provisioner's default (`--volume-name-prefix=pvc`) [M]. The rule
+/// CSI external-provisioner's default (`--volume-name-prefix=pvc`) \[M\]. The rule
 /// therefore takes the PV name from the claim (not its uid) and asks only that the
 /// volume, in the claim's pod, is that PV name or ends with it after a `-` or `_`,
 /// so that whatever prefix comes before (the cluster UUID prefix, or another) is

@@ -47,7 +47,7 @@ pub struct Observed {
     /// Objects tagged for this tenant that the desired state no longer names.
     pub orphans: Orphans,
     /// The desired dynamically provisioned drives found by tags (and, after
-    /// [`super::locate_drives`], through their claims).
+    /// `super::locate_drives`, through their claims).
     pub drives: ObservedDrives,
     /// Dependent read rounds `observe` took: 1, or 2 when there were orphans.
     pub rounds: usize,

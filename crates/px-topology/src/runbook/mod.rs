@@ -226,7 +226,7 @@ pub struct Step {
     pub verifiable_by: Option<&'static str>,
 }
 
-/// An [L] alternative, listed and never run by default.
+/// An \[L\] alternative, listed and never run by default.
 #[derive(Debug, Clone, Serialize)]
 pub struct Alternative {
     /// What it would do.
@@ -255,7 +255,7 @@ pub struct Runbook {
     pub notes: Vec<String>,
     /// The steps, in order.
     pub steps: Vec<Step>,
-    /// [L] alternatives, off by default.
+    /// \[L\] alternatives, off by default.
     pub unconfirmed: Vec<Alternative>,
 }
 

@@ -73,7 +73,7 @@ pub(super) fn command_line(words: &[Word]) -> String {
 }
 
 /// The runbook for people: a header, the notes, the numbered steps (where, what,
-/// the command, the check, the source), then the [L] alternatives.
+/// the command, the check, the source), then the \[L\] alternatives.
 pub fn to_text(r: &Runbook) -> String {
     let mut s = String::new();
     let workers = if r.workers.is_empty() {
@@ -126,7 +126,7 @@ pub(super) const END_MARKER: &str = "<!-- runbook:end -->";
 /// Every operation for every mode as Markdown: the step templates in order, where
 /// each runs, its check, its source and confidence, and the operations that do not
 /// apply with the reason. `docs/lifecycle.md` holds exactly this between
-/// [`BEGIN_MARKER`] and [`END_MARKER`].
+/// `BEGIN_MARKER` and `END_MARKER`.
 pub fn reference_markdown() -> String {
     let mut s = String::new();
     for op in Operation::ALL {

@@ -8,7 +8,7 @@
 //! `reference/portworx-hcp.md` with their confidence marks, the HyperShift NodePool
 //! CRD schema, and the OpenShift Virtualization "supported limits" page
 //! (docs.okd.io/latest/virt/about_virt/virt-supported-limits.html, not in the
-//! references, so [M]); where no source states a limit, the bound is conservative
+//! references, so \[M\]); where no source states a limit, the bound is conservative
 //! and `docs/spec.md` says so.
 //!
 //! The drive layout ([`pool_layout`]) lives here rather than in `sizing` because

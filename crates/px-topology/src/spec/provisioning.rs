@@ -99,7 +99,7 @@ pub struct Resolved {
     pub import_annotation: Option<&'static str>,
     /// The table row's sources.
     pub source: &'static str,
-    /// A doubt to print with an allowed import (the [L] annotation row).
+    /// A doubt to print with an allowed import (the \[L\] annotation row).
     pub warning: Option<String>,
 }
 

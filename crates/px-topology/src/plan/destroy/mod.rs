@@ -45,7 +45,7 @@ pub enum DestroyError {
     },
 }
 
-/// What [`plan_destroy`] decided: the changes in the order they take effect, what
+/// What `plan_destroy` decided: the changes in the order they take effect, what
 /// is kept and why, and the calls that carry the changes out. The destroy runs
 /// exactly these calls, so a preview (`pxfa plan --destroy`, the confirmation
 /// prompt) lists what goes.

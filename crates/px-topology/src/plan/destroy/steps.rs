@@ -19,7 +19,7 @@ pub struct DestroyScope {
     /// (dynamic provisioning, tagged with their claim). Off by default: those are
     /// released through Portworx (the PV's reclaim policy set to Delete, the claim
     /// deleted), which removes the array volume and Portworx's record of it; an
-    /// array-side destroy leaves the record and the PV stale [L]. For a management
+    /// array-side destroy leaves the record and the PV stale \[L\]. For a management
     /// Portworx that is gone.
     pub destroy_dynamic_drives: bool,
 }
