@@ -8,6 +8,10 @@
 //! accessors on [`TenantStorage`](super::TenantStorage) and filled in by
 //! [`parse_spec`](super::parse_spec), so serialising a parsed spec shows every
 //! effective value.
+// The field docs are the CRD's descriptions (`kubectl explain`), where `[L]` and
+// `[M]` are confidence marks for the admin, not links: rustdoc's escapes would show
+// there as `\[L\]`.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use std::fmt;
 
@@ -57,7 +61,7 @@ pub const DEFAULT_NAD_NAME: &str = "storage-network";
 /// Default guest interface for the storage network.
 pub const DEFAULT_GUEST_INTERFACE: &str = "enp2s0";
 /// Default management VolumeSnapshotClass mapped into a kubevirt-csi guest: the one
-/// the Portworx operator creates for CSI snapshots (\[M\]: name as in Portworx's docs).
+/// the Portworx operator creates for CSI snapshots ([M]: name as in Portworx's docs).
 pub const DEFAULT_INFRA_SNAPSHOT_CLASS: &str = "px-csi-snapclass";
 /// Default guest VolumeSnapshotClass name (kubevirt-csi).
 pub const DEFAULT_GUEST_SNAPSHOT_CLASS: &str = "px-kubevirt-csi-snap";
@@ -344,7 +348,7 @@ pub enum CapacityGrowth {
     #[default]
     Resize,
     /// Add data drives of the size in use to every worker, each a new pool (the
-    /// Portworx `drive add` step is unconfirmed, \[L\]).
+    /// Portworx `drive add` step is unconfirmed, [L]).
     AddPool,
 }
 
@@ -477,7 +481,7 @@ pub struct ArraySpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub realm_aggregation_strategy: Option<String>,
     /// With `realm`: how manifests name the pod inside the realm to Portworx
-    /// (`auto`: cloud-drive without the realm, direct-access with it; both \[L\]).
+    /// (`auto`: cloud-drive without the realm, direct-access with it; both [L]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub realm_pod_form: Option<RealmPodForm>,
 }
@@ -526,7 +530,7 @@ pub struct ManagementSpec {
     pub hotplug_gate: HotplugGate,
     /// A statement about the site: the most disks a worker VM takes by hotplug there
     /// (direct-access drives: `drivesPerNode` data drives and the metadata drive). Absent: the documented
-    /// limit of the disk bus, \[L\]: 4 on `virtio` (each hotplugged virtio disk takes a
+    /// limit of the disk bus, [L]: 4 on `virtio` (each hotplugged virtio disk takes a
     /// PCIe port; the fifth fails "No more available PCI slots", kubevirt/kubevirt
     /// #14180) and 255 on `scsi` (OpenShift Virtualization's tested maximum of
     /// hot-pluggable disks per VM, "Supported limits"). Lint PXFA036 warns past it.
@@ -736,7 +740,7 @@ pub struct PortworxSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "super::schema::optional_size_schema")]
     pub max_pool_size: Option<Size>,
-    /// \[L\] direct-access: set env `PX_NESTED=true` on the tenant StorageCluster (its
+    /// [L] direct-access: set env `PX_NESTED=true` on the tenant StorageCluster (its
     /// Portworx runs in VMs whose disks the management Portworx serves). No Portworx
     /// page documents the variable; default `true` as pxfa always rendered it.
     #[serde(default = "default_true")]

@@ -6,6 +6,10 @@
 //! settings, so the choice is a table (`TABLE`) rather than a flag. The table is a
 //! `const` so that `docs/spec.md`, the lint rule PXFA020 and the plan print the same
 //! rows.
+// The field docs are the CRD's descriptions (`kubectl explain`), where `[L]` and
+// `[M]` are confidence marks for the admin, not links: rustdoc's escapes would show
+// there as `\[L\]`.
+#![allow(rustdoc::broken_intra_doc_links)]
 
 use serde::{Deserialize, Serialize};
 
@@ -99,7 +103,7 @@ pub struct Resolved {
     pub import_annotation: Option<&'static str>,
     /// The table row's sources.
     pub source: &'static str,
-    /// A doubt to print with an allowed import (the \[L\] annotation row).
+    /// A doubt to print with an allowed import (the [L] annotation row).
     pub warning: Option<String>,
 }
 
