@@ -410,9 +410,9 @@ impl ChangeProgress {
                 };
                 let status = match &outcome {
                     Outcome::Applied => "ok".to_string(),
-                    Outcome::Failed { error, request_id } => {
-                        self.failure(&counter, error, request_id.as_deref())
-                    }
+                    Outcome::Failed {
+                        error, request_id, ..
+                    } => self.failure(&counter, error, request_id.as_deref()),
                     Outcome::Skipped { reason } => format!("skipped: {reason}"),
                     Outcome::Partial {
                         done,

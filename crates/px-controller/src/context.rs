@@ -49,6 +49,9 @@ pub enum Outcome {
     Waiting(&'static str),
     /// The clusters are not finished yet (pending readiness): check again soon.
     InProgress,
+    /// A write found the array changed since it was read (another tenant made a
+    /// shared object first): read it again at once.
+    ReadAgain,
     /// The object is gone (its finalizer removed).
     Deleted,
 }

@@ -140,6 +140,10 @@ fn key(obj: &DynamicObject) -> String {
     format!("{}/{}", obj.namespace().unwrap_or_default(), obj.name_any())
 }
 
+/// How soon a reconcile whose reading was stale runs again: at once, but not in
+/// the same instant as the writer it raced.
+const READ_AGAIN: Duration = Duration::from_secs(1);
+
 /// The requeue after a successful reconcile.
 pub(crate) fn action_for(outcome: &Outcome, ctx: &Context, opts: &Options) -> Action {
     match outcome {
@@ -148,6 +152,7 @@ pub(crate) fn action_for(outcome: &Outcome, ctx: &Context, opts: &Options) -> Ac
             Action::requeue(ctx.drift_interval)
         }
         Outcome::InProgress => Action::requeue(opts.in_progress_interval),
+        Outcome::ReadAgain => Action::requeue(READ_AGAIN),
         Outcome::Waiting(_) | Outcome::Deleted => Action::await_change(),
     }
 }
@@ -157,6 +162,7 @@ fn outcome_label(outcome: &Outcome) -> &'static str {
         Outcome::Converged => "converged",
         Outcome::Waiting(_) => "waiting",
         Outcome::InProgress => "in_progress",
+        Outcome::ReadAgain => "read_again",
         Outcome::Deleted => "deleted",
     }
 }

@@ -26,8 +26,8 @@ use px_topology::crd::{APPROVE_ANNOTATION, GROUP, PLURAL, VERSION};
 use px_topology::spec::{self, API_VERSION, KIND};
 use px_topology::token_journal::TokenJournal;
 use px_topology::{
-    Action as PlanAction, ApplyOptions, ApplyReport, Delivery, ObserveError, Plan, PlanOptions,
-    Planned, Site, Tenant,
+    Action as PlanAction, ApplyOptions, ApplyReport, Delivery, FailedChange, ObserveError, Plan,
+    PlanOptions, Planned, Site, Tenant,
 };
 use serde_json::{Value, json};
 
@@ -241,6 +241,9 @@ async fn converge_tenant(
         .map_err(|e| clusters.apply_error(e))?;
     let report = applied.report();
     announce_applied(ctx, obj, &lease.endpoint, report, drifted).await;
+    if let Some(outcome) = stale_reading(report, id, status, stamp) {
+        return Ok(outcome);
+    }
     if let Some(f) = report.failed.first() {
         let message = format!("{id}: {} failed", f.change.to_line());
         status.set(C::ArrayReady, false, "ArrayWriteFailed", message, stamp);
@@ -367,6 +370,40 @@ fn observe_failed(
 }
 
 /// A plan with conflicts or refusals: nothing is applied, the object waits.
+/// The reason of a reconcile whose writes found the array changed since it was read.
+pub(crate) const ARRAY_CHANGED: &str = "ArrayChanged";
+
+/// Every failed write found the array changed since it was read
+/// ([`FailedChange::is_stale_reading`]: the first tenants on a new array race to
+/// create the objects they share). That is not an error: the next reconcile reads
+/// again, and its plan decides, ownership included. Once only: a second stale
+/// reading in a row is an `ArrayWriteFailed` like any other, so a reading that never
+/// sees the object cannot loop quietly.
+fn stale_reading(
+    report: &ApplyReport,
+    id: &str,
+    status: &mut TenantStatus,
+    stamp: &str,
+) -> Option<Outcome> {
+    let again = (status.get(C::ArrayReady)).is_some_and(|c| c.reason == ARRAY_CHANGED);
+    let stale = !report.failed.is_empty()
+        && report.failed.iter().all(FailedChange::is_stale_reading)
+        && report.partial.is_empty();
+    if again || !stale {
+        return None;
+    }
+    let found: Vec<String> = (report.failed.iter())
+        .map(|f| format!("{} ({})", f.change.to_line(), f.error))
+        .collect();
+    let message = format!(
+        "{id}: the array changed since it was read: {}; reading it again",
+        found.join("; ")
+    );
+    status.set(C::ArrayReady, false, ARRAY_CHANGED, message.clone(), stamp);
+    status.set(C::Ready, false, ARRAY_CHANGED, message, stamp);
+    Some(Outcome::ReadAgain)
+}
+
 fn blocked(plan: &Plan, id: &str, status: &mut TenantStatus, stamp: &str) -> Outcome {
     let list: Vec<String> = plan
         .conflicts

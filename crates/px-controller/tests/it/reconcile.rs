@@ -332,3 +332,63 @@ async fn deleting_after_the_spec_turned_invalid_keeps_the_finalizer_and_the_data
     let vols = w.array.list_volumes(&ListParams::all()).await.unwrap();
     assert!(vols.iter().filter(|v| v.destroyed).count() >= live);
 }
+
+/// Two reconciles that read the array before either wrote (the first tenants on a
+/// new array race to create what they share; here two controllers of the same
+/// object, each with its own API server, race for every object): the loser's writes
+/// find the objects made since its reading. That is `ReadAgain`, with
+/// `ArrayReady=False ArrayChanged` and no error, and its next reconcile reads again
+/// and converges without a second create. Before: `ArrayWriteFailed`, a Warning and
+/// an error in the metrics for every first install.
+#[tokio::test]
+async fn a_write_that_finds_the_array_changed_since_its_reading_reads_again() {
+    use flasharray_mock::Op;
+    let a = World::start(tenant_object()).await;
+    let b = World::start_on(tenant_object(), a.array.clone(), 2_000).await;
+    a.array.faults().hold(Op::CreatePods);
+    let (ra, rb) = (a.reconcile(), b.reconcile());
+    let both_held = async {
+        while a.array.stats().per_op.get(&Op::CreatePods).copied() < Some(2) {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        a.array.faults().release(Op::CreatePods);
+    };
+    let (ra, rb, ()) = tokio::join!(ra, rb, both_held);
+    let outcomes = [ra.unwrap(), rb.unwrap()];
+    assert!(
+        outcomes.contains(&Outcome::ReadAgain),
+        "one lost the race: {outcomes:?}"
+    );
+    let (loser, winner) = if outcomes[0] == Outcome::ReadAgain {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    assert_ne!(
+        outcomes
+            .iter()
+            .filter(|o| **o == Outcome::ReadAgain)
+            .count(),
+        2,
+        "one won"
+    );
+    let (status, reason, message) = cond(loser, C::ArrayReady);
+    assert_eq!(status, ConditionStatus::False);
+    assert_eq!(reason, "ArrayChanged");
+    assert!(message.contains("reading it again"), "{message}");
+    let (degraded, _, _) = cond(loser, C::Degraded);
+    assert_eq!(degraded, ConditionStatus::False, "not an error");
+
+    // The loser reads again: the winner made everything; nothing is created twice.
+    let pods = a.array.stats().per_op.get(&Op::CreatePods).copied();
+    let next = loser.reconcile().await.unwrap();
+    assert_ne!(next, Outcome::ReadAgain);
+    assert_eq!(a.array.stats().per_op.get(&Op::CreatePods).copied(), pods);
+    let (ready, reason, _) = cond(loser, C::ArrayReady);
+    assert_eq!(
+        (ready, reason.as_str()),
+        (ConditionStatus::True, "Converged")
+    );
+    let (ready, _, _) = cond(winner, C::ArrayReady);
+    assert_eq!(ready, ConditionStatus::True);
+}

@@ -246,10 +246,15 @@ fn sort_outcomes(
         }
         match outcome {
             Some(Outcome::Applied) => report.done.push(c),
-            Some(Outcome::Failed { error, request_id }) => report.failed.push(FailedChange {
+            Some(Outcome::Failed {
+                error,
+                request_id,
+                kind,
+            }) => report.failed.push(FailedChange {
                 change: c,
                 error: error.clone(),
                 request_id: request_id.clone(),
+                kind: Some(*kind),
             }),
             Some(Outcome::Skipped { reason }) => report.skipped.push(SkippedChange {
                 change: c,
@@ -264,6 +269,7 @@ fn sort_outcomes(
                 change: c,
                 error: format!("{failed} (done before it: {})", done.join("; ")),
                 request_id: request_id.clone(),
+                kind: None,
             }),
             None => {}
         }

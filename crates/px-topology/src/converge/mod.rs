@@ -81,6 +81,9 @@ pub enum Outcome {
         error: String,
         /// `X-Request-ID` of the failed call, for the array's logs.
         request_id: Option<String>,
+        /// What the array's answer means ([`FailedChange::kind`]).
+        #[serde(skip)]
+        kind: flasharray::ErrorKind,
     },
     /// Not attempted: a prerequisite failed, the plan was blocked, or Ctrl-C came
     /// first.
@@ -148,6 +151,28 @@ pub struct FailedChange {
     pub error: String,
     /// `X-Request-ID` of the failed call.
     pub request_id: Option<String>,
+    /// What the array's answer means; `None` when the failure was not the array's
+    /// answer to a write (a journal, a read after it).
+    #[serde(skip)]
+    pub kind: Option<flasharray::ErrorKind>,
+}
+
+impl FailedChange {
+    /// A create the array refused because the object exists now, or a membership
+    /// it refused because the host belongs to a group now: the array changed since
+    /// it was read (another tenant's apply made a shared object first, or a person
+    /// made it), so the plan was made on a stale reading. Not a failure of the
+    /// change: a new reading and plan decide, ownership rules included.
+    pub fn is_stale_reading(&self) -> bool {
+        use flasharray::ErrorKind::{AlreadyExists, InUse};
+        let c = &self.change;
+        c.action == Action::Create
+            && match self.kind {
+                Some(AlreadyExists) => true,
+                Some(InUse) => c.kind == Kind::HostGroupMembership,
+                _ => false,
+            }
+    }
 }
 
 /// A change that was not attempted.
@@ -258,10 +283,15 @@ pub(crate) async fn apply(
         let change = plan.changes[i].clone();
         match outcome {
             Some(Outcome::Applied) => report.applied.push(change),
-            Some(Outcome::Failed { error, request_id }) => report.failed.push(FailedChange {
+            Some(Outcome::Failed {
+                error,
+                request_id,
+                kind,
+            }) => report.failed.push(FailedChange {
                 change,
                 error: error.clone(),
                 request_id: request_id.clone(),
+                kind: Some(*kind),
             }),
             Some(Outcome::Skipped { reason }) => report.skipped.push(SkippedChange {
                 change,
@@ -320,6 +350,7 @@ pub(crate) async fn apply(
                 ),
                 error: format!("read API token of {}: {e}", t.admin),
                 request_id: e.request_id().map(str::to_string),
+                kind: None,
             }),
         }
     }
@@ -357,11 +388,13 @@ fn deliver_pending(
             change: change.clone(),
             error: format!("the token journal no longer holds the token of {}", t.admin),
             request_id: None,
+            kind: None,
         }),
         Err(e) => report.failed.push(FailedChange {
             change: change.clone(),
             error: format!("cannot read the token journal of {}: {e}", t.admin),
             request_id: None,
+            kind: None,
         }),
     }
 }

@@ -284,6 +284,7 @@ fn settle(
             (Some(f), _) => Outcome::Failed {
                 error: f.message.clone(),
                 request_id: f.request_id.clone(),
+                kind: f.kind,
             },
             (None, Some(r)) => Outcome::Skipped { reason: r.clone() },
         };
