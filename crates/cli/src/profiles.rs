@@ -392,10 +392,9 @@ fn wanted(g: &GlobalArgs, env: &dyn Fn(&str) -> Option<String>) -> Option<(Strin
     let named = g
         .profile
         .clone()
-        .map(|n| (n, "--profile"))
-        .or_else(|| env(ENV_PROFILE).map(|n| (n, ENV_PROFILE)))
-        .filter(|(n, _)| !n.trim().is_empty());
-    if let Some((n, _)) = named {
+        .or_else(|| env(ENV_PROFILE))
+        .filter(|n| !n.trim().is_empty());
+    if let Some(n) = named {
         return Some((n.trim().to_string(), true));
     }
     let array_given = g.array.is_some()
