@@ -18,7 +18,7 @@ use serde_json::json;
 use crate::arrays::read_credentials;
 use crate::context::{Context, Outcome};
 use crate::error::{Error, Reason};
-use crate::report::{announce_transitions, write_status};
+use crate::report::{announce_transitions, listed, write_status};
 use crate::status::{ConditionType as C, TenantStatus};
 use crate::token_journal::{SecretTokenJournal, undelivered_token};
 
@@ -336,7 +336,7 @@ async fn held(
          token go once they are released. To destroy them on the array instead (the management \
          Portworx is gone), set spec.destroyDynamicDrives: true",
         drives.len(),
-        drives.join(", "),
+        listed(drives),
         tenant.spec.hcp_namespace(),
     );
     tracing::info!(

@@ -39,7 +39,7 @@ use crate::error::{Error, Reason};
 use crate::finalizer;
 use crate::hosted::tenant_cluster;
 use crate::policy::{self, Decision};
-use crate::report::{announce_transitions, array_state, write_status};
+use crate::report::{announce_transitions, array_state, listed, write_status};
 use crate::status::{ConditionType as C, PlanSummary, TenantStatus, now};
 use crate::token_journal::{ControllerTokenJournal, SecretTokenJournal};
 
@@ -397,7 +397,7 @@ fn stale_reading(
         .collect();
     let message = format!(
         "{id}: the array changed since it was read: {}; reading it again",
-        found.join("; ")
+        listed(&found)
     );
     status.set(C::ArrayReady, false, ARRAY_CHANGED, message.clone(), stamp);
     status.set(C::Ready, false, ARRAY_CHANGED, message, stamp);

@@ -3,7 +3,7 @@
 
 use kube::api::{DynamicObject, Patch, PatchParams};
 use kube::{Api, ResourceExt};
-use px_topology::{Action, Kind, Plan};
+use px_topology::{Action, Change, Kind, Plan};
 use serde_json::{Value, json};
 
 use crate::error::{Error, Reason};
@@ -69,13 +69,11 @@ pub(crate) fn array_state(
     applied: usize,
 ) -> (bool, &'static str, String) {
     let held = plan.held_token();
-    let pending: Vec<&str> = plan
-        .changes
-        .iter()
-        .filter(|c| c.action == Action::Pending && c.kind != Kind::ApiToken)
-        .map(|c| c.name.as_str())
-        .collect();
-    let retained = names(plan, Action::Retain);
+    // The held token is Pending too; it is said on its own.
+    let pending = names(plan, |c| {
+        c.action == Action::Pending && c.kind != Kind::ApiToken
+    });
+    let retained = names(plan, |c| c.action == Action::Retain);
     let mut message = match (pending.is_empty(), held) {
         (true, None) => {
             format!("array {endpoint} holds every object ({applied} change(s) applied)")
@@ -112,18 +110,20 @@ pub(crate) fn array_state(
     }
 }
 
-fn names(plan: &Plan, action: Action) -> Vec<&str> {
+fn names(plan: &Plan, which: impl Fn(&Change) -> bool) -> Vec<&str> {
     plan.changes
         .iter()
-        .filter(|c| c.action == action)
+        .filter(|c| which(c))
         .map(|c| c.name.as_str())
         .collect()
 }
 
 /// The first few names, and how many more.
-fn listed(names: &[&str]) -> String {
+/// A status message names at most these; the rest are counted.
+pub(crate) fn listed<S: AsRef<str>>(names: &[S]) -> String {
     const SHOWN: usize = 6;
-    let mut s = names[..names.len().min(SHOWN)].join(", ");
+    let shown: Vec<&str> = names.iter().take(SHOWN).map(AsRef::as_ref).collect();
+    let mut s = shown.join(", ");
     if names.len() > SHOWN {
         s.push_str(&format!(" and {} more", names.len() - SHOWN));
     }

@@ -436,7 +436,8 @@ impl<'a, S: Subject> Planned<'a, S> {
     /// back. Its creation becomes a pending step saying `why`, the rest of the plan
     /// applies (the clusters' objects too: the tenant cluster may be among them), and
     /// a later run, with somewhere to keep the token, creates it. The controller's
-    /// answer; the CLI refuses.
+    /// answer, and `apply --kubeconfig` without a tenant cluster; array only, the
+    /// CLI refuses.
     #[must_use]
     pub fn holding_a_new_token(mut self, kept_by_clusters: bool, why: &str) -> Self {
         if self.refuse_losing_a_new_token(kept_by_clusters).is_err() {

@@ -327,13 +327,6 @@ fn device_path(bus: DiskBus, role: DiskRole) -> String {
     }
 }
 
-fn bus_name(bus: DiskBus) -> &'static str {
-    match bus {
-        DiskBus::Scsi => "scsi",
-        DiskBus::Virtio => "virtio",
-    }
-}
-
 /// The management FADA StorageClass of the tenant's drive claims.
 fn fada_storage_class(spec: &TenantStorage) -> Manifest {
     let mut params = serde_json::Map::new();
@@ -520,7 +513,7 @@ fn disk_serial(role: DiskRole, bus: DiskBus) -> Result<String, RenderError> {
             "spec.storage.drivesPerNode",
             format!(
                 "disk serial {serial} is longer than the {max} characters a {} disk keeps",
-                bus_name(bus)
+                bus.as_str()
             ),
         ));
     }
@@ -570,7 +563,7 @@ fn hotplug_lines(spec: &TenantStorage, disks: &[&WorkerDisk]) -> Result<Vec<Stri
                     hcp.clone(),
                     format!("--volume-name={}", d.volume.short()),
                     format!("--serial={serial}"),
-                    format!("--bus={}", bus_name(bus)),
+                    format!("--bus={}", bus.as_str()),
                     "--persist".to_string(),
                 ];
                 out.push(format!("  {}", crate::render::shell::join(&words)));
@@ -597,7 +590,7 @@ fn vm_disk_patch(
         ops.push(json!({
             "op": "add",
             "path": "/spec/template/spec/domain/devices/disks/-",
-            "value": {"name": serial, "serial": serial, "disk": {"bus": bus_name(bus)}},
+            "value": {"name": serial, "serial": serial, "disk": {"bus": bus.as_str()}},
         }));
         ops.push(json!({
             "op": "add",

@@ -82,10 +82,7 @@ fn hotplug_limit(spec: &TenantStorage, out: &mut Vec<Finding>) {
             "each worker VM takes {disks} disks by hotplug ({data} data and 1 metadata) on the {} bus, past \
              {limit}: {why}. Use fewer, larger drives (drivesPerNode, portworx.maxPoolSize){}; or, where \
              the site takes more, state it in management.hotplugDiskLimit",
-            match bus {
-                DiskBus::Virtio => "virtio",
-                DiskBus::Scsi => "scsi",
-            },
+            bus.as_str(),
             if bus == DiskBus::Virtio {
                 ", or storage.diskBus: scsi (virtio-scsi takes no PCIe port per disk)"
             } else {
@@ -427,12 +424,6 @@ fn workers_on_array_network(spec: &TenantStorage, out: &mut Vec<Finding>) {
     ));
 }
 
-/// PXFA035 across the specs of one `pxfa lint` call: a tenant whose storage network
-/// keeps addresses (`network.persistentIps`, an OVS bridge on the management nodes)
-/// shares a bridge name and management nodes with a tenant whose policies make that
-/// bridge a linux bridge. Whichever is applied second converts the bridge under the
-/// other's live iSCSI/NVMe sessions. `doctor` and `render --site` refuse this from the
-/// nodes' state; this is the refusal for specs linted without the site.
 /// The bridge a spec's policies make on the management nodes, and whether OVS.
 fn management_bridge(t: &TenantStorage) -> Option<(&str, bool)> {
     t.spec
@@ -442,7 +433,13 @@ fn management_bridge(t: &TenantStorage) -> Option<(&str, bool)> {
         .map(|n| (n.bridge.as_str(), n.keeps_addresses()))
 }
 
-/// Each spec comes with the file it was read from.
+/// PXFA035 across the specs of one `pxfa lint` call: a tenant whose storage network
+/// keeps addresses (`network.persistentIps`, an OVS bridge on the management nodes)
+/// shares a bridge name and management nodes with a tenant whose policies make that
+/// bridge a linux bridge. Whichever is applied second converts the bridge under the
+/// other's live iSCSI/NVMe sessions. `doctor` and `render --site` refuse this from the
+/// nodes' state; this is the refusal for specs linted without the site. Each spec
+/// comes with the file it was read from.
 pub(crate) fn lint_spec_set(specs: &[(TenantStorage, String)]) -> Vec<Finding> {
     let mut out = Vec::new();
     for (ovs, source) in specs {

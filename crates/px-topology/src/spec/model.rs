@@ -365,6 +365,16 @@ pub enum DiskBus {
     Virtio,
 }
 
+impl DiskBus {
+    /// The bus as the spec and KubeVirt's disk `bus` field spell it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            DiskBus::Scsi => "scsi",
+            DiskBus::Virtio => "virtio",
+        }
+    }
+}
+
 /// The tenant's storage option and capacity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
